@@ -1,0 +1,292 @@
+// The CPU device: one persistent worker thread per "AI core", each with private
+// UB/L1/L0 arenas; kernel blocks are handed out to the workers through an
+// atomic counter per launch, so blockDim may be any size and several launches
+// (from several streams) share the cores.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "asc/core/log.h"
+#include "asc/runtime/device.h"
+#include "runtime/spin_wait.h"
+
+namespace asc::runtime {
+
+namespace detail {
+std::chrono::microseconds spin_budget() {
+  static const std::chrono::microseconds budget = [] {
+    const char* s = std::getenv("ASC_SPIN_US");
+    if (s && *s) return std::chrono::microseconds(std::strtol(s, nullptr, 10));
+    // With few hardware threads spinning competes with the work itself.
+    return std::chrono::microseconds(std::thread::hardware_concurrency() > 2 ? 100 : 30);
+  }();
+  return budget;
+}
+}  // namespace detail
+
+const char* memcpy_kind_name(MemcpyKind kind) noexcept {
+  switch (kind) {
+    case MemcpyKind::kHostToHost: return "HostToHost";
+    case MemcpyKind::kHostToDevice: return "HostToDevice";
+    case MemcpyKind::kDeviceToHost: return "DeviceToHost";
+    case MemcpyKind::kDeviceToDevice: return "DeviceToDevice";
+    case MemcpyKind::kDefault: return "Default";
+  }
+  return "Unknown";
+}
+
+namespace {
+
+thread_local const BlockContext* t_block = nullptr;
+
+size_t env_size(const char* name, size_t fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (end == s || *end != '\0' || v <= 0) {
+    ASC_LOG_WARNING("device", name << "='" << s << "' is not a positive integer; using " << fallback);
+    return fallback;
+  }
+  return static_cast<size_t>(v);
+}
+
+constexpr size_t kAlign = 64;
+size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+// One launch in flight on the core pool.
+struct Job {
+  const KernelInvocation* inv = nullptr;
+  uint32_t block_dim = 0;
+  std::atomic<uint32_t> next{0};
+  std::atomic<uint32_t> finished{0};
+  std::atomic<bool> failed{false};
+  std::atomic<bool> done{false};
+  std::mutex mu;  // guards error and the done hand-off
+  std::condition_variable cv;
+  Status error;
+};
+
+class CpuDevice final : public Device {
+ public:
+  CpuDevice() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    props_.name = "cpu";
+    props_.device_id = 0;
+    props_.num_cores = static_cast<int>(env_size("ASC_NUM_CORES", hw));
+    props_.ub_size = round_up(env_size("ASC_UB_SIZE", 192 * 1024), 32);
+    props_.l1_size = 512 * 1024;
+    props_.l0a_size = 64 * 1024;
+    props_.l0b_size = 64 * 1024;
+    props_.l0c_size = 128 * 1024;
+    long pages = ::sysconf(_SC_PHYS_PAGES);
+    long page = ::sysconf(_SC_PAGESIZE);
+    props_.total_memory = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+
+    const size_t per_core = props_.ub_size + props_.l1_size + props_.l0a_size + props_.l0b_size + props_.l0c_size;
+    arenas_.resize(static_cast<size_t>(props_.num_cores));
+    arena_memory_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, per_core * arenas_.size()));
+    if (!arena_memory_) throw Error(ErrorCode::kBadAlloc, "[cpu_device] cannot allocate core arenas");
+    std::memset(arena_memory_, 0, per_core * arenas_.size());
+    for (size_t c = 0; c < arenas_.size(); ++c) {
+      uint8_t* p = arena_memory_ + c * per_core;
+      CoreArenas& a = arenas_[c];
+      a.ub = p;
+      a.ub_size = props_.ub_size;
+      p += props_.ub_size;
+      a.l1 = p;
+      a.l1_size = props_.l1_size;
+      p += props_.l1_size;
+      a.l0a = p;
+      a.l0a_size = props_.l0a_size;
+      p += props_.l0a_size;
+      a.l0b = p;
+      a.l0b_size = props_.l0b_size;
+      p += props_.l0b_size;
+      a.l0c = p;
+      a.l0c_size = props_.l0c_size;
+    }
+    for (int c = 0; c < props_.num_cores; ++c) workers_.emplace_back([this, c] { worker_loop(c); });
+    ASC_LOG_DEBUG("device", "cpu device: " << props_.num_cores << " cores, UB " << props_.ub_size << " B/core");
+  }
+
+  // The device is a process-lifetime singleton that is intentionally never
+  // destroyed (see cpu_device()), so no destructor joins the workers.
+
+  const DeviceProperties& properties() const override { return props_; }
+
+  Result<void*> os_allocate(size_t bytes) override {
+    void* p = nullptr;
+    size_t n = round_up(std::max<size_t>(bytes, 1), kAlign);
+    if (::posix_memalign(&p, kAlign, n) != 0 || !p) {
+      return Status::OutOfMemory("os_allocate", "the CPU device allocator could not provide " +
+                                                    std::to_string(bytes) + " bytes");
+    }
+    return p;
+  }
+  void os_free(void* ptr, size_t) noexcept override { std::free(ptr); }
+
+  Result<void*> os_allocate_host(size_t bytes) override {
+    // Host memory is what the CPU device computes on, so "pinned" memory is
+    // page-aligned host memory from its own pool.
+    void* p = nullptr;
+    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    size_t n = round_up(std::max<size_t>(bytes, 1), page);
+    if (::posix_memalign(&p, page, n) != 0 || !p) {
+      return Status::OutOfMemory("os_allocate_host", "could not provide " + std::to_string(bytes) +
+                                                         " bytes of pinned host memory");
+    }
+    return p;
+  }
+  void os_free_host(void* ptr, size_t) noexcept override { std::free(ptr); }
+
+  Status copy(void* dst, const void* src, size_t bytes, MemcpyKind kind) override {
+    if (bytes == 0) return Status::OK();
+    if (!dst || !src) {
+      return Status::Invalid("memcpy", std::string("null ") + (dst ? "source" : "destination") +
+                                           " pointer for a " + std::to_string(bytes) + "-byte " +
+                                           memcpy_kind_name(kind) + " copy");
+    }
+    std::memmove(dst, src, bytes);
+    return Status::OK();
+  }
+
+  Status run_kernel(const KernelInvocation& inv) override {
+    if (inv.block_dim == 0)
+      return Status::Invalid(inv.name, "blockDim must be >= 1, got 0");
+    if (!inv.body) return Status::Invalid(inv.name, "kernel has no body");
+    // Shared ownership: workers may still touch the job (a failed fetch_add on
+    // `next`) after its last block finished and this function returned.
+    auto job_ptr = std::make_shared<Job>();
+    Job& job = *job_ptr;
+    job.inv = &inv;
+    job.block_dim = inv.block_dim;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(job_ptr);
+      generation_.fetch_add(1, std::memory_order_release);
+      if (sleepers_ > 0) cv_.notify_all();
+    }
+    // Wait for the last block: spin briefly (short kernels), then sleep.
+    if (!detail::spin_until([&] { return job.done.load(std::memory_order_acquire); }, detail::spin_budget())) {
+      std::unique_lock<std::mutex> lock(job.mu);
+      job.cv.wait(lock, [&] { return job.done.load(std::memory_order_acquire); });
+    }
+    std::lock_guard<std::mutex> lock(job.mu);
+    return job.error;
+  }
+
+ private:
+  std::shared_ptr<Job> acquire_job() {
+    // Caller holds mu_. Drop exhausted jobs from the front; take the first one
+    // that still has blocks to hand out.
+    while (!jobs_.empty()) {
+      const std::shared_ptr<Job>& j = jobs_.front();
+      if (j->next.load(std::memory_order_relaxed) < j->block_dim) return j;
+      jobs_.pop_front();
+    }
+    return nullptr;
+  }
+
+  void worker_loop(int core) {
+    BlockContext ctx;
+    ctx.core_id = core;
+    ctx.arenas = &arenas_[static_cast<size_t>(core)];
+    uint64_t seen_generation = 0;
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        job = acquire_job();
+        if (!job) {
+          seen_generation = generation_.load(std::memory_order_acquire);
+          lock.unlock();
+          bool more = detail::spin_until(
+              [&] { return generation_.load(std::memory_order_acquire) != seen_generation; },
+              detail::spin_budget());
+          lock.lock();
+          if (!more) {
+            ++sleepers_;
+            cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen_generation; });
+            --sleepers_;
+          }
+          continue;
+        }
+      }
+      run_blocks(*job, ctx);
+      job.reset();
+    }
+  }
+
+  void run_blocks(Job& job, BlockContext& ctx) {
+    ctx.block_num = job.block_dim;
+    for (;;) {
+      uint32_t b = job.next.fetch_add(1, std::memory_order_relaxed);
+      if (b >= job.block_dim) return;
+      // Only a successful claim guarantees the launch (and `inv`) is alive.
+      const KernelInvocation& inv = *job.inv;
+      ctx.kernel_name = inv.name.c_str();
+      if (!job.failed.load(std::memory_order_relaxed)) {
+        ctx.block_idx = b;
+        t_block = &ctx;
+        try {
+          inv.body(ctx);
+        } catch (...) {
+          Status st = StatusFromCurrentException(inv.name);
+          ErrorCode code = st.code();
+          std::lock_guard<std::mutex> lock(job.mu);
+          if (job.error.ok()) {
+            job.error = Status(code, "[" + inv.name + "] block " + std::to_string(b) + " of " +
+                                         std::to_string(job.block_dim) + " (core " +
+                                         std::to_string(ctx.core_id) + "): " + st.message());
+          }
+          // Like a device abort: blocks not yet started are skipped.
+          job.failed.store(true, std::memory_order_relaxed);
+        }
+        t_block = nullptr;
+      }
+      if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.block_dim) {
+        std::lock_guard<std::mutex> lock(job.mu);
+        job.done.store(true, std::memory_order_release);
+        job.cv.notify_all();
+        return;
+      }
+    }
+  }
+
+  DeviceProperties props_;
+  std::vector<CoreArenas> arenas_;
+  uint8_t* arena_memory_ = nullptr;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Job>> jobs_;
+  std::atomic<uint64_t> generation_{0};
+  int sleepers_ = 0;
+};
+
+}  // namespace
+
+const BlockContext* current_block() noexcept { return t_block; }
+
+Device& cpu_device() {
+  // Leaked on purpose: core workers must outlive every stream, pool and
+  // thread_local default stream, whose destructors may still run kernels
+  // during process shutdown.
+  static CpuDevice* device = new CpuDevice();
+  return *device;
+}
+
+Device& current_device() { return cpu_device(); }
+
+}  // namespace asc::runtime

@@ -1,0 +1,271 @@
+// Streams (in-order queues with a worker thread each) and events.
+#include "asc/runtime/stream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "asc/core/log.h"
+#include "runtime/spin_wait.h"
+
+namespace asc::runtime {
+
+namespace {
+
+std::atomic<uint64_t> g_next_stream_id{1};
+
+// Registry of live streams for synchronize_device().
+std::mutex& registry_mu() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+std::vector<std::weak_ptr<Stream>>& registry() {
+  static auto* r = new std::vector<std::weak_ptr<Stream>>();
+  return *r;
+}
+
+struct ThreadStreams {
+  std::shared_ptr<Stream> default_stream;
+  std::shared_ptr<Stream> current;  // null: the default stream
+};
+thread_local ThreadStreams t_streams;
+
+}  // namespace
+
+std::shared_ptr<Stream> Stream::create(Device* device) {
+  std::shared_ptr<Stream> s(new Stream(device ? device : &current_device()));
+  std::lock_guard<std::mutex> lock(registry_mu());
+  auto& r = registry();
+  r.erase(std::remove_if(r.begin(), r.end(), [](const std::weak_ptr<Stream>& w) { return w.expired(); }),
+          r.end());
+  r.push_back(s);
+  return s;
+}
+
+Stream::Stream(Device* device) : id_(g_next_stream_id.fetch_add(1)), device_(device) {
+  worker_ = std::thread([this] { worker_loop(); });
+  ASC_LOG_DEBUG("stream", "created stream " << id_);
+}
+
+Stream::~Stream() {
+  Status st = synchronize();
+  if (!st.ok()) ASC_LOG_WARNING("stream", "stream " << id_ << " destroyed with an unreported error: " << st.message());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  if (worker_.get_id() == std::this_thread::get_id()) {
+    worker_.detach();  // destroyed from its own task: the loop exits on stopping_
+  } else {
+    worker_.join();
+  }
+}
+
+uint64_t Stream::enqueue(std::string name, std::function<void()> task) {
+  uint64_t seq;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(Task{std::move(name), std::move(task)});
+    seq = enqueued_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  }
+  work_cv_.notify_one();
+  return seq;
+}
+
+uint64_t Stream::launch(KernelInvocation inv) {
+  ASC_LOG_DEBUG("launch", "kernel " << inv.name << " blockDim=" << inv.block_dim << " stream=" << id_);
+  std::string name = inv.name;
+  Device* dev = device_;
+  return enqueue(std::move(name), [dev, inv = std::move(inv)] { dev->run_kernel(inv).ThrowIfError(); });
+}
+
+uint64_t Stream::memcpy_async(void* dst, const void* src, size_t bytes, MemcpyKind kind) {
+  ASC_LOG_DEBUG("memcpy", memcpy_kind_name(kind) << " " << bytes << " B async on stream " << id_);
+  Device* dev = device_;
+  return enqueue(std::string("memcpy_async(") + memcpy_kind_name(kind) + ")",
+                 [dev, dst, src, bytes, kind] { dev->copy(dst, src, bytes, kind).ThrowIfError(); });
+}
+
+void Stream::worker_loop() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (queue_.empty() && !stopping_) {
+        // Back-to-back work (the common case in a launch loop) arrives within
+        // microseconds; spin before paying for a sleep/wake.
+        lock.unlock();
+        detail::spin_until(
+            [&] { return enqueued_.load(std::memory_order_acquire) != completed_.load(std::memory_order_relaxed); },
+            detail::spin_budget());
+        lock.lock();
+        work_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      }
+      if (queue_.empty()) return;  // stopping and drained
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      task.fn();
+    } catch (...) {
+      Status st = StatusFromCurrentException(task.name);
+      ASC_LOG_DEBUG("stream", "stream " << id_ << " task '" << task.name << "' failed: " << st.message());
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first_error_.ok()) first_error_ = st;
+    }
+    task.fn = nullptr;  // release captures before signalling completion
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      completed_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    done_cv_.notify_all();
+  }
+}
+
+void Stream::wait_until(uint64_t seq) {
+  if (detail::spin_until([&] { return completed() >= seq; }, detail::spin_budget())) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [&] { return completed() >= seq; });
+}
+
+Status Stream::synchronize() {
+  wait_until(last_enqueued());
+  std::lock_guard<std::mutex> lock(mu_);
+  Status st = std::move(first_error_);
+  first_error_ = Status::OK();
+  return st;
+}
+
+// ------------------------------------------------------------------ events
+
+struct Event::State {
+  std::mutex mu;
+  std::weak_ptr<Stream> stream;
+  uint64_t seq = 0;
+  uint64_t generation = 0;
+  bool recorded = false;
+  bool has_time = false;
+  std::chrono::steady_clock::time_point time;
+};
+
+Event::Event(bool enable_timing) : enable_timing_(enable_timing), state_(std::make_shared<State>()) {}
+
+void Event::record(Stream* stream) {
+  std::shared_ptr<Stream> s = stream ? stream->shared_from_this() : current_stream();
+  uint64_t gen;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    gen = ++state_->generation;
+    state_->has_time = false;
+    state_->recorded = true;
+    state_->stream = s;
+    state_->seq = s->last_enqueued() + 1;  // the marker's own sequence number (see below)
+  }
+  std::weak_ptr<State> weak = state_;
+  uint64_t seq = s->enqueue("event_record", [weak, gen] {
+    if (auto st = weak.lock()) {
+      auto now = std::chrono::steady_clock::now();
+      std::lock_guard<std::mutex> lock(st->mu);
+      if (st->generation == gen) {
+        st->time = now;
+        st->has_time = true;
+      }
+    }
+  });
+  // Another thread may have enqueued between our estimate and the marker.
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (state_->generation == gen) state_->seq = seq;
+}
+
+Status Event::synchronize() const {
+  std::shared_ptr<Stream> s;
+  uint64_t seq;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!state_->recorded) return Status::OK();
+    s = state_->stream.lock();
+    seq = state_->seq;
+  }
+  if (s) s->wait_until(seq);
+  return Status::OK();
+}
+
+bool Event::query() const noexcept {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (!state_->recorded) return true;
+  auto s = state_->stream.lock();
+  return !s || s->is_complete(state_->seq);
+}
+
+Result<float> Event::elapsed_time(const Event& end) const {
+  if (!enable_timing_ || !end.enable_timing_)
+    return Status::Invalid("Event.elapsed_time", "both events must be created with enable_timing=True");
+  if (!query() || !end.query())
+    return Status::Invalid("Event.elapsed_time", "both events must be recorded and complete (call synchronize() first)");
+  std::chrono::steady_clock::time_point t0, t1;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!state_->has_time) return Status::Invalid("Event.elapsed_time", "the start event was never recorded");
+    t0 = state_->time;
+  }
+  {
+    std::lock_guard<std::mutex> lock(end.state_->mu);
+    if (!end.state_->has_time) return Status::Invalid("Event.elapsed_time", "the end event was never recorded");
+    t1 = end.state_->time;
+  }
+  return std::chrono::duration<float, std::milli>(t1 - t0).count();
+}
+
+void Stream::wait_event(const Event& e) {
+  std::shared_ptr<Stream> other;
+  uint64_t seq = 0;
+  {
+    std::lock_guard<std::mutex> lock(e.state_->mu);
+    if (e.state_->recorded) {
+      other = e.state_->stream.lock();
+      seq = e.state_->seq;
+    }
+  }
+  if (!other || other.get() == this) return;  // nothing to wait for / already ordered
+  std::weak_ptr<Stream> weak = other;
+  enqueue("stream_wait_event", [weak, seq] {
+    if (auto s = weak.lock()) s->wait_until(seq);
+  });
+}
+
+// ------------------------------------------------------------------ per-thread streams
+
+std::shared_ptr<Stream> default_stream() {
+  if (!t_streams.default_stream) t_streams.default_stream = Stream::create();
+  return t_streams.default_stream;
+}
+
+std::shared_ptr<Stream> current_stream() {
+  if (t_streams.current) return t_streams.current;
+  return default_stream();
+}
+
+void set_current_stream(std::shared_ptr<Stream> s) { t_streams.current = std::move(s); }
+
+Status synchronize_device() {
+  std::vector<std::shared_ptr<Stream>> live;
+  {
+    std::lock_guard<std::mutex> lock(registry_mu());
+    for (auto& w : registry())
+      if (auto s = w.lock()) live.push_back(std::move(s));
+  }
+  Status first;
+  for (auto& s : live) {
+    Status st = s->synchronize();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
+StreamGuard::StreamGuard(std::shared_ptr<Stream> s) : previous_(t_streams.current) {
+  t_streams.current = std::move(s);
+}
+StreamGuard::~StreamGuard() { t_streams.current = std::move(previous_); }
+
+}  // namespace asc::runtime
