@@ -116,7 +116,9 @@ class CpuDevice final : public Device {
       a.l0c = p;
       a.l0c_size = props_.l0c_size;
     }
-    for (int c = 0; c < props_.num_cores; ++c) workers_.emplace_back([this, c] { worker_loop(c); });
+    slot_free_ = std::vector<std::atomic<bool>>(arenas_.size());
+    for (auto& f : slot_free_) f.store(true);
+    for (int c = 0; c < props_.num_cores; ++c) workers_.emplace_back([this] { worker_loop(); });
     ASC_LOG_DEBUG("device", "cpu device: " << props_.num_cores << " cores, UB " << props_.ub_size << " B/core");
   }
 
@@ -174,8 +176,17 @@ class CpuDevice final : public Device {
     {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(job_ptr);
-      generation_.fetch_add(1, std::memory_order_release);
-      if (sleepers_ > 0) cv_.notify_all();
+      pending_jobs_.fetch_add(1, std::memory_order_relaxed);
+      // A single block is run by the submitting thread itself (below) when a
+      // core is free, so waking a worker would only cost a context switch.
+      if (inv.block_dim > 1 || !has_free_slot()) wake_workers_locked();
+    }
+    // The submitting thread (a stream worker) takes a core too when one is
+    // free: short kernels then finish without any thread hand-off.
+    int slot = try_claim_slot();
+    if (slot >= 0) {
+      run_blocks(job, slot);
+      release_slot(slot);
     }
     // Wait for the last block: spin briefly (short kernels), then sleep.
     if (!detail::spin_until([&] { return job.done.load(std::memory_order_acquire); }, detail::spin_budget())) {
@@ -187,6 +198,33 @@ class CpuDevice final : public Device {
   }
 
  private:
+  // ---- core slots: a thread must own slot c (core c's arenas) to run a block.
+  bool has_free_slot() const {
+    for (const auto& f : slot_free_)
+      if (f.load(std::memory_order_relaxed)) return true;
+    return false;
+  }
+  int try_claim_slot() {
+    for (size_t c = 0; c < slot_free_.size(); ++c) {
+      if (slot_free_[c].load(std::memory_order_relaxed) &&
+          slot_free_[c].exchange(false, std::memory_order_acquire))
+        return static_cast<int>(c);
+    }
+    return -1;
+  }
+  void release_slot(int c) {
+    slot_free_[static_cast<size_t>(c)].store(true, std::memory_order_release);
+    // A worker that found no free core may be sleeping while blocks remain.
+    if (pending_jobs_.load(std::memory_order_acquire) > 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!jobs_.empty()) wake_workers_locked();
+    }
+  }
+  void wake_workers_locked() {
+    generation_.fetch_add(1, std::memory_order_release);
+    if (sleepers_ > 0) cv_.notify_all();
+  }
+
   std::shared_ptr<Job> acquire_job() {
     // Caller holds mu_. Drop exhausted jobs from the front; take the first one
     // that still has blocks to hand out.
@@ -194,41 +232,44 @@ class CpuDevice final : public Device {
       const std::shared_ptr<Job>& j = jobs_.front();
       if (j->next.load(std::memory_order_relaxed) < j->block_dim) return j;
       jobs_.pop_front();
+      pending_jobs_.fetch_sub(1, std::memory_order_relaxed);
     }
     return nullptr;
   }
 
-  void worker_loop(int core) {
-    BlockContext ctx;
-    ctx.core_id = core;
-    ctx.arenas = &arenas_[static_cast<size_t>(core)];
-    uint64_t seen_generation = 0;
+  void worker_loop() {
+    uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
-      std::shared_ptr<Job> job;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        job = acquire_job();
-        if (!job) {
-          seen_generation = generation_.load(std::memory_order_acquire);
-          lock.unlock();
-          bool more = detail::spin_until(
-              [&] { return generation_.load(std::memory_order_acquire) != seen_generation; },
-              detail::spin_budget());
-          lock.lock();
-          if (!more) {
-            ++sleepers_;
-            cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen_generation; });
-            --sleepers_;
-          }
-          continue;
+      // Work while there are jobs and a free core.
+      int slot = -1;
+      for (;;) {
+        std::shared_ptr<Job> job;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          seen = generation_.load(std::memory_order_acquire);
+          job = acquire_job();
         }
+        if (!job) break;
+        if (slot < 0 && (slot = try_claim_slot()) < 0) break;  // all cores busy
+        run_blocks(*job, slot);
       }
-      run_blocks(*job, ctx);
-      job.reset();
+      if (slot >= 0) release_slot(slot);
+      // Idle: spin briefly for back-to-back launches, then sleep.
+      bool more = detail::spin_until(
+          [&] { return generation_.load(std::memory_order_acquire) != seen; }, detail::spin_budget());
+      if (!more) {
+        std::unique_lock<std::mutex> lock(mu_);
+        ++sleepers_;
+        cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        --sleepers_;
+      }
     }
   }
 
-  void run_blocks(Job& job, BlockContext& ctx) {
+  void run_blocks(Job& job, int slot) {
+    BlockContext ctx;
+    ctx.core_id = slot;
+    ctx.arenas = &arenas_[static_cast<size_t>(slot)];
     ctx.block_num = job.block_dim;
     for (;;) {
       uint32_t b = job.next.fetch_add(1, std::memory_order_relaxed);
@@ -271,6 +312,8 @@ class CpuDevice final : public Device {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Job>> jobs_;
+  std::atomic<int> pending_jobs_{0};
+  std::vector<std::atomic<bool>> slot_free_;  // core c's arenas are unowned
   std::atomic<uint64_t> generation_{0};
   int sleepers_ = 0;
 };

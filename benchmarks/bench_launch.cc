@@ -1,0 +1,42 @@
+// Launch latency of an empty kernel with blockDim = number of cores:
+//   * round trip: launch + stream synchronize, one at a time (median);
+//   * pipelined: 1000 launches enqueued back to back, then one synchronize.
+// The goal is <= 10 us. Compared in the same run with a plain std::thread
+// create+join of the same number of threads (what a naive runtime would pay).
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "asc/runtime/launch.h"
+#include "bench_util.h"
+
+using namespace asc::runtime;
+
+extern "C" void empty_kernel() {}
+
+int main() {
+  auto stream = Stream::create();
+  Stream* s = stream.get();
+  const uint32_t cores = static_cast<uint32_t>(current_device().properties().num_cores);
+  for (int i = 0; i < 1000; ++i) asc::launch(empty_kernel, cores, s);  // warm-up
+  s->synchronize_or_throw();
+
+  double rt = bench::median_time(5000, [&] {
+    asc::launch(empty_kernel, cores, s);
+    s->synchronize_or_throw();
+  });
+  double pipe = bench::median_time(20, [&] {
+    for (int i = 0; i < 1000; ++i) asc::launch(empty_kernel, cores, s);
+    s->synchronize_or_throw();
+  }) / 1000;
+  double threads = bench::median_time(200, [&] {
+    std::vector<std::thread> t;
+    for (uint32_t i = 0; i < cores; ++i) t.emplace_back([] {});
+    for (auto& th : t) th.join();
+  });
+  std::printf("empty kernel, blockDim = %u (cores)\n", cores);
+  std::printf("  launch + synchronize round trip: %7.2f us (goal <= 10 us)\n", rt * 1e6);
+  std::printf("  pipelined launch (1000 then sync): %5.2f us per launch\n", pipe * 1e6);
+  std::printf("  peer: spawn+join %u std::threads: %7.2f us (ratio %.1fx)\n", cores, threads * 1e6, threads / rt);
+  return 0;
+}
