@@ -1,0 +1,149 @@
+"""pyasc: NumPy-style arrays and Ascend C kernels on any machine.
+
+``import pyasc as asc``. This module re-exports the runtime API: streams and
+events (:mod:`pyasc.stream`), the memory pool (:mod:`pyasc.memory`), device
+information (:mod:`pyasc.device`), errors (:mod:`pyasc.errors`) and logging
+(:mod:`pyasc.log`), plus helpers to build C++ code against the installed
+package (:func:`get_include`, :func:`get_cmake_dir`, :data:`cmake_prefix_path`).
+"""
+
+from __future__ import annotations
+
+import atexit as _atexit
+import os as _os
+
+from . import _C
+
+__version__ = _C.__version__
+
+from . import device, errors, log, memory, stream  # noqa: E402
+from .device import (  # noqa: E402
+    DeviceProperties,
+    current_device,
+    device_count,
+    get_device_properties,
+)
+from .errors import (  # noqa: E402
+    AscendError,
+    AscendIndexError,
+    AscendMemoryError,
+    AscendNotImplementedError,
+    AscendRuntimeError,
+    AscendTypeError,
+    AscendValueError,
+    ErrorCode,
+)
+from .log import get_log_level, set_log_level  # noqa: E402
+from .memory import (  # noqa: E402
+    MemoryAllocator,
+    empty_cache,
+    get_memory_limit,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_allocator,
+    memory_reserved,
+    memory_stats,
+    memory_summary,
+    reset_peak_memory_stats,
+    set_memory_limit,
+)
+from .stream import (  # noqa: E402
+    Event,
+    Stream,
+    create_stream,
+    current_stream,
+    default_stream,
+    set_current_stream,
+    synchronize,
+)
+
+_PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__))
+
+#: Directory to add to ``CMAKE_PREFIX_PATH`` so that ``find_package(pyasc)``
+#: finds the installed package (it provides the target ``pyasc::asc``).
+cmake_prefix_path = _PACKAGE_DIR
+
+
+def get_include():
+    """Directory of the installed C++ headers (``asc/...``, ``kernel_operator.h``, ``acl/acl.h``)."""
+    return _os.path.join(_PACKAGE_DIR, "include")
+
+
+def get_cmake_dir():
+    """Directory of the installed CMake package config (``pyascConfig.cmake``).
+
+    Pass it as ``-Dpyasc_DIR=...``, or put :data:`cmake_prefix_path` on
+    ``CMAKE_PREFIX_PATH``, then ``find_package(pyasc)`` and link ``pyasc::asc``.
+    """
+    return _os.path.join(_PACKAGE_DIR, "lib", "cmake", "pyasc")
+
+
+def get_library_dir():
+    """Directory of the installed shared library ``libasc.so``."""
+    return _os.path.join(_PACKAGE_DIR, "lib")
+
+
+def _drain_streams_at_exit():
+    # Host callbacks need the interpreter: run what is still queued before it
+    # shuts down. Errors nobody synchronized for are dropped here.
+    try:
+        _C.synchronize()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+_atexit.register(_drain_streams_at_exit)
+
+__all__ = [
+    "__version__",
+    # errors
+    "AscendError",
+    "AscendValueError",
+    "AscendTypeError",
+    "AscendIndexError",
+    "AscendMemoryError",
+    "AscendNotImplementedError",
+    "AscendRuntimeError",
+    "ErrorCode",
+    # device
+    "DeviceProperties",
+    "get_device_properties",
+    "device_count",
+    "current_device",
+    # streams
+    "Stream",
+    "Event",
+    "create_stream",
+    "current_stream",
+    "default_stream",
+    "set_current_stream",
+    "synchronize",
+    # memory
+    "memory_allocated",
+    "max_memory_allocated",
+    "memory_reserved",
+    "max_memory_reserved",
+    "memory_stats",
+    "memory_summary",
+    "empty_cache",
+    "set_memory_limit",
+    "get_memory_limit",
+    "reset_peak_memory_stats",
+    "MemoryAllocator",
+    "memory_allocator",
+    # logging
+    "set_log_level",
+    "get_log_level",
+    # building against pyasc
+    "get_include",
+    "get_cmake_dir",
+    "get_library_dir",
+    "cmake_prefix_path",
+    # submodules
+    "device",
+    "errors",
+    "log",
+    "memory",
+    "stream",
+]

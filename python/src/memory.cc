@@ -1,0 +1,76 @@
+// The device memory pool (asc/runtime/memory_pool.h).
+#include "asc/runtime/memory_pool.h"
+
+#include <cstdint>
+#include <optional>
+
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+
+namespace pyasc {
+
+namespace rt = asc::runtime;
+
+void init_memory(py::module_& m) {
+  m.def(
+      "memory_stats",
+      [] {
+        const rt::MemoryStats s = rt::device_pool().stats();
+        py::dict d;
+        d["allocated_bytes"] = s.allocated_bytes;
+        d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+        d["reserved_bytes"] = s.reserved_bytes;
+        d["peak_reserved_bytes"] = s.peak_reserved_bytes;
+        d["requested_bytes"] = s.requested_bytes;
+        d["allocation_count"] = s.allocation_count;
+        d["free_count"] = s.free_count;
+        d["cache_hits"] = s.cache_hits;
+        d["cache_misses"] = s.cache_misses;
+        d["os_allocations"] = s.os_allocations;
+        d["os_frees"] = s.os_frees;
+        d["retries"] = s.retries;
+        d["oom_count"] = s.oom_count;
+        d["active_blocks"] = s.active_blocks;
+        d["cached_blocks"] = s.cached_blocks;
+        d["segments"] = s.segments;
+        d["limit_bytes"] = s.limit_bytes;
+        return d;
+      },
+      "Statistics of the device memory pool as a dict (bytes and counts).");
+  m.def(
+      "empty_cache",
+      [] {
+        py::gil_scoped_release nogil;
+        rt::device_pool().empty_cache();
+      },
+      "Returns all cached, unused pool segments to the device.");
+  m.def(
+      "set_memory_limit",
+      [](std::optional<size_t> bytes) { rt::device_pool().set_limit(bytes.value_or(0)); },
+      py::arg("bytes"),
+      "Caps the pool's reserved bytes; None or 0 removes the limit. Allocations beyond it "
+      "fail with an out-of-memory error (RT_MEMORY_ALLOCATION).");
+  m.def(
+      "get_memory_limit", [] { return rt::device_pool().limit(); },
+      "The pool's capacity limit in bytes (0 = none).");
+  m.def(
+      "reset_peak_memory_stats", [] { rt::device_pool().reset_peak_stats(); },
+      "Resets the peak statistics to current values and the counters to 0.");
+
+  // Testing API (not public): raw pool blocks, so that tests can exercise the
+  // statistics and the limit before tensors exist.
+  m.def(
+      "_testing_allocate",
+      [](size_t nbytes) {
+        return reinterpret_cast<uintptr_t>(rt::device_pool().allocate_or_throw(nbytes));
+      },
+      py::arg("nbytes"),
+      "TESTING ONLY: allocates `nbytes` from the device pool; returns the address as an int.");
+  m.def(
+      "_testing_free",
+      [](uintptr_t ptr) { rt::device_pool().free(reinterpret_cast<void*>(ptr)).ThrowIfError(); },
+      py::arg("ptr"), "TESTING ONLY: frees an address returned by _testing_allocate.");
+}
+
+}  // namespace pyasc

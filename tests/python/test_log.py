@@ -1,0 +1,53 @@
+import pytest
+
+import pyasc as asc
+
+
+@pytest.fixture
+def restore_level():
+    level = asc.get_log_level()
+    yield
+    asc.set_log_level(level)
+
+
+def test_set_and_get(restore_level):
+    for name in ("debug", "info", "warning", "error", "off"):
+        asc.set_log_level(name)
+        assert asc.get_log_level() == name
+    asc.set_log_level("WARN")
+    assert asc.get_log_level() == "warning"
+    asc.set_log_level(0)
+    assert asc.get_log_level() == "debug"
+    asc.set_log_level("3")
+    assert asc.get_log_level() == "error"
+
+
+def test_invalid_levels(restore_level):
+    for bad in ("verbose", 7, -1, 1.5, None):
+        with pytest.raises(asc.AscendValueError):
+            asc.set_log_level(bad)
+
+
+def test_default_is_warning(run_python):
+    r = run_python("import pyasc as asc; print(asc.get_log_level())")
+    assert r.stdout.strip() == "warning", r.stderr
+
+
+@pytest.mark.parametrize(
+    "env,expected",
+    [({"PYASC_DEBUG": "1"}, "debug"), ({"ASC_LOG_LEVEL": "info"}, "info"),
+     ({"ASC_LOG_LEVEL": "error", "PYASC_DEBUG": "1"}, "error")],
+)
+def test_environment(run_python, env, expected):
+    r = run_python("import pyasc as asc; print(asc.get_log_level())", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == expected
+
+
+def test_debug_logs_reach_stderr(run_python):
+    r = run_python(
+        "import pyasc as asc; s = asc.Stream(); s.synchronize()",
+        env={"PYASC_DEBUG": "1"},
+    )
+    assert r.returncode == 0, r.stderr
+    assert "[pyasc " in r.stderr and " D " in r.stderr
