@@ -2,7 +2,13 @@
 #include "asc/runtime/stream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "asc/core/log.h"
@@ -42,34 +48,100 @@ std::shared_ptr<Stream> Stream::create(Device* device) {
   return s;
 }
 
-Stream::Stream(Device* device) : id_(g_next_stream_id.fetch_add(1)), device_(device) {
-  worker_ = std::thread([this] { worker_loop(); });
+struct Stream::State {
+  uint64_t id = 0;
+  std::atomic<uint64_t> enqueued{0};
+  std::atomic<uint64_t> completed{0};
+  std::mutex mu;
+  std::condition_variable work_cv;  // the worker waits for tasks
+  std::condition_variable done_cv;  // hosts wait for completion
+  std::deque<std::pair<std::string, std::function<void()>>> queue;
+  bool stopping = false;
+  Status first_error;
+  std::thread::id worker_id;
+
+  void wait_until(uint64_t seq) {
+    if (detail::spin_until([&] { return completed.load(std::memory_order_acquire) >= seq; },
+                           detail::spin_budget()))
+      return;
+    std::unique_lock<std::mutex> lock(mu);
+    done_cv.wait(lock, [&] { return completed.load(std::memory_order_acquire) >= seq; });
+  }
+
+  static void worker_loop(std::shared_ptr<State> st) {
+    for (;;) {
+      std::pair<std::string, std::function<void()>> task;
+      {
+        std::unique_lock<std::mutex> lock(st->mu);
+        if (st->queue.empty() && !st->stopping) {
+          // Back-to-back work (the common case in a launch loop) arrives within
+          // microseconds; spin before paying for a sleep/wake.
+          lock.unlock();
+          detail::spin_until(
+              [&] {
+                return st->enqueued.load(std::memory_order_acquire) !=
+                       st->completed.load(std::memory_order_relaxed);
+              },
+              detail::spin_budget());
+          lock.lock();
+          st->work_cv.wait(lock, [&] { return !st->queue.empty() || st->stopping; });
+        }
+        if (st->queue.empty()) return;  // stopping and drained
+        task = std::move(st->queue.front());
+        st->queue.pop_front();
+      }
+      try {
+        task.second();
+      } catch (...) {
+        Status err = StatusFromCurrentException(task.first);
+        ASC_LOG_DEBUG("stream", "stream " << st->id << " task '" << task.first << "' failed: " << err.message());
+        std::lock_guard<std::mutex> lock(st->mu);
+        if (st->first_error.ok()) st->first_error = err;
+      }
+      task.second = nullptr;  // release captures before signalling completion
+      {
+        std::lock_guard<std::mutex> lock(st->mu);
+        st->completed.fetch_add(1, std::memory_order_acq_rel);
+      }
+      st->done_cv.notify_all();
+    }
+  }
+};
+
+Stream::Stream(Device* device)
+    : id_(g_next_stream_id.fetch_add(1)), device_(device), state_(std::make_shared<State>()) {
+  state_->id = id_;
+  std::thread worker(&State::worker_loop, state_);
+  state_->worker_id = worker.get_id();
+  worker.detach();  // joined logically: ~Stream waits for the queue to drain
   ASC_LOG_DEBUG("stream", "created stream " << id_);
 }
 
 Stream::~Stream() {
-  Status st = synchronize();
-  if (!st.ok()) ASC_LOG_WARNING("stream", "stream " << id_ << " destroyed with an unreported error: " << st.message());
+  const bool on_own_worker = std::this_thread::get_id() == state_->worker_id;
+  if (!on_own_worker) {
+    Status st = synchronize();
+    if (!st.ok())
+      ASC_LOG_WARNING("stream", "stream " << id_ << " destroyed with an unreported error: " << st.message());
+  }
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->stopping = true;  // the worker exits once the queue is empty
   }
-  work_cv_.notify_all();
-  if (worker_.get_id() == std::this_thread::get_id()) {
-    worker_.detach();  // destroyed from its own task: the loop exits on stopping_
-  } else {
-    worker_.join();
-  }
+  state_->work_cv.notify_all();
 }
+
+uint64_t Stream::last_enqueued() const noexcept { return state_->enqueued.load(std::memory_order_acquire); }
+uint64_t Stream::completed() const noexcept { return state_->completed.load(std::memory_order_acquire); }
 
 uint64_t Stream::enqueue(std::string name, std::function<void()> task) {
   uint64_t seq;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(Task{std::move(name), std::move(task)});
-    seq = enqueued_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->queue.emplace_back(std::move(name), std::move(task));
+    seq = state_->enqueued.fetch_add(1, std::memory_order_acq_rel) + 1;
   }
-  work_cv_.notify_one();
+  state_->work_cv.notify_one();
   return seq;
 }
 
@@ -87,53 +159,13 @@ uint64_t Stream::memcpy_async(void* dst, const void* src, size_t bytes, MemcpyKi
                  [dev, dst, src, bytes, kind] { dev->copy(dst, src, bytes, kind).ThrowIfError(); });
 }
 
-void Stream::worker_loop() {
-  for (;;) {
-    Task task;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (queue_.empty() && !stopping_) {
-        // Back-to-back work (the common case in a launch loop) arrives within
-        // microseconds; spin before paying for a sleep/wake.
-        lock.unlock();
-        detail::spin_until(
-            [&] { return enqueued_.load(std::memory_order_acquire) != completed_.load(std::memory_order_relaxed); },
-            detail::spin_budget());
-        lock.lock();
-        work_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-      }
-      if (queue_.empty()) return;  // stopping and drained
-      task = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    try {
-      task.fn();
-    } catch (...) {
-      Status st = StatusFromCurrentException(task.name);
-      ASC_LOG_DEBUG("stream", "stream " << id_ << " task '" << task.name << "' failed: " << st.message());
-      std::lock_guard<std::mutex> lock(mu_);
-      if (first_error_.ok()) first_error_ = st;
-    }
-    task.fn = nullptr;  // release captures before signalling completion
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      completed_.fetch_add(1, std::memory_order_acq_rel);
-    }
-    done_cv_.notify_all();
-  }
-}
-
-void Stream::wait_until(uint64_t seq) {
-  if (detail::spin_until([&] { return completed() >= seq; }, detail::spin_budget())) return;
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return completed() >= seq; });
-}
+void Stream::wait_until(uint64_t seq) { state_->wait_until(seq); }
 
 Status Stream::synchronize() {
-  wait_until(last_enqueued());
-  std::lock_guard<std::mutex> lock(mu_);
-  Status st = std::move(first_error_);
-  first_error_ = Status::OK();
+  state_->wait_until(last_enqueued());
+  std::lock_guard<std::mutex> lock(state_->mu);
+  Status st = std::move(state_->first_error);
+  state_->first_error = Status::OK();
   return st;
 }
 

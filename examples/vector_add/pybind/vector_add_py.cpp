@@ -40,7 +40,7 @@ FloatArray to_float_vector(const py::handle& obj, const char* arg) {
   return FloatArray::ensure(arr);  // no copy for contiguous float32
 }
 
-py::array vector_add(const py::object& a, const py::object& b) {
+py::array py_vector_add(const py::object& a, const py::object& b) {
   FloatArray x = to_float_vector(a, "a");
   FloatArray y = to_float_vector(b, "b");
   if (x.shape(0) != y.shape(0)) {
@@ -70,7 +70,7 @@ PYBIND11_MODULE(ascend_ops, m) {
   m.doc() = "Example pyasc operator module: vector_add written in the Ascend C model.";
   // pyasc registers the translation of asc::Error to pyasc.AscendError subclasses.
   py::module_::import("pyasc");
-  m.def("vector_add", &vector_add, py::arg("a"), py::arg("b"),
+  m.def("vector_add", &py_vector_add, py::arg("a"), py::arg("b"),
         R"doc(Element-wise a + b as float32.
 
 a, b: 1-D array-likes of equal length (any real dtype; converted to float32).

@@ -16,15 +16,10 @@
 // Thread-safety: all methods may be called from any thread.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "asc/core/status.h"
 #include "asc/runtime/device.h"
@@ -37,7 +32,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
  public:
   /// Creates a stream on `device` (current device if null).
   static std::shared_ptr<Stream> create(Device* device = nullptr);
-  ~Stream();  // drains pending work, then joins the worker
+  /// Drains pending work, then stops the worker. When the last reference is
+  /// dropped by one of the stream's own tasks, the worker finishes the queue
+  /// by itself instead (it cannot wait for itself).
+  ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -63,32 +61,22 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// True when all enqueued work has finished.
   bool query() const noexcept { return completed() >= last_enqueued(); }
 
-  uint64_t last_enqueued() const noexcept { return enqueued_.load(std::memory_order_acquire); }
-  uint64_t completed() const noexcept { return completed_.load(std::memory_order_acquire); }
+  uint64_t last_enqueued() const noexcept;
+  uint64_t completed() const noexcept;
   bool is_complete(uint64_t seq) const noexcept { return completed() >= seq; }
   /// Blocks the calling thread until task `seq` has finished.
   void wait_until(uint64_t seq);
 
+  struct State;  // queue, counters and error; shared with the worker thread
+
  private:
   explicit Stream(Device* device);
-  void worker_loop();
-
-  struct Task {
-    std::string name;
-    std::function<void()> fn;
-  };
 
   const uint64_t id_;
   Device* device_;
-  std::atomic<uint64_t> enqueued_{0};
-  std::atomic<uint64_t> completed_{0};
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;   // worker waits for tasks
-  std::condition_variable done_cv_;   // hosts wait for completion
-  std::deque<Task> queue_;
-  bool stopping_ = false;
-  Status first_error_;
-  std::thread worker_;
+  // The worker co-owns the state, so the last Stream reference may even be
+  // dropped by one of the stream's own tasks.
+  std::shared_ptr<State> state_;
 };
 
 /// A marker in a stream. `record(s)` captures the work enqueued on `s` so far.

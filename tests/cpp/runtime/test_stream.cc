@@ -188,3 +188,23 @@ TEST(Stream, SynchronizeDeviceWaitsForAllStreams) {
   ASSERT_TRUE(synchronize_device().ok());
   EXPECT_EQ(n.load(), 20);
 }
+
+TEST(Stream, LastReferenceDroppedByOwnTask) {
+  std::atomic<bool> ran_after{false};
+  std::promise<void> done;
+  auto fut = done.get_future();
+  {
+    auto s = Stream::create();
+    auto* holder = new std::shared_ptr<Stream>(s);
+    // The second task releases the last reference from the stream's own worker;
+    // the queued third task must still run, and nothing may deadlock.
+    s->enqueue("hold", [] {});
+    s->enqueue("drop", [holder] { delete holder; });
+    s->enqueue("after", [&ran_after, &done] {
+      ran_after = true;
+      done.set_value();
+    });
+  }
+  ASSERT_EQ(fut.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(ran_after.load());
+}
