@@ -1,0 +1,176 @@
+// DataCopy / DataCopyPad: moving data between global memory and local buffers.
+//
+// * Count form DataCopy(dst, src, count): copies count * sizeof(T) bytes rounded
+//   DOWN to a multiple of 32 bytes, as the NPU's DMA does (an unaligned count
+//   silently loses its tail there too; use DataCopyPad for unaligned lengths).
+//   It is a plain memcpy (memmove for UB -> UB).
+// * DataCopyParams form: blockCount bursts of blockLen 32-byte blocks; the
+//   source / destination strides are gaps in 32-byte blocks between bursts.
+// * DataCopyPad GM -> local: blockCount bursts of blockLen BYTES; GM bursts
+//   are srcStride bytes apart (gap), local rows are
+//   align32(leftPadding + blockLen + rightPadding) bytes plus dstStride
+//   blocks; with isPad the left/right padding elements get paddingValue
+//   (otherwise they are left as they were). Local -> GM: local rows of
+//   align32(blockLen) bytes plus srcStride blocks, GM gaps of dstStride bytes.
+// * A count or extent larger than a LocalTensor (or a GlobalTensor of known
+//   size) is an asc::Error(kIndexOutOfRange) naming the kernel and block.
+//
+// Thread-safety: none needed (per-block data).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "asc/kernel/context.h"
+#include "asc/kernel/tensor.h"
+#include "asc/kernel/types.h"
+
+namespace asc::kernel {
+
+/// Copies `count` bursts of `burst` bytes; burst i starts at src + i *
+/// src_pitch and lands at dst + i * dst_pitch.
+void copy_bursts(void* dst, const void* src, uint32_t count, uint64_t burst, uint64_t src_pitch,
+                 uint64_t dst_pitch);
+/// DataCopyPad GM -> local (see the header comment); `pad_value` points to one
+/// element of `elem_size` bytes, or is null when not padding.
+void copy_pad_in(void* dst, const void* src, uint32_t elem_size, const AscendC::DataCopyExtParams& p,
+                 uint32_t left, uint32_t right, const void* pad_value);
+/// DataCopyPad local -> GM.
+void copy_pad_out(void* dst, const void* src, const AscendC::DataCopyExtParams& p);
+
+namespace detail {
+inline uint64_t copy_bytes(uint32_t count, size_t elem) { return (uint64_t{count} * elem) & ~uint64_t{31}; }
+inline uint64_t align32(uint64_t n) { return (n + 31) & ~uint64_t{31}; }
+// Extent in bytes of `count` bursts of `burst` with `pitch` between starts.
+inline uint64_t extent(uint32_t count, uint64_t burst, uint64_t pitch) {
+  return count == 0 ? 0 : uint64_t{count - 1} * pitch + burst;
+}
+// DataCopyPad: local rows of `row` bytes (data plus padding) padded to 32
+// bytes plus `gap_blocks` blocks; GM bursts of blockLen plus `gap` bytes.
+inline uint64_t pad_local_extent(uint32_t count, uint64_t row, uint64_t gap_blocks) {
+  return extent(count, row, align32(row) + gap_blocks * 32);
+}
+inline uint64_t pad_gm_extent(uint32_t count, uint64_t len, uint64_t gap) { return extent(count, len, len + gap); }
+template <typename T>
+inline void check_local(const char* op, const AscendC::LocalTensor<T>& t, uint64_t bytes) {
+  if (bytes > uint64_t{t.GetSize()} * sizeof(T)) fail_size(op, "bytes of the LocalTensor", bytes, uint64_t{t.GetSize()} * sizeof(T));
+}
+template <typename T>
+inline void check_global(const char* op, const AscendC::GlobalTensor<T>& t, uint64_t bytes) {
+  if (t.GetSize() != 0 && bytes > t.GetSize() * sizeof(T)) {
+    fail_size(op, "bytes of the GlobalTensor", bytes, t.GetSize() * sizeof(T));
+  }
+}
+}  // namespace detail
+
+}  // namespace asc::kernel
+
+namespace AscendC {
+
+// ---------------------------------------------------------------- count form
+
+/// GM -> local: calCount elements (bytes rounded down to 32).
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t calCount) {
+  const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
+  ::asc::kernel::detail::check_global("DataCopy", src, bytes);
+  std::memcpy(dst.data(), src.data(), bytes);
+}
+/// Local -> GM.
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
+  const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  ::asc::kernel::detail::check_local("DataCopy", src, bytes);
+  ::asc::kernel::detail::check_global("DataCopy", dst, bytes);
+  std::memcpy(dst.data(), src.data(), bytes);
+}
+/// Local -> local.
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
+  const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  ::asc::kernel::detail::check_local("DataCopy", src, bytes);
+  ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
+  std::memmove(dst.data(), src.data(), bytes);
+}
+
+// ---------------------------------------------------------------- DataCopyParams
+
+namespace detail {
+template <typename D, typename S>
+inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p) {
+  const uint64_t burst = uint64_t{p.blockLen} * ONE_BLK_SIZE;
+  const uint64_t src_pitch = (uint64_t{p.blockLen} + p.srcStride) * ONE_BLK_SIZE;
+  const uint64_t dst_pitch = (uint64_t{p.blockLen} + p.dstStride) * ONE_BLK_SIZE;
+  const uint64_t src_extent = ::asc::kernel::detail::extent(p.blockCount, burst, src_pitch);
+  const uint64_t dst_extent = ::asc::kernel::detail::extent(p.blockCount, burst, dst_pitch);
+  if constexpr (std::is_same_v<D, GlobalTensor<typename D::PrimType>>) {
+    ::asc::kernel::detail::check_global("DataCopy", dst, dst_extent);
+  } else {
+    ::asc::kernel::detail::check_local("DataCopy", dst, dst_extent);
+  }
+  if constexpr (std::is_same_v<S, GlobalTensor<typename S::PrimType>>) {
+    ::asc::kernel::detail::check_global("DataCopy", src, src_extent);
+  } else {
+    ::asc::kernel::detail::check_local("DataCopy", src, src_extent);
+  }
+  ::asc::kernel::copy_bursts(dst.data(), src.data(), p.blockCount, burst, src_pitch, dst_pitch);
+}
+}  // namespace detail
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& repeatParams) {
+  detail::data_copy_params(dst, src, repeatParams);
+}
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& repeatParams) {
+  detail::data_copy_params(dst, src, repeatParams);
+}
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& repeatParams) {
+  detail::data_copy_params(dst, src, repeatParams);
+}
+
+// ---------------------------------------------------------------- DataCopyPad
+
+/// GM -> local with per-burst padding to 32 bytes.
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& dataCopyParams,
+                 const DataCopyPadExtParams<T>& padParams) {
+  namespace d = ::asc::kernel::detail;
+  const DataCopyExtParams& p = dataCopyParams;
+  const uint64_t row = (uint64_t{padParams.leftPadding} + padParams.rightPadding) * sizeof(T) + p.blockLen;
+  d::check_local("DataCopyPad", dst, d::pad_local_extent(p.blockCount, row, p.dstStride));
+  d::check_global("DataCopyPad", src, d::pad_gm_extent(p.blockCount, p.blockLen, p.srcStride));
+  ::asc::kernel::copy_pad_in(dst.data(), src.data(), sizeof(T), p, padParams.leftPadding, padParams.rightPadding,
+                             padParams.isPad ? &padParams.paddingValue : nullptr);
+}
+/// Local -> GM, blockLen bytes per burst.
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& dataCopyParams) {
+  namespace d = ::asc::kernel::detail;
+  const DataCopyExtParams& p = dataCopyParams;
+  d::check_local("DataCopyPad", src, d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
+  d::check_global("DataCopyPad", dst, d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
+  ::asc::kernel::copy_pad_out(dst.data(), src.data(), p);
+}
+/// Older parameter structs (blockLen in bytes as well).
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& dataCopyParams,
+                 const DataCopyPadParams& padParams) {
+  T pad{};
+  std::memcpy(&pad, &padParams.paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
+  DataCopyPad(dst, src,
+              DataCopyExtParams(dataCopyParams.blockCount, dataCopyParams.blockLen, dataCopyParams.srcStride,
+                                dataCopyParams.dstStride),
+              DataCopyPadExtParams<T>(padParams.isPad, padParams.leftPadding, padParams.rightPadding, pad));
+}
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& dataCopyParams) {
+  DataCopyPad(dst, src,
+              DataCopyExtParams(dataCopyParams.blockCount, dataCopyParams.blockLen, dataCopyParams.srcStride,
+                                dataCopyParams.dstStride));
+}
+
+}  // namespace AscendC

@@ -1,0 +1,91 @@
+// Ascend C qualifiers, global scalar types and CCE enums for the CPU device.
+//
+// On the NPU, `__global__`, `__aicore__`, `__gm__`, ... are compiler keywords;
+// on the CPU they expand to nothing so that kernel sources compile as plain
+// C++. `half` and `bfloat16_t` are global names, as with the Ascend toolchain,
+// aliasing asc::float16 / asc::bfloat16 (16-bit storage, RNE conversions).
+//
+// Thread-safety: declarations only.
+#pragma once
+
+#include <cstdint>
+
+#include "asc/core/half.h"
+
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __cbuf__
+#define __cbuf__
+#endif
+#ifndef __ca__
+#define __ca__
+#endif
+#ifndef __cb__
+#define __cb__
+#endif
+#ifndef __cc__
+#define __cc__
+#endif
+#ifndef __vector__
+#define __vector__
+#endif
+#ifndef __cube__
+#define __cube__
+#endif
+#ifndef __mix__
+#define __mix__(...)
+#endif
+#ifndef __in_pipe__
+#define __in_pipe__(...)
+#endif
+#ifndef __out_pipe__
+#define __out_pipe__(...)
+#endif
+#ifndef __inout_pipe__
+#define __inout_pipe__(...)
+#endif
+
+#ifndef GM_ADDR
+#define GM_ADDR __gm__ uint8_t*
+#endif
+
+using half = ::asc::float16;
+using bfloat16_t = ::asc::bfloat16;
+
+/// Hardware pipelines (CCE's pipe_t). On the CPU each core runs one thread, so
+/// barriers between pipes order nothing.
+enum pipe_t : int {
+  PIPE_S = 0,
+  PIPE_V,
+  PIPE_M,
+  PIPE_MTE1,
+  PIPE_MTE2,
+  PIPE_MTE3,
+  PIPE_ALL,
+  PIPE_MTE4,
+  PIPE_MTE5,
+  PIPE_V2,
+  PIPE_FIX,
+};
+
+/// Event ids for SetFlag/WaitFlag (CCE's event_t).
+enum event_t : int {
+  EVENT_ID0 = 0,
+  EVENT_ID1,
+  EVENT_ID2,
+  EVENT_ID3,
+  EVENT_ID4,
+  EVENT_ID5,
+  EVENT_ID6,
+  EVENT_ID7,
+};

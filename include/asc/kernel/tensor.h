@@ -1,0 +1,107 @@
+// GlobalTensor (global memory) and LocalTensor (a core's UB / L1 / L0 buffers).
+//
+// Both are small non-owning views: an address, an element count and (for
+// LocalTensor) a position. Copying one copies the view, not the data.
+// operator[](offset) gives a view starting `offset` elements later.
+//
+// Thread-safety: views are values; the memory they point to is not guarded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "asc/kernel/context.h"
+#include "asc/kernel/types.h"
+
+namespace AscendC {
+
+template <typename T>
+class GlobalTensor {
+ public:
+  using PrimType = T;
+
+  GlobalTensor() = default;
+
+  /// Binds the tensor to `buffer` holding `bufferSize` elements (0 = unknown
+  /// size: no bounds are checked against it).
+  void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize = 0) {
+    addr_ = buffer;
+    size_ = bufferSize;
+  }
+
+  __gm__ T* GetPhyAddr() const { return addr_; }
+  __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
+  uint64_t GetSize() const { return size_; }
+
+  T GetValue(uint64_t offset) const { return addr_[offset]; }
+  void SetValue(uint64_t offset, T value) const { addr_[offset] = value; }
+  __gm__ T& operator()(uint64_t offset) const { return addr_[offset]; }
+
+  /// View starting `offset` elements later (size shrinks accordingly).
+  GlobalTensor operator[](uint64_t offset) const {
+    GlobalTensor t;
+    t.addr_ = addr_ + offset;
+    t.size_ = size_ > offset ? size_ - offset : 0;
+    return t;
+  }
+
+  /// pyasc extension: the element pointer.
+  T* data() const { return addr_; }
+
+ private:
+  T* addr_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+template <typename T>
+class LocalTensor {
+ public:
+  using PrimType = T;
+
+  LocalTensor() = default;
+  /// pyasc: a view of `size` elements at `addr` in `pos` (TPipe/TQue/TBuf make
+  /// these; kernels normally never call it).
+  LocalTensor(T* addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
+
+  T GetValue(uint32_t index) const { return addr_[index]; }
+  template <typename U>
+  void SetValue(uint32_t index, U value) const {
+    addr_[index] = static_cast<T>(value);
+  }
+  T& operator()(uint32_t index) const { return addr_[index]; }
+
+  /// View starting `offset` elements later.
+  LocalTensor operator[](uint32_t offset) const {
+    return LocalTensor(addr_ + offset, size_ > offset ? size_ - offset : 0, pos_);
+  }
+
+  /// Element count.
+  uint32_t GetSize() const { return size_; }
+  void SetSize(uint32_t size) { size_ = size; }
+  /// Bytes.
+  uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
+
+  /// The same bytes as elements of U (size scaled by sizeof(T)/sizeof(U)).
+  template <typename U>
+  LocalTensor<U> ReinterpretCast() const {
+    return LocalTensor<U>(reinterpret_cast<U*>(addr_),
+                          static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_);
+  }
+
+  /// The TPosition as an integer (as Ascend C returns it).
+  int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
+  /// Address of the first element (on the CPU device: the host address).
+  uint64_t GetPhyAddr() const { return reinterpret_cast<uint64_t>(addr_); }
+  uint64_t GetPhyAddr(uint32_t offset) const { return reinterpret_cast<uint64_t>(addr_ + offset); }
+
+  /// pyasc extensions.
+  T* data() const { return addr_; }
+  TPosition position() const { return pos_; }
+
+ private:
+  T* addr_ = nullptr;
+  uint32_t size_ = 0;
+  TPosition pos_ = TPosition::VECCALC;
+};
+
+}  // namespace AscendC

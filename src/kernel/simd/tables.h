@@ -1,0 +1,55 @@
+// Function-pointer tables filled per Highway target (see elementwise.cc and
+// convert_reduce.cc). The entry points in include/asc/kernel/simd.h index them
+// by operation and dtype; a null slot means "not supported".
+#pragma once
+
+#include <cstddef>
+
+#include "asc/core/dtype.h"
+#include "asc/kernel/simd.h"
+
+namespace asc::kernel::simd {
+
+using BinaryFn = void (*)(void* dst, const void* a, const void* b, size_t n);
+using ScalarFn = void (*)(void* dst, const void* src, const void* scalar, size_t n);
+using UnaryFn = void (*)(void* dst, const void* src, size_t n);
+using FillFn = void (*)(void* dst, const void* scalar, size_t n);
+using CastFn = void (*)(void* dst, const void* src, size_t n, RoundMode mode);
+using ReduceFn = void (*)(void* dst, const void* src, size_t n, bool with_index);
+
+constexpr size_t kNumBinaryOps = static_cast<size_t>(BinaryOp::kCount);
+constexpr size_t kNumScalarOps = static_cast<size_t>(ScalarOp::kCount);
+constexpr size_t kNumUnaryOps = static_cast<size_t>(UnaryOp::kCount);
+constexpr size_t kNumReduceOps = static_cast<size_t>(ReduceOp::kCount);
+constexpr size_t kDT = static_cast<size_t>(kNumDTypes);
+
+constexpr size_t idx(DType d) { return static_cast<size_t>(d); }
+constexpr size_t idx(BinaryOp o) { return static_cast<size_t>(o); }
+constexpr size_t idx(ScalarOp o) { return static_cast<size_t>(o); }
+constexpr size_t idx(UnaryOp o) { return static_cast<size_t>(o); }
+constexpr size_t idx(ReduceOp o) { return static_cast<size_t>(o); }
+
+struct ElementwiseTable {
+  BinaryFn binary[kNumBinaryOps][kDT] = {};
+  ScalarFn scalar[kNumScalarOps][kDT] = {};
+  UnaryFn unary[kNumUnaryOps][kDT] = {};
+  FillFn fill[4] = {};  // by log2(element size): 1, 2, 4, 8 bytes
+  const char* target = "";
+};
+
+struct ConvertReduceTable {
+  CastFn cast[kDT][kDT] = {};  // [dst][src]
+  ReduceFn reduce[kNumReduceOps][kDT] = {};
+};
+
+/// Scalar reference conversion of one element through double (used where the
+/// SIMD path would round twice, e.g. int32 -> float32 with a directed mode).
+void cast_scalar(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, const void* src, size_t n);
+
+[[noreturn]] void throw_unsupported(const char* op, DType dtype);
+
+/// Applies ASC_SIMD_TARGET (AVX3, AVX2, SSE4 or SCALAR: the best target the
+/// tables may use; for testing the fallback paths). Call before dispatching.
+void apply_target_override();
+
+}  // namespace asc::kernel::simd
