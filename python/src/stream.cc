@@ -30,26 +30,9 @@ bool interpreter_alive() noexcept {
 #endif
 }
 
-namespace {
-/// The stream whose worker the calling thread is (set when a Python callback
-/// runs there; a worker serves one stream for its whole life).
-thread_local const rt::Stream* t_worker_of = nullptr;
-}  // namespace
-
 void release_stream_without_gil(std::shared_ptr<rt::Stream>& s) noexcept {
-  if (s && s.get() == t_worker_of) {
-    // A callback's closure held its own stream, so this may be the last
-    // reference, dropped on the stream's own worker; ~Stream waits for that
-    // worker to go idle, so it must run on another thread.
-    try {
-      std::thread([victim = std::move(s)]() mutable {
-        victim.reset();
-      }).detach();
-      return;
-    } catch (...) {
-      // Could not start a thread: fall through (and risk the wait).
-    }
-  }
+  // Dropping the last reference drains the stream, whose callbacks may need the
+  // GIL. (Dropped from the stream's own worker, ~Stream does not wait.)
   if (s && Py_IsInitialized() && PyGILState_Check()) {
     py::gil_scoped_release nogil;
     s.reset();
@@ -215,8 +198,7 @@ void init_stream(py::module_& m) {
           "add_callback",
           [](const PyStream& s, py::function fn) {
             auto held = hold_python_object(std::move(fn));
-            s.get()->add_callback([held, stream = s.get()] {
-              t_worker_of = stream;
+            s.get()->add_callback([held] {
               run_python_callback(held);
             });
           },

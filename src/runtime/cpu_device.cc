@@ -179,7 +179,9 @@ class CpuDevice final : public Device {
       pending_jobs_.fetch_add(1, std::memory_order_relaxed);
       // A single block is run by the submitting thread itself (below) when a
       // core is free, so waking a worker would only cost a context switch.
-      if (inv.block_dim > 1 || !has_free_slot()) wake_workers_locked();
+      // The submitter takes one block itself when a core is free.
+      const uint32_t helpers = has_free_slot() ? inv.block_dim - 1 : inv.block_dim;
+      if (helpers > 0) wake_workers_locked(helpers);
     }
     // The submitting thread (a stream worker) takes a core too when one is
     // free: short kernels then finish without any thread hand-off.
@@ -217,12 +219,13 @@ class CpuDevice final : public Device {
     // A worker that found no free core may be sleeping while blocks remain.
     if (pending_jobs_.load(std::memory_order_acquire) > 0) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!jobs_.empty()) wake_workers_locked();
+      if (acquire_job()) wake_workers_locked(1);
     }
   }
-  void wake_workers_locked() {
+  // Wakes up to `n` sleeping workers (spinning ones see the generation change).
+  void wake_workers_locked(uint32_t n) {
     generation_.fetch_add(1, std::memory_order_release);
-    if (sleepers_ > 0) cv_.notify_all();
+    for (uint32_t i = 0; i < n && i < static_cast<uint32_t>(sleepers_); ++i) cv_.notify_one();
   }
 
   std::shared_ptr<Job> acquire_job() {
@@ -254,9 +257,12 @@ class CpuDevice final : public Device {
         run_blocks(*job, slot);
       }
       if (slot >= 0) release_slot(slot);
-      // Idle: spin briefly for back-to-back launches, then sleep.
+      // Idle: more launches usually follow (a launch loop), so spin briefly
+      // before sleeping; the spin yields the CPU (spin_wait.h), so it costs
+      // little when other threads need it.
       bool more = detail::spin_until(
-          [&] { return generation_.load(std::memory_order_acquire) != seen; }, detail::spin_budget());
+                                [&] { return generation_.load(std::memory_order_acquire) != seen; },
+                                detail::spin_budget());
       if (!more) {
         std::unique_lock<std::mutex> lock(mu_);
         ++sleepers_;

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <mutex>
+#include <unordered_map>
 
 namespace asc::runtime {
 
@@ -10,11 +12,26 @@ namespace asc::runtime {
 constexpr uint32_t kMaxBlockDim = 65535;
 
 std::string symbol_name(const void* fn) {
+  // dladdr walks symbol tables (microseconds); kernels are launched by the same
+  // few addresses over and over, so remember the answers.
+  static std::mutex mu;
+  static std::unordered_map<const void*, std::string> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(fn);
+    if (it != cache.end()) return it->second;
+  }
+  std::string name;
   Dl_info info{};
-  if (fn && ::dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn) return info.dli_sname;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "kernel@%p", fn);
-  return buf;
+  if (fn && ::dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn) {
+    name = info.dli_sname;
+  } else {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "kernel@%p", fn);
+    name = buf;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  return cache.emplace(fn, std::move(name)).first->second;
 }
 
 uint64_t launch_invocation(KernelInvocation inv, Stream* stream) {

@@ -10,7 +10,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#define ASC_CPU_RELAX() _mm_pause()
+#define ASC_CPU_RELAX() asm volatile("" ::: "memory")
 #elif defined(__aarch64__)
 #define ASC_CPU_RELAX() asm volatile("yield" ::: "memory")
 #else
@@ -20,15 +20,20 @@
 namespace asc::runtime::detail {
 
 /// Spins until pred() is true or `budget` elapsed; returns pred()'s last value.
+/// After a short busy phase the spinner yields the CPU on every round: when the
+/// runtime's threads outnumber the hardware threads, the thread we wait for
+/// may need this very CPU.
 template <typename Pred>
 bool spin_until(Pred&& pred, std::chrono::microseconds budget) {
   if (pred()) return true;
+  if (budget.count() <= 0) return false;
   auto deadline = std::chrono::steady_clock::now() + budget;
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
+  for (int round = 0;; ++round) {
+    for (int i = 0; i < 32; ++i) {
       if (pred()) return true;
       ASC_CPU_RELAX();
     }
+    if (round >= 4) std::this_thread::yield();
     if (std::chrono::steady_clock::now() >= deadline) return pred();
   }
 }
