@@ -9,20 +9,34 @@
 // * Stream-aware reuse: free() remembers the stream(s) that used the block and
 //   how far each had been enqueued. The same stream may reuse the block at
 //   once (its work is ordered); another stream only after those stream points
-//   completed.
+//   completed (or the stream was destroyed: destruction drains it). For the
+//   allocation stream the point is read lazily, when another stream first asks
+//   for the block: never earlier than at free(), and free() stays free of
+//   atomic operations. Streams added by record_stream() get exact points.
 // * Capacity limit (set_limit, or ASC_MEMORY_LIMIT in bytes, with optional
 //   K/M/G suffix, for the device pool): an allocation that would exceed it
 //   first returns cached segments to the OS and retries, then fails with
 //   kRtMemoryAllocation and a message stating requested, allocated, reserved
 //   and limit bytes.
 // * Statistics: see MemoryStats.
+// * The pool never blocks waiting for a stream (empty_cache and the
+//   out-of-memory retry skip blocks whose stream points are still pending), so
+//   it may be used from stream tasks and callbacks.
 //
-// Thread-safety: all methods may be called from any thread.
+// Errors: allocate() fails with kRtMemoryAllocation when the limit would be
+// exceeded ("[allocate] out of memory: requested N bytes (M rounded), allocated A
+// bytes, reserved R bytes, limit L bytes") or when the device allocator fails
+// (same text, "limit none" without a limit, followed by the device's message).
+// free() of a pointer not handed out (or freed twice, or nullptr) returns
+// kRtMemoryFree; record_stream() of a pointer not in use returns kInvalidParam.
+//
+// Thread-safety: all methods may be called from any thread (one mutex per pool).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "asc/core/status.h"
 #include "asc/runtime/device.h"
@@ -72,6 +86,9 @@ class MemoryPool {
   Status record_stream(void* ptr, Stream& stream);
 
   /// Returns all cached segments (those with no block in use) to the device.
+  /// Segments holding a block freed while a stream still had work pending on it
+  /// are skipped, not waited for (they are returned by a later call once that
+  /// work is done).
   void empty_cache();
   /// 0 removes the limit. A limit below current allocated bytes is accepted
   /// (later allocations fail until memory is freed).
@@ -82,7 +99,8 @@ class MemoryPool {
   /// Resets peaks to current values and the counters (hits, retries...) to 0.
   void reset_peak_stats();
 
-  /// True when `ptr` points inside a block in use; sets `*base`/`*size` to it.
+  /// True when `ptr` points inside a block in use; sets `*base`/`*size` to it
+  /// (`*size` is the block's usable size: the request rounded up). O(log n).
   bool find_allocation(const void* ptr, void** base = nullptr, size_t* size = nullptr) const;
 
   Kind kind() const noexcept { return kind_; }
@@ -96,10 +114,18 @@ class MemoryPool {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The current device's pool (limit from ASC_MEMORY_LIMIT).
+/// The current device's pool (limit from ASC_MEMORY_LIMIT; an invalid value is
+/// logged as a warning and ignored). Created on first use and never destroyed,
+/// so blocks may be freed during static destruction.
 MemoryPool& device_pool();
-/// The pinned host memory pool.
+/// The pinned host memory pool (same lifetime as device_pool()).
 MemoryPool& pinned_host_pool();
+
+/// Parses a memory size: decimal bytes with an optional K, M or G suffix
+/// (binary multiples; "KB"/"KiB" and lower case accepted, surrounding spaces
+/// ignored), e.g. "1073741824", "512M", "8G". "0" means no limit. Anything else,
+/// or a value that overflows, is kInvalidParam.
+Result<size_t> parse_memory_limit(const std::string& text);
 
 /// Owning handle to a pool block (moves, frees on destruction).
 class PoolBuffer {
