@@ -5,8 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS ?= $(shell nproc)
-CCACHE := $(shell command -v ccache 2>/dev/null)
-LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache,)
+# Recursive (=) so the test happens after bootstrap may have installed ccache.
+CCACHE = $(shell command -v ccache 2>/dev/null)
+LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache,)
 CPP_BUILD := build/cpp
 EXAMPLE_BUILD := build/vector_add
 
