@@ -159,6 +159,7 @@ class CpuDevice final : public Device {
                                            " pointer for a " + std::to_string(bytes) + "-byte " +
                                            memcpy_kind_name(kind) + " copy");
     }
+    ASC_LOG_DEBUG("memcpy", memcpy_kind_name(kind) << " " << bytes << " B " << src << " -> " << dst);
     std::memmove(dst, src, bytes);
     return Status::OK();
   }
