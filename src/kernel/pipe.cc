@@ -89,9 +89,11 @@ TPipe::TPipe() {
   }
   previous_ = ::asc::kernel::t_pipe;
   ::asc::kernel::t_pipe = this;
+  elide_token_ = ::asc::kernel::elide::pipe_enter();
 }
 
 TPipe::~TPipe() {
+  ::asc::kernel::elide::pipe_leave(elide_token_);
   if (::asc::kernel::t_pipe == this) ::asc::kernel::t_pipe = previous_;
 }
 

@@ -39,12 +39,12 @@ uint64_t launch_invocation(KernelInvocation inv, Stream* stream) {
     throw Error(ErrorCode::kInvalidParam, "[" + inv.name + "] blockDim must be in [1, 65535], got " +
                                               std::to_string(inv.block_dim));
   }
-  if (!stream) stream = current_stream().get();
+  if (!stream) stream = current_stream_ptr();
   return stream->launch(std::move(inv));
 }
 
 Stream* resolve_stream(void* handle) {
-  return handle ? static_cast<Stream*>(handle) : current_stream().get();
+  return handle ? static_cast<Stream*>(handle) : current_stream_ptr();
 }
 
 }  // namespace asc::runtime

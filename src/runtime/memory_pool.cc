@@ -1059,9 +1059,8 @@ MemoryPool::~MemoryPool() = default;
 
 Result<void*> MemoryPool::allocate(size_t bytes, Stream* stream) {
   try {
-    if (stream) return impl_->allocate(bytes, stream);
-    std::shared_ptr<Stream> cur = current_stream();  // outlives the pool's lock
-    return impl_->allocate(bytes, cur.get());
+    // The thread's current stream stays alive for the whole call.
+    return impl_->allocate(bytes, stream ? stream : current_stream_ptr());
   } catch (const std::bad_alloc&) {
     // Host memory for the bookkeeping ran out (never the device memory itself).
     return Status::OutOfMemory("allocate", "out of memory: requested " + std::to_string(bytes) +

@@ -278,6 +278,12 @@ std::shared_ptr<Stream> current_stream() {
   return default_stream();
 }
 
+Stream* current_stream_ptr() {
+  if (t_streams.current) return t_streams.current.get();
+  if (!t_streams.default_stream) t_streams.default_stream = Stream::create();
+  return t_streams.default_stream.get();
+}
+
 void set_current_stream(std::shared_ptr<Stream> s) { t_streams.current = std::move(s); }
 
 Status synchronize_device() {

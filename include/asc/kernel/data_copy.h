@@ -14,6 +14,11 @@
 //   align32(blockLen) bytes plus srcStride blocks, GM gaps of dstStride bytes.
 // * A count or extent larger than a LocalTensor (or a GlobalTensor of known
 //   size) is an asc::Error(kIndexOutOfRange) naming the kernel and block.
+// * Copy elision (asc/kernel/elide.h): contiguous copies (count form,
+//   DataCopyParams without gaps or with one burst, single-burst DataCopyPad
+//   without written padding) GM -> local are recorded instead of performed,
+//   and copies local -> GM of a recorded range run the pending work straight
+//   into GM. Other forms make the ranges they touch real first.
 //
 // Thread-safety: none needed (per-block data).
 #pragma once
@@ -23,6 +28,7 @@
 #include <type_traits>
 
 #include "asc/kernel/context.h"
+#include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
 
@@ -52,6 +58,28 @@ inline uint64_t pad_local_extent(uint32_t count, uint64_t row, uint64_t gap_bloc
   return extent(count, row, align32(row) + gap_blocks * 32);
 }
 inline uint64_t pad_gm_extent(uint32_t count, uint64_t len, uint64_t gap) { return extent(count, len, len + gap); }
+// Contiguous copies with copy elision.
+inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
+  if (elide::active()) {
+    elide::load(ub, gm, bytes);
+  } else {
+    std::memcpy(ub, gm, bytes);
+  }
+}
+inline void copy_out(void* gm, const void* ub, uint64_t bytes) {
+  if (elide::pending()) {
+    elide::store(gm, ub, bytes);
+  } else {
+    std::memcpy(gm, ub, bytes);
+  }
+}
+inline void copy_local(void* dst, const void* src, uint64_t bytes) {
+  if (elide::pending()) {
+    elide::copy_local(dst, src, bytes);
+  } else {
+    std::memmove(dst, src, bytes);
+  }
+}
 template <typename T>
 inline void check_local(const char* op, const AscendC::LocalTensor<T>& t, uint64_t bytes) {
   if (bytes > uint64_t{t.GetSize()} * sizeof(T)) fail_size(op, "bytes of the LocalTensor", bytes, uint64_t{t.GetSize()} * sizeof(T));
@@ -76,7 +104,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
   ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
   ::asc::kernel::detail::check_global("DataCopy", src, bytes);
-  std::memcpy(dst.data(), src.data(), bytes);
+  ::asc::kernel::detail::copy_in(dst.raw(), src.raw(), bytes);
 }
 /// Local -> GM.
 template <typename T>
@@ -84,7 +112,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
   ::asc::kernel::detail::check_local("DataCopy", src, bytes);
   ::asc::kernel::detail::check_global("DataCopy", dst, bytes);
-  std::memcpy(dst.data(), src.data(), bytes);
+  ::asc::kernel::detail::copy_out(dst.raw(), src.raw(), bytes);
 }
 /// Local -> local.
 template <typename T>
@@ -92,7 +120,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
   ::asc::kernel::detail::check_local("DataCopy", src, bytes);
   ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
-  std::memmove(dst.data(), src.data(), bytes);
+  ::asc::kernel::detail::copy_local(dst.raw(), src.raw(), bytes);
 }
 
 // ---------------------------------------------------------------- DataCopyParams
@@ -115,7 +143,31 @@ inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p
   } else {
     ::asc::kernel::detail::check_local("DataCopy", src, src_extent);
   }
-  ::asc::kernel::copy_bursts(dst.data(), src.data(), p.blockCount, burst, src_pitch, dst_pitch);
+  namespace ek = ::asc::kernel;
+  constexpr bool kDstGm = std::is_same_v<D, GlobalTensor<typename D::PrimType>>;
+  constexpr bool kSrcGm = std::is_same_v<S, GlobalTensor<typename S::PrimType>>;
+  if (p.blockCount == 1 || (src_pitch == burst && dst_pitch == burst)) {
+    // Contiguous: the count form's path.
+    const uint64_t bytes = uint64_t{p.blockCount} * burst;
+    if constexpr (kDstGm) {
+      ek::detail::copy_out(dst.raw(), src.raw(), bytes);
+    } else if constexpr (kSrcGm) {
+      ek::detail::copy_in(dst.raw(), src.raw(), bytes);
+    } else {
+      ek::detail::copy_local(dst.raw(), src.raw(), bytes);
+    }
+    return;
+  }
+  if constexpr (kSrcGm) {
+    ek::elide::access(dst.raw(), dst_extent);
+  } else if constexpr (kDstGm) {
+    ek::elide::read(src.raw(), src_extent);
+    ek::elide::gm_write(dst.raw(), dst_extent);
+  } else {
+    ek::elide::read(src.raw(), src_extent);
+    ek::elide::access(dst.raw(), dst_extent);
+  }
+  ek::copy_bursts(dst.raw(), src.raw(), p.blockCount, burst, src_pitch, dst_pitch);
 }
 }  // namespace detail
 
@@ -143,7 +195,14 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   const uint64_t row = (uint64_t{padParams.leftPadding} + padParams.rightPadding) * sizeof(T) + p.blockLen;
   d::check_local("DataCopyPad", dst, d::pad_local_extent(p.blockCount, row, p.dstStride));
   d::check_global("DataCopyPad", src, d::pad_gm_extent(p.blockCount, p.blockLen, p.srcStride));
-  ::asc::kernel::copy_pad_in(dst.data(), src.data(), sizeof(T), p, padParams.leftPadding, padParams.rightPadding,
+  const bool writes_padding = padParams.isPad && (padParams.leftPadding != 0 || padParams.rightPadding != 0);
+  if (p.blockCount == 1 && !writes_padding) {
+    // One burst and nothing written around it: the bytes land at leftPadding.
+    d::copy_in(dst.raw() + padParams.leftPadding, src.raw(), p.blockLen);
+    return;
+  }
+  ::asc::kernel::elide::access(dst.raw(), d::pad_local_extent(p.blockCount, row, p.dstStride));
+  ::asc::kernel::copy_pad_in(dst.raw(), src.raw(), sizeof(T), p, padParams.leftPadding, padParams.rightPadding,
                              padParams.isPad ? &padParams.paddingValue : nullptr);
 }
 /// Local -> GM, blockLen bytes per burst.
@@ -153,7 +212,13 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   const DataCopyExtParams& p = dataCopyParams;
   d::check_local("DataCopyPad", src, d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
   d::check_global("DataCopyPad", dst, d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
-  ::asc::kernel::copy_pad_out(dst.data(), src.data(), p);
+  if (p.blockCount == 1) {
+    d::copy_out(dst.raw(), src.raw(), p.blockLen);
+    return;
+  }
+  ::asc::kernel::elide::read(src.raw(), d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
+  ::asc::kernel::elide::gm_write(dst.raw(), d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
+  ::asc::kernel::copy_pad_out(dst.raw(), src.raw(), p);
 }
 /// Older parameter structs (blockLen in bytes as well).
 template <typename T>

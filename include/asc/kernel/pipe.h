@@ -15,6 +15,8 @@
 //   this queue or is in the wrong state (double free, free while enqueued).
 //   All operations are O(1) and allocate nothing on the heap.
 // * TBuf<pos>: one buffer without a queue; Get<T>() views it whole.
+// * Copy elision (asc/kernel/elide.h) is active while a TPipe is alive on the
+//   thread: the outermost TPipe's constructor and destructor start and end it.
 //
 // Thread-safety: a TPipe and its queues belong to one block (one thread).
 #pragma once
@@ -22,6 +24,7 @@
 #include <cstdint>
 
 #include "asc/kernel/context.h"
+#include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
 
@@ -143,14 +146,17 @@ class TQueBind {
     return LocalTensor<T>(reinterpret_cast<T*>(p), q_.buffer_bytes() / static_cast<uint32_t>(sizeof(T)), src);
   }
   /// Returns an allocated (or dequeued) buffer to the free list.
+  /// Its contents are undefined from now on: pending elided copies into it are
+  /// dropped (see asc/kernel/elide.h).
   template <typename T>
   void FreeTensor(const LocalTensor<T>& tensor) {
-    q_.free(tensor.data());
+    q_.free(tensor.raw());
+    ::asc::kernel::elide::discard(tensor.raw(), q_.buffer_bytes());
   }
   /// Appends an allocated tensor to the queue (its size is kept for DeQue).
   template <typename T>
   bool EnQue(const LocalTensor<T>& tensor) {
-    q_.enque(tensor.data(), tensor.GetLength());
+    q_.enque(tensor.raw(), tensor.GetLength());
     return true;
   }
   /// Removes the oldest enqueued tensor; an empty queue is an error.
@@ -280,6 +286,7 @@ class TPipe {
   uint64_t used_[static_cast<int>(Hardware::MAX)] = {};
   uint8_t events_[static_cast<int>(HardEvent::MAX)] = {};
   TPipe* previous_ = nullptr;
+  void* elide_token_ = nullptr;  // asc::kernel::elide::pipe_enter()
 };
 
 /// The TPipe constructed last on this thread (nullptr if none is alive).

@@ -4,6 +4,13 @@
 // LocalTensor) a position. Copying one copies the view, not the data.
 // operator[](offset) gives a view starting `offset` elements later.
 //
+// Copy elision (asc/kernel/elide.h): element access (GetValue/SetValue) first
+// makes the touched bytes real; an address or reference handed out
+// (GetPhyAddr, data(), operator()) ends elision for that range for the rest of
+// the block (LocalTensor) or writes pending copies of that GM (GlobalTensor).
+// raw() is the unguarded pointer for instruction implementations that call the
+// elision hooks themselves.
+//
 // Thread-safety: views are values; the memory they point to is not guarded.
 #pragma once
 
@@ -11,6 +18,7 @@
 #include <cstdint>
 
 #include "asc/kernel/context.h"
+#include "asc/kernel/elide.h"
 #include "asc/kernel/types.h"
 
 namespace AscendC {
@@ -29,13 +37,27 @@ class GlobalTensor {
     size_ = bufferSize;
   }
 
-  __gm__ T* GetPhyAddr() const { return addr_; }
-  __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
+  /// The address may be used to write GM: pending copies of the tensor's GM
+  /// are made real first (writes through it later are not seen by elision).
+  __gm__ T* GetPhyAddr() const {
+    ::asc::kernel::elide::gm_write(addr_, extent(0));
+    return addr_;
+  }
+  __gm__ T* GetPhyAddr(uint64_t offset) const {
+    ::asc::kernel::elide::gm_write(addr_ + offset, extent(offset));
+    return addr_ + offset;
+  }
   uint64_t GetSize() const { return size_; }
 
   T GetValue(uint64_t offset) const { return addr_[offset]; }
-  void SetValue(uint64_t offset, T value) const { addr_[offset] = value; }
-  __gm__ T& operator()(uint64_t offset) const { return addr_[offset]; }
+  void SetValue(uint64_t offset, T value) const {
+    ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
+    addr_[offset] = value;
+  }
+  __gm__ T& operator()(uint64_t offset) const {
+    ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
+    return addr_[offset];
+  }
 
   /// View starting `offset` elements later (size shrinks accordingly).
   GlobalTensor operator[](uint64_t offset) const {
@@ -45,10 +67,17 @@ class GlobalTensor {
     return t;
   }
 
-  /// pyasc extension: the element pointer.
-  T* data() const { return addr_; }
+  /// pyasc extension: the element pointer (as GetPhyAddr()).
+  T* data() const { return GetPhyAddr(); }
+  /// pyasc: the element pointer without elision bookkeeping (instruction code).
+  T* raw() const { return addr_; }
 
  private:
+  // Bytes from element `offset` to the end (unknown size: to the end of memory).
+  uint64_t extent(uint64_t offset) const {
+    return size_ == 0 ? UINT64_MAX : (size_ > offset ? (size_ - offset) * sizeof(T) : sizeof(T));
+  }
+
   T* addr_ = nullptr;
   uint64_t size_ = 0;
 };
@@ -63,12 +92,20 @@ class LocalTensor {
   /// these; kernels normally never call it).
   LocalTensor(T* addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
 
-  T GetValue(uint32_t index) const { return addr_[index]; }
+  T GetValue(uint32_t index) const {
+    ::asc::kernel::elide::read(addr_ + index, sizeof(T));
+    return addr_[index];
+  }
   template <typename U>
   void SetValue(uint32_t index, U value) const {
+    ::asc::kernel::elide::write(addr_ + index, sizeof(T));
     addr_[index] = static_cast<T>(value);
   }
-  T& operator()(uint32_t index) const { return addr_[index]; }
+  /// A reference escapes: the element is no longer elided in this block.
+  T& operator()(uint32_t index) const {
+    ::asc::kernel::elide::escape(addr_ + index, sizeof(T));
+    return addr_[index];
+  }
 
   /// View starting `offset` elements later.
   LocalTensor operator[](uint32_t offset) const {
@@ -90,15 +127,30 @@ class LocalTensor {
 
   /// The TPosition as an integer (as Ascend C returns it).
   int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
-  /// Address of the first element (on the CPU device: the host address).
-  uint64_t GetPhyAddr() const { return reinterpret_cast<uint64_t>(addr_); }
-  uint64_t GetPhyAddr(uint32_t offset) const { return reinterpret_cast<uint64_t>(addr_ + offset); }
+  /// Address of the first element (on the CPU device: the host address). The
+  /// tensor's bytes are no longer elided in this block (see elide.h).
+  uint64_t GetPhyAddr() const {
+    ::asc::kernel::elide::escape(addr_, view_bytes());
+    return reinterpret_cast<uint64_t>(addr_);
+  }
+  uint64_t GetPhyAddr(uint32_t offset) const {
+    ::asc::kernel::elide::escape(addr_ + offset, (size_ > offset ? size_ - offset : 1) * uint64_t{sizeof(T)});
+    return reinterpret_cast<uint64_t>(addr_ + offset);
+  }
 
-  /// pyasc extensions.
-  T* data() const { return addr_; }
+  /// pyasc extensions. data() is GetPhyAddr() as a pointer; raw() is the
+  /// pointer without elision bookkeeping, for instruction implementations that
+  /// call the asc::kernel::elide hooks themselves.
+  T* data() const {
+    ::asc::kernel::elide::escape(addr_, view_bytes());
+    return addr_;
+  }
+  T* raw() const { return addr_; }
   TPosition position() const { return pos_; }
 
  private:
+  uint64_t view_bytes() const { return (size_ ? uint64_t{size_} : 1) * sizeof(T); }
+
   T* addr_ = nullptr;
   uint32_t size_ = 0;
   TPosition pos_ = TPosition::VECCALC;

@@ -103,6 +103,9 @@ class Event {
 
 /// The calling thread's current stream (its default stream unless set).
 std::shared_ptr<Stream> current_stream();
+/// current_stream() without the reference count: valid while the thread's
+/// current stream stays current (at least until the thread changes it).
+Stream* current_stream_ptr();
 /// The calling thread's default stream.
 std::shared_ptr<Stream> default_stream();
 /// Makes `s` current for the calling thread (nullptr restores the default).

@@ -519,9 +519,8 @@ bool cast_supported(DType dst_dtype, DType src_dtype) noexcept {
   return table().cast[idx(dst_dtype)][idx(src_dtype)] != nullptr;
 }
 
-void cast(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, const void* src, size_t n) {
-  const CastFn fn = table().cast[idx(dst_dtype)][idx(src_dtype)];
-  if (HWY_UNLIKELY(!fn)) {
+void check_cast(DType dst_dtype, DType src_dtype, RoundMode mode) {
+  if (HWY_UNLIKELY(!table().cast[idx(dst_dtype)][idx(src_dtype)])) {
     throw Error(ErrorCode::kInvalidDtype, std::string("[Cast] cast from ") + dtype_name(src_dtype) + " to " +
                                               dtype_name(dst_dtype) + " is not supported");
   }
@@ -532,6 +531,11 @@ void cast(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, const voi
     throw Error(ErrorCode::kInvalidParam, std::string("[Cast] CAST_ODD is only meaningful for a float16 or "
                                                       "bfloat16 destination, not ") + dtype_name(dst_dtype));
   }
+}
+
+void cast(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, const void* src, size_t n) {
+  check_cast(dst_dtype, src_dtype, mode);
+  const CastFn fn = table().cast[idx(dst_dtype)][idx(src_dtype)];
   // int32 is the one source float32 cannot hold exactly: where float32's
   // rounding could change the final result, use the scalar reference.
   if (src_dtype == DType::kInt32 &&

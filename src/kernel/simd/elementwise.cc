@@ -286,22 +286,34 @@ const ElementwiseTable& table() {
 }
 }  // namespace
 
-void binary(BinaryOp op, DType dtype, void* dst, const void* a, const void* b, size_t n) {
+BinaryFn binary_fn(BinaryOp op, DType dtype) {
   const BinaryFn fn = idx(op) < kNumBinaryOps ? table().binary[idx(op)][idx(dtype)] : nullptr;
   if (HWY_UNLIKELY(!fn)) throw_unsupported(op_name(op), dtype);
-  fn(dst, a, b, n);
+  return fn;
+}
+
+ScalarFn scalar_fn(ScalarOp op, DType dtype) {
+  const ScalarFn fn = idx(op) < kNumScalarOps ? table().scalar[idx(op)][idx(dtype)] : nullptr;
+  if (HWY_UNLIKELY(!fn)) throw_unsupported(op_name(op), dtype);
+  return fn;
+}
+
+UnaryFn unary_fn(UnaryOp op, DType dtype) {
+  const UnaryFn fn = idx(op) < kNumUnaryOps ? table().unary[idx(op)][idx(dtype)] : nullptr;
+  if (HWY_UNLIKELY(!fn)) throw_unsupported(op_name(op), dtype);
+  return fn;
+}
+
+void binary(BinaryOp op, DType dtype, void* dst, const void* a, const void* b, size_t n) {
+  binary_fn(op, dtype)(dst, a, b, n);
 }
 
 void binary_scalar(ScalarOp op, DType dtype, void* dst, const void* src, const void* scalar, size_t n) {
-  const ScalarFn fn = idx(op) < kNumScalarOps ? table().scalar[idx(op)][idx(dtype)] : nullptr;
-  if (HWY_UNLIKELY(!fn)) throw_unsupported(op_name(op), dtype);
-  fn(dst, src, scalar, n);
+  scalar_fn(op, dtype)(dst, src, scalar, n);
 }
 
 void unary(UnaryOp op, DType dtype, void* dst, const void* src, size_t n) {
-  const UnaryFn fn = idx(op) < kNumUnaryOps ? table().unary[idx(op)][idx(dtype)] : nullptr;
-  if (HWY_UNLIKELY(!fn)) throw_unsupported(op_name(op), dtype);
-  fn(dst, src, n);
+  unary_fn(op, dtype)(dst, src, n);
 }
 
 void duplicate(DType dtype, void* dst, const void* scalar, size_t n) {

@@ -48,6 +48,15 @@ void cast_scalar(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, co
 
 [[noreturn]] void throw_unsupported(const char* op, DType dtype);
 
+/// The loop for (op, dtype) of the running target; throws kInvalidDtype like
+/// binary() / binary_scalar() / unary() when the dtype is not supported
+/// (copy elision validates an instruction when it is issued, runs it later).
+BinaryFn binary_fn(BinaryOp op, DType dtype);
+ScalarFn scalar_fn(ScalarOp op, DType dtype);
+UnaryFn unary_fn(UnaryOp op, DType dtype);
+/// Throws what cast() would throw for these dtypes and mode.
+void check_cast(DType dst_dtype, DType src_dtype, RoundMode mode);
+
 /// Applies ASC_SIMD_TARGET (AVX3, AVX2, SSE4 or SCALAR: the best target the
 /// tables may use; for testing the fallback paths). Call before dispatching.
 void apply_target_override();
