@@ -18,6 +18,7 @@
 
 #include "asc/core/log.h"
 #include "asc/runtime/device.h"
+#include "asc/runtime/profiler.h"
 #include "runtime/spin_wait.h"
 
 namespace asc::runtime {
@@ -68,6 +69,7 @@ size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 struct Job {
   const KernelInvocation* inv = nullptr;
   uint32_t block_dim = 0;
+  uint64_t stream_id = 0;  // for the profiler's block spans
   std::atomic<uint32_t> next{0};
   std::atomic<uint32_t> finished{0};
   std::atomic<bool> failed{false};
@@ -160,6 +162,11 @@ class CpuDevice final : public Device {
                                            memcpy_kind_name(kind) + " copy");
     }
     ASC_LOG_DEBUG("memcpy", memcpy_kind_name(kind) << " " << bytes << " B " << src << " -> " << dst);
+    profiler::Span span(profiler::EventKind::kMemcpy, "memcpy");
+    if (span.active()) {
+      span.event().bytes = bytes;
+      span.event().detail = memcpy_kind_name(kind);
+    }
     std::memmove(dst, src, bytes);
     return Status::OK();
   }
@@ -174,6 +181,7 @@ class CpuDevice final : public Device {
     Job& job = *job_ptr;
     job.inv = &inv;
     job.block_dim = inv.block_dim;
+    if (profiler::enabled()) job.stream_id = profiler::thread_stream();
     {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(job_ptr);
@@ -287,6 +295,13 @@ class CpuDevice final : public Device {
       if (!job.failed.load(std::memory_order_relaxed)) {
         ctx.block_idx = b;
         t_block = &ctx;
+        profiler::Span span(profiler::EventKind::kBlock, inv.name);
+        if (span.active()) {
+          span.event().core = ctx.core_id;
+          span.event().block_idx = static_cast<int32_t>(b);
+          span.event().block_dim = job.block_dim;
+          span.event().stream_id = job.stream_id;
+        }
         try {
           inv.body(ctx);
         } catch (...) {

@@ -68,11 +68,16 @@
 #include <vector>
 
 #include "asc/core/log.h"
+#include "asc/runtime/profiler.h"
 #include "asc/runtime/stream.h"
 #include "runtime/spin_wait.h"
 
 namespace asc::runtime {
 namespace {
+
+// Whether this thread's last allocation was served from the cache (for the
+// profiler's alloc events; written on the allocating thread only).
+thread_local bool t_last_alloc_hit = false;
 
 constexpr size_t kAlignment = 64;
 constexpr size_t kRound = 512;                     // rounding unit (multiple of kAlignment)
@@ -462,6 +467,8 @@ Result<void*> MemoryPool::Impl::allocate(size_t bytes, Stream* stream) {
       Block* b = found;
       fast_unlink(b);
       ++st.cache_hits;
+    t_last_alloc_hit = true;
+      t_last_alloc_hit = true;
       activate(b, bytes, key, stream);
       return static_cast<void*>(b->ptr);
     }
@@ -549,6 +556,7 @@ Result<void*> MemoryPool::Impl::allocate_slow(size_t bytes, size_t size, uint64_
   ++st.segments;
   ++st.os_allocations;
   ++st.cache_misses;
+  t_last_alloc_hit = false;
   st.reserved_bytes += seg_size;
   st.peak_reserved_bytes = std::max(st.peak_reserved_bytes, st.reserved_bytes);
   ASC_LOG_DEBUG("memory_pool", "new " << (small ? "small" : "large") << " segment of " << seg_size
@@ -1060,7 +1068,10 @@ MemoryPool::~MemoryPool() = default;
 Result<void*> MemoryPool::allocate(size_t bytes, Stream* stream) {
   try {
     // The thread's current stream stays alive for the whole call.
-    return impl_->allocate(bytes, stream ? stream : current_stream_ptr());
+    Result<void*> r = impl_->allocate(bytes, stream ? stream : current_stream_ptr());
+    if (profiler::enabled()) record_pool_event(static_cast<int>(profiler::EventKind::kAlloc), r.ok() ? r.value() : nullptr, bytes,
+                                               r.ok() ? (t_last_alloc_hit ? "hit" : "miss") : r.status().message());
+    return r;
   } catch (const std::bad_alloc&) {
     // Host memory for the bookkeeping ran out (never the device memory itself).
     return Status::OutOfMemory("allocate", "out of memory: requested " + std::to_string(bytes) +
@@ -1074,8 +1085,28 @@ void* MemoryPool::allocate_or_throw(size_t bytes, Stream* stream) {
   return allocate(bytes, stream).ValueOrThrow();
 }
 
+void MemoryPool::record_pool_event(int kind, const void* ptr, size_t bytes, const std::string& detail) {
+  profiler::TraceEvent e;
+  e.kind = static_cast<profiler::EventKind>(kind);
+  e.name = kind_ == Kind::kDevice ? "device_pool" : "pinned_host_pool";
+  e.ts_ns = profiler::now_ns();
+  e.bytes = bytes;
+  e.value = static_cast<int64_t>(stats().allocated_bytes);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", ptr);
+  e.detail = detail.empty() ? std::string(buf) : detail + " " + buf;
+  profiler::record(std::move(e));
+}
+
 Status MemoryPool::free(void* ptr) {
   try {
+    if (profiler::enabled()) {
+      size_t size = 0;
+      find_allocation(ptr, nullptr, &size);
+      Status st = impl_->free(ptr);
+      record_pool_event(static_cast<int>(profiler::EventKind::kFree), ptr, size, st.ok() ? "" : st.message());
+      return st;
+    }
     return impl_->free(ptr);
   } catch (...) {
     return StatusFromCurrentException("free");

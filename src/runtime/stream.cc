@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "asc/core/log.h"
+#include "asc/runtime/profiler.h"
 #include "runtime/spin_wait.h"
 
 namespace asc::runtime {
@@ -69,6 +70,7 @@ struct Stream::State {
   }
 
   static void worker_loop(std::shared_ptr<State> st) {
+    profiler::set_thread_stream(st->id);
     for (;;) {
       std::pair<std::string, std::function<void()>> task;
       {
@@ -149,7 +151,28 @@ uint64_t Stream::launch(KernelInvocation inv) {
   ASC_LOG_DEBUG("launch", "kernel " << inv.name << " blockDim=" << inv.block_dim << " stream=" << id_);
   std::string name = inv.name;
   Device* dev = device_;
-  return enqueue(std::move(name), [dev, inv = std::move(inv)] { dev->run_kernel(inv).ThrowIfError(); });
+  uint64_t flow = 0;
+  if (profiler::enabled()) {
+    flow = profiler::next_flow_id();
+    profiler::TraceEvent e;
+    e.kind = profiler::EventKind::kLaunch;
+    e.name = inv.name;
+    e.ts_ns = profiler::now_ns();
+    e.stream_id = id_;
+    e.flow_id = flow;
+    e.block_dim = inv.block_dim;
+    profiler::record(std::move(e));
+  }
+  return enqueue(std::move(name), [dev, flow, inv = std::move(inv)] {
+    profiler::Span span(profiler::EventKind::kKernel, inv.name);
+    Status st = dev->run_kernel(inv);
+    if (span.active()) {
+      span.event().flow_id = flow;
+      span.event().block_dim = inv.block_dim;
+      if (!st.ok()) span.event().detail = st.message();
+    }
+    st.ThrowIfError();
+  });
 }
 
 uint64_t Stream::memcpy_async(void* dst, const void* src, size_t bytes, MemcpyKind kind) {
@@ -161,8 +184,21 @@ uint64_t Stream::memcpy_async(void* dst, const void* src, size_t bytes, MemcpyKi
 
 void Stream::wait_until(uint64_t seq) { state_->wait_until(seq); }
 
+uint64_t Stream::add_callback(std::function<void()> fn) {
+  return enqueue("host_callback", [fn = std::move(fn)] {
+    profiler::Span span(profiler::EventKind::kCallback, "host_callback");
+    fn();
+  });
+}
+
 Status Stream::synchronize() {
-  state_->wait_until(last_enqueued());
+  if (profiler::enabled() && !query()) {
+    profiler::Span span(profiler::EventKind::kSync, "stream.synchronize");
+    span.event().stream_id = id_;
+    state_->wait_until(last_enqueued());
+  } else {
+    state_->wait_until(last_enqueued());
+  }
   std::lock_guard<std::mutex> lock(state_->mu);
   Status st = std::move(state_->first_error);
   state_->first_error = Status::OK();
@@ -196,6 +232,13 @@ void Event::record(Stream* stream) {
   }
   std::weak_ptr<State> weak = state_;
   uint64_t seq = s->enqueue("event_record", [weak, gen] {
+    if (profiler::enabled()) {
+      profiler::TraceEvent e;
+      e.kind = profiler::EventKind::kEventRecord;
+      e.name = "event_record";
+      e.ts_ns = profiler::now_ns();
+      profiler::record(std::move(e));
+    }
     if (auto st = weak.lock()) {
       auto now = std::chrono::steady_clock::now();
       std::lock_guard<std::mutex> lock(st->mu);
@@ -262,7 +305,11 @@ void Stream::wait_event(const Event& e) {
   if (!other || other.get() == this) return;  // nothing to wait for / already ordered
   std::weak_ptr<Stream> weak = other;
   enqueue("stream_wait_event", [weak, seq] {
-    if (auto s = weak.lock()) s->wait_until(seq);
+    profiler::Span span(profiler::EventKind::kStreamWait, "stream_wait_event");
+    if (auto s = weak.lock()) {
+      if (span.active()) span.event().detail = "waits for stream " + std::to_string(s->id());
+      s->wait_until(seq);
+    }
   });
 }
 

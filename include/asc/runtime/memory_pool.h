@@ -109,6 +109,8 @@ class MemoryPool {
   struct Impl;
 
  private:
+  void record_pool_event(int kind, const void* ptr, size_t bytes, const std::string& detail);
+
   Device& device_;
   Kind kind_;
   std::unique_ptr<Impl> impl_;

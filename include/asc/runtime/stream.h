@@ -50,7 +50,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// Asynchronous copy (ordered with the stream's other work).
   uint64_t memcpy_async(void* dst, const void* src, size_t bytes, MemcpyKind kind);
   /// Host callback run by the stream's worker in order.
-  uint64_t add_callback(std::function<void()> fn) { return enqueue("host_callback", std::move(fn)); }
+  uint64_t add_callback(std::function<void()> fn);
   /// The stream's later work waits until `e`'s recorded work is done.
   void wait_event(const Event& e);
 
