@@ -3,8 +3,10 @@
 ``import pyasc as asc``. This module re-exports the runtime API: streams and
 events (:mod:`pyasc.stream`), the memory pool (:mod:`pyasc.memory`), device
 information (:mod:`pyasc.device`), errors (:mod:`pyasc.errors`) and logging
-(:mod:`pyasc.log`), plus helpers to build C++ code against the installed
-package (:func:`get_include`, :func:`get_cmake_dir`, :data:`cmake_prefix_path`).
+(:mod:`pyasc.log`), utilities (:mod:`pyasc.utils`, e.g. ``asc.utils.compare``),
+command-line tools (:mod:`pyasc.tools`: ``pyasc-compare``, ``pyasc-info``),
+plus helpers to build C++ code against the installed package
+(:func:`get_include`, :func:`get_cmake_dir`, :data:`cmake_prefix_path`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from . import _C
 
 __version__ = _C.__version__
 
-from . import device, errors, log, memory, stream  # noqa: E402
+from . import device, errors, log, memory, profiler, stream, tools, utils  # noqa: E402
 from .device import (  # noqa: E402
     DeviceProperties,
     current_device,
@@ -146,4 +148,6 @@ __all__ = [
     "log",
     "memory",
     "stream",
+    "tools",
+    "utils",
 ]

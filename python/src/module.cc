@@ -13,4 +13,5 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_device(m);
   pyasc::init_stream(m);
   pyasc::init_memory(m);
+  pyasc::init_profiler(m);
 }
