@@ -1,9 +1,56 @@
-// Device properties (asc/runtime/device.h).
-#include "asc/runtime/device.h"
+// Device properties (asc/runtime/device.h) and build information (SIMD targets).
+#include <cstdint>
+#include <string>
 
+#include "asc/kernel/simd.h"
+#include "asc/runtime/device.h"
 #include "bindings.h"
 
+// The Highway targets libasc was compiled for. libasc has no function that
+// lists them, so they are computed here from Highway's headers (macros and the
+// inline TargetName only: nothing to link). HWY_TARGETS depends on the
+// compiler, its flags and HWY_DISABLED_TARGETS; the latter is a PRIVATE
+// definition of target `asc` in CMakeLists.txt and is mirrored here -- keep the
+// two equal. The target chosen at run time comes from libasc itself
+// (asc::kernel::simd::target_name()).
+#if defined(__has_include)
+#if __has_include(<hwy/detect_targets.h>) && __has_include(<hwy/targets.h>)
+#define PYASC_HAVE_HWY_HEADERS 1
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_AVX3_DL | HWY_SSSE3)  // = CMakeLists.txt, target asc
+#endif
+#include <hwy/detect_targets.h>
+#include <hwy/targets.h>
+#endif
+#endif
+
 namespace pyasc {
+
+namespace {
+
+// Names of the compiled Highway targets, best first (lower bits are better).
+py::list compiled_simd_targets() {
+  py::list names;
+#ifdef PYASC_HAVE_HWY_HEADERS
+  for (int bit = 0; bit < 63; ++bit) {
+    const int64_t target = int64_t{1} << bit;
+    if (HWY_TARGETS & target) names.append(py::str(hwy::TargetName(target)));
+  }
+#endif
+  return names;
+}
+
+std::string compiler_id() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("gcc ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace
 
 void init_device(py::module_& m) {
   m.def(
@@ -24,6 +71,27 @@ void init_device(py::module_& m) {
       },
       "Properties of the current device as a dict: name, device_id, num_cores, ub_size, "
       "l1_size, l0a_size, l0b_size, l0c_size, total_memory (sizes in bytes).");
+
+  m.def(
+      "build_info",
+      [] {
+        py::dict d;
+        d["version"] = ASC_VERSION_STRING;
+        // Choosing the tables applies ASC_SIMD_TARGET (read once, at first use).
+        d["simd_target"] = std::string(asc::kernel::simd::target_name());
+        d["simd_targets_compiled"] = compiled_simd_targets();
+        d["compiler"] = compiler_id();
+        // Whoever links a BLAS into libasc defines ASC_BLAS_NAME (PUBLIC) naming it.
+#ifdef ASC_BLAS_NAME
+        d["blas"] = std::string(ASC_BLAS_NAME);
+#else
+        d["blas"] = "none yet (OpenBLAS planned)";
+#endif
+        return d;
+      },
+      "Build information as a dict: version, simd_target (the Highway target the vector instructions "
+      "dispatch to, after ASC_SIMD_TARGET), simd_targets_compiled (Highway targets compiled into libasc, "
+      "best first; empty when unknown), compiler, blas.");
 }
 
 }  // namespace pyasc

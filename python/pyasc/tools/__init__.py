@@ -1,0 +1,11 @@
+"""Command-line tools.
+
+* ``pyasc-compare`` / ``python -m pyasc.tools.compare`` -- precision
+  comparison of a result file against a golden file (:mod:`pyasc.tools.compare`).
+* ``pyasc-info`` / ``python -m pyasc.tools.info`` -- version, build options,
+  devices, memory and environment, like ``npu-smi info`` (:mod:`pyasc.tools.info`).
+
+Each module has ``main(argv=None) -> int`` (the exit status).
+"""
+
+__all__ = []
