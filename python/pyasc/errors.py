@@ -104,7 +104,6 @@ _CLASS_BY_CODE = {
     ErrorCode.RT_MEMORY_FREE: AscendValueError,
     ErrorCode.RT_INTERNAL_ERROR: AscendRuntimeError,
     ErrorCode.RT_AICORE_EXCEPTION: AscendRuntimeError,
-    ErrorCode.RT_STREAM_SYNC_FAILED: AscendRuntimeError,
     ErrorCode.INTERNAL: AscendRuntimeError,
     ErrorCode.FAILURE: AscendRuntimeError,
 }
@@ -125,6 +124,6 @@ def _callback_failure(exc):
     if isinstance(exc, AscendError):
         return int(exc.code), exc.message
     return (
-        int(ErrorCode.RT_STREAM_SYNC_FAILED),
+        int(ErrorCode.FAILURE),
         f"[host_callback] {type(exc).__name__}: {exc}",
     )

@@ -59,10 +59,8 @@ void init_errors(py::module_& m) {
       .value("RT_INTERNAL_ERROR", ErrorCode::kRtInternalError, "ACL_ERROR_RT_INTERNAL_ERROR")
       .value("RT_AICORE_EXCEPTION", ErrorCode::kRtAicoreException,
              "ACL_ERROR_RT_AICORE_EXCEPTION (a kernel failed)")
-      .value("RT_STREAM_SYNC_FAILED", ErrorCode::kRtStreamSyncFailed,
-             "a stream task (e.g. a host callback) failed")
       .value("INTERNAL", ErrorCode::kInternal, "ACL_ERROR_INTERNAL_ERROR")
-      .value("FAILURE", ErrorCode::kFailure, "ACL_ERROR_FAILURE")
+      .value("FAILURE", ErrorCode::kFailure, "ACL_ERROR_FAILURE (e.g. a host callback raised)")
       .finalize();
 
   m.def(

@@ -64,14 +64,14 @@ std::shared_ptr<py::object> hold_python_object(py::object obj) {
 /// asc::Error (code and message from pyasc.errors._callback_failure).
 void run_python_callback(const std::shared_ptr<py::object>& fn) {
   if (!interpreter_alive()) {
-    throw asc::Error(asc::ErrorCode::kRtStreamSyncFailed,
+    throw asc::Error(asc::ErrorCode::kFailure,
                      "[host_callback] skipped: the Python interpreter is shutting down");
   }
   py::gil_scoped_acquire gil;
   try {
     (*fn)();
   } catch (py::error_already_set& err) {
-    int code = static_cast<int>(asc::ErrorCode::kRtStreamSyncFailed);
+    int code = static_cast<int>(asc::ErrorCode::kFailure);
     std::string message = std::string("[host_callback] ") + err.what();
     try {
       py::tuple info = py::module_::import("pyasc.errors").attr("_callback_failure")(err.value());

@@ -29,7 +29,6 @@ const char* error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kRtMemoryFree: return "ACL_ERROR_RT_MEMORY_FREE";
     case ErrorCode::kRtInternalError: return "ACL_ERROR_RT_INTERNAL_ERROR";
     case ErrorCode::kRtAicoreException: return "ACL_ERROR_RT_AICORE_EXCEPTION";
-    case ErrorCode::kRtStreamSyncFailed: return "ACL_ERROR_RT_STREAM_SYNC_FAILED";
     case ErrorCode::kInternal: return "ACL_ERROR_INTERNAL_ERROR";
     case ErrorCode::kFailure: return "ACL_ERROR_FAILURE";
   }

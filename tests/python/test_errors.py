@@ -26,7 +26,6 @@ EXPECTED_BUILTIN = {
     ErrorCode.RT_MEMORY_FREE: ValueError,
     ErrorCode.RT_INTERNAL_ERROR: RuntimeError,
     ErrorCode.RT_AICORE_EXCEPTION: RuntimeError,
-    ErrorCode.RT_STREAM_SYNC_FAILED: RuntimeError,
     ErrorCode.INTERNAL: RuntimeError,
     ErrorCode.FAILURE: RuntimeError,
     ErrorCode.UNINITIALIZE: RuntimeError,

@@ -49,9 +49,8 @@ enum class ErrorCode : int32_t {
   kRtMemoryFree = 207002,        // ACL_ERROR_RT_MEMORY_FREE
   kRtInternalError = 507000,     // ACL_ERROR_RT_INTERNAL_ERROR
   kRtAicoreException = 507015,   // ACL_ERROR_RT_AICORE_EXCEPTION (a kernel failed)
-  kRtStreamSyncFailed = 507018,  // ACL_ERROR_RT_STREAM_SYNC_TIMEOUT area: callback/stream failure
   kInternal = 500000,            // ACL_ERROR_INTERNAL_ERROR
-  kFailure = 500002,             // ACL_ERROR_FAILURE
+  kFailure = 500001,             // ACL_ERROR_FAILURE (also: a host callback failed)
 };
 
 /// Name of a code ("ACL_ERROR_INVALID_PARAM", ...), never null.
