@@ -3,7 +3,7 @@
 ``import pyasc as asc``. This module re-exports the runtime API: streams and
 events (:mod:`pyasc.stream`), the memory pool (:mod:`pyasc.memory`), device
 information (:mod:`pyasc.device`), errors (:mod:`pyasc.errors`) and logging
-(:mod:`pyasc.log`), utilities (:mod:`pyasc.utils`, e.g. ``asc.utils.compare``),
+(``set_log_level``/``get_log_level``), utilities (:mod:`pyasc.utils`, e.g. ``asc.utils.compare``),
 command-line tools (:mod:`pyasc.tools`: ``pyasc-compare``, ``pyasc-info``),
 plus helpers to build C++ code against the installed package
 (:func:`get_include`, :func:`get_cmake_dir`, :data:`cmake_prefix_path`).
@@ -18,7 +18,7 @@ from . import _C
 
 __version__ = _C.__version__
 
-from . import device, errors, log, memory, profiler, stream, tools, utils  # noqa: E402
+from . import _log, device, errors, memory, profiler, stream, tools, utils  # noqa: E402
 from .device import (  # noqa: E402
     DeviceProperties,
     current_device,
@@ -35,7 +35,8 @@ from .errors import (  # noqa: E402
     AscendValueError,
     ErrorCode,
 )
-from .log import get_log_level, set_log_level  # noqa: E402
+from ._log import get_log_level, set_log_level  # noqa: E402
+from .numeric import *  # noqa: E402,F401,F403
 from .memory import (  # noqa: E402
     MemoryAllocator,
     empty_cache,
@@ -145,8 +146,8 @@ __all__ = [
     # submodules
     "device",
     "errors",
-    "log",
     "memory",
+    "profiler",
     "stream",
     "tools",
     "utils",

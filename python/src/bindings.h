@@ -21,6 +21,7 @@ void init_device(py::module_& m);
 void init_stream(py::module_& m);
 void init_memory(py::module_& m);
 void init_profiler(py::module_& m);
+void init_array(py::module_& m);
 
 /// True while Python objects may be touched (interpreter up, not finalizing).
 bool interpreter_alive() noexcept;

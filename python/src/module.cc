@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_stream(m);
   pyasc::init_memory(m);
   pyasc::init_profiler(m);
+  pyasc::init_array(m);
 }

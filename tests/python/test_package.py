@@ -28,7 +28,7 @@ def _public_objects():
         if name == "__version__":
             continue
         yield f"pyasc.{name}", getattr(asc, name)
-    for mod in (asc.errors, asc.stream, asc.memory, asc.device, asc.log):
+    for mod in (asc.errors, asc.stream, asc.memory, asc.device, asc._log):
         for name in mod.__all__:
             yield f"{mod.__name__}.{name}", getattr(mod, name)
 

@@ -1,0 +1,138 @@
+// The operator registry and the executor.
+//
+// Every operator is declared once, as an OpDef: name, arity, fusion class,
+// dtype rule, and kernels per device (for the CPU device: a NumPy-ufunc-style
+// inner loop over 1-d strided runs, chosen by the loop dtypes). Shape rules
+// follow from the kind: elementwise ops broadcast their inputs; reductions
+// drop (or keep, with keepdims) the reduced axes; opaque ops compute their own.
+// Adding an op = its OpDef + kernel (in the src/ops/<family>.cc file) + test.
+//
+// `call()` is THE executor: it validates (errors "[op] ..." name the shapes or
+// dtypes involved), infers shape and dtype, casts inputs to the loop dtypes,
+// allocates the output from the device pool and runs the kernel. It is eager
+// for now (the work runs before call() returns, large ops split across all
+// cores with one kernel launch); the lazy graph replaces this one function.
+//
+// Errors (asc::Error): kInvalidShape (shapes do not broadcast), kInvalidDtype
+// (no loop for the dtypes, e.g. bfloat16 with float16, "[subtract] ... boolean"),
+// kInvalidParam (bad axis, unknown op, empty reduction without identity),
+// kRtMemoryAllocation (pool exhausted).
+//
+// Thread-safety: ops are registered during static initialisation only; after
+// that the registry is read-only and call() may run from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "asc/core/dtype.h"
+#include "asc/core/status.h"
+#include "asc/core/tensor.h"
+
+namespace asc::ops {
+
+enum class FusionClass : uint8_t { kElementwise, kReduction, kOpaque };
+
+/// Attributes of one call (the union of what the ops take so far).
+struct Attrs {
+  std::vector<int64_t> axes;  // reductions; empty with all_axes = reduce everything
+  bool all_axes = true;
+  bool keepdims = false;
+  bool has_dtype = false;  // astype target, reduction accumulator/result dtype
+  DType dtype = DType::kFloat32;
+};
+
+/// dtypes an elementwise/reduction kernel runs with: inputs are cast to in[i]
+/// first; the output has dtype `out`.
+struct LoopTypes {
+  DType in[3] = {DType::kFloat32, DType::kFloat32, DType::kFloat32};
+  DType out = DType::kFloat32;
+};
+
+/// CPU inner loop: ptrs[0] is the output, ptrs[1..arity] the inputs; strides in
+/// bytes; n elements. A binary loop called with ptrs[0] == ptrs[1] and both
+/// strides 0 is a reduction of input 2 into *ptrs[0] (NumPy's convention).
+using InnerLoop = void (*)(char** ptrs, const int64_t* strides, int64_t n);
+
+struct OpDef;
+using DTypeRule = Status (*)(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* types);
+using LoopSelector = InnerLoop (*)(const LoopTypes& types);
+using OpaqueFn = Tensor (*)(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
+
+enum class Identity : uint8_t { kNone, kZero, kOne, kLowest, kHighest };
+
+struct OpDef {
+  std::string name;
+  int arity = 2;
+  FusionClass fusion = FusionClass::kElementwise;
+  DTypeRule dtype_rule = nullptr;  // elementwise and reductions
+  LoopSelector cpu_loop = nullptr;  // elementwise: the kernel on the CPU device
+  // Reductions: the binary elementwise op that folds into the accumulator and
+  // the accumulator's initial value (kLowest: -Inf / the type's minimum).
+  std::string combine;
+  Identity identity = Identity::kNone;
+  OpaqueFn run = nullptr;  // opaque and composite ops (e.g. mean)
+};
+
+/// Registers an op (static initialisation time). A duplicate name is a kInvalidParam error.
+void register_op(OpDef def);
+/// The op named `name`, or nullptr.
+const OpDef* find_op(const std::string& name) noexcept;
+/// The op named `name`; kInvalidParam "[name] unknown operator" otherwise.
+const OpDef& get_op(const std::string& name);
+std::vector<std::string> op_names();
+
+/// Registers at static-initialisation time: `static OpRegistrar r({...});`.
+struct OpRegistrar {
+  explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }
+};
+
+/// Runs `op` on `inputs` (see the file comment). With `out`, the result is
+/// written there (shape must equal the broadcast shape; the result is cast to
+/// out's dtype) and `*out` is returned.
+Tensor call(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}, const Tensor* out = nullptr);
+Tensor call(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs = {},
+            const Tensor* out = nullptr);
+
+/// Cast with NumPy semantics (astype): a new contiguous tensor, or `t` itself
+/// when the dtype already matches and `copy` is false.
+Tensor cast(const Tensor& t, DType dtype, bool copy = false);
+
+// ---------------------------------------------------------------- dtypes
+
+/// NumPy 2 promotion as NumPy's ufuncs apply it, with ml_dtypes' bfloat16
+/// loops: bfloat16 with bool/int8/uint8 -> bfloat16; with float16, int16,
+/// uint16, float32 -> float32; with 32/64-bit ints or float64 -> float64.
+/// (All pairs of pyasc's dtypes promote; the Result is for future dtypes.)
+Result<DType> promote_types(DType a, DType b);
+/// promote_types() that throws, naming `op`.
+DType promote_or_throw(DType a, DType b, const std::string& op);
+/// The float dtype NumPy computes math functions of `d` in (int8 -> float16,
+/// int16 -> float32, int32/int64 -> float64, floats unchanged).
+DType float_for(DType d);
+
+/// A Python scalar of the NEP 50 "weak" kinds.
+enum class ScalarKind : uint8_t { kBool, kInt, kFloat };
+struct Scalar {
+  ScalarKind kind = ScalarKind::kFloat;
+  int64_t i = 0;  // kBool / kInt
+  double f = 0;   // kFloat
+  static Scalar from_bool(bool b) { Scalar s; s.kind = ScalarKind::kBool; s.i = b; return s; }
+  static Scalar from_int(int64_t v) { Scalar s; s.kind = ScalarKind::kInt; s.i = v; return s; }
+  static Scalar from_float(double v) { Scalar s; s.kind = ScalarKind::kFloat; s.f = v; return s; }
+};
+/// The dtype a weak scalar takes next to an array of dtype `array_dtype` (NEP 50:
+/// int8_array + 1 -> int8, int_array + 1.5 -> float64, float32_array * 2.5 -> float32).
+DType weak_scalar_dtype(DType array_dtype, ScalarKind kind);
+/// The dtype of a scalar on its own (bool, int64, float64).
+DType default_scalar_dtype(ScalarKind kind);
+/// A 0-d tensor holding `s` as `dtype`. An int out of the dtype's range is
+/// kInvalidParam ("[op] Python integer 300 out of bounds for int8").
+Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op = "asarray");
+/// A new tensor of `shape` filled with `s` (cast to dtype as astype would).
+Tensor full(const Shape& shape, const Scalar& s, DType dtype);
+/// Writes `s` into every element of `t` (cast as astype would).
+void fill(const Tensor& t, const Scalar& s);
+
+}  // namespace asc::ops

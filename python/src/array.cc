@@ -1,0 +1,544 @@
+// pyasc.ndarray (asc::Tensor) and the op functions of the array namespace.
+//
+// Argument conversion (NEP 50 weak Python scalars, NumPy arrays shared without
+// copies, dtype objects) happens here in C++; the op registry
+// (asc/ops/registry.h) does promotion, broadcasting and the work. NumPy's own
+// formatting (repr, tolist, item) is reused through a zero-copy NumPy view.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "asc/core/tensor.h"
+#include "asc/ops/registry.h"
+#include "bindings.h"
+
+namespace pyasc {
+
+namespace {
+
+using asc::DType;
+using asc::Error;
+using asc::Status;
+using asc::Tensor;
+namespace ops = asc::ops;
+
+// ------------------------------------------------------------------ dtypes
+
+struct DTypeTable {
+  std::array<py::object, asc::kNumDTypes> np;  // numpy.dtype objects
+};
+
+const DTypeTable& dtypes() {
+  static DTypeTable* t = [] {
+    auto* tab = new DTypeTable();
+    py::module_ np = py::module_::import("numpy");
+    py::object bf16 = py::module_::import("ml_dtypes").attr("bfloat16");
+    for (int i = 0; i < asc::kNumDTypes; ++i) {
+      const DType d = static_cast<DType>(i);
+      tab->np[static_cast<size_t>(i)] =
+          d == DType::kBFloat16 ? np.attr("dtype")(bf16) : np.attr("dtype")(asc::dtype_name(d));
+    }
+    return tab;
+  }();
+  return *t;
+}
+
+py::object np_dtype(DType d) { return dtypes().np[static_cast<size_t>(d)]; }
+
+/// Any dtype-like (numpy.dtype, a scalar type such as numpy.float32 or
+/// ml_dtypes.bfloat16, or a name) -> DType; TypeError (kInvalidDtype) otherwise.
+DType to_dtype(py::handle obj) {
+  const auto& t = dtypes();
+  for (int i = 0; i < asc::kNumDTypes; ++i)
+    if (obj.ptr() == t.np[static_cast<size_t>(i)].ptr()) return static_cast<DType>(i);
+  py::object d;
+  try {
+    d = py::module_::import("numpy").attr("dtype")(obj);
+  } catch (py::error_already_set&) {
+    throw Error(Status::TypeError("dtype", "data type '" + std::string(py::str(obj)) + "' not understood"));
+  }
+  for (int i = 0; i < asc::kNumDTypes; ++i)
+    if (d.equal(t.np[static_cast<size_t>(i)])) return static_cast<DType>(i);
+  throw Error(Status::TypeError("dtype", "unsupported dtype " + std::string(py::str(d))));
+}
+
+// ------------------------------------------------------------------ conversion
+
+/// Keeps a Python object alive from C++; released with the GIL held.
+std::shared_ptr<void> keep_alive(py::object o) {
+  return std::shared_ptr<void>(new py::object(std::move(o)), [](void* p) {
+    auto* obj = static_cast<py::object*>(p);
+    if (!interpreter_alive()) {  // the interpreter is gone: leak rather than crash
+      obj->release();
+      delete obj;
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    delete obj;
+  });
+}
+
+/// A NumPy array's memory as a tensor (no copy; the array is kept alive).
+Tensor from_numpy(py::array arr) {
+  const DType dt = to_dtype(arr.dtype());
+  if (!arr.dtype().attr("isnative").cast<bool>())
+    throw Error(Status::TypeError("from_numpy", "non-native byte order is not supported"));
+  const int64_t nd = arr.ndim();
+  asc::Shape shape(static_cast<size_t>(nd));
+  asc::Strides strides(static_cast<size_t>(nd));
+  int64_t lo = 0, hi = 0;
+  bool empty = false;
+  for (int64_t i = 0; i < nd; ++i) {
+    shape[static_cast<size_t>(i)] = arr.shape(i);
+    strides[static_cast<size_t>(i)] = arr.strides(i);
+    if (arr.shape(i) == 0) empty = true;
+    const int64_t span = (arr.shape(i) - 1) * arr.strides(i);
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  if (empty) lo = hi = 0;
+  auto* data = static_cast<uint8_t*>(const_cast<void*>(arr.data()));
+  const size_t extent = empty ? 0 : static_cast<size_t>(hi - lo) + asc::dtype_size(dt);
+  auto storage = asc::Storage::external(data + lo, extent, keep_alive(arr));
+  return Tensor::view_of(std::move(storage), dt, std::move(shape), std::move(strides), -lo);
+}
+
+/// A zero-copy NumPy view of `t` whose base keeps `owner` alive.
+py::array to_numpy(const Tensor& t, py::handle owner) {
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
+  return py::array(py::dtype::from_args(np_dtype(t.dtype())), shape, strides, t.data(), owner);
+}
+
+bool is_tensor(py::handle h) {
+  // Exact-type fast path: pybind11's isinstance looks the type up in a registry.
+  static PyTypeObject* exact = reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());
+  return Py_TYPE(h.ptr()) == exact || py::isinstance<Tensor>(h);
+}
+
+/// Python scalars are "weak" (NEP 50). NumPy scalars (np.float32(1)) are not.
+bool weak_scalar(py::handle h, ops::Scalar* s) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) {
+    *s = ops::Scalar::from_bool(o == Py_True);
+    return true;
+  }
+  if (PyLong_CheckExact(o) || (PyLong_Check(o) && !PyObject_HasAttrString(o, "dtype"))) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow)
+      throw Error(Status::Invalid("asarray", "Python integer " + std::string(py::str(h)) + " out of bounds for int64"));
+    *s = ops::Scalar::from_int(v);
+    return true;
+  }
+  if (PyFloat_CheckExact(o) || (PyFloat_Check(o) && !PyObject_HasAttrString(o, "dtype"))) {
+    *s = ops::Scalar::from_float(PyFloat_AsDouble(o));
+    return true;
+  }
+  return false;
+}
+
+/// Any array-like -> tensor (NumPy arrays shared, everything else through numpy.asarray).
+Tensor to_tensor(py::handle h) {
+  if (is_tensor(h)) return h.cast<Tensor>();
+  ops::Scalar s;
+  if (weak_scalar(h, &s)) return ops::scalar_tensor(s, ops::default_scalar_dtype(s.kind));
+  if (py::isinstance<py::array>(h)) return from_numpy(py::reinterpret_borrow<py::array>(h));
+  py::object a = py::module_::import("numpy").attr("asarray")(h);
+  return from_numpy(a.cast<py::array>());
+}
+
+/// Operands of an op: tensors as they are, weak scalars take the dtype NEP 50
+/// gives them next to the strongest tensor dtype among the operands.
+std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::string& op) {
+  std::vector<Tensor> ts(args.size());
+  std::array<ops::Scalar, 3> scal{};
+  std::array<bool, 3> weak{};
+  bool have_strong = false;
+  DType strong = DType::kBool;
+  for (size_t i = 0; i < args.size(); ++i) {
+    weak[i] = weak_scalar(args[i], &scal[i]);
+    if (weak[i]) continue;
+    ts[i] = to_tensor(args[i]);
+    strong = have_strong ? ops::promote_or_throw(strong, ts[i].dtype(), op) : ts[i].dtype();
+    have_strong = true;
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (weak[i])
+      ts[i] = ops::scalar_tensor(scal[i], have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind)
+                                                      : ops::default_scalar_dtype(scal[i].kind),
+                                 op);
+  return ts;
+}
+
+/// Whether `h` can be an operand of an operator (else NotImplemented).
+bool operand_like(py::handle h) {
+  PyObject* o = h.ptr();
+  return is_tensor(h) || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || py::isinstance<py::array>(h) ||
+         PyList_Check(o) || PyTuple_Check(o) || PyObject_HasAttrString(o, "__array_interface__");
+}
+
+// ------------------------------------------------------------------ op calls
+
+py::object call_op(const ops::OpDef& op, const std::vector<py::handle>& args, py::handle out) {
+  std::vector<Tensor> ts = operands(args, op.name);
+  if (!out.is_none()) {
+    if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
+    Tensor o = out.cast<Tensor>();
+    ops::call(op, ts, {}, &o);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  return py::cast(ops::call(op, ts));
+}
+
+/// In-place operator: the result is cast back to self's dtype (same_kind rule).
+py::object inplace_op(const ops::OpDef& op, py::object self, py::handle other) {
+  if (!operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  Tensor t = self.cast<Tensor>();
+  std::vector<Tensor> ts = operands({self, other}, op.name);
+  ts[0] = t;
+  ops::call(op, ts, {}, &t);
+  return self;
+}
+
+ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
+  ops::Attrs a;
+  a.keepdims = keepdims;
+  if (!axis.is_none()) {
+    a.all_axes = false;
+    if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
+      for (auto v : axis) a.axes.push_back(v.cast<int64_t>());
+    } else {
+      a.axes.push_back(axis.cast<int64_t>());
+    }
+  }
+  if (!dtype.is_none()) {
+    a.has_dtype = true;
+    a.dtype = to_dtype(dtype);
+  }
+  return a;
+}
+
+py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool keepdims, py::handle dtype,
+                     py::handle out) {
+  Tensor t = to_tensor(x);
+  ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
+  if (!out.is_none()) {
+    Tensor o = out.cast<Tensor>();
+    ops::call(op, {t}, a, &o);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  return py::cast(ops::call(op, {t}, a));
+}
+
+// ------------------------------------------------------------------ shapes, indices
+
+asc::Shape to_shape(py::handle h) {
+  asc::Shape s;
+  if (PyLong_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__index__")) {
+    if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) {
+      s.push_back(h.cast<int64_t>());
+      return s;
+    }
+  }
+  for (auto v : h) s.push_back(v.cast<int64_t>());
+  return s;
+}
+
+py::tuple to_tuple(const std::vector<int64_t>& v) {
+  py::tuple t(v.size());
+  for (size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
+  return t;
+}
+
+asc::IndexItem index_item(py::handle k) {
+  PyObject* o = k.ptr();
+  if (o == Py_None) return asc::IndexItem::new_axis();
+  if (o == Py_Ellipsis) return asc::IndexItem::ellipsis();
+  if (PySlice_Check(o)) {
+    auto* sl = reinterpret_cast<PySliceObject*>(o);
+    asc::IndexItem it;
+    it.kind = asc::IndexItem::kSlice;
+    if (sl->step != Py_None) it.step = py::reinterpret_borrow<py::object>(sl->step).cast<int64_t>();
+    if (it.step == 0) throw Error(Status::Invalid("index", "slice step cannot be zero"));
+    if (sl->start != Py_None) {
+      it.has_start = true;
+      it.start = py::reinterpret_borrow<py::object>(sl->start).cast<int64_t>();
+    }
+    if (sl->stop != Py_None) {
+      it.has_stop = true;
+      it.stop = py::reinterpret_borrow<py::object>(sl->stop).cast<int64_t>();
+    }
+    return it;
+  }
+  if (!PyBool_Check(o) && (PyLong_Check(o) || PyObject_HasAttrString(o, "__index__")) && !is_tensor(k) &&
+      !py::isinstance<py::array>(k))
+    return asc::IndexItem::integer(py::reinterpret_borrow<py::object>(k).cast<int64_t>());
+  throw Error(Status::Make(asc::ErrorCode::kApiNotSupport, "index",
+                           "advanced indexing (integer arrays, boolean masks) is not supported yet"));
+}
+
+Tensor index_view(const Tensor& t, py::handle key) {
+  std::vector<asc::IndexItem> items;
+  if (PyTuple_Check(key.ptr())) {
+    for (auto k : key) items.push_back(index_item(k));
+  } else {
+    items.push_back(index_item(key));
+  }
+  return t.index(items);
+}
+
+void setitem(const Tensor& t, py::handle key, py::handle value) {
+  Tensor view = index_view(t, key);
+  ops::Scalar s;
+  Tensor v = weak_scalar(value, &s) ? ops::scalar_tensor(s, ops::weak_scalar_dtype(view.dtype(), s.kind), "setitem")
+                                    : to_tensor(value);
+  v = ops::cast(v, view.dtype());
+  if (v.storage() == view.storage()) v = v.clone();  // a[1:] = a[:-1]
+  view.copy_from(v);
+}
+
+// Creation helpers.
+Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
+  ops::Scalar s;
+  if (weak_scalar(value, &s)) {
+    const DType d = dtype.is_none() ? ops::default_scalar_dtype(s.kind) : to_dtype(dtype);
+    Tensor t = Tensor::empty(shape, d);
+    ops::fill(t, s);
+    return t;
+  }
+  Tensor v = to_tensor(value);
+  const DType d = dtype.is_none() ? v.dtype() : to_dtype(dtype);
+  Tensor t = Tensor::empty(shape, d);
+  t.copy_from(ops::cast(v, d));
+  return t;
+}
+
+}  // namespace
+
+void init_array(py::module_& m) {
+  py::class_<Tensor> cls(m, "ndarray", py::dynamic_attr(),
+                         "An N-dimensional array on a pyasc device (NumPy semantics). Also pyasc.AscendTensor.");
+  cls.def_property_readonly("shape", [](const Tensor& t) { return to_tuple(t.shape()); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return np_dtype(t.dtype()); })
+      .def_property_readonly("ndim", &Tensor::ndim)
+      .def_property_readonly("size", &Tensor::numel)
+      .def_property_readonly("itemsize", &Tensor::itemsize)
+      .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def_property_readonly("strides", [](const Tensor& t) { return to_tuple(t.strides()); })
+      .def_property_readonly("T", &Tensor::transpose)
+      .def_property_readonly("mT", [](const Tensor& t) {
+        if (t.ndim() < 2) throw Error(Status::Invalid("mT", "matrix transpose with ndim < 2 is undefined"));
+        return t.swapaxes(-1, -2);
+      })
+      .def_property_readonly("device", [](const Tensor&) { return "cpu"; })
+      .def_property_readonly(
+          "base",
+          [](py::object self) -> py::object {
+            const Tensor& t = self.cast<const Tensor&>();
+            if (t.storage()->is_external()) return py::none();
+            if (t.offset() == 0 && t.is_contiguous() && t.nbytes() == t.storage()->nbytes()) return py::none();
+            const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / t.itemsize());
+            return py::cast(Tensor::view_of(t.storage(), t.dtype(), {n}, {static_cast<int64_t>(t.itemsize())}, 0));
+          },
+          "The array whose memory this view uses (a flat view of the whole buffer), or None.")
+      .def("__array__",
+           [](py::object self, py::object dtype, py::object copy) -> py::object {
+             py::array a = to_numpy(self.cast<const Tensor&>(), self);
+             if (!dtype.is_none()) return a.attr("astype")(dtype, py::arg("copy") = !copy.is_none() && copy.cast<bool>());
+             if (!copy.is_none() && copy.cast<bool>()) return a.attr("copy")();
+             return std::move(a);
+           },
+           py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("numpy", [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self); },
+           "A NumPy array sharing this array's memory.")
+      .def_static("from_numpy", [](py::array a) { return from_numpy(a); }, py::arg("array"),
+                  "Wraps a NumPy array's memory (shared, no copy).")
+      .def("__repr__", [](py::object self) { return py::repr(to_numpy(self.cast<const Tensor&>(), self)); })
+      .def("__str__", [](py::object self) { return py::str(to_numpy(self.cast<const Tensor&>(), self)); })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.ndim() == 0) throw py::type_error("len() of unsized object");
+             return t.shape()[0];
+           })
+      .def("__iter__",
+           [](const Tensor& t) {
+             if (t.ndim() == 0) throw py::type_error("iteration over a 0-d array");
+             py::list items;
+             for (int64_t i = 0; i < t.shape()[0]; ++i) items.append(py::cast(t.select(0, i)));
+             return py::iter(items);
+           })
+      .def("tolist", [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("tolist")(); })
+      .def("item", [](py::object self, py::args args) {
+        return to_numpy(self.cast<const Tensor&>(), self).attr("item")(*args);
+      })
+      .def("__bool__", [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__bool__")(); })
+      .def("__int__", [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__int__")(); })
+      .def("__float__",
+           [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__float__")(); })
+      .def("__index__",
+           [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__index__")(); })
+      .def("__getitem__", [](const Tensor& t, py::handle key) { return index_view(t, key); })
+      .def("__setitem__", [](const Tensor& t, py::handle key, py::handle value) { setitem(t, key, value); })
+      .def("copy", [](const Tensor& t) { return t.clone(); })
+      .def("astype", [](const Tensor& t, py::handle dtype, bool copy) { return ops::cast(t, to_dtype(dtype), copy); },
+           py::arg("dtype"), py::arg("copy") = true)
+      .def("reshape",
+           [](const Tensor& t, py::args shape) {
+             return t.reshape(shape.size() == 1 ? to_shape(shape[0]) : to_shape(shape));
+           })
+      .def("transpose",
+           [](const Tensor& t, py::args axes) {
+             if (axes.size() == 0) return t.transpose();
+             if (axes.size() == 1 && axes[0].is_none()) return t.transpose();
+             return t.permute(axes.size() == 1 ? to_shape(axes[0]) : to_shape(axes));
+           })
+      .def("swapaxes", &Tensor::swapaxes)
+      .def("ravel", [](const Tensor& t) { return t.reshape({-1}); })
+      .def("flatten", [](const Tensor& t) { return t.clone().reshape({-1}); })
+      .def("squeeze",
+           [](const Tensor& t, py::handle axis) {
+             return axis.is_none() ? t.squeeze() : t.squeeze(to_shape(axis));
+           },
+           py::arg("axis") = py::none())
+      .def("diagonal", &Tensor::diagonal, py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1)
+      .def("is_contiguous", &Tensor::is_contiguous);
+  cls.attr("__hash__") = py::none();
+  cls.attr("__array_ufunc__") = py::none();  // NumPy operators defer to ours (reflected forms)
+  cls.attr("__array_priority__") = 100;
+
+  // Operators: (dunder, op name, reflected?)
+  struct Dunder {
+    const char* name;
+    const char* op;
+    bool reflected;
+  };
+  static const Dunder kBinary[] = {
+      {"__add__", "add", false},          {"__radd__", "add", true},
+      {"__sub__", "subtract", false},     {"__rsub__", "subtract", true},
+      {"__mul__", "multiply", false},     {"__rmul__", "multiply", true},
+      {"__truediv__", "true_divide", false}, {"__rtruediv__", "true_divide", true},
+      {"__floordiv__", "floor_divide", false}, {"__rfloordiv__", "floor_divide", true},
+      {"__mod__", "remainder", false},    {"__rmod__", "remainder", true},
+      {"__eq__", "equal", false},         {"__ne__", "not_equal", false},
+      {"__lt__", "less", false},          {"__le__", "less_equal", false},
+      {"__gt__", "greater", false},       {"__ge__", "greater_equal", false},
+  };
+  for (const auto& d : kBinary) {
+    const ops::OpDef* op = &ops::get_op(d.op);
+    const bool refl = d.reflected;
+    cls.def(d.name, [op, refl](py::object self, py::object other) -> py::object {
+      if (!operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      return refl ? call_op(*op, {other, self}, py::none()) : call_op(*op, {self, other}, py::none());
+    });
+  }
+  static const Dunder kInplace[] = {
+      {"__iadd__", "add", false},         {"__isub__", "subtract", false},
+      {"__imul__", "multiply", false},    {"__itruediv__", "true_divide", false},
+      {"__ifloordiv__", "floor_divide", false}, {"__imod__", "remainder", false},
+  };
+  for (const auto& d : kInplace) {
+    const ops::OpDef* op = &ops::get_op(d.op);
+    cls.def(d.name, [op](py::object self, py::object other) { return inplace_op(*op, self, other); });
+  }
+  static const Dunder kUnary[] = {
+      {"__neg__", "negative", false}, {"__pos__", "positive", false}, {"__abs__", "absolute", false}};
+  for (const auto& d : kUnary) {
+    const ops::OpDef* op = &ops::get_op(d.op);
+    cls.def(d.name, [op](const Tensor& t) { return ops::call(*op, {t}); });
+  }
+  static const char* kReductions[] = {"sum", "prod", "max", "min", "mean"};
+  for (const char* name : kReductions) {
+    const ops::OpDef* op = &ops::get_op(name);
+    cls.def(name,
+            [op](py::object self, py::object axis, py::object dtype, py::object out, bool keepdims) {
+              return reduce_op(*op, self, axis, keepdims, dtype, out);
+            },
+            py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+            py::arg("keepdims") = false);
+  }
+
+  // Module functions: every registered elementwise op, by name.
+  for (const std::string& name : ops::op_names()) {
+    const ops::OpDef* op = &ops::get_op(name);
+    if (op->fusion == ops::FusionClass::kReduction) {
+      m.def(name.c_str(),
+            [op](py::object x, py::object axis, py::object dtype, py::object out, bool keepdims) {
+              return reduce_op(*op, x, axis, keepdims, dtype, out);
+            },
+            py::arg("x"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+            py::arg("keepdims") = false);
+    } else if (name == "astype") {
+      m.def("astype",
+            [](py::object x, py::object dtype, bool copy) { return ops::cast(to_tensor(x), to_dtype(dtype), copy); },
+            py::arg("x"), py::arg("dtype"), py::arg("copy") = true);
+    } else if (op->arity == 1) {
+      m.def(name.c_str(), [op](py::object x, py::object out) { return call_op(*op, {x}, out); }, py::arg("x"),
+            py::kw_only(), py::arg("out") = py::none());
+    } else if (op->arity == 2) {
+      m.def(name.c_str(), [op](py::object a, py::object b, py::object out) { return call_op(*op, {a, b}, out); },
+            py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none());
+    } else if (op->arity == 3) {
+      m.def(name.c_str(),
+            [op](py::object a, py::object b, py::object c) { return call_op(*op, {a, b, c}, py::none()); });
+    }
+  }
+
+  // Creation and conversion.
+  m.def("empty", [](py::object shape, py::object dtype) {
+    return Tensor::empty(to_shape(shape), dtype.is_none() ? DType::kFloat64 : to_dtype(dtype));
+  }, py::arg("shape"), py::arg("dtype") = py::none());
+  m.def("full", [](py::object shape, py::object value, py::object dtype) {
+    return full_like_value(to_shape(shape), value, dtype);
+  }, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
+  m.def("from_numpy", [](py::array a) { return from_numpy(a); }, py::arg("array"),
+        "Wraps a NumPy array's memory (shared, no copy).");
+  m.def("asarray", [](py::object obj, py::object dtype, py::object copy) -> Tensor {
+    Tensor t = to_tensor(obj);
+    const bool want_copy = !copy.is_none() && copy.cast<bool>();
+    if (!dtype.is_none()) {
+      const DType d = to_dtype(dtype);
+      if (d != t.dtype()) {
+        if (!copy.is_none() && !copy.cast<bool>())
+          throw Error(Status::Invalid("asarray", "a copy is needed to convert to the requested dtype"));
+        return ops::cast(t, d);
+      }
+    }
+    return want_copy ? t.clone() : t;
+  }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  m.def("array", [](py::object obj, py::object dtype, bool copy) -> Tensor {
+    Tensor t = to_tensor(obj);
+    if (!dtype.is_none() && to_dtype(dtype) != t.dtype()) return ops::cast(t, to_dtype(dtype));
+    // Value semantics: memory the caller can still write to is copied.
+    const bool shared = is_tensor(obj) || py::isinstance<py::array>(obj);
+    return copy && shared ? t.clone() : t;
+  }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = true);
+  m.def("broadcast_to", [](py::object x, py::object shape) { return to_tensor(x).broadcast_to(to_shape(shape)); });
+  m.def("reshape", [](py::object x, py::object shape) { return to_tensor(x).reshape(to_shape(shape)); });
+  m.def("transpose", [](py::object x, py::object axes) {
+    Tensor t = to_tensor(x);
+    return axes.is_none() ? t.transpose() : t.permute(to_shape(axes));
+  }, py::arg("x"), py::arg("axes") = py::none());
+  m.def("expand_dims", [](py::object x, int64_t axis) { return to_tensor(x).expand_dims(axis); });
+  m.def("squeeze", [](py::object x, py::object axis) {
+    Tensor t = to_tensor(x);
+    return axis.is_none() ? t.squeeze() : t.squeeze(to_shape(axis));
+  }, py::arg("x"), py::arg("axis") = py::none());
+  m.def("diagonal", [](py::object x, int64_t offset, int64_t a1, int64_t a2) {
+    return to_tensor(x).diagonal(offset, a1, a2);
+  }, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);
+  m.def("result_type_of", [](py::args args) {
+    std::vector<py::handle> hs(args.begin(), args.end());
+    if (hs.size() > 3) throw Error(Status::Invalid("result_type", "at most 3 operands"));
+    std::vector<Tensor> ts = operands(hs, "result_type");
+    DType d = ts[0].dtype();
+    for (size_t i = 1; i < ts.size(); ++i) d = ops::promote_or_throw(d, ts[i].dtype(), "result_type");
+    return np_dtype(d);
+  });
+  m.def("op_names", &ops::op_names, "Names of the registered operators.");
+}
+
+}  // namespace pyasc

@@ -1,0 +1,281 @@
+// Binary elementwise ops: arithmetic, maximum/minimum, comparisons, logical.
+// NumPy semantics: integers wrap around; integer division by zero gives 0
+// (NumPy warns, we do not); float floor_divide/remainder follow npy_divmod.
+#include <cmath>
+#include <type_traits>
+
+#include "ops/loops.h"
+
+namespace asc::ops {
+namespace {
+
+using namespace detail;
+namespace simd = kernel::simd;
+
+template <typename T>
+using Wide = typename std::conditional_t<(sizeof(T) < 4), std::common_type<uint32_t>, std::make_unsigned<T>>::type;
+
+template <typename C>
+constexpr bool is_int_v = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+
+/// Default reduction: fold apply() sequentially in the compute type.
+template <typename F>
+struct Fold {
+  static constexpr bool kReduce = true;
+  template <typename In>
+  static Calc<In> reduce(Calc<In> acc, const char* p, int64_t stride, int64_t n) {
+    for (int64_t i = 0; i < n; ++i, p += stride) acc = F::template apply<Calc<In>>(acc, static_cast<Calc<In>>(load<In>(p)));
+    return acc;
+  }
+};
+
+struct NoFold {
+  static constexpr bool kReduce = false;
+  template <typename In>
+  static Calc<In> reduce(Calc<In> acc, const char*, int64_t, int64_t) { return acc; }
+};
+
+struct AddF {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kAdd);
+  static constexpr bool kSimdInt = true;
+  static constexpr bool kReduce = true;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else if constexpr (is_int_v<C>) return static_cast<C>(static_cast<Wide<C>>(a) + static_cast<Wide<C>>(b));
+    else return a + b;
+  }
+  template <typename In>
+  static Calc<In> reduce(Calc<In> acc, const char* p, int64_t stride, int64_t n) {
+    if constexpr (std::is_same_v<In, float>) {
+      if (stride == sizeof(float)) {
+        float r = 0;
+        simd::reduce(simd::ReduceOp::kSum, DType::kFloat32, &r, p, static_cast<size_t>(n));
+        return acc + r;
+      }
+    }
+    if constexpr (is_float_v<In>) {
+      double s = 0;  // wider than NumPy's pairwise float sum; never less accurate
+      for (int64_t i = 0; i < n; ++i, p += stride) s += static_cast<double>(static_cast<Calc<In>>(load<In>(p)));
+      return static_cast<Calc<In>>(static_cast<double>(acc) + s);
+    } else {
+      return Fold<AddF>::template reduce<In>(acc, p, stride, n);
+    }
+  }
+};
+
+struct SubF : NoFold {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kSub);
+  static constexpr bool kSimdInt = true;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>) return a != b;  // unreachable: the dtype rule rejects bool
+    else if constexpr (is_int_v<C>) return static_cast<C>(static_cast<Wide<C>>(a) - static_cast<Wide<C>>(b));
+    else return a - b;
+  }
+};
+
+struct MulF : Fold<MulF> {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMul);
+  static constexpr bool kSimdInt = true;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else if constexpr (is_int_v<C>) return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(b));
+    else return a * b;
+  }
+};
+
+struct DivF : NoFold {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kDiv);
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) { return a / b; }  // floats only (rule_float)
+};
+
+/// npy_divmod: floor division and the matching modulus for floats.
+template <typename C>
+C float_divmod(C a, C b, C* mod_out) {
+  C mod = std::fmod(a, b);
+  if (b == 0) {
+    *mod_out = mod;
+    return a / b;
+  }
+  C div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= C(1);
+    }
+  } else {
+    mod = std::copysign(C(0), b);
+  }
+  C floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > C(0.5)) floordiv += C(1);
+  } else {
+    floordiv = std::copysign(C(0), a / b);
+  }
+  *mod_out = mod;
+  return floordiv;
+}
+
+struct FloorDivF : NoFold {
+  static constexpr int kSimd = kNoSimd;
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (b == 0) return a / b;
+      C mod;
+      return float_divmod(a, b, &mod);
+    } else {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return static_cast<C>(Wide<C>(0) - static_cast<Wide<C>>(a));
+        C q = static_cast<C>(a / b);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        return q;
+      } else {
+        return static_cast<C>(a / b);
+      }
+    }
+  }
+};
+
+struct RemainderF : NoFold {
+  static constexpr int kSimd = kNoSimd;
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (b == 0) return std::fmod(a, b);
+      C mod;
+      float_divmod(a, b, &mod);
+      return mod;
+    } else {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return 0;
+        C r = static_cast<C>(a % b);
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
+        return r;
+      } else {
+        return static_cast<C>(a % b);
+      }
+    }
+  }
+};
+
+// maximum/minimum propagate NaN (the first NaN operand wins).
+struct MaxF : Fold<MaxF> {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMax);
+  static constexpr bool kSimdInt = true;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) return (a >= b || std::isnan(a)) ? a : b;
+    else return a >= b ? a : b;
+  }
+};
+
+struct MinF : Fold<MinF> {
+  static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMin);
+  static constexpr bool kSimdInt = true;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) return (a <= b || std::isnan(a)) ? a : b;
+    else return a <= b ? a : b;
+  }
+};
+
+#define ASC_CMP_FUNCTOR(Name, expr)                     \
+  struct Name : NoFold {                                \
+    static constexpr int kSimd = kNoSimd;               \
+    static constexpr bool kSimdInt = false;             \
+    template <typename C>                               \
+    static bool apply(C a, C b) { return expr; }        \
+  };
+ASC_CMP_FUNCTOR(EqF, a == b)
+ASC_CMP_FUNCTOR(NeF, a != b)
+ASC_CMP_FUNCTOR(LtF, a < b)
+ASC_CMP_FUNCTOR(LeF, a <= b)
+ASC_CMP_FUNCTOR(GtF, a > b)
+ASC_CMP_FUNCTOR(GeF, a >= b)
+ASC_CMP_FUNCTOR(AndF, a && b)
+ASC_CMP_FUNCTOR(OrF, a || b)
+ASC_CMP_FUNCTOR(XorF, a != b)
+#undef ASC_CMP_FUNCTOR
+
+// ------------------------------------------------------------------ tables
+
+template <typename F, bool kBoolOut>
+struct BinaryTable {
+  template <typename T>
+  struct Make {
+    static InnerLoop get() { return &binary_loop<T, std::conditional_t<kBoolOut, bool, T>, F>; }
+  };
+  static const LoopTable& table() {
+    static LoopTable t = [] {
+      LoopTable x{};
+      TableBuilder<Make>::fill(x);
+      return x;
+    }();
+    return t;
+  }
+  static InnerLoop select(const LoopTypes& lt) { return table()[static_cast<int>(lt.in[0])]; }
+};
+
+// Float-only loops (true_divide): integer entries stay empty.
+template <typename F>
+InnerLoop select_float(const LoopTypes& lt) {
+  return is_floating(lt.in[0]) ? BinaryTable<F, false>::select(lt) : nullptr;
+}
+
+Status rule_no_bool(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t) {
+  ASC_RETURN_IF_ERROR(rule_promote(op, in, attrs, t));
+  if (t->out == DType::kBool)
+    return Status::TypeError(op.name, "numpy boolean subtract, the `-` operator, is not supported, use the "
+                                      "bitwise_xor, the `^` operator, or the logical_xor function instead.");
+  return Status::OK();
+}
+
+// floor_divide/remainder of bools compute in int8, as NumPy's loops do.
+Status rule_bool_as_int8(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t) {
+  ASC_RETURN_IF_ERROR(rule_promote(op, in, attrs, t));
+  if (t->out == DType::kBool) t->in[0] = t->in[1] = t->out = DType::kInt8;
+  return Status::OK();
+}
+
+OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel) {
+  OpDef d;
+  d.name = name;
+  d.arity = 2;
+  d.fusion = FusionClass::kElementwise;
+  d.dtype_rule = rule;
+  d.cpu_loop = sel;
+  return d;
+}
+
+const OpRegistrar kOps[] = {
+    OpRegistrar(binary_def("add", rule_promote, &BinaryTable<AddF, false>::select)),
+    OpRegistrar(binary_def("subtract", rule_no_bool, &BinaryTable<SubF, false>::select)),
+    OpRegistrar(binary_def("multiply", rule_promote, &BinaryTable<MulF, false>::select)),
+    OpRegistrar(binary_def("true_divide", rule_float, &select_float<DivF>)),
+    OpRegistrar(binary_def("floor_divide", rule_bool_as_int8, &BinaryTable<FloorDivF, false>::select)),
+    OpRegistrar(binary_def("remainder", rule_bool_as_int8, &BinaryTable<RemainderF, false>::select)),
+    OpRegistrar(binary_def("maximum", rule_promote, &BinaryTable<MaxF, false>::select)),
+    OpRegistrar(binary_def("minimum", rule_promote, &BinaryTable<MinF, false>::select)),
+    OpRegistrar(binary_def("equal", rule_compare, &BinaryTable<EqF, true>::select)),
+    OpRegistrar(binary_def("not_equal", rule_compare, &BinaryTable<NeF, true>::select)),
+    OpRegistrar(binary_def("less", rule_compare, &BinaryTable<LtF, true>::select)),
+    OpRegistrar(binary_def("less_equal", rule_compare, &BinaryTable<LeF, true>::select)),
+    OpRegistrar(binary_def("greater", rule_compare, &BinaryTable<GtF, true>::select)),
+    OpRegistrar(binary_def("greater_equal", rule_compare, &BinaryTable<GeF, true>::select)),
+    OpRegistrar(binary_def("logical_and", rule_logical, &BinaryTable<AndF, true>::select)),
+    OpRegistrar(binary_def("logical_or", rule_logical, &BinaryTable<OrF, true>::select)),
+    OpRegistrar(binary_def("logical_xor", rule_logical, &BinaryTable<XorF, true>::select)),
+};
+
+}  // namespace
+}  // namespace asc::ops

@@ -1,0 +1,201 @@
+// Building blocks of the CPU kernels of src/ops: compute types, NumPy-style
+// conversions and the templated inner loops (unary, binary, ternary) that the
+// op families instantiate per dtype.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "asc/core/dtype.h"
+#include "asc/kernel/simd.h"
+#include "asc/ops/registry.h"
+
+namespace asc::ops::detail {
+
+template <typename T>
+constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+template <typename T>
+constexpr bool is_float_v = is_half_v<T> || std::is_floating_point_v<T>;
+/// Arithmetic of 16-bit floats happens in float32 (rounded back on store).
+template <typename T>
+using Calc = std::conditional_t<is_half_v<T>, float, T>;
+
+// ------------------------------------------------------------------ conversion
+
+/// float -> integer as NumPy does on x86-64 (C casts through cvtt*: NaN and
+/// out-of-range values give the "integer indefinite" value, then truncation).
+template <typename D>
+D float_to_int(double x) {
+  if constexpr (std::is_signed_v<D> && sizeof(D) <= 4) {
+    int32_t v = (std::isnan(x) || x >= 2147483648.0 || x <= -2147483649.0) ? std::numeric_limits<int32_t>::min()
+                                                                            : static_cast<int32_t>(x);
+    return static_cast<D>(v);
+  } else if constexpr (std::is_signed_v<D>) {
+    if (std::isnan(x) || x >= 9223372036854775808.0 || x < -9223372036854775808.0)
+      return std::numeric_limits<int64_t>::min();
+    return static_cast<D>(x);
+  } else if constexpr (sizeof(D) <= 2) {
+    return static_cast<D>(float_to_int<int32_t>(x));
+  } else {
+    constexpr double kTop = sizeof(D) == 4 ? 4294967296.0 : 18446744073709551616.0;
+    constexpr double kLow = sizeof(D) == 4 ? -2147483648.0 : -9223372036854775808.0;
+    constexpr D kIndef = static_cast<D>(D(1) << (sizeof(D) * 8 - 1));
+    if (std::isnan(x) || x < kLow) return kIndef;
+    if (x >= kTop) return 0;
+    if (x < 0) return static_cast<D>(static_cast<int64_t>(x));
+    return static_cast<D>(static_cast<uint64_t>(x));
+  }
+}
+
+/// One element of S converted to D with astype semantics.
+template <typename D, typename S>
+inline D convert(S v) {
+  if constexpr (std::is_same_v<D, S>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return static_cast<Calc<S>>(v) != Calc<S>(0);
+  } else if constexpr (std::is_same_v<S, bool>) {
+    return D(static_cast<Calc<D>>(v ? 1 : 0));
+  } else if constexpr (is_float_v<S> && !is_float_v<D>) {
+    return float_to_int<D>(static_cast<double>(static_cast<Calc<S>>(v)));
+  } else if constexpr (is_half_v<D>) {
+    if constexpr (std::is_same_v<S, double> || sizeof(S) == 8) return D(static_cast<double>(v));
+    else return D(static_cast<float>(static_cast<Calc<S>>(v)));
+  } else {
+    return static_cast<D>(static_cast<Calc<S>>(v));
+  }
+}
+
+template <typename T>
+inline T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T>
+inline void store(char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// ------------------------------------------------------------------ loops
+
+constexpr int kNoSimd = -1;
+
+/// out[i] = F(in[i]); F::apply(Calc<In>) -> Calc<Out> (or Out).
+/// F::kSimd: a simd::UnaryOp index usable when In == Out is float32/float16.
+template <typename In, typename Out, typename F>
+void unary_loop(char** p, const int64_t* s, int64_t n) {
+  if constexpr (F::kSimd != kNoSimd && std::is_same_v<In, Out> &&
+                (std::is_same_v<In, float> || std::is_same_v<In, float16>)) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      kernel::simd::unary(static_cast<kernel::simd::UnaryOp>(F::kSimd), dtype_of<In>(), p[0], p[1],
+                          static_cast<size_t>(n));
+      return;
+    }
+  }
+  if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(F::template apply<Calc<In>>(static_cast<Calc<In>>(a[i])));
+    return;
+  }
+  char* o = p[0];
+  const char* a = p[1];
+  for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1])
+    store<Out>(o, static_cast<Out>(F::template apply<Calc<In>>(static_cast<Calc<In>>(load<In>(a)))));
+}
+
+template <typename T>
+constexpr bool simd_binary_dtype_v =
+    std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t>;
+
+/// out[i] = F(a[i], b[i]). F::kSimd: a simd::BinaryOp index (or kNoSimd);
+/// F::kSimdInt: whether the SIMD op also serves int16/int32. F::kReduce: the
+/// op is a reduction combiner (called with ptrs[0] == ptrs[1], strides 0).
+template <typename In, typename Out, typename F>
+void binary_loop(char** p, const int64_t* s, int64_t n) {
+  using C = Calc<In>;
+  if constexpr (F::kReduce && std::is_same_v<In, Out>) {
+    if (s[0] == 0 && s[1] == 0 && p[0] == p[1]) {
+      Out* acc = reinterpret_cast<Out*>(p[0]);
+      *acc = static_cast<Out>(F::template reduce<In>(static_cast<C>(*acc), p[2], s[2], n));
+      return;
+    }
+  }
+  if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == sizeof(In)) {
+    if constexpr (F::kSimd != kNoSimd && std::is_same_v<In, Out> && simd_binary_dtype_v<In>) {
+      if (is_float_v<In> || F::kSimdInt) {
+        kernel::simd::binary(static_cast<kernel::simd::BinaryOp>(F::kSimd), dtype_of<In>(), p[0], p[1], p[2],
+                             static_cast<size_t>(n));
+        return;
+      }
+    }
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    const In* b = reinterpret_cast<const In*>(p[2]);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<Out>(F::template apply<C>(static_cast<C>(a[i]), static_cast<C>(b[i])));
+    return;
+  }
+  if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == 0) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    const C b = static_cast<C>(load<In>(p[2]));
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(F::template apply<C>(static_cast<C>(a[i]), b));
+    return;
+  }
+  if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(In)) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const C a = static_cast<C>(load<In>(p[1]));
+    const In* b = reinterpret_cast<const In*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(F::template apply<C>(a, static_cast<C>(b[i])));
+    return;
+  }
+  char* o = p[0];
+  const char* a = p[1];
+  const char* b = p[2];
+  for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1], b += s[2])
+    store<Out>(o, static_cast<Out>(F::template apply<C>(static_cast<C>(load<In>(a)), static_cast<C>(load<In>(b)))));
+}
+
+/// Table of loops indexed by DType, for ops whose loop is chosen by one dtype.
+using LoopTable = std::array<InnerLoop, kNumDTypes>;
+
+template <template <typename> class Make>
+struct TableBuilder {
+  static void fill(LoopTable& t) {
+    t[int(DType::kBool)] = Make<bool>::get();
+    t[int(DType::kInt8)] = Make<int8_t>::get();
+    t[int(DType::kInt16)] = Make<int16_t>::get();
+    t[int(DType::kInt32)] = Make<int32_t>::get();
+    t[int(DType::kInt64)] = Make<int64_t>::get();
+    t[int(DType::kUInt8)] = Make<uint8_t>::get();
+    t[int(DType::kUInt16)] = Make<uint16_t>::get();
+    t[int(DType::kUInt32)] = Make<uint32_t>::get();
+    t[int(DType::kUInt64)] = Make<uint64_t>::get();
+    t[int(DType::kFloat16)] = Make<float16>::get();
+    t[int(DType::kBFloat16)] = Make<bfloat16>::get();
+    t[int(DType::kFloat32)] = Make<float>::get();
+    t[int(DType::kFloat64)] = Make<double>::get();
+  }
+};
+
+// ------------------------------------------------------------------ dtype rules
+
+/// Promotes all inputs; inputs are cast to the result, output = result.
+Status rule_promote(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t);
+/// Promotes; output bool (comparisons).
+Status rule_compare(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t);
+/// Promotes then to float_for (true_divide, exp, log, ...).
+Status rule_float(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t);
+/// All inputs -> bool, output bool (logical_*).
+Status rule_logical(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t);
+
+/// Message fragment "for dtypes (int8, bfloat16)".
+std::string dtypes_str(const DType* in, int n);
+
+}  // namespace asc::ops::detail
