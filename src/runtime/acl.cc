@@ -40,6 +40,7 @@
 #include "asc/core/log.h"
 #include "asc/core/status.h"
 #include "asc/runtime/device.h"
+#include "asc/runtime/launch.h"
 #include "asc/runtime/memory_pool.h"
 #include "asc/runtime/stream.h"
 
@@ -57,6 +58,19 @@ constexpr size_t kMaxTombstones = 1 << 16;
 // handed out by the latest aclGetRecentErrMsg() (kept alive for the caller).
 thread_local std::string t_pending_error;
 thread_local std::string t_returned_error;
+
+}  // namespace
+
+namespace asc::runtime {
+void set_recent_error_message(const std::string& message) noexcept {
+  try {
+    t_pending_error = message;
+  } catch (...) {
+  }
+}
+}  // namespace asc::runtime
+
+namespace {
 
 aclError fail(const char* api, aclError code, std::string_view detail) noexcept {
   try {
@@ -164,6 +178,8 @@ std::shared_ptr<rt::Stream> find_stream(const char* api, aclrtStream handle, acl
   std::lock_guard<std::mutex> lock(st.mu);
   auto it = st.streams.find(handle);
   if (it != st.streams.end()) return it->second;
+  // Streams made elsewhere (pyasc.Stream.handle, C++ Stream::create) are valid too.
+  if (auto s = rt::find_stream(handle)) return s;
   *err = fail(api, ACL_ERROR_INVALID_PARAM,
               "stream " + ptr_str(handle) +
                   (st.dead_streams.count(handle) ? " was destroyed by aclrtDestroyStream"

@@ -44,7 +44,15 @@ uint64_t launch_invocation(KernelInvocation inv, Stream* stream) {
 }
 
 Stream* resolve_stream(void* handle) {
-  return handle ? static_cast<Stream*>(handle) : current_stream_ptr();
+  if (!handle) return current_stream_ptr();
+  // The owner (ACL registry, pyasc.Stream, the caller's shared_ptr) keeps it alive.
+  if (!find_stream(handle)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%p", handle);
+    throw Error(ErrorCode::kInvalidParam,
+                std::string("[launch] stream ") + buf + " is not a live stream (destroyed, or not a stream)");
+  }
+  return static_cast<Stream*>(handle);
 }
 
 }  // namespace asc::runtime

@@ -333,6 +333,15 @@ Stream* current_stream_ptr() {
 
 void set_current_stream(std::shared_ptr<Stream> s) { t_streams.current = std::move(s); }
 
+std::shared_ptr<Stream> find_stream(const void* handle) {
+  if (!handle) return nullptr;
+  std::lock_guard<std::mutex> lock(registry_mu());
+  for (auto& w : registry()) {
+    if (auto s = w.lock(); s && s.get() == handle) return s;
+  }
+  return nullptr;
+}
+
 Status synchronize_device() {
   std::vector<std::shared_ptr<Stream>> live;
   {

@@ -29,8 +29,11 @@ namespace runtime {
 std::string symbol_name(const void* fn);
 /// Validates and enqueues a launch; returns the stream sequence number.
 uint64_t launch_invocation(KernelInvocation inv, Stream* stream);
-/// Resolves a user stream handle (nullptr / 0 = current stream).
+/// Resolves a user stream handle (nullptr / 0 = current stream). A handle that
+/// is not a live stream throws asc::Error (kInvalidParam).
 Stream* resolve_stream(void* handle);
+/// Records `message` as the calling thread's aclGetRecentErrMsg() text.
+void set_recent_error_message(const std::string& message) noexcept;
 }  // namespace runtime
 
 template <typename Kernel, typename... Args>
@@ -59,9 +62,15 @@ struct AclrtLauncher {
   Kernel* kernel;
   template <typename... Args>
   uint32_t operator()(uint32_t block_dim, void* stream, Args&&... args) const {
-    // Mirrors aclrtLaunchKernel's return convention: 0 on successful enqueue.
-    launch(name, kernel, block_dim, runtime::resolve_stream(stream), std::forward<Args>(args)...);
-    return 0;
+    // Returns like the generated aclrtlaunch_<kernel>(): 0 when enqueued, an
+    // ACL error code otherwise (message in aclGetRecentErrMsg()).
+    try {
+      launch(name, kernel, block_dim, runtime::resolve_stream(stream), std::forward<Args>(args)...);
+      return 0;
+    } catch (const Error& e) {
+      runtime::set_recent_error_message(e.message());
+      return static_cast<uint32_t>(e.code());
+    }
   }
 };
 }  // namespace detail

@@ -110,6 +110,9 @@ Stream* current_stream_ptr();
 std::shared_ptr<Stream> default_stream();
 /// Makes `s` current for the calling thread (nullptr restores the default).
 void set_current_stream(std::shared_ptr<Stream> s);
+/// The live stream whose address is `handle` (an aclrtStream or a
+/// pyasc.Stream.handle), or null when no live stream has that address.
+std::shared_ptr<Stream> find_stream(const void* handle);
 /// Waits for every live stream; returns the first error found.
 Status synchronize_device();
 

@@ -751,3 +751,19 @@ TEST(AclBase, CodesMatchTheRuntime) {
   EXPECT_EQ(ACL_MEMCPY_DEVICE_TO_DEVICE, static_cast<int>(asc::runtime::MemcpyKind::kDeviceToDevice));
   EXPECT_EQ(ACL_MEMCPY_DEFAULT, static_cast<int>(asc::runtime::MemcpyKind::kDefault));
 }
+
+TEST_F(Acl, AcceptsStreamsCreatedOutsideAcl) {
+  // A pyasc.Stream.handle / C++ Stream::create() stream is a valid aclrtStream.
+  auto s = asc::runtime::Stream::create();
+  int hits = 0;
+  s->add_callback([&] { ++hits; });
+  EXPECT_EQ(aclrtSynchronizeStream(s.get()), ACL_SUCCESS);
+  EXPECT_EQ(hits, 1);
+  void* dead = nullptr;
+  {
+    auto t = asc::runtime::Stream::create();
+    dead = t.get();
+  }
+  EXPECT_EQ(aclrtSynchronizeStream(dead), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("aclrtSynchronizeStream"), std::string::npos);
+}

@@ -116,3 +116,22 @@ TEST(Launch, ArgumentsAreCopiedAtLaunch) {
   ASSERT_TRUE(current_stream()->synchronize().ok());
   for (int v : out) EXPECT_EQ(v, 7);
 }
+
+TEST(Launch, AclrtLaunchKernelRejectsDeadStreamWithCode) {
+  std::vector<int> out(2, 0);
+  void* dead = nullptr;
+  {
+    auto s = Stream::create();
+    dead = s.get();
+    EXPECT_EQ(find_stream(dead), s);
+  }
+  EXPECT_EQ(find_stream(dead), nullptr);
+  uint32_t rc = ACLRT_LAUNCH_KERNEL(named_test_kernel)(2, dead, out.data());
+  EXPECT_EQ(rc, static_cast<uint32_t>(asc::ErrorCode::kInvalidParam));
+  EXPECT_EQ(ACLRT_LAUNCH_KERNEL(named_test_kernel)(0, nullptr, out.data()),
+            static_cast<uint32_t>(asc::ErrorCode::kInvalidParam));
+  auto live = Stream::create();
+  EXPECT_EQ(ACLRT_LAUNCH_KERNEL(named_test_kernel)(2, live.get(), out.data()), 0u);
+  ASSERT_TRUE(live->synchronize().ok());
+  EXPECT_EQ(out[0], 2);
+}
