@@ -13,6 +13,8 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from ._namespace import *  # noqa: F401,F403 - creation, manipulation, dtype queries
+from ._namespace import __all__ as _namespace_all
 
 ndarray = _C.ndarray
 AscendTensor = _C.ndarray
@@ -57,6 +59,39 @@ cos = _C.cos
 tanh = _C.tanh
 where = _C.where
 astype = _C.astype
+power = _C.power
+pow = _C.power  # noqa: A001 - the array API's name
+square = _C.square
+reciprocal = _C.reciprocal
+sign = _C.sign
+floor = _C.floor
+ceil = _C.ceil
+trunc = _C.trunc
+rint = _C.rint
+isnan = _C.isnan
+isinf = _C.isinf
+isfinite = _C.isfinite
+signbit = _C.signbit
+exp2 = _C.exp2
+expm1 = _C.expm1
+log2 = _C.log2
+log10 = _C.log10
+log1p = _C.log1p
+cbrt = _C.cbrt
+tan = _C.tan
+arcsin = asin = _C.arcsin
+arccos = acos = _C.arccos
+arctan = atan = _C.arctan
+arctan2 = atan2 = _C.arctan2
+sinh = _C.sinh
+cosh = _C.cosh
+arcsinh = asinh = _C.arcsinh
+arccosh = acosh = _C.arccosh
+arctanh = atanh = _C.arctanh
+hypot = _C.hypot
+copysign = _C.copysign
+fmax = _C.fmax
+fmin = _C.fmin
 
 # Reductions.
 sum = _C.sum  # noqa: A001
@@ -66,6 +101,14 @@ min = _C.min  # noqa: A001
 amax = _C.max
 amin = _C.min
 mean = _C.mean
+var = _C.var
+std = _C.std
+all = _C.all  # noqa: A001
+any = _C.any  # noqa: A001
+argmax = _C.argmax
+argmin = _C.argmin
+cumsum = _C.cumsum
+cumprod = _C.cumprod
 
 # Views and conversion.
 asarray = _C.asarray
@@ -93,21 +136,25 @@ def ones(shape, dtype=None):
 
 
 def empty_like(x, dtype=None, shape=None):
+    """An uninitialised array with the shape and dtype of ``x`` (or the given ones)."""
     x = asarray(x)
     return _C.empty(x.shape if shape is None else shape, x.dtype if dtype is None else dtype)
 
 
 def zeros_like(x, dtype=None, shape=None):
+    """An array of zeros with the shape and dtype of ``x`` (or the given ones)."""
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, 0, x.dtype if dtype is None else dtype)
 
 
 def ones_like(x, dtype=None, shape=None):
+    """An array of ones with the shape and dtype of ``x`` (or the given ones)."""
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, 1, x.dtype if dtype is None else dtype)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """An array filled with ``fill_value`` with the shape and dtype of ``x`` (or the given ones)."""
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
 
@@ -118,11 +165,6 @@ def arange(start, stop=None, step=1, dtype=None):
     if dtype is not None:
         a = a.astype(dtype)
     return array(a)
-
-
-def result_type(*operands):
-    """The dtype an operation on ``operands`` gives (NumPy 2 / NEP 50 rules)."""
-    return _C.result_type_of(*operands)
 
 
 globals()["bool"] = _np.bool_  # NumPy 2's name, without shadowing the builtin here
@@ -141,5 +183,10 @@ __all__ = [
     "asarray", "array", "from_numpy", "broadcast_to", "reshape", "transpose", "permute_dims",
     "expand_dims", "squeeze", "diagonal",
     "empty", "full", "zeros", "ones", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
-    "result_type",
-]
+    "power", "pow", "square", "reciprocal", "sign", "floor", "ceil", "trunc", "rint",
+    "isnan", "isinf", "isfinite", "signbit", "exp2", "expm1", "log2", "log10", "log1p", "cbrt",
+    "tan", "arcsin", "asin", "arccos", "acos", "arctan", "atan", "arctan2", "atan2",
+    "sinh", "cosh", "arcsinh", "asinh", "arccosh", "acosh", "arctanh", "atanh",
+    "hypot", "copysign", "fmax", "fmin",
+    "var", "std", "all", "any", "argmax", "argmin", "cumsum", "cumprod",
+] + list(_namespace_all)

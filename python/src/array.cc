@@ -152,25 +152,35 @@ Tensor to_tensor(py::handle h) {
 }
 
 /// Operands of an op: tensors as they are, weak scalars take the dtype NEP 50
-/// gives them next to the strongest tensor dtype among the operands.
-std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::string& op) {
-  std::vector<Tensor> ts(args.size());
-  std::array<ops::Scalar, 3> scal{};
-  std::array<bool, 3> weak{};
+/// gives them next to the strongest tensor dtype among the operands (0-d
+/// constants held by value, no pool memory). Fills ts[0..n).
+void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) {
+  ops::Scalar scal[3];
+  bool weak[3] = {false, false, false};
   bool have_strong = false;
   DType strong = DType::kBool;
-  for (size_t i = 0; i < args.size(); ++i) {
-    weak[i] = weak_scalar(args[i], &scal[i]);
-    if (weak[i]) continue;
-    ts[i] = to_tensor(args[i]);
+  for (int i = 0; i < n; ++i) {
+    if (is_tensor(args[i])) {
+      ts[i] = py::reinterpret_borrow<py::object>(args[i]).cast<const Tensor&>();
+    } else {
+      weak[i] = weak_scalar(args[i], &scal[i]);
+      if (weak[i]) continue;
+      ts[i] = to_tensor(args[i]);
+    }
     strong = have_strong ? ops::promote_or_throw(strong, ts[i].dtype(), op) : ts[i].dtype();
     have_strong = true;
   }
-  for (size_t i = 0; i < args.size(); ++i)
+  for (int i = 0; i < n; ++i)
     if (weak[i])
       ts[i] = ops::scalar_tensor(scal[i], have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind)
                                                       : ops::default_scalar_dtype(scal[i].kind),
                                  op);
+}
+
+std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::string& op) {
+  if (args.size() > 3) throw Error(Status::Invalid(op, "at most 3 operands"));
+  std::vector<Tensor> ts(args.size());
+  operands(args.data(), static_cast<int>(args.size()), ts.data(), op);
   return ts;
 }
 
@@ -183,25 +193,105 @@ bool operand_like(py::handle h) {
 
 // ------------------------------------------------------------------ op calls
 
-py::object call_op(const ops::OpDef& op, const std::vector<py::handle>& args, py::handle out) {
-  std::vector<Tensor> ts = operands(args, op.name);
+py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args, py::handle out) {
+  Tensor ts[3];
+  const int n = static_cast<int>(args.size());
+  operands(args.begin(), n, ts, op.name);
   if (!out.is_none()) {
     if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
     Tensor o = out.cast<Tensor>();
-    ops::call(op, ts, {}, &o);
+    ops::call(op, ts, n, {}, &o);
     return py::reinterpret_borrow<py::object>(out);
   }
-  return py::cast(ops::call(op, ts));
+  return py::cast(ops::call(op, ts, n));
 }
 
 /// In-place operator: the result is cast back to self's dtype (same_kind rule).
 py::object inplace_op(const ops::OpDef& op, py::object self, py::handle other) {
   if (!operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   Tensor t = self.cast<Tensor>();
-  std::vector<Tensor> ts = operands({self, other}, op.name);
+  Tensor ts[2];
+  const py::handle args[2] = {self, other};
+  operands(args, 2, ts, op.name);
   ts[0] = t;
-  ops::call(op, ts, {}, &t);
+  ops::call(op, ts, 2, {}, &t);
   return self;
+}
+
+// ------------------------------------------------------------------ fast slots
+//
+// The binary operators and comparisons are also installed directly in the
+// type's number/richcompare slots: `a + b` then calls straight into C++
+// instead of looking up `__add__`/`__radd__` and going through pybind11's
+// argument dispatcher (the per-op overhead of small arrays). The dunder
+// methods stay defined for explicit calls.
+
+enum FastBinary { kFastAdd, kFastSub, kFastMul, kFastDiv, kFastFloorDiv, kFastMod, kFastPow, kNumFastBinary };
+const ops::OpDef* g_fast_binary[kNumFastBinary];
+const ops::OpDef* g_fast_compare[6];  // indexed by Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE
+
+PyObject* translate_current_exception() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return nullptr;
+}
+
+template <int kWhich>
+PyObject* fast_binary(PyObject* a, PyObject* b) noexcept {
+  try {
+    // Python calls this for `a op b` when either operand is an ndarray (the
+    // reflected case with a first): the operands are already in order.
+    if (!operand_like(a) || !operand_like(b)) Py_RETURN_NOTIMPLEMENTED;
+    return call_op(*g_fast_binary[kWhich], {a, b}, py::none()).release().ptr();
+  } catch (...) {
+    return translate_current_exception();
+  }
+}
+
+PyObject* fast_power(PyObject* a, PyObject* b, PyObject* mod) noexcept {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return fast_binary<kFastPow>(a, b);
+}
+
+PyObject* fast_richcompare(PyObject* self, PyObject* other, int cmp) noexcept {
+  try {
+    if (!operand_like(other)) Py_RETURN_NOTIMPLEMENTED;
+    return call_op(*g_fast_compare[cmp], {self, other}, py::none()).release().ptr();
+  } catch (...) {
+    return translate_current_exception();
+  }
+}
+
+void install_fast_slots(py::handle cls) {
+  g_fast_binary[kFastAdd] = &ops::get_op("add");
+  g_fast_binary[kFastSub] = &ops::get_op("subtract");
+  g_fast_binary[kFastMul] = &ops::get_op("multiply");
+  g_fast_binary[kFastDiv] = &ops::get_op("true_divide");
+  g_fast_binary[kFastFloorDiv] = &ops::get_op("floor_divide");
+  g_fast_binary[kFastMod] = &ops::get_op("remainder");
+  g_fast_binary[kFastPow] = &ops::get_op("power");
+  g_fast_compare[Py_LT] = &ops::get_op("less");
+  g_fast_compare[Py_LE] = &ops::get_op("less_equal");
+  g_fast_compare[Py_EQ] = &ops::get_op("equal");
+  g_fast_compare[Py_NE] = &ops::get_op("not_equal");
+  g_fast_compare[Py_GT] = &ops::get_op("greater");
+  g_fast_compare[Py_GE] = &ops::get_op("greater_equal");
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  PyNumberMethods* nb = type->tp_as_number;
+  nb->nb_add = &fast_binary<kFastAdd>;
+  nb->nb_subtract = &fast_binary<kFastSub>;
+  nb->nb_multiply = &fast_binary<kFastMul>;
+  nb->nb_true_divide = &fast_binary<kFastDiv>;
+  nb->nb_floor_divide = &fast_binary<kFastFloorDiv>;
+  nb->nb_remainder = &fast_binary<kFastMod>;
+  nb->nb_power = &fast_power;
+  type->tp_richcompare = &fast_richcompare;
+  PyType_Modified(type);
 }
 
 ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
@@ -228,10 +318,10 @@ py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool k
   ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
   if (!out.is_none()) {
     Tensor o = out.cast<Tensor>();
-    ops::call(op, {t}, a, &o);
+    ops::call(op, &t, 1, a, &o);
     return py::reinterpret_borrow<py::object>(out);
   }
-  return py::cast(ops::call(op, {t}, a));
+  return py::cast(ops::call(op, &t, 1, a));
 }
 
 // ------------------------------------------------------------------ shapes, indices
@@ -248,7 +338,7 @@ asc::Shape to_shape(py::handle h) {
   return s;
 }
 
-py::tuple to_tuple(const std::vector<int64_t>& v) {
+py::tuple to_tuple(const asc::DimVector& v) {
   py::tuple t(v.size());
   for (size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
   return t;
@@ -320,7 +410,7 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
 }  // namespace
 
 void init_array(py::module_& m) {
-  py::class_<Tensor> cls(m, "ndarray", py::dynamic_attr(),
+  py::class_<Tensor> cls(m, "ndarray",
                          "An N-dimensional array on a pyasc device (NumPy semantics). Also pyasc.AscendTensor.");
   cls.def_property_readonly("shape", [](const Tensor& t) { return to_tuple(t.shape()); })
       .def_property_readonly("dtype", [](const Tensor& t) { return np_dtype(t.dtype()); })
@@ -435,10 +525,20 @@ void init_array(py::module_& m) {
       return refl ? call_op(*op, {other, self}, py::none()) : call_op(*op, {self, other}, py::none());
     });
   }
+  static const Dunder kPower[] = {{"__pow__", "power", false}, {"__rpow__", "power", true}};
+  for (const auto& d : kPower) {
+    const ops::OpDef* op = &ops::get_op(d.op);
+    const bool refl = d.reflected;
+    cls.def(d.name, [op, refl](py::object self, py::object other, py::object mod) -> py::object {
+      if (!mod.is_none() || !operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      return refl ? call_op(*op, {other, self}, py::none()) : call_op(*op, {self, other}, py::none());
+    }, py::arg("other"), py::arg("mod") = py::none());
+  }
   static const Dunder kInplace[] = {
       {"__iadd__", "add", false},         {"__isub__", "subtract", false},
       {"__imul__", "multiply", false},    {"__itruediv__", "true_divide", false},
       {"__ifloordiv__", "floor_divide", false}, {"__imod__", "remainder", false},
+      {"__ipow__", "power", false},
   };
   for (const auto& d : kInplace) {
     const ops::OpDef* op = &ops::get_op(d.op);
@@ -450,7 +550,9 @@ void init_array(py::module_& m) {
     const ops::OpDef* op = &ops::get_op(d.op);
     cls.def(d.name, [op](const Tensor& t) { return ops::call(*op, {t}); });
   }
-  static const char* kReductions[] = {"sum", "prod", "max", "min", "mean"};
+  install_fast_slots(cls);
+  static const char* kReductions[] = {"sum", "prod", "max", "min", "mean", "all", "any",
+                                      "argmax", "argmin", "cumsum", "cumprod"};
   for (const char* name : kReductions) {
     const ops::OpDef* op = &ops::get_op(name);
     cls.def(name,
@@ -458,32 +560,67 @@ void init_array(py::module_& m) {
               return reduce_op(*op, self, axis, keepdims, dtype, out);
             },
             py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
-            py::arg("keepdims") = false);
+            py::arg("keepdims") = false, op->doc.c_str());
+  }
+  auto var_like = [](const ops::OpDef* op, py::handle x, py::handle axis, py::handle dtype, py::handle out,
+                     py::handle ddof, bool keepdims, py::handle correction) {
+    Tensor t = to_tensor(x);
+    ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
+    if (!ddof.is_none() && !correction.is_none())
+      throw Error(Status::Invalid(op->name, "ddof and correction can't be provided simultaneously."));
+    a.ddof = !correction.is_none() ? correction.cast<double>() : ddof.is_none() ? 0.0 : ddof.cast<double>();
+    if (!out.is_none()) {
+      Tensor o = out.cast<Tensor>();
+      ops::call(*op, &t, 1, a, &o);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    return py::cast(ops::call(*op, &t, 1, a));
+  };
+  for (const char* name : {"var", "std"}) {
+    const ops::OpDef* op = &ops::get_op(name);
+    cls.def(name,
+            [op, var_like](py::object self, py::object axis, py::object dtype, py::object out, py::object ddof,
+                           bool keepdims, py::object correction) {
+              return var_like(op, self, axis, dtype, out, ddof, keepdims, correction);
+            },
+            py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+            py::arg("ddof") = py::none(), py::arg("keepdims") = false, py::kw_only(),
+            py::arg("correction") = py::none(), op->doc.c_str());
+    m.def(name,
+          [op, var_like](py::object x, py::object axis, py::object dtype, py::object out, py::object ddof,
+                         bool keepdims, py::object correction) {
+            return var_like(op, x, axis, dtype, out, ddof, keepdims, correction);
+          },
+          py::arg("x"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+          py::arg("ddof") = py::none(), py::arg("keepdims") = false, py::kw_only(),
+          py::arg("correction") = py::none(), op->doc.c_str());
   }
 
-  // Module functions: every registered elementwise op, by name.
+  // Module functions: every registered op, by name, with its docstring.
   for (const std::string& name : ops::op_names()) {
     const ops::OpDef* op = &ops::get_op(name);
+    const char* doc = op->doc.c_str();
+    if (name == "var" || name == "std") continue;
     if (op->fusion == ops::FusionClass::kReduction) {
       m.def(name.c_str(),
             [op](py::object x, py::object axis, py::object dtype, py::object out, bool keepdims) {
               return reduce_op(*op, x, axis, keepdims, dtype, out);
             },
             py::arg("x"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
-            py::arg("keepdims") = false);
+            py::arg("keepdims") = false, doc);
     } else if (name == "astype") {
       m.def("astype",
             [](py::object x, py::object dtype, bool copy) { return ops::cast(to_tensor(x), to_dtype(dtype), copy); },
-            py::arg("x"), py::arg("dtype"), py::arg("copy") = true);
+            py::arg("x"), py::arg("dtype"), py::arg("copy") = true, "x converted to dtype (NumPy casting).");
     } else if (op->arity == 1) {
       m.def(name.c_str(), [op](py::object x, py::object out) { return call_op(*op, {x}, out); }, py::arg("x"),
-            py::kw_only(), py::arg("out") = py::none());
+            py::kw_only(), py::arg("out") = py::none(), doc);
     } else if (op->arity == 2) {
       m.def(name.c_str(), [op](py::object a, py::object b, py::object out) { return call_op(*op, {a, b}, out); },
-            py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none());
+            py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(), doc);
     } else if (op->arity == 3) {
       m.def(name.c_str(),
-            [op](py::object a, py::object b, py::object c) { return call_op(*op, {a, b, c}, py::none()); });
+            [op](py::object a, py::object b, py::object c) { return call_op(*op, {a, b, c}, py::none()); }, doc);
     }
   }
 

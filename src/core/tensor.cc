@@ -17,23 +17,32 @@ namespace asc {
 // ------------------------------------------------------------------ Storage
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
-  std::shared_ptr<Storage> s(new Storage());
+  auto s = std::make_shared<Storage>(Token{});  // one allocation: object + control block
   s->data_ = static_cast<uint8_t*>(runtime::device_pool().allocate_or_throw(nbytes));
   s->nbytes_ = nbytes;
   return s;
 }
 
 std::shared_ptr<Storage> Storage::external(void* data, size_t nbytes, std::shared_ptr<void> keep_alive) {
-  std::shared_ptr<Storage> s(new Storage());
+  auto s = std::make_shared<Storage>(Token{});
   s->data_ = static_cast<uint8_t*>(data);
   s->nbytes_ = nbytes;
-  s->external_ = true;
+  s->kind_ = kExternal;
   s->keep_alive_ = std::move(keep_alive);
   return s;
 }
 
+std::shared_ptr<Storage> Storage::inline_bytes(size_t nbytes) {
+  if (nbytes > kInlineBytes) return allocate(nbytes);
+  auto s = std::make_shared<Storage>(Token{});
+  s->data_ = s->inline_;
+  s->nbytes_ = nbytes;
+  s->kind_ = kInline;
+  return s;
+}
+
 Storage::~Storage() {
-  if (!external_ && data_) (void)runtime::device_pool().free(data_);
+  if (kind_ == kPool && data_) (void)runtime::device_pool().free(data_);
 }
 
 // ------------------------------------------------------------------ helpers
@@ -114,6 +123,13 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
   t.dtype_ = dtype;
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape, item);
+  return t;
+}
+
+Tensor Tensor::constant(DType dtype) {
+  Tensor t;
+  t.storage_ = Storage::inline_bytes(dtype_size(dtype));
+  t.dtype_ = dtype;
   return t;
 }
 

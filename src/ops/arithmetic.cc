@@ -168,8 +168,26 @@ struct RemainderF : NoFold {
   }
 };
 
+/// max/min reductions: the NaN-propagating SIMD ReduceMax/ReduceMin for
+/// contiguous float32/float16 runs, else a sequential fold.
+template <typename F, simd::ReduceOp kOp>
+struct ExtremumFold {
+  static constexpr bool kReduce = true;
+  template <typename In>
+  static Calc<In> reduce(Calc<In> acc, const char* p, int64_t stride, int64_t n) {
+    if constexpr (std::is_same_v<In, float> || std::is_same_v<In, float16>) {
+      if (stride == sizeof(In) && n > 0) {
+        In r;
+        simd::reduce(kOp, dtype_of<In>(), &r, p, static_cast<size_t>(n));
+        return F::template apply<Calc<In>>(acc, static_cast<Calc<In>>(r));
+      }
+    }
+    return Fold<F>::template reduce<In>(acc, p, stride, n);
+  }
+};
+
 // maximum/minimum propagate NaN (the first NaN operand wins).
-struct MaxF : Fold<MaxF> {
+struct MaxF : ExtremumFold<MaxF, simd::ReduceOp::kMax> {
   static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMax);
   static constexpr bool kSimdInt = true;
   template <typename C>
@@ -179,12 +197,70 @@ struct MaxF : Fold<MaxF> {
   }
 };
 
-struct MinF : Fold<MinF> {
+struct MinF : ExtremumFold<MinF, simd::ReduceOp::kMin> {
   static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMin);
   static constexpr bool kSimdInt = true;
   template <typename C>
   static C apply(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) return (a <= b || std::isnan(a)) ? a : b;
+    else return a <= b ? a : b;
+  }
+};
+
+/// NumPy power: integers by repeated squaring (wrapping), a negative integer
+/// exponent is an error; floats use std::pow (float16/bfloat16 in float32).
+struct PowF : NoFold {
+  static constexpr int kSimd = kNoSimd;
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::pow(a, b);
+    } else if constexpr (std::is_same_v<C, bool>) {
+      return a || !b;  // unreachable: the dtype rule computes bool in int8
+    } else {
+      if constexpr (std::is_signed_v<C>) {
+        if (b < 0) throw Error(Status::Invalid("power", "Integers to negative integer powers are not allowed."));
+      }
+      using W = Wide<C>;
+      W r = 1, base = static_cast<W>(a);
+      for (auto e = static_cast<std::make_unsigned_t<C>>(b); e; e >>= 1) {
+        if (e & 1) r = static_cast<W>(r * base);
+        base = static_cast<W>(base * base);
+      }
+      return static_cast<C>(r);
+    }
+  }
+};
+
+#define ASC_FLOAT_BINARY(Name, expr)             \
+  struct Name : NoFold {                         \
+    static constexpr int kSimd = kNoSimd;        \
+    static constexpr bool kSimdInt = false;      \
+    template <typename C>                        \
+    static C apply(C a, C b) { return expr; }    \
+  };
+ASC_FLOAT_BINARY(Atan2F, std::atan2(a, b))
+ASC_FLOAT_BINARY(HypotF, std::hypot(a, b))
+ASC_FLOAT_BINARY(CopysignF, std::copysign(a, b))
+#undef ASC_FLOAT_BINARY
+
+// fmax/fmin: NaN is ignored unless both are NaN; integers as maximum/minimum.
+struct FmaxF : NoFold {
+  static constexpr int kSimd = kNoSimd;
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) return std::isnan(b) ? a : std::isnan(a) ? b : (a >= b ? a : b);
+    else return a >= b ? a : b;
+  }
+};
+struct FminF : NoFold {
+  static constexpr int kSimd = kNoSimd;
+  static constexpr bool kSimdInt = false;
+  template <typename C>
+  static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) return std::isnan(b) ? a : std::isnan(a) ? b : (a <= b ? a : b);
     else return a <= b ? a : b;
   }
 };
@@ -247,8 +323,16 @@ Status rule_bool_as_int8(const OpDef& op, const DType* in, const Attrs& attrs, L
   return Status::OK();
 }
 
-OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel) {
+// Float-only binary functions (arctan2, hypot, copysign): integers compute in float_for.
+Status rule_float_fn(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t) {
+  ASC_RETURN_IF_ERROR(rule_promote(op, in, attrs, t));
+  t->in[0] = t->in[1] = t->out = float_for(t->out);
+  return Status::OK();
+}
+
+OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* doc = "") {
   OpDef d;
+  d.doc = doc;
   d.name = name;
   d.arity = 2;
   d.fusion = FusionClass::kElementwise;
@@ -258,23 +342,42 @@ OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel) {
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(binary_def("add", rule_promote, &BinaryTable<AddF, false>::select)),
-    OpRegistrar(binary_def("subtract", rule_no_bool, &BinaryTable<SubF, false>::select)),
-    OpRegistrar(binary_def("multiply", rule_promote, &BinaryTable<MulF, false>::select)),
-    OpRegistrar(binary_def("true_divide", rule_float, &select_float<DivF>)),
-    OpRegistrar(binary_def("floor_divide", rule_bool_as_int8, &BinaryTable<FloorDivF, false>::select)),
-    OpRegistrar(binary_def("remainder", rule_bool_as_int8, &BinaryTable<RemainderF, false>::select)),
-    OpRegistrar(binary_def("maximum", rule_promote, &BinaryTable<MaxF, false>::select)),
-    OpRegistrar(binary_def("minimum", rule_promote, &BinaryTable<MinF, false>::select)),
-    OpRegistrar(binary_def("equal", rule_compare, &BinaryTable<EqF, true>::select)),
-    OpRegistrar(binary_def("not_equal", rule_compare, &BinaryTable<NeF, true>::select)),
-    OpRegistrar(binary_def("less", rule_compare, &BinaryTable<LtF, true>::select)),
-    OpRegistrar(binary_def("less_equal", rule_compare, &BinaryTable<LeF, true>::select)),
-    OpRegistrar(binary_def("greater", rule_compare, &BinaryTable<GtF, true>::select)),
-    OpRegistrar(binary_def("greater_equal", rule_compare, &BinaryTable<GeF, true>::select)),
-    OpRegistrar(binary_def("logical_and", rule_logical, &BinaryTable<AndF, true>::select)),
-    OpRegistrar(binary_def("logical_or", rule_logical, &BinaryTable<OrF, true>::select)),
-    OpRegistrar(binary_def("logical_xor", rule_logical, &BinaryTable<XorF, true>::select)),
+    OpRegistrar(binary_def("add", rule_promote, &BinaryTable<AddF, false>::select, "x1 + x2, elementwise.")),
+    OpRegistrar(binary_def("subtract", rule_no_bool, &BinaryTable<SubF, false>::select, "x1 - x2, elementwise.")),
+    OpRegistrar(binary_def("multiply", rule_promote, &BinaryTable<MulF, false>::select, "x1 * x2, elementwise.")),
+    OpRegistrar(binary_def("true_divide", rule_float, &select_float<DivF>, "x1 / x2, elementwise (float result).")),
+    OpRegistrar(binary_def("floor_divide", rule_bool_as_int8, &BinaryTable<FloorDivF, false>::select,
+                           "x1 // x2, elementwise (rounds toward -inf; integer division by 0 gives 0).")),
+    OpRegistrar(binary_def("remainder", rule_bool_as_int8, &BinaryTable<RemainderF, false>::select,
+                           "x1 % x2, elementwise, with the sign of x2 (Python's modulus).")),
+    OpRegistrar(binary_def("power", rule_bool_as_int8, &BinaryTable<PowF, false>::select,
+                           "x1 ** x2, elementwise (negative integer powers of integers are an error).")),
+    OpRegistrar(binary_def("maximum", rule_promote, &BinaryTable<MaxF, false>::select,
+                           "Elementwise maximum; NaN propagates.")),
+    OpRegistrar(binary_def("minimum", rule_promote, &BinaryTable<MinF, false>::select,
+                           "Elementwise minimum; NaN propagates.")),
+    OpRegistrar(binary_def("fmax", rule_promote, &BinaryTable<FmaxF, false>::select,
+                           "Elementwise maximum ignoring NaN (NaN only when both are NaN).")),
+    OpRegistrar(binary_def("fmin", rule_promote, &BinaryTable<FminF, false>::select,
+                           "Elementwise minimum ignoring NaN (NaN only when both are NaN).")),
+    OpRegistrar(binary_def("arctan2", rule_float_fn, &select_float<Atan2F>,
+                           "Elementwise arc tangent of x1/x2 choosing the quadrant (radians).")),
+    OpRegistrar(binary_def("hypot", rule_float_fn, &select_float<HypotF>, "sqrt(x1**2 + x2**2), elementwise.")),
+    OpRegistrar(binary_def("copysign", rule_float_fn, &select_float<CopysignF>,
+                           "x1 with the sign of x2, elementwise.")),
+    OpRegistrar(binary_def("equal", rule_compare, &BinaryTable<EqF, true>::select, "x1 == x2, elementwise.")),
+    OpRegistrar(binary_def("not_equal", rule_compare, &BinaryTable<NeF, true>::select, "x1 != x2, elementwise.")),
+    OpRegistrar(binary_def("less", rule_compare, &BinaryTable<LtF, true>::select, "x1 < x2, elementwise.")),
+    OpRegistrar(binary_def("less_equal", rule_compare, &BinaryTable<LeF, true>::select, "x1 <= x2, elementwise.")),
+    OpRegistrar(binary_def("greater", rule_compare, &BinaryTable<GtF, true>::select, "x1 > x2, elementwise.")),
+    OpRegistrar(binary_def("greater_equal", rule_compare, &BinaryTable<GeF, true>::select,
+                           "x1 >= x2, elementwise.")),
+    OpRegistrar(binary_def("logical_and", rule_logical, &BinaryTable<AndF, true>::select,
+                           "Truth value of x1 AND x2, elementwise.")),
+    OpRegistrar(binary_def("logical_or", rule_logical, &BinaryTable<OrF, true>::select,
+                           "Truth value of x1 OR x2, elementwise.")),
+    OpRegistrar(binary_def("logical_xor", rule_logical, &BinaryTable<XorF, true>::select,
+                           "Truth value of x1 XOR x2, elementwise.")),
 };
 
 }  // namespace

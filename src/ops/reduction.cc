@@ -1,8 +1,14 @@
-// Reductions: sum, prod, max, min (registry reductions folding with add /
-// multiply / maximum / minimum) and mean (composite: sum, then divide).
+// Reductions: sum, prod, max, min, all, any (registry reductions folding with
+// add / multiply / maximum / minimum / logical_and / logical_or), mean, var,
+// std (composites of sum), argmax/argmin and cumsum/cumprod (opaque: their
+// own loops over the reduced axis).
 // Result dtypes follow NumPy: sum/prod of bool and small ints accumulate in
 // int64 (uint64 for unsigned); max/min keep the dtype; mean of integers is
 // float64 and of float16/bfloat16 is computed in float32 and rounded back.
+#include <cmath>
+#include <type_traits>
+
+#include "asc/ops/iterator.h"
 #include "ops/loops.h"
 
 namespace asc::ops {
@@ -42,8 +48,182 @@ Tensor run_mean(const OpDef&, const std::vector<Tensor>& inputs, const Attrs& at
   return cast(q, result);
 }
 
-OpDef reduction(const char* name, DTypeRule rule, const char* combine, Identity identity) {
+using detail::Calc;
+using detail::load;
+using detail::store;
+
+Status rule_bool(const OpDef&, const DType*, const Attrs&, LoopTypes* t) {
+  t->in[0] = t->out = DType::kBool;
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ var, std
+
+/// var/std: mean(|x - mean(x)|**2) * N / (N - ddof), computed in float64 for
+/// integers and float32 for float16/bfloat16 (NumPy's result dtypes).
+Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  const Tensor& x = inputs[0];
+  const DType result = attrs.has_dtype ? attrs.dtype : is_floating(x.dtype()) ? x.dtype() : DType::kFloat64;
+  DType acc = (result == DType::kFloat16 || result == DType::kBFloat16) ? DType::kFloat32 : result;
+  if (!is_floating(acc)) acc = DType::kFloat64;
+  static const OpDef& sum = get_op("sum");
+  static const OpDef& sub = get_op("subtract");
+  static const OpDef& mul = get_op("multiply");
+  static const OpDef& div = get_op("true_divide");
+  static const OpDef& sqrt = get_op("sqrt");
+  const Tensor xa = cast(x, acc);
+  Attrs a = attrs;
+  a.has_dtype = true;
+  a.dtype = acc;
+  a.keepdims = true;
+  Tensor s = call(sum, {xa}, a);
+  const int64_t count = s.numel() == 0 ? 0 : x.numel() / s.numel();
+  const Tensor n = scalar_tensor(Scalar::from_float(static_cast<double>(count)), acc);
+  const Tensor mean = call(div, {s, n});
+  const Tensor d = call(sub, {xa, mean});
+  a.keepdims = attrs.keepdims;
+  const Tensor ss = call(sum, {call(mul, {d, d})}, a);
+  const double denom = std::max(static_cast<double>(count) - attrs.ddof, 0.0);
+  Tensor v = call(div, {ss, scalar_tensor(Scalar::from_float(denom), acc)});
+  if (op.name == "std") v = call(sqrt, {v});
+  return cast(v, result);
+}
+
+// ------------------------------------------------------------------ argmax, argmin
+
+/// Moves axis `axis` of `x` last (a view).
+Tensor axis_last(const Tensor& x, int64_t axis) {
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  return x.permute(perm);
+}
+
+/// The (flattened when all_axes) input and the normalised single axis.
+Tensor single_axis(const OpDef& op, const Tensor& x, const Attrs& attrs, int64_t* axis) {
+  if (attrs.all_axes) {
+    *axis = 0;
+    return x.reshape({-1});
+  }
+  if (attrs.axes.size() != 1)
+    throw Error(Status::TypeError(op.name, "'tuple' object cannot be interpreted as an integer (one axis only)"));
+  *axis = normalize_axis(attrs.axes[0], x.ndim(), op.name.c_str());
+  return x;
+}
+
+template <typename T, bool kMax>
+int64_t arg_extremum(const char* p, int64_t stride, int64_t n) {
+  using C = Calc<T>;
+  C best = static_cast<C>(load<T>(p));
+  int64_t at = 0;
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return 0;
+  }
+  p += stride;
+  for (int64_t i = 1; i < n; ++i, p += stride) {
+    const C v = static_cast<C>(load<T>(p));
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(v)) return i;  // the first NaN wins, as in NumPy
+    }
+    if (kMax ? v > best : v < best) {
+      best = v;
+      at = i;
+    }
+  }
+  return at;
+}
+
+Tensor run_arg(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  const bool is_max = op.name == "argmax";
+  int64_t axis;
+  const Tensor x = single_axis(op, inputs[0], attrs, &axis);
+  if (x.ndim() == 0) throw Error(Status::Invalid(op.name, "axis out of bounds for a 0-d array"));
+  const int64_t n = x.shape()[static_cast<size_t>(axis)];
+  if (n == 0)
+    throw Error(Status::Invalid(op.name, std::string("attempt to get ") + op.name + " of an empty sequence"));
+  const Tensor xp = axis_last(x, axis);
+  const Tensor outer = xp.select(-1, 0);  // outer positions, element 0 along the axis
+  const int64_t stride = xp.strides().back();
+  Tensor out = Tensor::empty(outer.shape(), DType::kInt64);
+  if (out.numel() > 0) {
+    const int64_t* st[2] = {out.strides().data(), outer.strides().data()};
+    StridedIter it(2, static_cast<int>(out.ndim()), out.shape().data(), st);
+    char* base[2] = {reinterpret_cast<char*>(out.data()), reinterpret_cast<char*>(outer.data())};
+    visit_dtype(x.dtype(), [&](auto z) {
+      using T = decltype(z);
+      auto scan = is_max ? &arg_extremum<T, true> : &arg_extremum<T, false>;
+      it.for_range(base, 0, it.size(), [&](char** p, const int64_t* s, int64_t m) {
+        for (int64_t i = 0; i < m; ++i) store<int64_t>(p[0] + i * s[0], scan(p[1] + i * s[1], stride, n));
+      });
+    });
+  }
+  if (!attrs.keepdims) return out;
+  Shape keep = inputs[0].shape();
+  if (attrs.all_axes) keep.assign(keep.size(), 1);
+  else keep[static_cast<size_t>(axis)] = 1;
+  return out.reshape(keep);
+}
+
+// ------------------------------------------------------------------ cumsum, cumprod
+
+template <typename T>
+using WideT = typename std::conditional_t<(sizeof(T) < 4), std::common_type<uint32_t>, std::make_unsigned<T>>::type;
+
+/// Running sum/product along a run; each step is rounded to T, as NumPy's
+/// accumulate does; integers wrap.
+template <typename T, bool kProd>
+void scan_run(char* o, int64_t so, const char* a, int64_t sa, int64_t n) {
+  using C = Calc<T>;
+  T acc = load<T>(a);
+  store<T>(o, acc);
+  for (int64_t i = 1; i < n; ++i) {
+    a += sa;
+    o += so;
+    const T v = load<T>(a);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const auto w = kProd ? static_cast<WideT<T>>(static_cast<WideT<T>>(acc) * static_cast<WideT<T>>(v))
+                           : static_cast<WideT<T>>(static_cast<WideT<T>>(acc) + static_cast<WideT<T>>(v));
+      acc = static_cast<T>(w);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      acc = kProd ? (acc && v) : (acc || v);
+    } else {
+      acc = static_cast<T>(kProd ? static_cast<C>(acc) * static_cast<C>(v) : static_cast<C>(acc) + static_cast<C>(v));
+    }
+    store<T>(o, acc);
+  }
+}
+
+Tensor run_cumulative(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  const bool prod = op.name == "cumprod";
+  LoopTypes lt;
+  DType in = inputs[0].dtype();
+  op.dtype_rule(op, &in, attrs, &lt).ThrowIfError();
+  int64_t axis;
+  Tensor x = single_axis(op, inputs[0], attrs, &axis);
+  if (x.ndim() == 0) x = x.reshape({1});
+  x = cast(x, lt.out);
+  Tensor out = Tensor::empty(x.shape(), lt.out);
+  const int64_t n = x.shape()[static_cast<size_t>(axis)];
+  if (out.numel() == 0) return out;
+  const Tensor xo = x.select(axis, 0), oo = out.select(axis, 0);
+  const int64_t sx = x.strides()[static_cast<size_t>(axis)], so = out.strides()[static_cast<size_t>(axis)];
+  const int64_t* st[2] = {oo.strides().data(), xo.strides().data()};
+  StridedIter it(2, static_cast<int>(oo.ndim()), oo.shape().data(), st);
+  char* base[2] = {reinterpret_cast<char*>(oo.data()), reinterpret_cast<char*>(xo.data())};
+  visit_dtype(lt.out, [&](auto z) {
+    using T = decltype(z);
+    auto scan = prod ? &scan_run<T, true> : &scan_run<T, false>;
+    it.for_range(base, 0, it.size(), [&](char** p, const int64_t* s, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) scan(p[0] + i * s[0], so, p[1] + i * s[1], sx, n);
+    });
+  });
+  return out;
+}
+
+OpDef reduction(const char* name, DTypeRule rule, const char* combine, Identity identity, const char* doc = "") {
   OpDef d;
+  d.doc = doc;
   d.name = name;
   d.arity = 1;
   d.fusion = FusionClass::kReduction;
@@ -53,18 +233,39 @@ OpDef reduction(const char* name, DTypeRule rule, const char* combine, Identity 
   return d;
 }
 
-OpDef mean_def() {
-  OpDef d = reduction("mean", rule_sum, "add", Identity::kZero);
-  d.run = &run_mean;
+OpDef composite(const char* name, DTypeRule rule, OpaqueFn run, const char* doc) {
+  OpDef d = reduction(name, rule, "add", Identity::kZero, doc);
+  d.run = run;
   return d;
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(reduction("sum", rule_sum, "add", Identity::kZero)),
-    OpRegistrar(reduction("prod", rule_sum, "multiply", Identity::kOne)),
-    OpRegistrar(reduction("max", rule_keep, "maximum", Identity::kLowest)),
-    OpRegistrar(reduction("min", rule_keep, "minimum", Identity::kHighest)),
-    OpRegistrar(mean_def()),
+    OpRegistrar(reduction("sum", rule_sum, "add", Identity::kZero,
+                          "Sum of the elements over the given axes (small integers accumulate in int64).")),
+    OpRegistrar(reduction("prod", rule_sum, "multiply", Identity::kOne, "Product of the elements over the given axes.")),
+    OpRegistrar(reduction("max", rule_keep, "maximum", Identity::kLowest,
+                          "Maximum over the given axes; NaN propagates; empty input is an error.")),
+    OpRegistrar(reduction("min", rule_keep, "minimum", Identity::kHighest,
+                          "Minimum over the given axes; NaN propagates; empty input is an error.")),
+    OpRegistrar(reduction("all", rule_bool, "logical_and", Identity::kOne,
+                          "Whether every element over the given axes is true (nonzero).")),
+    OpRegistrar(reduction("any", rule_bool, "logical_or", Identity::kZero,
+                          "Whether any element over the given axes is true (nonzero).")),
+    OpRegistrar(composite("mean", rule_sum, &run_mean, "Arithmetic mean over the given axes.")),
+    OpRegistrar(composite("var", rule_sum, &run_var,
+                          "Variance over the given axes; the divisor is N - ddof (`correction`).")),
+    OpRegistrar(composite("std", rule_sum, &run_var,
+                          "Standard deviation over the given axes; the divisor is N - ddof (`correction`).")),
+    OpRegistrar(composite("argmax", rule_keep, &run_arg,
+                          "Index of the maximum along an axis (of the flattened array without axis); "
+                          "the first NaN wins.")),
+    OpRegistrar(composite("argmin", rule_keep, &run_arg,
+                          "Index of the minimum along an axis (of the flattened array without axis); "
+                          "the first NaN wins.")),
+    OpRegistrar(composite("cumsum", rule_sum, &run_cumulative,
+                          "Cumulative sum along an axis (of the flattened array without axis).")),
+    OpRegistrar(composite("cumprod", rule_sum, &run_cumulative,
+                          "Cumulative product along an axis (of the flattened array without axis).")),
 };
 
 }  // namespace

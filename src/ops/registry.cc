@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <unordered_map>
@@ -25,6 +26,7 @@ std::unordered_map<std::string, std::unique_ptr<OpDef>>& registry() {
 void register_op(OpDef def) {
   auto& r = registry();
   if (r.count(def.name)) throw Error(Status::Invalid(def.name, "operator registered twice"));
+  if (!def.combine.empty()) def.combine_op = find_op(def.combine);  // else resolved on first use
   std::string name = def.name;
   r.emplace(std::move(name), std::make_unique<OpDef>(std::move(def)));
 }
@@ -204,66 +206,94 @@ namespace {
 constexpr int64_t kParallelMinElements = 1 << 16;
 constexpr int64_t kElementsPerBlock = 1 << 15;
 
+/// Resolves every reduction's combine op once (after static initialisation).
+bool resolve_combine_ops() {
+  for (auto& kv : registry()) {
+    OpDef& d = *kv.second;
+    if (!d.combine.empty()) d.combine_op = find_op(d.combine);
+  }
+  return true;
+}
+
 bool may_overlap(const Tensor& a, const Tensor& b) {
   if (a.storage() != b.storage()) return false;
   return !(a.offset() == b.offset() && a.strides() == b.strides() && a.shape() == b.shape());
 }
 
-/// Runs `loop` over out and the inputs (all already of the loop dtypes),
-/// inputs broadcast to out's shape.
-void run_loop(InnerLoop loop, const Tensor& out, const std::vector<Tensor>& inputs, const std::string& name,
+int num_cores() { return runtime::current_device().properties().num_cores; }
+
+/// Launches `body(block)` on `blocks` blocks of the current device (all cores).
+template <typename Body>
+void launch_blocks(const std::string& name, int64_t blocks, Body&& body) {
+  runtime::KernelInvocation inv;
+  inv.name = name;
+  inv.block_dim = static_cast<uint32_t>(blocks);
+  inv.body = [&body](const runtime::BlockContext& ctx) { body(static_cast<int64_t>(ctx.block_idx)); };
+  runtime::current_device().run_kernel(inv).ThrowIfError();
+}
+
+/// Runs `loop` over out and the `n_in` inputs (all already of the loop dtypes,
+/// broadcast to out's shape).
+void run_loop(InnerLoop loop, const Tensor& out, const Tensor* inputs, int n_in, const std::string& name,
               int order_by = -1, bool parallel_ok = true) {
-  const int nops = static_cast<int>(inputs.size()) + 1;
+  const int nops = n_in + 1;
   const int64_t* strides[kMaxIterOperands];
   char* base[kMaxIterOperands];
   strides[0] = out.strides().data();
   base[0] = reinterpret_cast<char*>(out.data());
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (int i = 0; i < n_in; ++i) {
     strides[i + 1] = inputs[i].strides().data();
     base[i + 1] = reinterpret_cast<char*>(inputs[i].data());
   }
   StridedIter it(nops, static_cast<int>(out.ndim()), out.shape().data(), strides, order_by);
   const int64_t total = it.size();
   if (total == 0) return;
-  auto& dev = runtime::current_device();
-  const int cores = dev.properties().num_cores;
-  if (!parallel_ok || total < kParallelMinElements || cores <= 1) {
+  if (!parallel_ok || total < kParallelMinElements) {
+    it.for_range(base, 0, total, loop);
+    return;
+  }
+  const int cores = num_cores();
+  if (cores <= 1) {
     it.for_range(base, 0, total, loop);
     return;
   }
   const int64_t blocks = std::min<int64_t>(cores, (total + kElementsPerBlock - 1) / kElementsPerBlock);
   const int64_t chunk = (total + blocks - 1) / blocks;
-  runtime::KernelInvocation inv;
-  inv.name = name;
-  inv.block_dim = static_cast<uint32_t>(blocks);
-  inv.body = [&it, base, chunk, total, loop](const runtime::BlockContext& ctx) {
-    const int64_t b = static_cast<int64_t>(ctx.block_idx) * chunk;
-    it.for_range(base, b, std::min(total, b + chunk), loop);
-  };
-  dev.run_kernel(inv).ThrowIfError();
+  launch_blocks(name, blocks, [&](int64_t b) {
+    const int64_t lo = b * chunk;
+    it.for_range(base, lo, std::min(total, lo + chunk), loop);
+  });
 }
 
-Tensor run_elementwise(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {
+[[noreturn]] void throw_broadcast(const OpDef& op, const Tensor* inputs, int n) {
+  std::string shapes;  // every operand's shape, NumPy-style
+  for (int i = 0; i < n; ++i) shapes += " " + Tensor::shape_str(inputs[i].shape());
+  throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
+                           "operands could not be broadcast together with shapes" + shapes));
+}
+
+Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs, const Tensor* out) {
   DType in_dtypes[3];
-  for (int i = 0; i < op.arity; ++i) in_dtypes[i] = inputs[static_cast<size_t>(i)].dtype();
+  for (int i = 0; i < op.arity; ++i) in_dtypes[i] = inputs[i].dtype();
   LoopTypes lt;
   op.dtype_rule(op, in_dtypes, attrs, &lt).ThrowIfError();
   InnerLoop loop = op.cpu_loop(lt);
   if (!loop)
     throw Error(Status::TypeError(op.name, "no kernel for the operand dtypes " +
                                                detail::dtypes_str(in_dtypes, op.arity)));
-  Shape shape = inputs[0].shape();
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    if (inputs[i].shape() == shape) continue;
+  const Shape* shape_ptr = &inputs[0].shape();
+  Shape bshape;
+  for (int i = 1; i < op.arity; ++i) {
+    if (inputs[i].shape() == *shape_ptr) continue;
+    if (inputs[i].ndim() == 0) continue;  // 0-d (e.g. a Python scalar) broadcasts to anything
     try {
-      shape = broadcast_shapes(shape, inputs[i].shape(), op.name.c_str());
-    } catch (const Error&) {  // name every operand's shape, NumPy-style
-      std::string shapes;
-      for (const auto& t : inputs) shapes += " " + Tensor::shape_str(t.shape());
-      throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
-                               "operands could not be broadcast together with shapes" + shapes));
+      bshape = broadcast_shapes(*shape_ptr, inputs[i].shape(), op.name.c_str());
+    } catch (const Error&) {
+      throw_broadcast(op, inputs, op.arity);
     }
+    shape_ptr = &bshape;
   }
+  const Shape& shape = *shape_ptr;
   Tensor result;
   if (out) {
     if (out->shape() != shape)
@@ -279,14 +309,13 @@ Tensor run_elementwise(const OpDef& op, const std::vector<Tensor>& inputs, const
   } else {
     result = Tensor::empty(shape, lt.out);
   }
-  std::vector<Tensor> ins;
-  ins.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  Tensor ins[3];
+  for (int i = 0; i < op.arity; ++i) {
     Tensor t = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
     if (may_overlap(result, t)) t = t.clone();  // a += a.T must read the old values
-    ins.push_back(t.shape() == shape ? t : t.broadcast_to(shape));
+    ins[i] = t.shape() == shape ? std::move(t) : t.broadcast_to(shape);
   }
-  run_loop(loop, result, ins, op.name);
+  run_loop(loop, result, ins, op.arity, op.name);
   if (out && out->dtype() != lt.out) {
     out->copy_from(cast(result, out->dtype()));
     return *out;
@@ -294,32 +323,105 @@ Tensor run_elementwise(const OpDef& op, const std::vector<Tensor>& inputs, const
   return result;
 }
 
-std::vector<bool> reduced_axes(const Tensor& x, const Attrs& attrs, const std::string& name) {
-  const int64_t nd = x.ndim();
-  std::vector<bool> red(static_cast<size_t>(nd), attrs.all_axes);
-  if (!attrs.all_axes) {
-    for (int64_t a : attrs.axes) {
-      const size_t ax = static_cast<size_t>(normalize_axis(a, nd, name.c_str()));
-      if (red[ax]) throw Error(Status::Invalid(name, "duplicate value in 'axis'"));
-      red[ax] = true;
-    }
+/// Writes the reduction identity into every element of `acc`.
+void fill_identity(const Tensor& acc, Identity id) {
+  const DType d = acc.dtype();
+  Scalar s = Scalar::from_int(0);
+  switch (id) {
+    case Identity::kOne: s = Scalar::from_int(1); break;
+    case Identity::kLowest:
+      if (is_floating(d)) s = Scalar::from_float(-std::numeric_limits<double>::infinity());
+      else if (dtype_traits(d).kind == DTypeKind::kSignedInt) s = Scalar::from_int(-(int64_t(1) << (dtype_size(d) * 8 - 1)));
+      break;
+    case Identity::kHighest:
+      if (is_floating(d)) s = Scalar::from_float(std::numeric_limits<double>::infinity());
+      else if (d == DType::kBool) s = Scalar::from_bool(true);
+      else if (dtype_traits(d).kind == DTypeKind::kSignedInt)
+        s = Scalar::from_int(static_cast<int64_t>((uint64_t(1) << (dtype_size(d) * 8 - 1)) - 1));
+      else s = Scalar::from_int(-1);  // all ones after the wrap-around conversion
+      break;
+    default: break;
   }
-  return red;
+  acc.copy_from(scalar_constant(s, d));
 }
 
-Tensor run_reduction(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {
-  const Tensor& x = inputs[0];
+/// acc (viewed with x's shape: stride 0 on reduced axes) folded with x by the
+/// combine loop. Large reductions use all cores: split along a kept axis when
+/// it is long enough (each block owns its outputs), else along a reduced axis
+/// into per-block partial accumulators combined in block order (deterministic).
+void reduce_into(InnerLoop loop, const Tensor& acc, const Tensor& accv, const Tensor& x, const DimVector& red,
+                 Identity identity, const std::string& name) {
+  const Tensor ops3[2] = {accv, x};
+  const int64_t total = x.numel();
+  const int cores = total >= kParallelMinElements ? num_cores() : 1;
+  if (cores <= 1) {
+    run_loop(loop, accv, ops3, 2, name, /*order_by=*/2, /*parallel_ok=*/false);
+    return;
+  }
+  const int64_t blocks = std::min<int64_t>(cores, (total + kElementsPerBlock - 1) / kElementsPerBlock);
+  int kept_axis = -1, red_axis = -1;
+  for (size_t i = 0; i < red.size(); ++i) {
+    const int64_t n = x.shape()[i];
+    if (red[i] && (red_axis < 0 || n > x.shape()[static_cast<size_t>(red_axis)])) red_axis = static_cast<int>(i);
+    if (!red[i] && (kept_axis < 0 || n > x.shape()[static_cast<size_t>(kept_axis)])) kept_axis = static_cast<int>(i);
+  }
+  const int64_t kept_n = kept_axis >= 0 ? x.shape()[static_cast<size_t>(kept_axis)] : 0;
+  const int64_t red_n = red_axis >= 0 ? x.shape()[static_cast<size_t>(red_axis)] : 0;
+  auto part = [](int64_t n, int64_t b, int64_t nb) { return n * b / nb; };
+  if (kept_n >= 4 * blocks || (kept_n >= blocks && red_n < blocks)) {
+    launch_blocks(name, blocks, [&](int64_t b) {
+      const int64_t lo = part(kept_n, b, blocks), hi = part(kept_n, b + 1, blocks);
+      const Tensor av = accv.slice(kept_axis, lo, hi, 1);
+      const Tensor in[2] = {av, x.slice(kept_axis, lo, hi, 1)};
+      run_loop(loop, av, in, 2, name, 2, false);
+    });
+    return;
+  }
+  if (red_n < blocks) {
+    run_loop(loop, accv, ops3, 2, name, 2, false);
+    return;
+  }
+  std::vector<Tensor> partial(static_cast<size_t>(blocks));
+  for (auto& p : partial) {
+    p = Tensor::empty(acc.shape(), acc.dtype());
+    fill_identity(p, identity);
+  }
+  launch_blocks(name, blocks, [&](int64_t b) {
+    const int64_t lo = part(red_n, b, blocks), hi = part(red_n, b + 1, blocks);
+    const Tensor& p = partial[static_cast<size_t>(b)];
+    const Tensor pv = Tensor::view_of(p.storage(), p.dtype(), x.shape(), accv.strides(), p.offset())
+                          .slice(red_axis, lo, hi, 1);
+    const Tensor in[2] = {pv, x.slice(red_axis, lo, hi, 1)};
+    run_loop(loop, pv, in, 2, name, 2, false);
+  });
+  for (const Tensor& p : partial) {
+    const Tensor in[2] = {acc, p};
+    run_loop(loop, acc, in, 2, name, -1, false);
+  }
+}
+
+Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const Tensor* out) {
+  static const bool resolved = resolve_combine_ops();
+  (void)resolved;
   LoopTypes lt;
   DType in_dtype = x.dtype();
   op.dtype_rule(op, &in_dtype, attrs, &lt).ThrowIfError();
-  const OpDef& combine = get_op(op.combine);
+  if (!op.combine_op) throw Error(Status::Invalid(op.name, "unknown combine operator '" + op.combine + "'"));
+  const OpDef& combine = *op.combine_op;
   LoopTypes clt;
   clt.in[0] = clt.in[1] = clt.out = lt.out;
   InnerLoop loop = combine.cpu_loop(clt);
   if (!loop) throw Error(Status::TypeError(op.name, std::string("no kernel for dtype ") + dtype_name(lt.out)));
-  const std::vector<bool> red = reduced_axes(x, attrs, op.name);
+  const int64_t nd = x.ndim();
+  DimVector red(static_cast<size_t>(nd), attrs.all_axes ? 1 : 0);
+  if (!attrs.all_axes) {
+    for (int64_t a : attrs.axes) {
+      const size_t ax = static_cast<size_t>(normalize_axis(a, nd, op.name.c_str()));
+      if (red[ax]) throw Error(Status::Invalid(op.name, "duplicate value in 'axis'"));
+      red[ax] = 1;
+    }
+  }
   Shape kept, keep_shape;
-  Strides acc_strides;
   int64_t reduced_count = 1;
   for (size_t i = 0; i < red.size(); ++i) {
     if (red[i]) {
@@ -330,28 +432,11 @@ Tensor run_reduction(const OpDef& op, const std::vector<Tensor>& inputs, const A
       keep_shape.push_back(x.shape()[i]);
     }
   }
-  Tensor acc = Tensor::empty(kept, lt.out);
   if (reduced_count == 0 && (op.identity == Identity::kLowest || op.identity == Identity::kHighest))
     throw Error(Status::Invalid(op.name, "zero-size array to reduction operation " + combine.name +
                                              " which has no identity"));
-  // Identity as the accumulator's initial value.
-  switch (op.identity) {
-    case Identity::kOne: fill(acc, Scalar::from_int(1)); break;
-    case Identity::kLowest:
-      if (is_floating(lt.out)) fill(acc, Scalar::from_float(-std::numeric_limits<double>::infinity()));
-      else if (dtype_traits(lt.out).kind == DTypeKind::kSignedInt)
-        fill(acc, Scalar::from_int(-(int64_t(1) << (dtype_size(lt.out) * 8 - 1))));
-      else fill(acc, Scalar::from_int(0));
-      break;
-    case Identity::kHighest:
-      if (is_floating(lt.out)) fill(acc, Scalar::from_float(std::numeric_limits<double>::infinity()));
-      else if (lt.out == DType::kBool) fill(acc, Scalar::from_bool(true));
-      else if (dtype_traits(lt.out).kind == DTypeKind::kSignedInt)
-        fill(acc, Scalar::from_int(static_cast<int64_t>((uint64_t(1) << (dtype_size(lt.out) * 8 - 1)) - 1)));
-      else fill(acc, Scalar::from_int(-1));  // all ones after the wrap-around cast
-      break;
-    default: fill(acc, Scalar::from_int(0)); break;
-  }
+  Tensor acc = Tensor::empty(kept, lt.out);
+  fill_identity(acc, op.identity);
   if (x.numel() > 0) {
     Tensor xin = x.dtype() == lt.in[0] ? x : cast(x, lt.in[0]);
     // The accumulator viewed with x's shape: stride 0 along reduced axes.
@@ -359,8 +444,7 @@ Tensor run_reduction(const OpDef& op, const std::vector<Tensor>& inputs, const A
     for (size_t i = 0, k = 0; i < red.size(); ++i)
       if (!red[i]) st[i] = acc.strides()[k++];
     Tensor accv = Tensor::view_of(acc.storage(), acc.dtype(), x.shape(), st, acc.offset());
-    // Several blocks would fold into the same accumulator element: one thread.
-    run_loop(loop, accv, {accv, xin}, op.name, /*order_by=*/2, /*parallel_ok=*/false);
+    reduce_into(loop, acc, accv, xin, red, op.identity, op.name);
   }
   Tensor result = attrs.keepdims ? acc.reshape(keep_shape) : acc;
   if (out) {
@@ -372,15 +456,24 @@ Tensor run_reduction(const OpDef& op, const std::vector<Tensor>& inputs, const A
 
 }  // namespace
 
-Tensor call(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {
-  if (static_cast<int>(inputs.size()) != op.arity)
+Tensor call(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
+  if (n != op.arity)
     throw Error(Status::Invalid(op.name, "expected " + std::to_string(op.arity) + " operands, got " +
-                                             std::to_string(inputs.size())));
-  for (const auto& t : inputs)
-    if (!t.defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
-  if (op.run) return op.run(op, inputs, attrs);
-  if (op.fusion == FusionClass::kReduction) return run_reduction(op, inputs, attrs, out);
+                                             std::to_string(n)));
+  for (int i = 0; i < n; ++i)
+    if (!inputs[i].defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
+  if (op.run) {
+    Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
+    if (!out) return r;
+    out->copy_from(r.dtype() == out->dtype() ? r : cast(r, out->dtype()));
+    return *out;
+  }
+  if (op.fusion == FusionClass::kReduction) return run_reduction(op, inputs[0], attrs, out);
   return run_elementwise(op, inputs, attrs, out);
+}
+
+Tensor call(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {
+  return call(op, inputs.data(), static_cast<int>(inputs.size()), attrs, out);
 }
 
 Tensor call(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {
@@ -393,51 +486,47 @@ Tensor cast(const Tensor& t, DType dtype, bool copy) {
   Attrs a;
   a.has_dtype = true;
   a.dtype = dtype;
-  return call(astype, {t}, a);
+  return call(astype, &t, 1, a);
 }
 
 // ------------------------------------------------------------------ scalars
 
-Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op) {
-  Tensor src;
-  switch (s.kind) {
-    case ScalarKind::kBool:
-      src = Tensor::empty({}, DType::kBool);
-      *src.data_as<bool>() = s.i != 0;
-      break;
-    case ScalarKind::kInt: {
-      if (is_integer(dtype)) {
-        const bool is_signed = dtype_traits(dtype).kind == DTypeKind::kSignedInt;
-        const int bits = static_cast<int>(dtype_size(dtype)) * 8;
-        bool ok;
-        if (is_signed) {
-          ok = bits == 64 || (s.i >= -(int64_t(1) << (bits - 1)) && s.i < (int64_t(1) << (bits - 1)));
-        } else {
-          ok = s.i >= 0 && (bits == 64 || s.i < (int64_t(1) << bits));
-        }
-        if (!ok)
-          throw Error(Status::Invalid(op, "Python integer " + std::to_string(s.i) + " out of bounds for " +
-                                              dtype_name(dtype)));
-      }
-      src = Tensor::empty({}, DType::kInt64);
-      *src.data_as<int64_t>() = s.i;
-      break;
+Tensor scalar_constant(const Scalar& s, DType dtype) {
+  Tensor t = Tensor::constant(dtype);
+  visit_dtype(dtype, [&](auto z) {
+    using T = decltype(z);
+    T v;
+    switch (s.kind) {
+      case ScalarKind::kBool: v = detail::convert<T>(s.i != 0); break;
+      case ScalarKind::kInt: v = detail::convert<T>(s.i); break;
+      default: v = detail::convert<T>(s.f); break;
     }
-    case ScalarKind::kFloat:
-      src = Tensor::empty({}, DType::kFloat64);
-      *src.data_as<double>() = s.f;
-      break;
+    std::memcpy(t.data(), &v, sizeof(T));
+  });
+  return t;
+}
+
+Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op) {
+  if (s.kind == ScalarKind::kInt && is_integer(dtype)) {
+    const bool is_signed = dtype_traits(dtype).kind == DTypeKind::kSignedInt;
+    const int bits = static_cast<int>(dtype_size(dtype)) * 8;
+    bool ok;
+    if (is_signed) {
+      ok = bits == 64 || (s.i >= -(int64_t(1) << (bits - 1)) && s.i < (int64_t(1) << (bits - 1)));
+    } else {
+      ok = s.i >= 0 && (bits == 64 || s.i < (int64_t(1) << bits));
+    }
+    if (!ok)
+      throw Error(Status::Invalid(op, "Python integer " + std::to_string(s.i) + " out of bounds for " +
+                                          dtype_name(dtype)));
   }
-  return cast(src, dtype);
+  return scalar_constant(s, dtype);
 }
 
 void fill(const Tensor& t, const Scalar& s) {
   if (t.numel() == 0) return;
-  Tensor v = s.kind == ScalarKind::kInt && is_integer(t.dtype()) && s.i < 0 &&
-                     dtype_traits(t.dtype()).kind == DTypeKind::kUnsignedInt
-                 ? cast(scalar_tensor(s, DType::kInt64), t.dtype())  // wrap-around, for identities
-                 : scalar_tensor(s, t.dtype(), "full");
-  t.copy_from(v);
+  const bool wrap = s.kind == ScalarKind::kInt && s.i < 0 && dtype_traits(t.dtype()).kind == DTypeKind::kUnsignedInt;
+  t.copy_from(wrap ? scalar_constant(s, t.dtype()) : scalar_tensor(s, t.dtype(), "full"));
 }
 
 Tensor full(const Shape& shape, const Scalar& s, DType dtype) {

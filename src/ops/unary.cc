@@ -2,6 +2,8 @@
 // math functions (exp, log, sqrt, sin, cos, tanh). float16/bfloat16 compute in
 // float32; integer inputs of math functions compute in float_for(dtype).
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "ops/loops.h"
@@ -55,7 +57,85 @@ ASC_MATH_FUNCTOR(SqrtF, sqrt, static_cast<int>(simd::UnaryOp::kSqrt))
 ASC_MATH_FUNCTOR(SinF, sin, kNoSimd)
 ASC_MATH_FUNCTOR(CosF, cos, kNoSimd)
 ASC_MATH_FUNCTOR(TanhF, tanh, kNoSimd)
+ASC_MATH_FUNCTOR(TanF, tan, kNoSimd)
+ASC_MATH_FUNCTOR(ArcsinF, asin, kNoSimd)
+ASC_MATH_FUNCTOR(ArccosF, acos, kNoSimd)
+ASC_MATH_FUNCTOR(ArctanF, atan, kNoSimd)
+ASC_MATH_FUNCTOR(SinhF, sinh, kNoSimd)
+ASC_MATH_FUNCTOR(CoshF, cosh, kNoSimd)
+ASC_MATH_FUNCTOR(ArcsinhF, asinh, kNoSimd)
+ASC_MATH_FUNCTOR(ArccoshF, acosh, kNoSimd)
+ASC_MATH_FUNCTOR(ArctanhF, atanh, kNoSimd)
+ASC_MATH_FUNCTOR(Log1pF, log1p, kNoSimd)
+ASC_MATH_FUNCTOR(Expm1F, expm1, kNoSimd)
+ASC_MATH_FUNCTOR(Log2F, log2, kNoSimd)
+ASC_MATH_FUNCTOR(Log10F, log10, kNoSimd)
+ASC_MATH_FUNCTOR(Exp2F, exp2, kNoSimd)
+ASC_MATH_FUNCTOR(RintF, nearbyint, kNoSimd)  // round half to even (default rounding mode)
+ASC_MATH_FUNCTOR(CbrtF, cbrt, kNoSimd)
 #undef ASC_MATH_FUNCTOR
+
+// floor/ceil/trunc: integers and bools are returned unchanged (NumPy 2).
+#define ASC_ROUNDING_FUNCTOR(Name, fn)                          \
+  struct Name {                                                 \
+    static constexpr int kSimd = kNoSimd;                       \
+    template <typename C>                                       \
+    static C apply(C a) {                                       \
+      if constexpr (std::is_floating_point_v<C>) return std::fn(a); \
+      else return a;                                            \
+    }                                                           \
+  };
+ASC_ROUNDING_FUNCTOR(FloorF, floor)
+ASC_ROUNDING_FUNCTOR(CeilF, ceil)
+ASC_ROUNDING_FUNCTOR(TruncF, trunc)
+#undef ASC_ROUNDING_FUNCTOR
+
+struct SignF {
+  static constexpr int kSimd = kNoSimd;
+  template <typename C>
+  static C apply(C a) {
+    if constexpr (std::is_unsigned_v<C>) return a > 0 ? C(1) : C(0);
+    else if constexpr (std::is_floating_point_v<C>) return a > 0 ? C(1) : a < 0 ? C(-1) : a == 0 ? C(0) : a;
+    else return a > 0 ? C(1) : a < 0 ? C(-1) : C(0);
+  }
+};
+struct SquareF {
+  static constexpr int kSimd = kNoSimd;
+  template <typename C>
+  static C apply(C a) {
+    if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(a));
+    else return a * a;
+  }
+};
+struct ReciprocalF {
+  static constexpr int kSimd = kNoSimd;
+  template <typename C>
+  static C apply(C a) {
+    if constexpr (std::is_integral_v<C>) {
+      if (a == 0) return std::numeric_limits<C>::min();  // what NumPy gives on x86-64 (it warns)
+      if constexpr (std::is_signed_v<C>) {
+        if (a == C(-1)) return C(-1);
+      }
+      return static_cast<C>(C(1) / a);
+    } else {
+      return C(1) / a;
+    }
+  }
+};
+
+#define ASC_CLASSIFY_FUNCTOR(Name, float_expr, int_value) \
+  struct Name {                                           \
+    static constexpr int kSimd = kNoSimd;                 \
+    template <typename C>                                 \
+    static bool apply(C a) {                              \
+      if constexpr (std::is_floating_point_v<C>) return float_expr; \
+      else return (void)a, int_value;                     \
+    }                                                     \
+  };
+ASC_CLASSIFY_FUNCTOR(IsnanF, std::isnan(a), false)
+ASC_CLASSIFY_FUNCTOR(IsinfF, std::isinf(a), false)
+ASC_CLASSIFY_FUNCTOR(IsfiniteF, std::isfinite(a), true)
+#undef ASC_CLASSIFY_FUNCTOR
 
 template <typename F, bool kBoolOut>
 struct UnaryTable {
@@ -108,8 +188,49 @@ Status rule_positive(const OpDef& op, const DType* in, const Attrs& a, LoopTypes
   return rule_same(op, in, a, t);
 }
 
-OpDef unary_def(const char* name, DTypeRule rule, LoopSelector sel) {
+Status rule_sign(const OpDef& op, const DType* in, const Attrs& a, LoopTypes* t) {
+  if (in[0] == DType::kBool)
+    return Status::TypeError(op.name, "ufunc 'sign' did not contain a loop with signature matching types bool");
+  return rule_same(op, in, a, t);
+}
+
+// square/reciprocal of bool compute in int8, as NumPy's loops do.
+Status rule_unary_bool_as_int8(const OpDef& op, const DType* in, const Attrs& a, LoopTypes* t) {
+  ASC_RETURN_IF_ERROR(rule_same(op, in, a, t));
+  if (in[0] == DType::kBool) t->in[0] = t->out = DType::kInt8;
+  return Status::OK();
+}
+
+Status rule_to_bool(const OpDef&, const DType* in, const Attrs&, LoopTypes* t) {
+  t->in[0] = in[0];
+  t->out = DType::kBool;
+  return Status::OK();
+}
+
+// signbit of integers: computed on the integer itself (negative values are set).
+struct SignbitIntF {
+  static constexpr int kSimd = kNoSimd;
+  template <typename C>
+  static bool apply(C a) {
+    if constexpr (std::is_same_v<C, float>) {
+      uint32_t u;  // the bit itself (std::signbit here trips a GCC 12 vectorizer ICE)
+      std::memcpy(&u, &a, sizeof u);
+      return (u >> 31) != 0;
+    } else if constexpr (std::is_same_v<C, double>) {
+      uint64_t u;
+      std::memcpy(&u, &a, sizeof u);
+      return (u >> 63) != 0;
+    } else if constexpr (std::is_signed_v<C>) {
+      return a < 0;
+    } else {
+      return (void)a, false;
+    }
+  }
+};
+
+OpDef unary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* doc = "") {
   OpDef d;
+  d.doc = doc;
   d.name = name;
   d.arity = 1;
   d.fusion = FusionClass::kElementwise;
@@ -119,16 +240,52 @@ OpDef unary_def(const char* name, DTypeRule rule, LoopSelector sel) {
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(unary_def("negative", rule_negative, &UnaryTable<NegF, false>::select)),
-    OpRegistrar(unary_def("positive", rule_positive, &UnaryTable<PosF, false>::select)),
-    OpRegistrar(unary_def("absolute", rule_same, &UnaryTable<AbsF, false>::select)),
-    OpRegistrar(unary_def("logical_not", rule_logical, &UnaryTable<NotF, true>::select)),
-    OpRegistrar(unary_def("exp", rule_float, &FloatTable<ExpF>::select)),
-    OpRegistrar(unary_def("log", rule_float, &FloatTable<LogF>::select)),
-    OpRegistrar(unary_def("sqrt", rule_float, &FloatTable<SqrtF>::select)),
-    OpRegistrar(unary_def("sin", rule_float, &FloatTable<SinF>::select)),
-    OpRegistrar(unary_def("cos", rule_float, &FloatTable<CosF>::select)),
-    OpRegistrar(unary_def("tanh", rule_float, &FloatTable<TanhF>::select)),
+    OpRegistrar(unary_def("negative", rule_negative, &UnaryTable<NegF, false>::select, "-x, elementwise.")),
+    OpRegistrar(unary_def("positive", rule_positive, &UnaryTable<PosF, false>::select, "+x (a copy), elementwise.")),
+    OpRegistrar(unary_def("absolute", rule_same, &UnaryTable<AbsF, false>::select, "|x|, elementwise.")),
+    OpRegistrar(unary_def("logical_not", rule_logical, &UnaryTable<NotF, true>::select, "NOT x, elementwise.")),
+    OpRegistrar(unary_def("exp", rule_float, &FloatTable<ExpF>::select, "e**x, elementwise.")),
+    OpRegistrar(unary_def("exp2", rule_float, &FloatTable<Exp2F>::select, "2**x, elementwise.")),
+    OpRegistrar(unary_def("expm1", rule_float, &FloatTable<Expm1F>::select, "exp(x) - 1, accurate near 0.")),
+    OpRegistrar(unary_def("log", rule_float, &FloatTable<LogF>::select, "Natural logarithm, elementwise.")),
+    OpRegistrar(unary_def("log2", rule_float, &FloatTable<Log2F>::select, "Base-2 logarithm, elementwise.")),
+    OpRegistrar(unary_def("log10", rule_float, &FloatTable<Log10F>::select, "Base-10 logarithm, elementwise.")),
+    OpRegistrar(unary_def("log1p", rule_float, &FloatTable<Log1pF>::select, "log(1 + x), accurate near 0.")),
+    OpRegistrar(unary_def("sqrt", rule_float, &FloatTable<SqrtF>::select, "Square root, elementwise.")),
+    OpRegistrar(unary_def("cbrt", rule_float, &FloatTable<CbrtF>::select, "Cube root, elementwise.")),
+    OpRegistrar(unary_def("sin", rule_float, &FloatTable<SinF>::select, "Sine (radians), elementwise.")),
+    OpRegistrar(unary_def("cos", rule_float, &FloatTable<CosF>::select, "Cosine (radians), elementwise.")),
+    OpRegistrar(unary_def("tan", rule_float, &FloatTable<TanF>::select, "Tangent (radians), elementwise.")),
+    OpRegistrar(unary_def("arcsin", rule_float, &FloatTable<ArcsinF>::select, "Inverse sine, elementwise.")),
+    OpRegistrar(unary_def("arccos", rule_float, &FloatTable<ArccosF>::select, "Inverse cosine, elementwise.")),
+    OpRegistrar(unary_def("arctan", rule_float, &FloatTable<ArctanF>::select, "Inverse tangent, elementwise.")),
+    OpRegistrar(unary_def("sinh", rule_float, &FloatTable<SinhF>::select, "Hyperbolic sine, elementwise.")),
+    OpRegistrar(unary_def("cosh", rule_float, &FloatTable<CoshF>::select, "Hyperbolic cosine, elementwise.")),
+    OpRegistrar(unary_def("tanh", rule_float, &FloatTable<TanhF>::select, "Hyperbolic tangent, elementwise.")),
+    OpRegistrar(unary_def("arcsinh", rule_float, &FloatTable<ArcsinhF>::select, "Inverse hyperbolic sine.")),
+    OpRegistrar(unary_def("arccosh", rule_float, &FloatTable<ArccoshF>::select, "Inverse hyperbolic cosine.")),
+    OpRegistrar(unary_def("arctanh", rule_float, &FloatTable<ArctanhF>::select, "Inverse hyperbolic tangent.")),
+    OpRegistrar(unary_def("rint", rule_float, &FloatTable<RintF>::select,
+                          "Round to the nearest integer (halves to even), elementwise.")),
+    OpRegistrar(unary_def("floor", rule_same, &UnaryTable<FloorF, false>::select,
+                          "Largest integer <= x, elementwise (integers unchanged).")),
+    OpRegistrar(unary_def("ceil", rule_same, &UnaryTable<CeilF, false>::select,
+                          "Smallest integer >= x, elementwise (integers unchanged).")),
+    OpRegistrar(unary_def("trunc", rule_same, &UnaryTable<TruncF, false>::select,
+                          "x rounded toward zero, elementwise (integers unchanged).")),
+    OpRegistrar(unary_def("sign", rule_sign, &UnaryTable<SignF, false>::select,
+                          "-1, 0 or 1 by the sign of x (NaN stays NaN), elementwise.")),
+    OpRegistrar(unary_def("square", rule_unary_bool_as_int8, &UnaryTable<SquareF, false>::select,
+                          "x * x, elementwise.")),
+    OpRegistrar(unary_def("reciprocal", rule_unary_bool_as_int8, &UnaryTable<ReciprocalF, false>::select,
+                          "1 / x, elementwise (integer division for integers).")),
+    OpRegistrar(unary_def("isnan", rule_to_bool, &UnaryTable<IsnanF, true>::select, "x is NaN, elementwise.")),
+    OpRegistrar(unary_def("isinf", rule_to_bool, &UnaryTable<IsinfF, true>::select,
+                          "x is +inf or -inf, elementwise.")),
+    OpRegistrar(unary_def("isfinite", rule_to_bool, &UnaryTable<IsfiniteF, true>::select,
+                          "x is neither infinite nor NaN, elementwise.")),
+    OpRegistrar(unary_def("signbit", rule_to_bool, &UnaryTable<SignbitIntF, true>::select,
+                          "The sign bit of x is set (x < 0, -0.0, -NaN), elementwise.")),
 };
 
 }  // namespace

@@ -20,7 +20,10 @@
 // are safe, concurrent writes to the same elements are the caller's problem.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <initializer_list>
+#include <iterator>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,8 +34,133 @@
 
 namespace asc {
 
-using Shape = std::vector<int64_t>;
-using Strides = std::vector<int64_t>;  // bytes
+/// A vector of int64 with inline room for kInline elements: shapes and strides
+/// of up to 6 dimensions need no heap memory (the per-op overhead of small
+/// arrays). The subset of std::vector's interface that tensors use.
+class DimVector {
+ public:
+  static constexpr size_t kInline = 6;
+  using value_type = int64_t;
+  using iterator = int64_t*;
+  using const_iterator = const int64_t*;
+  using size_type = size_t;
+  using reference = int64_t&;
+  using const_reference = const int64_t&;
+
+  DimVector() noexcept = default;
+  explicit DimVector(size_t n, int64_t v = 0) { assign(n, v); }
+  DimVector(std::initializer_list<int64_t> il) { assign(il.begin(), il.end()); }
+  template <typename It, typename = decltype(*std::declval<It>())>
+  DimVector(It first, It last) { assign(first, last); }
+  DimVector(const std::vector<int64_t>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit on purpose
+  DimVector(const DimVector& o) { assign(o.begin(), o.end()); }
+  DimVector(DimVector&& o) noexcept { move_from(o); }
+  DimVector& operator=(const DimVector& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  DimVector& operator=(DimVector&& o) noexcept {
+    if (this != &o) {
+      release();
+      move_from(o);
+    }
+    return *this;
+  }
+  ~DimVector() { release(); }
+
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  int64_t* data() noexcept { return ptr(); }
+  const int64_t* data() const noexcept { return ptr(); }
+  int64_t* begin() noexcept { return ptr(); }
+  int64_t* end() noexcept { return ptr() + size_; }
+  const int64_t* begin() const noexcept { return ptr(); }
+  const int64_t* end() const noexcept { return ptr() + size_; }
+  int64_t& operator[](size_t i) noexcept { return ptr()[i]; }
+  const int64_t& operator[](size_t i) const noexcept { return ptr()[i]; }
+  int64_t& back() noexcept { return ptr()[size_ - 1]; }
+  int64_t back() const noexcept { return ptr()[size_ - 1]; }
+  int64_t front() const noexcept { return ptr()[0]; }
+
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    int64_t* h = new int64_t[n];
+    std::copy(begin(), end(), h);
+    release();
+    heap_ = h;
+    cap_ = n;
+  }
+  void clear() noexcept { size_ = 0; }
+  void resize(size_t n, int64_t v = 0) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) ptr()[i] = v;
+    size_ = n;
+  }
+  void assign(size_t n, int64_t v) {
+    size_ = 0;
+    resize(n, v);
+  }
+  template <typename It>
+  void assign(It first, It last) {
+    const size_t n = static_cast<size_t>(std::distance(first, last));
+    size_ = 0;
+    reserve(n);
+    std::copy(first, last, ptr());
+    size_ = n;
+  }
+  void push_back(int64_t v) {
+    if (size_ == cap_) reserve(cap_ * 2);
+    ptr()[size_++] = v;
+  }
+  void pop_back() noexcept { --size_; }
+  int64_t* insert(const int64_t* pos, int64_t v) {
+    const size_t i = static_cast<size_t>(pos - ptr());
+    push_back(v);
+    std::rotate(ptr() + i, ptr() + size_ - 1, ptr() + size_);
+    return ptr() + i;
+  }
+  int64_t* erase(const int64_t* pos) {
+    const size_t i = static_cast<size_t>(pos - ptr());
+    std::copy(ptr() + i + 1, end(), ptr() + i);
+    --size_;
+    return ptr() + i;
+  }
+  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  operator std::vector<int64_t>() const { return vec(); }  // NOLINT: implicit on purpose
+
+  friend bool operator==(const DimVector& a, const DimVector& b) noexcept {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator!=(const DimVector& a, const DimVector& b) noexcept { return !(a == b); }
+
+ private:
+  int64_t* ptr() noexcept { return heap_ ? heap_ : inline_; }
+  const int64_t* ptr() const noexcept { return heap_ ? heap_ : inline_; }
+  void release() noexcept {
+    delete[] heap_;
+    heap_ = nullptr;
+    cap_ = kInline;
+  }
+  void move_from(DimVector& o) noexcept {
+    size_ = o.size_;
+    if (o.heap_) {
+      heap_ = o.heap_;
+      cap_ = o.cap_;
+      o.heap_ = nullptr;
+      o.cap_ = kInline;
+    } else {
+      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+    }
+    o.size_ = 0;
+  }
+  int64_t* heap_ = nullptr;
+  size_t size_ = 0;
+  size_t cap_ = kInline;
+  int64_t inline_[kInline];
+};
+
+using Shape = DimVector;
+using Strides = DimVector;  // bytes
 
 /// A flat byte buffer a tensor views.
 class Storage {
@@ -41,20 +169,33 @@ class Storage {
   static std::shared_ptr<Storage> allocate(size_t nbytes);
   /// Wraps external memory; `keep_alive` is released (destroyed) with the storage.
   static std::shared_ptr<Storage> external(void* data, size_t nbytes, std::shared_ptr<void> keep_alive);
+  /// Room for one element (<= kInlineBytes) inside the storage object itself:
+  /// 0-d constants such as Python scalars, passed to kernels by value (one
+  /// small allocation, no pool round trip).
+  static constexpr size_t kInlineBytes = 16;
+  static std::shared_ptr<Storage> inline_bytes(size_t nbytes);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
   uint8_t* data() const noexcept { return data_; }
   size_t nbytes() const noexcept { return nbytes_; }
-  bool is_external() const noexcept { return external_; }
+  bool is_external() const noexcept { return kind_ == kExternal; }
+  bool is_inline() const noexcept { return kind_ == kInline; }
 
  private:
-  Storage() = default;
+  struct Token {};
+
+ public:
+  explicit Storage(Token) noexcept {}  // for make_shared only
+
+ private:
+  enum Kind : uint8_t { kPool, kExternal, kInline };
   uint8_t* data_ = nullptr;
   size_t nbytes_ = 0;
-  bool external_ = false;
+  Kind kind_ = kPool;
   std::shared_ptr<void> keep_alive_;
+  alignas(16) uint8_t inline_[kInlineBytes] = {};
 };
 
 /// One basic index along an axis (NumPy semantics), for Tensor::index().
@@ -74,6 +215,9 @@ class Tensor {
   Tensor() = default;
   /// A new C-contiguous tensor from the device pool (uninitialised).
   static Tensor empty(const Shape& shape, DType dtype);
+  /// A 0-d tensor whose element lives inside its storage object (Storage::inline_bytes):
+  /// the value of a Python scalar or another constant (uninitialised).
+  static Tensor constant(DType dtype);
   /// A view of `storage` (no checks of the extent beyond the storage size).
   static Tensor view_of(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strides strides,
                         int64_t offset);

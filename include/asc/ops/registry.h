@@ -41,6 +41,7 @@ struct Attrs {
   bool keepdims = false;
   bool has_dtype = false;  // astype target, reduction accumulator/result dtype
   DType dtype = DType::kFloat32;
+  double ddof = 0;  // var/std: the divisor is N - ddof (the array API's `correction`)
 };
 
 /// dtypes an elementwise/reduction kernel runs with: inputs are cast to in[i]
@@ -73,6 +74,11 @@ struct OpDef {
   std::string combine;
   Identity identity = Identity::kNone;
   OpaqueFn run = nullptr;  // opaque and composite ops (e.g. mean)
+  /// One-line description (the Python docstring of the generated function).
+  std::string doc;
+  /// The op named by `combine`, resolved by the registry on first use (cached
+  /// dispatch: no name lookup per call).
+  const OpDef* combine_op = nullptr;
 };
 
 /// Registers an op (static initialisation time). A duplicate name is a kInvalidParam error.
@@ -94,6 +100,8 @@ struct OpRegistrar {
 Tensor call(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}, const Tensor* out = nullptr);
 Tensor call(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs = {},
             const Tensor* out = nullptr);
+/// The same with `n` operands in an array (no vector: the small-array fast path).
+Tensor call(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs = {}, const Tensor* out = nullptr);
 
 /// Cast with NumPy semantics (astype): a new contiguous tensor, or `t` itself
 /// when the dtype already matches and `copy` is false.
@@ -130,6 +138,9 @@ DType default_scalar_dtype(ScalarKind kind);
 /// A 0-d tensor holding `s` as `dtype`. An int out of the dtype's range is
 /// kInvalidParam ("[op] Python integer 300 out of bounds for int8").
 Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op = "asarray");
+/// A 0-d constant (Tensor::constant, no pool memory) holding `s` converted to
+/// `dtype` as astype would, without range checks (the identities of reductions).
+Tensor scalar_constant(const Scalar& s, DType dtype);
 /// A new tensor of `shape` filled with `s` (cast to dtype as astype would).
 Tensor full(const Shape& shape, const Scalar& s, DType dtype);
 /// Writes `s` into every element of `t` (cast as astype would).

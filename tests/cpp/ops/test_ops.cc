@@ -264,3 +264,85 @@ TEST(Ops, LargeParallelElementwise) {
   EXPECT_EQ(at(w, 501), 501.0);
   EXPECT_EQ(at(w, 5), -1.0);
 }
+
+TEST(Tensor, DimVectorInlineAndHeap) {
+  Shape s{1, 2, 3};
+  EXPECT_EQ(s.size(), 3u);
+  for (int64_t i = 0; i < 10; ++i) s.push_back(i);  // spills to the heap
+  EXPECT_EQ(s.size(), 13u);
+  EXPECT_EQ(s[12], 9);
+  Shape c = s;
+  EXPECT_EQ(c, s);
+  s.erase(s.begin());
+  s.insert(s.begin() + 1, 42);
+  EXPECT_EQ(s[0], 2);
+  EXPECT_EQ(s[1], 42);
+  Shape m = std::move(c);
+  EXPECT_EQ(m.size(), 13u);
+  std::vector<int64_t> v = Shape{4, 5};
+  EXPECT_EQ(v.size(), 2u);
+  // 7-d tensors work too (heap shapes).
+  Tensor t = Tensor::empty({1, 2, 1, 2, 1, 2, 2}, DType::kInt32);
+  EXPECT_EQ(ops::call("add", {t, t}).shape(), t.shape());
+}
+
+TEST(Ops, ScalarConstantsAreInline) {
+  Tensor s = ops::scalar_tensor(Scalar::from_float(2.5), DType::kFloat16);
+  EXPECT_TRUE(s.storage()->is_inline());
+  EXPECT_EQ(at(s, 0), 2.5);
+  EXPECT_EQ(at(ops::scalar_constant(Scalar::from_int(-1), DType::kUInt8), 0), 255);
+  EXPECT_THROW(ops::scalar_tensor(Scalar::from_int(300), DType::kInt8), Error);
+}
+
+// Parallel reductions (split along a kept axis or into per-block partials) vs a
+// double reference, for every axis of a large 2-d array.
+TEST(Ops, ParallelReductionsMatchReference) {
+  const int64_t r = 513, c = 1031;
+  Tensor a = make<float>({r, c}, [](int64_t i) { return float((i * 37) % 101) - 50.0f; });
+  for (int axis : {-1, 0, 1}) {
+    ops::Attrs at_;
+    if (axis >= 0) {
+      at_.all_axes = false;
+      at_.axes = {axis};
+    }
+    Tensor s = ops::call("sum", {a}, at_);
+    Tensor mx = ops::call("max", {a}, at_);
+    const int64_t outer = axis == 0 ? c : axis == 1 ? r : 1;
+    ASSERT_EQ(s.numel(), outer);
+    for (int64_t o = 0; o < outer; o += 97) {
+      double want = 0, best = -1e30;
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j) {
+          if ((axis == 0 && j != o) || (axis == 1 && i != o)) continue;
+          const double v = at(a, i * c + j);
+          want += v;
+          best = std::max(best, v);
+        }
+      EXPECT_NEAR(at(s, o), want, 1e-3 * std::max(1.0, std::fabs(want))) << axis << " " << o;
+      EXPECT_EQ(at(mx, o), best) << axis << " " << o;
+    }
+  }
+}
+
+TEST(Ops, ArgAndScans) {
+  Tensor a = make<double>({2, 3}, [](int64_t i) { return std::array<double, 6>{3, 9, 1, 4, 4, NAN}[i]; });
+  Tensor am = ops::call("argmax", {a});
+  EXPECT_EQ(am.dtype(), DType::kInt64);
+  EXPECT_EQ(at(am, 0), 5);  // the NaN
+  ops::Attrs ax;
+  ax.all_axes = false;
+  ax.axes = {1};
+  Tensor amin = ops::call("argmin", {a}, ax);
+  EXPECT_EQ(at(amin, 0), 2);
+  EXPECT_EQ(at(amin, 1), 2);
+  Tensor c = ops::call("cumsum", {make<int8_t>({4}, [](int64_t) { return int8_t(100); })});
+  EXPECT_EQ(c.dtype(), DType::kInt64);
+  EXPECT_EQ(at(c, 3), 400);
+  EXPECT_THROW(ops::call("argmax", {Tensor::empty({0}, DType::kFloat32)}), Error);
+  try {
+    ops::call("power", {make<int32_t>({1}, [](int64_t) { return 2; }), make<int32_t>({1}, [](int64_t) { return -1; })});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("[power]"), std::string::npos);
+  }
+}

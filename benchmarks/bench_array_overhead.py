@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Per-op overhead of pyasc arrays vs NumPy on tiny (10-element) float32 arrays.
+
+Prints, for each op, the best-of-N time per call of pyasc and of NumPy,
+measured in the same run, and the ratio. Target (issue 3): <= 1.5 us per op,
+or <= 3x NumPy's time.
+
+    python benchmarks/bench_array_overhead.py [--number 20000] [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import timeit
+
+import numpy as np
+
+import pyasc as asc
+
+
+def bench(fn, number, repeat):
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--number", type=int, default=20000)
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--size", type=int, default=10)
+    args = p.parse_args()
+
+    na = np.arange(args.size, dtype=np.float32)
+    nb = na[::-1].copy()
+    a, b = asc.array(na), asc.array(nb)
+    cases = [
+        ("a + b", lambda: a + b, lambda: na + nb),
+        ("a * 2", lambda: a * 2, lambda: na * 2),
+        ("a.sum()", lambda: a.sum(), lambda: na.sum()),
+        ("a - 1.5", lambda: a - 1.5, lambda: na - 1.5),
+        ("a < b", lambda: a < b, lambda: na < nb),
+        ("exp(a)", lambda: asc.exp(a), lambda: np.exp(na)),
+        ("a.max()", lambda: a.max(), lambda: na.max()),
+        ("a[1:5]", lambda: a[1:5], lambda: na[1:5]),
+    ]
+    print(f"{'op':10s} {'pyasc us':>10s} {'numpy us':>10s} {'ratio':>7s}  target")
+    for name, f, g in cases:
+        f(), g()
+        t = bench(f, args.number, args.repeat)
+        u = bench(g, args.number, args.repeat)
+        ok = "ok" if (t <= 1.5 or t <= 3 * u) else "MISS"
+        print(f"{name:10s} {t:10.3f} {u:10.3f} {t / u:7.2f}  {ok}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,361 @@
+"""Array-namespace functions that are compositions of pyasc primitives.
+
+Creation (``linspace``, ``eye``, ``identity``, ``tri``, ``tril``, ``triu``,
+``meshgrid``), manipulation (``concatenate``/``concat``, ``stack``, ``flip``,
+``roll``, ``ravel``, ``swapaxes``, ``moveaxis``), elementwise compositions
+(``clip``, ``round``, ``count_nonzero``) and dtype queries (``finfo``,
+``iinfo``, ``can_cast``, ``isdtype``, ``result_type``). Every function
+follows NumPy 2's semantics; views are returned where NumPy returns views.
+Re-exported by :mod:`pyasc.numeric` (``import pyasc as asc; asc.stack(...)``).
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _C
+
+_BF16 = _np.dtype(_ml_dtypes.bfloat16)
+
+
+def _arr(x):
+    return _C.asarray(x)
+
+
+def _axis(axis, ndim):
+    """Normalises one axis like NumPy (AxisError, a ValueError and IndexError, when out of range)."""
+    axis = _operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise _np.exceptions.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def _axes(axis, ndim):
+    if isinstance(axis, (tuple, list)):
+        out = tuple(_axis(a, ndim) for a in axis)
+        if len(set(out)) != len(out):
+            raise ValueError("repeated axis")
+        return out
+    return (_axis(axis, ndim),)
+
+
+# ------------------------------------------------------------------ dtypes
+
+
+def _dtype_of(x):
+    if isinstance(x, _C.ndarray):
+        return x.dtype
+    if hasattr(x, "dtype") and not isinstance(x, type):
+        return _np.dtype(x.dtype)
+    return _np.dtype(x)
+
+
+def finfo(type):  # noqa: A002 - NumPy's parameter name
+    """Machine limits of a floating dtype (also bfloat16), as ``numpy.finfo``."""
+    return _ml_dtypes.finfo(_dtype_of(type))
+
+
+def iinfo(type):  # noqa: A002
+    """Machine limits of an integer dtype, as ``numpy.iinfo``."""
+    return _ml_dtypes.iinfo(_dtype_of(type))
+
+
+def can_cast(from_, to, casting="safe"):
+    """Whether a value of dtype (or array) ``from_`` can be cast to ``to`` under ``casting``."""
+    return bool(_np.can_cast(_dtype_of(from_), _dtype_of(to), casting=casting))
+
+
+_KINDS = {
+    "bool": lambda d: d.kind == "b",
+    "signed integer": lambda d: d.kind == "i",
+    "unsigned integer": lambda d: d.kind == "u",
+    "integral": lambda d: d.kind in "iu",
+    "real floating": lambda d: d.kind == "f" or d == _BF16,
+    "complex floating": lambda d: d.kind == "c",
+    "numeric": lambda d: d.kind in "iufc" or d == _BF16,
+}
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
+    'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or a tuple of them."""
+    d = _np.dtype(dtype)
+    if isinstance(kind, tuple):
+        return _builtins.any(isdtype(d, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"kind argument must be a dtype or one of {sorted(_KINDS)}, got {kind!r}")
+        return _KINDS[kind](d)
+    return d == _np.dtype(kind)
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype NumPy 2 gives an operation on the operands (arrays, dtypes, and
+    Python scalars, which are weak as in NEP 50)."""
+    if not arrays_and_dtypes:
+        raise ValueError("at least one array or dtype is required")
+    strong, weak = [], []
+    for x in arrays_and_dtypes:
+        if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+            weak.append(x)
+        elif isinstance(x, _C.ndarray):
+            strong.append(_C.empty((0,), x.dtype))
+        else:
+            strong.append(_C.empty((0,), _dtype_of(x)))
+    if not strong:
+        return _C.result_type_of(*weak[:1]) if len(weak) == 1 else _fold_weak(weak)
+    acc = strong[0]
+    for s in strong[1:]:
+        acc = _C.empty((0,), _C.result_type_of(acc, s))
+    for w in weak:
+        acc = _C.empty((0,), _C.result_type_of(acc, w))
+    return acc.dtype
+
+
+def _fold_weak(weak):
+    acc = _C.empty((0,), _C.result_type_of(weak[0]))
+    for w in weak[1:]:
+        acc = _C.empty((0,), _C.result_type_of(acc, w))
+    return acc.dtype
+
+
+# ------------------------------------------------------------------ creation
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match)."""
+    res = _np.linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
+    if retstep:
+        return _C.array(res[0]), res[1]
+    return _C.array(res)
+
+
+def eye(N, M=None, k=0, dtype=float):  # noqa: N803 - NumPy's names
+    """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
+    return _C.array(_np.eye(N, M, k=k, dtype=dtype))
+
+
+def identity(n, dtype=None):
+    """The n x n identity matrix (float64 unless ``dtype``)."""
+    return _C.array(_np.identity(n, dtype=float if dtype is None else dtype))
+
+
+def tri(N, M=None, k=0, dtype=float):  # noqa: N803
+    """An N x M array with ones at and below the k-th diagonal."""
+    return _C.array(_np.tri(N, M, k=k, dtype=dtype))
+
+
+def _tri_mask(x, k, lower):
+    n, m = x.shape[-2], x.shape[-1]
+    mask = _np.tri(n, m, k=k if lower else k - 1, dtype=bool)
+    return _C.asarray(mask if lower else ~mask)
+
+
+def tril(m, k=0):
+    """A copy of ``m`` with the elements above the k-th diagonal zeroed (last two axes)."""
+    x = _arr(m)
+    if x.ndim < 1:
+        raise ValueError("tril requires an array of at least one dimension")
+    x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
+    return _C.where(_tri_mask(x2, k, True), x2, _C.full((), 0, x.dtype))
+
+
+def triu(m, k=0):
+    """A copy of ``m`` with the elements below the k-th diagonal zeroed (last two axes)."""
+    x = _arr(m)
+    if x.ndim < 1:
+        raise ValueError("triu requires an array of at least one dimension")
+    x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
+    return _C.where(_tri_mask(x2, k, False), x2, _C.full((), 0, x.dtype))
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-D coordinate vectors (NumPy's meshgrid)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    s0 = (1,) * ndim
+    out = [_C.reshape(_arr(x), s0[:i] + (-1,) + s0[i + 1:]) for i, x in enumerate(xi)]
+    if indexing == "xy" and ndim > 1:
+        out[0] = _C.reshape(out[0], (1, -1) + s0[2:])
+        out[1] = _C.reshape(out[1], (-1, 1) + s0[2:])
+    if not sparse:
+        shape = tuple(_builtins.max(o.shape[i] for o in out) for i in range(ndim))
+        out = [_C.broadcast_to(o, shape) for o in out]
+    if copy:
+        out = [o.copy() for o in out]
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ manipulation
+
+
+def ravel(x):
+    """The elements of ``x`` as a 1-D array (a view when the strides allow)."""
+    return _C.reshape(_arr(x), (-1,))
+
+
+def swapaxes(x, axis1, axis2):
+    """A view of ``x`` with two axes interchanged."""
+    return _arr(x).swapaxes(axis1, axis2)
+
+
+def moveaxis(x, source, destination):
+    """A view of ``x`` with axes moved from ``source`` to ``destination`` (ints or sequences)."""
+    x = _arr(x)
+    src = _axes(source, x.ndim)
+    dst = _axes(destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _C.transpose(x, tuple(order))
+
+
+def _common_dtype(arrays):
+    acc = arrays[0]
+    for a in arrays[1:]:
+        acc = _C.empty((0,), _C.result_type_of(acc, a))
+    return acc.dtype
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None):
+    """Joins arrays along an existing axis (``axis=None``: flattened first)."""
+    arrs = [_arr(a) for a in arrays]
+    if not arrs:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        arrs = [ravel(a) for a in arrs]
+        axis = 0
+    nd = arrs[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = _axis(axis, nd)
+    for i, a in enumerate(arrs):
+        if a.ndim != nd:
+            raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                             f"exactly, but along dimension 0, the array at index 0 has {nd} dimension(s) and "
+                             f"the array at index {i} has {a.ndim} dimension(s)")
+        for d in range(nd):
+            if d != axis and a.shape[d] != arrs[0].shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                                 f"exactly, but along dimension {d}, the array at index 0 has size "
+                                 f"{arrs[0].shape[d]} and the array at index {i} has size {a.shape[d]}")
+    dt = _common_dtype(arrs) if dtype is None else _np.dtype(dtype)
+    shape = list(arrs[0].shape)
+    shape[axis] = _builtins.sum(a.shape[axis] for a in arrs)
+    res = _C.empty(tuple(shape), dt) if out is None else out
+    lead = (slice(None),) * axis
+    off = 0
+    for a in arrs:
+        n = a.shape[axis]
+        res[lead + (slice(off, off + n),)] = a
+        off += n
+    return res
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Joins arrays of one shape along a new axis."""
+    arrs = [_arr(a) for a in arrays]
+    if not arrs:
+        raise ValueError("need at least one array to stack")
+    if _builtins.any(a.shape != arrs[0].shape for a in arrs):
+        raise ValueError("all input arrays must have the same shape")
+    axis = _axis(axis, arrs[0].ndim + 1)
+    return concatenate([_C.expand_dims(a, axis) for a in arrs], axis=axis, out=out, dtype=dtype)
+
+
+def flip(m, axis=None):
+    """A view of ``m`` with the order of elements reversed along ``axis`` (all axes when None)."""
+    x = _arr(m)
+    axes = range(x.ndim) if axis is None else _axes(axis, x.ndim)
+    key = [slice(None)] * x.ndim
+    for a in axes:
+        key[a] = slice(None, None, -1)
+    return x[tuple(key)]
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted cyclically along ``axis`` (flattened when None); a new array."""
+    x = _arr(a)
+    if axis is None:
+        return roll(ravel(x), shift, 0).reshape(x.shape)
+    axes = tuple(_axis(a, x.ndim) for a in axis) if isinstance(axis, (tuple, list)) else (_axis(axis, x.ndim),)
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
+    total = {}
+    for s, ax in zip(shifts, axes):
+        total[ax] = total.get(ax, 0) + _operator.index(s)
+    res = x
+    for ax, s in total.items():
+        n = res.shape[ax]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        out = _C.empty(res.shape, res.dtype)
+        lead = (slice(None),) * ax
+        out[lead + (slice(s, None),)] = res[lead + (slice(None, n - s),)]
+        out[lead + (slice(None, s),)] = res[lead + (slice(n - s, None),)]
+        res = out
+    return res.copy() if res is x else res
+
+
+# ------------------------------------------------------------------ elementwise compositions
+
+
+def clip(x, min=None, max=None, out=None):  # noqa: A002 - the array API's names
+    """``x`` limited to [min, max] elementwise (``minimum(maximum(x, min), max)``; NaN propagates)."""
+    r = _arr(x) if isinstance(x, _C.ndarray) else x
+    if min is None and max is None:
+        r = _C.positive(r) if _arr(r).dtype != _np.bool_ else _arr(r).copy()
+    if min is not None:
+        r = _C.maximum(r, min)
+    if max is not None:
+        r = _C.minimum(r, max)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
+    """``x`` rounded to ``decimals`` decimals, halves to even (integers are returned as they are
+    for ``decimals >= 0``)."""
+    a = _arr(x)
+    if a.dtype.kind in "iu" and decimals >= 0:
+        r = a.copy()
+    elif decimals == 0:
+        r = _C.rint(a)
+    else:
+        f = 10.0 ** decimals
+        r = _C.true_divide(_C.rint(_C.multiply(a, f)), f) if decimals > 0 else \
+            _C.multiply(_C.rint(_C.true_divide(a, 10.0 ** -decimals)), 10.0 ** -decimals)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+around = round
+
+
+def count_nonzero(x, axis=None, *, keepdims=False):
+    """The number of nonzero (true) elements over ``axis`` (all when None), as int64."""
+    return _C.sum(_C.astype(_arr(x), _np.bool_), axis=axis, dtype=_np.int64, keepdims=keepdims)
+
+
+__all__ = [
+    "finfo", "iinfo", "can_cast", "isdtype", "result_type",
+    "linspace", "eye", "identity", "tri", "tril", "triu", "meshgrid",
+    "ravel", "swapaxes", "moveaxis", "concatenate", "concat", "stack", "flip", "roll",
+    "clip", "round", "around", "count_nonzero",
+]
