@@ -128,6 +128,7 @@ uint8_t* TPipe::allocate(TPosition pos, uint32_t num, uint32_t len, uint32_t str
     arenas_ = b->arenas;
     block_idx_ = b->block_idx;
     Reset();
+    ::asc::kernel::elide::block_changed();
   }
   if (num == 0 || num > static_cast<uint32_t>(::asc::kernel::QueueState::kMaxBuffers)) {
     fail(ErrorCode::kInvalidParam, op,

@@ -60,22 +60,22 @@ inline uint64_t pad_local_extent(uint32_t count, uint64_t row, uint64_t gap_bloc
 inline uint64_t pad_gm_extent(uint32_t count, uint64_t len, uint64_t gap) { return extent(count, len, len + gap); }
 // Contiguous copies with copy elision.
 inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
-  if (elide::active()) {
-    elide::load(ub, gm, bytes);
+  if (elide::State* s = elide::active_state()) {
+    elide::load(*s, ub, gm, bytes);
   } else {
     std::memcpy(ub, gm, bytes);
   }
 }
 inline void copy_out(void* gm, const void* ub, uint64_t bytes) {
-  if (elide::pending()) {
-    elide::store(gm, ub, bytes);
+  if (elide::State* s = elide::pending_state()) {
+    elide::store(*s, gm, ub, bytes);
   } else {
     std::memcpy(gm, ub, bytes);
   }
 }
 inline void copy_local(void* dst, const void* src, uint64_t bytes) {
-  if (elide::pending()) {
-    elide::copy_local(dst, src, bytes);
+  if (elide::State* s = elide::pending_state()) {
+    elide::copy_local(*s, dst, src, bytes);
   } else {
     std::memmove(dst, src, bytes);
   }

@@ -11,13 +11,21 @@
 // for Duplicate. Cast between float, half, bfloat16_t, int32_t, int16_t,
 // int8_t, uint8_t (not integer -> integer).
 //
+// Copy elision (asc/kernel/elide.h): the element-wise instructions and Cast are
+// validated when issued and may run later (straight into GM when their result
+// is copied out); a source that is a pending DataCopy from GM is read from GM.
+// Duplicate and the reductions run at once (reductions read a pending source
+// from GM as well).
+//
 // Thread-safety: none needed (per-block data).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "asc/core/dtype.h"
 #include "asc/kernel/context.h"
+#include "asc/kernel/elide.h"
 #include "asc/kernel/simd.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
@@ -48,7 +56,12 @@ inline void binary(simd::BinaryOp op, const AscendC::LocalTensor<T>& dst, const 
   check_count(name, count, dst, "elements of dst");
   check_count(name, count, a, "elements of src0");
   check_count(name, count, b, "elements of src1");
-  simd::binary(op, asc::dtype_of<T>(), dst.data(), a.data(), b.data(), static_cast<size_t>(count));
+  if (elide::State* s = elide::active_state()) {
+    elide::binary(*s, elide::pack_op(static_cast<uint32_t>(op), asc::dtype_of<T>()), dst.raw(), a.raw(), b.raw(),
+                  static_cast<uint32_t>(count));
+  } else {
+    simd::binary(op, asc::dtype_of<T>(), dst.raw(), a.raw(), b.raw(), static_cast<size_t>(count));
+  }
 }
 
 template <typename T>
@@ -58,7 +71,15 @@ inline void with_scalar(simd::ScalarOp op, const AscendC::LocalTensor<T>& dst, c
   if (!count_ok(name, count)) return;
   check_count(name, count, dst, "elements of dst");
   check_count(name, count, src, "elements of src");
-  simd::binary_scalar(op, asc::dtype_of<T>(), dst.data(), src.data(), &scalar, static_cast<size_t>(count));
+  if (elide::State* s = elide::active_state()) {
+    static_assert(sizeof(T) <= 8, "scalar bits");
+    uint64_t bits = 0;
+    std::memcpy(&bits, &scalar, sizeof(T));
+    elide::binary_scalar(*s, elide::pack_op(static_cast<uint32_t>(op), asc::dtype_of<T>()), dst.raw(), src.raw(),
+                         bits, static_cast<uint32_t>(count));
+  } else {
+    simd::binary_scalar(op, asc::dtype_of<T>(), dst.raw(), src.raw(), &scalar, static_cast<size_t>(count));
+  }
 }
 
 template <typename T>
@@ -68,7 +89,12 @@ inline void unary(simd::UnaryOp op, const AscendC::LocalTensor<T>& dst, const As
   if (!count_ok(name, count)) return;
   check_count(name, count, dst, "elements of dst");
   check_count(name, count, src, "elements of src");
-  simd::unary(op, asc::dtype_of<T>(), dst.data(), src.data(), static_cast<size_t>(count));
+  if (elide::State* s = elide::active_state()) {
+    elide::unary(*s, elide::pack_op(static_cast<uint32_t>(op), asc::dtype_of<T>()), dst.raw(), src.raw(),
+                 static_cast<uint32_t>(count));
+  } else {
+    simd::unary(op, asc::dtype_of<T>(), dst.raw(), src.raw(), static_cast<size_t>(count));
+  }
 }
 
 template <typename T>
@@ -78,7 +104,9 @@ inline void reduce(simd::ReduceOp op, const AscendC::LocalTensor<T>& dst, const 
   if (count < 0) fail_negative_count(name, count);
   check_count(name, with_index ? 2 : 1, dst, "elements of dst");
   check_count(name, count, src, "elements of src");
-  simd::reduce(op, asc::dtype_of<T>(), dst.data(), src.data(), static_cast<size_t>(count), with_index);
+  const void* from = elide::read_ptr(src.raw(), uint64_t(static_cast<uint32_t>(count)) * sizeof(T));
+  elide::access(dst.raw(), (with_index ? 2 : 1) * sizeof(T));
+  simd::reduce(op, asc::dtype_of<T>(), dst.raw(), from, static_cast<size_t>(count), with_index);
 }
 
 }  // namespace asc::kernel::detail
@@ -141,7 +169,8 @@ inline void Duplicate(const LocalTensor<T>& dstLocal, const ::asc::kernel::detai
   if (!::asc::kernel::detail::count_ok("Duplicate", calCount)) return;
   ::asc::kernel::detail::check_count("Duplicate", calCount, dstLocal, "elements of dst");
   const T v = static_cast<T>(scalarValue);
-  ::asc::kernel::simd::duplicate(::asc::dtype_of<T>(), dstLocal.data(), &v, static_cast<size_t>(calCount));
+  ::asc::kernel::elide::write(dstLocal.raw(), uint64_t(static_cast<uint32_t>(calCount)) * sizeof(T));
+  ::asc::kernel::simd::duplicate(::asc::dtype_of<T>(), dstLocal.raw(), &v, static_cast<size_t>(calCount));
 }
 
 // ---------------------------------------------------------------- Cast
@@ -154,8 +183,16 @@ inline void Cast(const LocalTensor<T1>& dstLocal, const LocalTensor<T2>& srcLoca
   if (!::asc::kernel::detail::count_ok("Cast", count)) return;
   ::asc::kernel::detail::check_count("Cast", count, dstLocal, "elements of dst");
   ::asc::kernel::detail::check_count("Cast", count, srcLocal, "elements of src");
-  ::asc::kernel::simd::cast(::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(), round_mode, dstLocal.data(),
-                            srcLocal.data(), calCount);
+  ::asc::kernel::elide::State* s = ::asc::kernel::elide::active_state();
+  if (s && static_cast<uint32_t>(round_mode) <= 0xFF) {  // (an invalid mode is reported by simd::cast)
+    ::asc::kernel::elide::cast(*s,
+                               ::asc::kernel::elide::pack_op(0, ::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(),
+                                                             static_cast<uint32_t>(round_mode)),
+                               dstLocal.raw(), srcLocal.raw(), calCount);
+  } else {
+    ::asc::kernel::simd::cast(::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(), round_mode, dstLocal.raw(),
+                              srcLocal.raw(), calCount);
+  }
 }
 
 // ---------------------------------------------------------------- reductions

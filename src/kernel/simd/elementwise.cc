@@ -7,12 +7,15 @@
 // maps (op, dtype) to a loop instantiation; the op lists below are the only
 // place that says which dtypes an op supports.
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernel/simd/elementwise.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
@@ -216,6 +219,20 @@ void FillLoop(void* dst, const void* scalar, size_t n) {
   for (; i < n; ++i) std::memcpy(pd + i, &s, sizeof(T));
 }
 
+// Copies with non-temporal stores: the destination's unaligned head and tail
+// with ordinary stores, whole aligned vectors with Stream.
+void StreamCopy(void* dst, const void* src, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t N = hn::Lanes(d);
+  uint8_t* pd = static_cast<uint8_t*>(dst);
+  const uint8_t* ps = static_cast<const uint8_t*>(src);
+  const size_t head = std::min(bytes, (N - reinterpret_cast<uintptr_t>(pd) % N) % N);
+  std::memcpy(pd, ps, head);
+  size_t i = head;
+  for (; i + N <= bytes; i += N) hn::Stream(hn::LoadU(d, ps + i), d, pd + i);
+  std::memcpy(pd + i, ps + i, bytes - i);
+}
+
 // ---------------------------------------------------------------- tables
 // Which ops exist for which dtype family. Adding an op: one X(...) line here.
 
@@ -261,6 +278,7 @@ ElementwiseTable MakeElementwiseTable() {
   t.fill[1] = &FillLoop<uint16_t>;
   t.fill[2] = &FillLoop<uint32_t>;
   t.fill[3] = &FillLoop<uint64_t>;
+  t.stream_copy = &StreamCopy;
   t.target = hwy::TargetName(HWY_TARGET);
   return t;
 }
@@ -285,6 +303,8 @@ const ElementwiseTable& table() {
   return *t;
 }
 }  // namespace
+
+const ElementwiseTable& elementwise_table() { return table(); }
 
 BinaryFn binary_fn(BinaryOp op, DType dtype) {
   const BinaryFn fn = idx(op) < kNumBinaryOps ? table().binary[idx(op)][idx(dtype)] : nullptr;
@@ -328,6 +348,10 @@ void duplicate(DType dtype, void* dst, const void* scalar, size_t n) {
   if (HWY_UNLIKELY(!fn)) throw_unsupported("Duplicate", dtype);
   fn(dst, scalar, n);
 }
+
+void stream_copy(void* dst, const void* src, size_t bytes) { table().stream_copy(dst, src, bytes); }
+
+void stream_fence() { hwy::FlushStream(); }
 
 const char* target_name() noexcept { return table().target; }
 

@@ -14,6 +14,7 @@ using BinaryFn = void (*)(void* dst, const void* a, const void* b, size_t n);
 using ScalarFn = void (*)(void* dst, const void* src, const void* scalar, size_t n);
 using UnaryFn = void (*)(void* dst, const void* src, size_t n);
 using FillFn = void (*)(void* dst, const void* scalar, size_t n);
+using CopyFn = void (*)(void* dst, const void* src, size_t bytes);
 using CastFn = void (*)(void* dst, const void* src, size_t n, RoundMode mode);
 using ReduceFn = void (*)(void* dst, const void* src, size_t n, bool with_index);
 
@@ -34,6 +35,7 @@ struct ElementwiseTable {
   ScalarFn scalar[kNumScalarOps][kDT] = {};
   UnaryFn unary[kNumUnaryOps][kDT] = {};
   FillFn fill[4] = {};  // by log2(element size): 1, 2, 4, 8 bytes
+  CopyFn stream_copy = nullptr;
   const char* target = "";
 };
 
@@ -48,12 +50,19 @@ void cast_scalar(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, co
 
 [[noreturn]] void throw_unsupported(const char* op, DType dtype);
 
+/// The running target's table (copy elision reads its loops directly).
+const ElementwiseTable& elementwise_table();
 /// The loop for (op, dtype) of the running target; throws kInvalidDtype like
 /// binary() / binary_scalar() / unary() when the dtype is not supported
 /// (copy elision validates an instruction when it is issued, runs it later).
 BinaryFn binary_fn(BinaryOp op, DType dtype);
 ScalarFn scalar_fn(ScalarOp op, DType dtype);
 UnaryFn unary_fn(UnaryOp op, DType dtype);
+/// memcpy with non-temporal (cache-bypassing) stores for the aligned middle;
+/// call stream_fence() before other threads may read dst.
+void stream_copy(void* dst, const void* src, size_t bytes);
+/// Orders the non-temporal stores before later stores (SFENCE on x86).
+void stream_fence();
 /// Throws what cast() would throw for these dtypes and mode.
 void check_cast(DType dst_dtype, DType src_dtype, RoundMode mode);
 
