@@ -291,14 +291,7 @@ struct BinaryTable {
   struct Make {
     static InnerLoop get() { return &binary_loop<T, std::conditional_t<kBoolOut, bool, T>, F>; }
   };
-  static const LoopTable& table() {
-    static LoopTable t = [] {
-      LoopTable x{};
-      TableBuilder<Make>::fill(x);
-      return x;
-    }();
-    return t;
-  }
+  static const LoopTable& table() { return TableBuilder<Make>::cached(); }
   static InnerLoop select(const LoopTypes& lt) { return table()[static_cast<int>(lt.in[0])]; }
 };
 

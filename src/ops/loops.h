@@ -182,6 +182,15 @@ struct TableBuilder {
     t[int(DType::kFloat32)] = Make<float>::get();
     t[int(DType::kFloat64)] = Make<double>::get();
   }
+  /// The table filled once (thread-safe static initialisation).
+  static const LoopTable& cached() {
+    static const LoopTable t = [] {
+      LoopTable x{};
+      fill(x);
+      return x;
+    }();
+    return t;
+  }
 };
 
 // ------------------------------------------------------------------ dtype rules
