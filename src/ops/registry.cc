@@ -10,6 +10,7 @@
 
 #include "asc/ops/iterator.h"
 #include "asc/runtime/device.h"
+#include "asc/runtime/profiler.h"
 #include "ops/loops.h"
 
 namespace asc::ops {
@@ -456,7 +457,8 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
 
 }  // namespace
 
-Tensor call(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
+namespace {
+Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
   if (n != op.arity)
     throw Error(Status::Invalid(op.name, "expected " + std::to_string(op.arity) + " operands, got " +
                                              std::to_string(n)));
@@ -470,6 +472,28 @@ Tensor call(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, co
   }
   if (op.fusion == FusionClass::kReduction) return run_reduction(op, inputs[0], attrs, out);
   return run_elementwise(op, inputs, attrs, out);
+}
+
+// "(2, 3):float32, ():int64" for the profiler's op-call events.
+std::string describe_operands(const Tensor* inputs, int n) {
+  std::string d;
+  for (int i = 0; i < n; ++i) {
+    if (i) d += ", ";
+    d += "(";
+    const auto& sh = inputs[i].shape();
+    for (size_t k = 0; k < sh.size(); ++k) d += (k ? ", " : "") + std::to_string(sh[k]);
+    d += sh.size() == 1 ? ",)" : ")";
+    d += std::string(":") + dtype_name(inputs[i].dtype());
+  }
+  return d;
+}
+}  // namespace
+
+Tensor call(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
+  if (!runtime::profiler::enabled()) return call_unprofiled(op, inputs, n, attrs, out);
+  runtime::profiler::Span span(runtime::profiler::EventKind::kOpCall, op.name);
+  if (span.active()) span.event().detail = describe_operands(inputs, n);
+  return call_unprofiled(op, inputs, n, attrs, out);
 }
 
 Tensor call(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor* out) {

@@ -176,3 +176,17 @@ def test_record_function_decorator():
 def test_schedule_validates():
     with pytest.raises(ValueError):
         schedule(wait=0, warmup=0, active=0)
+
+
+def test_op_calls_recorded_with_shapes_and_dtypes(tmp_path):
+    a = asc.ones((2, 3), dtype=asc.float32)
+    with Profiler() as prof:
+        b = a + a
+        asc.sum(b)
+    ops = [e for e in prof.events() if e["kind"] == "op"]
+    add = [e for e in ops if e["name"] == "add"]
+    assert add and add[0]["detail"] == "(2, 3):float32, (2, 3):float32"
+    assert any(e["name"] == "sum" for e in ops)
+    trace = _trace(prof, tmp_path)
+    assert any(e.get("cat") == "op" and e["name"] == "add" and e["pid"] == 0 for e in trace["traceEvents"])
+    assert ("op", "add") in {(x.kind, x.name) for x in prof.key_averages()}
