@@ -70,6 +70,7 @@ struct Job {
   const KernelInvocation* inv = nullptr;
   uint32_t block_dim = 0;
   uint64_t stream_id = 0;  // for the profiler's block spans
+  std::atomic<uint64_t> gm_bytes{0};  // profiler: bytes moved by all blocks
   std::atomic<uint32_t> next{0};
   std::atomic<uint32_t> finished{0};
   std::atomic<bool> failed{false};
@@ -205,6 +206,7 @@ class CpuDevice final : public Device {
       job.cv.wait(lock, [&] { return job.done.load(std::memory_order_acquire); });
     }
     std::lock_guard<std::mutex> lock(job.mu);
+    inv.gm_bytes = job.gm_bytes.load(std::memory_order_relaxed);
     return job.error;
   }
 
@@ -302,6 +304,7 @@ class CpuDevice final : public Device {
           span.event().block_dim = job.block_dim;
           span.event().stream_id = job.stream_id;
         }
+        ctx.gm_bytes = 0;
         try {
           inv.body(ctx);
         } catch (...) {
@@ -315,6 +318,10 @@ class CpuDevice final : public Device {
           }
           // Like a device abort: blocks not yet started are skipped.
           job.failed.store(true, std::memory_order_relaxed);
+        }
+        if (span.active()) {
+          span.event().bytes = ctx.gm_bytes;
+          job.gm_bytes.fetch_add(ctx.gm_bytes, std::memory_order_relaxed);
         }
         t_block = nullptr;
       }

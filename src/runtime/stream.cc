@@ -169,6 +169,7 @@ uint64_t Stream::launch(KernelInvocation inv) {
     if (span.active()) {
       span.event().flow_id = flow;
       span.event().block_dim = inv.block_dim;
+      span.event().bytes = inv.gm_bytes;
       if (!st.ok()) span.event().detail = st.message();
     }
     st.ThrowIfError();

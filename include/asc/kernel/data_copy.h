@@ -31,6 +31,8 @@
 #include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
+#include "asc/runtime/device.h"
+#include "asc/runtime/profiler.h"
 
 namespace asc::kernel {
 
@@ -58,8 +60,15 @@ inline uint64_t pad_local_extent(uint32_t count, uint64_t row, uint64_t gap_bloc
   return extent(count, row, align32(row) + gap_blocks * 32);
 }
 inline uint64_t pad_gm_extent(uint32_t count, uint64_t len, uint64_t gap) { return extent(count, len, len + gap); }
+// GM bytes moved by the running block, for the profiler's kernel and block spans.
+inline void count_gm_bytes(uint64_t bytes) {
+  if (::asc::runtime::profiler::enabled()) {
+    if (const auto* b = ::asc::runtime::current_block()) b->gm_bytes += bytes;
+  }
+}
 // Contiguous copies with copy elision.
 inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
+  count_gm_bytes(bytes);
   if (elide::State* s = elide::active_state()) {
     elide::load(*s, ub, gm, bytes);
   } else {
@@ -67,6 +76,7 @@ inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
   }
 }
 inline void copy_out(void* gm, const void* ub, uint64_t bytes) {
+  count_gm_bytes(bytes);
   if (elide::State* s = elide::pending_state()) {
     elide::store(*s, gm, ub, bytes);
   } else {
@@ -158,6 +168,7 @@ inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p
     }
     return;
   }
+  if constexpr (kSrcGm || kDstGm) ek::detail::count_gm_bytes(uint64_t{p.blockCount} * burst);
   if constexpr (kSrcGm) {
     ek::elide::access(dst.raw(), dst_extent);
   } else if constexpr (kDstGm) {
@@ -201,6 +212,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     d::copy_in(dst.raw() + padParams.leftPadding, src.raw(), p.blockLen);
     return;
   }
+  d::count_gm_bytes(uint64_t{p.blockCount} * p.blockLen);
   ::asc::kernel::elide::access(dst.raw(), d::pad_local_extent(p.blockCount, row, p.dstStride));
   ::asc::kernel::copy_pad_in(dst.raw(), src.raw(), sizeof(T), p, padParams.leftPadding, padParams.rightPadding,
                              padParams.isPad ? &padParams.paddingValue : nullptr);
@@ -216,6 +228,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
     d::copy_out(dst.raw(), src.raw(), p.blockLen);
     return;
   }
+  d::count_gm_bytes(uint64_t{p.blockCount} * p.blockLen);
   ::asc::kernel::elide::read(src.raw(), d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
   ::asc::kernel::elide::gm_write(dst.raw(), d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
   ::asc::kernel::copy_pad_out(dst.raw(), src.raw(), p);

@@ -64,6 +64,9 @@ struct BlockContext {
   int core_id = 0;
   const CoreArenas* arenas = nullptr;
   const char* kernel_name = "";
+  /// GM bytes the block's data-movement instructions moved (counted only while
+  /// the profiler records).
+  mutable uint64_t gm_bytes = 0;
 };
 
 /// The context of the block running on this thread, or nullptr outside kernels.
@@ -76,6 +79,8 @@ struct KernelInvocation {
   std::string name;
   uint32_t block_dim = 1;
   std::function<void(const BlockContext&)> body;
+  /// Set by Device::run_kernel: GM bytes moved by all blocks (profiler only).
+  mutable uint64_t gm_bytes = 0;
 };
 
 class Device {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "asc/runtime/device.h"
+#include "asc/runtime/profiler.h"
 #include "kernel_test_util.h"
 
 namespace {
@@ -273,3 +274,41 @@ TEST(VectorAdd, ThroughputVersusPlainLoop) {
 }
 
 }  // namespace
+
+// The profiler attributes the GM bytes a kernel's DataCopy/DataCopyPad moved
+// to its kernel span and to each block span.
+TEST(VectorAddProfile, KernelSpanCountsGmBytes) {
+  namespace prof = asc::runtime::profiler;
+  const uint32_t n = 3 * 4096 + 5;  // a DataCopyPad tail
+  std::vector<float> x(n, 1.0f), y(n, 2.0f), z(n, 0.0f);
+  auto s = asc::runtime::Stream::create();
+  prof::start(1 << 12);
+  asc::launch(
+      "bytes_kernel",
+      [&] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 3 * 4096 * sizeof(float));
+        AscendC::GlobalTensor<float> gx, gz;
+        gx.SetGlobalBuffer(x.data(), n);
+        gz.SetGlobalBuffer(z.data(), n);
+        AscendC::LocalTensor<float> t = buf.Get<float>();
+        AscendC::DataCopy(t, gx, 3 * 4096);
+        AscendC::DataCopy(gz, t, 3 * 4096);
+        AscendC::DataCopyExtParams tail{1, 5 * sizeof(float), 0, 0, 0};
+        AscendC::DataCopyPad(t, gx[3 * 4096], tail, AscendC::DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        AscendC::DataCopyPad(gz[3 * 4096], t, tail);
+      },
+      1, s.get());
+  ASSERT_TRUE(s->synchronize().ok());
+  prof::stop();
+  uint64_t kernel_bytes = 0, block_bytes = 0;
+  for (const auto& e : prof::events()) {
+    if (e.name != "bytes_kernel") continue;
+    if (e.kind == prof::EventKind::kKernel) kernel_bytes = e.bytes;
+    if (e.kind == prof::EventKind::kBlock) block_bytes += e.bytes;
+  }
+  EXPECT_EQ(kernel_bytes, 2ull * n * sizeof(float));
+  EXPECT_EQ(block_bytes, kernel_bytes);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(z[i], 1.0f) << i;
+}
