@@ -6,37 +6,14 @@
 #include "asc/runtime/device.h"
 #include "bindings.h"
 
-// The Highway targets libasc was compiled for. libasc has no function that
-// lists them, so they are computed here from Highway's headers (macros and the
-// inline TargetName only: nothing to link). HWY_TARGETS depends on the
-// compiler, its flags and HWY_DISABLED_TARGETS; the latter is a PRIVATE
-// definition of target `asc` in CMakeLists.txt and is mirrored here -- keep the
-// two equal. The target chosen at run time comes from libasc itself
-// (asc::kernel::simd::target_name()).
-#if defined(__has_include)
-#if __has_include(<hwy/detect_targets.h>) && __has_include(<hwy/targets.h>)
-#define PYASC_HAVE_HWY_HEADERS 1
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_AVX3_DL | HWY_SSSE3)  // = CMakeLists.txt, target asc
-#endif
-#include <hwy/detect_targets.h>
-#include <hwy/targets.h>
-#endif
-#endif
-
 namespace pyasc {
 
 namespace {
 
-// Names of the compiled Highway targets, best first (lower bits are better).
+// Names of the Highway targets compiled into libasc, best first.
 py::list compiled_simd_targets() {
   py::list names;
-#ifdef PYASC_HAVE_HWY_HEADERS
-  for (int bit = 0; bit < 63; ++bit) {
-    const int64_t target = int64_t{1} << bit;
-    if (HWY_TARGETS & target) names.append(py::str(hwy::TargetName(target)));
-  }
-#endif
+  for (py::handle n : py::str(asc::kernel::simd::compiled_targets()).attr("split")()) names.append(n);
   return names;
 }
 

@@ -99,6 +99,9 @@ void reduce(ReduceOp op, DType dtype, void* dst, const void* src, size_t n, bool
 /// ASC_SIMD_TARGET=AVX2|SSE4|SCALAR (read once, at first use) caps the choice,
 /// to exercise the fallback paths on a machine with a better target.
 const char* target_name() noexcept;
+/// The Highway targets compiled into libasc, best first, space-separated
+/// ("AVX3 AVX2 SSE4 SCALAR" on x86-64 builds).
+const char* compiled_targets() noexcept;
 
 }  // namespace simd
 }  // namespace asc::kernel

@@ -78,5 +78,22 @@ void apply_target_override() {
               std::string("[") + op + "] dtype " + dtype_name(dtype) + " is not supported by this instruction");
 }
 
+const char* compiled_targets() noexcept {
+  // HWY_TARGETS is this translation unit's view, which is libasc's: the same
+  // flags and HWY_DISABLED_TARGETS as the per-target code.
+  static const std::string names = [] {
+    std::string out;
+    for (int bit = 0; bit < 63; ++bit) {
+      const int64_t target = int64_t{1} << bit;
+      if (HWY_TARGETS & target) {
+        if (!out.empty()) out += ' ';
+        out += hwy::TargetName(target);
+      }
+    }
+    return out;
+  }();
+  return names.c_str();
+}
+
 }  // namespace simd
 }  // namespace asc::kernel
