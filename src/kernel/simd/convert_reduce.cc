@@ -255,34 +255,47 @@ void ExtremumLoop(void* dst, const void* src, size_t n, bool with_index) {
   const size_t N = hn::Lanes(d);
   const S* p = static_cast<const S*>(src);
   const float identity = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-  const auto step = [](VF acc, VF v) HWY_ATTR {
-    // NaN sticks: once a lane is NaN it stays NaN.
-    const VF m = kMax ? hn::Max(acc, v) : hn::Min(acc, v);
-    return hn::IfThenElse(hn::IsNaN(acc), acc, hn::IfThenElse(hn::IsNaN(v), v, m));
-  };
-  VF a0 = hn::Set(d, identity), a1 = a0;
+  // Four independent accumulators hide Max/Min latency; NaNs are tracked in a
+  // separate mask accumulator (Max/Min of NaN is target-defined) so the hot
+  // loop is one Max, one compare and one Or per vector.
+  const auto mm = [](VF x, VF y) HWY_ATTR { return kMax ? hn::Max(x, y) : hn::Min(x, y); };
+  VF a0 = hn::Set(d, identity), a1 = a0, a2 = a0, a3 = a0;
+  VF nan0 = hn::Zero(d), nan1 = nan0;
   size_t i = 0;
-  if (n >= 2 * N) {
-    for (; i <= n - 2 * N; i += 2 * N) {
-      a0 = step(a0, IO::Load(d, p + i));
-      a1 = step(a1, IO::Load(d, p + i + N));
+  if (n >= 4 * N) {
+    for (; i <= n - 4 * N; i += 4 * N) {
+      const VF v0 = IO::Load(d, p + i), v1 = IO::Load(d, p + i + N);
+      const VF v2 = IO::Load(d, p + i + 2 * N), v3 = IO::Load(d, p + i + 3 * N);
+      a0 = mm(a0, v0);
+      a1 = mm(a1, v1);
+      a2 = mm(a2, v2);
+      a3 = mm(a3, v3);
+      nan0 = hn::Or(nan0, hn::Or(hn::VecFromMask(d, hn::IsNaN(v0)), hn::VecFromMask(d, hn::IsNaN(v1))));
+      nan1 = hn::Or(nan1, hn::Or(hn::VecFromMask(d, hn::IsNaN(v2)), hn::VecFromMask(d, hn::IsNaN(v3))));
     }
   }
-  for (; i + N <= n; i += N) a0 = step(a0, IO::Load(d, p + i));
+  for (; i + N <= n; i += N) {
+    const VF v = IO::Load(d, p + i);
+    a0 = mm(a0, v);
+    nan0 = hn::Or(nan0, hn::VecFromMask(d, hn::IsNaN(v)));
+  }
   if (i < n) {
     // Pad with the identity (in storage form, so float16 sees -Inf/+Inf too).
     S t[kMaxLanes<float>];
     IO::Store(d, hn::Set(d, identity), t);
     std::memcpy(t, p + i, (n - i) * sizeof(S));
-    a1 = step(a1, IO::Load(d, t));
+    const VF v = IO::Load(d, t);
+    a1 = mm(a1, v);
+    nan1 = hn::Or(nan1, hn::VecFromMask(d, hn::IsNaN(v)));
   }
+  const bool any_nan = !hn::AllFalse(d, hn::MaskFromVec(hn::Or(nan0, nan1)));
   float lanes[kMaxLanes<float>];
-  hn::StoreU(step(a0, a1), d, lanes);
+  hn::StoreU(mm(mm(a0, a1), mm(a2, a3)), d, lanes);
   float best = lanes[0];
   for (size_t k = 1; k < N; ++k) {
-    if (std::isnan(best)) break;
-    if (std::isnan(lanes[k]) || (kMax ? lanes[k] > best : lanes[k] < best)) best = lanes[k];
+    if (kMax ? lanes[k] > best : lanes[k] < best) best = lanes[k];
   }
+  if (any_nan) best = std::numeric_limits<float>::quiet_NaN();
   uint32_t index = 0;
   if (with_index && n > 0) {
     // First element equal to the result (or the first NaN).
