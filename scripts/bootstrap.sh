@@ -12,7 +12,7 @@ SYSTEM_PACKAGES=(
   pkg-config
   libhwy-dev        # Google Highway: SIMD with dynamic dispatch
   libgtest-dev      # GoogleTest
-  libopenblas-dev   # BLAS/LAPACK (dense linear algebra, later issues)
+  libopenblas-dev   # BLAS/LAPACK: matmul, Mmad, asc.linalg
   python3-dev python3-venv
 )
 
