@@ -41,6 +41,27 @@ std::shared_ptr<Storage> Storage::inline_bytes(size_t nbytes) {
   return s;
 }
 
+std::shared_ptr<Storage> Storage::deferred(size_t nbytes) {
+  auto s = std::make_shared<Storage>(Token{});
+  s->nbytes_ = nbytes;
+  return s;
+}
+
+void Storage::allocate_deferred() {
+  if (data_ || kind_ != kPool) return;
+  data_ = static_cast<uint8_t*>(runtime::device_pool().allocate_or_throw(nbytes_));
+}
+
+namespace {
+std::atomic<LazyHooks*> g_lazy_hooks{nullptr};
+}  // namespace
+
+void set_lazy_hooks(LazyHooks* hooks) noexcept { g_lazy_hooks.store(hooks, std::memory_order_release); }
+
+void Storage::sync_lazy() const {
+  if (LazyHooks* h = g_lazy_hooks.load(std::memory_order_acquire)) h->sync(*this);
+}
+
 Storage::~Storage() {
   if (kind_ == kPool && data_) (void)runtime::device_pool().free(data_);
 }

@@ -8,7 +8,9 @@
 #include <memory>
 #include <unordered_map>
 
+#include "asc/graph/graph.h"
 #include "asc/ops/iterator.h"
+#include "asc/ops/reuse_buffer.h"
 #include "asc/runtime/device.h"
 #include "asc/runtime/profiler.h"
 #include "ops/loops.h"
@@ -295,6 +297,14 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     shape_ptr = &bshape;
   }
   const Shape& shape = *shape_ptr;
+  if (!out && graph::lazy_enabled() && !reuse_buffer_active() && !(op.value_errors && !is_floating(lt.out)) &&
+      shape_numel(shape, op.name.c_str()) > 0) {
+    // Lazy: a graph node (inputs cast by astype nodes); the work runs when a
+    // value is observed, fused with its neighbours (asc/graph/graph.h).
+    Tensor ins[3];
+    for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
+    return graph::record_elementwise(op.name.c_str(), loop, lt.out, shape, ins, op.arity);
+  }
   Tensor result;
   if (out) {
     if (out->shape() != shape)
@@ -308,7 +318,7 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
                                                  " with casting rule 'same_kind'"));
     result = out->dtype() == lt.out ? *out : Tensor::empty(shape, lt.out);
   } else {
-    result = Tensor::empty(shape, lt.out);
+    result = allocate_output(shape, lt.out, inputs, op.arity);  // asc.reuse_buffer's hook
   }
   Tensor ins[3];
   for (int i = 0; i < op.arity; ++i) {
@@ -324,9 +334,8 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
   return result;
 }
 
-/// Writes the reduction identity into every element of `acc`.
-void fill_identity(const Tensor& acc, Identity id) {
-  const DType d = acc.dtype();
+/// The reduction identity as a 0-d constant of dtype `d`.
+Tensor identity_value(Identity id, DType d) {
   Scalar s = Scalar::from_int(0);
   switch (id) {
     case Identity::kOne: s = Scalar::from_int(1); break;
@@ -343,8 +352,11 @@ void fill_identity(const Tensor& acc, Identity id) {
       break;
     default: break;
   }
-  acc.copy_from(scalar_constant(s, d));
+  return scalar_constant(s, d);
 }
+
+/// Writes the reduction identity into every element of `acc`.
+void fill_identity(const Tensor& acc, Identity id) { acc.copy_from(identity_value(id, acc.dtype())); }
 
 /// acc (viewed with x's shape: stride 0 on reduced axes) folded with x by the
 /// combine loop. Large reductions use all cores: split along a kept axis when
@@ -436,7 +448,13 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
   if (reduced_count == 0 && (op.identity == Identity::kLowest || op.identity == Identity::kHighest))
     throw Error(Status::Invalid(op.name, "zero-size array to reduction operation " + combine.name +
                                              " which has no identity"));
-  Tensor acc = Tensor::empty(kept, lt.out);
+  if (!out && graph::lazy_enabled() && !reuse_buffer_active() && x.numel() > 0 &&
+      graph::reduction_fusable(x.shape(), red)) {
+    Tensor xin = x.dtype() == lt.in[0] ? x : cast(x, lt.in[0]);
+    return graph::record_reduce(op.name.c_str(), loop, lt.out, xin, red, attrs.keepdims,
+                                identity_value(op.identity, lt.out));
+  }
+  Tensor acc = allocate_output(kept, lt.out, &x, 1);  // asc.reuse_buffer's hook
   fill_identity(acc, op.identity);
   if (x.numel() > 0) {
     Tensor xin = x.dtype() == lt.in[0] ? x : cast(x, lt.in[0]);

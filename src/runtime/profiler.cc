@@ -46,6 +46,7 @@ const char* event_kind_name(EventKind k) noexcept {
     case EventKind::kRange: return "range";
     case EventKind::kOpCall: return "op";
     case EventKind::kSync: return "synchronize";
+    case EventKind::kGraph: return "graph";
   }
   return "unknown";
 }

@@ -192,7 +192,17 @@ uint64_t Stream::add_callback(std::function<void()> fn) {
   });
 }
 
+namespace {
+std::atomic<void (*)()> g_sync_hook{nullptr};
+void run_sync_hook() {
+  if (auto h = g_sync_hook.load(std::memory_order_acquire)) h();
+}
+}  // namespace
+
+void set_synchronize_hook(void (*hook)()) noexcept { g_sync_hook.store(hook, std::memory_order_release); }
+
 Status Stream::synchronize() {
+  run_sync_hook();
   if (profiler::enabled() && !query()) {
     profiler::Span span(profiler::EventKind::kSync, "stream.synchronize");
     span.event().stream_id = id_;
@@ -344,6 +354,7 @@ std::shared_ptr<Stream> find_stream(const void* handle) {
 }
 
 Status synchronize_device() {
+  run_sync_hook();
   std::vector<std::shared_ptr<Stream>> live;
   {
     std::lock_guard<std::mutex> lock(registry_mu());

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
@@ -162,6 +163,26 @@ class DimVector {
 using Shape = DimVector;
 using Strides = DimVector;  // bytes
 
+class Storage;
+
+/// Lazy evaluation without core depending on the graph layer (asc::graph
+/// implements this interface and registers it once). A storage may be the
+/// output of pending work (its bytes are not computed yet; a deferred storage
+/// has no memory yet either) and/or pending work may read it. Every access to
+/// the bytes through Storage::data() / Tensor::data() first calls sync(), so
+/// nothing can read stale (or not yet computed) bytes, and a write through the
+/// returned pointer cannot overtake pending readers.
+class LazyHooks {
+ public:
+  virtual ~LazyHooks() = default;
+  /// Runs the pending work that produces `s` and the pending work that reads
+  /// `s`; afterwards s.lazy_flags() == 0 and s.raw_data() is valid. Throws
+  /// asc::Error when that work failed (e.g. the pool could not allocate).
+  virtual void sync(const Storage& s) = 0;
+};
+/// Registers the hooks (the graph layer, at static initialisation).
+void set_lazy_hooks(LazyHooks* hooks) noexcept;
+
 /// A flat byte buffer a tensor views.
 class Storage {
  public:
@@ -178,12 +199,34 @@ class Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  uint8_t* data() const noexcept { return data_; }
+  /// The bytes, made final first when lazy work is pending (see LazyHooks):
+  /// safe to read and to write. May throw the error of failed pending work.
+  uint8_t* data() const {
+    if (lazy_flags_.load(std::memory_order_acquire) != 0) sync_lazy();
+    return data_;
+  }
   size_t nbytes() const noexcept { return nbytes_; }
   bool is_external() const noexcept { return kind_ == kExternal; }
   bool is_inline() const noexcept { return kind_ == kInline; }
 
+  // ---- lazy evaluation (used by asc::graph; guarded by the graph's lock) ----
+  enum LazyFlag : uint8_t { kPendingWrite = 1, kPendingRead = 2 };
+  /// `nbytes` of pool memory allocated later by allocate_deferred() (the
+  /// output of a pending graph node: no memory until it is materialised).
+  static std::shared_ptr<Storage> deferred(size_t nbytes);
+  /// Allocates the memory of a deferred storage (no-op when it has memory).
+  void allocate_deferred();
+  /// The address without synchronisation (the graph executor; may be null
+  /// while deferred).
+  uint8_t* raw_data() const noexcept { return data_; }
+  uint8_t lazy_flags() const noexcept { return lazy_flags_.load(std::memory_order_acquire); }
+  void set_lazy_flags(uint8_t f) const noexcept { lazy_flags_.store(f, std::memory_order_release); }
+  /// The pending work producing this storage (opaque to core), or null.
+  const std::shared_ptr<void>& producer() const noexcept { return producer_; }
+  void set_producer(std::shared_ptr<void> p) const noexcept { producer_ = std::move(p); }
+
  private:
+  void sync_lazy() const;
   struct Token {};
 
  public:
@@ -195,6 +238,8 @@ class Storage {
   size_t nbytes_ = 0;
   Kind kind_ = kPool;
   std::shared_ptr<void> keep_alive_;
+  mutable std::atomic<uint8_t> lazy_flags_{0};
+  mutable std::shared_ptr<void> producer_;
   alignas(16) uint8_t inline_[kInlineBytes] = {};
 };
 
@@ -232,9 +277,15 @@ class Tensor {
   size_t itemsize() const noexcept { return dtype_size(dtype_); }
   size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
   const std::shared_ptr<Storage>& storage() const noexcept { return storage_; }
-  /// Address of element 0 (storage data + offset).
-  uint8_t* data() const noexcept { return storage_ ? storage_->data() + offset_ : nullptr; }
-  template <typename T> T* data_as() const noexcept { return reinterpret_cast<T*>(data()); }
+  /// Address of element 0 (storage data + offset). Materialises pending lazy
+  /// work on this storage first (LazyHooks), so the bytes may be read and
+  /// written; throws the error of failed pending work.
+  uint8_t* data() const { return storage_ ? storage_->data() + offset_ : nullptr; }
+  template <typename T> T* data_as() const { return reinterpret_cast<T*>(data()); }
+  /// True while the bytes are produced by pending lazy work (not computed yet).
+  bool is_pending() const noexcept {
+    return storage_ && (storage_->lazy_flags() & Storage::kPendingWrite) != 0;
+  }
 
   bool is_contiguous() const noexcept;    // C order, positive strides
   bool is_f_contiguous() const noexcept;  // Fortran order

@@ -42,6 +42,15 @@ struct Attrs {
   bool has_dtype = false;  // astype target, reduction accumulator/result dtype
   DType dtype = DType::kFloat32;
   double ddof = 0;  // var/std: the divisor is N - ddof (the array API's `correction`)
+  // Sorting, searching, sets (src/ops/sort.cc, search.cc, sets.cc) and random (random.cc):
+  bool descending = false;  // sort/argsort: largest first
+  bool stable = false;      // sort/argsort: equal elements keep their input order
+  int64_t flags = 0;        // op-specific option bits (searchsorted side='right', isin invert, equal_nan, ...)
+  std::vector<int64_t> shape;  // random: output shape
+  uint64_t key[2] = {0, 0};    // random: Philox-4x32-10 key (the generator's seed)
+  uint64_t counter = 0;        // random: first 128-bit counter block of this draw
+  double param[2] = {0, 1};    // random: distribution parameters (low/high, loc/scale)
+  uint64_t ilow = 0, irange = 0;  // random integers: low (two's complement) and high - low - 1
 };
 
 /// dtypes an elementwise/reduction kernel runs with: inputs are cast to in[i]
@@ -76,6 +85,10 @@ struct OpDef {
   OpaqueFn run = nullptr;  // opaque and composite ops (e.g. mean)
   /// One-line description (the Python docstring of the generated function).
   std::string doc;
+  /// The kernel may raise errors that depend on the values (integer power
+  /// with a negative exponent): such calls run eagerly even in lazy mode, so
+  /// that the error raises at the call, as in NumPy.
+  bool value_errors = false;
   /// The op named by `combine`, resolved by the registry on first use (cached
   /// dispatch: no name lookup per call).
   const OpDef* combine_op = nullptr;

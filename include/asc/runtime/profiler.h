@@ -36,6 +36,7 @@ enum class EventKind : uint8_t {
   kRange,        // host thread: user range (record_function) or any Python-recorded span
   kOpCall,       // host thread: a Python-level operator call
   kSync,         // host thread: waiting in synchronize()
+  kGraph,        // host thread: a lazy graph materialised (name: group ops; detail: group and node ids)
 };
 const char* event_kind_name(EventKind k) noexcept;
 

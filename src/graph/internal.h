@@ -1,0 +1,102 @@
+// Internal structures of the lazy graph: nodes, groups, tile programs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "asc/core/status.h"
+#include "asc/core/tensor.h"
+#include "asc/graph/graph.h"
+
+namespace asc::graph::detail {
+
+struct Graph;
+struct Node;
+
+/// One operand of a node: a materialised tensor (leaf) or the value of a
+/// pending node of the same graph seen through a view (shape/strides/offset
+/// relative to the producer's C-contiguous output).
+struct Input {
+  Node* node = nullptr;
+  Tensor leaf;  // node == nullptr
+  Shape shape;
+  Strides strides;
+  int64_t offset = 0;
+  DType dtype = DType::kFloat32;  // of the view
+  bool natural = false;  // node != nullptr and the view is the producer's own layout
+  bool fused = false;    // set by the scheduler: the value comes from a register of the same group
+};
+
+enum class Kind : uint8_t { kElementwise, kReduce };
+
+struct Node {
+  int32_t id = 0;  // record order within its graph
+  Kind kind = Kind::kElementwise;
+  const char* name = "";
+  InnerLoop loop = nullptr;
+  DType dtype = DType::kFloat32;
+  Shape shape;  // output shape (C-contiguous)
+  int nin = 0;
+  Input in[3];
+  // Reductions: mask over the input's axes, keepdims, identity bytes of dtype.
+  DimVector mask;
+  bool keepdims = false;
+  alignas(16) uint8_t identity[16] = {};
+  std::weak_ptr<Storage> out;  // the pending storage; expired = nobody needs the value outside the graph
+  Graph* graph = nullptr;      // while pending
+  Status error;                // set when its graph failed to run
+
+  // Flush scratch.
+  std::shared_ptr<Storage> buffer;  // output memory while the flush runs
+  Node* alias = nullptr;            // CSE: computes the same value as this earlier node
+  int group = -1;
+  bool live = false, needed = false, needs_buffer = false, row_value = false;
+  // Recomputed over the group's domain although its own shape broadcasts to
+  // it (casts of broadcast inputs, scalar constants): "resolved in the copy-in".
+  bool bcast = false;
+  int last_group = -1;  // last group reading the buffer
+  double exec_ms = 0;   // its group's execution time (dumps)
+};
+
+struct Graph {
+  std::vector<std::shared_ptr<Node>> nodes;
+  int64_t dump_seq = 0;
+};
+
+enum class Mode : uint8_t { kMap, kReduceAll, kReduceRows, kReduceCols, kRowFused };
+const char* mode_name(Mode m);
+
+/// Nodes fused into one tile program, executed in creation order.
+struct Group {
+  Mode mode = Mode::kMap;
+  Shape domain;                       // iteration space
+  int64_t K1 = 1, R = 1, K2 = 1;      // reduction geometry: domain = K1 x R x K2 in C order
+  DimVector mask;                     // reduced axes of the domain (reduce modes)
+  bool has_reduce = false;
+  std::vector<Node*> nodes;
+  int64_t full_bytes = 0;             // row-fused budget: bytes per element of full registers
+  double ms = 0;
+  int64_t ub_bytes = 0, tile = 0;     // reported by the program (dumps)
+  std::string program_key_hash;
+};
+
+/// Canonical reduction geometry of `shape` reduced over `mask`: K1 x R x K2
+/// (kept, reduced, kept) or false when the reduced axes are not one run.
+bool reduce_geometry(const Shape& shape, const DimVector& mask, int64_t* K1, int64_t* R, int64_t* K2);
+
+/// Compiles (or takes from the cache) and runs `g`'s tile program. Node
+/// buffers of group outputs and of inputs from earlier groups are set.
+void run_group(Group& g, bool timing);
+
+/// JSON/DOT dumps of a flush (dump.cc).
+void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* groups, bool after, int64_t seq);
+
+/// Process-wide counters (graph.cc).
+Stats& mutable_stats();
+
+/// The UB budget of one core (bytes).
+int64_t ub_budget();
+
+}  // namespace asc::graph::detail

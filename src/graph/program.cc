@@ -1,0 +1,747 @@
+// Tile programs: compile a fused group into a register machine over tiles and
+// run it on all cores.
+//
+// Registers are tiles: inputs (leaves or buffers of earlier groups, read in
+// place when a tile of them is one contiguous or constant run, else gathered
+// into the core's Unified Buffer -- strides and broadcasts resolved during
+// the copy-in), temporaries in UB slots (allocated by liveness), outputs
+// written straight to their pool buffers, and reduction accumulators. Each
+// instruction is one call of an op's inner loop over the tile; in a
+// row-fused group (whole rows per tile) instructions that read per-row
+// values (a row's max, sum...) run row by row with those values as stride-0
+// operands. Programs are cached by structure: ops (their loops), dtypes,
+// register kinds and how values flow, never by array identity.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "asc/runtime/device.h"
+#include "asc/runtime/profiler.h"
+#include "graph/internal.h"
+#include "kernel/simd/tables.h"
+
+namespace asc::graph::detail {
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kMap: return "map";
+    case Mode::kReduceAll: return "reduce_all";
+    case Mode::kReduceRows: return "reduce_rows";
+    case Mode::kReduceCols: return "reduce_cols";
+    case Mode::kRowFused: return "row_fused";
+  }
+  return "?";
+}
+
+int64_t ub_budget() {
+  static const int64_t b = [] {
+    const int64_t ub = static_cast<int64_t>(runtime::current_device().properties().ub_size);
+    return std::max<int64_t>(ub - 1024, 4096);  // a little room for accumulators
+  }();
+  return b;
+}
+
+namespace {
+
+constexpr int64_t kMaxTile = 4096;             // elements per tile (L1-sized for float32)
+constexpr int64_t kParallelMin = 1 << 16;      // below: run on the calling thread
+constexpr int64_t kMinPerBlock = 1 << 14;      // elements per block at least
+constexpr int kFoldEvery = 16;                 // tiles per partial before it folds into the total
+constexpr int kMaxDims = 64;
+constexpr int64_t kStreamBytes = int64_t(8) << 20;  // outputs above this bypass the caches
+
+enum class RegKind : uint8_t { kIn, kTemp, kOut, kAcc };
+
+struct Reg {
+  RegKind kind = RegKind::kTemp;
+  DType dtype = DType::kFloat32;
+  int64_t item = 4;
+  bool row = false;   // one value per row (row-fused groups)
+  int64_t slot = -1;  // UB offset in units (bytes per element, or per row for row registers)
+  int first = 1 << 30, last = -1;  // instruction range using it
+};
+
+struct Inst {
+  bool reduce = false;
+  InnerLoop loop = nullptr;
+  int dst = -1;
+  int nsrc = 0;
+  int src[3] = {-1, -1, -1};
+  bool row_src = false;  // a full instruction reading a row register
+  int identity = -1;     // index into Program::identities
+};
+
+struct Program {
+  Mode mode = Mode::kMap;
+  std::vector<Reg> regs;
+  std::vector<Inst> insts;
+  std::vector<std::array<uint8_t, 16>> identities;
+  int64_t full_units = 0;  // UB bytes per tile element
+  int64_t row_units = 0;   // UB bytes per tile row
+  std::string ops;         // "add+multiply" for traces and dumps
+};
+
+/// The part of a group that a program depends on, in a fixed order: node
+/// registers, then the distinct memory inputs.
+struct Analysis {
+  std::string key;
+  std::vector<const Input*> inputs;       // distinct memory inputs, by register order after the nodes
+  std::vector<const Node*> input_nodes;   // producer of each memory input (null: leaf)
+  std::vector<int> node_reg;              // per group node
+  std::vector<std::array<int, 3>> node_src;
+};
+
+void put(std::string& k, const void* p, size_t n) { k.append(static_cast<const char*>(p), n); }
+template <typename T>
+void put_v(std::string& k, T v) { put(k, &v, sizeof v); }
+
+const uint8_t* input_base(const Input& in, const Node* p) {
+  if (p) return p->buffer->raw_data() + in.offset;
+  return in.leaf.storage()->raw_data() + in.offset;
+}
+
+bool same_view(const Input& a, const Node* pa, const Input& b, const Node* pb) {
+  if (pa != pb) return false;
+  if (!pa && a.leaf.storage() != b.leaf.storage()) return false;
+  return a.offset == b.offset && a.dtype == b.dtype && a.shape == b.shape && a.strides == b.strides;
+}
+
+Node* resolve_node(Node* n) {
+  while (n && n->alias) n = n->alias;
+  return n;
+}
+
+Analysis analyze(const Group& g) {
+  Analysis a;
+  std::string& k = a.key;
+  put_v(k, g.mode);
+  const size_t nn = g.nodes.size();
+  a.node_reg.resize(nn);
+  a.node_src.resize(nn);
+  std::unordered_map<const Node*, int> index;
+  for (size_t i = 0; i < nn; ++i) {
+    index[g.nodes[i]] = static_cast<int>(i);
+    a.node_reg[i] = static_cast<int>(i);
+  }
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = *g.nodes[i];
+    put_v(k, n.kind);
+    put_v(k, n.loop);
+    put_v(k, n.dtype);
+    put_v(k, static_cast<uint8_t>(n.row_value));
+    put_v(k, static_cast<uint8_t>(n.needs_buffer && !n.bcast));
+    put_v(k, static_cast<uint8_t>(n.bcast));
+    if (n.kind == Kind::kReduce) put(k, n.identity, sizeof n.identity);
+    put_v(k, static_cast<int8_t>(n.nin));
+    for (int j = 0; j < n.nin; ++j) {
+      const Input& in = n.in[j];
+      Node* p = resolve_node(in.node);
+      int reg;
+      if (p && in.fused) {
+        reg = index.at(p);
+      } else {
+        reg = -1;
+        for (size_t m = 0; m < a.inputs.size(); ++m)
+          if (same_view(*a.inputs[m], a.input_nodes[m], in, p)) {
+            reg = static_cast<int>(nn + m);
+            break;
+          }
+        if (reg < 0) {
+          reg = static_cast<int>(nn + a.inputs.size());
+          a.inputs.push_back(&in);
+          a.input_nodes.push_back(p);
+          put_v(k, in.dtype);
+        }
+      }
+      a.node_src[i][static_cast<size_t>(j)] = reg;
+      put_v(k, reg);
+    }
+  }
+  return a;
+}
+
+std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
+  auto prog = std::make_shared<Program>();
+  Program& P = *prog;
+  P.mode = g.mode;
+  const size_t nn = g.nodes.size();
+  P.regs.resize(nn + a.inputs.size());
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = *g.nodes[i];
+    Reg& r = P.regs[i];
+    r.dtype = n.dtype;
+    r.item = static_cast<int64_t>(dtype_size(n.dtype));
+    r.row = n.row_value;
+    if (n.kind == Kind::kReduce && g.mode != Mode::kRowFused) r.kind = RegKind::kAcc;
+    else r.kind = n.needs_buffer && !n.bcast ? RegKind::kOut : RegKind::kTemp;
+    if (i) P.ops += "+";
+    P.ops += n.name;
+  }
+  for (size_t m = 0; m < a.inputs.size(); ++m) {
+    Reg& r = P.regs[nn + m];
+    r.kind = RegKind::kIn;
+    r.dtype = a.inputs[m]->dtype;
+    r.item = static_cast<int64_t>(dtype_size(r.dtype));
+  }
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = *g.nodes[i];
+    Inst in;
+    in.reduce = n.kind == Kind::kReduce;
+    in.loop = n.loop;
+    in.dst = static_cast<int>(i);
+    in.nsrc = n.nin;
+    for (int j = 0; j < n.nin; ++j) {
+      in.src[j] = a.node_src[i][static_cast<size_t>(j)];
+      if (!n.row_value && P.regs[static_cast<size_t>(in.src[j])].row) in.row_src = true;
+    }
+    if (in.reduce) {
+      std::array<uint8_t, 16> id{};
+      std::memcpy(id.data(), n.identity, sizeof n.identity);
+      in.identity = static_cast<int>(P.identities.size());
+      P.identities.push_back(id);
+    }
+    const int ii = static_cast<int>(P.insts.size());
+    for (int j = 0; j < in.nsrc; ++j) {
+      Reg& r = P.regs[static_cast<size_t>(in.src[j])];
+      r.first = std::min(r.first, ii);
+      r.last = std::max(r.last, ii);
+    }
+    Reg& d = P.regs[static_cast<size_t>(in.dst)];
+    d.first = std::min(d.first, ii);
+    d.last = std::max(d.last, ii);
+    P.insts.push_back(in);
+  }
+  // UB slots by liveness (first fit over [first, last] intervals), separately
+  // for full and row registers. Inputs get a slot for the case they must be
+  // gathered; outputs and accumulators live outside the UB.
+  struct Placed {
+    int64_t off, size;
+    int first, last;
+  };
+  std::vector<Placed> placed[2];
+  int64_t* total[2] = {&P.full_units, &P.row_units};
+  std::vector<size_t> order;
+  // Full outputs get a slot too: long results are staged there and written
+  // with non-temporal stores (no read-for-ownership of the destination).
+  for (size_t r = 0; r < P.regs.size(); ++r)
+    if (P.regs[r].kind == RegKind::kTemp || P.regs[r].kind == RegKind::kIn ||
+        (P.regs[r].kind == RegKind::kOut && !P.regs[r].row))
+      order.push_back(r);
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return P.regs[x].first < P.regs[y].first; });
+  for (size_t r : order) {
+    Reg& reg = P.regs[r];
+    if (reg.last < 0) continue;
+    const int area = reg.row ? 1 : 0;
+    // Align every slot to 8 units so that slot addresses stay 64-byte aligned.
+    const int64_t size = (reg.item + 7) / 8 * 8;
+    int64_t off = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (const Placed& p : placed[area]) {
+        const bool overlap_time = !(p.last < reg.first || reg.last < p.first);
+        const bool overlap_space = !(p.off + p.size <= off || off + size <= p.off);
+        if (overlap_time && overlap_space) {
+          off = p.off + p.size;
+          moved = true;
+        }
+      }
+    }
+    reg.slot = off;
+    placed[area].push_back({off, size, reg.first, reg.last});
+    *total[area] = std::max(*total[area], off + size);
+  }
+  return prog;
+}
+
+std::mutex& cache_mu() {
+  static auto* m = new std::mutex();
+  return *m;
+}
+std::unordered_map<std::string, std::shared_ptr<Program>>& cache() {
+  static auto* c = new std::unordered_map<std::string, std::shared_ptr<Program>>();
+  return *c;
+}
+
+// ------------------------------------------------------------------ binding
+
+/// An input seen over the group's domain: merged dims (outermost first).
+struct InView {
+  const uint8_t* base = nullptr;
+  int64_t item = 4;
+  int nd = 0;
+  int64_t shape[kMaxDims];
+  int64_t stride[kMaxDims];
+  bool contig = false;
+  bool scalar = false;
+};
+
+void make_view(InView& v, const uint8_t* base, int64_t item, const Shape& shape, const Strides& strides,
+               const Shape& domain) {
+  v.base = base;
+  v.item = item;
+  v.nd = 0;
+  const size_t nd = domain.size();
+  const size_t pad = nd - shape.size();
+  for (size_t d = 0; d < nd; ++d) {
+    if (domain[d] == 1) continue;
+    const int64_t s = d < pad ? 0 : (shape[d - pad] == 1 ? 0 : strides[d - pad]);
+    if (v.nd > 0 && v.stride[v.nd - 1] == s * domain[d]) {
+      v.shape[v.nd - 1] *= domain[d];
+      v.stride[v.nd - 1] = s;
+    } else {
+      if (v.nd >= kMaxDims) throw Error(Status::Make(ErrorCode::kInvalidShape, "graph", "too many dimensions"));
+      v.shape[v.nd] = domain[d];
+      v.stride[v.nd] = s;
+      ++v.nd;
+    }
+  }
+  v.scalar = v.nd == 0 || (v.nd == 1 && v.stride[0] == 0);
+  v.contig = v.nd == 1 && v.stride[0] == item;
+}
+
+template <typename T>
+void copy_run(uint8_t* dst, const uint8_t* src, int64_t stride, int64_t n) {
+  T* d = reinterpret_cast<T*>(dst);
+  if (stride == 0) {
+    T v;
+    std::memcpy(&v, src, sizeof(T));
+    std::fill(d, d + n, v);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i, src += stride) std::memcpy(d + i, src, sizeof(T));
+}
+
+void copy_run_any(uint8_t* dst, const uint8_t* src, int64_t stride, int64_t n, int64_t item) {
+  if (stride == item) {
+    std::memcpy(dst, src, static_cast<size_t>(n * item));
+    return;
+  }
+  switch (item) {
+    case 1: copy_run<uint8_t>(dst, src, stride, n); break;
+    case 2: copy_run<uint16_t>(dst, src, stride, n); break;
+    case 4: copy_run<uint32_t>(dst, src, stride, n); break;
+    default: copy_run<uint64_t>(dst, src, stride, n); break;
+  }
+}
+
+/// Pointer and stride of elements [lo, lo + n) of `v`: in place when they are
+/// one contiguous or constant run, else gathered into `slot`.
+void resolve_tile(const InView& v, int64_t lo, int64_t n, uint8_t* slot, char** p, int64_t* s) {
+  if (v.scalar) {
+    *p = const_cast<char*>(reinterpret_cast<const char*>(v.base));
+    *s = 0;
+    return;
+  }
+  if (v.contig) {
+    *p = const_cast<char*>(reinterpret_cast<const char*>(v.base + lo * v.item));
+    *s = v.item;
+    return;
+  }
+  int64_t idx[kMaxDims];
+  int64_t rem = lo;
+  for (int d = v.nd - 1; d >= 0; --d) {
+    idx[d] = rem % v.shape[d];
+    rem /= v.shape[d];
+  }
+  const int last = v.nd - 1;
+  const uint8_t* q = v.base;
+  for (int d = 0; d <= last; ++d) q += idx[d] * v.stride[d];
+  const int64_t si = v.stride[last];
+  if (idx[last] + n <= v.shape[last] && (si == 0 || si == v.item)) {
+    *p = const_cast<char*>(reinterpret_cast<const char*>(q));
+    *s = si;
+    return;
+  }
+  uint8_t* dst = slot;
+  while (n > 0) {
+    const int64_t run = std::min(v.shape[last] - idx[last], n);
+    copy_run_any(dst, q, si, run, v.item);
+    dst += run * v.item;
+    n -= run;
+    if (n == 0) break;
+    idx[last] += run;
+    for (int d = last; d > 0 && idx[d] >= v.shape[d]; --d) {
+      idx[d] = 0;
+      ++idx[d - 1];
+    }
+    q = v.base;
+    for (int d = 0; d <= last; ++d) q += idx[d] * v.stride[d];
+  }
+  *p = reinterpret_cast<char*>(slot);
+  *s = v.item;
+}
+
+// ------------------------------------------------------------------ execution
+
+struct Exec {
+  const Program* P = nullptr;
+  std::vector<InView> views;          // per register (kIn only)
+  std::vector<uint8_t*> out_base;     // per register (kOut / kAcc)
+  int64_t T = 0;                      // tile elements (row mode: rows * R)
+  int64_t rows = 0;                   // row mode: rows per tile
+  bool stream_out = false;            // stage full outputs in UB, store non-temporally
+  int64_t R = 1;
+};
+
+/// Per-block state: register pointers for the current tile.
+struct TileState {
+  std::vector<char*> p;
+  std::vector<int64_t> s;
+  std::vector<uint8_t> ready;
+  explicit TileState(size_t n) : p(n), s(n), ready(n) {}
+};
+
+/// Runs the program on one tile: elements [lo, lo + n) of the domain; in row
+/// mode `k` whole rows of R. `acc[r]` is the accumulator of reduce register r
+/// (kAcc) for this tile, with stride `acc_stride`.
+void run_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t n, int64_t k, char* const* acc,
+              int64_t acc_stride) {
+  const Program& P = *E.P;
+  const size_t nr = P.regs.size();
+  uint8_t* row_area = ub + P.full_units * E.T;
+  for (size_t r = 0; r < nr; ++r) {
+    const Reg& reg = P.regs[r];
+    st.ready[r] = 1;
+    switch (reg.kind) {
+      case RegKind::kIn: st.ready[r] = 0; break;
+      case RegKind::kTemp:
+        st.p[r] = reinterpret_cast<char*>(reg.row ? row_area + reg.slot * E.rows : ub + reg.slot * E.T);
+        st.s[r] = reg.item;
+        break;
+      case RegKind::kOut:
+        st.p[r] = E.stream_out && !reg.row
+                      ? reinterpret_cast<char*>(ub + reg.slot * E.T)
+                      : reinterpret_cast<char*>(E.out_base[r] + (reg.row ? (lo / E.R) : lo) * reg.item);
+        st.s[r] = reg.item;
+        break;
+      case RegKind::kAcc:  // acc_stride < 0: one accumulator per element (column reductions)
+        st.p[r] = acc[r];
+        st.s[r] = acc_stride < 0 ? reg.item : acc_stride;
+        break;
+    }
+  }
+  for (const Inst& in : P.insts) {
+    for (int j = 0; j < in.nsrc; ++j) {
+      const size_t r = static_cast<size_t>(in.src[j]);
+      if (!st.ready[r]) {
+        resolve_tile(E.views[r], lo, n, ub + P.regs[r].slot * E.T, &st.p[r], &st.s[r]);
+        st.ready[r] = 1;
+      }
+    }
+    const size_t d = static_cast<size_t>(in.dst);
+    const Reg& dreg = P.regs[d];
+    char* ptr[4];
+    int64_t str[4];
+    if (in.reduce) {
+      const size_t x = static_cast<size_t>(in.src[0]);
+      if (dreg.row) {  // one accumulator per row of the tile
+        const uint8_t* id = P.identities[static_cast<size_t>(in.identity)].data();
+        for (int64_t i = 0; i < k; ++i) std::memcpy(st.p[d] + i * dreg.item, id, static_cast<size_t>(dreg.item));
+        for (int64_t i = 0; i < k; ++i) {
+          ptr[0] = ptr[1] = st.p[d] + i * dreg.item;
+          ptr[2] = st.p[x] + i * E.R * st.s[x];
+          str[0] = str[1] = 0;
+          str[2] = st.s[x];
+          in.loop(ptr, str, E.R);
+        }
+      } else {
+        ptr[0] = ptr[1] = st.p[d];
+        ptr[2] = st.p[x];
+        str[0] = str[1] = st.s[d];
+        str[2] = st.s[x];
+        in.loop(ptr, str, n);
+      }
+      continue;
+    }
+    if (dreg.row) {  // per-row values: k of them
+      ptr[0] = st.p[d];
+      str[0] = dreg.item;
+      for (int j = 0; j < in.nsrc; ++j) {
+        ptr[j + 1] = st.p[static_cast<size_t>(in.src[j])];
+        str[j + 1] = st.s[static_cast<size_t>(in.src[j])];
+      }
+      in.loop(ptr, str, k);
+    } else if (in.row_src) {  // full values reading per-row ones: row by row
+      for (int64_t i = 0; i < k; ++i) {
+        ptr[0] = st.p[d] + i * E.R * st.s[d];
+        str[0] = st.s[d];
+        for (int j = 0; j < in.nsrc; ++j) {
+          const size_t r = static_cast<size_t>(in.src[j]);
+          if (P.regs[r].row) {
+            ptr[j + 1] = st.p[r] + i * P.regs[r].item;
+            str[j + 1] = 0;
+          } else {
+            ptr[j + 1] = st.p[r] + i * E.R * st.s[r];
+            str[j + 1] = st.s[r];
+          }
+        }
+        in.loop(ptr, str, E.R);
+      }
+    } else {
+      ptr[0] = st.p[d];
+      str[0] = st.s[d];
+      for (int j = 0; j < in.nsrc; ++j) {
+        ptr[j + 1] = st.p[static_cast<size_t>(in.src[j])];
+        str[j + 1] = st.s[static_cast<size_t>(in.src[j])];
+      }
+      in.loop(ptr, str, n);
+    }
+  }
+  if (E.stream_out) {
+    for (size_t r = 0; r < nr; ++r) {
+      const Reg& reg = P.regs[r];
+      if (reg.kind == RegKind::kOut && !reg.row)
+        kernel::simd::stream_copy(E.out_base[r] + lo * reg.item, st.p[r], static_cast<size_t>(n * reg.item));
+    }
+  }
+}
+
+/// acc = combine(acc, x) for every reduce register (one element each).
+void fold(const Program& P, char* const* acc, char* const* x) {
+  for (const Inst& in : P.insts) {
+    if (!in.reduce) continue;
+    const size_t d = static_cast<size_t>(in.dst);
+    char* ptr[3] = {acc[d], acc[d], x[d]};
+    const int64_t str[3] = {0, 0, P.regs[d].item};
+    in.loop(ptr, str, 1);
+  }
+}
+
+void set_identity(const Program& P, char* const* acc, int64_t count) {
+  for (const Inst& in : P.insts) {
+    if (!in.reduce) continue;
+    const size_t d = static_cast<size_t>(in.dst);
+    const int64_t item = P.regs[d].item;
+    const uint8_t* id = P.identities[static_cast<size_t>(in.identity)].data();
+    for (int64_t i = 0; i < count; ++i) std::memcpy(acc[d] + i * item, id, static_cast<size_t>(item));
+  }
+}
+
+uint8_t* inline_scratch() {
+  struct Scratch {
+    uint8_t* p = nullptr;
+    ~Scratch() { ::operator delete(p, std::align_val_t(64)); }
+  };
+  thread_local Scratch s;
+  if (!s.p) s.p = static_cast<uint8_t*>(::operator new(static_cast<size_t>(ub_budget() + 1024), std::align_val_t(64)));
+  return s.p;
+}
+
+/// Runs body(block, ub) for blocks [0, nb): launched on all cores, or inline.
+template <typename Body>
+void for_blocks(const char* name, int64_t nb, bool parallel, Body&& body) {
+  if (!parallel || nb <= 1 || runtime::current_block() != nullptr) {
+    uint8_t* ub = inline_scratch();
+    for (int64_t b = 0; b < nb; ++b) body(b, ub);
+    kernel::simd::stream_fence();
+    return;
+  }
+  runtime::KernelInvocation inv;
+  inv.name = name;
+  inv.block_dim = static_cast<uint32_t>(nb);
+  inv.body = [&body](const runtime::BlockContext& ctx) {
+    uint8_t* ub = ctx.arenas && ctx.arenas->ub_size >= static_cast<size_t>(ub_budget()) ? ctx.arenas->ub
+                                                                                         : inline_scratch();
+    body(static_cast<int64_t>(ctx.block_idx), ub);
+    kernel::simd::stream_fence();  // non-temporal stores visible before the launch completes
+  };
+  runtime::current_device().run_kernel(inv).ThrowIfError();
+}
+
+int num_cores() { return runtime::current_device().properties().num_cores; }
+
+int64_t blocks_for(int64_t work, int64_t units) {
+  const int64_t by_work = std::max<int64_t>(1, work / kMinPerBlock);
+  return std::max<int64_t>(1, std::min<int64_t>({static_cast<int64_t>(num_cores()), by_work, units}));
+}
+
+}  // namespace
+
+void run_group(Group& g, bool timing) {
+  Analysis a = analyze(g);
+  std::shared_ptr<Program> prog;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu());
+    auto it = cache().find(a.key);
+    if (it != cache().end()) {
+      prog = it->second;
+      ++mutable_stats().program_cache_hits;
+    }
+  }
+  if (!prog) {
+    prog = compile(g, a);
+    ++mutable_stats().program_cache_misses;
+    std::lock_guard<std::mutex> lock(cache_mu());
+    if (cache().size() > 4096) cache().clear();  // bound: programs are cheap to rebuild
+    cache().emplace(a.key, prog);
+  }
+  const Program& P = *prog;
+  const size_t nn = g.nodes.size();
+  Exec E;
+  E.P = &P;
+  E.views.resize(P.regs.size());
+  E.out_base.assign(P.regs.size(), nullptr);
+  for (size_t i = 0; i < nn; ++i)
+    if (g.nodes[i]->buffer) E.out_base[i] = g.nodes[i]->buffer->raw_data();
+  for (size_t m = 0; m < a.inputs.size(); ++m) {
+    const Input& in = *a.inputs[m];
+    make_view(E.views[nn + m], input_base(in, a.input_nodes[m]), static_cast<int64_t>(dtype_size(in.dtype)), in.shape,
+              in.strides, g.domain);
+  }
+  const int64_t budget = ub_budget();
+  int64_t total = 1;
+  for (int64_t d : g.domain) total *= d;
+  const bool parallel = total >= kParallelMin && num_cores() > 1;
+  // Results much larger than the caches: non-temporal stores (RowFused and map).
+  int64_t out_bytes = 0;
+  for (size_t r = 0; r < P.regs.size(); ++r)
+    if (P.regs[r].kind == RegKind::kOut && !P.regs[r].row) out_bytes += total * P.regs[r].item;
+  E.stream_out = out_bytes >= kStreamBytes && (g.mode == Mode::kMap || g.mode == Mode::kRowFused);
+  std::string kname = std::string("fused[") + P.ops + "]";
+  runtime::profiler::Span span(runtime::profiler::EventKind::kGraph, kname);
+  if (span.active()) span.event().detail = std::string(mode_name(g.mode)) + " nodes=" + std::to_string(nn);
+  (void)timing;
+  const size_t nr = P.regs.size();
+
+  if (g.mode == Mode::kRowFused) {
+    const int64_t K = g.K1, R = g.R;
+    const int64_t per_row = P.full_units * R + P.row_units;
+    int64_t k = per_row > 0 ? budget / per_row : kMaxTile;
+    k = std::min<int64_t>(k, std::max<int64_t>(1, kMaxTile / std::max<int64_t>(R, 1)));
+    k = std::min(k, K);
+    if (k < 1) throw Error(Status::Make(ErrorCode::kFailure, "graph", "row-fused program does not fit the UB"));
+    E.R = R;
+    E.rows = k;
+    E.T = k * R;
+    const int64_t ntiles = (K + k - 1) / k;
+    const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+    g.tile = E.T;
+    g.ub_bytes = per_row * k;
+    std::vector<char*> acc(nr, nullptr);
+    for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+      TileState st(nr);
+      for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
+        const int64_t r0 = t * k, kk = std::min(k, K - r0);
+        run_tile(E, st, ub, r0 * R, kk * R, kk, acc.data(), 0);
+      }
+    });
+    return;
+  }
+
+  int64_t T = P.full_units > 0 ? budget / P.full_units : kMaxTile;
+  T = std::min<int64_t>(T, kMaxTile) / 64 * 64;
+  if (T < 64) T = std::max<int64_t>(1, budget / std::max<int64_t>(P.full_units, 1));
+  E.T = T;
+  E.rows = 1;
+  E.R = 1;
+  g.tile = T;
+  g.ub_bytes = P.full_units * T;
+
+  switch (g.mode) {
+    case Mode::kMap: {
+      const int64_t ntiles = (total + T - 1) / T;
+      const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+      std::vector<char*> acc(nr, nullptr);
+      for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+        TileState st(nr);
+        for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
+          const int64_t lo = t * T;
+          run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc.data(), 0);
+        }
+      });
+      return;
+    }
+    case Mode::kReduceAll: {
+      const int64_t ntiles = (total + T - 1) / T;
+      const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+      // Per block and reduce register: a tile partial (acc1) folded into the
+      // block's total (acc2) every kFoldEvery tiles: float sums stay accurate.
+      std::vector<std::array<uint64_t, 4>> part(static_cast<size_t>(nb) * nr);
+      for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+        TileState st(nr);
+        std::vector<char*> acc1(nr), acc2(nr);
+        std::vector<std::array<uint64_t, 2>> a1(nr);
+        for (size_t r = 0; r < nr; ++r) {
+          acc1[r] = reinterpret_cast<char*>(a1[r].data());
+          acc2[r] = reinterpret_cast<char*>(part[static_cast<size_t>(b) * nr + r].data());
+        }
+        set_identity(P, acc2.data(), 1);
+        set_identity(P, acc1.data(), 1);
+        int count = 0;
+        for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
+          const int64_t lo = t * T;
+          run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc1.data(), 0);
+          if (++count == kFoldEvery) {
+            fold(P, acc2.data(), acc1.data());
+            set_identity(P, acc1.data(), 1);
+            count = 0;
+          }
+        }
+        fold(P, acc2.data(), acc1.data());
+      });
+      std::vector<char*> out(nr), x(nr);
+      for (size_t r = 0; r < nr; ++r) out[r] = reinterpret_cast<char*>(E.out_base[r]);
+      set_identity(P, out.data(), 1);
+      for (int64_t b = 0; b < nb; ++b) {
+        for (size_t r = 0; r < nr; ++r) x[r] = reinterpret_cast<char*>(part[static_cast<size_t>(b) * nr + r].data());
+        fold(P, out.data(), x.data());
+      }
+      return;
+    }
+    case Mode::kReduceRows: {
+      const int64_t K = g.K1, R = g.R;
+      const int64_t nb = parallel ? blocks_for(total, K) : 1;
+      for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+        TileState st(nr);
+        std::vector<char*> acc1(nr), tot(nr);
+        std::vector<std::array<uint64_t, 2>> a1(nr);
+        for (size_t r = 0; r < nr; ++r) acc1[r] = reinterpret_cast<char*>(a1[r].data());
+        for (int64_t row = K * b / nb; row < K * (b + 1) / nb; ++row) {
+          for (size_t r = 0; r < nr; ++r)
+            tot[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + row * P.regs[r].item) : nullptr;
+          set_identity(P, tot.data(), 1);
+          set_identity(P, acc1.data(), 1);
+          int count = 0;
+          for (int64_t c = 0; c < R; c += T) {
+            run_tile(E, st, ub, row * R + c, std::min(T, R - c), 1, acc1.data(), 0);
+            if (++count == kFoldEvery) {
+              fold(P, tot.data(), acc1.data());
+              set_identity(P, acc1.data(), 1);
+              count = 0;
+            }
+          }
+          fold(P, tot.data(), acc1.data());
+        }
+      });
+      return;
+    }
+    case Mode::kReduceCols: {
+      const int64_t K1 = g.K1, R = g.R, K2 = g.K2;
+      const int64_t chunks = (K2 + T - 1) / T;
+      const int64_t units = K1 * chunks;
+      const int64_t nb = parallel ? blocks_for(total, units) : 1;
+      for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+        TileState st(nr);
+        std::vector<char*> acc(nr);
+        for (int64_t u = units * b / nb; u < units * (b + 1) / nb; ++u) {
+          const int64_t k1 = u / chunks, c0 = (u % chunks) * T, w = std::min(T, K2 - c0);
+          for (size_t r = 0; r < nr; ++r)
+            acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + (k1 * K2 + c0) * P.regs[r].item)
+                                   : nullptr;
+          set_identity(P, acc.data(), w);
+          for (int64_t r = 0; r < R; ++r) run_tile(E, st, ub, (k1 * R + r) * K2 + c0, w, 1, acc.data(), -1);
+        }
+      });
+      return;
+    }
+    default: break;
+  }
+}
+
+}  // namespace asc::graph::detail
