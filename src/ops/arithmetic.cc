@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "ops/loops.h"
+#include "ops/math_loops.h"
 
 namespace asc::ops {
 namespace {
@@ -240,8 +241,7 @@ struct PowF : NoFold {
     template <typename C>                        \
     static C apply(C a, C b) { return expr; }    \
   };
-ASC_FLOAT_BINARY(Atan2F, std::atan2(a, b))
-ASC_FLOAT_BINARY(HypotF, std::hypot(a, b))
+
 ASC_FLOAT_BINARY(CopysignF, std::copysign(a, b))
 #undef ASC_FLOAT_BINARY
 
@@ -323,6 +323,12 @@ Status rule_float_fn(const OpDef& op, const DType* in, const Attrs& attrs, LoopT
   return Status::OK();
 }
 
+// Float powers use the SIMD math kernels; integer powers keep the exact loop.
+InnerLoop select_power(const LoopTypes& lt) {
+  if (is_floating(lt.in[0])) return select_math_binary<simd::MathBinaryOp::kPow>(lt);
+  return BinaryTable<PowF, false>::select(lt);
+}
+
 OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* doc = "") {
   OpDef d;
   d.doc = doc;
@@ -343,8 +349,12 @@ const OpRegistrar kOps[] = {
                            "x1 // x2, elementwise (rounds toward -inf; integer division by 0 gives 0).")),
     OpRegistrar(binary_def("remainder", rule_bool_as_int8, &BinaryTable<RemainderF, false>::select,
                            "x1 % x2, elementwise, with the sign of x2 (Python's modulus).")),
-    OpRegistrar(binary_def("power", rule_bool_as_int8, &BinaryTable<PowF, false>::select,
-                           "x1 ** x2, elementwise (negative integer powers of integers are an error).")),
+    OpRegistrar([] {
+      OpDef d = binary_def("power", rule_bool_as_int8, &select_power,
+                           "x1 ** x2, elementwise (negative integer powers of integers are an error).");
+      d.value_errors = true;  // the lazy graph runs integer powers eagerly: the error raises at the call
+      return d;
+    }()),
     OpRegistrar(binary_def("maximum", rule_promote, &BinaryTable<MaxF, false>::select,
                            "Elementwise maximum; NaN propagates.")),
     OpRegistrar(binary_def("minimum", rule_promote, &BinaryTable<MinF, false>::select,
@@ -353,9 +363,9 @@ const OpRegistrar kOps[] = {
                            "Elementwise maximum ignoring NaN (NaN only when both are NaN).")),
     OpRegistrar(binary_def("fmin", rule_promote, &BinaryTable<FminF, false>::select,
                            "Elementwise minimum ignoring NaN (NaN only when both are NaN).")),
-    OpRegistrar(binary_def("arctan2", rule_float_fn, &select_float<Atan2F>,
+    OpRegistrar(binary_def("arctan2", rule_float_fn, &select_math_binary<simd::MathBinaryOp::kArctan2>,
                            "Elementwise arc tangent of x1/x2 choosing the quadrant (radians).")),
-    OpRegistrar(binary_def("hypot", rule_float_fn, &select_float<HypotF>, "sqrt(x1**2 + x2**2), elementwise.")),
+    OpRegistrar(binary_def("hypot", rule_float_fn, &select_math_binary<simd::MathBinaryOp::kHypot>, "sqrt(x1**2 + x2**2), elementwise.")),
     OpRegistrar(binary_def("copysign", rule_float_fn, &select_float<CopysignF>,
                            "x1 with the sign of x2, elementwise.")),
     OpRegistrar(binary_def("equal", rule_compare, &BinaryTable<EqF, true>::select, "x1 == x2, elementwise.")),

@@ -1,12 +1,15 @@
-// Unary elementwise ops: negative, positive, abs, logical_not and the float
-// math functions (exp, log, sqrt, sin, cos, tanh). float16/bfloat16 compute in
-// float32; integer inputs of math functions compute in float_for(dtype).
+// Unary elementwise ops: negative, positive, abs, logical_not, rounding,
+// predicates and the float math functions (exp, log, sin, ...: SIMD vector
+// math kernels for every float dtype, see math_loops.h). float16/bfloat16
+// compute in float32; integer inputs of math functions compute in
+// float_for(dtype).
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "ops/loops.h"
+#include "ops/math_loops.h"
 
 namespace asc::ops {
 namespace {
@@ -45,34 +48,40 @@ struct NotF {
   static bool apply(C a) { return !a; }
 };
 
-#define ASC_MATH_FUNCTOR(Name, fn, simd_op)   \
+// Math functions: kMath is the simd::MathOp of the vector math kernel every
+// float dtype uses (math_loops.h); apply() is the scalar definition, kept for
+// reference (kNoSimd: no vector kernel, apply() is the loop).
+#define ASC_MATH_FUNCTOR(Name, fn, math_op)   \
   struct Name {                               \
-    static constexpr int kSimd = simd_op;     \
+    static constexpr int kSimd = kNoSimd;     \
+    static constexpr int kMath = math_op;     \
     template <typename C>                     \
     static C apply(C a) { return std::fn(a); } \
   };
-ASC_MATH_FUNCTOR(ExpF, exp, static_cast<int>(simd::UnaryOp::kExp))
-ASC_MATH_FUNCTOR(LogF, log, static_cast<int>(simd::UnaryOp::kLn))
-ASC_MATH_FUNCTOR(SqrtF, sqrt, static_cast<int>(simd::UnaryOp::kSqrt))
-ASC_MATH_FUNCTOR(SinF, sin, kNoSimd)
-ASC_MATH_FUNCTOR(CosF, cos, kNoSimd)
-ASC_MATH_FUNCTOR(TanhF, tanh, kNoSimd)
-ASC_MATH_FUNCTOR(TanF, tan, kNoSimd)
-ASC_MATH_FUNCTOR(ArcsinF, asin, kNoSimd)
-ASC_MATH_FUNCTOR(ArccosF, acos, kNoSimd)
-ASC_MATH_FUNCTOR(ArctanF, atan, kNoSimd)
-ASC_MATH_FUNCTOR(SinhF, sinh, kNoSimd)
-ASC_MATH_FUNCTOR(CoshF, cosh, kNoSimd)
-ASC_MATH_FUNCTOR(ArcsinhF, asinh, kNoSimd)
-ASC_MATH_FUNCTOR(ArccoshF, acosh, kNoSimd)
-ASC_MATH_FUNCTOR(ArctanhF, atanh, kNoSimd)
-ASC_MATH_FUNCTOR(Log1pF, log1p, kNoSimd)
-ASC_MATH_FUNCTOR(Expm1F, expm1, kNoSimd)
-ASC_MATH_FUNCTOR(Log2F, log2, kNoSimd)
-ASC_MATH_FUNCTOR(Log10F, log10, kNoSimd)
-ASC_MATH_FUNCTOR(Exp2F, exp2, kNoSimd)
+#define ASC_M(op) static_cast<int>(simd::MathOp::op)
+ASC_MATH_FUNCTOR(ExpF, exp, ASC_M(kExp))
+ASC_MATH_FUNCTOR(LogF, log, ASC_M(kLog))
+ASC_MATH_FUNCTOR(SqrtF, sqrt, ASC_M(kSqrt))
+ASC_MATH_FUNCTOR(SinF, sin, ASC_M(kSin))
+ASC_MATH_FUNCTOR(CosF, cos, ASC_M(kCos))
+ASC_MATH_FUNCTOR(TanhF, tanh, ASC_M(kTanh))
+ASC_MATH_FUNCTOR(TanF, tan, ASC_M(kTan))
+ASC_MATH_FUNCTOR(ArcsinF, asin, ASC_M(kArcsin))
+ASC_MATH_FUNCTOR(ArccosF, acos, ASC_M(kArccos))
+ASC_MATH_FUNCTOR(ArctanF, atan, ASC_M(kArctan))
+ASC_MATH_FUNCTOR(SinhF, sinh, ASC_M(kSinh))
+ASC_MATH_FUNCTOR(CoshF, cosh, ASC_M(kCosh))
+ASC_MATH_FUNCTOR(ArcsinhF, asinh, ASC_M(kArcsinh))
+ASC_MATH_FUNCTOR(ArccoshF, acosh, ASC_M(kArccosh))
+ASC_MATH_FUNCTOR(ArctanhF, atanh, ASC_M(kArctanh))
+ASC_MATH_FUNCTOR(Log1pF, log1p, ASC_M(kLog1p))
+ASC_MATH_FUNCTOR(Expm1F, expm1, ASC_M(kExpm1))
+ASC_MATH_FUNCTOR(Log2F, log2, ASC_M(kLog2))
+ASC_MATH_FUNCTOR(Log10F, log10, ASC_M(kLog10))
+ASC_MATH_FUNCTOR(Exp2F, exp2, ASC_M(kExp2))
 ASC_MATH_FUNCTOR(RintF, nearbyint, kNoSimd)  // round half to even (default rounding mode)
-ASC_MATH_FUNCTOR(CbrtF, cbrt, kNoSimd)
+ASC_MATH_FUNCTOR(CbrtF, cbrt, ASC_M(kCbrt))
+#undef ASC_M
 #undef ASC_MATH_FUNCTOR
 
 // floor/ceil/trunc: integers and bools are returned unchanged (NumPy 2).
@@ -151,7 +160,10 @@ struct UnaryTable {
 template <typename F>
 struct FloatTable {
   template <typename T>
-  static InnerLoop one() { return &unary_loop<T, T, F>; }
+  static InnerLoop one() {
+    if constexpr (F::kMath != kNoSimd) return &math_unary_loop<T, static_cast<simd::MathOp>(F::kMath)>;
+    else return &unary_loop<T, T, F>;
+  }
   static InnerLoop select(const LoopTypes& lt) {
     switch (lt.in[0]) {
       case DType::kFloat16: return one<float16>();

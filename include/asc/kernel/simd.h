@@ -74,6 +74,46 @@ void unary(UnaryOp op, DType dtype, void* dst, const void* src, size_t n);
 /// dst[i] = *scalar for any dtype of 1, 2, 4 or 8 bytes.
 void duplicate(DType dtype, void* dst, const void* scalar, size_t n);
 
+// ---------------------------------------------------------------- vector math
+// src/kernel/simd/math.cc. Supported dtypes: float64 and float32 (all ops),
+// float16 and bfloat16 (computed in float32 lanes, rounded back to nearest
+// even). Special values follow NumPy: NaN in gives NaN, domain errors give NaN,
+// overflow gives +-Inf, underflow gives denormals/0, and the sign of zero is
+// kept where the function is odd (sin(-0) = -0, expm1(-0) = -0, ...). The
+// maximum error of each function per dtype, in ULPs, is in docs/vector_math.md
+// (tested by tests/cpp/kernel/simd_math_test.cc). Any n (tails are handled
+// without reading or writing past n); dst may equal a source.
+
+/// dst[i] = op(src[i]).
+enum class MathOp : uint8_t {
+  kExp, kExp2, kExpm1, kLog, kLog2, kLog10, kLog1p,
+  kSin, kCos, kTan, kArcsin, kArccos, kArctan,
+  kSinh, kCosh, kTanh, kArcsinh, kArccosh, kArctanh,
+  kSqrt, kRsqrt, kCbrt,
+  kSigmoid,   // 1 / (1 + exp(-x)), scipy.special.expit
+  kErf, kErfc,
+  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kGeluErf,   // 0.5 x (1 + erf(x / sqrt(2)))
+  kCount
+};
+/// dst[i] = op(a[i], b[i]).
+enum class MathBinaryOp : uint8_t { kArctan2, kHypot, kPow, kLogaddexp, kLogaddexp2, kCount };
+
+const char* op_name(MathOp op) noexcept;        // "exp", ... (NumPy's names)
+const char* op_name(MathBinaryOp op) noexcept;  // "arctan2", ...
+
+using MathUnaryFn = void (*)(void* dst, const void* src, size_t n);
+using MathBinaryFn = void (*)(void* dst, const void* a, const void* b, size_t n);
+/// The running target's loop for (op, dtype): usable directly on contiguous
+/// runs of any length (the ops layer caches it). Throws kInvalidDtype
+/// ("[exp] dtype int32 is not supported ...") for other dtypes.
+MathUnaryFn math_fn(MathOp op, DType dtype);
+MathBinaryFn math_fn(MathBinaryOp op, DType dtype);
+/// True when math_fn(op, dtype) would succeed.
+bool math_supported(DType dtype) noexcept;
+void math(MathOp op, DType dtype, void* dst, const void* src, size_t n);
+void math(MathBinaryOp op, DType dtype, void* dst, const void* a, const void* b, size_t n);
+
 /// Converts n elements. Supported: between float32, float16, bfloat16, int32,
 /// int16, int8, uint8 except integer -> integer; float32 -> float32 rounds to
 /// an integral value with `mode` (CAST_NONE copies). Float -> integer rounds
