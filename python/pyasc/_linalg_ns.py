@@ -1,0 +1,427 @@
+"""Linear algebra in the array namespace: ``matmul``, ``dot``, ``vdot``,
+``inner``, ``tensordot``, ``outer``, ``einsum``, ``matrix_transpose``,
+``vecdot``, ``trace``, ``kron``.
+
+``matmul`` (and the ``@`` operator) is C++ (``pyasc._C._linalg.matmul``: shape
+rules, BLAS, integer and bool kernels). The others are compositions of
+``matmul`` with views (transpose/reshape, which copy only when the strides do
+not allow a view) and the elementwise/reduction ops; dtypes follow NumPy's
+(``dot``-family functions keep bfloat16 as ml_dtypes' ``dot`` does, ``matmul``
+gives float32 for it). Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import math as _math
+import operator as _operator
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _C
+from .errors import AscendTypeError as _TypeError
+from .errors import AscendValueError as _ValueError
+from .errors import ErrorCode as _Code
+
+_BF16 = _np.dtype(_ml_dtypes.bfloat16)
+
+
+def _arr(x):
+    return x if isinstance(x, _C.ndarray) else _C.asarray(x)
+
+
+def _xp():
+    """The pyasc namespace (imported lazily: this module is part of its initialisation)."""
+    import pyasc
+
+    return pyasc
+
+
+def _norm_axis(axis, ndim):
+    """One axis normalised like NumPy (AxisError, a ValueError and IndexError, when out of range)."""
+    axis = _operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise _np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def _norm_axes(axis, ndim):
+    out = tuple(_norm_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(out)) != len(out):
+        raise _ValueError(_Code.INVALID_PARAM, f"[axis] repeated axis in {axis}")
+    return out
+
+
+def _shape_error(op, msg):
+    return _ValueError(_Code.INVALID_SHAPE, f"[{op}] {msg}")
+
+
+def _shape_str(s):
+    return "(" + ",".join(str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def _result_dtype(a, b):
+    return _C.result_type_of(a, b)
+
+
+def _with_dtype(r, dtype):
+    return r if r.dtype == dtype else _C.astype(r, dtype)
+
+
+def _to_out(r, out, op):
+    if out is None:
+        return r
+    if not isinstance(out, _C.ndarray):
+        raise _TypeError(_Code.INVALID_DTYPE, f"[{op}] out must be a pyasc.ndarray")
+    if tuple(out.shape) != tuple(r.shape):
+        raise _shape_error(op, f"output array has shape {_shape_str(out.shape)}, the result has shape "
+                               f"{_shape_str(r.shape)}")
+    out[...] = r
+    return out
+
+
+# ------------------------------------------------------------------ products
+
+
+#: Matrix product (``numpy.matmul``): stacks of matrices broadcast over the
+#: leading dimensions; a 1-d first operand is a row vector, a 1-d second one a
+#: column vector (the added dimension is removed from the result). The C++
+#: binding itself (no Python frame: the per-call overhead of small products).
+matmul = _C._linalg.matmul
+
+
+def dot(a, b, out=None):
+    """``numpy.dot``: inner product of 1-d arrays, matrix product of 2-d ones,
+    multiplication for 0-d operands, and for N-d a sum product over the last
+    axis of ``a`` and the second-to-last of ``b``."""
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _to_out(_C.multiply(a, b), out, "dot")
+    kb = b.shape[-2] if b.ndim >= 2 else b.shape[0]
+    if a.shape[-1] != kb:
+        raise _shape_error("dot", f"shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} not aligned: "
+                                  f"{a.shape[-1]} (dim {a.ndim - 1}) != {kb} (dim {max(b.ndim - 2, 0)})")
+    if b.ndim <= 2:
+        r = _C._linalg.matmul(a, b, None)
+        if a.dtype == _BF16 or b.dtype == _BF16:  # ml_dtypes' dot keeps bfloat16, matmul runs in float32
+            r = _with_dtype(r, _result_dtype(a, b))
+    else:
+        r = tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+    return _to_out(r, out, "dot")
+
+
+def vdot(a, b, /):
+    """``numpy.vdot``: the dot product of the flattened arrays (real dtypes: no conjugation)."""
+    a, b = _arr(a), _arr(b)
+    if a.size != b.size:
+        raise _shape_error("vdot", f"arrays of shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} have "
+                                   f"different sizes {a.size} and {b.size}")
+    return dot(_C.reshape(a, (-1,)), _C.reshape(b, (-1,)))
+
+
+def inner(a, b, /):
+    """``numpy.inner``: sum product over the last axes (multiplication for 0-d operands)."""
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _C.multiply(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise _shape_error("inner", f"shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} not aligned: "
+                                    f"{a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-1]} (dim {b.ndim - 1})")
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+def _axes_list(axes, ndim, op):
+    if isinstance(axes, (int, _np.integer)):
+        axes = [int(axes)]
+    out = []
+    for ax in axes:
+        ax = _operator.index(ax)
+        if not -ndim <= ax < ndim:
+            raise _np.exceptions.AxisError(ax, ndim)
+        out.append(ax % ndim)
+    return out
+
+
+def tensordot(a, b, /, axes=2):
+    """``numpy.tensordot``: sum products over ``axes`` (an int n: the last n of
+    ``a`` with the first n of ``b``; or a pair of axis sequences), as one
+    matrix product of the transposed and reshaped operands."""
+    a, b = _arr(a), _arr(b)
+    rt = _result_dtype(a, b)
+    if isinstance(axes, (int, _np.integer)):
+        n = int(axes)
+        if n < 0:
+            raise _ValueError(_Code.INVALID_PARAM, f"[tensordot] axes must be non-negative, got {n}")
+        if n > a.ndim or n > b.ndim:
+            raise _shape_error("tensordot", f"axes={n} exceeds the dimensions of {_shape_str(a.shape)} or "
+                                            f"{_shape_str(b.shape)}")
+        axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    else:
+        try:
+            xa, xb = axes
+        except (TypeError, ValueError):
+            raise _ValueError(_Code.INVALID_PARAM, "[tensordot] axes must be an int or a pair of sequences") from None
+        axes_a, axes_b = _axes_list(xa, a.ndim, "tensordot"), _axes_list(xb, b.ndim, "tensordot")
+    if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in zip(axes_a, axes_b)):
+        raise _shape_error("tensordot", f"shape-mismatch for sum: axes {axes_a} of {_shape_str(a.shape)} and "
+                                        f"{axes_b} of {_shape_str(b.shape)}")
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    k = _math.prod(a.shape[i] for i in axes_a)
+    shape_a = [a.shape[i] for i in free_a]
+    shape_b = [b.shape[i] for i in free_b]
+    at = _C.transpose(a, tuple(free_a + axes_a)).reshape((_math.prod(shape_a), k))
+    bt = _C.transpose(b, tuple(axes_b + free_b)).reshape((k, _math.prod(shape_b)))
+    r = _C._linalg.matmul(at, bt, None).reshape(tuple(shape_a + shape_b))
+    return _with_dtype(r, rt)
+
+
+def outer(a, b, out=None):
+    """``numpy.outer``: ``a.ravel()[:, None] * b.ravel()[None, :]``."""
+    a, b = _C.reshape(_arr(a), (-1, 1)), _C.reshape(_arr(b), (1, -1))
+    return _to_out(_C.multiply(a, b), out, "outer")
+
+
+def kron(a, b):
+    """``numpy.kron``: the Kronecker product (block ``a[i, j] * b``), as one broadcast multiply."""
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _C.multiply(a, b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    ia = tuple(x for d in sa for x in (d, 1))
+    ib = tuple(x for d in sb for x in (1, d))
+    r = _C.multiply(_C.reshape(a, ia), _C.reshape(b, ib))
+    return r.reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def matrix_transpose(x, /):
+    """Swaps the last two axes (a view); ``x`` needs at least 2 dimensions."""
+    x = _arr(x)
+    if x.ndim < 2:
+        raise _shape_error("matrix_transpose", f"input array must be at least 2-dimensional, got shape "
+                                               f"{_shape_str(x.shape)}")
+    return x.mT
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``numpy.vecdot``: dot products of vectors along ``axis``, broadcasting the
+    other dimensions (one batched matrix product; dtypes as ``matmul``)."""
+    a0, b0 = _arr(x1), _arr(x2)
+    if a0.ndim == 0 or b0.ndim == 0:
+        raise _shape_error("vecdot", "operands must have at least one dimension")
+    a = _xp().moveaxis(a0, axis, -1)
+    b = _xp().moveaxis(b0, axis, -1)
+    if a.shape[-1] != b.shape[-1]:
+        raise _shape_error("vecdot", f"vector lengths differ: {a.shape[-1]} in {_shape_str(a0.shape)} and "
+                                     f"{b.shape[-1]} in {_shape_str(b0.shape)} (axis {axis})")
+    r = _C._linalg.matmul(_C.expand_dims(a, -2), _C.expand_dims(b, -1), None)
+    return r[..., 0, 0]
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``numpy.trace``: sums of the diagonals (sum's dtype rules: small ints to int64)."""
+    a = _arr(a)
+    if a.ndim < 2:
+        raise _shape_error("trace", f"diag requires an array of at least two dimensions, got shape "
+                                    f"{_shape_str(a.shape)}")
+    d = _C.diagonal(a, offset, axis1, axis2)
+    r = _C.sum(d, axis=-1, dtype=dtype)
+    return _to_out(r, out, "trace")
+
+
+# ------------------------------------------------------------------ einsum
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _sublist_to_str(sub):
+    s = ""
+    for x in sub:
+        if x is Ellipsis:
+            s += "..."
+        else:
+            i = _operator.index(x)
+            if not 0 <= i < 52:
+                raise _ValueError(_Code.INVALID_PARAM, f"[einsum] subscript {i} is not within [0, 52)")
+            s += _LETTERS[i]
+    return s
+
+
+def _einsum_args(args):
+    if not args:
+        raise _ValueError(_Code.INVALID_PARAM, "[einsum] no subscripts given")
+    if isinstance(args[0], str):
+        return args[0], list(args[1:])
+    # Interleaved form: op0, sublist0, op1, sublist1, ..., [sublist_out]
+    ops, subs = [], []
+    rest = list(args)
+    while len(rest) >= 2:
+        ops.append(rest.pop(0))
+        subs.append(_sublist_to_str(rest.pop(0)))
+    s = ",".join(subs)
+    if rest:
+        s += "->" + _sublist_to_str(rest[0])
+    return s, ops
+
+
+def _parse_term(term, ndim, n_ell, op_index):
+    """Labels of one operand: single letters, and '.k' for its ellipsis dims (aligned right)."""
+    if term.count("...") > 1 or term.replace("...", "").count(".") != 0:
+        raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid ellipsis in subscripts '{term}'")
+    head, ell, tail = term.partition("...")
+    for c in head + tail:
+        if c not in _LETTERS:
+            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid subscript '{c}' in einstein sum subscripts "
+                                                   f"string, subscripts must be letters")
+    n_lab = len(head) + len(tail)
+    if ell:
+        e = ndim - n_lab
+        if e < 0:
+            raise _shape_error("einsum", f"operand {op_index} has {ndim} dimensions, fewer than the subscripts "
+                                         f"'{term}'")
+        return list(head) + [f".{j}" for j in range(n_ell - e, n_ell)] + list(tail), e
+    if n_lab != ndim:
+        raise _shape_error("einsum", f"operand {op_index} has {ndim} dimensions but the subscripts '{term}' "
+                                     f"name {n_lab}")
+    return list(head) + list(tail), 0
+
+
+def _einsum_plan(subscripts, ops):
+    s = subscripts.replace(" ", "")
+    lhs, arrow, rhs = s.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ops):
+        raise _ValueError(_Code.INVALID_PARAM, f"[einsum] {len(terms)} subscript terms for {len(ops)} operands")
+    n_ell = 0
+    for t, x in zip(terms, ops):
+        if "..." in t:
+            n_ell = max(n_ell, x.ndim - (len(t) - 3))
+    labels = [_parse_term(t, x.ndim, n_ell, i)[0] for i, (t, x) in enumerate(zip(terms, ops))]
+    ell = [f".{j}" for j in range(n_ell)]
+    if arrow:
+        if rhs.count("...") > 1 or rhs.replace("...", "").count(".") != 0:
+            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid ellipsis in output subscripts '{rhs}'")
+        head, e, tail = rhs.partition("...")
+        used = set(c for lab in labels for c in lab)
+        for c in head + tail:
+            if c not in _LETTERS or c not in used:
+                raise _ValueError(_Code.INVALID_PARAM, f"[einsum] output subscript '{c}' does not appear in the "
+                                                       f"operands' subscripts")
+        if len(set(head + tail)) != len(head + tail):
+            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] output subscripts '{rhs}' repeat a label")
+        if not e and n_ell:
+            raise _ValueError(_Code.INVALID_PARAM, "[einsum] output has more dimensions than subscripts given in "
+                                                   "einstein sum, but no '...' ellipsis provided to broadcast the "
+                                                   "extra dimensions")
+        out = list(head) + (ell if e else []) + list(tail)
+    else:
+        counts = {}
+        for lab in labels:
+            for c in lab:
+                if not c.startswith("."):
+                    counts[c] = counts.get(c, 0) + 1
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    return labels, out
+
+
+def _take_diagonals(x, lab):
+    """Repeated labels within one operand ('ii') -> the diagonal, label kept once."""
+    lab = list(lab)
+    while True:
+        dup = next((l for l in lab if lab.count(l) > 1), None)
+        if dup is None:
+            return x, lab
+        p = lab.index(dup)
+        q = lab.index(dup, p + 1)
+        if x.shape[p] != x.shape[q]:
+            raise _shape_error("einsum", f"dimensions in operand for collapsing index '{dup}' don't match "
+                                         f"({x.shape[p]} != {x.shape[q]})")
+        x = _C.diagonal(x, 0, p, q)
+        lab = [l for i, l in enumerate(lab) if i not in (p, q)] + [dup]
+
+
+def _sum_labels(x, lab, drop, dtype):
+    axes = tuple(i for i, l in enumerate(lab) if l in drop)
+    if not axes:
+        return x, lab
+    return _C.sum(x, axis=axes, dtype=dtype), [l for l in lab if l not in drop]
+
+
+def _label_sizes(pairs):
+    sizes = {}
+    for x, lab in pairs:
+        for l, d in zip(lab, x.shape):
+            prev = sizes.get(l)
+            if prev is None or prev == 1:
+                sizes[l] = d
+            elif d != prev and d != 1:
+                raise _shape_error("einsum", f"operands could not be broadcast together: dimension '{l}' has "
+                                             f"sizes {prev} and {d}")
+    return sizes
+
+
+def _contract(x, lx, y, ly, keep, sizes):
+    """One pairwise contraction as a batched matmul: (batch, x-only, summed) @ (batch, summed, y-only)."""
+    both = [l for l in lx if l in ly]
+    batch = [l for l in both if l in keep]
+    summed = [l for l in both if l not in keep]
+    xo = [l for l in lx if l not in ly]
+    yo = [l for l in ly if l not in lx]
+    xt = _C.transpose(x, tuple(lx.index(l) for l in batch + xo + summed))
+    yt = _C.transpose(y, tuple(ly.index(l) for l in batch + summed + yo))
+    bs, xs, ks, ys = ([sizes[l] for l in g] for g in (batch, xo, summed, yo))
+    if xt.shape != tuple(bs + xs + ks):
+        xt = _C.broadcast_to(xt, tuple(bs + xs + ks))
+    if yt.shape != tuple(bs + ks + ys):
+        yt = _C.broadcast_to(yt, tuple(bs + ks + ys))
+    nb, m, k, n = _math.prod(bs), _math.prod(xs), _math.prod(ks), _math.prod(ys)
+    r = _C._linalg.matmul(xt.reshape((nb, m, k)), yt.reshape((nb, k, n)), None)
+    return r.reshape(tuple(bs + xs + ys)), batch + xo + yo
+
+
+def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """``numpy.einsum`` (explicit and implicit output, ellipsis broadcasting,
+    repeated labels for diagonals, the interleaved operand/sublist form).
+    Diagonals are views, labels used by one operand only are summed first, and
+    operands are contracted left to right, each pair as one batched matmul.
+    ``casting`` applies to ``dtype``; ``order`` and ``optimize`` are accepted for compatibility."""
+    del order, optimize
+    subscripts, ops = _einsum_args(operands)
+    ops = [_arr(x) for x in ops]
+    if dtype is not None:
+        for x in ops:
+            if not _xp().can_cast(x.dtype, dtype, casting):
+                raise _TypeError(_Code.INVALID_DTYPE, f"[einsum] cannot cast operand from {x.dtype} to "
+                                                      f"{_np.dtype(dtype)} according to the rule '{casting}'")
+        ops = [_C.astype(x, dtype) for x in ops]
+    rt = _C.result_type_of(*ops) if 0 < len(ops) <= 3 else _xp().result_type(*ops)
+    if _np.dtype(rt) == _BF16:
+        raise _TypeError(_Code.INVALID_DTYPE, "[einsum] invalid data type for einsum: bfloat16")
+    labels, out_labels = _einsum_plan(subscripts, ops)
+    pairs = [_take_diagonals(x, lab) for x, lab in zip(ops, labels)]
+    sizes = _label_sizes(pairs)
+    # Labels of a single operand that the output does not keep are summed right away.
+    uses = {}
+    for _, lab in pairs:
+        for l in lab:
+            uses[l] = uses.get(l, 0) + 1
+    pairs = [_sum_labels(x, lab, {l for l in lab if uses[l] == 1 and l not in out_labels}, rt) for x, lab in pairs]
+    x, lx = pairs[0]
+    for i in range(1, len(pairs)):
+        y, ly = pairs[i]
+        keep = set(out_labels)
+        for _, lab in pairs[i + 1:]:
+            keep.update(lab)
+        x, lx = _contract(x, lx, y, ly, keep, sizes)
+    x, lx = _sum_labels(x, lx, {l for l in lx if l not in out_labels}, rt)
+    if out_labels:
+        x = _C.transpose(x, tuple(lx.index(l) for l in out_labels))
+    if x.shape != tuple(sizes[l] for l in out_labels):
+        x = _C.broadcast_to(x, tuple(sizes[l] for l in out_labels))
+    return _to_out(_with_dtype(x, rt), out, "einsum")
+
+
+__all__ = ["matmul", "dot", "vdot", "inner", "tensordot", "outer", "kron", "einsum", "matrix_transpose", "vecdot",
+           "trace"]

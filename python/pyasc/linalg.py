@@ -1,0 +1,430 @@
+"""``pyasc.linalg``: ``numpy.linalg`` on pyasc arrays.
+
+The factorisations are C++ over LAPACK (OpenBLAS): ``inv``/``solve`` (gesv),
+``det``/``slogdet`` (getrf), ``cholesky`` (potrf), ``qr`` (geqrf/orgqr),
+``svd``/``svdvals`` (gesdd), ``eigh``/``eigvalsh`` (syevd), ``lstsq`` (gelsd);
+every one takes stacks of matrices (``lstsq``: one matrix, as NumPy). Like
+NumPy, float32 computes in float32 and float64, integers, bool and bfloat16 in
+float64; float16 raises TypeError. Norms, ``pinv``, ``matrix_rank``,
+``matrix_power``, ``multi_dot`` and ``cross`` compose those with the array ops.
+
+Failures (singular matrix, not positive definite, non-square, no convergence)
+raise :class:`LinAlgError` (``pyasc.AscendLinAlgError``, a subclass of
+``numpy.linalg.LinAlgError`` and so of ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import math as _math
+import operator as _operator
+from collections import namedtuple as _namedtuple
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _C
+from . import _linalg_ns as _lns
+from .errors import AscendLinAlgError as LinAlgError
+from .errors import AscendTypeError as _TypeError
+from .errors import AscendValueError as _ValueError
+from .errors import ErrorCode as _Code
+
+_L = _C._linalg
+_BF16 = _np.dtype(_ml_dtypes.bfloat16)
+_INEXACT = (_np.dtype(_np.float16), _np.dtype(_np.float32), _np.dtype(_np.float64))
+
+SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
+EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = _namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
+
+_arr = _lns._arr
+_xp = _lns._xp
+_shape_str = _lns._shape_str
+
+
+def _linalg_error(op, msg):
+    return LinAlgError(_Code.LINALG_ERROR, f"[{op}] {msg}")
+
+
+def _assert_stacked_square(a, op):
+    if a.ndim < 2:
+        raise _linalg_error(op, f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise _linalg_error(op, f"Last 2 dimensions of the array must be square, got shape {_shape_str(a.shape)}")
+
+
+# ------------------------------------------------------------------ LAPACK
+
+
+def inv(a):
+    """Inverse of each square matrix of the stack ``a`` (..., M, M)."""
+    return _L.inv(a)
+
+
+def solve(a, b):
+    """``x`` with ``a @ x == b``: ``b`` is one vector (M,) when 1-d, else a stack (..., M, K)."""
+    return _L.solve(a, b)
+
+
+def det(a):
+    """Determinant of each square matrix (LU factorisation)."""
+    return _L.det(a)
+
+
+def slogdet(a):
+    """``(sign, logabsdet)`` of each square matrix: ``det = sign * exp(logabsdet)``."""
+    return SlogdetResult(*_L.slogdet(a))
+
+
+def cholesky(a, /, *, upper=False):
+    """Cholesky factor: lower ``L`` with ``a = L @ L.mT`` (``upper``: ``U`` with ``a = U.mT @ U``)."""
+    return _L.cholesky(a, upper)
+
+
+def qr(a, mode="reduced"):
+    """QR factorisation. ``mode``: 'reduced' -> (Q (M,K), R (K,N)), 'complete' ->
+    (Q (M,M), R (M,N)), 'r' -> R, 'raw' -> (h, tau) as LAPACK returns them."""
+    r = _L.qr(a, mode)
+    if mode == "r":
+        return r[0]
+    if mode == "raw":
+        return tuple(r)
+    return QRResult(*r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Singular value decomposition ``a = U @ diag(S) @ Vh`` (S descending);
+    only ``S`` without ``compute_uv``. ``hermitian`` is accepted (the general
+    algorithm gives the same factors up to signs)."""
+    del hermitian
+    r = _L.svd(a, full_matrices, compute_uv)
+    return SVDResult(*r) if compute_uv else r[0]
+
+
+def svdvals(x, /):
+    """Singular values of each matrix, descending."""
+    return _L.svd(x, False, False)[0]
+
+
+def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
+    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices,
+    reading the lower (``UPLO='L'``) or upper triangle."""
+    return EighResult(*_L.eigh(a, str(UPLO).upper(), True))
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803
+    """Eigenvalues (ascending) of symmetric matrices."""
+    return _L.eigh(a, str(UPLO).upper(), False)[0]
+
+
+def lstsq(a, b, rcond=None):
+    """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)``.
+    ``rcond`` defaults to machine epsilon times max(M, N) (NumPy 2)."""
+    return tuple(_L.lstsq(a, b, -1.0 if rcond is None else float(rcond)))
+
+
+# ------------------------------------------------------------------ compositions
+
+
+def _float_input(x):
+    """Norm inputs: integer, bool and bfloat16 arrays become float64 (as NumPy's ``astype(float)``)."""
+    x = _arr(x)
+    return x if _np.dtype(x.dtype) in _INEXACT else _C.astype(x, _np.float64)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
+    """Moore-Penrose pseudo-inverse via the SVD, singular values at or below
+    ``rcond * max(S)`` treated as zero (``rcond`` default 1e-15; ``rtol=None``
+    means max(M, N) * eps)."""
+    a = _arr(a)
+    if rcond is None:
+        if rtol is _np._NoValue:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(a.shape[-2:]) * float(_np.finfo(a.dtype).eps)  # ValueError for integers, as NumPy
+        else:
+            rcond = rtol
+    elif rtol is not _np._NoValue:
+        raise _ValueError(_Code.INVALID_PARAM, "[pinv] `rtol` and `rcond` can't be both set.")
+    if a.ndim < 2:
+        raise _linalg_error("pinv", f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:  # NumPy returns an empty array of a's own dtype here
+        return _C.empty(tuple(a.shape[:-2]) + (n, m), a.dtype)
+    u, s, vt = svd(a, full_matrices=False, hermitian=hermitian)
+    rc = _C.asarray(rcond)
+    cutoff = _C.multiply(_C.expand_dims(rc, -1) if rc.ndim else rc, _C.max(s, axis=-1, keepdims=True))
+    large = _C.greater(s, cutoff)
+    sinv = _C.where(large, _C.true_divide(1, _C.where(large, s, 1)), 0)
+    sinv = _C.astype(sinv, s.dtype)
+    return _lns.matmul(vt.mT, _C.multiply(_C.expand_dims(sinv, -1), u.mT))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 - NumPy's names
+    """Number of singular values above ``tol`` (default: max(S) * max(M, N) * eps)."""
+    A = _arr(A)
+    if A.ndim < 2:
+        return int(not bool(_C.all(_C.equal(A, 0))))
+    S = svdvals(A)
+    if tol is None:
+        if rtol is None:
+            rtol = max(A.shape[-2:]) * float(_np.finfo(S.dtype).eps)
+        else:
+            rtol = _C.expand_dims(_C.asarray(rtol), -1) if _C.asarray(rtol).ndim else rtol
+        tol = _C.multiply(_C.max(S, axis=-1, keepdims=True), rtol)
+    else:
+        t = _C.asarray(tol)
+        tol = _C.expand_dims(t, -1) if t.ndim else t
+    return _xp().count_nonzero(_C.greater(S, tol), axis=-1)
+
+
+def matrix_power(a, n):
+    """``a`` raised to the integer power ``n`` by repeated squaring (``n < 0``:
+    of the inverse; ``n == 0``: identity matrices of a's dtype)."""
+    a = _arr(a)
+    _assert_stacked_square(a, "matrix_power")
+    try:
+        n = _operator.index(n)
+    except TypeError:
+        raise _TypeError(_Code.INVALID_DTYPE, "[matrix_power] exponent must be an integer") from None
+    if n == 0:
+        eye = _xp().eye(a.shape[-1], dtype=a.dtype)
+        return _C.broadcast_to(eye, tuple(a.shape)).copy()
+    if n < 0:
+        a = inv(a)
+        n = -n
+    if n == 1:
+        return a
+    if n == 2:
+        return _lns.matmul(a, a)
+    if n == 3:
+        return _lns.matmul(_lns.matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else _lns.matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _lns.matmul(result, z)
+    return result
+
+
+def _chain_order(shapes):
+    """Optimal parenthesisation of a matrix chain (the classic O(n^3) dynamic programme)."""
+    n = len(shapes)
+    p = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = _math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """Product of a chain of matrices in the cheapest order; the first array may
+    be 1-d (a row vector) and the last 1-d (a column vector)."""
+    arrs = [_arr(a) for a in arrays]
+    n = len(arrs)
+    if n < 2:
+        raise _ValueError(_Code.INVALID_PARAM, "[multi_dot] Expecting at least two arrays.")
+    if n == 2:
+        return _lns.dot(arrs[0], arrs[1], out=out)
+    first_1d, last_1d = arrs[0].ndim == 1, arrs[-1].ndim == 1
+    if first_1d:
+        arrs[0] = _C.expand_dims(arrs[0], 0)
+    if last_1d:
+        arrs[-1] = _C.expand_dims(arrs[-1], -1)
+    for i, x in enumerate(arrs):
+        if x.ndim != 2:
+            raise _linalg_error("multi_dot", f"array {i} has {x.ndim} dimensions. Must be two-dimensional")
+    split = _chain_order([x.shape for x in arrs])
+
+    def product(i, j):
+        if i == j:
+            return arrs[i]
+        k = split[i][j]
+        return _lns.dot(product(i, k), product(k + 1, j))
+
+    r = product(0, n - 1)
+    if first_1d and last_1d:
+        r = r[0, 0]
+    elif first_1d:
+        r = r[0]
+    elif last_1d:
+        r = r[:, 0]
+    return _lns._to_out(r, out, "multi_dot")
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross products of 3-element vectors along ``axis`` (broadcasting the rest)."""
+    a, b = _arr(x1), _arr(x2)
+    if a.ndim == 0 or b.ndim == 0 or a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise _ValueError(_Code.INVALID_SHAPE, f"[cross] both input arrays must be (arrays of) 3-dimensional "
+                                               f"vectors along axis {axis}, got shapes {_shape_str(a.shape)} and "
+                                               f"{_shape_str(b.shape)}")
+    a = _xp().moveaxis(a, axis, -1)
+    b = _xp().moveaxis(b, axis, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    c = _xp().stack([_C.subtract(_C.multiply(a1, b2), _C.multiply(a2, b1)),
+                   _C.subtract(_C.multiply(a2, b0), _C.multiply(a0, b2)),
+                   _C.subtract(_C.multiply(a0, b1), _C.multiply(a1, b0))], axis=-1)
+    return _xp().moveaxis(c, -1, axis) if axis != -1 else c
+
+
+def outer(x1, x2, /):
+    """Outer product of two 1-d arrays."""
+    a, b = _arr(x1), _arr(x2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise _ValueError(_Code.INVALID_SHAPE, f"[outer] Input arrays must be one-dimensional, got shapes "
+                                               f"{_shape_str(a.shape)} and {_shape_str(b.shape)}")
+    return _lns.outer(a, b)
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the last two axes (a view)."""
+    return _C.diagonal(_arr(x), offset, -2, -1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """Sums of the diagonals of the last two axes."""
+    return _lns.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``numpy.linalg.tensordot`` (see :func:`pyasc.tensordot`)."""
+    return _lns.tensordot(x1, x2, axes=axes)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``numpy.linalg.vecdot`` (see :func:`pyasc.vecdot`)."""
+    return _lns.vecdot(x1, x2, axis=axis)
+
+
+def matrix_transpose(x, /):
+    """Swaps the last two axes (a view)."""
+    return _lns.matrix_transpose(x)
+
+
+def matmul(x1, x2, /):
+    """``numpy.linalg.matmul`` (see :func:`pyasc.matmul`)."""
+    return _lns.matmul(x1, x2)
+
+
+# ------------------------------------------------------------------ norms
+
+
+def _sum_sq(x, axis, keepdims=False):
+    return _C.sum(_C.multiply(x, x), axis=axis, keepdims=keepdims)
+
+
+def _svd_norm(x, row, col, reduce):
+    y = _xp().moveaxis(x, (row, col), (-2, -1))
+    return reduce(svdvals(y), axis=-1)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
+    """Vector or matrix norm (``numpy.linalg.norm``): ``ord`` None/2/1/inf/-inf/0/p
+    for vectors; None/'fro'/'nuc'/1/-1/2/-2/inf/-inf for matrices; ``axis`` an
+    int (vector), a pair (matrix) or None (the whole array)."""
+    x = _float_input(x)
+    if axis is None:
+        nd = x.ndim
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            flat = _C.reshape(x, (-1,))
+            r = _C.sqrt(_lns.dot(flat, flat))
+            return r.reshape((1,) * nd) if keepdims else r
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (_operator.index(axis),)
+        except TypeError:
+            raise _TypeError(_Code.INVALID_DTYPE, "[norm] 'axis' must be None, an integer or a tuple of "
+                                                  "integers") from None
+    nd = x.ndim
+    if len(axis) == 1:
+        ax = axis[0]
+        if ord == _math.inf:
+            return _C.max(_C.absolute(x), axis=ax, keepdims=keepdims)
+        if ord == -_math.inf:
+            return _C.min(_C.absolute(x), axis=ax, keepdims=keepdims)
+        if ord == 0:
+            return _C.sum(_C.astype(_C.not_equal(x, 0), x.dtype), axis=ax, keepdims=keepdims)
+        if ord == 1:
+            return _C.sum(_C.absolute(x), axis=ax, keepdims=keepdims)
+        if ord is None or ord == 2:
+            return _C.sqrt(_sum_sq(x, ax, keepdims))
+        if isinstance(ord, str):
+            raise _ValueError(_Code.INVALID_PARAM, f"[norm] Invalid norm order '{ord}' for vectors")
+        p = _C.power(_C.absolute(x), _C.astype(_C.asarray(ord), x.dtype))
+        r = _C.sum(p, axis=ax, keepdims=keepdims)
+        return _C.power(r, _C.astype(_C.asarray(1.0 / ord), x.dtype))
+    if len(axis) == 2:
+        row, col = (_lns._norm_axis(a, nd) for a in axis)
+        if row == col:
+            raise _ValueError(_Code.INVALID_PARAM, "[norm] Duplicate axes given.")
+        if ord == 2:
+            r = _svd_norm(x, row, col, _C.max)
+        elif ord == -2:
+            r = _svd_norm(x, row, col, _C.min)
+        elif ord == 1:
+            r = _C.max(_C.sum(_C.absolute(x), axis=row), axis=col - 1 if col > row else col)
+        elif ord == _math.inf:
+            r = _C.max(_C.sum(_C.absolute(x), axis=col), axis=row - 1 if row > col else row)
+        elif ord == -1:
+            r = _C.min(_C.sum(_C.absolute(x), axis=row), axis=col - 1 if col > row else col)
+        elif ord == -_math.inf:
+            r = _C.min(_C.sum(_C.absolute(x), axis=col), axis=row - 1 if row > col else row)
+        elif ord in (None, "fro", "f"):
+            r = _C.sqrt(_sum_sq(x, (row, col)))
+        elif ord == "nuc":
+            r = _svd_norm(x, row, col, _C.sum)
+        else:
+            raise _ValueError(_Code.INVALID_PARAM, f"[norm] Invalid norm order {ord!r} for matrices.")
+        if keepdims:
+            shape = list(x.shape)
+            shape[row] = shape[col] = 1
+            r = r.reshape(tuple(shape))
+        return r
+    raise _ValueError(_Code.INVALID_PARAM, f"[norm] Improper number of dimensions to norm: axis={axis}")
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """Vector norm over ``axis`` (None: all elements; a tuple: those axes flattened together)."""
+    x = _float_input(x)
+    shape = list(x.shape)
+    if axis is None:
+        y, ax = _C.reshape(x, (-1,)), 0
+    elif isinstance(axis, tuple):
+        axs = _lns._norm_axes(axis, x.ndim)
+        rest = tuple(i for i in range(x.ndim) if i not in axs)
+        y = _C.transpose(x, axs + rest).reshape((_math.prod(shape[i] for i in axs),) + tuple(shape[i] for i in rest))
+        ax = 0
+    else:
+        y, ax = x, axis
+    r = norm(y, ord=ord, axis=ax)
+    if keepdims:
+        axs = range(len(shape)) if axis is None else _lns._norm_axes(axis, len(shape))
+        for i in axs:
+            shape[i] = 1
+        r = r.reshape(tuple(shape))
+    return r
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    """Matrix norm over the last two axes."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+__all__ = [
+    "LinAlgError", "SVDResult", "EighResult", "QRResult", "SlogdetResult",
+    "inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
+    "pinv", "matrix_rank", "matrix_power", "multi_dot", "cross", "outer", "diagonal", "trace", "tensordot",
+    "vecdot", "matrix_transpose", "matmul", "norm", "vector_norm", "matrix_norm",
+]
