@@ -1,0 +1,318 @@
+"""Sorting, searching and set functions of the array namespace.
+
+``sort``/``argsort`` (NumPy's ``kind``/``stable`` and the array API's
+``descending``), ``partition``/``argpartition``, ``searchsorted``,
+``nonzero``, ``flatnonzero``, ``argwhere``, ``where`` (one or three
+arguments), ``count_nonzero``, ``unique`` and the array API's
+``unique_all``/``unique_counts``/``unique_inverse``/``unique_values``,
+``isin``, ``bincount``, ``digitize`` and ``histogram``. The work happens in
+the C++ registry ops of src/ops/sort.cc, search.cc and sets.cc; this module
+validates NumPy's keyword arguments and assembles multi-array results.
+
+Order is NumPy's: NaN sorts last, ``-0.0 == 0.0``; every sort here is
+stable (``kind``/``stable`` are accepted and checked, not needed).
+Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+from collections import namedtuple as _namedtuple
+
+import numpy as _np
+
+from . import _C
+
+
+def _arr(x):
+    return _C.asarray(x)
+
+
+def _check_kind(kind, stable):
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    if kind is not None and (not isinstance(kind, str) or not kind or kind[0].lower() not in "qhsm"):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+
+
+def _check_order(order):
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+
+
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+    """A sorted copy of ``a`` along ``axis`` (the flattened array when None).
+
+    NaN sorts last (first with ``descending``); the sort is stable, so
+    ``kind``/``stable`` only get validated. ``descending=True`` is the array
+    API's: largest first, equal elements in their input order.
+    """
+    _check_kind(kind, stable)
+    _check_order(order)
+    return _C.sort(_arr(a), axis, bool(descending))
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+    """Indices (int64) that sort ``a`` along ``axis`` (flattened when None); stable, NaN last."""
+    _check_kind(kind, stable)
+    _check_order(order)
+    return _C.argsort(_arr(a), axis, bool(descending))
+
+
+def _check_kth(x, kth, axis):
+    n = x.size if axis is None else x.shape[axis % x.ndim] if x.ndim else 0
+    if x.ndim == 0 and axis is not None:
+        raise _np.exceptions.AxisError(axis, 0)
+    ks = _np.atleast_1d(_np.asarray(kth))
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    for k in ks.tolist():
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """``a`` partitioned around ``kth``: the element at each kth position is the one a sort
+    puts there, smaller ones before it, larger after. (Computed by a full sort, which is one
+    valid partition.)"""
+    _check_order(order)
+    x = _arr(a)
+    _check_kth(x, kth, axis)
+    return _C.sort(x, axis, False)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition ``a`` around ``kth`` (see :func:`partition`)."""
+    _check_order(order)
+    x = _arr(a)
+    _check_kth(x, kth, axis)
+    return _C.argsort(x, axis, False)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Indices where the elements of ``v`` would be inserted into the sorted 1-D ``a``
+    (``side='right'``: after equal elements; ``sorter``: the permutation that sorts ``a``)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    return _C.searchsorted(_arr(a), _arr(v), side == "right", None if sorter is None else _arr(sorter))
+
+
+def nonzero(a):
+    """Indices of the nonzero elements: a tuple of int64 arrays, one per axis (C order)."""
+    return _C.nonzero(_arr(a))
+
+
+def flatnonzero(a):
+    """Indices of the nonzero elements of the flattened ``a``."""
+    return _C.nonzero(_C.reshape(_arr(a), (-1,)))[0]
+
+
+def argwhere(a):
+    """Coordinates of the nonzero elements, an (N, a.ndim) int64 array."""
+    return _C.argwhere(_arr(a))
+
+
+def where(condition, x=None, y=None):
+    """``where(condition, x, y)``: elements of x where condition else of y (broadcast);
+    ``where(condition)``: ``nonzero(condition)``."""
+    if x is None and y is None:
+        return _C.nonzero(_arr(condition))
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return _C.where(condition, x, y)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """The number of nonzero (true) elements over ``axis`` (all when None), as int64."""
+    return _C.count_nonzero(_arr(a), axis, bool(keepdims))
+
+
+# ------------------------------------------------------------------ sets
+
+UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _unique_parts(x, equal_nan):
+    """(values, first indices, counts, inverse with x's shape) of the flattened x."""
+    info = _C.unique_info(x, equal_nan)
+    u = (info.shape[0] - x.size) // 2
+    index = info[:u]
+    counts = info[u:2 * u]
+    inverse = _C.reshape(info[2 * u:], x.shape)
+    values = _C.take_rows(_C.reshape(x, (-1,)), index)
+    return values, index, counts, inverse
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):  # noqa: A002 - NumPy's name
+    """The sorted unique elements of the flattened ``ar`` and optionally the index of each
+    one's first occurrence, the inverse (the unique index of every element, shaped like
+    ``ar``) and the counts. ``equal_nan``: all NaNs are one value."""
+    if axis is not None:
+        raise NotImplementedError("pyasc.unique: only axis=None is supported")
+    x = _arr(ar)
+    if not (return_index or return_inverse or return_counts):
+        return _C.unique_values(x, bool(equal_nan))
+    values, index, counts, inverse = _unique_parts(x, bool(equal_nan))
+    out = [values]
+    if return_index:
+        out.append(index)
+    if return_inverse:
+        out.append(inverse)
+    if return_counts:
+        out.append(counts)
+    return tuple(out)
+
+
+def unique_all(x):
+    """Array API: unique values (NaNs distinct), first indices, inverse indices (x's shape), counts."""
+    x = _arr(x)
+    values, index, counts, inverse = _unique_parts(x, False)
+    return UniqueAllResult(values, index, inverse, counts)
+
+
+def unique_counts(x):
+    """Array API: unique values (NaNs distinct) and their counts."""
+    x = _arr(x)
+    values, _, counts, _ = _unique_parts(x, False)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x):
+    """Array API: unique values (NaNs distinct) and the inverse indices (x's shape)."""
+    x = _arr(x)
+    values, _, _, inverse = _unique_parts(x, False)
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_values(x):
+    """Array API: the unique values of x (NaNs distinct), sorted."""
+    return _C.unique_values(_arr(x), False)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of ``element`` occurs in ``test_elements`` (a bool array shaped
+    like ``element``); ``invert`` negates. NaN is in nothing; -0.0 matches 0.0."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None or 'sort' or 'table'.")
+    return _C.isin(_arr(element), _arr(test_elements), bool(invert))
+
+
+# ------------------------------------------------------------------ counting, binning
+
+
+def bincount(x, weights=None, minlength=0):
+    """Occurrences of each value of the non-negative 1-D integer ``x`` (int64), or the summed
+    ``weights`` (float64); at least ``minlength`` bins."""
+    return _C.bincount(_arr(x), None if weights is None else _arr(weights), _operator.index(minlength))
+
+
+def digitize(x, bins, right=False):
+    """Index of the bin of each element of ``x`` (bins monotonically increasing or decreasing)."""
+    b = _arr(bins)
+    if b.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    xa = _arr(x)
+    if b.size > 1:
+        d = _C.subtract(b[1:], b[:-1])
+        inc = bool(_C.all(_C.greater_equal(d, 0)))
+        dec = bool(_C.all(_C.less_equal(d, 0)))
+        if not inc and not dec:
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    else:
+        inc = True
+    if inc:
+        return _C.searchsorted(b, xa, not right, None)
+    # Decreasing bins: search the reversed bins and count from the other end.
+    return _C.subtract(b.size, _C.searchsorted(b[::-1], xa, not right, None))
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
+    """Counts (int64, or float64 with ``weights``/``density``) of ``a`` in ``bins`` equal bins over
+    ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
+    last bin includes its right edge. Returns ``(hist, bin_edges)``."""
+    x = _C.reshape(_arr(a), (-1,))
+    if isinstance(bins, str):
+        raise NotImplementedError("pyasc.histogram: bin estimators (strings) are not supported")
+    if _np.ndim(bins) == 0:
+        nb = _operator.index(bins)
+        if nb < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise ValueError("max must be larger than min in range parameter.")
+        elif x.size == 0:
+            lo, hi = 0.0, 1.0
+        else:
+            lo, hi = float(_C.min(x)), float(_C.max(x))
+        if not (_np.isfinite(lo) and _np.isfinite(hi)):
+            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges_np = _np.linspace(lo, hi, nb + 1, endpoint=True,
+                                dtype=_np.result_type(x.dtype, _np.float64) if x.dtype.kind in "biu"
+                                else _np.result_type(x.dtype, _np.float16))
+        edges = _C.array(edges_np)
+    else:
+        edges = _arr(bins)
+        if edges.ndim != 1:
+            raise ValueError("`bins` must be 1d, when an array")
+        if edges.size > 1 and not bool(_C.all(_C.greater_equal(_C.subtract(edges[1:], edges[:-1]), 0))):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        nb = edges.size - 1
+    # Bin i holds edges[i] <= v < edges[i+1]; the last bin also v == edges[-1].
+    idx = _C.subtract(_C.searchsorted(edges, x, True, None), 1)
+    last = _C.equal(x, edges[-1])
+    idx = _C.where(last, nb - 1, idx)
+    inside = _C.logical_and(_C.greater_equal(idx, 0), _C.less(idx, nb))
+    sel = _C.nonzero(inside)[0]
+    idx_in = _C.take_rows(idx, sel)
+    w = None if weights is None else _C.take_rows(_C.reshape(_arr(weights), (-1,)), sel)
+    hist = _C.bincount(idx_in, w, nb)
+    if density:
+        widths = _C.subtract(edges[1:], edges[:-1])
+        hist = _C.true_divide(_C.true_divide(_C.astype(hist, _np.float64, True), _C.sum(hist)), widths)
+    return hist, edges
+
+
+__all__ = [
+    "sort", "argsort", "partition", "argpartition", "searchsorted", "nonzero", "flatnonzero", "argwhere",
+    "where", "count_nonzero", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "isin", "bincount", "digitize", "histogram",
+]
+
+
+def _install_methods():
+    """ndarray methods that forward to the functions above (NumPy's method forms)."""
+    nd = _C.ndarray
+
+    def _sort_inplace(self, axis=-1, kind=None, order=None, *, stable=None):
+        _check_kind(kind, stable)
+        _check_order(order)
+        self[...] = _C.sort(self, axis, False)
+
+    def _argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return argsort(self, axis, kind, order, stable=stable)
+
+    def _searchsorted(self, v, side="left", sorter=None):
+        return searchsorted(self, v, side, sorter)
+
+    def _partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
+        self[...] = partition(self, kth, axis, kind, order)
+
+    def _argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return argpartition(self, kth, axis, kind, order)
+
+    for name, fn in (("sort", _sort_inplace), ("argsort", _argsort), ("searchsorted", _searchsorted),
+                     ("nonzero", nonzero), ("partition", _partition_inplace), ("argpartition", _argpartition)):
+        fn.__name__ = name
+        setattr(nd, name, fn)
+
+
+_install_methods()
+del _builtins

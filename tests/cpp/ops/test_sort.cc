@@ -1,0 +1,240 @@
+// sort/argsort/searchsorted/nonzero/unique/isin/bincount registry ops vs
+// std::stable_sort references (NaN last, -0.0 == +0.0 in input order).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "asc/core/tensor.h"
+#include "asc/ops/registry.h"
+
+using namespace asc;
+
+namespace {
+
+template <typename T>
+Tensor from_vec(const std::vector<T>& v, Shape shape = {}) {
+  if (shape.empty()) shape = {static_cast<int64_t>(v.size())};
+  Tensor t = Tensor::empty(shape, dtype_of<T>());
+  if (!v.empty()) std::memcpy(t.data(), v.data(), v.size() * sizeof(T));
+  return t;
+}
+
+template <typename T>
+std::vector<T> to_vec(const Tensor& t0) {
+  const Tensor t = t0.contiguous();
+  std::vector<T> v(static_cast<size_t>(t.numel()));
+  if (!v.empty()) std::memcpy(v.data(), t.data(), v.size() * sizeof(T));
+  return v;
+}
+
+/// NumPy's order: NaN last, -0.0 == 0.0.
+bool np_less(double a, double b) {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  return a < b;
+}
+
+std::vector<float> special_floats(size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-100, 100);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.0f, -0.0f, nan, inf, -inf, 1.0f, -1.0f, -0.0f, 0.0f, nan, 3.5f, 3.5f};
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = (i % 7 == 0) ? specials[(i / 7) % 12] : std::round(d(g) * 4) / 4;
+  return v;
+}
+
+ops::Attrs axis_attrs(int64_t axis) {
+  ops::Attrs a;
+  a.all_axes = false;
+  a.axes = {axis};
+  return a;
+}
+
+/// Bitwise compare (distinguishes -0.0 from 0.0 and keeps NaN payload order).
+template <typename T>
+void expect_bits_eq(const std::vector<T>& a, const std::vector<T>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(0, std::memcmp(&a[i], &b[i], sizeof(T))) << "at " << i << ": " << double(a[i]) << " vs " << double(b[i]);
+}
+
+}  // namespace
+
+// Lengths around the SIMD width, the parallel chunk size and the merge split.
+class SortSizes : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(SortSizes, Float32StableWithSpecials) {
+  const size_t n = GetParam();
+  const auto v = special_floats(n, static_cast<unsigned>(n));
+  auto ref = v;
+  std::stable_sort(ref.begin(), ref.end(), [](float a, float b) { return np_less(a, b); });
+  const Tensor s = ops::call("sort", {from_vec(v)}, axis_attrs(-1));
+  expect_bits_eq(to_vec<float>(s), ref);
+
+  std::vector<int64_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return np_less(v[a], v[b]); });
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(v)}, axis_attrs(0))), idx);
+}
+
+TEST_P(SortSizes, Int64AndFloat64Argsort) {
+  const size_t n = GetParam();
+  std::mt19937_64 g(n);
+  std::vector<int64_t> v(n);
+  for (auto& x : v) x = static_cast<int64_t>(g() % 1000) - 500;
+  if (n > 2) v[1] = std::numeric_limits<int64_t>::min(), v[2] = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return v[a] < v[b]; });
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(v)}, axis_attrs(0))), idx);
+  auto ref = v;
+  std::sort(ref.begin(), ref.end());
+  EXPECT_EQ(to_vec<int64_t>(ops::call("sort", {from_vec(v)}, axis_attrs(0))), ref);
+
+  std::vector<double> d(v.begin(), v.end());
+  if (n > 4) d[3] = std::nan(""), d[4] = -0.0;
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return np_less(d[a], d[b]); });
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(d)}, axis_attrs(0))), idx);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, SortSizes,
+                         ::testing::Values(0, 1, 2, 7, 16, 17, 63, 64, 65, 1000, (1 << 16) + 3, (1 << 17) + 5,
+                                           (1 << 20) + 11));
+
+TEST(Sort, DescendingKeepsTiesInInputOrderAndNanFirst) {
+  const std::vector<float> v = {1.0f, -0.0f, NAN, 0.0f, 2.0f, -1.0f};
+  ops::Attrs a = axis_attrs(0);
+  a.descending = true;
+  const auto s = to_vec<float>(ops::call("sort", {from_vec(v)}, a));
+  EXPECT_TRUE(std::isnan(s[0]));
+  EXPECT_EQ(s[1], 2.0f);
+  EXPECT_EQ(s[2], 1.0f);
+  EXPECT_TRUE(std::signbit(s[3]));   // -0.0 came first in the input
+  EXPECT_FALSE(std::signbit(s[4]));
+  EXPECT_EQ(s[5], -1.0f);
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(v)}, a)), (std::vector<int64_t>{2, 4, 0, 1, 3, 5}));
+}
+
+TEST(Sort, AxesOfA2dArrayAndSmallTypes) {
+  // 3 x 5 int8, sorted along each axis; rows mode and the axis move.
+  std::vector<int8_t> v = {5, -3, 7, 0, -128, 127, 1, 1, -1, 2, 9, -9, 4, 4, 0};
+  const Tensor x = from_vec(v, {3, 5});
+  const auto r1 = to_vec<int8_t>(ops::call("sort", {x}, axis_attrs(1)));
+  EXPECT_EQ(r1, (std::vector<int8_t>{-128, -3, 0, 5, 7, -1, 1, 1, 2, 127, -9, 0, 4, 4, 9}));
+  const auto r0 = to_vec<int8_t>(ops::call("sort", {x}, axis_attrs(0)));
+  EXPECT_EQ(r0, (std::vector<int8_t>{5, -9, 1, -1, -128, 9, -3, 4, 0, 0, 127, 1, 7, 4, 2}));
+  const auto a0 = to_vec<int64_t>(ops::call("argsort", {x}, axis_attrs(0)));
+  EXPECT_EQ(a0, (std::vector<int64_t>{0, 2, 1, 1, 0, 2, 0, 2, 0, 2, 1, 1, 0, 2, 1}));
+  // Negative-stride view.
+  const Tensor rev = x.slice(1, 4, -1, -1);
+  const auto rr = to_vec<int8_t>(ops::call("sort", {rev}, axis_attrs(1)));
+  EXPECT_EQ(rr, r1);
+  // 0-d with an axis is an error naming the axis; flattening works.
+  EXPECT_THROW(ops::call("sort", {Tensor::empty({}, DType::kFloat32)}, axis_attrs(-1)), Error);
+}
+
+TEST(Sort, ManyRowsSplitOverCores) {
+  const int64_t R = 300, n = 700;
+  std::mt19937 g(3);
+  std::vector<uint16_t> v(static_cast<size_t>(R * n));
+  for (auto& x : v) x = static_cast<uint16_t>(g());
+  const auto s = to_vec<uint16_t>(ops::call("sort", {from_vec(v, {R, n})}, axis_attrs(-1)));
+  for (int64_t r = 0; r < R; ++r) {
+    std::vector<uint16_t> row(v.begin() + r * n, v.begin() + (r + 1) * n);
+    std::sort(row.begin(), row.end());
+    ASSERT_TRUE(std::equal(row.begin(), row.end(), s.begin() + r * n)) << "row " << r;
+  }
+}
+
+TEST(Search, SearchsortedSidesAndSorter) {
+  const std::vector<double> a = {-1.0, 0.0, 0.0, 2.0, NAN};
+  const std::vector<double> v = {-2.0, -0.0, 0.0, 2.0, 3.0, NAN};
+  ops::Attrs left;
+  EXPECT_EQ(to_vec<int64_t>(ops::call("searchsorted", {from_vec(a), from_vec(v)}, left)),
+            (std::vector<int64_t>{0, 1, 1, 3, 4, 4}));
+  ops::Attrs right;
+  right.flags = 1;
+  EXPECT_EQ(to_vec<int64_t>(ops::call("searchsorted", {from_vec(a), from_vec(v)}, right)),
+            (std::vector<int64_t>{0, 3, 3, 4, 4, 5}));
+  const std::vector<double> perm_a = {2.0, -1.0, 0.0};
+  const std::vector<int64_t> sorter = {1, 2, 0};
+  EXPECT_EQ(to_vec<int64_t>(ops::call("searchsorted_sorter", {from_vec(perm_a), from_vec(v), from_vec(sorter)}, left)),
+            (std::vector<int64_t>{0, 1, 1, 2, 3, 3}));
+  const std::vector<int64_t> bad = {0, 5, 1};
+  EXPECT_THROW(ops::call("searchsorted_sorter", {from_vec(perm_a), from_vec(v), from_vec(bad)}, left), Error);
+}
+
+TEST(Search, NonzeroArgwhereCount) {
+  std::vector<float> v(2 * 3 * 70000, 0.0f);
+  std::vector<int64_t> expect;
+  for (size_t i = 0; i < v.size(); i += 977) {
+    v[i] = (i % 2) ? NAN : 1.5f;
+    expect.push_back(static_cast<int64_t>(i));
+  }
+  v[5] = -0.0f;  // zero
+  const Tensor x = from_vec(v, {2, 3, 70000});
+  const Tensor nz = ops::call("nonzero", {x});
+  ASSERT_EQ(nz.shape(), (Shape{3, static_cast<int64_t>(expect.size())}));
+  const auto c = to_vec<int64_t>(nz);
+  const int64_t m = static_cast<int64_t>(expect.size());
+  for (int64_t k = 0; k < m; ++k) {
+    const int64_t i = expect[static_cast<size_t>(k)];
+    ASSERT_EQ(c[k], i / 210000);
+    ASSERT_EQ(c[m + k], (i / 70000) % 3);
+    ASSERT_EQ(c[2 * m + k], i % 70000);
+  }
+  const Tensor aw = ops::call("argwhere", {x});
+  EXPECT_EQ(aw.shape(), (Shape{m, 3}));
+  const Tensor cnt = ops::call("count_nonzero", {x});
+  EXPECT_EQ(*cnt.data_as<int64_t>(), m);
+  EXPECT_THROW(ops::call("nonzero", {Tensor::empty({}, DType::kFloat32)}), Error);
+}
+
+TEST(Sets, UniqueValuesAndInfo) {
+  const std::vector<float> v = {3.0f, NAN, -0.0f, 1.0f, 0.0f, NAN, 3.0f};
+  ops::Attrs eq;
+  eq.flags = 1;
+  const auto u = to_vec<float>(ops::call("unique_values", {from_vec(v)}, eq));
+  ASSERT_EQ(u.size(), 4u);
+  EXPECT_TRUE(std::signbit(u[0]));  // the first zero in input order
+  EXPECT_EQ(u[1], 1.0f);
+  EXPECT_EQ(u[2], 3.0f);
+  EXPECT_TRUE(std::isnan(u[3]));
+  const auto info = to_vec<int64_t>(ops::call("unique_info", {from_vec(v)}, ops::Attrs{}));
+  // NaNs distinct: values -0, 1, 3, nan, nan -> index | counts | inverse.
+  EXPECT_EQ(info, (std::vector<int64_t>{2, 3, 0, 1, 5, 2, 1, 2, 1, 1, 2, 3, 0, 1, 0, 4, 2}));
+}
+
+TEST(Sets, IsinAndBincount) {
+  const std::vector<int32_t> e = {1, 5, -3, 7, 0};
+  const std::vector<int64_t> t = {7, 0, 1, 1};
+  const auto r = to_vec<uint8_t>(ops::call("isin", {from_vec(e), from_vec(t)}, ops::Attrs{}));
+  EXPECT_EQ(r, (std::vector<uint8_t>{1, 0, 0, 1, 1}));
+  const std::vector<double> fe = {NAN, -0.0, 2.0};
+  const std::vector<double> ft = {NAN, 0.0};
+  ops::Attrs inv;
+  inv.flags = 1;
+  EXPECT_EQ(to_vec<uint8_t>(ops::call("isin", {from_vec(fe), from_vec(ft)}, inv)), (std::vector<uint8_t>{1, 0, 1}));
+  const std::vector<uint8_t> b = {1, 3, 3, 0};
+  ops::Attrs ml;
+  ml.flags = 6;
+  EXPECT_EQ(to_vec<int64_t>(ops::call("bincount", {from_vec(b)}, ml)), (std::vector<int64_t>{1, 1, 0, 2, 0, 0}));
+  const std::vector<int64_t> neg = {1, -1};
+  EXPECT_THROW(ops::call("bincount", {from_vec(neg)}, ops::Attrs{}), Error);
+  const std::vector<float> fl = {1.0f};
+  try {
+    ops::call("bincount", {from_vec(fl)}, ops::Attrs{});
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidDtype);
+    EXPECT_NE(err.message().find("[bincount]"), std::string::npos);
+  }
+}
