@@ -1,12 +1,12 @@
 """Array-namespace functions that are compositions of pyasc primitives.
 
 Creation (``linspace``, ``eye``, ``identity``, ``tri``, ``tril``, ``triu``,
-``meshgrid``), manipulation (``concatenate``/``concat``, ``stack``, ``flip``,
-``roll``, ``ravel``, ``swapaxes``, ``moveaxis``), elementwise compositions
-(``clip``, ``round``, ``count_nonzero``) and dtype queries (``finfo``,
+``meshgrid``), manipulation views (``flip``, ``ravel``, ``swapaxes``, ``moveaxis``; the
+functions that move data are in :mod:`pyasc._manipulation`), elementwise compositions
+(``clip``, ``round``; ``count_nonzero`` is in _sorting.py) and dtype queries (``finfo``,
 ``iinfo``, ``can_cast``, ``isdtype``, ``result_type``). Every function
 follows NumPy 2's semantics; views are returned where NumPy returns views.
-Re-exported by :mod:`pyasc.numeric` (``import pyasc as asc; asc.stack(...)``).
+Re-exported by :mod:`pyasc.numeric` (``import pyasc as asc; asc.flip(...)``).
 """
 
 from __future__ import annotations
@@ -217,62 +217,6 @@ def moveaxis(x, source, destination):
     return _C.transpose(x, tuple(order))
 
 
-def _common_dtype(arrays):
-    acc = arrays[0]
-    for a in arrays[1:]:
-        acc = _C.empty((0,), _C.result_type_of(acc, a))
-    return acc.dtype
-
-
-def concatenate(arrays, axis=0, out=None, dtype=None):
-    """Joins arrays along an existing axis (``axis=None``: flattened first)."""
-    arrs = [_arr(a) for a in arrays]
-    if not arrs:
-        raise ValueError("need at least one array to concatenate")
-    if axis is None:
-        arrs = [ravel(a) for a in arrs]
-        axis = 0
-    nd = arrs[0].ndim
-    if nd == 0:
-        raise ValueError("zero-dimensional arrays cannot be concatenated")
-    axis = _axis(axis, nd)
-    for i, a in enumerate(arrs):
-        if a.ndim != nd:
-            raise ValueError("all the input array dimensions except for the concatenation axis must match "
-                             f"exactly, but along dimension 0, the array at index 0 has {nd} dimension(s) and "
-                             f"the array at index {i} has {a.ndim} dimension(s)")
-        for d in range(nd):
-            if d != axis and a.shape[d] != arrs[0].shape[d]:
-                raise ValueError("all the input array dimensions except for the concatenation axis must match "
-                                 f"exactly, but along dimension {d}, the array at index 0 has size "
-                                 f"{arrs[0].shape[d]} and the array at index {i} has size {a.shape[d]}")
-    dt = _common_dtype(arrs) if dtype is None else _np.dtype(dtype)
-    shape = list(arrs[0].shape)
-    shape[axis] = _builtins.sum(a.shape[axis] for a in arrs)
-    res = _C.empty(tuple(shape), dt) if out is None else out
-    lead = (slice(None),) * axis
-    off = 0
-    for a in arrs:
-        n = a.shape[axis]
-        res[lead + (slice(off, off + n),)] = a
-        off += n
-    return res
-
-
-concat = concatenate
-
-
-def stack(arrays, axis=0, out=None, dtype=None):
-    """Joins arrays of one shape along a new axis."""
-    arrs = [_arr(a) for a in arrays]
-    if not arrs:
-        raise ValueError("need at least one array to stack")
-    if _builtins.any(a.shape != arrs[0].shape for a in arrs):
-        raise ValueError("all input arrays must have the same shape")
-    axis = _axis(axis, arrs[0].ndim + 1)
-    return concatenate([_C.expand_dims(a, axis) for a in arrs], axis=axis, out=out, dtype=dtype)
-
-
 def flip(m, axis=None):
     """A view of ``m`` with the order of elements reversed along ``axis`` (all axes when None)."""
     x = _arr(m)
@@ -281,32 +225,6 @@ def flip(m, axis=None):
     for a in axes:
         key[a] = slice(None, None, -1)
     return x[tuple(key)]
-
-
-def roll(a, shift, axis=None):
-    """Elements shifted cyclically along ``axis`` (flattened when None); a new array."""
-    x = _arr(a)
-    if axis is None:
-        return roll(ravel(x), shift, 0).reshape(x.shape)
-    axes = tuple(_axis(a, x.ndim) for a in axis) if isinstance(axis, (tuple, list)) else (_axis(axis, x.ndim),)
-    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
-    if len(shifts) != len(axes):
-        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
-    total = {}
-    for s, ax in zip(shifts, axes):
-        total[ax] = total.get(ax, 0) + _operator.index(s)
-    res = x
-    for ax, s in total.items():
-        n = res.shape[ax]
-        if n == 0 or s % n == 0:
-            continue
-        s %= n
-        out = _C.empty(res.shape, res.dtype)
-        lead = (slice(None),) * ax
-        out[lead + (slice(s, None),)] = res[lead + (slice(None, n - s),)]
-        out[lead + (slice(None, s),)] = res[lead + (slice(n - s, None),)]
-        res = out
-    return res.copy() if res is x else res
 
 
 # ------------------------------------------------------------------ elementwise compositions
@@ -348,14 +266,9 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
 around = round
 
 
-def count_nonzero(x, axis=None, *, keepdims=False):
-    """The number of nonzero (true) elements over ``axis`` (all when None), as int64."""
-    return _C.sum(_C.astype(_arr(x), _np.bool_), axis=axis, dtype=_np.int64, keepdims=keepdims)
-
-
 __all__ = [
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "linspace", "eye", "identity", "tri", "tril", "triu", "meshgrid",
-    "ravel", "swapaxes", "moveaxis", "concatenate", "concat", "stack", "flip", "roll",
-    "clip", "round", "around", "count_nonzero",
+    "ravel", "swapaxes", "moveaxis", "flip",
+    "clip", "round", "around",
 ]

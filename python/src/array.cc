@@ -344,53 +344,6 @@ py::tuple to_tuple(const asc::DimVector& v) {
   return t;
 }
 
-asc::IndexItem index_item(py::handle k) {
-  PyObject* o = k.ptr();
-  if (o == Py_None) return asc::IndexItem::new_axis();
-  if (o == Py_Ellipsis) return asc::IndexItem::ellipsis();
-  if (PySlice_Check(o)) {
-    auto* sl = reinterpret_cast<PySliceObject*>(o);
-    asc::IndexItem it;
-    it.kind = asc::IndexItem::kSlice;
-    if (sl->step != Py_None) it.step = py::reinterpret_borrow<py::object>(sl->step).cast<int64_t>();
-    if (it.step == 0) throw Error(Status::Invalid("index", "slice step cannot be zero"));
-    if (sl->start != Py_None) {
-      it.has_start = true;
-      it.start = py::reinterpret_borrow<py::object>(sl->start).cast<int64_t>();
-    }
-    if (sl->stop != Py_None) {
-      it.has_stop = true;
-      it.stop = py::reinterpret_borrow<py::object>(sl->stop).cast<int64_t>();
-    }
-    return it;
-  }
-  if (!PyBool_Check(o) && (PyLong_Check(o) || PyObject_HasAttrString(o, "__index__")) && !is_tensor(k) &&
-      !py::isinstance<py::array>(k))
-    return asc::IndexItem::integer(py::reinterpret_borrow<py::object>(k).cast<int64_t>());
-  throw Error(Status::Make(asc::ErrorCode::kApiNotSupport, "index",
-                           "advanced indexing (integer arrays, boolean masks) is not supported yet"));
-}
-
-Tensor index_view(const Tensor& t, py::handle key) {
-  std::vector<asc::IndexItem> items;
-  if (PyTuple_Check(key.ptr())) {
-    for (auto k : key) items.push_back(index_item(k));
-  } else {
-    items.push_back(index_item(key));
-  }
-  return t.index(items);
-}
-
-void setitem(const Tensor& t, py::handle key, py::handle value) {
-  Tensor view = index_view(t, key);
-  ops::Scalar s;
-  Tensor v = weak_scalar(value, &s) ? ops::scalar_tensor(s, ops::weak_scalar_dtype(view.dtype(), s.kind), "setitem")
-                                    : to_tensor(value);
-  v = ops::cast(v, view.dtype());
-  if (v.storage() == view.storage()) v = v.clone();  // a[1:] = a[:-1]
-  view.copy_from(v);
-}
-
 // Creation helpers.
 Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
   ops::Scalar s;
@@ -408,6 +361,11 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
 }
 
 }  // namespace
+
+asc::Tensor tensor_from_py(py::handle h) { return to_tensor(h); }
+asc::DType dtype_from_py(py::handle h) { return to_dtype(h); }
+py::object dtype_to_py(asc::DType d) { return np_dtype(d); }
+py::object numpy_view(const asc::Tensor& t, py::handle owner) { return to_numpy(t, owner); }
 
 void init_array(py::module_& m) {
   py::class_<Tensor> cls(m, "ndarray",
@@ -471,8 +429,8 @@ void init_array(py::module_& m) {
            [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__float__")(); })
       .def("__index__",
            [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__index__")(); })
-      .def("__getitem__", [](const Tensor& t, py::handle key) { return index_view(t, key); })
-      .def("__setitem__", [](const Tensor& t, py::handle key, py::handle value) { setitem(t, key, value); })
+      .def("__getitem__", &getitem_py)
+      .def("__setitem__", &setitem_py)
       .def("copy", [](const Tensor& t) { return t.clone(); })
       .def("astype", [](const Tensor& t, py::handle dtype, bool copy) { return ops::cast(t, to_dtype(dtype), copy); },
            py::arg("dtype"), py::arg("copy") = true)

@@ -1,0 +1,300 @@
+"""Interoperability of :class:`pyasc.ndarray` with NumPy and the array API.
+
+Installs on ``ndarray``:
+
+* ``__array_ufunc__``: ``np.add(x, y)`` and every NumPy ufunc whose name pyasc
+  has (``np.sqrt`` -> ``pyasc.sqrt``) return pyasc arrays; ``ufunc.reduce``
+  and ``ufunc.accumulate`` map to pyasc's reductions and scans (add -> sum /
+  cumsum, multiply -> prod / cumprod, maximum -> max, minimum -> min,
+  logical_and -> all, logical_or -> any). Anything else raises a TypeError
+  naming the ufunc (and method).
+* ``__array_function__``: ``np.concatenate(xs)`` and every NumPy function
+  whose name pyasc has (``np.linalg.*`` -> ``pyasc.linalg.*``) dispatch to
+  pyasc; an unsupported one raises a TypeError naming the function.
+  ``np.asarray(x)`` is not a dispatched function: it stays a zero-copy view.
+* ``__dlpack__`` / ``__dlpack_device__`` (C++: pyasc._C._to_dlpack) and the
+  module function :func:`from_dlpack`.
+* ``__array_namespace__`` and ``flags`` (NumPy's C_CONTIGUOUS, F_CONTIGUOUS,
+  OWNDATA, WRITEABLE, ALIGNED for the equivalent NumPy array).
+
+Module functions: :func:`from_dlpack`, :func:`__array_namespace_info__`,
+:func:`reuse_buffer`.
+"""
+
+from __future__ import annotations
+
+import contextlib as _contextlib
+import importlib as _importlib
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _C
+
+__all__ = ["from_dlpack", "reuse_buffer", "__array_namespace_info__"]
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+_DLPACK_CPU = 1
+
+
+def _pyasc():
+    return _importlib.import_module("pyasc")
+
+
+# ------------------------------------------------------------------ __array_ufunc__
+
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_UFUNC_ALIASES = {"divide": "true_divide", "absolute": "abs"}
+
+
+def _ufunc_fn(name):
+    ns = _pyasc()
+    fn = getattr(ns, name, None)
+    if fn is None and name in _UFUNC_ALIASES:
+        fn = getattr(ns, _UFUNC_ALIASES[name], None)
+    return fn if callable(fn) else None
+
+
+def _unwrap_out(kwargs):
+    out = kwargs.pop("out", None)
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise TypeError("pyasc ufuncs have a single output")
+        out = out[0]
+    return out
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    name = ufunc.__name__
+    if method == "__call__":
+        fn = _ufunc_fn(name)
+        if fn is None:
+            raise TypeError(f"pyasc does not support the NumPy ufunc '{name}'")
+        out = _unwrap_out(kwargs)
+        dtype = kwargs.pop("dtype", None)
+        if kwargs.get("casting") == "same_kind":
+            del kwargs["casting"]
+        if kwargs:
+            raise TypeError(f"pyasc's '{name}' does not support the ufunc arguments {sorted(kwargs)}")
+        res = fn(*inputs) if out is None else fn(*inputs, out=out)
+        if dtype is not None:
+            res = res.astype(dtype)
+        return res
+    if method in ("reduce", "accumulate"):
+        table = _REDUCE if method == "reduce" else _ACCUMULATE
+        if name not in table or len(inputs) != 1:
+            raise TypeError(f"pyasc does not support the NumPy ufunc method '{name}.{method}'")
+        fn = getattr(_pyasc(), table[name])
+        out = _unwrap_out(kwargs)
+        axis = kwargs.pop("axis", 0)
+        args = {"axis": axis}
+        for key in ("dtype", "keepdims"):
+            if key in kwargs:
+                args[key] = kwargs.pop(key)
+        if kwargs:
+            raise TypeError(f"pyasc's '{name}.{method}' does not support the arguments {sorted(kwargs)}")
+        if out is not None:
+            args["out"] = out
+        return fn(inputs[0], **args)
+    raise TypeError(f"pyasc does not support the NumPy ufunc method '{name}.{method}'")
+
+
+# ------------------------------------------------------------------ __array_function__
+
+
+# NumPy's introspection functions, answered from the array's metadata.
+_METADATA = {
+    "ndim": lambda a: _C.asarray(a).ndim,
+    "shape": lambda a: _C.asarray(a).shape,
+    "size": lambda a, axis=None: _C.asarray(a).size if axis is None else _C.asarray(a).shape[axis],
+}
+
+
+def _array_function(self, func, types, args, kwargs):
+    ndarray = _C.ndarray
+    if not all(issubclass(t, (ndarray, _np.ndarray)) for t in types):
+        return NotImplemented
+    if func.__name__ in _METADATA and (getattr(func, "__module__", "") or "").startswith("numpy"):
+        return _METADATA[func.__name__](*args, **kwargs)
+    mod = getattr(func, "__module__", "") or ""
+    ns = _pyasc()
+    for part in mod.split(".")[1:]:  # numpy.linalg -> pyasc.linalg
+        if part.startswith("_"):
+            break
+        ns = getattr(ns, part, None)
+        if ns is None:
+            break
+    fn = getattr(ns, func.__name__, None) if ns is not None else None
+    if fn is None or not callable(fn) or fn is func:
+        qual = mod + "." + func.__name__ if mod and not mod.startswith("numpy._") else "numpy." + func.__name__
+        raise TypeError(f"pyasc does not implement '{qual}' for pyasc arrays (no __array_function__ override)")
+    return fn(*args, **kwargs)
+
+
+# ------------------------------------------------------------------ DLPack
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    if stream is not None and stream != -1 and not isinstance(stream, int):
+        raise TypeError("stream must be None or an int for the CPU device")
+    return _C._to_dlpack(self, max_version, dl_device, copy)
+
+
+def _dlpack_device(self):
+    return (_DLPACK_CPU, 0)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A pyasc array viewing the memory of ``x`` (any object with ``__dlpack__``, or a
+    DLPack capsule) without a copy (``copy=True`` copies). CPU memory only."""
+    if device not in (None, "cpu"):
+        raise ValueError(f"unsupported device {device!r}: pyasc arrays live on 'cpu'")
+    if hasattr(x, "__dlpack__"):
+        if hasattr(x, "__dlpack_device__"):
+            dev = x.__dlpack_device__()
+            if int(dev[0]) != _DLPACK_CPU:
+                raise BufferError(f"[from_dlpack] cannot import from DLPack device {tuple(dev)}; CPU only")
+        try:
+            cap = x.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            cap = x.__dlpack__()
+    else:
+        cap = x
+    t = _C._from_capsule(cap)
+    return t.copy() if copy else t
+
+
+# ------------------------------------------------------------------ array API
+
+
+class _Info:
+    """Inspection namespace of the array API (``__array_namespace_info__()``)."""
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self):
+        return "cpu"
+
+    def devices(self):
+        return ["cpu"]
+
+    def default_dtypes(self, *, device=None):
+        self._check(device)
+        return {"real floating": _np.dtype(_np.float64), "complex floating": _np.dtype(_np.complex128),
+                "integral": _np.dtype(_np.int64), "indexing": _np.dtype(_np.int64)}
+
+    _KINDS = {
+        "bool": ["bool"],
+        "signed integer": ["int8", "int16", "int32", "int64"],
+        "unsigned integer": ["uint8", "uint16", "uint32", "uint64"],
+        "real floating": ["float16", "bfloat16", "float32", "float64"],
+        "complex floating": [],
+    }
+
+    def dtypes(self, *, device=None, kind=None):
+        self._check(device)
+        k = self._KINDS
+        groups = {"integral": k["signed integer"] + k["unsigned integer"],
+                  "numeric": k["signed integer"] + k["unsigned integer"] + k["real floating"]}
+        if kind is None:
+            names = k["bool"] + groups["numeric"]
+        else:
+            names = []
+            for kk in (kind if isinstance(kind, tuple) else (kind,)):
+                if isinstance(kk, str):
+                    if kk in k:
+                        names += k[kk]
+                    elif kk in groups:
+                        names += groups[kk]
+                    else:
+                        raise ValueError(f"unsupported dtype kind {kk!r}")
+                else:
+                    names.append(_np.dtype(kk).name)
+        return {n: _np.dtype(_ml_dtypes.bfloat16) if n == "bfloat16" else _np.dtype(n) for n in dict.fromkeys(names)}
+
+    @staticmethod
+    def _check(device):
+        if device not in (None, "cpu"):
+            raise ValueError(f"unsupported device {device!r}")
+
+
+def __array_namespace_info__():  # noqa: N807 - the array API's name
+    """The array API inspection namespace (capabilities, devices, default and supported dtypes)."""
+    return _Info()
+
+
+def _array_namespace(self, /, *, api_version=None):
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"unsupported array API version {api_version!r}; supported: {', '.join(_API_VERSIONS)}")
+    return _pyasc()
+
+
+# ------------------------------------------------------------------ flags
+
+
+class _Flags:
+    """NumPy's flags of the equivalent array (read-only): item access by name
+    (``x.flags['C_CONTIGUOUS']``, also 'C', 'F', ...) and attributes (``x.flags.c_contiguous``)."""
+
+    _ALIAS = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS", "FORTRAN": "F_CONTIGUOUS",
+              "O": "OWNDATA", "W": "WRITEABLE", "A": "ALIGNED"}
+
+    def __init__(self, d):
+        self._d = dict(d)
+
+    def __getitem__(self, key):
+        key = self._ALIAS.get(key, key)
+        if key not in self._d:
+            raise KeyError(f"Unknown flag {key!r}")
+        return self._d[key]
+
+    def __getattr__(self, name):
+        key = name.upper()
+        if key in self._d:
+            return self._d[key]
+        raise AttributeError(name)
+
+    def __eq__(self, other):
+        return isinstance(other, _Flags) and self._d == other._d
+
+    def __repr__(self):
+        return "\n".join(f"  {k} : {v}" for k, v in self._d.items())
+
+
+def _flags(self):
+    return _Flags(_C._layout_flags(self))
+
+
+# ------------------------------------------------------------------ reuse_buffer
+
+
+@_contextlib.contextmanager
+def reuse_buffer(out):
+    """Inside the block, every op of this thread whose result has ``out``'s shape and dtype
+    writes it into ``out``'s (C-contiguous) buffer instead of fresh memory, like ``out=``:
+    a result computed earlier in the block is overwritten by the next matching op. Inputs that
+    share ``out``'s memory in another layout make the op allocate as usual. Nested blocks use
+    the innermost buffer. Yields ``out``."""
+    if not isinstance(out, _C.ndarray):
+        raise TypeError("reuse_buffer: out must be a pyasc.ndarray")
+    _C._reuse_buffer_push(out)
+    try:
+        yield out
+    finally:
+        _C._reuse_buffer_pop()
+
+
+def _install():
+    cls = _C.ndarray
+    cls.__array_ufunc__ = _array_ufunc
+    cls.__array_function__ = _array_function
+    cls.__dlpack__ = _dlpack
+    cls.__dlpack_device__ = _dlpack_device
+    cls.__array_namespace__ = _array_namespace
+    cls.flags = property(_flags, doc="NumPy's flags for this array's layout (read-only).")
+
+
+_install()

@@ -1,0 +1,554 @@
+"""Manipulation, gather/scatter and NaN-aware reductions of the namespace.
+
+The functions that move data run in C++ (``pyasc._C``: ``concatenate``,
+``take``, ``take_along_axis``, ``put_along_axis``, ``put``, ``repeat``, the
+parallel copy behind ``tile``, and the ``nan*`` reductions); this module adds
+NumPy's argument handling, the functions that are views or compositions of
+those (``stack``, ``split``, ``pad``, ``roll``, ``diag``, ...) and NumPy's
+RuntimeWarnings for all-NaN slices. Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+import warnings as _warnings
+
+import numpy as _np
+
+from . import _C
+
+__all__ = [
+    "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
+    "tile", "repeat", "pad", "roll", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d",
+    "diag", "diagflat", "take", "take_along_axis", "put_along_axis", "put", "compress", "extract", "place",
+    "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin",
+    "nancumsum", "nancumprod", "cumulative_sum", "cumulative_prod",
+]
+
+
+def _arr(x):
+    return _C.asarray(x)
+
+
+def _axis(axis, ndim):
+    axis = _operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise _np.exceptions.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+# ------------------------------------------------------------------ joining
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Joins arrays along an existing axis (``axis=None``: flattened first); one C++ copy kernel."""
+    return _C.concatenate(arrays, axis, out, dtype=dtype, casting=casting)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Joins arrays of one shape along a new axis."""
+    arrs = [_arr(a) for a in arrays]
+    if not arrs:
+        raise ValueError("need at least one array to stack")
+    if _builtins.any(a.shape != arrs[0].shape for a in arrs):
+        raise ValueError("all input arrays must have the same shape")
+    axis = _axis(axis, arrs[0].ndim + 1)
+    return _C.concatenate([_C.expand_dims(a, axis) for a in arrs], axis, out, dtype=dtype, casting=casting)
+
+
+def atleast_1d(*arys):
+    """Views of the inputs with at least one dimension (a tuple for several inputs)."""
+    res = tuple(_C.reshape(a, (1,)) if a.ndim == 0 else a for a in map(_arr, arys))
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_2d(*arys):
+    """Views with at least two dimensions: 0-d -> (1, 1), 1-d (n,) -> (1, n)."""
+    res = []
+    for a in map(_arr, arys):
+        if a.ndim == 0:
+            a = _C.reshape(a, (1, 1))
+        elif a.ndim == 1:
+            a = _C.expand_dims(a, 0)
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_3d(*arys):
+    """Views with at least three dimensions: 0-d -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    res = []
+    for a in map(_arr, arys):
+        if a.ndim == 0:
+            a = _C.reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = _C.reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = _C.expand_dims(a, 2)
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def _seq(tup, name):
+    if isinstance(tup, _C.ndarray) or not hasattr(tup, "__iter__"):
+        raise TypeError(f"arrays to {name} must be passed as a sequence type such as list or tuple.")
+    return list(tup)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Stacks arrays horizontally (along axis 1, axis 0 for 1-d inputs)."""
+    arrs = [atleast_1d(a) for a in _seq(tup, "hstack")]
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return _C.concatenate(arrs, axis, None, dtype=dtype, casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Stacks arrays vertically (along axis 0 after atleast_2d)."""
+    return _C.concatenate([atleast_2d(a) for a in _seq(tup, "vstack")], 0, None, dtype=dtype, casting=casting)
+
+
+def dstack(tup):
+    """Stacks arrays along the third axis (after atleast_3d)."""
+    return _C.concatenate([atleast_3d(a) for a in _seq(tup, "dstack")], 2)
+
+
+def column_stack(tup):
+    """Stacks 1-d arrays as columns (2-d arrays as they are) into a 2-d array."""
+    arrs = []
+    for a in map(_arr, _seq(tup, "column_stack")):
+        if a.ndim < 2:
+            a = _C.reshape(a, (-1, 1))
+        arrs.append(a)
+    return _C.concatenate(arrs, 1)
+
+
+# ------------------------------------------------------------------ splitting (views)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Views of ``ary`` split along ``axis``: N nearly equal sections, or at the given indices."""
+    x = _arr(ary)
+    axis = _axis(axis, x.ndim)
+    n = x.shape[axis]
+    try:
+        bounds = [0] + [_operator.index(i) for i in indices_or_sections] + [n]
+    except TypeError:
+        sections = _operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.") from None
+        each, extra = divmod(n, sections)
+        sizes = [0] + extra * [each + 1] + (sections - extra) * [each]
+        bounds = list(_np.cumsum(sizes))
+    lead = (slice(None),) * axis
+    return [x[lead + (slice(int(bounds[i]), int(bounds[i + 1])),)] for i in range(len(bounds) - 1)]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """As array_split, but an integer number of sections must divide the axis exactly."""
+    x = _arr(ary)
+    if not hasattr(indices_or_sections, "__iter__"):
+        sections = _operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if x.shape[_axis(axis, x.ndim)] % sections:
+            raise ValueError("array split does not result in an equal division")
+    return array_split(x, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """split along axis 1 (axis 0 for 1-d arrays)."""
+    x = _arr(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """split along axis 0 (arrays of 2 or more dimensions)."""
+    x = _arr(ary)
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(x, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """split along axis 2 (arrays of 3 or more dimensions)."""
+    x = _arr(ary)
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(x, indices_or_sections, 2)
+
+
+def unstack(x, /, *, axis=0):
+    """The views x[..., i, ...] along ``axis``, as a tuple."""
+    x = _arr(x)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    axis = _axis(axis, x.ndim)
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
+
+
+# ------------------------------------------------------------------ repetition, padding
+
+
+def tile(A, reps):  # noqa: N803 - NumPy's name
+    """``A`` repeated ``reps`` times per axis: a broadcast view copied once on all cores."""
+    x = _arr(A)
+    reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
+    reps = tuple(_operator.index(r) for r in reps)
+    nd = _builtins.max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    shape = (1,) * (nd - x.ndim) + x.shape
+    if _builtins.any(r < 0 for r in reps):
+        raise ValueError("negative dimensions are not allowed")
+    inter = []
+    for s in shape:
+        inter += [1, s]
+    big = []
+    for r, s in zip(reps, shape):
+        big += [r, s]
+    src = _C.broadcast_to(_C.reshape(x, tuple(inter)), tuple(big))
+    out = _C.empty(tuple(big), x.dtype)
+    _C._copy_into(out, src)
+    return _C.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None):
+    """Each element repeated ``repeats`` times (an int or one count per element) along ``axis``."""
+    return _C.repeat(a, repeats, axis)
+
+
+def _pad_pairs(width, ndim, name, integral=True):
+    w = _np.asarray(width)
+    if integral and w.dtype.kind not in "iu":
+        if w.size == 0 or w.dtype.kind not in "iub":
+            raise TypeError(f"`{name}` must be of integral type.")
+    try:
+        pairs = _np.broadcast_to(w, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes [original->remapped]: "
+                         f"{w.shape} and requested shape ({ndim},2)") from None
+    if integral and (pairs < 0).any():
+        raise ValueError("index can't contain negative values")
+    return pairs
+
+
+def _pad_index(n, before, after, mode):
+    i = _np.arange(-before, n + after)
+    if mode == "edge":
+        return _np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "symmetric":
+        j = i % (2 * n)
+        return _np.where(j >= n, 2 * n - 1 - j, j)
+    # reflect (about the edge values, which are not repeated)
+    if n == 1:
+        return _np.zeros_like(i)
+    p = 2 * (n - 1)
+    j = i % p
+    return _np.where(j >= n, p - j, j)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """``array`` padded per axis by ``pad_width`` ((before, after) pairs) with the modes
+    'constant' (``constant_values``), 'edge', 'reflect', 'symmetric', 'wrap' or 'empty'."""
+    x = _arr(array)
+    pairs = _pad_pairs(pad_width, x.ndim, "pad_width")
+    allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
+               "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
+    if mode not in allowed:
+        if mode in ("linear_ramp", "maximum", "mean", "median", "minimum") or callable(mode):
+            raise NotImplementedError(f"[pad] mode {mode!r} is not supported by pyasc yet")
+        raise ValueError(f"mode '{mode}' is not supported")
+    extra = set(kwargs) - allowed[mode]
+    if extra:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {extra}")
+    if kwargs.get("reflect_type", "even") != "even":
+        if kwargs["reflect_type"] != "odd":
+            raise ValueError("reflect_type must be 'even' or 'odd'")
+        raise NotImplementedError("[pad] reflect_type='odd' is not supported by pyasc yet")
+    if mode in ("constant", "empty"):
+        shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
+        out = _C.full(shape, 0, x.dtype) if mode == "constant" else _C.empty(shape, x.dtype)
+        center = tuple(slice(int(b), int(b) + s) for s, (b, _) in zip(x.shape, pairs))
+        _C._copy_into(out[center], x)
+        if mode == "constant":
+            values = _pad_pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values", integral=False)
+            for ax, ((b, a), (vb, va)) in enumerate(zip(pairs, values)):
+                lead = (slice(None),) * ax
+                if b:
+                    out[lead + (slice(0, int(b)),)] = vb.item()
+                if a:
+                    out[lead + (slice(shape[ax] - int(a), shape[ax]),)] = va.item()
+        return out
+    res = x
+    for ax, (b, a) in enumerate(pairs):
+        b, a = int(b), int(a)
+        if b == 0 and a == 0:
+            continue
+        n = res.shape[ax]
+        if n == 0:
+            raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+        res = _C.take(res, _C.asarray(_pad_index(n, b, a, mode)), ax)
+    return res.copy() if res is x else res
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted cyclically along ``axis`` (flattened when None): one gather per axis."""
+    x = _arr(a)
+    if axis is None:
+        n = x.size
+        s = _builtins.sum(_operator.index(v) for v in shift) if hasattr(shift, "__iter__") else _operator.index(shift)
+        if n == 0:
+            return x.copy()
+        idx = _C.asarray(_np.arange(-(s % n), n - (s % n)))
+        return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
+    axes = tuple(_axis(v, x.ndim) for v in axis) if hasattr(axis, "__iter__") else (_axis(axis, x.ndim),)
+    shifts = tuple(shift) if hasattr(shift, "__iter__") else (shift,) * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
+    total = {}
+    for s, ax in zip(shifts, axes):
+        total[ax] = total.get(ax, 0) + _operator.index(s)
+    res = x
+    for ax, s in total.items():
+        n = res.shape[ax]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        res = _C.take(res, _C.asarray(_np.arange(-s, n - s)), ax, mode="wrap")
+    return res.copy() if res is x else res
+
+
+def broadcast_arrays(*args):
+    """Views of the inputs broadcast to one shape (a tuple)."""
+    arrs = [_arr(a) for a in args]
+    shape = _np.broadcast_shapes(*(a.shape for a in arrs))
+    return tuple(a if a.shape == shape else _C.broadcast_to(a, shape) for a in arrs)
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d array (a copy), or a 2-d array with the 1-d ``v`` on its k-th diagonal."""
+    x = _arr(v)
+    if x.ndim == 1:
+        n = x.shape[0] + _builtins.abs(k)
+        out = _C.full((n, n), 0, x.dtype)
+        out.diagonal(k)[...] = x
+        return out
+    if x.ndim == 2:
+        return x.diagonal(k).copy()
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def diagflat(v, k=0):
+    """A 2-d array with the flattened input on its k-th diagonal."""
+    return diag(_C.reshape(_arr(v), (-1,)), k)
+
+
+# ------------------------------------------------------------------ gather / scatter
+
+
+def _to_out(res, out):
+    if out is None:
+        return res
+    _C._copy_into(out, res)
+    return out
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None)."""
+    return _to_out(_C.take(a, indices, axis, mode), out)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """Values of ``arr`` at ``indices`` along ``axis`` (``indices`` broadcast with ``arr`` elsewhere)."""
+    return _C.take_along_axis(arr, indices, axis)
+
+
+def put_along_axis(arr, indices, values, axis):
+    """Writes ``values`` into ``arr`` at ``indices`` along ``axis`` (in place)."""
+    if not isinstance(arr, _C.ndarray):
+        raise TypeError("put_along_axis: arr must be a pyasc.ndarray (it is written in place)")
+    _C.put_along_axis(arr, indices, values, axis)
+
+
+def put(a, ind, v, mode="raise"):
+    """Writes ``v`` (repeated cyclically) into the flattened ``a`` at ``ind`` (in place)."""
+    if not isinstance(a, _C.ndarray):
+        raise TypeError("put() argument 1 must be pyasc.ndarray")
+    _C.put(a, ind, v, mode)
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` where the 1-d ``condition`` is true."""
+    c = _arr(condition)
+    if c.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    (idx,) = _C._nonzero(c)
+    return _to_out(_C.take(a, idx, axis, "raise"), out)
+
+
+def extract(condition, arr):
+    """The elements of ``arr`` where ``condition`` is true (both flattened)."""
+    (idx,) = _C._nonzero(_C.reshape(_arr(condition), (-1,)))
+    return _C.take(arr, idx, None, "raise")
+
+
+def place(arr, mask, vals):
+    """Writes ``vals`` (repeated cyclically) into ``arr`` where ``mask`` is true (in place)."""
+    if not isinstance(arr, _C.ndarray):
+        raise TypeError("argument 1 must be pyasc.ndarray")
+    m = _arr(mask)
+    if m.size != arr.size:
+        raise ValueError("place: mask and data must be the same size")
+    (idx,) = _C._nonzero(_C.reshape(m, (-1,)))
+    v = _arr(vals)
+    if idx.size and v.size == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    if idx.size:
+        _C.put(arr, idx, v, "raise")
+
+
+# ------------------------------------------------------------------ NaN-aware reductions
+
+
+def _is_float(x):
+    return _np.dtype(x.dtype).kind == "f" or str(x.dtype) == "bfloat16"
+
+
+def _any_nan(r):
+    return _is_float(r) and bool(_C.any(_C.isnan(r)))
+
+
+def _all_nan_slice(a, axis):
+    return a.size == 0 or bool(_C.any(_C.all(_C.isnan(a), axis=axis)))
+
+
+def _warn(msg):
+    _warnings.warn(msg, RuntimeWarning, stacklevel=3)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Sum treating NaN as zero."""
+    return _C.nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Product treating NaN as one."""
+    return _C.nanprod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    """Maximum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning."""
+    r = _C.nanmax(a, axis=axis, out=out, keepdims=keepdims)
+    if _any_nan(r):
+        _warn("All-NaN slice encountered")
+    return r
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    """Minimum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning."""
+    r = _C.nanmin(a, axis=axis, out=out, keepdims=keepdims)
+    if _any_nan(r):
+        _warn("All-NaN slice encountered")
+    return r
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the maximum ignoring NaN; an all-NaN slice raises ValueError."""
+    return _C.nanargmax(a, axis=axis, out=out, keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the minimum ignoring NaN; an all-NaN slice raises ValueError."""
+    return _C.nanargmin(a, axis=axis, out=out, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning."""
+    x = _arr(a)
+    r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    if _is_float(x) and _any_nan(r) and _all_nan_slice(x, axis):
+        _warn("Mean of empty slice")
+    return r
+
+
+def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    x = _arr(a)
+    r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
+    if _is_float(x) and _any_nan(r):
+        cnt = _C.sum(_C.logical_not(_C.isnan(x)), axis=axis)
+        if x.size == 0 or bool(_C.any(_C.less_equal(cnt, ddof))):
+            _warn("Degrees of freedom <= 0 for slice.")
+    return r
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0."""
+    return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    """Standard deviation ignoring NaN (see nanvar)."""
+    return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum treating NaN as zero."""
+    return _C.nancumsum(a, axis=axis, dtype=dtype, out=out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product treating NaN as one."""
+    return _C.nancumprod(a, axis=axis, dtype=dtype, out=out)
+
+
+def _cumulative(fn, identity, x, axis, dtype, include_initial):
+    x = _arr(x)
+    if x.ndim == 0:
+        raise ValueError("cumulative functions need an array of at least one dimension")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("axis must be specified for arrays of more than one dimension")
+        axis = 0
+    axis = _axis(axis, x.ndim)
+    r = fn(x, axis=axis, dtype=dtype)
+    if not include_initial:
+        return r
+    shape = list(r.shape)
+    shape[axis] = 1
+    return _C.concatenate([_C.full(tuple(shape), identity, r.dtype), r], axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative sum along ``axis`` (array API 2024.12); ``include_initial`` prepends 0."""
+    return _cumulative(_C.cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative product along ``axis`` (array API 2024.12); ``include_initial`` prepends 1."""
+    return _cumulative(_C.cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _install_methods():
+    """ndarray methods NumPy has for these functions (x.take, x.repeat, x.put, x.compress)."""
+    cls = _C.ndarray
+    cls.take = lambda self, indices, axis=None, out=None, mode="raise": take(self, indices, axis, out, mode)
+    cls.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
+    cls.put = lambda self, indices, values, mode="raise": put(self, indices, values, mode)
+    cls.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
+
+
+_install_methods()
