@@ -8,6 +8,7 @@
 // Thread-safety: the system values read the calling thread's block context.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -45,5 +46,18 @@ inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRatio() { return 1; }
 /// Kept for sources that call it at kernel start; nothing to initialise.
 inline void InitSocState() {}
+
+/// A cycle counter for timing inside kernels: the time-stamp counter on x86-64
+/// (constant rate on current CPUs, not the core clock), else nanoseconds of a
+/// steady clock. Only differences are meaningful.
+inline int64_t GetSystemCycle() {
+#if defined(__x86_64__) || defined(__i386__)
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+#else
+  return static_cast<int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+#endif
+}
 
 }  // namespace AscendC

@@ -107,6 +107,14 @@ class LocalTensor {
     return addr_[index];
   }
 
+  /// `dst = a + b` (and - * / & |, asc/kernel/vector_mask.h): runs the
+  /// instruction over GetSize() elements of this tensor.
+  template <class Expr, bool = Expr::kAscVecExpr>
+  LocalTensor& operator=(const Expr& expr) {
+    expr.EvalInto(*this);
+    return *this;
+  }
+
   /// View starting `offset` elements later.
   LocalTensor operator[](uint32_t offset) const {
     return LocalTensor(addr_ + offset, size_ > offset ? size_ - offset : 0, pos_);
