@@ -1,0 +1,393 @@
+// Cube (matrix) instructions of the CPU device: DataCopy GM -> L1 with ND -> NZ
+// conversion, LoadData (L1/GM -> L0A/L0B), Mmad (L0A x L0B -> L0C) and
+// Fixpipe (L0C -> GM/UB with NZ -> ND conversion and quantisation).
+//
+// Fractal layouts (the element order the hardware uses). C0 = 32 bytes /
+// sizeof(T): 16 for half/bfloat16, 8 for float/int32, 32 for int8. A fractal of
+// an A or B operand is 16 rows of C0 elements = 512 bytes; an L0C fractal is
+// 16 x 16 float/int32 elements = 1 KiB. With M1 = ceil(m/16), K1 = ceil(k/C0),
+// N1 = ceil(n/16) and Mpad = 16*M1:
+// * NZ (L1, "big N small z"): fractals in column-major order, row-major inside.
+//   Element (r, c) of an R x C matrix with row stride (in rows) Rpad:
+//   (c / C0) * Rpad * C0 + r * C0 + c % C0.                     (nz_offset)
+// * Zz (L0A, A is m x k): fractals row-major, row-major inside.
+//   (i, kk) -> ((i/16) * K1 + kk/C0) * 16*C0 + (i%16) * C0 + kk%C0. (zz_offset)
+// * Zn (L0B, B is k x n): fractals row-major over the (K1, N1) grid,
+//   column-major inside (16 rows of C0 k-values, one row per n).
+//   (kk, j) -> ((kk/C0) * N1 + j/16) * 16*C0 + (j%16) * C0 + kk%C0. (zn_offset)
+// * Nz (L0C, C is m x n, float/int32, fractal 16 x 16):
+//   (i, j) -> (j/16) * Mpad*16 + i*16 + j%16.                     (l0c_offset)
+// LoadData2D without transpose copies 512-byte fractals unchanged; L1 NZ A
+// fractals become L0A Zz fractals by choosing the order (srcStride). With
+// ifTranspose (16-bit types) each 16 x 16 fractal is transposed, which turns L1
+// NZ fractals of B (k rows, n columns) into L0B Zn fractals.
+//
+// Mmad(c, a, b, MmadParams{m, n, k, ...}) computes, for i < Mpad and j < 16*N1
+// (whole output fractals, as the cube unit writes them),
+//   C[i][j] = init[i][j] + sum_{kk < k} A[i][kk] * B[kk][j]
+// with init = 0 (cmatrixInitVal, the default), the current L0C contents
+// (cmatrixInitVal = false) or bias[j] (the bias overload with cmatrixSource or
+// isBias). Elements of the last k-fractal beyond k are not read. half x half ->
+// float, bfloat16 x bfloat16 -> float and float x float -> float accumulate in
+// float32 (16-bit products are exact in float32, so each step is one fused
+// multiply-add); int8 x int8 -> int32 is exact (wrapping on overflow). m, n, k
+// must be <= 4095. The implementation is a blocked Highway micro-kernel
+// (src/kernel/simd/mmad.cc), not a triple loop.
+//
+// Errors (asc::Error, message "[Op] kernel 'name' block i of n: ..."):
+// kInvalidDtype for an unsupported type combination, kInvalidParam for
+// parameters out of range, kIndexOutOfRange when an operand's fractals do not
+// fit in its tensor, kFeatureUnsupported for documented unimplemented modes.
+//
+// Copy elision (asc/kernel/elide.h): the local ranges these instructions read
+// are materialised first and the ranges they write are made real.
+//
+// Thread-safety: per-block data; the Mmad scratch buffers are thread-local.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "asc/core/dtype.h"
+#include "asc/kernel/context.h"
+#include "asc/kernel/tensor.h"
+#include "asc/kernel/types.h"
+
+namespace AscendC {
+
+// ---------------------------------------------------------------- parameters
+
+/// LoadData 2D: `repeatTimes` fractals (512 bytes each); the first is fractal
+/// `startIndex` of the source, consecutive source fractals start `srcStride`
+/// fractals apart, and `dstGap` fractals are skipped between destination
+/// fractals. `ifTranspose` transposes each 16 x 16 fractal (16-bit types).
+struct LoadData2DParams {
+  uint16_t startIndex = 0;
+  uint8_t repeatTimes = 0;
+  uint16_t srcStride = 0;
+  uint8_t sid = 0;
+  uint16_t dstGap = 0;
+  bool ifTranspose = false;
+  uint8_t addrMode = 0;
+
+  LoadData2DParams() = default;
+  LoadData2DParams(uint16_t startIndexIn, uint8_t repeatTimesIn, uint16_t srcStrideIn, uint8_t sidIn,
+                   uint16_t dstGapIn, bool ifTransposeIn, uint8_t addrModeIn)
+      : startIndex(startIndexIn),
+        repeatTimes(repeatTimesIn),
+        srcStride(srcStrideIn),
+        sid(sidIn),
+        dstGap(dstGapIn),
+        ifTranspose(ifTransposeIn),
+        addrMode(addrModeIn) {}
+};
+
+/// LoadDataWithTranspose: as LoadData2DParams with ifTranspose (16-bit types:
+/// one 16 x 16 fractal per repeat). dstFracGap is accepted for source
+/// compatibility (it only matters for 8- and 32-bit types, not supported yet).
+struct LoadData2dTransposeParams {
+  uint16_t startIndex = 0;
+  uint8_t repeatTimes = 0;
+  uint16_t srcStride = 0;
+  uint16_t dstGap = 0;
+  uint16_t dstFracGap = 0;
+  uint8_t addrMode = 0;
+
+  LoadData2dTransposeParams() = default;
+  LoadData2dTransposeParams(uint16_t startIndexIn, uint8_t repeatTimesIn, uint16_t srcStrideIn, uint16_t dstGapIn,
+                            uint16_t dstFracGapIn, uint8_t addrModeIn = 0)
+      : startIndex(startIndexIn),
+        repeatTimes(repeatTimesIn),
+        srcStride(srcStrideIn),
+        dstGap(dstGapIn),
+        dstFracGap(dstFracGapIn),
+        addrMode(addrModeIn) {}
+};
+
+/// Mmad: C (m x n) = init + A (m x k) * B (k x n); see the header comment.
+/// unitFlag, fmOffset, enSsparse, enWinogradA/B and kDirectionAlign are
+/// accepted and have no effect on the CPU device.
+struct MmadParams {
+  uint16_t m = 0;
+  uint16_t n = 0;
+  uint16_t k = 0;
+  bool isBias = false;
+  int32_t fmOffset = 0;
+  bool enSsparse = false;
+  bool enWinogradA = false;
+  bool enWinogradB = false;
+  uint8_t unitFlag = 0;
+  bool kDirectionAlign = false;
+  bool cmatrixSource = false;
+  bool cmatrixInitVal = true;
+
+  MmadParams() = default;
+  MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, bool isBiasIn, int32_t fmOffsetIn, bool enSsparseIn,
+             bool enWinogradAIn, bool enWinogradBIn)
+      : m(mIn),
+        n(nIn),
+        k(kIn),
+        isBias(isBiasIn),
+        fmOffset(fmOffsetIn),
+        enSsparse(enSsparseIn),
+        enWinogradA(enWinogradAIn),
+        enWinogradB(enWinogradBIn) {}
+  MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, uint8_t unitFlagIn, bool cmatrixSourceIn,
+             bool cmatrixInitValIn)
+      : m(mIn), n(nIn), k(kIn), unitFlag(unitFlagIn), cmatrixSource(cmatrixSourceIn), cmatrixInitVal(cmatrixInitValIn) {}
+};
+
+/// DataCopy GM -> L1 with ND -> NZ conversion. ndNum matrices of nValue rows x
+/// dValue elements; source rows srcDValue elements apart, matrices
+/// srcNdMatrixStride elements apart. Destination element (r, c) of matrix i:
+/// i * dstNzMatrixStride + (c / C0) * dstNzC0Stride * C0 + r * dstNzNStride * C0
+/// + c % C0 (C0Stride and NStride count 32-byte blocks, MatrixStride elements).
+/// The unused tail of a row's last C0 block is filled with zeros.
+struct Nd2NzParams {
+  uint16_t ndNum = 0;
+  uint16_t nValue = 0;
+  uint16_t dValue = 0;
+  uint16_t srcNdMatrixStride = 0;
+  uint16_t srcDValue = 0;
+  uint16_t dstNzC0Stride = 0;
+  uint16_t dstNzNStride = 0;
+  uint16_t dstNzMatrixStride = 0;
+
+  Nd2NzParams() = default;
+  Nd2NzParams(uint16_t ndNumIn, uint16_t nValueIn, uint16_t dValueIn, uint16_t srcNdMatrixStrideIn,
+              uint16_t srcDValueIn, uint16_t dstNzC0StrideIn, uint16_t dstNzNStrideIn, uint16_t dstNzMatrixStrideIn)
+      : ndNum(ndNumIn),
+        nValue(nValueIn),
+        dValue(dValueIn),
+        srcNdMatrixStride(srcNdMatrixStrideIn),
+        srcDValue(srcDValueIn),
+        dstNzC0Stride(dstNzC0StrideIn),
+        dstNzNStride(dstNzNStrideIn),
+        dstNzMatrixStride(dstNzMatrixStrideIn) {}
+};
+
+/// Fixpipe quantisation (applied while L0C data is written out):
+/// NoQuant (float -> float, int32 -> int32), F322F16 / F322BF16 (float ->
+/// half / bfloat16, round to nearest even), DEQF16 (int32 -> half, times the
+/// scalar scale), VDEQF16 (int32 -> half, times a per-column scale),
+/// QF322B8_PRE / VQF322B8_PRE (float -> int8), REQ8 / VREQ8 (int32 -> int8):
+/// scaled, rounded to nearest even, saturated.
+enum class QuantMode_t : uint8_t {
+  NoQuant = 0,
+  F322F16,
+  F322BF16,
+  DEQF16,
+  VDEQF16,
+  QF322B8_PRE,
+  VQF322B8_PRE,
+  REQ8,
+  VREQ8,
+};
+
+/// Layout Fixpipe writes: ND rows (ROW_MAJOR) or NZ fractals (not supported).
+enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
+struct FixpipeConfig {
+  CO2Layout format;
+};
+inline constexpr FixpipeConfig CFG_NZ = {CO2Layout::NZ};
+inline constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};
+
+/// Fixpipe L0C -> GM/UB: mSize rows x nSize columns of the NZ source whose
+/// fractal columns are srcStride * 16 elements apart (srcStride counts rows,
+/// normally Mpad); destination rows are dstStride elements apart. deqScalar's
+/// low 32 bits hold the float scale of DEQF16 / QF322B8_PRE / REQ8. reluEn
+/// applies ReLU before quantisation. ndNum > 1 is not supported.
+struct FixpipeParamsV220 {
+  uint16_t nSize = 0;
+  uint16_t mSize = 0;
+  uint16_t srcStride = 0;
+  uint32_t dstStride = 0;
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
+  uint64_t deqScalar = 0;
+  uint16_t ndNum = 1;
+  uint16_t srcNdStride = 0;
+  uint16_t dstNdStride = 0;
+  bool reluEn = false;
+  uint8_t unitFlag = 0;
+  bool isChannelSplit = false;
+
+  FixpipeParamsV220() = default;
+  FixpipeParamsV220(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn, bool reluEnIn)
+      : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn), reluEn(reluEnIn) {}
+  FixpipeParamsV220(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn, bool reluEnIn,
+                    QuantMode_t quantPreIn, uint64_t deqScalarIn)
+      : nSize(nSizeIn),
+        mSize(mSizeIn),
+        srcStride(srcStrideIn),
+        dstStride(dstStrideIn),
+        quantPre(quantPreIn),
+        deqScalar(deqScalarIn),
+        reluEn(reluEnIn) {}
+};
+
+}  // namespace AscendC
+
+namespace asc::kernel::cube {
+
+/// C0 of a dtype: elements per 32-byte row of a fractal.
+constexpr int64_t c0_of(size_t elem_size) { return 32 / static_cast<int64_t>(elem_size); }
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Offsets (in elements) of the layouts in the header comment.
+constexpr int64_t nz_offset(int64_t r, int64_t c, int64_t rpad, int64_t c0) {
+  return (c / c0) * rpad * c0 + r * c0 + c % c0;
+}
+constexpr int64_t zz_offset(int64_t i, int64_t kk, int64_t k1, int64_t c0) {
+  return ((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0;
+}
+constexpr int64_t zn_offset(int64_t kk, int64_t j, int64_t n1, int64_t c0) {
+  return ((kk / c0) * n1 + j / 16) * 16 * c0 + (j % 16) * c0 + kk % c0;
+}
+constexpr int64_t l0c_offset(int64_t i, int64_t j, int64_t mpad) { return (j / 16) * mpad * 16 + i * 16 + j % 16; }
+
+/// Storage order of a GEMM operand (see gemm()).
+enum class Layout : uint8_t {
+  kFractal,   // A: Zz with `ld` = K1; B: Zn with `ld` = N1 (C0 from the dtype)
+  kRowMajor,  // A: a[i*ld + kk]; B: b[kk*ld + j]
+  kColMajor,  // A: a[kk*ld + i]; B: b[j*ld + kk]  (transposed ND)
+};
+
+/// One GEMM operand. For the ND layouts `valid` is the number of rows of A
+/// (columns of B) that exist: the padding up to a multiple of 16 reads as 0.
+struct Operand {
+  const void* data = nullptr;
+  DType dtype = DType::kFloat32;
+  Layout layout = Layout::kFractal;
+  int64_t ld = 0;
+  int64_t valid = 0;
+};
+
+/// The engine behind Mmad and Matmul. C is float32 (A, B float16 / bfloat16 /
+/// float32, both the same) or int32 (int8 x int8), NZ: element (i, j) at
+/// (j/16) * c_col_stride + i*16 + j%16. Computes every element of the padded
+/// 16*ceil(m/16) x 16*ceil(n/16) output: C = (accumulate ? C : 0) + A * B over
+/// exactly k terms. Single-threaded (it runs on the calling core); throws
+/// kInvalidDtype for other dtype combinations.
+void gemm(int64_t m, int64_t n, int64_t k, const Operand& a, const Operand& b, void* c, DType c_dtype,
+          int64_t c_col_stride, bool accumulate);
+
+/// The Highway target gemm() runs on, and its register block (rows x columns).
+const char* gemm_target() noexcept;
+
+// ---- non-template implementations of the instructions (src/kernel/cube.cc);
+// sizes are in bytes of the tensors the templates were given.
+
+void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, bool src_is_gm,
+                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op);
+void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
+           const AscendC::Nd2NzParams& p);
+void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_bytes, DType a_dtype, const void* b,
+          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p);
+/// `scales` (may be null) holds per-column uint64 quant parameters (VDEQF16 /
+/// VQF322B8_PRE / VREQ8). dst_bytes = 0: unknown GM size.
+void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, const void* src, uint64_t src_bytes,
+             DType src_dtype, const AscendC::FixpipeParamsV220& p, AscendC::CO2Layout layout, const uint64_t* scales,
+             uint64_t scales_count);
+
+template <typename T>
+constexpr DType cube_dtype() {
+  return asc::dtype_of<T>();
+}
+
+}  // namespace asc::kernel::cube
+
+namespace AscendC {
+
+// ---------------------------------------------------------------- DataCopy ND -> NZ
+
+/// GM -> L1 (A1/B1/C1) with ND -> NZ conversion.
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& intriParams) {
+  ::asc::kernel::cube::nd2nz(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(), src.GetSize() * sizeof(T),
+                             sizeof(T), intriParams);
+}
+
+// ---------------------------------------------------------------- LoadData
+
+/// L1 -> L0A/L0B (or L1 -> L1): 512-byte fractals, see LoadData2DParams.
+template <typename T>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& loadDataParams) {
+  ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
+                                    uint64_t{src.GetSize()} * sizeof(T), false, sizeof(T), loadDataParams, "LoadData");
+}
+/// GM -> L1/L0A/L0B.
+template <typename T>
+void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadData2DParams& loadDataParams) {
+  ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
+                                    src.GetSize() * sizeof(T), true, sizeof(T), loadDataParams, "LoadData");
+}
+/// Transposing load (16-bit types): each 16 x 16 fractal is transposed.
+template <typename T>
+void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                           const LoadData2dTransposeParams& loadDataParams) {
+  LoadData2DParams p(loadDataParams.startIndex, loadDataParams.repeatTimes, loadDataParams.srcStride, 0,
+                     loadDataParams.dstGap, true, loadDataParams.addrMode);
+  ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
+                                    uint64_t{src.GetSize()} * sizeof(T), false, sizeof(T), p,
+                                    "LoadDataWithTranspose");
+}
+
+// ---------------------------------------------------------------- Mmad
+
+/// dst (CO1, float or int32) = A (A2, Zz) x B (B2, Zn); see the header comment.
+template <typename T, typename U, typename S>
+void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const LocalTensor<S>& filterLocal,
+          const MmadParams& mmadParams) {
+  namespace cb = ::asc::kernel::cube;
+  cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
+           uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
+           uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), nullptr, 0, mmadParams);
+}
+/// With a bias row (n elements of dst's type, C2/CO1/UB): used as the initial C
+/// when cmatrixSource or isBias is set.
+template <typename T, typename U, typename S, typename V>
+void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const LocalTensor<S>& filterLocal,
+          const LocalTensor<V>& biasLocal, const MmadParams& mmadParams) {
+  namespace cb = ::asc::kernel::cube;
+  static_assert(std::is_same_v<T, V>, "Mmad: the bias must have the destination's type (float or int32_t)");
+  cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
+           uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
+           uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), biasLocal.raw(),
+           uint64_t{biasLocal.GetSize()} * sizeof(V), mmadParams);
+}
+
+// ---------------------------------------------------------------- Fixpipe
+
+/// L0C (CO1) -> GM, NZ -> ND (config CFG_ROW_MAJOR, the default).
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal, const FixpipeParamsV220& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format, nullptr, 0);
+}
+/// With per-column quantisation parameters (VDEQF16 / VQF322B8_PRE / VREQ8).
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
+             const LocalTensor<uint64_t>& cbufWorkspace, const FixpipeParamsV220& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format,
+              cbufWorkspace.raw(), cbufWorkspace.GetSize());
+}
+/// L0C (CO1) -> UB / L1 (a LocalTensor), NZ -> ND.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal, const FixpipeParamsV220& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  cb::fixpipe(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), false, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format, nullptr, 0);
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
+             const LocalTensor<uint64_t>& cbufWorkspace, const FixpipeParamsV220& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  cb::fixpipe(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), false, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format,
+              cbufWorkspace.raw(), cbufWorkspace.GetSize());
+}
+
+}  // namespace AscendC

@@ -1,0 +1,306 @@
+// Cube instructions (include/asc/kernel/cube.h): validation, layout moves and
+// Fixpipe; the GEMM itself is src/kernel/simd/mmad.cc.
+#include "asc/kernel/cube.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "asc/kernel/data_copy.h"
+#include "asc/kernel/elide.h"
+#include "asc/kernel/simd.h"
+
+namespace asc::kernel::cube {
+
+namespace {
+
+constexpr uint64_t kFractalBytes = 512;
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+[[noreturn]] void bad_param(const char* op, const std::string& detail) { fail(ErrorCode::kInvalidParam, op, detail); }
+
+void check_bytes(const char* op, const char* what, uint64_t need, uint64_t have) {
+  if (need > have) fail_size(op, what, need, have);
+}
+
+template <typename T>
+void transpose16(T* dst, const T* src) {
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) dst[r * 16 + c] = src[c * 16 + r];
+  }
+}
+
+float scale_of(uint64_t bits) {
+  float f;
+  const uint32_t lo = static_cast<uint32_t>(bits);
+  std::memcpy(&f, &lo, 4);
+  return f;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- LoadData
+
+void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, bool src_is_gm,
+                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op) {
+  if (p.repeatTimes == 0) return;
+  if (p.ifTranspose && elem_size != 2) {
+    fail(ErrorCode::kFeatureUnsupported, op,
+         "the 2D transpose supports 16-bit types (half, bfloat16_t) only, got " + num(elem_size) +
+             "-byte elements");
+  }
+  const uint64_t rep = p.repeatTimes;
+  const uint64_t src_first = uint64_t{p.startIndex} * kFractalBytes;
+  const uint64_t src_extent = src_first + ((rep - 1) * p.srcStride + 1) * kFractalBytes;
+  const uint64_t dst_pitch = (1 + uint64_t{p.dstGap}) * kFractalBytes;
+  const uint64_t dst_extent = (rep - 1) * dst_pitch + kFractalBytes;
+  if (!src_is_gm || src_bytes != 0) {
+    check_bytes(op, "bytes of the source (startIndex + (repeatTimes-1)*srcStride + 1 fractals of 512 bytes)",
+                src_extent, src_bytes);
+  }
+  check_bytes(op, "bytes of the destination (repeatTimes fractals of 512 bytes plus dstGap)", dst_extent, dst_bytes);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  if (src_is_gm) {
+    ::asc::kernel::detail::count_gm_bytes(rep * kFractalBytes);
+  } else {
+    elide::read(s + src_first, src_extent - src_first);
+  }
+  if (p.dstGap == 0) {
+    elide::write(d, dst_extent);
+  } else {
+    elide::access(d, dst_extent);
+  }
+  if (!p.ifTranspose && p.srcStride == 1 && p.dstGap == 0) {
+    std::memmove(d, s + src_first, rep * kFractalBytes);  // consecutive fractals: one block copy
+    return;
+  }
+  for (uint64_t r = 0; r < rep; ++r) {
+    const uint8_t* sf = s + src_first + r * p.srcStride * kFractalBytes;
+    uint8_t* df = d + r * dst_pitch;
+    if (p.ifTranspose) {
+      transpose16(reinterpret_cast<uint16_t*>(df), reinterpret_cast<const uint16_t*>(sf));
+    } else {
+      std::memmove(df, sf, kFractalBytes);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- ND -> NZ
+
+void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
+           const AscendC::Nd2NzParams& p) {
+  const char* op = "DataCopy";
+  if (p.ndNum == 0 || p.nValue == 0 || p.dValue == 0) return;
+  if (p.srcDValue < p.dValue) {
+    bad_param(op, "Nd2NzParams: srcDValue (" + num(p.srcDValue) + ") must be >= dValue (" + num(p.dValue) +
+                      "): source rows would overlap");
+  }
+  if (p.dstNzNStride == 0) bad_param(op, "Nd2NzParams: dstNzNStride must be >= 1");
+  const uint64_t e = elem_size;
+  const uint64_t c0 = 32 / e;
+  const uint64_t blocks = (p.dValue + c0 - 1) / c0;
+  const uint64_t src_elems =
+      uint64_t(p.ndNum - 1) * p.srcNdMatrixStride + uint64_t(p.nValue - 1) * p.srcDValue + p.dValue;
+  const uint64_t dst_elems = uint64_t(p.ndNum - 1) * p.dstNzMatrixStride + (blocks - 1) * p.dstNzC0Stride * c0 +
+                             uint64_t(p.nValue - 1) * p.dstNzNStride * c0 + c0;
+  if (src_bytes != 0) check_bytes(op, "bytes of the GlobalTensor (Nd2NzParams source extent)", src_elems * e, src_bytes);
+  check_bytes(op, "bytes of the LocalTensor (Nd2NzParams NZ extent)", dst_elems * e, dst_bytes);
+  elide::access(dst, dst_elems * e);
+  ::asc::kernel::detail::count_gm_bytes(uint64_t{p.ndNum} * p.nValue * p.dValue * e);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  const uint64_t full = p.dValue / c0;  // whole 32-byte blocks per row
+  const uint64_t tail = (p.dValue % c0) * e;
+  const uint64_t dst_block_pitch = uint64_t{p.dstNzC0Stride} * 32;
+  for (uint64_t m = 0; m < p.ndNum; ++m) {
+    for (uint64_t r = 0; r < p.nValue; ++r) {
+      const uint8_t* srow = s + (m * p.srcNdMatrixStride + r * p.srcDValue) * e;
+      uint8_t* drow = d + (m * p.dstNzMatrixStride + r * p.dstNzNStride * c0) * e;
+      // Constant-size copies compile to two vector moves (no libc call per block).
+      for (uint64_t b = 0; b < full; ++b) std::memcpy(drow + b * dst_block_pitch, srow + b * 32, 32);
+      if (tail != 0) {
+        uint8_t* db = drow + full * dst_block_pitch;
+        std::memcpy(db, srow + full * 32, tail);
+        std::memset(db + tail, 0, 32 - tail);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- Mmad
+
+void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_bytes, DType a_dtype, const void* b,
+          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p) {
+  const char* op = "Mmad";
+  const bool float_pair = (a_dtype == DType::kFloat16 || a_dtype == DType::kBFloat16 || a_dtype == DType::kFloat32) &&
+                          c_dtype == DType::kFloat32;
+  const bool int_pair = a_dtype == DType::kInt8 && c_dtype == DType::kInt32;
+  if (a_dtype != b_dtype || !(float_pair || int_pair)) {
+    fail(ErrorCode::kInvalidDtype, op,
+         std::string("unsupported types: dst ") + dtype_name(c_dtype) + ", fm " + dtype_name(a_dtype) + ", filter " +
+             dtype_name(b_dtype) +
+             " (supported: half x half -> float, bfloat16 x bfloat16 -> float, float x float -> float, "
+             "int8 x int8 -> int32)");
+  }
+  if (p.m > 4095 || p.n > 4095 || p.k > 4095) {
+    bad_param(op, "m, n and k must be <= 4095, got m=" + num(p.m) + " n=" + num(p.n) + " k=" + num(p.k));
+  }
+  const bool wants_bias = p.cmatrixSource || p.isBias;
+  if (wants_bias && bias == nullptr) {
+    bad_param(op, "cmatrixSource/isBias take the initial C from a bias: use Mmad(dst, fm, filter, bias, params)");
+  }
+  if (p.m == 0 || p.n == 0) return;
+  const int64_t c0 = c0_of(dtype_size(a_dtype));
+  const int64_t m1 = ceil_div(p.m, 16);
+  const int64_t n1 = ceil_div(p.n, 16);
+  const int64_t k1 = ceil_div(p.k, c0);
+  const uint64_t a_need = uint64_t(m1 * k1) * kFractalBytes;
+  const uint64_t b_need = uint64_t(k1 * n1) * kFractalBytes;
+  const uint64_t c_need = uint64_t(m1 * n1) * 256 * 4;
+  check_bytes(op, "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)", a_need, a_bytes);
+  check_bytes(op, "bytes of filter (ceil(k/C0) x ceil(n/16) fractals of 512 bytes)", b_need, b_bytes);
+  check_bytes(op, "bytes of dst (ceil(m/16) x ceil(n/16) fractals of 16 x 16)", c_need, c_bytes);
+  const bool use_bias = wants_bias;
+  if (use_bias) check_bytes(op, "bytes of bias (n elements)", uint64_t{p.n} * 4, bias_bytes);
+  elide::read(a, a_need);
+  elide::read(b, b_need);
+  const bool accumulate = use_bias || !p.cmatrixInitVal;
+  if (use_bias) {
+    elide::read(bias, uint64_t{p.n} * 4);
+    elide::write(c, c_need);
+    // Every row of the padded C starts as the bias row (0 in padding columns).
+    auto* cw = static_cast<uint32_t*>(c);
+    const auto* bw = static_cast<const uint32_t*>(bias);
+    const int64_t mpad = 16 * m1;
+    for (int64_t j = 0; j < 16 * n1; ++j) {
+      const uint32_t v = j < p.n ? bw[j] : 0u;
+      uint32_t* col = cw + (j / 16) * mpad * 16 + j % 16;
+      for (int64_t i = 0; i < mpad; ++i) col[i * 16] = v;
+    }
+  } else if (accumulate) {
+    elide::access(c, c_need);
+  } else {
+    elide::write(c, c_need);
+  }
+  Operand oa{a, a_dtype, Layout::kFractal, k1, 0};
+  Operand ob{b, b_dtype, Layout::kFractal, n1, 0};
+  gemm(p.m, p.n, p.k, oa, ob, c, c_dtype, 16 * m1 * 16, accumulate);
+}
+
+// ---------------------------------------------------------------- Fixpipe
+
+void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, const void* src, uint64_t src_bytes,
+             DType src_dtype, const AscendC::FixpipeParamsV220& p, AscendC::CO2Layout layout, const uint64_t* scales,
+             uint64_t scales_count) {
+  using AscendC::QuantMode_t;
+  const char* op = "Fixpipe";
+  if (layout != AscendC::CO2Layout::ROW_MAJOR) {
+    fail(ErrorCode::kFeatureUnsupported, op, "only the ND output (CFG_ROW_MAJOR) is supported on the CPU device");
+  }
+  if (p.ndNum > 1) fail(ErrorCode::kFeatureUnsupported, op, "ndNum > 1 is not supported, got " + num(p.ndNum));
+  // The destination type each quantisation mode produces from each source.
+  DType want_src = DType::kFloat32, want_dst = DType::kFloat32;
+  const char* mode = "NoQuant";
+  bool per_channel = false;
+  switch (p.quantPre) {
+    case QuantMode_t::NoQuant:
+      want_src = want_dst = src_dtype == DType::kInt32 ? DType::kInt32 : DType::kFloat32;
+      break;
+    case QuantMode_t::F322F16: want_dst = DType::kFloat16; mode = "F322F16"; break;
+    case QuantMode_t::F322BF16: want_dst = DType::kBFloat16; mode = "F322BF16"; break;
+    case QuantMode_t::VDEQF16: per_channel = true; [[fallthrough]];
+    case QuantMode_t::DEQF16:
+      want_src = DType::kInt32;
+      want_dst = DType::kFloat16;
+      mode = per_channel ? "VDEQF16" : "DEQF16";
+      break;
+    case QuantMode_t::VQF322B8_PRE: per_channel = true; [[fallthrough]];
+    case QuantMode_t::QF322B8_PRE:
+      want_dst = DType::kInt8;
+      mode = per_channel ? "VQF322B8_PRE" : "QF322B8_PRE";
+      break;
+    case QuantMode_t::VREQ8: per_channel = true; [[fallthrough]];
+    case QuantMode_t::REQ8:
+      want_src = DType::kInt32;
+      want_dst = DType::kInt8;
+      mode = per_channel ? "VREQ8" : "REQ8";
+      break;
+    default: bad_param(op, "unknown quantPre " + num(static_cast<uint64_t>(p.quantPre)));
+  }
+  if (src_dtype != want_src || dst_dtype != want_dst) {
+    fail(ErrorCode::kInvalidDtype, op,
+         std::string("quantPre ") + mode + " converts " + dtype_name(want_src) + " to " + dtype_name(want_dst) +
+             ", got src " + dtype_name(src_dtype) + " and dst " + dtype_name(dst_dtype));
+  }
+  if (p.mSize == 0 || p.nSize == 0) return;
+  if (per_channel && (scales == nullptr || scales_count < p.nSize)) {
+    bad_param(op, std::string(mode) + " needs nSize (" + num(p.nSize) + ") per-column parameters in cbufWorkspace, got " +
+                      num(scales ? scales_count : 0));
+  }
+  if (p.dstStride < p.nSize) {
+    bad_param(op, "dstStride (" + num(p.dstStride) + ") must be >= nSize (" + num(p.nSize) + ")");
+  }
+  const uint64_t n1 = (p.nSize + 15) / 16;
+  if (n1 > 1 && p.srcStride < p.mSize) {
+    bad_param(op, "srcStride (" + num(p.srcStride) + " rows between NZ fractal columns) must be >= mSize (" +
+                      num(p.mSize) + ")");
+  }
+  const uint64_t src_need = ((n1 - 1) * p.srcStride * 16 + uint64_t{p.mSize} * 16) * 4;
+  check_bytes(op, "bytes of the L0C source", src_need, src_bytes);
+  const uint64_t de = dtype_size(dst_dtype);
+  const uint64_t dst_need = (uint64_t(p.mSize - 1) * p.dstStride + p.nSize) * de;
+  if (!dst_is_gm || dst_bytes != 0) check_bytes(op, "bytes of the destination", dst_need, dst_bytes);
+  elide::read(src, src_need);
+  if (dst_is_gm) {
+    elide::gm_write(dst, dst_need);
+    ::asc::kernel::detail::count_gm_bytes(uint64_t{p.mSize} * p.nSize * de);
+  } else {
+    elide::access(dst, dst_need);
+  }
+
+  thread_local std::vector<uint32_t> row_buf;
+  thread_local std::vector<float> scaled;
+  const size_t n = p.nSize;
+  row_buf.resize(n);
+  scaled.resize(n);
+  const auto* s = static_cast<const uint32_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  const float scalar_scale = scale_of(p.deqScalar);
+  for (uint64_t i = 0; i < p.mSize; ++i) {
+    const bool direct = !p.reluEn && p.quantPre == QuantMode_t::NoQuant;
+    for (uint64_t jb = direct ? n / 16 : 0; jb < n1; ++jb) {
+      const uint64_t cnt = std::min<uint64_t>(16, n - jb * 16);
+      std::memcpy(row_buf.data() + jb * 16, s + jb * p.srcStride * 16 + i * 16, cnt * 4);
+    }
+    uint8_t* drow = d + i * p.dstStride * de;
+    if (p.reluEn) {
+      simd::unary(simd::UnaryOp::kRelu, src_dtype, row_buf.data(), row_buf.data(), n);
+    } else if (p.quantPre == QuantMode_t::NoQuant) {
+      // Straight from the fractals into the row (constant 64-byte copies).
+      for (uint64_t jb = 0; jb < n / 16; ++jb) std::memcpy(drow + jb * 64, s + jb * p.srcStride * 16 + i * 16, 64);
+      if (n % 16) std::memcpy(drow + (n / 16) * 64, row_buf.data() + (n / 16) * 16, (n % 16) * 4);
+      continue;
+    }
+    if (p.quantPre == QuantMode_t::NoQuant) {
+      std::memcpy(drow, row_buf.data(), n * 4);
+      continue;
+    }
+    const void* from = row_buf.data();
+    if (src_dtype == DType::kInt32 || p.quantPre == QuantMode_t::QF322B8_PRE ||
+        p.quantPre == QuantMode_t::VQF322B8_PRE) {
+      // Scaled modes: value * scale in float32, then rounded to the destination.
+      for (size_t j = 0; j < n; ++j) {
+        const float v = src_dtype == DType::kInt32 ? static_cast<float>(static_cast<int32_t>(row_buf[j]))
+                                                   : ::asc::detail::bits_float(row_buf[j]);
+        scaled[j] = v * (per_channel ? scale_of(scales[j]) : scalar_scale);
+      }
+      from = scaled.data();
+    }
+    simd::cast(dst_dtype, DType::kFloat32, RoundMode::CAST_RINT, drow, from, n);
+  }
+}
+
+}  // namespace asc::kernel::cube
