@@ -39,7 +39,7 @@ example: install
 
 py-test: example
 	cd /tmp && PYTHONPATH=$(CURDIR)/$(EXAMPLE_BUILD) $(CURDIR)/$(PY) -m pytest -q -p no:cacheprovider \
-	  $(CURDIR)/tests/python $(CURDIR)/examples/vector_add/tests
+	  $(CURDIR)/tests/python $(CURDIR)/examples/vector_add/tests $(CURDIR)/examples/ascendc/tests
 
 # Everything CI runs: C++ unit tests, then the Python package and example tests.
 test: cpp-test py-test

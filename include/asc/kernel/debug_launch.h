@@ -1,0 +1,89 @@
+// The `kernel<<<blockDim, l2ctrl, stream>>>(args...)` launch syntax.
+//
+// `pyasc-cc` (and the CMake functions asc_add_executable / asc_add_library)
+// translate each launch in an Ascend C source into
+//
+//   ::asc::detail::chevron_launch("kernel", kernel, blockDim, l2ctrl, stream)(args...)
+//
+// keeping every line where it was (diagnostics and __FILE__/__LINE__ point at
+// the user's file), and include this header first. The launch is
+// asynchronous on `stream` (nullptr / 0: the calling thread's current
+// stream); `l2ctrl` is accepted and ignored, as it is on the CPU device.
+// Arguments convert implicitly to the kernel's parameter types (a `void*`
+// for a GM_ADDR parameter is a compile error, as with the Ascend compiler).
+//
+// Errors: like the device, the expression has no value. A launch that cannot
+// be enqueued (blockDim 0, a handle that is not a stream) prints
+// "[pyasc] kernel<<<...>>>: <message>" to stderr, leaves the message for
+// aclGetRecentErrMsg() and, when the stream is valid, fails the stream's next
+// synchronize (aclrtSynchronizeStream returns the code). Errors inside the
+// kernel (an assert, an out-of-range access) fail the stream's next
+// synchronize with the kernel name and block index.
+//
+// Compiling with -DASC_KERNEL_CHECK=1 (`pyasc-cc --check`) requests the
+// kernel checker for the whole program (as ASCEND_DEBUG=1 does at run time).
+//
+// Thread-safety: any thread may launch on any stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "asc/core/status.h"
+#include "asc/runtime/launch.h"
+
+namespace asc::kernel::debug {
+void request_kernel_checks(bool on) noexcept;  // asc/kernel/debug.h
+}  // namespace asc::kernel::debug
+
+namespace asc::detail {
+
+/// Reports a launch that could not be enqueued (see the file comment).
+void chevron_launch_failed(const char* name, void* stream, const Error& e) noexcept;
+
+template <typename D>
+inline D chevron_arg(D v) {  // implicit conversion only, as a call would do
+  return v;
+}
+
+template <typename R, typename... P>
+struct ChevronLaunch {
+  const char* name;
+  R (*kernel)(P...);
+  uint32_t block_dim;
+  void* stream;
+
+  template <typename... Args>
+  void operator()(Args&&... args) const {
+    static_assert(sizeof...(Args) == sizeof...(P),
+                  "kernel<<<...>>>(args...): the number of arguments differs from the kernel's parameters");
+    try {
+      launch(std::string(name), kernel, block_dim, runtime::resolve_stream(stream),
+             chevron_arg<std::decay_t<P>>(std::forward<Args>(args))...);
+    } catch (const Error& e) {
+      chevron_launch_failed(name, stream, e);
+    }
+  }
+};
+
+inline void* chevron_stream(void* s) { return s; }
+inline void* chevron_stream(std::nullptr_t) { return nullptr; }
+inline void* chevron_stream(int s) { return reinterpret_cast<void*>(static_cast<intptr_t>(s)); }
+inline void* chevron_stream(long s) { return reinterpret_cast<void*>(static_cast<intptr_t>(s)); }
+
+/// `name<<<blockDim, l2ctrl, stream>>>` (the stream may be left out).
+template <typename R, typename... P, typename L2 = std::nullptr_t, typename S = std::nullptr_t>
+inline ChevronLaunch<R, P...> chevron_launch(const char* name, R (*kernel)(P...), uint32_t block_dim,
+                                             L2&& /*l2ctrl*/ = nullptr, S&& stream = nullptr) {
+  return ChevronLaunch<R, P...>{name, kernel, block_dim, chevron_stream(stream)};
+}
+
+}  // namespace asc::detail
+
+#if defined(ASC_KERNEL_CHECK) && ASC_KERNEL_CHECK
+namespace asc::detail {
+inline const bool kernel_check_requested_by_build = (::asc::kernel::debug::request_kernel_checks(true), true);
+}
+#endif
