@@ -44,13 +44,13 @@ def main():
     n = f"2^{args.log2n}"
     s = f"{args.side}x{args.side}"
     cases = [
-        (f"a + b ({n})", lambda: a + b, lambda: na + nb),
-        (f"a * 2 ({n})", lambda: a * 2, lambda: na * 2),
-        (f"exp(a) ({n})", lambda: asc.exp(a), lambda: np.exp(na)),
-        (f"sum(a) ({n})", lambda: asc.sum(a), lambda: np.sum(na)),
-        (f"max(a) ({n})", lambda: asc.max(a), lambda: np.max(na)),
-        (f"sum axis 0 ({s})", lambda: asc.sum(m, axis=0), lambda: np.sum(nm, axis=0)),
-        (f"sum axis 1 ({s})", lambda: asc.sum(m, axis=1), lambda: np.sum(nm, axis=1)),
+        (f"a + b ({n})", lambda: asc.eval(a + b), lambda: na + nb),
+        (f"a * 2 ({n})", lambda: asc.eval(a * 2), lambda: na * 2),
+        (f"exp(a) ({n})", lambda: asc.eval(asc.exp(a)), lambda: np.exp(na)),
+        (f"sum(a) ({n})", lambda: asc.eval(asc.sum(a)), lambda: np.sum(na)),
+        (f"max(a) ({n})", lambda: asc.eval(asc.max(a)), lambda: np.max(na)),
+        (f"sum axis 0 ({s})", lambda: asc.eval(asc.sum(m, axis=0)), lambda: np.sum(nm, axis=0)),
+        (f"sum axis 1 ({s})", lambda: asc.eval(asc.sum(m, axis=1)), lambda: np.sum(nm, axis=1)),
     ]
     print(f"{'op':26s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s}")
     for name, f, g in cases:

@@ -2,8 +2,9 @@
 """Per-op overhead of pyasc arrays vs NumPy on tiny (10-element) float32 arrays.
 
 Prints, for each op, the best-of-N time per call of pyasc and of NumPy,
-measured in the same run, and the ratio. Target (issue 3): <= 1.5 us per op,
-or <= 3x NumPy's time.
+measured in the same run, and the ratio. Target (issue 3, eager path):
+<= 1.5 us per op, or <= 3x NumPy's time. The lazy column records the op and
+runs it (``asc.eval``) as a one-node graph; target (issue 4): <= 2x eager.
 
     python benchmarks/bench_array_overhead.py [--number 20000] [--repeat 7]
 """
@@ -42,13 +43,20 @@ def main():
         ("a.max()", lambda: a.max(), lambda: na.max()),
         ("a[1:5]", lambda: a[1:5], lambda: na[1:5]),
     ]
-    print(f"{'op':10s} {'pyasc us':>10s} {'numpy us':>10s} {'ratio':>7s}  target")
+    print(f"{'op':10s} {'eager us':>9s} {'numpy us':>9s} {'ratio':>6s} {'target':>6s} {'lazy us':>8s} {'lazy/eager':>10s}")
     for name, f, g in cases:
-        f(), g()
-        t = bench(f, args.number, args.repeat)
+        with asc.lazy.eager(True):
+            f()
+            t = bench(f, args.number, args.repeat)
+        def lazy(f=f):
+            return asc.eval(f())
+        lazy()
+        tl = bench(lazy, args.number, args.repeat)
+        g()
         u = bench(g, args.number, args.repeat)
         ok = "ok" if (t <= 1.5 or t <= 3 * u) else "MISS"
-        print(f"{name:10s} {t:10.3f} {u:10.3f} {t / u:7.2f}  {ok}")
+        okl = "ok" if tl <= 2 * t else "MISS"
+        print(f"{name:10s} {t:9.3f} {u:9.3f} {t / u:6.2f} {ok:>6s} {tl:8.3f} {tl / t:7.2f} {okl}")
     return 0
 
 

@@ -7,7 +7,9 @@
 // vector instructions run on the CPU core executing the block (each core has
 // its own Unified Buffer arena; vector instructions use SIMD via Highway).
 // Launch with asc::launch(kernel, blockDim, stream, args...) or
-// ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...).
+// ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...), or build the source
+// with pyasc-cc for kernel<<<blockDim, l2ctrl, stream>>>(args...).
+// AscendC::printf / PRINTF, DumpTensor and assert: asc/kernel/debug.h.
 #pragma once
 
 #include "asc/kernel/qualifiers.h"
@@ -17,5 +19,14 @@
 #include "asc/kernel/pipe.h"
 #include "asc/kernel/data_copy.h"
 #include "asc/kernel/vector.h"
+#include "asc/kernel/vector_mask.h"
+#include "asc/kernel/compare_select.h"
+#include "asc/kernel/reduce_ext.h"
+#include "asc/kernel/gather_sort.h"
+#include "asc/kernel/local_mem_allocator.h"
+#include "asc/kernel/cube.h"
 #include "asc/kernel/sync.h"
+#include "asc/kernel/debug.h"
 #include "asc/runtime/launch.h"
+// Unguarded: re-establishes the kernel assert after any <assert.h>.
+#include "asc/kernel/debug_assert.h"

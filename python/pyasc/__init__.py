@@ -14,11 +14,16 @@ from __future__ import annotations
 import atexit as _atexit
 import os as _os
 
+from . import _blas_env  # noqa: F401 - loads _C with the OpenBLAS kernel choice (see the module)
 from . import _C
 
 __version__ = _C.__version__
 
 from . import _log, device, errors, memory, profiler, stream, tools, utils  # noqa: E402
+from . import linalg  # noqa: E402 - pyasc.linalg
+from . import random  # noqa: E402 - pyasc.random (Philox generator)
+from . import lazy  # noqa: E402 - lazy graphs and fusion controls
+from .lazy import eval, is_eager, set_eager  # noqa: E402,A004
 from .device import (  # noqa: E402
     DeviceProperties,
     current_device,
@@ -28,6 +33,7 @@ from .device import (  # noqa: E402
 from .errors import (  # noqa: E402
     AscendError,
     AscendIndexError,
+    AscendLinAlgError,
     AscendMemoryError,
     AscendNotImplementedError,
     AscendRuntimeError,
@@ -108,6 +114,7 @@ __all__ = [
     "AscendMemoryError",
     "AscendNotImplementedError",
     "AscendRuntimeError",
+    "AscendLinAlgError",
     "ErrorCode",
     # device
     "DeviceProperties",
@@ -143,9 +150,16 @@ __all__ = [
     "get_cmake_dir",
     "get_library_dir",
     "cmake_prefix_path",
+    # lazy graphs
+    "eval",
+    "set_eager",
+    "is_eager",
     # submodules
+    "lazy",
     "device",
     "errors",
+    "linalg",
+    "random",
     "memory",
     "profiler",
     "stream",

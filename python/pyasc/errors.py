@@ -15,6 +15,8 @@ working::
 
 from __future__ import annotations
 
+from numpy import linalg as _np_linalg
+
 from . import _C
 
 __all__ = [
@@ -26,6 +28,8 @@ __all__ = [
     "AscendMemoryError",
     "AscendNotImplementedError",
     "AscendRuntimeError",
+    "AscendLinAlgError",
+    "AscendOverflowError",
     "error_class",
 ]
 
@@ -81,6 +85,15 @@ class AscendRuntimeError(AscendError, RuntimeError):
     """Kernel, stream or internal runtime failure (a ``RuntimeError``)."""
 
 
+class AscendLinAlgError(AscendError, _np_linalg.LinAlgError):
+    """Singular or not positive definite matrix, non-square input, no convergence
+    (a ``numpy.linalg.LinAlgError``, hence also a ``ValueError``)."""
+
+
+class AscendOverflowError(AscendError, OverflowError):
+    """A Python integer out of the range of the target dtype (an ``OverflowError``)."""
+
+
 # The one code -> class table. Codes not listed map to AscendRuntimeError.
 _CLASS_BY_CODE = {
     ErrorCode.INVALID_PARAM: AscendValueError,
@@ -90,6 +103,8 @@ _CLASS_BY_CODE = {
     ErrorCode.INVALID_DTYPE: AscendTypeError,
     ErrorCode.INDEX_OUT_OF_RANGE: AscendIndexError,
     ErrorCode.INVALID_SHAPE: AscendValueError,
+    ErrorCode.LINALG_ERROR: AscendLinAlgError,
+    ErrorCode.OVERFLOW: AscendOverflowError,
     ErrorCode.BAD_ALLOC: AscendMemoryError,
     ErrorCode.API_NOT_SUPPORT: AscendNotImplementedError,
     ErrorCode.INVALID_DEVICE: AscendValueError,

@@ -93,6 +93,42 @@ copysign = _C.copysign
 fmax = _C.fmax
 fmin = _C.fmin
 
+# Vector math beyond the basics (src/ops/math.cc; errors in docs/vector_math.md).
+sigmoid = expit = _C.sigmoid
+erf = _C.erf
+erfc = _C.erfc
+rsqrt = _C.rsqrt
+logaddexp = _C.logaddexp
+logaddexp2 = _C.logaddexp2
+deg2rad = radians = _C.deg2rad
+rad2deg = degrees = _C.rad2deg
+spacing = _C.spacing
+nextafter = _C.nextafter
+heaviside = _C.heaviside
+fmod = _C.fmod
+ldexp = _C.ldexp
+
+
+def gelu(x, approximate="none"):
+    """GELU, ``0.5 x (1 + erf(x / sqrt(2)))``; ``approximate="tanh"`` uses the tanh form."""
+    if approximate == "none":
+        return _C.gelu(x)
+    if approximate == "tanh":
+        return _C.gelu_tanh(x)
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)`` with ``sinc(0) = 1``, as ``numpy.sinc``."""
+    y = _C.multiply(_np.pi, asarray(x))
+    eps = (_ml_dtypes.finfo if y.dtype == bfloat16 else _np.finfo)(y.dtype).eps  # NumPy 2's choice
+    y = _C.where(_C.equal(y, 0), eps, y)
+    return _C.true_divide(_C.sin(y), y)
+
+
+_MATH_NAMES = ["sigmoid", "expit", "erf", "erfc", "rsqrt", "logaddexp", "logaddexp2", "deg2rad", "radians",
+               "rad2deg", "degrees", "spacing", "nextafter", "heaviside", "fmod", "ldexp", "gelu", "sinc"]
+
 # Reductions.
 sum = _C.sum  # noqa: A001
 prod = _C.prod
@@ -190,3 +226,20 @@ __all__ = [
     "hypot", "copysign", "fmax", "fmin",
     "var", "std", "all", "any", "argmax", "argmin", "cumsum", "cumprod",
 ] + list(_namespace_all)
+__all__ += _MATH_NAMES
+
+from . import _linalg_ns  # noqa: E402 - matmul, dot, einsum, ... (linear algebra in the namespace)
+from ._linalg_ns import *  # noqa: E402,F401,F403
+__all__ += _linalg_ns.__all__
+
+from . import _sorting  # noqa: E402 - sort, argsort, unique, isin, where(cond), ... (issue 3)
+from ._sorting import *  # noqa: E402,F401,F403
+__all__ += [n for n in _sorting.__all__ if n not in __all__]
+
+from . import _manipulation  # noqa: E402 - concatenate/stack/split/pad/take/put/nan* ... (C++ gather/scatter, issue 3)
+from ._manipulation import *  # noqa: E402,F401,F403
+__all__ += [n for n in _manipulation.__all__ if n not in __all__]
+
+from . import _interop  # noqa: E402 - ndarray protocols (__array_ufunc__, DLPack, flags, ...); from_dlpack, reuse_buffer
+from ._interop import __array_namespace_info__, from_dlpack, reuse_buffer  # noqa: E402,F401
+__all__ += ["from_dlpack", "reuse_buffer", "__array_namespace_info__"]

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "asc/core/tensor.h"
 #include "asc/runtime/stream.h"
 
 namespace pyasc {
@@ -22,6 +23,26 @@ void init_stream(py::module_& m);
 void init_memory(py::module_& m);
 void init_profiler(py::module_& m);
 void init_array(py::module_& m);
+void init_sort(py::module_& m);
+void init_random(py::module_& m);
+void init_linalg(py::module_& m);
+void init_indexing(py::module_& m);
+void init_interop(py::module_& m);
+void init_graph(py::module_& m);
+
+// Conversions shared by the binding files (defined in array.cc).
+/// Any array-like (pyasc array, NumPy array shared without a copy, Python
+/// scalar, nested list) -> tensor.
+asc::Tensor tensor_from_py(py::handle h);
+/// Any dtype-like -> DType (TypeError for unsupported ones).
+asc::DType dtype_from_py(py::handle h);
+/// The numpy.dtype object of `d`.
+py::object dtype_to_py(asc::DType d);
+/// A zero-copy NumPy view of `t` whose base keeps `owner` alive.
+py::object numpy_view(const asc::Tensor& t, py::handle owner);
+// Indexing entries of ndarray (defined in indexing.cc).
+asc::Tensor getitem_py(const asc::Tensor& t, py::handle key);
+void setitem_py(const asc::Tensor& t, py::handle key, py::handle value);
 
 /// True while Python objects may be touched (interpreter up, not finalizing).
 bool interpreter_alive() noexcept;

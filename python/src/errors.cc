@@ -39,6 +39,8 @@ void init_errors(py::module_& m) {
       .value("INVALID_DTYPE", ErrorCode::kInvalidDtype, "wrong dtype (TypeError)")
       .value("INDEX_OUT_OF_RANGE", ErrorCode::kIndexOutOfRange, "index outside a tensor (IndexError)")
       .value("INVALID_SHAPE", ErrorCode::kInvalidShape, "shapes that do not match (ValueError)")
+      .value("LINALG_ERROR", ErrorCode::kLinAlgError, "singular or non-positive-definite matrix (LinAlgError)")
+      .value("OVERFLOW", ErrorCode::kOverflow, "Python integer out of a dtype's range (OverflowError)")
       .value("BAD_ALLOC", ErrorCode::kBadAlloc, "ACL_ERROR_BAD_ALLOC")
       .value("API_NOT_SUPPORT", ErrorCode::kApiNotSupport, "ACL_ERROR_API_NOT_SUPPORT")
       .value("INVALID_DEVICE", ErrorCode::kInvalidDevice, "ACL_ERROR_INVALID_DEVICE")

@@ -15,4 +15,10 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_memory(m);
   pyasc::init_profiler(m);
   pyasc::init_array(m);
+  pyasc::init_sort(m);  // after init_array: replaces the generic bindings of its op names
+  pyasc::init_random(m);
+  pyasc::init_linalg(m);  // after init_array: binds ndarray's @ operators
+  pyasc::init_indexing(m);
+  pyasc::init_interop(m);
+  pyasc::init_graph(m);  // after init_array: adds ndarray.eval
 }

@@ -15,6 +15,8 @@ const char* error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kInvalidDtype: return "ASC_ERROR_INVALID_DTYPE";
     case ErrorCode::kIndexOutOfRange: return "ASC_ERROR_INDEX_OUT_OF_RANGE";
     case ErrorCode::kInvalidShape: return "ASC_ERROR_INVALID_SHAPE";
+    case ErrorCode::kLinAlgError: return "ASC_ERROR_LINALG";
+    case ErrorCode::kOverflow: return "ASC_ERROR_OVERFLOW";
     case ErrorCode::kBadAlloc: return "ACL_ERROR_BAD_ALLOC";
     case ErrorCode::kApiNotSupport: return "ACL_ERROR_API_NOT_SUPPORT";
     case ErrorCode::kInvalidDevice: return "ACL_ERROR_INVALID_DEVICE";

@@ -1,5 +1,6 @@
 import pickle
 
+import numpy as np
 import pytest
 
 import pyasc as asc
@@ -12,6 +13,8 @@ EXPECTED_BUILTIN = {
     ErrorCode.INVALID_DTYPE: TypeError,
     ErrorCode.INDEX_OUT_OF_RANGE: IndexError,
     ErrorCode.INVALID_SHAPE: ValueError,
+    ErrorCode.LINALG_ERROR: np.linalg.LinAlgError,  # a ValueError subclass
+    ErrorCode.OVERFLOW: OverflowError,
     ErrorCode.BAD_ALLOC: MemoryError,
     ErrorCode.API_NOT_SUPPORT: NotImplementedError,
     ErrorCode.INVALID_DEVICE: ValueError,

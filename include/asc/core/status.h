@@ -33,6 +33,8 @@ enum class ErrorCode : int32_t {
   kInvalidDtype = 100090,        // wrong dtype (Python: TypeError)
   kIndexOutOfRange = 100091,     // index/offset outside a tensor (Python: IndexError)
   kInvalidShape = 100092,        // shapes that do not match (Python: ValueError)
+  kLinAlgError = 100093,         // singular / not positive definite / non-square (numpy.linalg.LinAlgError)
+  kOverflow = 100094,            // a Python int out of a dtype's range (Python: OverflowError)
   // ACL resource errors.
   kBadAlloc = 200000,            // ACL_ERROR_BAD_ALLOC (host allocation)
   kApiNotSupport = 200001,       // ACL_ERROR_API_NOT_SUPPORT
