@@ -526,7 +526,12 @@ void set_identity(const Program& P, char* const* acc, int64_t count) {
 uint8_t* inline_scratch() {
   struct Scratch {
     uint8_t* p = nullptr;
-    ~Scratch() { ::operator delete(p, std::align_val_t(64)); }
+    // A flush at thread exit (ThreadGraph) may run after this destructor:
+    // reset so that such a late call allocates afresh instead of reusing freed memory.
+    ~Scratch() {
+      ::operator delete(p, std::align_val_t(64));
+      p = nullptr;
+    }
   };
   thread_local Scratch s;
   if (!s.p) s.p = static_cast<uint8_t*>(::operator new(static_cast<size_t>(ub_budget() + 1024), std::align_val_t(64)));

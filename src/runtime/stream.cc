@@ -122,7 +122,7 @@ Stream::Stream(Device* device)
 Stream::~Stream() {
   const bool on_own_worker = std::this_thread::get_id() == state_->worker_id;
   if (!on_own_worker) {
-    Status st = synchronize();
+    Status st = drain();
     if (!st.ok())
       ASC_LOG_WARNING("stream", "stream " << id_ << " destroyed with an unreported error: " << st.message());
   }
@@ -203,6 +203,13 @@ void set_synchronize_hook(void (*hook)()) noexcept { g_sync_hook.store(hook, std
 
 Status Stream::synchronize() {
   run_sync_hook();
+  return drain();
+}
+
+// Waits for the queued tasks without the synchronize hook: the destructor
+// uses it, since a thread's default stream dies at thread exit, when running
+// lazy graphs (the hook) would use that thread's already-destroyed state.
+Status Stream::drain() {
   if (profiler::enabled() && !query()) {
     profiler::Span span(profiler::EventKind::kSync, "stream.synchronize");
     span.event().stream_id = id_;

@@ -57,6 +57,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// Waits for all enqueued work; returns (and clears) the first stored error.
   Status synchronize();
   /// synchronize() that throws asc::Error.
+  /// Waits for the queued tasks like synchronize(), without running the
+  /// synchronize hook (lazy graphs are not materialised).
+  Status drain();
   void synchronize_or_throw() { synchronize().ThrowIfError(); }
   /// True when all enqueued work has finished.
   bool query() const noexcept { return completed() >= last_enqueued(); }
