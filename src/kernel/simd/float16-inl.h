@@ -168,6 +168,72 @@ struct BF16IO {
 template <typename C>
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
 
+// Contiguous loops over an IO adapter: two vectors per iteration, then one,
+// then the remainder through a padded stack buffer so that no access goes
+// past n (any tile length works). Shared by the elementwise and math tables.
+template <class IO, class Op>
+void BinaryLoop(void* dst, const void* a, const void* b, size_t n) {
+  using S = typename IO::S;
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  const size_t N = hn::Lanes(d);
+  const Op op;
+  S* pd = static_cast<S*>(dst);
+  const S* pa = static_cast<const S*>(a);
+  const S* pb = static_cast<const S*>(b);
+  size_t i = 0;
+  if (n >= 2 * N) {
+    for (; i <= n - 2 * N; i += 2 * N) {
+      const auto a0 = IO::Load(d, pa + i);
+      const auto a1 = IO::Load(d, pa + i + N);
+      const auto b0 = IO::Load(d, pb + i);
+      const auto b1 = IO::Load(d, pb + i + N);
+      IO::Store(d, op(d, a0, b0), pd + i);
+      IO::Store(d, op(d, a1, b1), pd + i + N);
+    }
+  }
+  for (; i + N <= n; i += N) IO::Store(d, op(d, IO::Load(d, pa + i), IO::Load(d, pb + i)), pd + i);
+  if (i < n) {
+    const size_t r = n - i;
+    S ta[kMaxLanes<C>] = {};
+    S tb[kMaxLanes<C>] = {};
+    S td[kMaxLanes<C>];
+    std::memcpy(ta, pa + i, r * sizeof(S));
+    std::memcpy(tb, pb + i, r * sizeof(S));
+    IO::Store(d, op(d, IO::Load(d, ta), IO::Load(d, tb)), td);
+    std::memcpy(pd + i, td, r * sizeof(S));
+  }
+}
+
+template <class IO, class Op>
+void UnaryLoop(void* dst, const void* src, size_t n) {
+  using S = typename IO::S;
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  const size_t N = hn::Lanes(d);
+  const Op op;
+  S* pd = static_cast<S*>(dst);
+  const S* pa = static_cast<const S*>(src);
+  size_t i = 0;
+  if (n >= 2 * N) {
+    for (; i <= n - 2 * N; i += 2 * N) {
+      const auto a0 = IO::Load(d, pa + i);
+      const auto a1 = IO::Load(d, pa + i + N);
+      IO::Store(d, op(d, a0), pd + i);
+      IO::Store(d, op(d, a1), pd + i + N);
+    }
+  }
+  for (; i + N <= n; i += N) IO::Store(d, op(d, IO::Load(d, pa + i)), pd + i);
+  if (i < n) {
+    const size_t r = n - i;
+    S ta[kMaxLanes<C>] = {};
+    S td[kMaxLanes<C>];
+    std::memcpy(ta, pa + i, r * sizeof(S));
+    IO::Store(d, op(d, IO::Load(d, ta)), td);
+    std::memcpy(pd + i, td, r * sizeof(S));
+  }
+}
+
 }  // namespace asc::kernel::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

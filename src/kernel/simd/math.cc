@@ -681,61 +681,6 @@ struct F32ViaF64IO {
   }
 };
 
-// Two vectors per iteration, then one, then the remainder through a padded
-// stack buffer so that no access goes past n (any tile length works).
-template <class IO, class Op>
-void MathUnaryLoop(void* dst, const void* src, size_t n) {
-  using S = typename IO::S;
-  using C = typename IO::C;
-  const hn::ScalableTag<C> d;
-  const size_t N = hn::Lanes(d);
-  const Op op;
-  S* pd = static_cast<S*>(dst);
-  const S* ps = static_cast<const S*>(src);
-  size_t i = 0;
-  if (n >= 2 * N) {
-    for (; i <= n - 2 * N; i += 2 * N) {
-      const auto a0 = IO::Load(d, ps + i);
-      const auto a1 = IO::Load(d, ps + i + N);
-      IO::Store(d, op(d, a0), pd + i);
-      IO::Store(d, op(d, a1), pd + i + N);
-    }
-  }
-  for (; i + N <= n; i += N) IO::Store(d, op(d, IO::Load(d, ps + i)), pd + i);
-  if (i < n) {
-    const size_t r = n - i;
-    S ta[kMaxLanes<C>] = {};
-    S td[kMaxLanes<C>];
-    std::memcpy(ta, ps + i, r * sizeof(S));
-    IO::Store(d, op(d, IO::Load(d, ta)), td);
-    std::memcpy(pd + i, td, r * sizeof(S));
-  }
-}
-
-template <class IO, class Op>
-void MathBinaryLoop(void* dst, const void* a, const void* b, size_t n) {
-  using S = typename IO::S;
-  using C = typename IO::C;
-  const hn::ScalableTag<C> d;
-  const size_t N = hn::Lanes(d);
-  const Op op;
-  S* pd = static_cast<S*>(dst);
-  const S* pa = static_cast<const S*>(a);
-  const S* pb = static_cast<const S*>(b);
-  size_t i = 0;
-  for (; i + N <= n; i += N) IO::Store(d, op(d, IO::Load(d, pa + i), IO::Load(d, pb + i)), pd + i);
-  if (i < n) {
-    const size_t r = n - i;
-    S ta[kMaxLanes<C>] = {};
-    S tb[kMaxLanes<C>] = {};
-    S td[kMaxLanes<C>];
-    std::memcpy(ta, pa + i, r * sizeof(S));
-    std::memcpy(tb, pb + i, r * sizeof(S));
-    IO::Store(d, op(d, IO::Load(d, ta), IO::Load(d, tb)), td);
-    std::memcpy(pd + i, td, r * sizeof(S));
-  }
-}
-
 // float64 pow: exp(y log x) in float64 lanes would lose up to |y log x| ulps;
 // the C library's pow is correctly rounded in practice.
 void PowF64Loop(void* dst, const void* a, const void* b, size_t n) {
@@ -768,17 +713,17 @@ void PowF64Loop(void* dst, const void* a, const void* b, size_t n) {
 MathTable MakeMathTable() {
   MathTable t;
 #define ASC_X(OP, F, IO32)                                                                    \
-  t.unary[idx(MathOp::OP)][idx(DType::kFloat64)] = &MathUnaryLoop<NativeIO<double>, F>;     \
-  t.unary[idx(MathOp::OP)][idx(DType::kFloat32)] = &MathUnaryLoop<IO32, F>;                 \
-  t.unary[idx(MathOp::OP)][idx(DType::kFloat16)] = &MathUnaryLoop<F16IO, F>;                \
-  t.unary[idx(MathOp::OP)][idx(DType::kBFloat16)] = &MathUnaryLoop<BF16IO, F>;
+  t.unary[idx(MathOp::OP)][idx(DType::kFloat64)] = &UnaryLoop<NativeIO<double>, F>;     \
+  t.unary[idx(MathOp::OP)][idx(DType::kFloat32)] = &UnaryLoop<IO32, F>;                 \
+  t.unary[idx(MathOp::OP)][idx(DType::kFloat16)] = &UnaryLoop<F16IO, F>;                \
+  t.unary[idx(MathOp::OP)][idx(DType::kBFloat16)] = &UnaryLoop<BF16IO, F>;
   ASC_MATH_UNARY_OPS(ASC_X)
 #undef ASC_X
 #define ASC_X(OP, F, IO32)                                                                    \
-  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat64)] = &MathBinaryLoop<NativeIO<double>, F>; \
-  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat32)] = &MathBinaryLoop<IO32, F>;         \
-  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat16)] = &MathBinaryLoop<F16IO, F>;        \
-  t.binary[idx(MathBinaryOp::OP)][idx(DType::kBFloat16)] = &MathBinaryLoop<BF16IO, F>;
+  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat64)] = &BinaryLoop<NativeIO<double>, F>; \
+  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat32)] = &BinaryLoop<IO32, F>;         \
+  t.binary[idx(MathBinaryOp::OP)][idx(DType::kFloat16)] = &BinaryLoop<F16IO, F>;        \
+  t.binary[idx(MathBinaryOp::OP)][idx(DType::kBFloat16)] = &BinaryLoop<BF16IO, F>;
   ASC_MATH_BINARY_OPS(ASC_X)
 #undef ASC_X
   t.binary[idx(MathBinaryOp::kPow)][idx(DType::kFloat64)] = &PowF64Loop;
