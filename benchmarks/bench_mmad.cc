@@ -35,15 +35,18 @@ namespace {
 using AscendC::TPosition;
 
 // Each block computes a run of BM x BN tiles of C, accumulated over K in
-// steps of BK.
-template <typename T>
+// steps of BK. L0A (BM x BK) and L0B (BN x BK) hold 64 KiB each, L0C (BM x BN
+// float) 128 KiB. On the CPU each Mmad's B tile is copied three times (ND -> NZ,
+// L1 -> L0B, panel packing) and A's twice, so the tiles favour a tall BM: the
+// data moved per multiply-add is ~ 1/BN + 1.5/BM.
+template <typename T, int BM_ = 256, int BN_ = 128, int BK_ = 64>
 struct MmadKernel {
-  // L0A (BM x BK), L0B (BN x BK): 64 KiB each; L0C (BM x BN float): 128 KiB.
-  // float takes a narrower BN for a deeper BK: fewer passes over the L0C tile.
-  static constexpr int BM = 128;
-  static constexpr int BN = sizeof(T) == 2 ? 256 : 128;
-  static constexpr int BK = 128;
+  static constexpr int BM = BM_;
+  static constexpr int BN = BN_;
+  static constexpr int BK = BK_;
   static constexpr int C0 = 32 / sizeof(T);
+  static_assert(BM * BK * sizeof(T) <= 65536 && BN * BK * sizeof(T) <= 65536 && BM * BN * 4 <= 131072,
+                "the tiles must fit L0A, L0B and L0C");
 
   static void run(const T* a, const T* bt, float* c, int M, int N, int K) {
     AscendC::TPipe pipe;
@@ -84,9 +87,9 @@ struct MmadKernel {
         }
         // L1 -> L0B (Zn): B^T's NZ order already is Zn's.
         const int fractals = BN / 16 * (BK / C0);
-        for (int f = 0; f < fractals; f += 128) {
+        for (int f = 0; f < fractals; f += 255) {
           AscendC::LoadData(lb2[f * 16 * C0], lb1,
-                            AscendC::LoadData2DParams(f, std::min(128, fractals - f), 1, 0, 0, false, 0));
+                            AscendC::LoadData2DParams(f, std::min(255, fractals - f), 1, 0, 0, false, 0));
         }
         AscendC::Mmad(lc, la2, lb2, AscendC::MmadParams(BM, BN, BK, 0, false, k0 == 0));
       }
@@ -177,7 +180,7 @@ int main(int argc, char** argv) {
       s->synchronize_or_throw();
     };
   };
-  const uint32_t tiles = static_cast<uint32_t>((M / 128) * (N / 128));
+  const uint32_t tiles = static_cast<uint32_t>((M / MmadKernel<float>::BM) * (N / MmadKernel<float>::BN));
   const uint32_t blocks = std::min<uint32_t>(tiles, static_cast<uint32_t>(cores));
   matmul_tiling::MultiCoreMatmulTiling mt;
   mt.SetDim(cores);
@@ -187,13 +190,14 @@ int main(int argc, char** argv) {
   mt.SetShape(M, N, K);
   TCubeTiling tiling;
   if (mt.GetTiling(tiling) != 0) return 1;
-  std::vector<float> c_f32(c.size()), c_f16(c.size()), c_api(c.size());
+  std::vector<float> c_f32(c.size()), c_f16(c.size()), c_api(c.size()), c_sq(c.size());
   const std::vector<std::function<void()>> variants = {
       [&] { blas(cores); },
       [&] { blas(1); },
       kernel(blocks, [&] { MmadKernel<float>::run(a.data(), bt.data(), c_f32.data(), M, N, K); }),
       kernel(1, [&] { MmadKernel<float>::run(a.data(), bt.data(), c.data(), M, N, K); }),
-      kernel(blocks, [&] { MmadKernel<half>::run(ah.data(), bth.data(), c_f16.data(), M, N, K); }),
+      kernel(blocks, [&] { MmadKernel<half, 256, 128, 128>::run(ah.data(), bth.data(), c_f16.data(), M, N, K); }),
+      kernel(blocks, [&] { MmadKernel<float, 128, 128, 128>::run(a.data(), bt.data(), c_sq.data(), M, N, K); }),
       kernel(static_cast<uint32_t>(tiling.usedCoreNum),
              [&] { matmul_api<half>(ah.data(), bh.data(), c_api.data(), tiling); }),
   };
@@ -210,8 +214,8 @@ int main(int argc, char** argv) {
     return times[v][times[v].size() / 2];
   };
   const double t_blas = median(0), t_blas1 = median(1), t_f32 = median(2), t_f32_1 = median(3), t_f16 = median(4),
-               t_api = median(5);
-  const double err_f32 = max_rel_err(c_f32, c_ref), err_f16 = max_rel_err(c_f16, c_ref),
+               t_sq = median(5), t_api = median(6);
+  const double err_f32 = max_rel_err(c_f32, c_ref), err_f16 = max_rel_err(c_f16, c_ref), err_sq = max_rel_err(c_sq, c_ref),
                err_api = max_rel_err(c_api, c_ref);
   openblas_set_num_threads(cores);
   std::printf("  OpenBLAS sgemm, %d threads:       %8.2f ms  %7.1f GFLOP/s\n", cores, t_blas * 1e3,
@@ -219,6 +223,8 @@ int main(int argc, char** argv) {
   std::printf("  OpenBLAS sgemm, 1 thread:         %8.2f ms  %7.1f GFLOP/s\n", t_blas1 * 1e3, flops / t_blas1 * 1e-9);
   std::printf("  Mmad kernel, float, %u blocks:     %8.2f ms  %7.1f GFLOP/s  ratio to OpenBLAS %.2f  (max err %.1e)\n",
               blocks, t_f32 * 1e3, flops / t_f32 * 1e-9, t_blas / t_f32, err_f32);
+  std::printf("  Mmad kernel, float, 128^3 tiles:  %8.2f ms  %7.1f GFLOP/s  ratio to OpenBLAS %.2f  (max err %.1e)\n",
+              t_sq * 1e3, flops / t_sq * 1e-9, t_blas / t_sq, err_sq);
   std::printf("  Mmad kernel, float, 1 block:      %8.2f ms  %7.1f GFLOP/s  ratio to 1-thread OpenBLAS %.2f\n",
               t_f32_1 * 1e3, flops / t_f32_1 * 1e-9, t_blas1 / t_f32_1);
   std::printf("  Mmad kernel, half in, %u blocks:   %8.2f ms  %7.1f GFLOP/s  ratio to OpenBLAS %.2f  (max err %.1e)\n",

@@ -22,6 +22,7 @@
 #include "asc/kernel/vector_mask.h"
 #include "asc/kernel/compare_select.h"
 #include "asc/kernel/reduce_ext.h"
+#include "asc/kernel/cast_repeat.h"
 #include "asc/kernel/gather_sort.h"
 #include "asc/kernel/local_mem_allocator.h"
 #include "asc/kernel/cube.h"

@@ -115,9 +115,20 @@ void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, s
   const uint64_t full = p.dValue / c0;  // whole 32-byte blocks per row
   const uint64_t tail = (p.dValue % c0) * e;
   const uint64_t dst_block_pitch = uint64_t{p.dstNzC0Stride} * 32;
+  // Row by row; the destination is a small buffer that stays in cache. The
+  // source rows come from GM, often one page apart (a 1024-float row is 4
+  // KiB), where the hardware prefetchers do not follow: each row's lines are
+  // prefetched kAhead rows in advance so that their misses overlap.
+  constexpr uint64_t kAhead = 8;
+  const uint64_t row_bytes = uint64_t{p.dValue} * e;
   for (uint64_t m = 0; m < p.ndNum; ++m) {
     for (uint64_t r = 0; r < p.nValue; ++r) {
       const uint8_t* srow = s + (m * p.srcNdMatrixStride + r * p.srcDValue) * e;
+      if (r + kAhead < p.nValue) {
+        const uint8_t* ahead = srow + kAhead * p.srcDValue * e;
+        for (uint64_t o = 0; o < row_bytes; o += 64) __builtin_prefetch(ahead + o);
+        __builtin_prefetch(ahead + row_bytes - 1);
+      }
       uint8_t* drow = d + (m * p.dstNzMatrixStride + r * p.dstNzNStride * c0) * e;
       // Constant-size copies compile to two vector moves (no libc call per block).
       for (uint64_t b = 0; b < full; ++b) std::memcpy(drow + b * dst_block_pitch, srow + b * 32, 32);
@@ -197,9 +208,10 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
              uint64_t scales_count) {
   using AscendC::QuantMode_t;
   const char* op = "Fixpipe";
-  if (layout != AscendC::CO2Layout::ROW_MAJOR) {
-    fail(ErrorCode::kFeatureUnsupported, op, "only the ND output (CFG_ROW_MAJOR) is supported on the CPU device");
+  if (layout != AscendC::CO2Layout::ROW_MAJOR && layout != AscendC::CO2Layout::NZ) {
+    fail(ErrorCode::kFeatureUnsupported, op, "only the ND (CFG_ROW_MAJOR) and NZ (CFG_NZ) outputs are supported");
   }
+  const bool nz = layout == AscendC::CO2Layout::NZ;
   if (p.ndNum > 1) fail(ErrorCode::kFeatureUnsupported, op, "ndNum > 1 is not supported, got " + num(p.ndNum));
   // The destination type each quantisation mode produces from each source.
   DType want_src = DType::kFloat32, want_dst = DType::kFloat32;
@@ -240,7 +252,21 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
     bad_param(op, std::string(mode) + " needs nSize (" + num(p.nSize) + ") per-column parameters in cbufWorkspace, got " +
                       num(scales ? scales_count : 0));
   }
-  if (p.dstStride < p.nSize) {
+  const uint64_t de = dtype_size(dst_dtype);
+  // NZ output: c columns per fractal column, fractal columns dstStride
+  // 32-byte units apart.
+  const uint64_t nz_c = (p.isChannelSplit && de == 4) ? 8 : 16;
+  const uint64_t nz_col = nz ? uint64_t{p.dstStride} * 32 / de : 0;
+  if (nz) {
+    if (de == 1) fail(ErrorCode::kFeatureUnsupported, op, "int8 output in NZ (CFG_NZ) is not supported");
+    if (p.nSize % nz_c != 0) {
+      bad_param(op, "the NZ output needs nSize (" + num(p.nSize) + ") to be a multiple of " + num(nz_c));
+    }
+    if (p.nSize > nz_c && nz_col < uint64_t{p.mSize} * nz_c) {
+      bad_param(op, "dstStride (" + num(p.dstStride) + " x 32 bytes between NZ fractal columns) leaves no room for " +
+                        num(p.mSize) + " rows of " + num(nz_c) + " elements");
+    }
+  } else if (p.dstStride < p.nSize) {
     bad_param(op, "dstStride (" + num(p.dstStride) + ") must be >= nSize (" + num(p.nSize) + ")");
   }
   const uint64_t n1 = (p.nSize + 15) / 16;
@@ -250,8 +276,8 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
   }
   const uint64_t src_need = ((n1 - 1) * p.srcStride * 16 + uint64_t{p.mSize} * 16) * 4;
   check_bytes(op, "bytes of the L0C source", src_need, src_bytes);
-  const uint64_t de = dtype_size(dst_dtype);
-  const uint64_t dst_need = (uint64_t(p.mSize - 1) * p.dstStride + p.nSize) * de;
+  const uint64_t dst_need = nz ? ((p.nSize / nz_c - 1) * nz_col + uint64_t{p.mSize} * nz_c) * de
+                               : (uint64_t(p.mSize - 1) * p.dstStride + p.nSize) * de;
   if (!dst_is_gm || dst_bytes != 0) check_bytes(op, "bytes of the destination", dst_need, dst_bytes);
   elide::read(src, src_need);
   if (dst_is_gm) {
@@ -269,24 +295,16 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
   const auto* s = static_cast<const uint32_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
   const float scalar_scale = scale_of(p.deqScalar);
-  for (uint64_t i = 0; i < p.mSize; ++i) {
-    const bool direct = !p.reluEn && p.quantPre == QuantMode_t::NoQuant;
-    for (uint64_t jb = direct ? n / 16 : 0; jb < n1; ++jb) {
+  // Row i of the source, converted (ReLU, quantisation) into n elements at `out`.
+  auto convert_row = [&](uint8_t* out, uint64_t i) {
+    for (uint64_t jb = 0; jb < n1; ++jb) {
       const uint64_t cnt = std::min<uint64_t>(16, n - jb * 16);
       std::memcpy(row_buf.data() + jb * 16, s + jb * p.srcStride * 16 + i * 16, cnt * 4);
     }
-    uint8_t* drow = d + i * p.dstStride * de;
-    if (p.reluEn) {
-      simd::unary(simd::UnaryOp::kRelu, src_dtype, row_buf.data(), row_buf.data(), n);
-    } else if (p.quantPre == QuantMode_t::NoQuant) {
-      // Straight from the fractals into the row (constant 64-byte copies).
-      for (uint64_t jb = 0; jb < n / 16; ++jb) std::memcpy(drow + jb * 64, s + jb * p.srcStride * 16 + i * 16, 64);
-      if (n % 16) std::memcpy(drow + (n / 16) * 64, row_buf.data() + (n / 16) * 16, (n % 16) * 4);
-      continue;
-    }
+    if (p.reluEn) simd::unary(simd::UnaryOp::kRelu, src_dtype, row_buf.data(), row_buf.data(), n);
     if (p.quantPre == QuantMode_t::NoQuant) {
-      std::memcpy(drow, row_buf.data(), n * 4);
-      continue;
+      std::memcpy(out, row_buf.data(), n * 4);
+      return;
     }
     const void* from = row_buf.data();
     if (src_dtype == DType::kInt32 || p.quantPre == QuantMode_t::QF322B8_PRE ||
@@ -299,8 +317,129 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
       }
       from = scaled.data();
     }
-    simd::cast(dst_dtype, DType::kFloat32, RoundMode::CAST_RINT, drow, from, n);
+    simd::cast(dst_dtype, DType::kFloat32, RoundMode::CAST_RINT, out, from, n);
+  };
+  const bool direct = !p.reluEn && p.quantPre == QuantMode_t::NoQuant;
+  thread_local std::vector<uint8_t> nz_row;
+  if (nz) nz_row.resize(n * de);
+  for (uint64_t i = 0; i < p.mSize; ++i) {
+    if (nz) {
+      // Convert the row into a scratch, then place its c-column groups.
+      convert_row(nz_row.data(), i);
+      for (uint64_t jb = 0; jb < n / nz_c; ++jb) {
+        std::memcpy(d + (jb * nz_col + i * nz_c) * de, nz_row.data() + jb * nz_c * de, nz_c * de);
+      }
+      continue;
+    }
+    uint8_t* drow = d + i * p.dstStride * de;
+    if (direct) {
+      // Straight from the fractals into the row (constant 64-byte copies).
+      for (uint64_t jb = 0; jb < n / 16; ++jb) std::memcpy(drow + jb * 64, s + jb * p.srcStride * 16 + i * 16, 64);
+      if (n % 16) std::memcpy(drow + (n / 16) * 64, s + (n / 16) * p.srcStride * 16 + i * 16, (n % 16) * 4);
+      continue;
+    }
+    convert_row(drow, i);
   }
+}
+
+// ---------------------------------------------------------------- LoadData 3D (img2col)
+
+void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
+                  const Img2ColParams& p, const void* pad_value, bool dst_zn) {
+  const char* op = "LoadData";
+  if (p.transpose || p.small_k) {
+    fail(ErrorCode::kFeatureUnsupported, op, "LoadData3DParamsV2: enTranspose and enSmallK are not supported");
+  }
+  const uint64_t e = elem_size;
+  const uint64_t c0 = 32 / e;
+  if (p.m_ext == 0 || p.k_ext == 0) return;
+  if (p.m_ext % 16 != 0 || p.k_ext % c0 != 0 || p.channels == 0 || p.channels % c0 != 0) {
+    bad_param(op, "LoadData3DParamsV2: mExtension (" + num(p.m_ext) + ") must be a multiple of 16, kExtension (" +
+                      num(p.k_ext) + ") and channelSize (" + num(p.channels) + ") positive multiples of C0 = " +
+                      num(c0));
+  }
+  if (p.stride_w == 0 || p.stride_h == 0 || p.filter_w == 0 || p.filter_h == 0 || p.dil_w == 0 || p.dil_h == 0) {
+    bad_param(op, "LoadData3DParamsV2: strides, filter sizes and dilations must be >= 1");
+  }
+  const int64_t span_w = int64_t{p.dil_w} * (p.filter_w - 1) + 1;
+  const int64_t padded_w = int64_t{p.l1w} + p.pad[0] + p.pad[1];
+  if (padded_w < span_w) {
+    bad_param(op, "LoadData3DParamsV2: the filter (" + num(static_cast<uint64_t>(span_w)) +
+                      " columns with dilation) is wider than the padded input (" +
+                      num(static_cast<uint64_t>(padded_w)) + ")");
+  }
+  const int64_t wo = (padded_w - span_w) / p.stride_w + 1;
+  const uint64_t c1 = p.channels / c0;
+  const uint64_t k_total = c1 * p.filter_h * p.filter_w * c0;
+  if (uint64_t{p.k_start} + p.k_ext > k_total) {
+    bad_param(op, "LoadData3DParamsV2: kStartPt + kExtension (" + num(uint64_t{p.k_start} + p.k_ext) +
+                      ") exceeds channelSize x filterH x filterW = " + num(k_total));
+  }
+  check_bytes(op, "bytes of the L1 feature map (channelSize x l1H x l1W elements)",
+              uint64_t{p.channels} * p.l1h * p.l1w * e, src_bytes);
+  const uint64_t out_bytes = uint64_t{p.m_ext} * p.k_ext * e;
+  check_bytes(op, "bytes of the destination (mExtension x kExtension elements)", out_bytes, dst_bytes);
+  elide::read(src, uint64_t{p.channels} * p.l1h * p.l1w * e);
+  elide::write(dst, out_bytes);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  const uint64_t k1 = p.k_ext / c0, m1 = p.m_ext / 16;
+  // Each (row, C0 group) is one contiguous 32-byte run of the source (one
+  // position, C0 channels) or padding: copy whole runs.
+  for (uint64_t mi = 0; mi < p.m_ext; ++mi) {
+    const int64_t m = int64_t{p.m_start} + static_cast<int64_t>(mi);
+    const int64_t oh = m / wo, ow = m % wo;
+    for (uint64_t kb = 0; kb < k1; ++kb) {
+      const uint64_t kg = p.k_start + kb * c0;  // first k of this group
+      uint8_t* out = dst_zn ? d + ((kb * m1 + mi / 16) * 16 + mi % 16) * 32 : d + ((mi / 16) * k1 + kb) * 512 + (mi % 16) * 32;
+      // k groups may start off a C0 boundary (kStartPt): take element by element then.
+      for (uint64_t t = 0; t < c0;) {
+        const uint64_t k = kg + t;
+        const uint64_t cc = k % c0, pos = k / c0;  // pos = (c1 * FH + kh) * FW + kw
+        const uint64_t kw = pos % p.filter_w, kh = (pos / p.filter_w) % p.filter_h, ci = pos / (p.filter_w * p.filter_h);
+        const int64_t h = oh * p.stride_h - int64_t{p.pad[2]} + static_cast<int64_t>(kh) * p.dil_h;
+        const int64_t w = ow * p.stride_w - int64_t{p.pad[0]} + static_cast<int64_t>(kw) * p.dil_w;
+        const uint64_t run = std::min<uint64_t>(c0 - t, c0 - cc);
+        if (h < 0 || h >= p.l1h || w < 0 || w >= p.l1w) {
+          for (uint64_t r = 0; r < run; ++r) std::memcpy(out + (t + r) * e, pad_value, e);
+        } else {
+          std::memcpy(out + t * e, s + (((ci * p.l1h + static_cast<uint64_t>(h)) * p.l1w + static_cast<uint64_t>(w)) * c0 + cc) * e,
+                      run * e);
+        }
+        t += run;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- InitConstValue
+
+void init_const_value(void* dst, uint64_t dst_bytes, size_t elem_size, uint32_t repeat, uint32_t blocks,
+                      uint32_t gap, const void* value) {
+  const char* op = "InitConstValue";
+  if (repeat == 0 || blocks == 0) return;
+  const uint64_t need = ((uint64_t{repeat} - 1) * (blocks + gap) + blocks) * kFractalBytes;
+  check_bytes(op, "bytes of dst ((repeatTimes - 1) x (blockNum + dstGap) + blockNum blocks of 512 bytes)", need,
+              dst_bytes);
+  elide::access(dst, need);
+  uint8_t block[kFractalBytes];
+  for (uint64_t i = 0; i < kFractalBytes; i += elem_size) std::memcpy(block + i, value, elem_size);
+  auto* d = static_cast<uint8_t*>(dst);
+  for (uint64_t r = 0; r < repeat; ++r) {
+    for (uint64_t b = 0; b < blocks; ++b) std::memcpy(d + (r * (blocks + gap) + b) * kFractalBytes, block, kFractalBytes);
+  }
+}
+
+// ---------------------------------------------------------------- DataCopy L0C -> GM/UB
+
+AscendC::FixpipeParamsV220 co12dst_params(const AscendC::DataCopyCO12DstParams& p, AscendC::CO2Layout* layout) {
+  if (p.reluPre > 1) {
+    bad_param("DataCopy", "DataCopyCO12DstParams: reluPre " + num(p.reluPre) + " is not supported (0 none, 1 ReLU)");
+  }
+  AscendC::FixpipeParamsV220 f(p.nSize, p.mSize, p.srcStride, p.dstStride, p.reluPre == 1, p.quantPre, 0);
+  f.isChannelSplit = p.channelSplit;
+  *layout = p.nz2ndEn ? AscendC::CO2Layout::ROW_MAJOR : AscendC::CO2Layout::NZ;
+  return f;
 }
 
 }  // namespace asc::kernel::cube

@@ -169,4 +169,248 @@ void extract_records(DType dtype, void* values, uint32_t* indices, const void* r
   }
 }
 
+// ---------------------------------------------------------------- Gather, mask/repeat form
+
+void gather_repeat(uint32_t esize, void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes,
+                   const uint32_t* offsets, uint64_t offsets_count, uint32_t base, const uint64_t mask[2],
+                   uint32_t repeat, uint32_t dst_rep_stride) {
+  const char* op = "Gather";
+  const uint32_t lanes = 256 / esize;
+  auto selected = [&](uint32_t l) { return ((mask[l / 64] >> (l % 64)) & 1u) != 0; };
+  // Check every selected lane first: an error leaves dst untouched.
+  for (uint32_t r = 0; r < repeat; ++r) {
+    for (uint32_t l = 0; l < lanes; ++l) {
+      if (!selected(l)) continue;
+      const uint64_t i = uint64_t{r} * lanes + l;
+      if (i >= offsets_count) {
+        fail(ErrorCode::kIndexOutOfRange, op,
+             "repeat " + std::to_string(r) + " lane " + std::to_string(l) + " needs srcOffsetLocal[" +
+                 std::to_string(i) + "] but the tensor has " + std::to_string(offsets_count) + " elements");
+      }
+      check_offset(op, "srcOffsetLocal", esize, uint64_t{base} + offsets[i], src_bytes, static_cast<uint32_t>(i));
+      const uint64_t d = uint64_t{r} * dst_rep_stride * 32 + uint64_t{l} * esize;
+      if (d + esize > dst_bytes) fail_size(op, "bytes of dst (mask/repeat extent)", d + esize, dst_bytes);
+    }
+  }
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  const uint8_t* s = static_cast<const uint8_t*>(src);
+  for (uint32_t r = 0; r < repeat; ++r) {
+    uint8_t* drep = d + uint64_t{r} * dst_rep_stride * 32;
+    const uint32_t* orep = offsets + uint64_t{r} * lanes;
+    for (uint32_t l = 0; l < lanes; ++l) {
+      if (selected(l)) std::memcpy(drep + uint64_t{l} * esize, s + uint64_t{base} + orep[l], esize);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- MrgSort
+
+namespace {
+
+thread_local uint16_t g_mrg_taken[4] = {0, 0, 0, 0};
+
+float record_key(DType dtype, const uint8_t* rec) {
+  if (dtype == DType::kFloat32) {
+    float f;
+    std::memcpy(&f, rec, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, rec, 2);
+  return asc::detail::f16_bits_to_f32(h);
+}
+
+// a goes before b in a descending merge (NaN first); ties keep list order.
+bool key_before(float a, float b) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an && !bn;
+  return a > b;
+}
+
+}  // namespace
+
+const uint16_t* mrg_sort_taken() noexcept { return g_mrg_taken; }
+
+void mrg_sort(DType dtype, void* dst, uint64_t dst_bytes, const void* const lists[4], const uint64_t list_bytes[4],
+              const AscendC::MrgSort4Info& info) {
+  const char* op = "MrgSort";
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat16) {
+    fail(ErrorCode::kInvalidDtype, op, std::string("dtype ") + dtype_name(dtype) + " is not supported (float, half)");
+  }
+  int nlists = 0;
+  switch (info.validBit) {
+    case 0b11: nlists = 2; break;
+    case 0b111: nlists = 3; break;
+    case 0b1111: nlists = 4; break;
+    default:
+      fail(ErrorCode::kInvalidParam, op,
+           "validBit " + std::to_string(info.validBit) + " is not 0b11, 0b111 or 0b1111 (2, 3 or 4 lists)");
+  }
+  const uint32_t repeat = info.repeatTimes;
+  if (repeat > 1) {
+    const uint16_t* e = info.elementLengths;
+    if (nlists != 4 || e[1] != e[0] || e[2] != e[0] || e[3] != e[0]) {
+      fail(ErrorCode::kInvalidParam, op,
+           "repeatTimes " + std::to_string(repeat) + " > 1 needs validBit 0b1111 and four equal elementLengths, got " +
+               std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) + ", " +
+               std::to_string(e[3]));
+    }
+  }
+  std::fill(g_mrg_taken, g_mrg_taken + 4, uint16_t{0});
+  if (repeat == 0) return;
+  uint64_t total = 0;
+  for (int i = 0; i < nlists; ++i) total += info.elementLengths[i];
+  // Bounds: repeat mode reads everything from src1.
+  if (repeat > 1) {
+    const uint64_t need = uint64_t{repeat} * total * 8;
+    if (lists[0] == nullptr) fail(ErrorCode::kInvalidParam, op, "src1 has no buffer");
+    if (need > list_bytes[0]) fail_size(op, "bytes of src1 (repeatTimes x 4 lists of 8-byte records)", need, list_bytes[0]);
+  } else {
+    for (int i = 0; i < nlists; ++i) {
+      const uint64_t need = uint64_t{info.elementLengths[i]} * 8;
+      if (need == 0) continue;
+      if (lists[i] == nullptr) fail(ErrorCode::kInvalidParam, op, "src" + std::to_string(i + 1) + " has no buffer");
+      if (need > list_bytes[i]) {
+        const std::string what = "bytes of src" + std::to_string(i + 1) + " (elementLengths x 8-byte records)";
+        fail_size(op, what.c_str(), need, list_bytes[i]);
+      }
+    }
+  }
+  const uint64_t dst_need = uint64_t{repeat} * total * 8;
+  if (dst_need > dst_bytes) fail_size(op, "bytes of dst (8-byte records)", dst_need, dst_bytes);
+  uint8_t* out = static_cast<uint8_t*>(dst);
+  std::vector<uint8_t> in;  // the sources are read first: dst may overlap them
+  for (uint32_t r = 0; r < repeat; ++r) {
+    const uint8_t* src[4] = {};
+    uint64_t len[4] = {};
+    in.clear();
+    for (int i = 0; i < nlists; ++i) len[i] = info.elementLengths[i];
+    uint64_t at = 0;
+    for (int i = 0; i < nlists; ++i) {
+      const uint8_t* from = repeat > 1 ? static_cast<const uint8_t*>(lists[0]) + (uint64_t{r} * 4 + i) * len[0] * 8
+                                       : static_cast<const uint8_t*>(lists[i]);
+      if (len[i]) in.insert(in.end(), from, from + len[i] * 8);
+      at += len[i];
+    }
+    at = 0;
+    for (int i = 0; i < nlists; ++i) {
+      src[i] = in.data() + at * 8;
+      at += len[i];
+    }
+    uint8_t* o = out + uint64_t{r} * total * 8;
+    uint64_t pos[4] = {0, 0, 0, 0};
+    uint64_t written = 0;
+    for (;;) {
+      int best = -1;
+      float best_key = 0;
+      bool exhausted = false;
+      for (int i = 0; i < nlists; ++i) {
+        if (pos[i] == len[i]) {
+          exhausted = true;
+          continue;
+        }
+        const float k = record_key(dtype, src[i] + pos[i] * 8);
+        if (best < 0 || key_before(k, best_key)) {
+          best = i;
+          best_key = k;
+        }
+      }
+      if (best < 0 || (exhausted && info.ifExhaustedSuspension)) break;
+      std::memcpy(o + written * 8, src[best] + pos[best] * 8, 8);
+      ++pos[best];
+      ++written;
+    }
+    for (int i = 0; i < 4; ++i) g_mrg_taken[i] = static_cast<uint16_t>(pos[i]);
+  }
+}
+
+// ---------------------------------------------------------------- Transpose (TransposeParamsExt)
+
+void transpose_ext(uint32_t esize, void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes,
+                   const AscendC::TransposeParamsExt& p) {
+  const char* op = "Transpose";
+  using AscendC::TransposeType;
+  if (p.transposeType == TransposeType::TRANSPOSE_ND2ND_B16) {
+    if (esize != 2) {
+      fail(ErrorCode::kInvalidDtype, op,
+           "TRANSPOSE_ND2ND_B16 takes 2-byte elements, got " + std::to_string(esize) + "-byte ones");
+    }
+    if (dst_bytes < 512) fail_size(op, "bytes of dst (16x16)", 512, dst_bytes);
+    if (src_bytes < 512) fail_size(op, "bytes of src (16x16)", 512, src_bytes);
+    transpose16(dst, src);
+    return;
+  }
+  const bool to_nhwc = p.transposeType == TransposeType::TRANSPOSE_NCHW2NHWC;
+  if (!to_nhwc && p.transposeType != TransposeType::TRANSPOSE_NHWC2NCHW) {
+    fail(ErrorCode::kFeatureUnsupported, op,
+         "transposeType " + std::to_string(static_cast<int>(p.transposeType)) +
+             " is not supported (TRANSPOSE_ND2ND_B16, TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW)");
+  }
+  const uint64_t n = p.nSize, c = p.cSize, hw = uint64_t{p.hSize} * p.wSize;
+  const uint64_t bytes = n * c * hw * esize;
+  if (bytes == 0) return;
+  if (bytes > src_bytes) fail_size(op, "bytes of src (nSize*cSize*hSize*wSize elements)", bytes, src_bytes);
+  if (bytes > dst_bytes) fail_size(op, "bytes of dst (nSize*cSize*hSize*wSize elements)", bytes, dst_bytes);
+  const uint8_t* s = static_cast<const uint8_t*>(src);
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  if (d < s + bytes && s < d + bytes) fail(ErrorCode::kInvalidParam, op, "dst overlaps src");
+  // NCHW -> NHWC moves element (ci, x) of a C x HW matrix to (x, ci); the
+  // reverse is the transpose of an HW x C matrix.
+  const uint64_t rows = to_nhwc ? c : hw, cols = to_nhwc ? hw : c;
+  for (uint64_t b = 0; b < n; ++b) {
+    const uint8_t* sb = s + b * rows * cols * esize;
+    uint8_t* db = d + b * rows * cols * esize;
+    for (uint64_t i = 0; i < rows; ++i) {
+      for (uint64_t j = 0; j < cols; ++j) std::memcpy(db + (j * rows + i) * esize, sb + (i * cols + j) * esize, esize);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- TransDataTo5HD
+
+void trans_data_to_5hd(uint32_t esize, void* const dst[16], const void* const src[16],
+                       const AscendC::TransDataTo5HDParams& p) {
+  const char* op = "TransDataTo5HD";
+  if (esize != 1 && esize != 2 && esize != 4) {
+    fail(ErrorCode::kInvalidDtype, op, "elements must be 1, 2 or 4 bytes, got " + std::to_string(esize));
+  }
+  for (int i = 0; i < 16; ++i) {
+    if (dst[i] == nullptr || src[i] == nullptr) {
+      fail(ErrorCode::kInvalidParam, op, std::string(dst[i] ? "src" : "dst") + " list entry " + std::to_string(i) +
+                                             " has no buffer");
+    }
+  }
+  uint8_t in[16][32];
+  for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+    // All 16 source blocks are read before any destination block is written.
+    for (int i = 0; i < 16; ++i) {
+      std::memcpy(in[i], static_cast<const uint8_t*>(src[i]) + uint64_t{r} * p.srcRepStride * 32, 32);
+    }
+    uint8_t* out[16];
+    for (int j = 0; j < 16; ++j) out[j] = static_cast<uint8_t*>(dst[j]) + uint64_t{r} * p.dstRepStride * 32;
+    if (esize == 2) {
+      for (int j = 0; j < 16; ++j) {
+        uint8_t blk[32];
+        for (int i = 0; i < 16; ++i) std::memcpy(blk + 2 * i, in[i] + 2 * j, 2);
+        std::memcpy(out[j], blk, 32);
+      }
+    } else if (esize == 4) {
+      for (int c = 0; c < 8; ++c) {
+        uint8_t lo[32], hi[32];
+        for (int t = 0; t < 8; ++t) {
+          std::memcpy(lo + 4 * t, in[t] + 4 * c, 4);
+          std::memcpy(hi + 4 * t, in[8 + t] + 4 * c, 4);
+        }
+        std::memcpy(out[2 * c], lo, 32);
+        std::memcpy(out[2 * c + 1], hi, 32);
+      }
+    } else {
+      const int sh = p.srcHighHalf ? 16 : 0, dh = p.dstHighHalf ? 16 : 0;
+      for (int j = 0; j < 16; ++j) {
+        for (int i = 0; i < 16; ++i) out[j][dh + i] = in[i][sh + j];
+      }
+    }
+  }
+}
+
 }  // namespace asc::kernel

@@ -184,7 +184,8 @@ enum class QuantMode_t : uint8_t {
   VREQ8,
 };
 
-/// Layout Fixpipe writes: ND rows (ROW_MAJOR) or NZ fractals (not supported).
+/// Layout Fixpipe writes: ND rows (ROW_MAJOR, CFG_ROW_MAJOR) or NZ fractals
+/// (CFG_NZ, described at the end of this header). COLUMN_MAJOR is not supported.
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 struct FixpipeConfig {
   CO2Layout format;
@@ -388,6 +389,244 @@ void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
   cb::fixpipe(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), false, srcLocal.raw(),
               uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format,
               cbufWorkspace.raw(), cbufWorkspace.GetSize());
+}
+
+}  // namespace AscendC
+
+// ============================================================================
+// More of the cube path: LoadData 3D (img2col, LoadData3DParamsV2), Fixpipe
+// to NZ (CFG_NZ), DataCopy L0C -> GM/UB (DataCopyCO12DstParams) and
+// InitConstValue.
+//
+// * LoadData(dst, src, LoadData3DParamsV2<T>): img2col of a feature map in L1
+//   laid out [C1][l1H][l1W][C0] (C1 = channelSize / C0). With padList = {left,
+//   right, top, bottom}, the effective filter FH = filterH (+256 when
+//   filterSizeH) and FW likewise, dilation dH / dW and strides sH / sW, the
+//   output width is Wo = (l1W + left + right - dW (FW - 1) - 1) / sW + 1. Row
+//   m of the img2col matrix is output position (m / Wo, m % Wo); column
+//   k = ((c1 * FH + kh) * FW + kw) * C0 + c0 (the FRACTAL_Z weight order)
+//   holds the input at h = (m / Wo) sH - top + kh dH, w = (m % Wo) sW - left +
+//   kw dW, channel c1 * C0 + c0, or padValue outside the input. The block
+//   rows [mStartPt, +mExtension) x columns [kStartPt, +kExtension) is written
+//   in L0A's Zz order (16 x C0 fractals, row-major) or, for a B2 destination,
+//   in L0B's Zn order with m as the n dimension (the img2col rows become B's
+//   columns). mExtension must be a multiple of 16, kExtension of C0 and
+//   channelSize of C0; enTranspose and enSmallK are not supported
+//   (kFeatureUnsupported). SetFmatrix / SetLoadDataPaddingValue /
+//   SetLoadDataRepeat / SetLoadDataBoundary are accepted: the parameters
+//   struct carries everything on the CPU device.
+// * Fixpipe<T, U, CFG_NZ>(dst, srcCO1, FixpipeParamsV220): writes NZ instead
+//   of ND: element (i, j) (i < mSize, j < nSize) goes to (j / c) * dstStride *
+//   (32 / sizeof(T)) + i * c + j % c with c = 16 columns per fractal column
+//   (c = 8 for float with isChannelSplit); dstStride counts 32-byte units
+//   between fractal columns and must leave room for mSize rows. nSize must be
+//   a multiple of c; int8 destinations are not supported in NZ.
+// * DataCopy(dst GlobalTensor / LocalTensor, srcCO1, DataCopyCO12DstParams{
+//   nSize, mSize, dstStride, srcStride, unitFlag, quantPre, reluPre,
+//   channelSplit, nz2ndEn}): the same data path as Fixpipe (ND with nz2ndEn,
+//   else NZ; reluPre 1 = ReLU).
+// * InitConstValue(dst, InitConstValueParams<T>{repeatTimes, blockNum, dstGap,
+//   initValue}) (L1 / L0A / L0B): repeat r fills blockNum 512-byte blocks
+//   starting (blockNum + dstGap) * r blocks into dst with initValue.
+// ============================================================================
+
+namespace AscendC {
+
+constexpr int32_t PAD_SIZE = 4;
+
+enum class FmatrixMode : uint8_t { FMATRIX_LEFT = 0, FMATRIX_RIGHT = 1 };
+
+template <typename T>
+struct LoadData3DParamsV2 {
+  LoadData3DParamsV2() = default;
+  LoadData3DParamsV2(const uint8_t padListIn[PAD_SIZE], const uint16_t l1HIn, const uint16_t l1WIn,
+                     const uint16_t channelSizeIn, const uint16_t kExtensionIn, const uint16_t mExtensionIn,
+                     const uint16_t kStartPtIn, const uint16_t mStartPtIn, const uint8_t strideWIn,
+                     const uint8_t strideHIn, const uint8_t filterWIn, const uint8_t filterHIn,
+                     const uint8_t dilationFilterWIn, const uint8_t dilationFilterHIn, const bool enTransposeIn,
+                     const bool enSmallKIn, const T padValueIn, const bool filterSizeWIn = false,
+                     const bool filterSizeHIn = false, const bool fMatrixCtrlIn = false)
+      : l1H(l1HIn),
+        l1W(l1WIn),
+        channelSize(channelSizeIn),
+        kExtension(kExtensionIn),
+        mExtension(mExtensionIn),
+        kStartPt(kStartPtIn),
+        mStartPt(mStartPtIn),
+        strideW(strideWIn),
+        strideH(strideHIn),
+        filterW(filterWIn),
+        filterH(filterHIn),
+        dilationFilterW(dilationFilterWIn),
+        dilationFilterH(dilationFilterHIn),
+        enTranspose(enTransposeIn),
+        enSmallK(enSmallKIn),
+        padValue(padValueIn),
+        filterSizeW(filterSizeWIn),
+        filterSizeH(filterSizeHIn),
+        fMatrixCtrl(fMatrixCtrlIn) {
+    for (int i = 0; i < PAD_SIZE; ++i) padList[i] = padListIn[i];
+  }
+  uint8_t padList[PAD_SIZE] = {0, 0, 0, 0};
+  uint16_t l1H = 0;
+  uint16_t l1W = 0;
+  uint16_t channelSize = 0;
+  uint16_t kExtension = 0;
+  uint16_t mExtension = 0;
+  uint16_t kStartPt = 0;
+  uint16_t mStartPt = 0;
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  bool enTranspose = false;
+  bool enSmallK = false;
+  T padValue = T(0);
+  bool filterSizeW = false;
+  bool filterSizeH = false;
+  bool fMatrixCtrl = false;
+};
+
+struct DataCopyCO12DstParams {
+  DataCopyCO12DstParams() = default;
+  DataCopyCO12DstParams(const uint16_t nSizeIn, const uint16_t mSizeIn, const uint32_t dstStrideIn,
+                        const uint16_t srcStrideIn, const QuantMode_t quantPreIn, const uint8_t reluPreIn,
+                        const bool channelSplitIn, const bool nz2ndEnIn)
+      : nSize(nSizeIn),
+        mSize(mSizeIn),
+        dstStride(dstStrideIn),
+        srcStride(srcStrideIn),
+        quantPre(quantPreIn),
+        reluPre(reluPreIn),
+        channelSplit(channelSplitIn),
+        nz2ndEn(nz2ndEnIn) {}
+  uint16_t nSize = 0;
+  uint16_t mSize = 0;
+  uint32_t dstStride = 0;
+  uint16_t srcStride = 0;
+  uint8_t unitFlag = 0;
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
+  uint8_t reluPre = 0;
+  bool channelSplit = false;
+  bool nz2ndEn = false;
+};
+
+template <typename T>
+struct InitConstValueParams {
+  InitConstValueParams() = default;
+  InitConstValueParams(const uint16_t repeatTimesIn, const uint16_t blockNumIn, const uint16_t dstGapIn,
+                       const T initValueIn)
+      : repeatTimes(repeatTimesIn), blockNum(blockNumIn), dstGap(dstGapIn), initValue(initValueIn) {}
+  uint16_t repeatTimes = 0;
+  uint16_t blockNum = 0;
+  uint16_t dstGap = 0;
+  T initValue = T(0);
+};
+
+}  // namespace AscendC
+
+namespace asc::kernel::cube {
+
+/// The fields of LoadData3DParamsV2 without the pad value's type.
+struct Img2ColParams {
+  uint32_t pad[4];
+  uint32_t l1h, l1w, channels, k_ext, m_ext, k_start, m_start;
+  uint32_t stride_w, stride_h, filter_w, filter_h, dil_w, dil_h;
+  bool transpose, small_k;
+};
+/// `pad_value` points to one element; dst_zn: write L0B's Zn order.
+void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
+                  const Img2ColParams& p, const void* pad_value, bool dst_zn);
+void init_const_value(void* dst, uint64_t dst_bytes, size_t elem_size, uint32_t repeat, uint32_t blocks,
+                      uint32_t gap, const void* value);
+/// DataCopyCO12DstParams as Fixpipe parameters (and the layout it asks for).
+AscendC::FixpipeParamsV220 co12dst_params(const AscendC::DataCopyCO12DstParams& p, AscendC::CO2Layout* layout);
+
+template <typename T>
+Img2ColParams img2col_params(const AscendC::LoadData3DParamsV2<T>& p) {
+  Img2ColParams q{};
+  for (int i = 0; i < 4; ++i) q.pad[i] = p.padList[i];
+  q.l1h = p.l1H;
+  q.l1w = p.l1W;
+  q.channels = p.channelSize;
+  q.k_ext = p.kExtension;
+  q.m_ext = p.mExtension;
+  q.k_start = p.kStartPt;
+  q.m_start = p.mStartPt;
+  q.stride_w = p.strideW;
+  q.stride_h = p.strideH;
+  q.filter_w = p.filterW + (p.filterSizeW ? 256u : 0u);
+  q.filter_h = p.filterH + (p.filterSizeH ? 256u : 0u);
+  q.dil_w = p.dilationFilterW;
+  q.dil_h = p.dilationFilterH;
+  q.transpose = p.enTranspose;
+  q.small_k = p.enSmallK;
+  return q;
+}
+
+}  // namespace asc::kernel::cube
+
+namespace AscendC {
+
+/// img2col L1 -> L0A / L0B (see above).
+template <typename T>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<T>& loadDataParams) {
+  static_assert(sizeof(T) <= 4, "LoadData 3D takes 8-, 16- or 32-bit elements");
+  namespace cb = ::asc::kernel::cube;
+  const T pad = loadDataParams.padValue;
+  cb::load_data_3d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(), uint64_t{src.GetSize()} * sizeof(T),
+                   sizeof(T), cb::img2col_params(loadDataParams), &pad, dst.position() == TPosition::B2);
+}
+
+/// Accepted for source compatibility: LoadData3DParamsV2 carries these values.
+inline void SetFmatrix(uint16_t l1H, uint16_t l1W, const uint8_t padList[PAD_SIZE], const FmatrixMode& fmatrixMode) {
+  (void)l1H;
+  (void)l1W;
+  (void)padList;
+  (void)fmatrixMode;
+}
+template <typename T>
+inline void SetLoadDataPaddingValue(const T padValue) {
+  (void)padValue;
+}
+inline void SetLoadDataBoundary(uint32_t boundaryValue) { (void)boundaryValue; }
+inline void SetLoadDataRepeat(const uint16_t repeatTime, const uint16_t repeatStride = 0, const uint8_t repeatMode = 0) {
+  (void)repeatTime;
+  (void)repeatStride;
+  (void)repeatMode;
+}
+
+/// L0C -> GM through the Fixpipe data path (see above).
+template <typename T, typename U>
+void DataCopy(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
+              const DataCopyCO12DstParams& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  CO2Layout layout;
+  const FixpipeParamsV220 p = cb::co12dst_params(intriParams, &layout);
+  cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0);
+}
+/// L0C -> UB / L1.
+template <typename T, typename U>
+void DataCopy(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
+              const DataCopyCO12DstParams& intriParams) {
+  namespace cb = ::asc::kernel::cube;
+  CO2Layout layout;
+  const FixpipeParamsV220 p = cb::co12dst_params(intriParams, &layout);
+  cb::fixpipe(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), false, srcLocal.raw(),
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0);
+}
+
+/// Fills 512-byte blocks of L1 / L0A / L0B with a constant (see above).
+template <typename T>
+void InitConstValue(const LocalTensor<T>& dstLocal, const InitConstValueParams<T>& initConstValueParams) {
+  namespace cb = ::asc::kernel::cube;
+  const T v = initConstValueParams.initValue;
+  cb::init_const_value(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), sizeof(T),
+                       initConstValueParams.repeatTimes, initConstValueParams.blockNum, initConstValueParams.dstGap,
+                       &v);
 }
 
 }  // namespace AscendC

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "asc/core/dtype.h"
@@ -44,6 +45,7 @@
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
 #include "asc/kernel/vector.h"
+#include "asc/kernel/vector_mask.h"
 
 namespace AscendC {
 
@@ -251,6 +253,290 @@ inline void Extract(const LocalTensor<T>& dstValueLocal, const LocalTensor<uint3
   k::elide::write(dstValueLocal.raw(), uint64_t{n} * sizeof(T));
   k::elide::write(dstIndexLocal.raw(), uint64_t{n} * 4);
   k::extract_records(::asc::dtype_of<T>(), dstValueLocal.raw(), dstIndexLocal.raw(), sortedLocal.raw(), n);
+}
+
+}  // namespace AscendC
+
+// ============================================================================
+// Merge sort, Concat, the mask/repeat form of Gather, the parameterised
+// Transpose and TransDataTo5HD (src/kernel/gather_sort.cc).
+//
+// * Gather(dst, src, srcOffsetLocal, srcBaseAddr, mask, repeatTimes,
+//   dstRepStride) (mask as a lane count or uint64_t[2]): repeat r covers
+//   L = 256 / sizeof(T) lanes; each selected lane l gets
+//   dst[r * dstRepStride * 32 / sizeof(T) + l] = the element at byte
+//   srcBaseAddr + srcOffsetLocal[r * L + l] of src. Unselected lanes of dst
+//   are not written and their offsets are not read. 16- and 32-bit T.
+// * MrgSort(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info{
+//   elementLengths[4], ifExhaustedSuspension, validBit, repeatTimes}): merges
+//   2, 3 or 4 lists of 8-byte Sort records (float: [value, index]; half:
+//   [value, 0, index]), each sorted descending, into dst, descending; equal
+//   values keep list order (src1 first), NaN sorts first as in Sort. validBit
+//   0b11 / 0b111 / 0b1111 selects src1..src2 / ..src3 / ..src4.
+//   ifExhaustedSuspension stops as soon as one list is exhausted (the rest is
+//   not written). repeatTimes > 1 needs validBit 0b1111 and four equal
+//   lengths: repeat r merges the four lists of elementLengths[0] records that
+//   follow each other from src1 + 4 r elementLengths[0] records into dst +
+//   4 r elementLengths[0] records. The destination must not overlap a source.
+//   GetMrgSortResult(n1, n2, n3, n4) returns how many records the last
+//   MrgSort of this block took from each list (its last repeat).
+// * Concat(concatLocal, srcLocal, tmpLocal, repeatTimes): the preparation
+//   step of Sort; Sort of this architecture takes plain values, so it copies
+//   repeatTimes * 16 elements of src into concatLocal (tmpLocal unused).
+// * Transpose(dst, src, sharedTmpBuffer, TransposeParamsExt{nSize, cSize,
+//   hSize, wSize, transposeType}) for 1-, 2- and 4-byte T:
+//   TRANSPOSE_NCHW2NHWC: dst[n][h][w][c] = src[n][c][h][w];
+//   TRANSPOSE_NHWC2NCHW: dst[n][c][h][w] = src[n][h][w][c];
+//   TRANSPOSE_ND2ND_B16: the 16 x 16 transpose of Transpose(dst, src)
+//   (2-byte T). Other transposeTypes are kFeatureUnsupported; dst must not
+//   overlap src (kInvalidParam), sharedTmpBuffer is not needed on the CPU.
+// * TransDataTo5HD(dstList[16], srcList[16], TransDataTo5HDParams{
+//   dstHighHalf, srcHighHalf, repeatTimes, dstRepStride, srcRepStride}):
+//   the lists name 32-byte blocks (LocalTensors, or addresses from
+//   GetPhyAddr()); repeat r uses blocks srcRepStride * r (dstRepStride * r)
+//   blocks after each address. 2-byte T: dst_j[i] = src_i[j] (a 16 x 16
+//   transpose). 4-byte T: the 16 x 8 matrix of the sources becomes 8 rows of
+//   16: dst_{2c}[t] = src_t[c], dst_{2c+1}[t] = src_{8+t}[c]. 1-byte T: the
+//   16 x 16 bytes of the sources' low (srcHighHalf = false) or high 16 bytes
+//   go, transposed, to the low or high (dstHighHalf) 16 bytes of each dst
+//   block: dst_j[16 dh + i] = src_i[16 sh + j].
+// ============================================================================
+
+namespace AscendC {
+
+constexpr int32_t MRG_SORT_ELEMENT_LEN = 4;
+constexpr int32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
+
+template <typename T>
+struct MrgSortSrcList {
+  MrgSortSrcList() = default;
+  MrgSortSrcList(const LocalTensor<T>& src1In, const LocalTensor<T>& src2In, const LocalTensor<T>& src3In,
+                 const LocalTensor<T>& src4In)
+      : src1(src1In), src2(src2In), src3(src3In), src4(src4In) {}
+  LocalTensor<T> src1;
+  LocalTensor<T> src2;
+  LocalTensor<T> src3;
+  LocalTensor<T> src4;
+};
+
+struct MrgSort4Info {
+  MrgSort4Info() = default;
+  MrgSort4Info(const uint16_t elementLengthsIn[MRG_SORT_ELEMENT_LEN], const bool ifExhaustedSuspensionIn,
+               const uint16_t validBitIn, const uint16_t repeatTimesIn)
+      : ifExhaustedSuspension(ifExhaustedSuspensionIn), validBit(validBitIn), repeatTimes(repeatTimesIn) {
+    for (int i = 0; i < MRG_SORT_ELEMENT_LEN; ++i) elementLengths[i] = elementLengthsIn[i];
+  }
+  uint16_t elementLengths[MRG_SORT_ELEMENT_LEN] = {0};
+  bool ifExhaustedSuspension = false;
+  uint16_t validBit = 0;
+  uint16_t repeatTimes = 1;
+};
+
+enum class TransposeType : uint8_t {
+  TRANSPOSE_TYPE_NONE = 0,
+  TRANSPOSE_NZ2ND_0213,
+  TRANSPOSE_NZ2NZ_0213,
+  TRANSPOSE_NZ2NZ_012_WITH_N,
+  TRANSPOSE_NZ2ND_012_WITH_N,
+  TRANSPOSE_NZ2ND_012_WITHOUT_N,
+  TRANSPOSE_NZ2NZ_012_WITHOUT_N,
+  TRANSPOSE_ND2ND_ONLY,
+  TRANSPOSE_ND_UB_GM,
+  TRANSPOSE_GRAD_ND_UB_GM,
+  TRANSPOSE_ND2ND_B16,
+  TRANSPOSE_NCHW2NHWC,
+  TRANSPOSE_NHWC2NCHW,
+};
+
+struct TransposeParamsExt {
+  TransposeParamsExt() = default;
+  TransposeParamsExt(const uint16_t nSizeIn, const uint16_t cSizeIn, const uint16_t hSizeIn, const uint16_t wSizeIn,
+                     const TransposeType transposeTypeIn)
+      : nSize(nSizeIn), cSize(cSizeIn), hSize(hSizeIn), wSize(wSizeIn), transposeType(transposeTypeIn) {}
+  uint16_t nSize = 0;
+  uint16_t cSize = 0;
+  uint16_t hSize = 0;
+  uint16_t wSize = 0;
+  TransposeType transposeType = TransposeType::TRANSPOSE_ND2ND_B16;
+};
+
+struct TransDataTo5HDParams {
+  TransDataTo5HDParams() = default;
+  TransDataTo5HDParams(const bool dstHighHalfIn, const bool srcHighHalfIn, const uint8_t repeatTimesIn,
+                       const uint16_t dstRepStrideIn, const uint16_t srcRepStrideIn)
+      : dstHighHalf(dstHighHalfIn),
+        srcHighHalf(srcHighHalfIn),
+        repeatTimes(repeatTimesIn),
+        dstRepStride(dstRepStrideIn),
+        srcRepStride(srcRepStrideIn) {}
+  bool dstHighHalf = false;
+  bool srcHighHalf = false;
+  uint8_t repeatTimes = 1;
+  uint16_t dstRepStride = 0;
+  uint16_t srcRepStride = 0;
+};
+
+}  // namespace AscendC
+
+namespace asc::kernel {
+
+/// Mask/repeat Gather core: `mask` holds the selected lanes (mask[1] unused
+/// for 4-byte elements); offsets_count = elements of srcOffsetLocal.
+void gather_repeat(uint32_t esize, void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes,
+                   const uint32_t* offsets, uint64_t offsets_count, uint32_t base, const uint64_t mask[2],
+                   uint32_t repeat, uint32_t dst_rep_stride);
+/// MrgSort core. lists[i] / list_bytes[i]: the four sources (unused ones may
+/// be null); records the counts GetMrgSortResult returns.
+void mrg_sort(DType dtype, void* dst, uint64_t dst_bytes, const void* const lists[4], const uint64_t list_bytes[4],
+              const AscendC::MrgSort4Info& info);
+/// Counts of the last mrg_sort on this thread.
+const uint16_t* mrg_sort_taken() noexcept;
+void transpose_ext(uint32_t esize, void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes,
+                   const AscendC::TransposeParamsExt& p);
+void trans_data_to_5hd(uint32_t esize, void* const dst[16], const void* const src[16],
+                       const AscendC::TransDataTo5HDParams& p);
+
+}  // namespace asc::kernel
+
+namespace AscendC {
+
+namespace detail {
+template <typename T>
+inline void gather_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offsets,
+                       uint32_t base, ::asc::kernel::detail::MaskArg m, uint8_t repeat, uint16_t dstRepStride) {
+  namespace k = ::asc::kernel;
+  const ::asc::kernel::simd::RepeatLayout l = k::detail::make_layout<T>("Gather", m, repeat);
+  if (repeat == 0) return;
+  // The offsets and dst are read / written per lane: the whole tensors are made real.
+  k::elide::read(src.raw(), k::detail::bytes_of(src));
+  k::elide::read(offsets.raw(), k::detail::bytes_of(offsets));
+  k::elide::access(dst.raw(), k::detail::bytes_of(dst));
+  k::gather_repeat(sizeof(T), dst.raw(), k::detail::bytes_of(dst), src.raw(), k::detail::bytes_of(src),
+                   offsets.raw(), offsets.GetSize(), base, l.mask, repeat, dstRepStride);
+}
+}  // namespace detail
+
+/// Mask/repeat form of Gather (see above).
+template <typename T>
+inline void Gather(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+                   const LocalTensor<uint32_t>& srcOffsetLocal, const uint32_t srcBaseAddr, const uint64_t mask,
+                   const uint8_t repeatTimes, const uint16_t dstRepStride) {
+  detail::gather_rep(dstLocal, srcLocal, srcOffsetLocal, srcBaseAddr, {nullptr, mask, false}, repeatTimes,
+                     dstRepStride);
+}
+template <typename T>
+inline void Gather(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+                   const LocalTensor<uint32_t>& srcOffsetLocal, const uint32_t srcBaseAddr, const uint64_t mask[],
+                   const uint8_t repeatTimes, const uint16_t dstRepStride) {
+  detail::gather_rep(dstLocal, srcLocal, srcOffsetLocal, srcBaseAddr, {mask, 0, false}, repeatTimes, dstRepStride);
+}
+
+/// Merges 2-4 sorted record lists (see above).
+template <typename T>
+inline void MrgSort(const LocalTensor<T>& dstLocal, const MrgSortSrcList<T>& sortList, const MrgSort4Info& params) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "MrgSort takes float or half records");
+  namespace k = ::asc::kernel;
+  const LocalTensor<T>* l[4] = {&sortList.src1, &sortList.src2, &sortList.src3, &sortList.src4};
+  const void* ptr[4];
+  uint64_t bytes[4];
+  for (int i = 0; i < 4; ++i) {
+    ptr[i] = l[i]->raw();
+    bytes[i] = k::detail::bytes_of(*l[i]);
+    if (ptr[i] && (params.validBit >> i) & 1u) k::elide::read(ptr[i], bytes[i]);
+  }
+  k::elide::access(dstLocal.raw(), k::detail::bytes_of(dstLocal));
+  k::mrg_sort(::asc::dtype_of<T>(), dstLocal.raw(), k::detail::bytes_of(dstLocal), ptr, bytes, params);
+}
+
+/// Records the last MrgSort of this block took from each list.
+inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uint16_t& mrgSortList3,
+                             uint16_t& mrgSortList4) {
+  const uint16_t* t = ::asc::kernel::mrg_sort_taken();
+  mrgSortList1 = t[0];
+  mrgSortList2 = t[1];
+  mrgSortList3 = t[2];
+  mrgSortList4 = t[3];
+}
+
+/// Sort's preparation step: a copy of repeatTimes * 16 elements here.
+template <typename T>
+inline void Concat(LocalTensor<T>& concatLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& tmpLocal,
+                   const int32_t repeatTimes) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Concat takes float or half");
+  (void)tmpLocal;
+  namespace k = ::asc::kernel;
+  if (repeatTimes < 0) k::fail_negative_count("Concat", repeatTimes);
+  const uint64_t bytes = uint64_t(repeatTimes) * 16 * sizeof(T);
+  if (bytes == 0) return;
+  k::detail::need_bytes("Concat", concatLocal, bytes, "bytes of concatLocal");
+  k::detail::need_bytes("Concat", srcLocal, bytes, "bytes of srcLocal");
+  k::elide::read(srcLocal.raw(), bytes);
+  k::elide::write(concatLocal.raw(), bytes);
+  std::memmove(concatLocal.raw(), srcLocal.raw(), bytes);
+}
+
+/// The parameterised Transpose (see above).
+template <typename T>
+inline void Transpose(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+                      const LocalTensor<uint8_t>& sharedTmpBuffer, const TransposeParamsExt& transposeParams) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "Transpose takes 1-, 2- or 4-byte elements");
+  (void)sharedTmpBuffer;
+  namespace k = ::asc::kernel;
+  k::elide::read(srcLocal.raw(), k::detail::bytes_of(srcLocal));
+  k::elide::access(dstLocal.raw(), k::detail::bytes_of(dstLocal));
+  k::transpose_ext(sizeof(T), dstLocal.raw(), k::detail::bytes_of(dstLocal), srcLocal.raw(),
+                   k::detail::bytes_of(srcLocal), transposeParams);
+}
+
+namespace detail {
+template <typename T>
+inline void trans_5hd_check(const LocalTensor<T>& t, const TransDataTo5HDParams& p, uint16_t rep_stride,
+                            const char* what) {
+  namespace k = ::asc::kernel;
+  if (p.repeatTimes == 0) return;
+  const uint64_t need = (uint64_t(p.repeatTimes) - 1) * rep_stride * 32 + 32;
+  k::detail::need_bytes("TransDataTo5HD", t, need, what);
+}
+}  // namespace detail
+
+/// TransDataTo5HD over LocalTensor lists (see above).
+template <typename T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstLocalList)[NCHW_CONV_ADDR_LIST_SIZE],
+                           const LocalTensor<T> (&srcLocalList)[NCHW_CONV_ADDR_LIST_SIZE],
+                           const TransDataTo5HDParams& nchwconvParams) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "TransDataTo5HD takes 1-, 2- or 4-byte elements");
+  namespace k = ::asc::kernel;
+  void* d[16];
+  const void* s[16];
+  const uint64_t src_ext = nchwconvParams.repeatTimes == 0
+                               ? 0
+                               : (uint64_t(nchwconvParams.repeatTimes) - 1) * nchwconvParams.srcRepStride * 32 + 32;
+  const uint64_t dst_ext = nchwconvParams.repeatTimes == 0
+                               ? 0
+                               : (uint64_t(nchwconvParams.repeatTimes) - 1) * nchwconvParams.dstRepStride * 32 + 32;
+  for (int i = 0; i < 16; ++i) {
+    detail::trans_5hd_check(srcLocalList[i], nchwconvParams, nchwconvParams.srcRepStride, "bytes of a source block");
+    detail::trans_5hd_check(dstLocalList[i], nchwconvParams, nchwconvParams.dstRepStride,
+                            "bytes of a destination block");
+    s[i] = srcLocalList[i].raw();
+    d[i] = dstLocalList[i].raw();
+    k::elide::read(s[i], src_ext);
+  }
+  for (int i = 0; i < 16; ++i) k::elide::access(d[i], dst_ext);
+  k::trans_data_to_5hd(sizeof(T), d, s, nchwconvParams);
+}
+/// TransDataTo5HD over address lists (GetPhyAddr() values; not bounds-checked).
+template <typename T>
+inline void TransDataTo5HD(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                           const TransDataTo5HDParams& nchwconvParams) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "TransDataTo5HD takes 1-, 2- or 4-byte elements");
+  void* d[16];
+  const void* s[16];
+  for (int i = 0; i < 16; ++i) {
+    d[i] = reinterpret_cast<void*>(dstList[i]);
+    s[i] = reinterpret_cast<const void*>(srcList[i]);
+  }
+  ::asc::kernel::trans_data_to_5hd(sizeof(T), d, s, nchwconvParams);
 }
 
 }  // namespace AscendC

@@ -19,7 +19,13 @@
 //   [, calIndex]): one result over every selected lane of every repeat into
 //   dst[0]; with calIndex, dst[1] holds the element offset (from src) of the
 //   first occurrence, as integer bits like ReduceMax's count form.
-// Sums accumulate in double, are rounded to float32 and then to T. Dtypes:
+// * PairReduceSum(dst, src, repeatTimes, mask, dstRepStride, srcBlkStride,
+//   srcRepStride): each repeat's L lanes (64 float / 128 half) give L / 2 sums
+//   of adjacent lanes 2p + 2p+1, written to dst[r * dstRepStride * L / 2 + p]
+//   (dstRepStride counts one repeat's results). Unselected lanes add nothing;
+//   a pair without selected lanes gives +0. Each sum is one correctly rounded
+//   addition in T (half: added in float32 and rounded once, which is exact).
+// Sums (other than PairReduceSum's) accumulate in double, are rounded to float32 and then to T. Dtypes:
 // float and half. Src strides count 32-byte blocks; masks as in
 // vector_mask.h. Errors: extents beyond a tensor (kIndexOutOfRange), a mask
 // count above the lanes of a repeat (kInvalidParam), dtypes (kInvalidDtype).
@@ -50,6 +56,9 @@ void whole_reduce(ReduceOp op, DType dtype, void* dst, const void* src, const Re
 void block_reduce(ReduceOp op, DType dtype, void* dst, const void* src, const RepeatLayout& l,
                   uint32_t dst_rep_stride);
 void reduce_repeat(ReduceOp op, DType dtype, void* dst, const void* src, const RepeatLayout& l, bool with_index);
+/// PairReduceSum core (src/kernel/simd/repeat.cc): repeat r's L / 2 pair sums
+/// at dst + r * dst_rep_stride * (L / 2) elements.
+void pair_reduce_sum(DType dtype, void* dst, const void* src, const RepeatLayout& l, uint32_t dst_rep_stride);
 
 }  // namespace asc::kernel::simd
 
@@ -224,5 +233,42 @@ inline void ReduceSum(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcL
 ASC_KERNEL_REDUCE_REP_(ReduceMax, kMax)
 ASC_KERNEL_REDUCE_REP_(ReduceMin, kMin)
 #undef ASC_KERNEL_REDUCE_REP_
+
+// ---------------------------------------------------------------- PairReduceSum
+
+namespace detail {
+template <typename T>
+inline void pair_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t repeat,
+                        ::asc::kernel::detail::MaskArg m, int32_t dst_rep, int32_t src_blk, int32_t src_rep) {
+  namespace k = ::asc::kernel;
+  const char* name = "PairReduceSum";
+  k::simd::RepeatLayout l = k::detail::reduce_layout<T>(name, m, repeat, src_blk, src_rep);
+  if (dst_rep < 0) k::fail(::asc::ErrorCode::kInvalidParam, name, "dstRepStride " + std::to_string(dst_rep) + " is negative");
+  if (repeat == 0) return;
+  const uint64_t half_lanes = 128 / sizeof(T);
+  const uint64_t dst_bytes = (uint64_t(repeat - 1) * uint64_t(dst_rep) * half_lanes + half_lanes) * sizeof(T);
+  k::detail::check_dst_elems(name, dst, dst_bytes);
+  const uint64_t e1 = k::detail::repeat_operand(name, l, 1, src, "bytes of src (mask/repeat extent)");
+  k::elide::read(src.raw(), e1);
+  k::elide::access(dst.raw(), dst_bytes);
+  k::simd::pair_reduce_sum(::asc::dtype_of<T>(), dst.raw(), src.raw(), l, static_cast<uint32_t>(dst_rep));
+}
+}  // namespace detail
+
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const int32_t repeatTimes,
+                          const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride) {
+  detail::pair_reduce(dstLocal, srcLocal, repeatTimes, {mask, 0, !isSetMask}, dstRepStride, srcBlkStride,
+                      srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const int32_t repeatTimes,
+                          const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride) {
+  if (mask < 0) ::asc::kernel::fail(::asc::ErrorCode::kInvalidParam, "PairReduceSum", "mask is negative");
+  detail::pair_reduce(dstLocal, srcLocal, repeatTimes, {nullptr, static_cast<uint64_t>(mask), !isSetMask},
+                      dstRepStride, srcBlkStride, srcRepStride);
+}
 
 }  // namespace AscendC

@@ -10,9 +10,12 @@
 //
 // * k is split into chunks of kKc. For each chunk, A is converted to the
 //   accumulator type (float32 or int32) in a Zz scratch with 16 x 16
-//   fractals (At), and B is packed into panels of NR = 2 vectors of columns,
-//   one row of NR values per k (Bp). Both conversions are SIMD where the source
-//   is contiguous; the fractal B -> panel transpose is a scalar scatter.
+//   fractals (At) -- except float A already in L0A's Zz (16 x 8 fractals),
+//   which the micro-kernel reads in place -- and B is packed into panels of
+//   NR = 2 vectors of columns, one row of NR values per k (Bp). Conversions
+//   are SIMD where the source is contiguous; a Zn fractal of B (16 rows of C0
+//   k-values) becomes C0 rows of 16 n-values by log2(C0) rounds of
+//   ConcatEven / ConcatOdd (TransposeFractal).
 // * A register block of MR rows x NR columns (AVX3: 8 x 32, others 4 x 2
 //   vectors) keeps MR*NV accumulators in registers; each k step loads NV
 //   vectors of Bp, broadcasts MR values of At (constant offsets inside a Zz
@@ -185,6 +188,38 @@ void PackA(D d, const Operand& a, int64_t m1, int64_t k0, int64_t kc, hn::TFromD
   }
 }
 
+// A converted Zn fractal (16 rows of c0 values, c0 = 8, 16 or 32, a power of
+// two) -> c0 rows of 16: element (n, t) at n*c0 + t moves to t*16 + n. Taking
+// every c0-th element is log2(c0) rounds of "even elements, then odd
+// elements" of the whole sequence (ConcatEven / ConcatOdd of consecutive
+// vector pairs); each round doubles the stride the classes are sorted by.
+// Returns the buffer holding the result (`buf` or `spare`).
+template <class D>
+HWY_INLINE const hn::TFromD<D>* TransposeFractal(D d, hn::TFromD<D>* HWY_RESTRICT buf,
+                                                 hn::TFromD<D>* HWY_RESTRICT spare, int64_t c0) {
+  const size_t n = static_cast<size_t>(16 * c0);
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  for (size_t i = 0; i < n; ++i) spare[(i % c0) * 16 + i / c0] = buf[i];
+  return spare;
+#else
+  using T = hn::TFromD<D>;
+  const size_t L = hn::Lanes(d);
+  T* x = buf;
+  T* y = spare;
+  for (int64_t s = 1; s < c0; s *= 2) {
+    for (size_t p = 0; p < n; p += 2 * L) {
+      const auto lo = hn::Load(d, x + p);
+      const auto hi = hn::Load(d, x + p + L);
+      hn::Store(hn::ConcatEven(d, hi, lo), d, y + p / 2);
+      hn::Store(hn::ConcatOdd(d, hi, lo), d, y + n / 2 + p / 2);
+    }
+    std::swap(x, y);
+  }
+  return x;
+#endif
+}
+
 // B k [k0, k0+kc) x columns [0, npad) -> Bp: panels of `nr` columns (the last
 // may be narrower), panel at j0 * kc, (kk, j) at j0*kc + kk*w + (j - j0).
 template <class Ld, class D>
@@ -193,7 +228,7 @@ void PackB(D d, const Operand& b, int64_t npad, int64_t k0, int64_t kc, int64_t 
   using S = typename Ld::S;
   const S* src = static_cast<const S*>(b.data);
   const int64_t c0 = 32 / static_cast<int64_t>(sizeof(S));
-  T* tmp = static_cast<T*>(cd::gemm_scratch(2, sizeof(T) * 16 * 32));
+  T* tmp = static_cast<T*>(cd::gemm_scratch(2, sizeof(T) * 16 * 32 * 2));
   for (int64_t j0 = 0; j0 < npad; j0 += nr) {
     const int64_t w = std::min(nr, npad - j0);
     T* panel = bp + j0 * kc;
@@ -223,8 +258,9 @@ void PackB(D d, const Operand& b, int64_t npad, int64_t k0, int64_t kc, int64_t 
       }
     }
     if (b.layout != Layout::kFractal) continue;
-    // Zn: fractal (kb, nb) = 16 rows (n) of c0 k-values; convert a fractal's
-    // rows at once, then scatter them into the panel's columns.
+    // Zn: fractal (kb, nb) = 16 rows (n) of c0 k-values. Convert a fractal,
+    // transpose it into c0 rows of 16 n-values (SIMD), and copy those rows
+    // into the panel.
     for (int64_t nb = j0 / 16; nb * 16 < j0 + w; ++nb) {
       // Panels narrower than a fractal (SSE4, scalar) take part of its rows.
       const int64_t jlo = std::max(j0, nb * 16), jhi = std::min(j0 + w, nb * 16 + 16);
@@ -235,10 +271,10 @@ void PackB(D d, const Operand& b, int64_t npad, int64_t k0, int64_t kc, int64_t 
         const int64_t run = std::min(c0 - off, kc - kk);
         const S* frac = src + (kb * b.ld + nb) * 16 * c0;
         ConvertRun<Ld>(d, frac, tmp, static_cast<size_t>(16 * c0));
+        const T* rows = TransposeFractal(d, tmp, tmp + 16 * 32, c0);  // rows[t*16 + jn] = (k off t, n jn)
         T* dst = panel + kk * w - j0;
-        for (int64_t j = jlo; j < jhi; ++j) {
-          const T* s = tmp + (j % 16) * c0 + off;
-          for (int64_t t = 0; t < run; ++t) dst[t * w + j] = s[t];
+        for (int64_t t = 0; t < run; ++t) {
+          std::memcpy(dst + t * w + jlo, rows + (off + t) * 16 + (jlo - nb * 16), sizeof(T) * (jhi - jlo));
         }
         kk += run;
       }
@@ -258,8 +294,11 @@ HWY_INLINE V Fma(V a, V b, V acc) {
 }
 
 // C rows [i0, i0+MR) (c = C + i0*16) x columns [j0, j0 + NV*L).
-// a = At + (i0/16) * K1t*256 + (i0%16)*16; b = the panel (row stride NV*L).
-template <int MR, int NV, class D>
+// a = the rows' first A values in a Zz layout of 16 x KA fractals (KA = 16:
+// the At scratch; KA = C0 = 8: float A read in place from L0A), so row r's
+// value for k step u of a fractal is a[r*KA + u] and the next fractal along k
+// starts 16*KA later; b = the panel (row stride NV*L).
+template <int MR, int NV, int KA, class D>
 HWY_NOINLINE void Micro(D d, const hn::TFromD<D>* HWY_RESTRICT a, const hn::TFromD<D>* HWY_RESTRICT b, int64_t kc,
                         hn::TFromD<D>* HWY_RESTRICT c, int64_t col_stride, int64_t j0, bool load) {
   using V = hn::VFromD<D>;
@@ -272,13 +311,13 @@ HWY_NOINLINE void Micro(D d, const hn::TFromD<D>* HWY_RESTRICT a, const hn::TFro
     for (int v = 0; v < NV; ++v) acc[r][v] = load ? hn::LoadU(d, cv[v] + r * 16) : hn::Zero(d);
   }
   int64_t kk = 0;
-  for (; kk + 16 <= kc; kk += 16, a += 256) {
+  for (; kk + KA <= kc; kk += KA, a += 16 * KA) {
     const hn::TFromD<D>* bk = b + kk * w;
-    for (int u = 0; u < 16; ++u, bk += w) {
+    for (int u = 0; u < KA; ++u, bk += w) {
       V bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, bk + v * L);
       for (int r = 0; r < MR; ++r) {
-        const V av = hn::Set(d, a[r * 16 + u]);
+        const V av = hn::Set(d, a[r * KA + u]);
         for (int v = 0; v < NV; ++v) acc[r][v] = Fma(av, bv[v], acc[r][v]);
       }
     }
@@ -288,7 +327,7 @@ HWY_NOINLINE void Micro(D d, const hn::TFromD<D>* HWY_RESTRICT a, const hn::TFro
     V bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, bk + v * L);
     for (int r = 0; r < MR; ++r) {
-      const V av = hn::Set(d, a[r * 16 + u]);
+      const V av = hn::Set(d, a[r * KA + u]);
       for (int v = 0; v < NV; ++v) acc[r][v] = Fma(av, bv[v], acc[r][v]);
     }
   }
@@ -322,21 +361,45 @@ void GemmT(int64_t m, int64_t n, int64_t k, const Operand& a, const Operand& b, 
   for (int64_t k0 = 0; k0 < k; k0 += cd::kKc) {
     const int64_t kc = std::min(cd::kKc, k - k0);
     const int64_t k1t = (kc + 15) / 16;
-    T* at = static_cast<T*>(cd::gemm_scratch(0, sizeof(T) * 256 * m1 * k1t));
     T* bp = static_cast<T*>(cd::gemm_scratch(1, sizeof(T) * npad * kc));
-    PackA<Ld>(d, a, m1, k0, kc, at);
     PackB<Ld>(d, b, npad, k0, kc, nr, bp);
     const bool load = accumulate || k0 > 0;
+    // float A already in L0A's Zz (16 x 8 fractals) is read in place: only the
+    // other cases are converted into the 16 x 16 At scratch.
+    constexpr bool kInPlaceA = std::is_same_v<typename Ld::S, float>;
+    const bool in_place = kInPlaceA && a.layout == Layout::kFractal;
+    const T* a_base;
+    int64_t a_rows;  // elements between 16-row blocks
+    if (in_place) {
+      a_base = static_cast<const T*>(a.data) + (k0 / 8) * 128;
+      a_rows = a.ld * 128;
+    } else {
+      T* at = static_cast<T*>(cd::gemm_scratch(0, sizeof(T) * 256 * m1 * k1t));
+      PackA<Ld>(d, a, m1, k0, kc, at);
+      a_base = at;
+      a_rows = k1t * 256;
+    }
     for (int64_t j0 = 0; j0 < npad; j0 += nr) {
       const int64_t w = std::min(nr, npad - j0);
       const T* panel = bp + j0 * kc;
       for (int64_t i0 = 0; i0 < 16 * m1; i0 += kMr) {
-        const T* ai = at + (i0 / 16) * k1t * 256 + (i0 % 16) * 16;
         T* ci = c + i0 * 16;
+        if constexpr (kInPlaceA) {
+          if (in_place) {
+            const T* ai = a_base + (i0 / 16) * a_rows + (i0 % 16) * 8;
+            if (w == nr) {
+              Micro<kMr, 2, 8>(d, ai, panel, kc, ci, col_stride, j0, load);
+            } else {
+              Micro<kMr, 1, 8>(d, ai, panel, kc, ci, col_stride, j0, load);
+            }
+            continue;
+          }
+        }
+        const T* ai = a_base + (i0 / 16) * a_rows + (i0 % 16) * 16;
         if (w == nr) {
-          Micro<kMr, 2>(d, ai, panel, kc, ci, col_stride, j0, load);
+          Micro<kMr, 2, 16>(d, ai, panel, kc, ci, col_stride, j0, load);
         } else {
-          Micro<kMr, 1>(d, ai, panel, kc, ci, col_stride, j0, load);
+          Micro<kMr, 1, 16>(d, ai, panel, kc, ci, col_stride, j0, load);
         }
       }
     }

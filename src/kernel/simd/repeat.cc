@@ -10,10 +10,14 @@
 // others, and only the selected lanes are written back: masked-off destination
 // lanes are never written, and no byte beyond an operand's last selected lane
 // is read.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "asc/core/half.h"
 #include "asc/core/status.h"
+#include "asc/kernel/cast_repeat.h"
+#include "asc/kernel/reduce_ext.h"
 #include "kernel/simd/lane_tables.h"
 #include "kernel/simd/tables.h"
 
@@ -257,6 +261,138 @@ void select_repeat(DType dtype, void* dst, const uint8_t* bits, const void* a, c
         fn(d, same_bits_each_repeat ? bits : bits + uint64_t{r} * bytes, x, y, n);
         ++r;
       });
+}
+
+// ---------------------------------------------------------------- Cast, mask/repeat form
+// Operands of different widths: lane l of an e-byte operand is element
+// l % (32 / e) of its block l / (32 / e). Each repeat's selected source lanes
+// are gathered into a dense scratch, converted by the count-form SIMD cast up
+// to the last selected lane, and the selected lanes scattered to dst.
+
+namespace {
+
+struct CastLanes {
+  uint32_t L;
+  uint64_t m[2];
+  uint32_t last;  // 1 + last selected lane (0: none)
+};
+
+CastLanes cast_lanes(size_t e_dst, size_t e_src, const RepeatLayout& l) {
+  CastLanes c{};
+  c.L = static_cast<uint32_t>(256 / std::max(e_dst, e_src));
+  c.m[0] = l.mask[0];
+  c.m[1] = c.L > 64 ? l.mask[1] : 0;
+  for (uint32_t i = c.L; i > 0; --i) {
+    if ((c.m[(i - 1) / 64] >> ((i - 1) % 64)) & 1u) {
+      c.last = i;
+      break;
+    }
+  }
+  return c;
+}
+
+inline bool lane_on(const CastLanes& c, uint32_t i) { return ((c.m[i / 64] >> (i % 64)) & 1u) != 0; }
+
+inline uint64_t lane_off(const RepeatLayout& l, int which, uint32_t r, uint32_t lane, size_t e) {
+  const uint32_t per = static_cast<uint32_t>(32 / e);
+  return (uint64_t{r} * l.rep[which] + uint64_t{lane / per} * l.blk[which]) * 32 + uint64_t{lane % per} * e;
+}
+
+}  // namespace
+
+uint64_t cast_repeat_extent(size_t e_dst, size_t e_src, const RepeatLayout& l, int which) {
+  if (l.repeat == 0) return 0;
+  const CastLanes c = cast_lanes(e_dst, e_src, l);
+  const size_t e = which == 0 ? e_dst : e_src;
+  uint64_t end = 0;
+  for (uint32_t i = 0; i < c.last; ++i) {
+    if (!lane_on(c, i)) continue;
+    // The last repeat ends last unless the repeat stride is 0 (then all are equal).
+    end = std::max(end, lane_off(l, which, l.repeat - 1, i, e) + e);
+  }
+  return end;
+}
+
+void cast_repeat(DType dst_dtype, DType src_dtype, RoundMode mode, void* dst, const void* src,
+                 const RepeatLayout& l) {
+  const size_t ed = dtype_size(dst_dtype), es = dtype_size(src_dtype);
+  if (ed > 4 || es > 4 || std::max(ed, es) == 1) {
+    throw Error(ErrorCode::kInvalidDtype, std::string("[Cast] the mask/repeat form does not cast ") +
+                                              dtype_name(src_dtype) + " to " + dtype_name(dst_dtype));
+  }
+  cast(dst_dtype, src_dtype, mode, nullptr, nullptr, 0);  // validates the pair and the mode
+  if (l.repeat == 0) return;
+  const CastLanes c = cast_lanes(ed, es, l);
+  if (c.last == 0) return;
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const bool full = c.last == c.L && c.m[0] == ~uint64_t{0} && (c.L == 64 || c.m[1] == ~uint64_t{0});
+  if (full && l.blk[0] == 1 && l.blk[1] == 1) {  // each repeat is contiguous in both operands
+    for (uint32_t r = 0; r < l.repeat; ++r) {
+      cast(dst_dtype, src_dtype, mode, d + uint64_t{r} * l.rep[0] * 32, s + uint64_t{r} * l.rep[1] * 32, c.L);
+    }
+    return;
+  }
+  alignas(64) uint8_t ts[256] = {};  // dense source lanes (unselected: 0, converted and dropped)
+  alignas(64) uint8_t td[256];
+  for (uint32_t r = 0; r < l.repeat; ++r) {
+    for (uint32_t i = 0; i < c.last; ++i) {
+      if (lane_on(c, i)) std::memcpy(ts + i * es, s + lane_off(l, 1, r, i, es), es);
+    }
+    cast(dst_dtype, src_dtype, mode, td, ts, c.last);
+    for (uint32_t i = 0; i < c.last; ++i) {
+      if (lane_on(c, i)) std::memcpy(d + lane_off(l, 0, r, i, ed), td + i * ed, ed);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- PairReduceSum
+// Pair p of a repeat is lanes 2p and 2p+1; float sums are one float32 add,
+// half sums are added in float32 (exact enough: 24 >= 2 * 11 + 2 bits, so the
+// rounding to half is the correctly rounded half sum) and rounded once.
+
+void pair_reduce_sum(DType dtype, void* dst, const void* src, const RepeatLayout& l, uint32_t dst_rep_stride) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat16) {
+    throw Error(ErrorCode::kInvalidDtype,
+                std::string("[PairReduceSum] dtype ") + dtype_name(dtype) + " is not supported (float32, float16)");
+  }
+  const size_t es = dtype_size(dtype);
+  const uint32_t L = static_cast<uint32_t>(256 / es);
+  const uint64_t m[2] = {l.mask[0], L > 64 ? l.mask[1] : 0};
+  auto on = [&](uint32_t i) { return ((m[i / 64] >> (i % 64)) & 1u) != 0; };
+  const uint32_t per = static_cast<uint32_t>(32 / es);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  float v[128];
+  float out[64];
+  for (uint32_t r = 0; r < l.repeat; ++r) {
+    // All selected lanes are read before this repeat's results are written.
+    for (uint32_t i = 0; i < L; ++i) {
+      v[i] = 0.0f;
+      if (!on(i)) continue;
+      const uint8_t* p = s + (uint64_t{r} * l.rep[1] + uint64_t{i / per} * l.blk[1]) * 32 + uint64_t{i % per} * es;
+      if (es == 4) {
+        std::memcpy(&v[i], p, 4);
+      } else {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        v[i] = asc::detail::f16_bits_to_f32(h);
+      }
+    }
+    for (uint32_t pi = 0; pi < L / 2; ++pi) {
+      const bool a = on(2 * pi), b = on(2 * pi + 1);
+      out[pi] = a && b ? v[2 * pi] + v[2 * pi + 1] : (a ? v[2 * pi] : (b ? v[2 * pi + 1] : 0.0f));
+    }
+    uint8_t* o = d + uint64_t{r} * dst_rep_stride * (L / 2) * es;
+    if (es == 4) {
+      std::memcpy(o, out, 128);
+    } else {
+      for (uint32_t pi = 0; pi < L / 2; ++pi) {
+        const uint16_t h = asc::detail::f32_to_f16_bits(out[pi]);
+        std::memcpy(o + pi * 2, &h, 2);
+      }
+    }
+  }
 }
 
 }  // namespace asc::kernel::simd
