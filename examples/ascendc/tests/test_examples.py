@@ -6,8 +6,9 @@ each one this test copies the directory to a temporary place, builds the
 program with ``pyasc-cc`` (extra flags from an optional ``pyasc-cc.flags``),
 runs ``gen_data.py``, the program (its stdout and stderr also go to
 ``output/run.log``), and ``verify_result.py``; every step must exit with 0.
-Adding a directory adds a test. One more test builds the ``add`` example
-with CMake and ``asc_add_executable`` from the installed package config.
+Adding a directory adds a test. Two more tests build the ``add`` and
+``matmul`` examples with CMake and ``asc_add_executable`` from the installed
+package config.
 """
 import os
 import shlex
@@ -65,7 +66,8 @@ def _run_example(work, prog):
 def test_there_are_examples():
     names = example_dirs()
     for required in ("add", "cast", "duplicate", "data_copy_pad", "double_buffer", "printf_dump_assert",
-                     "cpu_debug"):
+                     "cpu_debug", "vector_repeat", "compare_select", "reduce", "gather_sort",
+                     "local_mem_allocator", "matmul_mmad", "matmul", "matmul_leakyrelu"):
         assert required in names
 
 
@@ -108,3 +110,18 @@ def test_add_example_with_cmake(tmp_path):
     assert "Translating Ascend C source add.asc" in r.stdout
     out = _run([str(prog)], work)
     assert "edited add_custom: 16384 elements on 8 blocks done" in out.stdout
+
+
+def test_matmul_example_with_cmake(tmp_path):
+    """A kernel that includes the SDK's lib/ and tiling/ headers builds with asc_add_executable."""
+    cmake = shutil.which("cmake")
+    assert cmake, "cmake is needed to build the examples with asc_add_executable"
+    work, _ = _prepare("matmul", tmp_path)
+    build = work / "build"
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    _run([cmake, "-S", str(work), "-B", str(build), *gen, "-DCMAKE_BUILD_TYPE=Release",
+          f"-DCMAKE_PREFIX_PATH={pyasc.cmake_prefix_path}", f"-DPython3_EXECUTABLE={sys.executable}"], work)
+    _run([cmake, "--build", str(build)], work)
+    prog = build / "matmul"
+    assert prog.is_file()
+    _run_example(work, prog)
