@@ -23,6 +23,7 @@ from . import _log, device, errors, memory, profiler, stream, tools, utils  # no
 from . import linalg  # noqa: E402 - pyasc.linalg
 from . import random  # noqa: E402 - pyasc.random (Philox generator)
 from . import lazy  # noqa: E402 - lazy graphs and fusion controls
+from . import debug  # noqa: E402 - kernel checker (asc.debug.check_kernels)
 from .lazy import eval, is_eager, set_eager  # noqa: E402,A004
 from .device import (  # noqa: E402
     DeviceProperties,

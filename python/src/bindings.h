@@ -29,6 +29,7 @@ void init_linalg(py::module_& m);
 void init_indexing(py::module_& m);
 void init_interop(py::module_& m);
 void init_graph(py::module_& m);
+void init_debug(py::module_& m);
 
 // Conversions shared by the binding files (defined in array.cc).
 /// Any array-like (pyasc array, NumPy array shared without a copy, Python

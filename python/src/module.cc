@@ -21,4 +21,5 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_indexing(m);
   pyasc::init_interop(m);
   pyasc::init_graph(m);  // after init_array: adds ndarray.eval
+  pyasc::init_debug(m);
 }

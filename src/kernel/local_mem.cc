@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "asc/kernel/checker.h"
+
 namespace asc::kernel {
 
 uint8_t* local_mem_alloc(AscendC::Hardware hw, uint32_t* cursor, uint64_t bytes) {
@@ -26,6 +28,10 @@ uint8_t* local_mem_alloc(AscendC::Hardware hw, uint32_t* cursor, uint64_t bytes)
   const uint64_t rounded = (bytes + 31) & ~uint64_t{31};
   const uint64_t at = *cursor;
   if (at + rounded > size) {
+    check::fatal_if_checking(check::Finding::kLocalOverflow, "LocalMemAllocator::Alloc",
+                             std::to_string(bytes) + " bytes requested in the " + hardware_name(hw) + " at offset " +
+                                 std::to_string(at) + ", but only " + std::to_string(size - at) + " of " +
+                                 std::to_string(size) + " bytes are left");
     fail(ErrorCode::kStorageOverLimit, "LocalMemAllocator::Alloc",
          std::string(hardware_name(hw)) + ": " + std::to_string(bytes) + " bytes requested but only " +
              std::to_string(size - at) + " of " + std::to_string(size) + " bytes are left");

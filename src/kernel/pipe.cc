@@ -2,6 +2,8 @@
 #include "asc/kernel/pipe.h"
 
 #include <cstdio>
+
+#include "asc/kernel/checker.h"
 #include <string>
 
 namespace asc::kernel {
@@ -38,23 +40,27 @@ void QueueState::fail_uninit(const char* op) const {
 
 void QueueState::fail_alloc() const {
   if (num_ == 0) fail_uninit("TQue::AllocTensor");
-  fail(ErrorCode::kInvalidParam, "TQue::AllocTensor",
-       "no free buffer in " + queue_desc(pos_, num_, bytes_init_) + ": " + std::to_string(num_ - count_) +
-           " allocated and " + std::to_string(count_) +
-           " enqueued; FreeTensor one first (on the NPU this AllocTensor would wait forever)");
+  const std::string detail = "no free buffer in " + queue_desc(pos_, num_, bytes_init_) + ": " +
+                             std::to_string(num_ - count_) + " allocated and " + std::to_string(count_) +
+                             " enqueued; FreeTensor one first (on the NPU this AllocTensor would wait forever)";
+  check::fatal_if_checking(check::Finding::kAllocBeyondDepth, "TQue::AllocTensor", detail);
+  fail(ErrorCode::kInvalidParam, "TQue::AllocTensor", detail);
 }
 
 void QueueState::fail_full() const {
-  fail(ErrorCode::kInvalidParam, "TQue::EnQue",
-       "the queue is full: depth " + std::to_string(depth_) + " and " + std::to_string(count_) +
-           " tensors already enqueued; DeQue one first or declare the TQue with a larger depth");
+  const std::string detail = "the queue is full: depth " + std::to_string(depth_) + " and " +
+                             std::to_string(count_) +
+                             " tensors already enqueued; DeQue one first or declare the TQue with a larger depth";
+  check::fatal_if_checking(check::Finding::kEnqueBeyondDepth, "TQue::EnQue", detail);
+  fail(ErrorCode::kInvalidParam, "TQue::EnQue", detail);
 }
 
 void QueueState::fail_empty() const {
   if (num_ == 0) fail_uninit("TQue::DeQue");
-  fail(ErrorCode::kInvalidParam, "TQue::DeQue",
-       "DeQue on an empty queue: no tensor is enqueued in " + queue_desc(pos_, num_, bytes_init_) +
-           " (on the NPU this would hang)");
+  const std::string detail = "DeQue on an empty queue: no tensor is enqueued in " +
+                             queue_desc(pos_, num_, bytes_init_) + " (on the NPU this would hang)";
+  check::fatal_if_checking(check::Finding::kDequeEmpty, "TQue::DeQue", detail);
+  fail(ErrorCode::kInvalidParam, "TQue::DeQue", detail);
 }
 
 void QueueState::fail_state(const char* op, int i) const {
@@ -67,13 +73,21 @@ void QueueState::fail_state(const char* op, int i) const {
     detail = which + " is still enqueued" +
              (std::string(op) == "FreeTensor" ? ": DeQue it before FreeTensor" : ": EnQue twice?");
   }
-  fail(ErrorCode::kInvalidParam, (std::string("TQue::") + op).c_str(), detail);
+  const std::string name = std::string("TQue::") + op;
+  const bool is_free = std::string(op) == "FreeTensor";
+  check::fatal_if_checking(state_[i] == kFree ? (is_free ? check::Finding::kDoubleFree : check::Finding::kUseAfterFree)
+                                              : check::Finding::kQueueMisuse,
+                           name.c_str(), detail);
+  fail(ErrorCode::kInvalidParam, name.c_str(), detail);
 }
 
 void QueueState::fail_foreign(const char* op, const void* addr) const {
   if (num_ == 0) fail_uninit((std::string("TQue::") + op).c_str());
   char buf[160];
   std::snprintf(buf, sizeof buf, "the tensor at %p is not a buffer of ", addr);
+  check::fatal_if_checking(check::Finding::kQueueMisuse, (std::string("TQue::") + op).c_str(),
+                           std::string("the tensor is not a buffer of ") + queue_desc(pos_, num_, bytes_init_) +
+                               " (it was not allocated by this queue's AllocTensor)");
   fail(ErrorCode::kInvalidParam, (std::string("TQue::") + op).c_str(),
        buf + queue_desc(pos_, num_, bytes_init_) + " (it was not allocated by this queue's AllocTensor)");
 }
@@ -93,11 +107,13 @@ TPipe::TPipe() {
 }
 
 TPipe::~TPipe() {
+  if (::asc::kernel::check::active()) ::asc::kernel::check::pipe_end(this);
   ::asc::kernel::elide::pipe_leave(elide_token_);
   if (::asc::kernel::t_pipe == this) ::asc::kernel::t_pipe = previous_;
 }
 
 void TPipe::Reset() {
+  if (::asc::kernel::check::active()) ::asc::kernel::check::pipe_reset(this);
   for (auto& u : used_) u = 0;
 }
 
@@ -151,6 +167,12 @@ uint8_t* TPipe::allocate(TPosition pos, uint32_t num, uint32_t len, uint32_t str
   uint64_t& used = used_[static_cast<int>(hw)];
   const uint64_t need = uint64_t{num} * stride;
   if (need > cap - used) {
+    ::asc::kernel::check::fatal_if_checking(
+        ::asc::kernel::check::Finding::kLocalOverflow, op,
+        std::to_string(num) + " x " + std::to_string(len) + " bytes (" + std::to_string(need) +
+            " with 32-byte alignment) for a " + ::asc::kernel::position_name(pos) + " buffer exceed the " +
+            ::asc::kernel::hardware_name(hw) + ": " + std::to_string(used) + " of " + std::to_string(cap) +
+            " bytes already allocated by this TPipe, " + std::to_string(cap - used) + " left");
     fail(ErrorCode::kStorageOverLimit, op,
          std::string("cannot allocate ") + std::to_string(num) + " x " + std::to_string(len) + " bytes (" +
              std::to_string(need) + " bytes with 32-byte alignment) for a " + ::asc::kernel::position_name(pos) +

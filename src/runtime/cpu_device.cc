@@ -49,6 +49,7 @@ const char* memcpy_kind_name(MemcpyKind kind) noexcept {
 namespace {
 
 thread_local const BlockContext* t_block = nullptr;
+std::atomic<const LaunchCheckHooks*> g_check_hooks{nullptr};  // the kernel checker's
 
 size_t env_size(const char* name, size_t fallback) {
   const char* s = std::getenv(name);
@@ -78,6 +79,8 @@ struct Job {
   std::mutex mu;  // guards error and the done hand-off
   std::condition_variable cv;
   Status error;
+  const LaunchCheckHooks* check_hooks = nullptr;  // with `check`: a checked launch
+  void* check = nullptr;
 };
 
 class CpuDevice final : public Device {
@@ -183,6 +186,10 @@ class CpuDevice final : public Device {
     job.inv = &inv;
     job.block_dim = inv.block_dim;
     if (profiler::enabled()) job.stream_id = profiler::thread_stream();
+    if (const LaunchCheckHooks* hooks = g_check_hooks.load(std::memory_order_acquire)) {
+      job.check = hooks->begin(inv);
+      if (job.check) job.check_hooks = hooks;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(job_ptr);
@@ -207,6 +214,11 @@ class CpuDevice final : public Device {
     }
     std::lock_guard<std::mutex> lock(job.mu);
     inv.gm_bytes = job.gm_bytes.load(std::memory_order_relaxed);
+    if (job.check) {
+      Status checked = job.check_hooks->end(job.check);
+      job.check = nullptr;
+      if (job.error.ok() && !checked.ok()) job.error = Status(checked.code(), "[" + inv.name + "] " + checked.message());
+    }
     return job.error;
   }
 
@@ -305,9 +317,12 @@ class CpuDevice final : public Device {
           span.event().stream_id = job.stream_id;
         }
         ctx.gm_bytes = 0;
+        if (job.check) job.check_hooks->block_begin(job.check, ctx);
+        bool block_failed = false;
         try {
           inv.body(ctx);
         } catch (...) {
+          block_failed = true;
           Status st = StatusFromCurrentException(inv.name);
           ErrorCode code = st.code();
           std::lock_guard<std::mutex> lock(job.mu);
@@ -319,6 +334,7 @@ class CpuDevice final : public Device {
           // Like a device abort: blocks not yet started are skipped.
           job.failed.store(true, std::memory_order_relaxed);
         }
+        if (job.check) job.check_hooks->block_end(job.check, ctx, block_failed);
         if (span.active()) {
           span.event().bytes = ctx.gm_bytes;
           job.gm_bytes.fetch_add(ctx.gm_bytes, std::memory_order_relaxed);
@@ -350,6 +366,10 @@ class CpuDevice final : public Device {
 }  // namespace
 
 const BlockContext* current_block() noexcept { return t_block; }
+
+void set_launch_check_hooks(const LaunchCheckHooks* hooks) noexcept {
+  g_check_hooks.store(hooks, std::memory_order_release);
+}
 
 Device& cpu_device() {
   // Leaked on purpose: core workers must outlive every stream, pool and

@@ -331,7 +331,7 @@ struct MemoryPool::Impl {
     std::lock_guard<PoolLock> lk(mu);
     release_cached_segments(g);
   }
-  bool find_allocation(const void* ptr, void** base, size_t* size) const;
+  bool find_allocation(const void* ptr, void** base, size_t* size, size_t* requested) const;
 
   // --- helpers (mutex held) ---
   Result<void*> allocate_slow(size_t bytes, size_t size, uint64_t key, Stream* stream, Graveyard& g);
@@ -959,7 +959,7 @@ Status MemoryPool::Impl::record_stream(void* ptr, Stream& stream) {
   return Status::OK();
 }
 
-bool MemoryPool::Impl::find_allocation(const void* ptr, void** base, size_t* size) const {
+bool MemoryPool::Impl::find_allocation(const void* ptr, void** base, size_t* size, size_t* requested) const {
   const auto addr = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<PoolLock> lk(mu);
   auto it = by_addr.upper_bound(addr);
@@ -968,6 +968,7 @@ bool MemoryPool::Impl::find_allocation(const void* ptr, void** base, size_t* siz
   if (b->state != BlockState::kActive || addr >= reinterpret_cast<uintptr_t>(b->ptr) + b->size) return false;
   if (base) *base = b->ptr;
   if (size) *size = b->size;
+  if (requested) *requested = b->requested;
   return true;
 }
 
@@ -1151,8 +1152,8 @@ void MemoryPool::reset_peak_stats() {
   s.retries = s.oom_count = 0;
 }
 
-bool MemoryPool::find_allocation(const void* ptr, void** base, size_t* size) const {
-  return impl_->find_allocation(ptr, base, size);
+bool MemoryPool::find_allocation(const void* ptr, void** base, size_t* size, size_t* requested) const {
+  return impl_->find_allocation(ptr, base, size, requested);
 }
 
 // ------------------------------------------------------------------ limits

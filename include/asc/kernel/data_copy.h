@@ -27,6 +27,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
@@ -94,6 +95,12 @@ template <typename T>
 inline void check_local(const char* op, const AscendC::LocalTensor<T>& t, uint64_t bytes) {
   if (bytes > uint64_t{t.GetSize()} * sizeof(T)) fail_size(op, "bytes of the LocalTensor", bytes, uint64_t{t.GetSize()} * sizeof(T));
 }
+// The kernel checker's view of a GM side: `count` bursts of `burst` bytes, `pitch` apart.
+template <typename T>
+inline void check_gm(const char* op, const AscendC::GlobalTensor<T>& g, uint32_t count, uint64_t burst,
+                     uint64_t pitch, bool write) {
+  check::gm_access(op, g.bound(), g.bound_bytes(), g.raw(), count, burst, pitch, write);
+}
 template <typename T>
 inline void check_global(const char* op, const AscendC::GlobalTensor<T>& t, uint64_t bytes) {
   if (t.GetSize() != 0 && bytes > t.GetSize() * sizeof(T)) {
@@ -112,6 +119,11 @@ namespace AscendC {
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t calCount) {
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  if (::asc::kernel::check::active()) {
+    ::asc::kernel::check::copy_length("DataCopy", calCount, sizeof(T));
+    ::asc::kernel::check::local_operand("DataCopy", "dst", dst.raw(), bytes);
+    ::asc::kernel::detail::check_gm("DataCopy", src, 1, bytes, bytes, false);
+  }
   ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
   ::asc::kernel::detail::check_global("DataCopy", src, bytes);
   ::asc::kernel::detail::copy_in(dst.raw(), src.raw(), bytes);
@@ -120,6 +132,11 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  if (::asc::kernel::check::active()) {
+    ::asc::kernel::check::copy_length("DataCopy", calCount, sizeof(T));
+    ::asc::kernel::check::local_operand("DataCopy", "src", src.raw(), bytes);
+    ::asc::kernel::detail::check_gm("DataCopy", dst, 1, bytes, bytes, true);
+  }
   ::asc::kernel::detail::check_local("DataCopy", src, bytes);
   ::asc::kernel::detail::check_global("DataCopy", dst, bytes);
   ::asc::kernel::detail::copy_out(dst.raw(), src.raw(), bytes);
@@ -128,6 +145,11 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
   const uint64_t bytes = ::asc::kernel::detail::copy_bytes(calCount, sizeof(T));
+  if (::asc::kernel::check::active()) {
+    ::asc::kernel::check::copy_length("DataCopy", calCount, sizeof(T));
+    ::asc::kernel::check::local_operand("DataCopy", "src", src.raw(), bytes);
+    ::asc::kernel::check::local_operand("DataCopy", "dst", dst.raw(), bytes);
+  }
   ::asc::kernel::detail::check_local("DataCopy", src, bytes);
   ::asc::kernel::detail::check_local("DataCopy", dst, bytes);
   ::asc::kernel::detail::copy_local(dst.raw(), src.raw(), bytes);
@@ -143,6 +165,18 @@ inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p
   const uint64_t dst_pitch = (uint64_t{p.blockLen} + p.dstStride) * ONE_BLK_SIZE;
   const uint64_t src_extent = ::asc::kernel::detail::extent(p.blockCount, burst, src_pitch);
   const uint64_t dst_extent = ::asc::kernel::detail::extent(p.blockCount, burst, dst_pitch);
+  if (::asc::kernel::check::active()) {
+    if constexpr (std::is_same_v<D, GlobalTensor<typename D::PrimType>>) {
+      ::asc::kernel::detail::check_gm("DataCopy", dst, p.blockCount, burst, dst_pitch, true);
+    } else {
+      ::asc::kernel::check::local_operand("DataCopy", "dst", dst.raw(), dst_extent);
+    }
+    if constexpr (std::is_same_v<S, GlobalTensor<typename S::PrimType>>) {
+      ::asc::kernel::detail::check_gm("DataCopy", src, p.blockCount, burst, src_pitch, false);
+    } else {
+      ::asc::kernel::check::local_operand("DataCopy", "src", src.raw(), src_extent);
+    }
+  }
   if constexpr (std::is_same_v<D, GlobalTensor<typename D::PrimType>>) {
     ::asc::kernel::detail::check_global("DataCopy", dst, dst_extent);
   } else {
@@ -204,6 +238,10 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   namespace d = ::asc::kernel::detail;
   const DataCopyExtParams& p = dataCopyParams;
   const uint64_t row = (uint64_t{padParams.leftPadding} + padParams.rightPadding) * sizeof(T) + p.blockLen;
+  if (::asc::kernel::check::active()) {
+    ::asc::kernel::check::local_operand("DataCopyPad", "dst", dst.raw(), d::pad_local_extent(p.blockCount, row, p.dstStride));
+    d::check_gm("DataCopyPad", src, p.blockCount, p.blockLen, uint64_t{p.blockLen} + p.srcStride, false);
+  }
   d::check_local("DataCopyPad", dst, d::pad_local_extent(p.blockCount, row, p.dstStride));
   d::check_global("DataCopyPad", src, d::pad_gm_extent(p.blockCount, p.blockLen, p.srcStride));
   const bool writes_padding = padParams.isPad && (padParams.leftPadding != 0 || padParams.rightPadding != 0);
@@ -222,6 +260,10 @@ template <typename T>
 void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& dataCopyParams) {
   namespace d = ::asc::kernel::detail;
   const DataCopyExtParams& p = dataCopyParams;
+  if (::asc::kernel::check::active()) {
+    ::asc::kernel::check::local_operand("DataCopyPad", "src", src.raw(), d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
+    d::check_gm("DataCopyPad", dst, p.blockCount, p.blockLen, uint64_t{p.blockLen} + p.dstStride, true);
+  }
   d::check_local("DataCopyPad", src, d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
   d::check_global("DataCopyPad", dst, d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
   if (p.blockCount == 1) {

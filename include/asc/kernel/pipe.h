@@ -23,6 +23,7 @@
 
 #include <cstdint>
 
+#include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
@@ -87,6 +88,12 @@ class QueueState {
   uint32_t buffer_bytes() const { return bytes_init_; }
   int num_buffers() const { return num_; }
   bool initialized() const { return base_ != nullptr || num_ > 0; }
+  /// For the kernel checker (asc/kernel/checker.h).
+  const uint8_t* base() const { return base_; }
+  uint32_t stride() const { return stride_; }
+  AscendC::TPosition position() const { return pos_; }
+  bool buffer_free(int i) const { return state_[i] == kFree; }
+  bool buffer_queued(int i) const { return state_[i] == kQueued; }
 
  private:
   enum State : uint8_t { kFree, kAllocated, kQueued };
@@ -241,6 +248,7 @@ class TPipe {
     const uint32_t stride = align32(len);
     uint8_t* base = allocate(Que::kBufferPosition, num, len, stride);
     que.queue_state().init(base, len, stride, num, Que::kDepth, Que::kBufferPosition);
+    if (::asc::kernel::check::active()) ::asc::kernel::check::queue_init(this, &que.queue_state());
     return true;
   }
   /// One buffer of `len` bytes (rounded up to 32) for a TBuf.

@@ -1,23 +1,29 @@
 // Pipe synchronisation: SetFlag/WaitFlag, PipeBarrier and the CCE intrinsics.
 //
 // On the CPU device a block runs on one thread and every instruction completes
-// before the next starts, so these order nothing and cost nothing. (A later
-// checking mode can verify that each WaitFlag has a matching SetFlag.)
+// before the next starts, so these order nothing and cost nothing. The kernel
+// checker (asc/kernel/checker.h) verifies that each WaitFlag has a matching
+// SetFlag (wait-without-set: on the NPU the wait would never end).
 //
 // Thread-safety: no state.
 #pragma once
 
 #include <cstdint>
 
+#include "asc/kernel/checker.h"
 #include "asc/kernel/qualifiers.h"
 #include "asc/kernel/types.h"
 
 namespace AscendC {
 
 template <HardEvent event>
-inline void SetFlag(int32_t /*eventID*/) {}
+inline void SetFlag(int32_t eventID) {
+  if (::asc::kernel::check::active()) ::asc::kernel::check::set_flag(static_cast<int>(event), eventID);
+}
 template <HardEvent event>
-inline void WaitFlag(int32_t /*eventID*/) {}
+inline void WaitFlag(int32_t eventID) {
+  if (::asc::kernel::check::active()) ::asc::kernel::check::wait_flag(static_cast<int>(event), eventID);
+}
 template <pipe_t pipe = PIPE_ALL>
 inline void PipeBarrier() {}
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/types.h"
@@ -35,6 +36,9 @@ class GlobalTensor {
   void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize = 0) {
     addr_ = buffer;
     size_ = bufferSize;
+    bound_ = buffer;
+    bound_size_ = bufferSize;
+    if (::asc::kernel::check::active()) ::asc::kernel::check::bind_global(buffer, bufferSize * sizeof(T));
   }
 
   /// The address may be used to write GM: pending copies of the tensor's GM
@@ -49,19 +53,24 @@ class GlobalTensor {
   }
   uint64_t GetSize() const { return size_; }
 
-  T GetValue(uint64_t offset) const { return addr_[offset]; }
+  T GetValue(uint64_t offset) const {
+    if (::asc::kernel::check::active()) check_access("GlobalTensor::GetValue", offset, false);
+    return addr_[offset];
+  }
   void SetValue(uint64_t offset, T value) const {
+    if (::asc::kernel::check::active()) check_access("GlobalTensor::SetValue", offset, true);
     ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
     addr_[offset] = value;
   }
   __gm__ T& operator()(uint64_t offset) const {
+    if (::asc::kernel::check::active()) check_access("GlobalTensor::operator()", offset, true);
     ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
     return addr_[offset];
   }
 
   /// View starting `offset` elements later (size shrinks accordingly).
   GlobalTensor operator[](uint64_t offset) const {
-    GlobalTensor t;
+    GlobalTensor t = *this;
     t.addr_ = addr_ + offset;
     t.size_ = size_ > offset ? size_ - offset : 0;
     return t;
@@ -71,8 +80,14 @@ class GlobalTensor {
   T* data() const { return GetPhyAddr(); }
   /// pyasc: the element pointer without elision bookkeeping (instruction code).
   T* raw() const { return addr_; }
+  /// pyasc: what SetGlobalBuffer bound (views keep it), for the kernel checker.
+  const T* bound() const { return bound_; }
+  uint64_t bound_bytes() const { return bound_size_ * sizeof(T); }
 
  private:
+  void check_access(const char* op, uint64_t offset, bool write) const {
+    ::asc::kernel::check::gm_access(op, bound_, bound_bytes(), addr_ + offset, 1, sizeof(T), sizeof(T), write);
+  }
   // Bytes from element `offset` to the end (unknown size: to the end of memory).
   uint64_t extent(uint64_t offset) const {
     return size_ == 0 ? UINT64_MAX : (size_ > offset ? (size_ - offset) * sizeof(T) : sizeof(T));
@@ -80,6 +95,8 @@ class GlobalTensor {
 
   T* addr_ = nullptr;
   uint64_t size_ = 0;
+  T* bound_ = nullptr;  // SetGlobalBuffer's address and size (elements, 0 = none)
+  uint64_t bound_size_ = 0;
 };
 
 template <typename T>
@@ -93,11 +110,13 @@ class LocalTensor {
   LocalTensor(T* addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
 
   T GetValue(uint32_t index) const {
+    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::GetValue", addr_ + index, sizeof(T));
     ::asc::kernel::elide::read(addr_ + index, sizeof(T));
     return addr_[index];
   }
   template <typename U>
   void SetValue(uint32_t index, U value) const {
+    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::SetValue", addr_ + index, sizeof(T));
     ::asc::kernel::elide::write(addr_ + index, sizeof(T));
     addr_[index] = static_cast<T>(value);
   }

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "asc/core/dtype.h"
+#include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/simd.h"
@@ -42,6 +43,8 @@ using non_deduced_t = typename NonDeduced<T>::type;
 template <typename T>
 inline void check_count(const char* op, int32_t count, const AscendC::LocalTensor<T>& t, const char* which) {
   if (static_cast<uint32_t>(count) > t.GetSize()) fail_size(op, which, static_cast<uint64_t>(count), t.GetSize());
+  // The kernel checker: alignment and freed buffers of each operand.
+  if (check::active()) check::local_operand(op, which, t.raw(), uint64_t(static_cast<uint32_t>(count)) * sizeof(T));
 }
 inline bool count_ok(const char* op, int32_t count) {
   if (count < 0) fail_negative_count(op, count);

@@ -104,6 +104,21 @@ class Device {
   virtual Status run_kernel(const KernelInvocation& inv) = 0;
 };
 
+/// Hooks of the kernel checker (asc/kernel/checker.h, in the kernel layer,
+/// which installs them at load time). `begin` runs once per launch before any
+/// block and returns null when the launch is not checked; the other hooks run
+/// only for a non-null handle: around each block (on the core's thread;
+/// `failed`: the block threw) and once after the last block, where a non-OK
+/// status fails a launch that did not fail otherwise.
+struct LaunchCheckHooks {
+  void* (*begin)(const KernelInvocation& inv) = nullptr;
+  void (*block_begin)(void* launch, const BlockContext& ctx) = nullptr;
+  void (*block_end)(void* launch, const BlockContext& ctx, bool failed) = nullptr;
+  Status (*end)(void* launch) = nullptr;
+};
+/// Installs (or with nullptr removes) the hooks; `hooks` must stay valid.
+void set_launch_check_hooks(const LaunchCheckHooks* hooks) noexcept;
+
 /// The process-wide CPU device (created on first use).
 Device& cpu_device();
 /// The device new work goes to (the CPU device for now).

@@ -100,8 +100,10 @@ class MemoryPool {
   void reset_peak_stats();
 
   /// True when `ptr` points inside a block in use; sets `*base`/`*size` to it
-  /// (`*size` is the block's usable size: the request rounded up). O(log n).
-  bool find_allocation(const void* ptr, void** base = nullptr, size_t* size = nullptr) const;
+  /// (`*size` is the block's usable size: the request rounded up;
+  /// `*requested` the size asked for, what the kernel checker allows). O(log n).
+  bool find_allocation(const void* ptr, void** base = nullptr, size_t* size = nullptr,
+                       size_t* requested = nullptr) const;
 
   Kind kind() const noexcept { return kind_; }
   Device& device() const noexcept { return device_; }
