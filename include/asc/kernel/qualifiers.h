@@ -55,6 +55,24 @@
 #define __inout_pipe__(...)
 #endif
 
+// Core-type tests of mixed (cube + vector) kernels: `if ASCEND_IS_AIV { ... }`.
+// A CPU core runs both the cube and the vector instructions of its block, so
+// both parts of a mixed kernel run on it.
+#ifndef ASCEND_IS_AIV
+#define ASCEND_IS_AIV (true)
+#endif
+#ifndef ASCEND_IS_AIC
+#define ASCEND_IS_AIC (true)
+#endif
+// Kernel task type annotations (e.g. KERNEL_TYPE_MIX_AIC_1_2): scheduling
+// hints for the NPU; nothing to do on the CPU.
+#ifndef KERNEL_TASK_TYPE_DEFAULT
+#define KERNEL_TASK_TYPE_DEFAULT(type)
+#endif
+#ifndef KERNEL_TASK_TYPE
+#define KERNEL_TASK_TYPE(key, type)
+#endif
+
 #ifndef GM_ADDR
 #define GM_ADDR __gm__ uint8_t*
 #endif

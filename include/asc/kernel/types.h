@@ -92,6 +92,7 @@ constexpr uint8_t DEFAULT_BLK_STRIDE = 1;
 constexpr uint8_t DEFAULT_REPEAT_STRIDE = 8;
 constexpr uint32_t MAX_REPEAT_TIMES = 255;
 constexpr uint32_t BLOCK_CUBE = 16;
+constexpr uint32_t DEFAULT_C0_SIZE = 32;        // bytes in the C0 dimension of a cube fractal
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1;
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
