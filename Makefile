@@ -49,10 +49,14 @@ demo: example
 	PYTHONPATH=$(CURDIR)/$(EXAMPLE_BUILD) $(PY) examples/vector_add/demo.py
 
 # Benchmarks print ratios against their peers measured in the same run.
-bench: build example
+# Every benchmark prints its ratio against a peer measured in the same run.
+bench: build example install
 	$(CPP_BUILD)/bench_vector_add
 	$(CPP_BUILD)/bench_launch
 	$(CPP_BUILD)/bench_memory_pool
+	$(CPP_BUILD)/bench_profiler
+	$(CPP_BUILD)/bench_mmad
+	set -e; for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
 clean:
 	rm -rf build
