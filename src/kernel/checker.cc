@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "asc/core/status.h"
+#include "asc/kernel/atomic.h"
 #include "asc/kernel/debug.h"
 #include "asc/kernel/pipe.h"
 #include "asc/runtime/device.h"
@@ -383,6 +384,9 @@ void gm_access(const char* op, const void* bound, uint64_t bound_bytes, const vo
               num(req) + "-byte allocation");
   }
   if (!write) return;
+  // DataCopy / DataCopyPad under SetAtomicAdd/Max/Min combine into GM: several
+  // blocks may write the same bytes (SetValue is never atomic).
+  if (std::strncmp(op, "DataCopy", 8) == 0 && atomic::current().op != atomic::Op::kNone) return;
   auto add = [&](uintptr_t lo, uintptr_t hi) {
     // Consecutive tiles of one block extend the last interval.
     if (!bc->writes.empty()) {

@@ -42,6 +42,9 @@ void copy_pad_in(void* dst, const void* src, uint32_t elem_size, const AscendC::
 void copy_pad_out(void* dst, const void* src, const AscendC::DataCopyExtParams& p) {
   const uint64_t src_pitch = detail::align32(p.blockLen) + uint64_t{p.srcStride} * 32;
   const uint64_t dst_pitch = uint64_t{p.blockLen} + p.dstStride;
+  if (atomic::maybe_active() && atomic::store("DataCopyPad", dst, src, p.blockCount, p.blockLen, src_pitch, dst_pitch)) {
+    return;
+  }
   copy_bursts(dst, src, p.blockCount, p.blockLen, src_pitch, dst_pitch);
 }
 

@@ -18,6 +18,7 @@
 
 #include "asc/core/log.h"
 #include "asc/runtime/device.h"
+#include "asc/runtime/block_serial.h"
 #include "asc/runtime/profiler.h"
 #include "runtime/spin_wait.h"
 
@@ -49,6 +50,7 @@ const char* memcpy_kind_name(MemcpyKind kind) noexcept {
 namespace {
 
 thread_local const BlockContext* t_block = nullptr;
+thread_local uint64_t t_block_serial = 0;  // asc/runtime/block_serial.h
 std::atomic<const LaunchCheckHooks*> g_check_hooks{nullptr};  // the kernel checker's
 
 size_t env_size(const char* name, size_t fallback) {
@@ -309,6 +311,7 @@ class CpuDevice final : public Device {
       if (!job.failed.load(std::memory_order_relaxed)) {
         ctx.block_idx = b;
         t_block = &ctx;
+        ++t_block_serial;
         profiler::Span span(profiler::EventKind::kBlock, inv.name);
         if (span.active()) {
           span.event().core = ctx.core_id;
@@ -366,6 +369,8 @@ class CpuDevice final : public Device {
 }  // namespace
 
 const BlockContext* current_block() noexcept { return t_block; }
+
+uint64_t block_serial() noexcept { return t_block_serial; }
 
 void set_launch_check_hooks(const LaunchCheckHooks* hooks) noexcept {
   g_check_hooks.store(hooks, std::memory_order_release);

@@ -19,6 +19,9 @@
 //   without written padding) GM -> local are recorded instead of performed,
 //   and copies local -> GM of a recorded range run the pending work straight
 //   into GM. Other forms make the ranges they touch real first.
+// * Atomic mode (SetAtomicAdd<T>() and friends, asc/kernel/atomic.h): every
+//   local -> GM form combines into GM instead of overwriting, and is never
+//   elided.
 //
 // Thread-safety: none needed (per-block data).
 #pragma once
@@ -27,6 +30,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "asc/kernel/atomic.h"
 #include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
@@ -76,8 +80,9 @@ inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
     std::memcpy(ub, gm, bytes);
   }
 }
-inline void copy_out(void* gm, const void* ub, uint64_t bytes) {
+inline void copy_out(void* gm, const void* ub, uint64_t bytes, const char* op = "DataCopy") {
   count_gm_bytes(bytes);
+  if (atomic::maybe_active() && atomic::store(op, gm, ub, 1, bytes, bytes, bytes)) return;
   if (elide::State* s = elide::pending_state()) {
     elide::store(*s, gm, ub, bytes);
   } else {
@@ -208,6 +213,10 @@ inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p
   } else if constexpr (kDstGm) {
     ek::elide::read(src.raw(), src_extent);
     ek::elide::gm_write(dst.raw(), dst_extent);
+    if (ek::atomic::maybe_active() &&
+        ek::atomic::store("DataCopy", dst.raw(), src.raw(), p.blockCount, burst, src_pitch, dst_pitch)) {
+      return;
+    }
   } else {
     ek::elide::read(src.raw(), src_extent);
     ek::elide::access(dst.raw(), dst_extent);
@@ -267,7 +276,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   d::check_local("DataCopyPad", src, d::pad_local_extent(p.blockCount, p.blockLen, p.srcStride));
   d::check_global("DataCopyPad", dst, d::pad_gm_extent(p.blockCount, p.blockLen, p.dstStride));
   if (p.blockCount == 1) {
-    d::copy_out(dst.raw(), src.raw(), p.blockLen);
+    d::copy_out(dst.raw(), src.raw(), p.blockLen, "DataCopyPad");
     return;
   }
   d::count_gm_bytes(uint64_t{p.blockCount} * p.blockLen);
