@@ -255,15 +255,128 @@ def _pad_index(n, before, after, mode):
     return _np.where(j >= n, p - j, j)
 
 
+def _pad_stat_pairs(length, ndim):
+    """NumPy's ``stat_length`` pairs: None (the whole axis) or non-negative ints (rounded)."""
+    if length is None:
+        return ((None, None),) * ndim
+    w = _np.round(_np.asarray(length)).astype(_np.intp)
+    try:
+        pairs = _np.broadcast_to(w, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes [original->remapped]: "
+                         f"{w.shape} and requested shape ({ndim},2)") from None
+    if (pairs < 0).any():
+        raise ValueError("index can't contain negative values")
+    return tuple((int(b), int(a)) for b, a in pairs)
+
+
+def _at(axis, sl):
+    return (slice(None),) * axis + (sl,)
+
+
+def _pad_median(chunk, axis):
+    """NumPy's median along ``axis`` (keepdims): the mean of the middle element(s) of the
+    sorted slice (float64 for integer input), NaN when the slice holds a NaN."""
+    n = chunk.shape[axis]
+    if n == 0:
+        return _C.mean(chunk, axis, None, None, True)
+    s = _C.sort(chunk, axis, False)
+    mid = n // 2
+    middle = s[_at(axis, slice(mid - 1, mid + 1) if n % 2 == 0 else slice(mid, mid + 1))]
+    m = _C.mean(middle, axis, None, None, True)
+    if _np.dtype(chunk.dtype).kind not in "biu":
+        last = s[_at(axis, slice(n - 1, n))]
+        m = _C.where(_C.isnan(last), last, m)
+    return m
+
+
+def _pad_stat(chunk, axis, mode, dtype):
+    if mode == "maximum":
+        return _C.max(chunk, axis, None, None, True)
+    if mode == "minimum":
+        return _C.min(chunk, axis, None, None, True)
+    st = _C.mean(chunk, axis, None, None, True) if mode == "mean" else _pad_median(chunk, axis)
+    if dtype.kind in "iu":
+        st = _C.rint(st)  # NumPy rounds (half to even) before the integer cast
+    return st
+
+
+def _pad_ramp(edge, end, width, axis, dtype):
+    """``numpy.linspace(end, edge, width, endpoint=False, dtype=dtype, axis=axis)`` for the
+    edge slice ``edge`` (length 1 along axis) and a scalar ``end``: computed in float64
+    (the end values are NumPy scalars), floored for integer dtypes."""
+    shape = [1] * edge.ndim
+    shape[axis] = width
+    i = _C.asarray(_np.arange(width, dtype=_np.float64).reshape(shape))
+    start = float(end)
+    delta = _C.subtract(_C.astype(edge, _np.float64, True), start)
+    step = _C.true_divide(delta, width)
+    if bool(_C.any(_C.equal(step, 0))):
+        y = _C.multiply(_C.true_divide(i, width), delta)
+    else:
+        y = _C.multiply(i, step)
+    y = _C.add(y, start)
+    if dtype.kind in "iu":
+        y = _C.floor(y)
+    return _C.astype(y, dtype, True)
+
+
+def _pad_compute(x, pairs, mode, kwargs):
+    """The linear_ramp and statistic modes, as NumPy computes them: an empty padded array
+    with x in its centre, then per axis the pad areas of the region of interest (earlier
+    axes already padded, later ones only their original extent) from that region."""
+    shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
+    out = _C.empty(shape, x.dtype)
+    center = tuple(slice(int(b), int(b) + s) for s, (b, _) in zip(x.shape, pairs))
+    _C._copy_into(out[center], x)
+    if x.size == 0:
+        return out
+    dtype = _np.dtype(x.dtype)
+    if mode == "linear_ramp":
+        ends = _pad_pairs(kwargs.get("end_values", 0), x.ndim, "end_values", integral=False)
+    else:
+        lengths = _pad_stat_pairs(kwargs.get("stat_length"), x.ndim)
+    for ax, (b, a) in enumerate(pairs):
+        b, a = int(b), int(a)
+        roi = out[(slice(None),) * (ax + 1) + center[ax + 1:]]
+        lo, hi = b, roi.shape[ax] - a
+        if mode == "linear_ramp":
+            if b:
+                roi[_at(ax, slice(0, b))] = _pad_ramp(roi[_at(ax, slice(lo, lo + 1))], ends[ax][0], b, ax, dtype)
+            if a:
+                r = _pad_ramp(roi[_at(ax, slice(hi - 1, hi))], ends[ax][1], a, ax, dtype)
+                roi[_at(ax, slice(hi, hi + a))] = r[_at(ax, slice(None, None, -1))]
+            continue
+        if not (b or a):
+            continue
+        n = hi - lo
+        lb, la = lengths[ax]
+        lb = n if lb is None or lb > n else lb
+        la = n if la is None or la > n else la
+        if (lb == 0 or la == 0) and mode in ("maximum", "minimum"):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        left = _pad_stat(roi[_at(ax, slice(lo, lo + lb))], ax, mode, dtype)
+        right = left if lb == la == n else _pad_stat(roi[_at(ax, slice(hi - la, hi))], ax, mode, dtype)
+        if b:
+            roi[_at(ax, slice(0, b))] = left
+        if a:
+            roi[_at(ax, slice(hi, hi + a))] = right
+    return out
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
-    """``array`` padded per axis by ``pad_width`` ((before, after) pairs) with the modes
-    'constant' (``constant_values``), 'edge', 'reflect', 'symmetric', 'wrap' or 'empty'."""
+    """``array`` padded per axis by ``pad_width`` ((before, after) pairs) with NumPy's modes
+    'constant' (``constant_values``), 'edge', 'linear_ramp' (``end_values``), 'maximum',
+    'mean', 'median', 'minimum' (``stat_length``), 'reflect', 'symmetric', 'wrap' or
+    'empty'."""
     x = _arr(array)
     pairs = _pad_pairs(pad_width, x.ndim, "pad_width")
     allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
-               "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
+               "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
+               "maximum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
+               "minimum": {"stat_length"}}
     if mode not in allowed:
-        if mode in ("linear_ramp", "maximum", "mean", "median", "minimum") or callable(mode):
+        if callable(mode):
             raise NotImplementedError(f"[pad] mode {mode!r} is not supported by pyasc yet")
         raise ValueError(f"mode '{mode}' is not supported")
     extra = set(kwargs) - allowed[mode]
@@ -273,6 +386,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if kwargs["reflect_type"] != "odd":
             raise ValueError("reflect_type must be 'even' or 'odd'")
         raise NotImplementedError("[pad] reflect_type='odd' is not supported by pyasc yet")
+    if mode not in ("constant", "empty") and x.size == 0:
+        for ax, (b, a) in enumerate(pairs):
+            if x.shape[ax] == 0 and (b or a):
+                raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+    if mode in ("linear_ramp", "maximum", "mean", "median", "minimum"):
+        return _pad_compute(x, pairs, mode, kwargs)
     if mode in ("constant", "empty"):
         shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
         out = _C.full(shape, 0, x.dtype) if mode == "constant" else _C.empty(shape, x.dtype)

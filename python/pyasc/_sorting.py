@@ -152,11 +152,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """The sorted unique elements of the flattened ``ar`` and optionally the index of each
     one's first occurrence, the inverse (the unique index of every element, shaped like
     ``ar``) and the counts. ``equal_nan``: all NaNs are one value."""
-    if axis is not None:
-        raise NotImplementedError("pyasc.unique: only axis=None is supported")
     x = _arr(ar)
+    if axis is not None:
+        if x.ndim != 1:
+            return _unique_axis(x, axis, return_index, return_inverse, return_counts)
+        if not -1 <= _operator.index(axis) <= 0:
+            raise _np.exceptions.AxisError(axis, 1)
     if not (return_index or return_inverse or return_counts):
         return _C.unique_values(x, bool(equal_nan))
+    if not (return_index or return_inverse):
+        return _C.unique_values_counts(x, bool(equal_nan))
     values, index, counts, inverse = _unique_parts(x, bool(equal_nan))
     out = [values]
     if return_index:
@@ -168,6 +173,50 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return tuple(out)
 
 
+def _unique_axis(x, axis, return_index, return_inverse, return_counts):
+    """NumPy's ``unique(axis=k)``: the unique slices along axis k in lexicographic order
+    (elements compared in C order; -0.0 == 0.0, NaN != NaN so slices holding NaN are never
+    merged), each with its first index, inverse (1-D) and count."""
+    axis = _operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise _np.exceptions.AxisError(axis, x.ndim)
+    axis %= x.ndim
+    nd = x.ndim
+    moved = _C.transpose(x, (axis,) + tuple(i for i in range(nd) if i != axis)) if axis else x
+    n = moved.shape[0]
+    rest = tuple(moved.shape[1:])
+    m = 1
+    for d in rest:
+        m *= d
+    rows = _C.reshape(moved.copy(), (n, m))
+    # Lexicographic stable order: stable argsorts from the last column to the first.
+    perm = _C.asarray(_np.arange(n, dtype=_np.int64))
+    for c in range(m - 1, -1, -1):
+        perm = _C.take_rows(perm, _C.argsort(_C.take_rows(rows[:, c], perm), -1, False))
+    srt = _C.take_rows(rows, perm)
+    if n == 0:
+        mask = _C.empty((0,), _np.bool_)
+    elif m == 0:
+        mask = _C.asarray(_np.arange(n) == 0)
+    else:
+        diff = _C.any(_C.not_equal(srt[1:], srt[:-1]), 1)
+        mask = _C.concatenate([_C.asarray(_np.ones(1, _np.bool_)), diff], 0)
+    starts = _C.nonzero(mask)[0]
+    values = _C.reshape(_C.take_rows(srt, starts), (starts.shape[0],) + rest)
+    if axis:
+        values = _C.transpose(values, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, nd))).copy()
+    out = [values]
+    if return_index:
+        out.append(_C.take_rows(perm, starts))
+    if return_inverse:
+        group = _C.subtract(_C.cumsum(_C.astype(mask, _np.int64, True)), 1)
+        out.append(_C.take_rows(group, _C.argsort(perm, -1, False)))  # argsort(perm) = perm^-1
+    if return_counts:
+        ends = _C.concatenate([starts[1:], _C.asarray(_np.array([n], _np.int64))], 0)
+        out.append(_C.subtract(ends, starts))
+    return values if len(out) == 1 else tuple(out)
+
+
 def unique_all(x):
     """Array API: unique values (NaNs distinct), first indices, inverse indices (x's shape), counts."""
     x = _arr(x)
@@ -177,8 +226,7 @@ def unique_all(x):
 
 def unique_counts(x):
     """Array API: unique values (NaNs distinct) and their counts."""
-    x = _arr(x)
-    values, _, counts, _ = _unique_parts(x, False)
+    values, counts = _C.unique_values_counts(_arr(x), False)
     return UniqueCountsResult(values, counts)
 
 

@@ -9,6 +9,7 @@
 
 #include "asc/core/tensor.h"
 #include "asc/ops/registry.h"
+#include "asc/ops/sets.h"
 #include "bindings.h"
 
 namespace pyasc {
@@ -113,6 +114,14 @@ void init_sort(py::module_& m) {
       },
       py::arg("x"), py::arg("equal_nan") = true,
       "int64 [first index (U) | counts (U) | inverse (x.size)] of the unique values of x.");
+  def_replace(
+      m, "unique_values_counts",
+      [](const Tensor& x, bool equal_nan) {
+        auto r = ops::unique_values_counts(x, equal_nan);
+        return py::make_tuple(r.first, r.second);
+      },
+      py::arg("x"), py::arg("equal_nan") = true,
+      "(sorted unique values of the flattened x, int64 counts) from one sort.");
   def_replace(
       m, "isin",
       [](const Tensor& element, const Tensor& test, bool invert) {

@@ -13,6 +13,7 @@
 // concurrently and merged pairwise, each merge split over the cores at
 // co-ranks (merge path), so every round uses all cores.
 #include <hwy/contrib/sort/vqsort.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <memory>
@@ -42,10 +43,20 @@ struct Less<hwy::uint128_t> {
   }
 };
 
+/// Whether vqsort may run: Highway 1.0.3's vqsort aborts on the scalar
+/// targets (e.g. for 128-bit keys) once ASC_SIMD_TARGET=SCALAR disabled the
+/// vector ones; std::sort then sorts the same keys (equal results: keys are
+/// compared as integers either way).
+bool vqsort_usable() {
+  const int64_t t = hwy::SupportedTargets();
+  return (t & ~static_cast<int64_t>(HWY_SCALAR | HWY_EMU128)) != 0;
+}
+
 template <typename K>
 void local_sort(K* p, size_t n) {
   if (n < 2) return;
-  vq()(p, n, hwy::SortAscending());
+  if (vqsort_usable()) vq()(p, n, hwy::SortAscending());
+  else std::sort(p, p + n, Less<K>());
 }
 
 /// Number of elements of `a` among the first k of the stable merge of a and b.
@@ -61,37 +72,84 @@ size_t corank(size_t k, const K* a, size_t la, const K* b, size_t lb) {
   return lo;
 }
 
-/// Output positions [k0, k1) of the stable merge of a and b, written to out[k0..k1).
-template <typename K>
-void merge_part(const K* a, size_t la, const K* b, size_t lb, K* out, size_t k0, size_t k1) {
+constexpr size_t kMinChunk = size_t(1) << 15;
+
+struct Identity {
+  template <typename K>
+  K operator()(K k) const noexcept {
+    return k;
+  }
+};
+
+/// Output positions [k0, k1) of the stable merge of a and b, post(x) written to out[k0..k1).
+template <typename K, typename Post>
+void merge_part_post(const K* a, size_t la, const K* b, size_t lb, K* out, size_t k0, size_t k1, Post post) {
   Less<K> less;
   size_t i = corank(k0, a, la, b, lb), j = k0 - i;
   const size_t ie = corank(k1, a, la, b, lb), je = k1 - ie;
   K* o = out + k0;
-  while (i < ie && j < je) *o++ = less(b[j], a[i]) ? b[j++] : a[i++];
-  while (i < ie) *o++ = a[i++];
-  while (j < je) *o++ = b[j++];
+  // Branch-free: the comparison selects (cmov) and advances one side.
+  while (i < ie && j < je) {
+    const K x = a[i], y = b[j];
+    const bool take_b = less(y, x);
+    *o++ = post(take_b ? y : x);
+    j += take_b;
+    i += !take_b;
+  }
+  while (i < ie) *o++ = post(a[i++]);
+  while (j < je) *o++ = post(b[j++]);
 }
 
-constexpr size_t kMinChunk = size_t(1) << 15;
-
-/// Sorts p[0, n) with vqsort; with `parallel`, in one chunk per core plus merges.
-template <typename K>
-void sort_keys(K* p, size_t n, bool parallel, const std::string& name) {
+/// Sorts n keys into `out`. pre(dst, lo, hi) fills dst[lo, hi) with the keys
+/// (pre(dst, lo, hi, chunk), chunk < the core count; concurrently; dst is `out` or a pooled scratch buffer,
+/// chosen so that the last merge round writes `out`: no copy-back pass).
+/// check() runs after all pre calls: false stops before sorting (dst then
+/// holds the pre'd keys, returned through *keys) so the caller can take
+/// another path. post(k) maps each key as it is written by the last merge
+/// (or in a pass over `out` when there is one chunk). With `parallel`, one
+/// chunk per core is sorted concurrently, then runs merge pairwise, each merge
+/// split over all cores at co-ranks.
+template <typename K, typename Pre, typename Check, typename Post>
+bool sort_keys_into(K* out, size_t n, bool parallel, const std::string& name, Pre&& pre, Check&& check, Post post,
+                    K** keys = nullptr) {
   const size_t cores = parallel ? static_cast<size_t>(std::max(1, num_cores())) : 1;
-  const size_t chunks = std::min(cores, n / kMinChunk);
-  if (chunks <= 1) {
-    local_sort(p, n);
-    return;
+  const size_t chunks = std::max<size_t>(1, std::min(cores, n / kMinChunk));
+  size_t rounds = 0;
+  while ((size_t(1) << rounds) < chunks) ++rounds;
+  Tensor scratch;
+  K* start = out;
+  K* other = nullptr;
+  if (rounds > 0) {
+    scratch = Tensor::empty({static_cast<int64_t>(n * sizeof(K))}, DType::kUInt8);
+    other = reinterpret_cast<K*>(scratch.data());
+    if (rounds % 2 == 1) std::swap(start, other);
   }
   std::vector<size_t> bounds(chunks + 1);
   for (size_t b = 0; b <= chunks; ++b) bounds[b] = n * b / chunks;
+  if (chunks == 1) {
+    pre(start, size_t{0}, n, size_t{0});
+    if (!check()) {
+      if (keys) *keys = start;
+      return false;
+    }
+    local_sort(start, n);
+    if constexpr (!std::is_same_v<Post, Identity>)
+      for (size_t i = 0; i < n; ++i) out[i] = post(out[i]);
+    return true;
+  }
   launch(name, static_cast<int64_t>(chunks), [&](int64_t b) {
-    local_sort(p + bounds[static_cast<size_t>(b)], bounds[static_cast<size_t>(b) + 1] - bounds[static_cast<size_t>(b)]);
+    pre(start, bounds[static_cast<size_t>(b)], bounds[static_cast<size_t>(b) + 1], static_cast<size_t>(b));
   });
-  std::unique_ptr<K[]> tmp(new K[n]);
-  K* src = p;
-  K* dst = tmp.get();
+  if (!check()) {
+    if (keys) *keys = start;
+    return false;
+  }
+  launch(name, static_cast<int64_t>(chunks), [&](int64_t b) {
+    const size_t lo = bounds[static_cast<size_t>(b)], hi = bounds[static_cast<size_t>(b) + 1];
+    local_sort(start + lo, hi - lo);
+  });
+  K* src = start;
+  K* dst = other;
   struct Task {
     size_t a0, la, lb, k0, k1;
   };
@@ -108,71 +166,151 @@ void sort_keys(K* p, size_t n, bool parallel, const std::string& name) {
       next.push_back(a0);
     }
     next.push_back(n);
+    const bool last = next.size() == 2;
     launch(name, static_cast<int64_t>(tasks.size()), [&](int64_t t) {
       const Task& k = tasks[static_cast<size_t>(t)];
-      merge_part(src + k.a0, k.la, src + k.a0 + k.la, k.lb, dst + k.a0, k.k0, k.k1);
+      if (last) merge_part_post(src + k.a0, k.la, src + k.a0 + k.la, k.lb, dst + k.a0, k.k0, k.k1, post);
+      else merge_part_post(src + k.a0, k.la, src + k.a0 + k.la, k.lb, dst + k.a0, k.k0, k.k1, Identity{});
     });
     std::swap(src, dst);
     bounds.swap(next);
   }
-  if (src != p) {
-    launch(name, static_cast<int64_t>(cores), [&](int64_t b) {
-      const size_t lo = n * static_cast<size_t>(b) / cores, hi = n * (static_cast<size_t>(b) + 1) / cores;
-      std::memcpy(p + lo, src + lo, (hi - lo) * sizeof(K));
-    });
-  }
+  return true;  // src == out: the round count fixed the parity
 }
 
-/// Ascending sort of one row in place (see the file comment).
+/// Sorts p[0, n) in place (keys already in p).
+template <typename K>
+void sort_keys(K* p, size_t n, bool parallel, const std::string& name) {
+  sort_keys_into(
+      p, n, parallel, name,
+      [p](K* dst, size_t lo, size_t hi, size_t) {
+        if (dst != p) std::memcpy(dst + lo, p + lo, (hi - lo) * sizeof(K));
+      },
+      [] { return true; }, Identity{});
+}
+
+/// The pre-pass of a float sort: per chunk, the NaN count, whether all NaNs
+/// have one bit pattern, and whether both zero signs occur.
+template <typename U>
+struct FloatStats {
+  size_t nans = 0;
+  U nan_bits = 0;
+  bool mixed_nans = false, neg_zero = false, pos_zero = false;
+};
+
+/// Stable-equivalent ascending float sort by the slow general path: NaNs out
+/// (input order), zero signs recorded in input order (see the file comment).
 template <typename T>
-void sort_row(T* p, size_t n, bool parallel, const std::string& name) {
+void sort_float_general(T* p, size_t n, bool parallel, const std::string& name) {
+  using SK = SortKey<T>;
+  using U = typename SK::U;
+  std::vector<T> nans;
+  std::vector<uint8_t> zero_signs;
+  bool neg_zero = false, pos_zero = false;
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const T v = p[i];
+    if (SK::is_nan(v)) {
+      nans.push_back(v);
+      continue;
+    }
+    if (SK::is_zero(v)) {
+      const bool neg = (SK::bits(v) & SK::kSign) != 0;
+      zero_signs.push_back(neg);
+      (neg ? neg_zero : pos_zero) = true;
+    }
+    p[m++] = v;
+  }
+  U* u = reinterpret_cast<U*>(p);
+  for (size_t i = 0; i < m; ++i) u[i] = SK::raw_key(u[i]);
+  sort_keys(u, m, parallel, name);
+  for (size_t i = 0; i < m; ++i) u[i] = SK::raw_unkey(u[i]);
+  if (neg_zero && pos_zero) {
+    const T* z = std::lower_bound(p, p + m, T(0.0f), [](const T& a, const T& b) { return SK::key(a) < SK::key(b); });
+    T* w = p + (z - p);
+    const T pz = SK::from_bits(0), nz = SK::from_bits(SK::kSign);
+    for (uint8_t s : zero_signs) *w++ = s ? nz : pz;
+  }
+  std::copy(nans.begin(), nans.end(), p + m);
+}
+
+/// Ascending sort of src[0, n) into p (src may equal p; see the file comment).
+template <typename T>
+void sort_row(T* p, const T* src, size_t n, bool parallel, const std::string& name) {
   using SK = SortKey<T>;
   using U = typename SK::U;
   if constexpr (sizeof(T) == 1) {
     // Counting sort: the key is a bijection of the value for bool and 8-bit ints.
     size_t count[256] = {};
-    for (size_t i = 0; i < n; ++i) ++count[SK::key(p[i])];
+    for (size_t i = 0; i < n; ++i) ++count[SK::key(src[i])];
     size_t o = 0;
     for (size_t k = 0; k < 256; ++k) {
       const T v = SK::from_bits(SK::raw_unkey(static_cast<U>(k)));
       for (size_t c = 0; c < count[k]; ++c) p[o++] = v;
     }
   } else if constexpr (!SK::kFloat) {
-    sort_keys(p, n, parallel, name);
+    sort_keys_into(
+        p, n, parallel, name,
+        [src](T* dst, size_t lo, size_t hi, size_t) {
+          if (dst != src) std::memcpy(dst + lo, src + lo, (hi - lo) * sizeof(T));
+        },
+        [] { return true; }, Identity{});
   } else {
-    // NaNs out (kept in input order), zero signs recorded in input order.
-    std::vector<T> nans;
-    std::vector<uint8_t> zero_signs;
-    bool neg_zero = false, pos_zero = false;
-    size_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const T v = p[i];
-      if (SK::is_nan(v)) {
-        nans.push_back(v);
-        continue;
+    // Fast path: every value becomes its bijective raw key (-0.0 < +0.0, NaNs
+    // by bit pattern) in one pass that also gathers the stats; when the NaNs
+    // share one positive bit pattern and at most one zero sign occurs, sorting
+    // the raw keys gives exactly the stable order. Otherwise (rare) the keys
+    // are mapped back and the general path runs.
+    U* out = reinterpret_cast<U*>(p);
+    const U* in = reinterpret_cast<const U*>(src);
+    const size_t cores = parallel ? static_cast<size_t>(std::max(1, num_cores())) : 1;
+    std::vector<FloatStats<U>> stats(cores);
+    auto pre = [&](U* dst, size_t lo, size_t hi, size_t chunk) {
+      // Branch-free so that it vectorises: NaN bit patterns are tracked by an
+      // OR and an AND over the NaNs (all equal iff the two agree).
+      constexpr U kAbs = static_cast<U>(~SK::kSign);
+      U nan_or = 0, nan_and = static_cast<U>(~U(0));
+      size_t nans = 0, negz = 0, posz = 0;
+      for (size_t i = lo; i < hi; ++i) {
+        const U b = in[i];
+        dst[i] = SK::raw_key(b);
+        const U a = static_cast<U>(b & kAbs);
+        const bool nan = a > SK::inf_bits();
+        const bool zero = a == 0;
+        const U m = static_cast<U>(U(0) - U(nan));
+        nan_or = static_cast<U>(nan_or | (b & m));
+        nan_and = static_cast<U>(nan_and & (b | static_cast<U>(~m)));
+        nans += nan;
+        negz += zero & (b != 0);
+        posz += zero & (b == 0);
       }
-      if (SK::is_zero(v)) {
-        const bool neg = (SK::bits(v) & SK::kSign) != 0;
-        zero_signs.push_back(neg);
-        (neg ? neg_zero : pos_zero) = true;
+      FloatStats<U>& s = stats[chunk];
+      s.nans = nans;
+      s.nan_bits = nan_or;
+      s.mixed_nans = nans > 0 && nan_or != nan_and;
+      s.neg_zero = negz > 0;
+      s.pos_zero = posz > 0;
+    };
+    auto check = [&] {
+      bool have_nan = false, mixed = false, neg = false, pos = false;
+      U bits = 0;
+      for (const auto& s : stats) {
+        if (s.nans) {
+          if (have_nan && s.nan_bits != bits) mixed = true;
+          bits = s.nan_bits;
+          have_nan = true;
+          mixed = mixed || s.mixed_nans;
+        }
+        neg = neg || s.neg_zero;
+        pos = pos || s.pos_zero;
       }
-      p[m++] = v;
+      return !mixed && !(have_nan && (bits & SK::kSign)) && !(neg && pos);
+    };
+    U* keys = nullptr;
+    if (!sort_keys_into(out, n, parallel, name, pre, check, [](U k) { return SK::raw_unkey(k); }, &keys)) {
+      for (size_t i = 0; i < n; ++i) out[i] = SK::raw_unkey(keys[i]);
+      sort_float_general(p, n, parallel, name);
     }
-    {
-      // Floats are sorted as their order-preserving unsigned keys: vqsort's own
-      // float path in Highway 1.0.3 turns +Inf into the largest finite value.
-      U* u = reinterpret_cast<U*>(p);
-      for (size_t i = 0; i < m; ++i) u[i] = SK::raw_key(u[i]);
-      sort_keys(u, m, parallel, name);
-      for (size_t i = 0; i < m; ++i) u[i] = SK::raw_unkey(u[i]);
-    }
-    if (neg_zero && pos_zero) {
-      const T* z = std::lower_bound(p, p + m, T(0.0f), [](const T& a, const T& b) { return SK::key(a) < SK::key(b); });
-      T* w = p + (z - p);
-      const T pz = SK::from_bits(0), nz = SK::from_bits(SK::kSign);
-      for (uint8_t s : zero_signs) *w++ = s ? nz : pz;
-    }
-    std::copy(nans.begin(), nans.end(), p + m);
   }
 }
 
@@ -238,18 +376,28 @@ Tensor axis_back(const Tensor& y, int64_t axis) {
   return y.permute(perm);
 }
 
-void sort_rows(const Tensor& rows, bool descending, const std::string& op) {
+void sort_rows(const Tensor& rows, bool descending, const std::string& op, const Tensor* src) {
   const int64_t R = rows.shape()[0], n = rows.shape()[1];
-  if (R == 0 || n <= 1) return;
+  if (R == 0 || n == 0) return;
   visit_dtype(rows.dtype(), [&](auto z) {
     using T = decltype(z);
     T* base = rows.data_as<T>();
+    const T* sbase = src ? src->data_as<T>() : base;
     for_rows(R, n, op, [&](int64_t r, bool parallel) {
       T* p = base + r * n;
+      const T* q = sbase + r * n;
+      if (n == 1) {
+        *p = *q;
+        return;
+      }
       // Descending = reverse(stable ascending sort of the reversed row): ties and
       // NaNs keep their input order, NaNs come first.
-      if (descending) std::reverse(p, p + n);
-      sort_row<T>(p, static_cast<size_t>(n), parallel, op);
+      if (descending) {
+        if (q == p) std::reverse(p, p + n);
+        else std::reverse_copy(q, q + n, p);
+        q = p;
+      }
+      sort_row<T>(p, q, static_cast<size_t>(n), parallel, op);
       if (descending) std::reverse(p, p + n);
     });
   });
@@ -287,10 +435,17 @@ Tensor run_sort(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs&
   int64_t axis;
   const Tensor xm = sort_view(op, inputs[0], attrs, &axis);
   Tensor rows = Tensor::empty(xm.shape(), xm.dtype());
-  rows.copy_from(xm);
   if (rows.numel() == 0) return attrs.all_axes ? rows : axis_back(rows, axis).contiguous();
   const int64_t n = rows.shape().back();
-  sort_rows(rows.reshape({rows.numel() / n, n}), attrs.descending, op.name);
+  const Shape rows_shape{rows.numel() / n, n};
+  // A C-contiguous input is read by the sort's first pass directly (no copy).
+  if (xm.is_contiguous()) {
+    const Tensor src = xm.reshape(rows_shape);
+    sort_rows(rows.reshape(rows_shape), attrs.descending, op.name, &src);
+  } else {
+    rows.copy_from(xm);
+    sort_rows(rows.reshape(rows_shape), attrs.descending, op.name);
+  }
   if (attrs.all_axes) return rows;
   const Tensor r = axis_back(rows, axis);
   return r.is_contiguous() ? r : r.contiguous();

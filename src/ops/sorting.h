@@ -63,15 +63,32 @@ struct SortKey {
     else return v == T(0);
   }
   /// Bijective order-preserving map of the bits (-0.0 < +0.0, NaNs by payload).
+  /// Branch-free (a sign mask), so loops over it vectorise.
   static U raw_key(U b) noexcept {
-    if constexpr (kFloat) return (b & kSign) ? static_cast<U>(~b) : static_cast<U>(b | kSign);
-    else if constexpr (std::is_signed_v<T>) return static_cast<U>(b ^ kSign);
-    else return b;
+    if constexpr (kFloat) {
+      const U neg = static_cast<U>(U(0) - static_cast<U>(b >> (sizeof(U) * 8 - 1)));  // all ones if sign set
+      return static_cast<U>(b ^ static_cast<U>(neg | kSign));
+    } else if constexpr (std::is_signed_v<T>) {
+      return static_cast<U>(b ^ kSign);
+    } else {
+      return b;
+    }
   }
   static U raw_unkey(U k) noexcept {
-    if constexpr (kFloat) return (k & kSign) ? static_cast<U>(k & ~kSign) : static_cast<U>(~k);
-    else if constexpr (std::is_signed_v<T>) return static_cast<U>(k ^ kSign);
-    else return k;
+    if constexpr (kFloat) {
+      const U pos = static_cast<U>(static_cast<U>(k >> (sizeof(U) * 8 - 1)) - U(1));  // all ones if top bit clear
+      return static_cast<U>(k ^ static_cast<U>(pos | kSign));
+    } else if constexpr (std::is_signed_v<T>) {
+      return static_cast<U>(k ^ kSign);
+    } else {
+      return k;
+    }
+  }
+  /// Bits of +Inf (floats only): |bits| above it is NaN.
+  static constexpr U inf_bits() noexcept {
+    if constexpr (sizeof(U) == 2) return std::is_same_v<T, float16> ? U(0x7C00) : U(0x7F80);
+    else if constexpr (sizeof(U) == 4) return U(0x7F800000u);
+    else return U(0x7FF0000000000000ull);
   }
   /// NumPy's order: -0.0 and +0.0 one key, every NaN the largest key.
   static U key(T v) noexcept {
@@ -114,7 +131,9 @@ constexpr int64_t kParallelMin = int64_t(1) << 16;
 /// order. `descending`: largest first, NaNs first, equal elements still in
 /// input order (the array API's stable descending sort). Rows are split over
 /// the cores; a long single row is sorted in parallel chunks and merged.
-void sort_rows(const Tensor& rows, bool descending, const std::string& op);
+/// `src` (optional, C-contiguous, rows' shape and dtype): sort src's rows into
+/// `rows` instead (src is not modified; the copy is fused into the first pass).
+void sort_rows(const Tensor& rows, bool descending, const std::string& op, const Tensor* src = nullptr);
 
 /// out (C-contiguous int64 (R, n)) = the stable argsort of each row of `rows`
 /// (C-contiguous (R, n)); descending: keys descending, NaNs first, ties in

@@ -142,3 +142,52 @@ TEST(Random, PermutationAndTakeRows) {
   idx.data_as<int64_t>()[1] = 4;
   EXPECT_THROW(ops::call("take_rows", {x, idx}), Error);
 }
+
+// The SIMD Philox (one counter per lane) equals the scalar reference at every
+// position, including counters whose low word wraps inside a vector.
+TEST(Random, SimdPhiloxEqualsScalarReferenceAcrossLowWordWrap) {
+  auto ref_block = [](uint64_t key0, uint64_t key1, uint64_t c, uint32_t w[4]) {
+    uint32_t c0 = static_cast<uint32_t>(c), c1 = static_cast<uint32_t>(c >> 32);
+    uint32_t c2 = static_cast<uint32_t>(key1), c3 = static_cast<uint32_t>(key1 >> 32);
+    uint32_t k0 = static_cast<uint32_t>(key0), k1 = static_cast<uint32_t>(key0 >> 32);
+    for (int r = 0; r < 10; ++r) {
+      const uint64_t p0 = uint64_t(0xD2511F53u) * c0, p1 = uint64_t(0xCD9E8D57u) * c2;
+      const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
+      c1 = static_cast<uint32_t>(p1);
+      c3 = static_cast<uint32_t>(p0);
+      c0 = n0;
+      c2 = n2;
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
+  };
+  for (uint64_t counter : {uint64_t(0), (uint64_t(1) << 32) - 3, (uint64_t(5) << 32) - 17, ~uint64_t(0) - 40}) {
+    const size_t blocks = 3000;
+    const auto got = raw(4 * blocks + 3, 0xABCDEF0123456789ull, 0x55AA55AA00FF00FFull, counter);
+    ASSERT_EQ(got.size(), 4 * blocks + 3);
+    for (size_t b = 0; b <= blocks; ++b) {
+      uint32_t w[4];
+      ref_block(0xABCDEF0123456789ull, 0x55AA55AA00FF00FFull, counter + b, w);
+      for (size_t j = 0; j < 4 && 4 * b + j < got.size(); ++j) ASSERT_EQ(got[4 * b + j], w[j]) << counter << " " << b;
+    }
+  }
+}
+
+TEST(Random, SimdIntegersAndFloat32EqualTheirFormulas) {
+  const int64_t n = 100003;
+  const auto w = raw(static_cast<size_t>(2 * n + 4), 3, 4, (uint64_t(1) << 32) - 7);
+  ops::Attrs a = draw({n}, DType::kInt32, 3, 4, (uint64_t(1) << 32) - 7);
+  a.ilow = static_cast<uint64_t>(int64_t{-1000});
+  a.irange = 123456;
+  const auto v = to_vec<int32_t>(ops::call("random_integers", std::vector<Tensor>{}, a));
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t p = static_cast<size_t>(2 * i);
+    const uint64_t x = (uint64_t(w[p + 1]) << 32) | w[p];
+    const auto expect = static_cast<int32_t>(-1000 + static_cast<int64_t>((static_cast<unsigned __int128>(x) * 123457) >> 64));
+    ASSERT_EQ(v[static_cast<size_t>(i)], expect) << i;
+  }
+  const auto f = to_vec<float>(ops::call("random_uniform", std::vector<Tensor>{},
+                                         draw({n}, DType::kFloat32, 3, 4, (uint64_t(1) << 32) - 7)));
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(f[static_cast<size_t>(i)], static_cast<float>(w[static_cast<size_t>(i)] >> 8) * 0x1.0p-24f);
+}

@@ -238,3 +238,73 @@ TEST(Sets, IsinAndBincount) {
     EXPECT_NE(err.message().find("[bincount]"), std::string::npos);
   }
 }
+
+// The raw-key float fast path and its fallbacks: values whose NaNs share one
+// positive bit pattern and that hold one zero sign sort as raw keys; NaN
+// payloads, a negative NaN or both zero signs take the general path. Each
+// case at sizes with one chunk and several chunks (merge rounds).
+TEST(Sort, Float32FastPathAndFallbacksBitExact) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto with_bits = [](uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  for (size_t n : {size_t(100), size_t(70001), size_t(200003)}) {
+    for (int variant = 0; variant < 5; ++variant) {
+      std::mt19937 g(static_cast<unsigned>(n + variant));
+      std::uniform_real_distribution<float> d(-1000, 1000);
+      std::vector<float> v(n);
+      for (auto& x : v) x = d(g);
+      for (size_t i = 0; i < n; i += 97) v[i] = (variant == 2) ? with_bits(0x7FC00000u | (i & 7)) : nan;
+      for (size_t i = 5; i < n; i += 89) v[i] = (i & 1) ? inf : -inf;
+      if (variant == 1) for (size_t i = 3; i < n; i += 101) v[i] = -0.0f;
+      if (variant == 3) for (size_t i = 3; i < n; i += 101) v[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+      if (variant == 4) for (size_t i = 0; i < n; i += 97) v[i] = with_bits(0xFFC00000u);  // negative NaN
+      auto ref = v;
+      std::stable_sort(ref.begin(), ref.end(), [](float a, float b) { return np_less(a, b); });
+      const Tensor in = from_vec(v);
+      expect_bits_eq(to_vec<float>(ops::call("sort", {in}, axis_attrs(0))), ref);
+      expect_bits_eq(to_vec<float>(in), v);  // the fused copy leaves the input alone
+    }
+  }
+}
+
+TEST(Sort, UniqueParallelPassesMatchReference) {
+  for (size_t n : {size_t(0), size_t(1), size_t(4097), size_t(200003)}) {
+    std::mt19937 g(static_cast<unsigned>(n));
+    std::vector<float> v(n);
+    for (auto& x : v) x = static_cast<float>(g() % 1000) - 500.0f;
+    for (size_t i = 0; i < n; i += 1001) v[i] = std::nanf("");
+    for (size_t i = 7; i < n; i += 503) v[i] = -0.0f;
+    std::vector<float> ref = v;
+    std::stable_sort(ref.begin(), ref.end(), [](float a, float b) { return np_less(a, b); });
+    std::vector<float> uniq;
+    for (float x : ref)
+      if (uniq.empty() || std::isnan(x) || !(x == uniq.back())) {
+        if (!uniq.empty() && std::isnan(x) && std::isnan(uniq.back())) continue;  // equal_nan
+        uniq.push_back(x);
+      }
+    ops::Attrs a;
+    a.flags = 1;
+    const auto got = to_vec<float>(ops::call("unique_values", {from_vec(v)}, a));
+    ASSERT_EQ(got.size(), uniq.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_TRUE(got[i] == uniq[i] || (std::isnan(got[i]) && std::isnan(uniq[i]))) << i;
+    // unique_info: counts sum to n, inverse maps every element to its value.
+    const auto info = to_vec<int64_t>(ops::call("unique_info", {from_vec(v)}, a));
+    const size_t u = uniq.size();
+    ASSERT_EQ(info.size(), 2 * u + n);
+    int64_t total = 0;
+    for (size_t k = 0; k < u; ++k) {
+      total += info[u + k];
+      const float first = v[static_cast<size_t>(info[k])];
+      ASSERT_TRUE(first == uniq[k] || (std::isnan(first) && std::isnan(uniq[k])));
+    }
+    EXPECT_EQ(total, static_cast<int64_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      const float w = uniq[static_cast<size_t>(info[2 * u + i])];
+      ASSERT_TRUE(w == v[i] || (std::isnan(w) && std::isnan(v[i]))) << i;
+    }
+  }
+}
