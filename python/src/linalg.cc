@@ -139,6 +139,21 @@ void init_linalg(py::module_& m) {
          },
          py::arg("a"), py::arg("b"), py::arg("rcond") = -1.0,
          "Least-squares solution: (x, residuals, rank, s); rcond < 0 means eps * max(M, N).");
+  la.def("einsum",
+         [](const std::string& subscripts, py::sequence operands) {
+           std::vector<Tensor> ts;
+           ts.reserve(py::len(operands));
+           size_t total = 0;
+           for (py::handle h : operands) {
+             ts.push_back(arg(h));
+             total += static_cast<size_t>(ts.back().numel());
+           }
+           std::optional<py::gil_scoped_release> nogil;
+           if (total > 4096) nogil.emplace();
+           return ops::einsum(subscripts, ts);
+         },
+         py::arg("subscripts"), py::arg("operands"),
+         "numpy.einsum(subscripts, *operands) for a subscripts string (parsed once and cached).");
   la.def("blas_num_threads", &ops::blas_num_threads, "Threads OpenBLAS uses for one call.");
   la.def("blas_config", &ops::blas_config, "OpenBLAS build description.");
 

@@ -18,7 +18,10 @@
 // float32 input computes in float32 (s* routines); float64, integers, bool and
 // bfloat16 compute in float64 (d* routines), as numpy.linalg does; float16 is a
 // kInvalidDtype error ("array type float16 is unsupported in linalg").
-// Matrices are handed to LAPACK column-major (a transposed copy).
+// LAPACK gets a row-major copy of each matrix, which it reads as A^T, and
+// solves the transposed problem where that gives the result directly (no
+// transposing copies); stacks of matrices of order <= 8 use unblocked
+// LU/Cholesky kernels spread over the device cores instead.
 //
 // Errors (asc::Error, messages "[op] ..." naming shapes/dtypes):
 //  * kInvalidShape: operands whose core dimensions do not match, 0-d operands
@@ -87,5 +90,19 @@ std::vector<Tensor> eigh(const Tensor& a, char uplo = 'L', bool compute_v = true
 /// {x, residuals, rank (0-d int64), singular values}. `rcond` < 0 means
 /// machine epsilon * max(M, N) (NumPy's default).
 std::vector<Tensor> lstsq(const Tensor& a, const Tensor& b, double rcond = -1);
+
+// ------------------------------------------------------------------ einsum (src/ops/einsum.cc)
+
+/// numpy.einsum(subscripts, *operands): explicit ('ij,jk->ik') and implicit
+/// output, '...' broadcasting, repeated labels in one operand (diagonals),
+/// size-1 dimensions broadcasting. The result dtype is the operands' promoted
+/// dtype (bfloat16: kInvalidDtype, as NumPy with ml_dtypes). Parsed plans are
+/// cached per (subscripts, operand ranks); contractions are batched matmuls
+/// (BLAS for float32/float64), pairs chosen greedily by intermediate size.
+/// The result may be a view of an operand (pure transposes/diagonals).
+/// Errors: kInvalidParam for malformed subscripts, kInvalidShape for subscripts
+/// that do not fit the operands' ranks or label sizes that differ.
+/// Thread-safe (the plan cache is locked).
+Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands);
 
 }  // namespace asc::ops

@@ -332,3 +332,152 @@ TEST(Lapack, LstsqExactForConsistentSystem) {
   EXPECT_NEAR(flat(r[1], 0), 0.0, 1e-18);
   EXPECT_EQ(flat(r[2], 0), 2.0);
 }
+
+namespace {
+
+/// A diagonally dominant n x n matrix stack (well conditioned), row-major.
+Tensor dominant(const Shape& shape, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int64_t n = shape[shape.size() - 1];
+  return make<double>(shape, [&](int64_t i) { return u(g) + ((i % (n * n)) % (n + 1) == 0 ? n + 2.0 : 0.0); });
+}
+
+/// max |A B - C| for 2-d tensors.
+double product_error(const Tensor& a, const Tensor& b, const Tensor& c) {
+  const Tensor ab = ops::matmul(a, b);
+  double e = 0;
+  for (int64_t i = 0; i < ab.numel(); ++i) e = std::max(e, std::abs(flat(ab, i) - flat(c, i)));
+  return e;
+}
+
+}  // namespace
+
+// Small (n <= 32: own LU, unrolled up to 8) and LAPACK-sized (transposed problem) matrices.
+TEST(Lapack, InvSolveBothPathsSatisfyTheirEquations) {
+  for (int64_t n : {1, 3, 8, 9, 30, 33, 50}) {
+    SCOPED_TRACE(n);
+    Tensor a = dominant({n, n}, static_cast<uint32_t>(n));
+    Tensor id = make<double>({n, n}, [n](int64_t i) { return i % (n + 1) == 0 ? 1.0 : 0.0; });
+    EXPECT_LT(product_error(a, ops::inv(a), id), 1e-12);
+    for (int64_t k : {1, 4}) {
+      Tensor b = make<double>({n, k}, [](int64_t i) { return double(i % 5) - 2; });
+      EXPECT_LT(product_error(a, ops::solve(a, b), b), 1e-12);
+    }
+    Tensor v = make<double>({n}, [](int64_t i) { return double(i) + 0.5; });
+    EXPECT_LT(product_error(a, ops::solve(a, v).expand_dims(1), v.expand_dims(1)), 1e-12);
+    // det(A) = det(A^T) and the sign of a row swap.
+    if (n >= 2) {
+      const double d = flat(ops::det(a), 0);
+      Tensor swapped = a.clone();
+      for (int64_t j = 0; j < n; ++j) std::swap(swapped.data_as<double>()[j], swapped.data_as<double>()[n + j]);
+      EXPECT_NEAR(flat(ops::det(swapped), 0), -d, 1e-10 * std::abs(d));
+      EXPECT_NEAR(flat(ops::det(a.transpose()), 0), d, 1e-10 * std::abs(d));
+    }
+  }
+}
+
+TEST(Lapack, CholeskyUpperAndLowerBothPaths) {
+  for (int64_t n : {2, 8, 9, 25, 40}) {
+    SCOPED_TRACE(n);
+    Tensor b = dominant({n, n}, 7);
+    Tensor spd = ops::matmul(b, b.transpose());
+    Tensor l = ops::cholesky(spd), u = ops::cholesky(spd, true);
+    EXPECT_LT(product_error(l, l.transpose(), spd), 1e-9);
+    EXPECT_LT(product_error(u.transpose(), u, spd), 1e-9);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) {
+        EXPECT_EQ(at(l, {i, j}), 0.0);
+        EXPECT_EQ(at(u, {j, i}), 0.0);
+      }
+  }
+}
+
+TEST(Lapack, QrSvdEighOfTallWideAndSquare) {
+  for (const Shape& s : {Shape{20, 7}, Shape{7, 20}, Shape{12, 12}}) {
+    SCOPED_TRACE(Tensor::shape_str(s));
+    Tensor a = make<double>(s, [](int64_t i) { return std::sin(double(i) * 1.7) * 3; });
+    auto qr = ops::qr(a, "reduced");
+    EXPECT_LT(product_error(qr[0], qr[1], a), 1e-12);
+    const int64_t k = std::min(s[0], s[1]);
+    for (int64_t i = 1; i < k; ++i) EXPECT_EQ(at(qr[1], {i, i - 1}), 0.0);
+    auto qc = ops::qr(a, "complete");
+    EXPECT_EQ(qc[0].shape(), (Shape{s[0], s[0]}));
+    EXPECT_LT(product_error(qc[0], qc[1], a), 1e-12);
+    auto usv = ops::svd(a, true, true);
+    EXPECT_EQ(usv[0].shape(), (Shape{s[0], s[0]}));
+    EXPECT_EQ(usv[2].shape(), (Shape{s[1], s[1]}));
+    Tensor us = usv[0].slice(1, 0, k, 1).clone();
+    for (int64_t i = 0; i < s[0]; ++i)
+      for (int64_t j = 0; j < k; ++j) us.data_as<double>()[i * k + j] *= flat(usv[1], j);
+    EXPECT_LT(product_error(us, usv[2].slice(0, 0, k, 1), a), 1e-12);
+  }
+  Tensor b = make<double>({15, 15}, [](int64_t i) { return std::cos(double(i)); });
+  Tensor spd = ops::matmul(b, b.transpose());
+  auto eh = ops::eigh(spd);
+  Tensor vw = eh[1].clone();
+  for (int64_t i = 0; i < 15; ++i)
+    for (int64_t j = 0; j < 15; ++j) vw.data_as<double>()[i * 15 + j] *= flat(eh[0], j);
+  EXPECT_LT(product_error(spd, eh[1], vw), 1e-10);
+}
+
+TEST(Lapack, StackOfSmallMatricesNamesFirstSingular) {
+  Tensor a = dominant({5000, 3, 3}, 3);
+  for (int64_t m : {4100, 2222})
+    for (int64_t j = 0; j < 9; ++j) a.data_as<double>()[m * 9 + j] = 0;
+  try {
+    ops::inv(a);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kLinAlgError);
+    EXPECT_NE(e.message().find("matrix 2222 of the stack"), std::string::npos) << e.message();
+  }
+  Tensor d = ops::det(a);
+  EXPECT_EQ(flat(d, 2222), 0.0);
+  EXPECT_NE(flat(d, 0), 0.0);
+}
+
+TEST(Einsum, MatchesReferenceContractions) {
+  Tensor a = make<double>({3, 4}, [](int64_t i) { return double(i) - 5; });
+  Tensor b = make<double>({4, 2}, [](int64_t i) { return double(i % 3) + 1; });
+  Tensor c = ops::einsum("ij,jk->ik", {a, b});
+  expect_product(c, a, b, 1e-15);
+  Tensor ct = ops::einsum("ij,jk->ki", {a, b});
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t k = 0; k < 2; ++k) EXPECT_EQ(at(ct, {k, i}), at(c, {i, k}));
+  Tensor sq = make<int32_t>({3, 3}, [](int64_t i) { return int32_t(i); });
+  Tensor tr = ops::einsum("ii", {sq});
+  EXPECT_EQ(tr.ndim(), 0);
+  EXPECT_EQ(tr.dtype(), DType::kInt32);
+  EXPECT_EQ(flat(tr, 0), 0 + 4 + 8);
+  Tensor diag = ops::einsum("ii->i", {sq});
+  EXPECT_EQ(flat(diag, 2), 8);
+  Tensor outer = ops::einsum("i,j", {b.select(1, 0), a.select(1, 1)});
+  EXPECT_EQ(outer.shape(), (Shape{4, 3}));
+  EXPECT_EQ(at(outer, {2, 1}), at(b, {2, 0}) * at(a, {1, 1}));
+  Tensor chain = ops::einsum("ij,jk,kl->il", {a, b, b.transpose()});
+  Tensor ref = ops::matmul(ops::matmul(a, b), b.transpose());
+  for (int64_t i = 0; i < ref.numel(); ++i) EXPECT_NEAR(flat(chain, i), flat(ref, i), 1e-12);
+  Tensor ell = ops::einsum("...j,j->...", {make<double>({2, 3, 4}, [](int64_t i) { return double(i); }),
+                                           make<double>({4}, [](int64_t) { return 1.0; })});
+  EXPECT_EQ(ell.shape(), (Shape{2, 3}));
+  EXPECT_EQ(flat(ell, 5), 20.0 + 21 + 22 + 23);
+}
+
+TEST(Einsum, ErrorsNameTheProblem) {
+  Tensor a = Tensor::empty({2, 3}, DType::kFloat32);
+  EXPECT_EQ(code_of([&] { ops::einsum("ij,jk", {a}); }), ErrorCode::kInvalidParam);
+  EXPECT_EQ(code_of([&] { ops::einsum("ijk", {a}); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { ops::einsum("ii", {a}); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { ops::einsum("ij->q", {a}); }), ErrorCode::kInvalidParam);
+  EXPECT_EQ(code_of([&] { ops::einsum("i1", {a}); }), ErrorCode::kInvalidParam);
+  EXPECT_EQ(code_of([&] { ops::einsum("ij,ij", {a, Tensor::empty({3, 3}, DType::kFloat32)}); }),
+            ErrorCode::kInvalidShape);
+  try {
+    ops::einsum("ij,jk", {a, Tensor::empty({4, 2}, DType::kFloat32)});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("[einsum]"), std::string::npos);
+    EXPECT_NE(e.message().find("'j'"), std::string::npos) << e.message();
+  }
+}
