@@ -6,12 +6,16 @@ measured in the same run, and the ratio. Target (issue 3, eager path):
 <= 1.5 us per op, or <= 3x NumPy's time. The lazy column records the op and
 runs it (``asc.eval``) as a one-node graph; target (issue 4): <= 2x eager.
 
-    python benchmarks/bench_array_overhead.py [--number 20000] [--repeat 7]
+    python benchmarks/bench_array_overhead.py [--number 20000] [--repeat 7] [--timer thread]
+
+``--timer thread`` measures the calling thread's CPU time instead of wall
+time: on a loaded machine wall time mostly measures the other processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 import timeit
 
 import numpy as np
@@ -19,8 +23,11 @@ import numpy as np
 import pyasc as asc
 
 
+TIMER = time.perf_counter
+
+
 def bench(fn, number, repeat):
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=TIMER)) / number * 1e6
 
 
 def main():
@@ -28,7 +35,10 @@ def main():
     p.add_argument("--number", type=int, default=20000)
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--size", type=int, default=10)
+    p.add_argument("--timer", choices=["wall", "thread"], default="wall")
     args = p.parse_args()
+    global TIMER
+    TIMER = time.thread_time if args.timer == "thread" else time.perf_counter
 
     na = np.arange(args.size, dtype=np.float32)
     nb = na[::-1].copy()

@@ -9,6 +9,7 @@ Float32 arrays of 2^25 elements unless said (issue 4's targets):
 * (1024, 1) + (1, 1024) -- vs NumPy
 * sum(a * b)          -- vs NumPy
 * row softmax 4096x4096, NumPy style -- vs NumPy
+* relu(x @ w + bias), x 2048x1024, w 1024x1024 -- matmul + one fused epilogue pass, vs NumPy
 * 100 iterations building and dropping temporaries: OS allocations after the
   first iteration (must be 0) and peak pool memory / live data (<= 1.5)
 
@@ -75,6 +76,10 @@ def cases(log2n, side):
     nx = rng.standard_normal((side, side)).astype(np.float32)
     a, b, c = asc.asarray(na), asc.asarray(nb), asc.asarray(nc)
     ac, ar, x = asc.asarray(col), asc.asarray(row), asc.asarray(nx)
+    nm = rng.standard_normal((2048, 1024)).astype(np.float32)
+    nw = (rng.standard_normal((1024, 1024)) / 32).astype(np.float32)
+    nbias = rng.standard_normal(1024).astype(np.float32)
+    m, w, bias = asc.asarray(nm), asc.asarray(nw), asc.asarray(nbias)
 
     def softmax(xp, v):
         e = xp.exp(v - v.max(axis=1, keepdims=True))
@@ -86,6 +91,7 @@ def cases(log2n, side):
         ("(1024,1)+(1,1024)", lambda: (ac + ar).eval(), lambda: col + row, None),
         ("sum(a*b)", lambda: float(asc.sum(a * b)), lambda: float(np.sum(na * nb)), None),
         (f"softmax {side}x{side}", lambda: softmax(asc, x).eval(), lambda: softmax(np, nx), None),
+        ("relu(x@w+bias)", lambda: asc.maximum(m @ w + bias, 0).eval(), lambda: np.maximum(nm @ nw + nbias, 0), None),
     ]
 
 

@@ -191,14 +191,15 @@ class _Info:
         "signed integer": ["int8", "int16", "int32", "int64"],
         "unsigned integer": ["uint8", "uint16", "uint32", "uint64"],
         "real floating": ["float16", "bfloat16", "float32", "float64"],
-        "complex floating": [],
+        "complex floating": ["complex64", "complex128"],
     }
 
     def dtypes(self, *, device=None, kind=None):
         self._check(device)
         k = self._KINDS
         groups = {"integral": k["signed integer"] + k["unsigned integer"],
-                  "numeric": k["signed integer"] + k["unsigned integer"] + k["real floating"]}
+                  "numeric": k["signed integer"] + k["unsigned integer"] + k["real floating"]
+                  + k["complex floating"]}
         if kind is None:
             names = k["bool"] + groups["numeric"]
         else:

@@ -111,8 +111,10 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b, /):
-    """``numpy.vdot``: the dot product of the flattened arrays (real dtypes: no conjugation)."""
+    """``numpy.vdot``: the dot product of the flattened arrays, the first one conjugated when complex."""
     a, b = _arr(a), _arr(b)
+    if a.dtype.kind == "c":
+        a = _C.conjugate(a)
     if a.size != b.size:
         raise _shape_error("vdot", f"arrays of shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} have "
                                    f"different sizes {a.size} and {b.size}")
@@ -216,6 +218,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     if a.shape[-1] != b.shape[-1]:
         raise _shape_error("vecdot", f"vector lengths differ: {a.shape[-1]} in {_shape_str(a0.shape)} and "
                                      f"{b.shape[-1]} in {_shape_str(b0.shape)} (axis {axis})")
+    if a.dtype.kind == "c":  # numpy.vecdot conjugates x1
+        a = _C.conjugate(a)
     r = _C._linalg.matmul(_C.expand_dims(a, -2), _C.expand_dims(b, -1), None)
     return r[..., 0, 0]
 
@@ -266,161 +270,26 @@ def _einsum_args(args):
     return s, ops
 
 
-def _parse_term(term, ndim, n_ell, op_index):
-    """Labels of one operand: single letters, and '.k' for its ellipsis dims (aligned right)."""
-    if term.count("...") > 1 or term.replace("...", "").count(".") != 0:
-        raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid ellipsis in subscripts '{term}'")
-    head, ell, tail = term.partition("...")
-    for c in head + tail:
-        if c not in _LETTERS:
-            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid subscript '{c}' in einstein sum subscripts "
-                                                   f"string, subscripts must be letters")
-    n_lab = len(head) + len(tail)
-    if ell:
-        e = ndim - n_lab
-        if e < 0:
-            raise _shape_error("einsum", f"operand {op_index} has {ndim} dimensions, fewer than the subscripts "
-                                         f"'{term}'")
-        return list(head) + [f".{j}" for j in range(n_ell - e, n_ell)] + list(tail), e
-    if n_lab != ndim:
-        raise _shape_error("einsum", f"operand {op_index} has {ndim} dimensions but the subscripts '{term}' "
-                                     f"name {n_lab}")
-    return list(head) + list(tail), 0
-
-
-def _einsum_plan(subscripts, ops):
-    s = subscripts.replace(" ", "")
-    lhs, arrow, rhs = s.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(ops):
-        raise _ValueError(_Code.INVALID_PARAM, f"[einsum] {len(terms)} subscript terms for {len(ops)} operands")
-    n_ell = 0
-    for t, x in zip(terms, ops):
-        if "..." in t:
-            n_ell = max(n_ell, x.ndim - (len(t) - 3))
-    labels = [_parse_term(t, x.ndim, n_ell, i)[0] for i, (t, x) in enumerate(zip(terms, ops))]
-    ell = [f".{j}" for j in range(n_ell)]
-    if arrow:
-        if rhs.count("...") > 1 or rhs.replace("...", "").count(".") != 0:
-            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] invalid ellipsis in output subscripts '{rhs}'")
-        head, e, tail = rhs.partition("...")
-        used = set(c for lab in labels for c in lab)
-        for c in head + tail:
-            if c not in _LETTERS or c not in used:
-                raise _ValueError(_Code.INVALID_PARAM, f"[einsum] output subscript '{c}' does not appear in the "
-                                                       f"operands' subscripts")
-        if len(set(head + tail)) != len(head + tail):
-            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] output subscripts '{rhs}' repeat a label")
-        if not e and n_ell:
-            raise _ValueError(_Code.INVALID_PARAM, "[einsum] output has more dimensions than subscripts given in "
-                                                   "einstein sum, but no '...' ellipsis provided to broadcast the "
-                                                   "extra dimensions")
-        out = list(head) + (ell if e else []) + list(tail)
-    else:
-        counts = {}
-        for lab in labels:
-            for c in lab:
-                if not c.startswith("."):
-                    counts[c] = counts.get(c, 0) + 1
-        out = ell + sorted(c for c, n in counts.items() if n == 1)
-    return labels, out
-
-
-def _take_diagonals(x, lab):
-    """Repeated labels within one operand ('ii') -> the diagonal, label kept once."""
-    lab = list(lab)
-    while True:
-        dup = next((l for l in lab if lab.count(l) > 1), None)
-        if dup is None:
-            return x, lab
-        p = lab.index(dup)
-        q = lab.index(dup, p + 1)
-        if x.shape[p] != x.shape[q]:
-            raise _shape_error("einsum", f"dimensions in operand for collapsing index '{dup}' don't match "
-                                         f"({x.shape[p]} != {x.shape[q]})")
-        x = _C.diagonal(x, 0, p, q)
-        lab = [l for i, l in enumerate(lab) if i not in (p, q)] + [dup]
-
-
-def _sum_labels(x, lab, drop, dtype):
-    axes = tuple(i for i, l in enumerate(lab) if l in drop)
-    if not axes:
-        return x, lab
-    return _C.sum(x, axis=axes, dtype=dtype), [l for l in lab if l not in drop]
-
-
-def _label_sizes(pairs):
-    sizes = {}
-    for x, lab in pairs:
-        for l, d in zip(lab, x.shape):
-            prev = sizes.get(l)
-            if prev is None or prev == 1:
-                sizes[l] = d
-            elif d != prev and d != 1:
-                raise _shape_error("einsum", f"operands could not be broadcast together: dimension '{l}' has "
-                                             f"sizes {prev} and {d}")
-    return sizes
-
-
-def _contract(x, lx, y, ly, keep, sizes):
-    """One pairwise contraction as a batched matmul: (batch, x-only, summed) @ (batch, summed, y-only)."""
-    both = [l for l in lx if l in ly]
-    batch = [l for l in both if l in keep]
-    summed = [l for l in both if l not in keep]
-    xo = [l for l in lx if l not in ly]
-    yo = [l for l in ly if l not in lx]
-    xt = _C.transpose(x, tuple(lx.index(l) for l in batch + xo + summed))
-    yt = _C.transpose(y, tuple(ly.index(l) for l in batch + summed + yo))
-    bs, xs, ks, ys = ([sizes[l] for l in g] for g in (batch, xo, summed, yo))
-    if xt.shape != tuple(bs + xs + ks):
-        xt = _C.broadcast_to(xt, tuple(bs + xs + ks))
-    if yt.shape != tuple(bs + ks + ys):
-        yt = _C.broadcast_to(yt, tuple(bs + ks + ys))
-    nb, m, k, n = _math.prod(bs), _math.prod(xs), _math.prod(ks), _math.prod(ys)
-    r = _C._linalg.matmul(xt.reshape((nb, m, k)), yt.reshape((nb, k, n)), None)
-    return r.reshape(tuple(bs + xs + ys)), batch + xo + yo
-
-
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` (explicit and implicit output, ellipsis broadcasting,
     repeated labels for diagonals, the interleaved operand/sublist form).
-    Diagonals are views, labels used by one operand only are summed first, and
-    operands are contracted left to right, each pair as one batched matmul.
-    ``casting`` applies to ``dtype``; ``order`` and ``optimize`` are accepted for compatibility."""
+    C++ (``_C._linalg.einsum``): the subscripts are parsed once and cached,
+    diagonals are views, labels used by one operand only are summed first, and
+    pairs of operands are contracted as batched matmuls (greedy order).
+    ``casting`` applies to ``dtype``; ``order`` and ``optimize`` (any value
+    NumPy takes) are accepted for compatibility."""
+    if dtype is None and out is None and optimize is False and operands and isinstance(operands[0], str):
+        return _C._linalg.einsum(operands[0], operands[1:])  # the common case: no Python work
     del order, optimize
     subscripts, ops = _einsum_args(operands)
-    ops = [_arr(x) for x in ops]
     if dtype is not None:
+        ops = [_arr(x) for x in ops]
         for x in ops:
             if not _xp().can_cast(x.dtype, dtype, casting):
                 raise _TypeError(_Code.INVALID_DTYPE, f"[einsum] cannot cast operand from {x.dtype} to "
                                                       f"{_np.dtype(dtype)} according to the rule '{casting}'")
         ops = [_C.astype(x, dtype) for x in ops]
-    rt = _C.result_type_of(*ops) if 0 < len(ops) <= 3 else _xp().result_type(*ops)
-    if _np.dtype(rt) == _BF16:
-        raise _TypeError(_Code.INVALID_DTYPE, "[einsum] invalid data type for einsum: bfloat16")
-    labels, out_labels = _einsum_plan(subscripts, ops)
-    pairs = [_take_diagonals(x, lab) for x, lab in zip(ops, labels)]
-    sizes = _label_sizes(pairs)
-    # Labels of a single operand that the output does not keep are summed right away.
-    uses = {}
-    for _, lab in pairs:
-        for l in lab:
-            uses[l] = uses.get(l, 0) + 1
-    pairs = [_sum_labels(x, lab, {l for l in lab if uses[l] == 1 and l not in out_labels}, rt) for x, lab in pairs]
-    x, lx = pairs[0]
-    for i in range(1, len(pairs)):
-        y, ly = pairs[i]
-        keep = set(out_labels)
-        for _, lab in pairs[i + 1:]:
-            keep.update(lab)
-        x, lx = _contract(x, lx, y, ly, keep, sizes)
-    x, lx = _sum_labels(x, lx, {l for l in lx if l not in out_labels}, rt)
-    if out_labels:
-        x = _C.transpose(x, tuple(lx.index(l) for l in out_labels))
-    if x.shape != tuple(sizes[l] for l in out_labels):
-        x = _C.broadcast_to(x, tuple(sizes[l] for l in out_labels))
-    return _to_out(_with_dtype(x, rt), out, "einsum")
+    return _to_out(_C._linalg.einsum(subscripts, ops), out, "einsum")
 
 
 __all__ = ["matmul", "dot", "vdot", "inner", "tensordot", "outer", "kron", "einsum", "matrix_transpose", "vecdot",

@@ -55,7 +55,7 @@ def _dtype_of(x):
 
 
 def finfo(type):  # noqa: A002 - NumPy's parameter name
-    """Machine limits of a floating dtype (also bfloat16), as ``numpy.finfo``."""
+    """Machine limits of a floating dtype (also bfloat16; complex dtypes give their parts'), as ``numpy.finfo``."""
     return _ml_dtypes.finfo(_dtype_of(type))
 
 
@@ -100,7 +100,7 @@ def result_type(*arrays_and_dtypes):
         raise ValueError("at least one array or dtype is required")
     strong, weak = [], []
     for x in arrays_and_dtypes:
-        if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        if isinstance(x, (bool, int, float, complex)) and not hasattr(x, "dtype"):
             weak.append(x)
         elif isinstance(x, _C.ndarray):
             strong.append(_C.empty((0,), x.dtype))
@@ -251,6 +251,10 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
     a = _arr(x)
     if a.dtype.kind in "iu" and decimals >= 0:
         r = a.copy()
+    elif a.dtype.kind == "c" and decimals != 0:  # NumPy rounds each part alone (inf/NaN stay in their part)
+        r = a.copy()
+        r.real = round(a.real, decimals)
+        r.imag = round(a.imag, decimals)
     elif decimals == 0:
         r = _C.rint(a)
     else:

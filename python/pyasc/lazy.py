@@ -1,9 +1,11 @@
 """Lazy evaluation and fusion controls.
 
-Array operations are recorded into a per-thread graph and run, fused, when a
-value is observed (``numpy()``, printing, ``item()``, ``asc.eval``,
-``asc.synchronize()``...) or when the pending graph reaches
-:func:`max_pending_nodes` nodes. ``asc.set_eager(True)`` (or ``PYASC_EAGER=1``
+Array operations are recorded into the graph of the current stream
+(``with asc.Stream():``) and run, fused, on that stream -- asynchronously --
+when a value is observed (``numpy()``, printing, ``item()``, ``asc.eval``,
+``asc.synchronize()``, ``stream.synchronize()``...) or when the pending graph
+reaches :func:`max_pending_nodes` nodes. Observing a value waits for exactly
+the work producing it; independent work on two streams overlaps. ``asc.set_eager(True)`` (or ``PYASC_EAGER=1``
 in the environment) runs op by op instead; both modes give the same results.
 
 Graph dumps: ``ASCEND_DUMP_GRAPH=1`` with ``ASCEND_DUMP_GRAPH_PATH`` (default
@@ -19,6 +21,7 @@ from . import _C
 
 __all__ = [
     "eval",
+    "flush",
     "set_eager",
     "is_eager",
     "eager",
@@ -30,18 +33,17 @@ __all__ = [
 ]
 
 
-def eval(*arrays):  # noqa: A001 - the documented name (asc.eval)
-    """Materialises ``arrays`` (runs their pending graphs); returns them.
+# eval(*arrays): materialises ``arrays`` and waits for them; returns them
+# (``asc.eval(x)`` is ``x``, ``asc.eval(x, y)`` is ``(x, y)``). Implemented in
+# C++ (one call: it is on the small-graph fast path).
+eval = _C.lazy_eval  # noqa: A001 - the documented name (asc.eval)
 
-    ``asc.eval(x)`` returns ``x``; ``asc.eval(x, y)`` returns ``(x, y)``;
-    non-array arguments are passed through. Errors of the pending work are
-    raised here.
-    """
-    tensors = [a for a in arrays if isinstance(a, _C.ndarray)]
-    _C.graph_eval(tensors)
-    if len(arrays) == 1:
-        return arrays[0]
-    return arrays
+
+def flush(stream=None):
+    """Starts the pending graph of ``stream`` (the current stream if None) on
+    that stream and returns at once: the work runs asynchronously; observing a
+    result (or ``stream.synchronize()``) waits for it."""
+    _C.graph_flush(stream)
 
 
 def set_eager(eager=True):
@@ -70,7 +72,7 @@ def eager(enabled=True):
 
 
 def pending_nodes():
-    """Number of nodes pending in the calling thread's graph."""
+    """Number of nodes pending in the graph of the calling thread's current stream."""
     return _C.graph_pending_nodes()
 
 

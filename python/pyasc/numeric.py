@@ -25,6 +25,7 @@ int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 bfloat16 = _ml_dtypes.bfloat16
+complex64, complex128 = _np.complex64, _np.complex128
 
 # Elementwise ops (bound from the registry).
 add = _C.add
@@ -92,6 +93,44 @@ hypot = _C.hypot
 copysign = _C.copysign
 fmax = _C.fmax
 fmin = _C.fmin
+
+# Complex numbers (loops in src/ops/complex.cc).
+conjugate = conj = _C.conjugate
+
+
+def real(val):
+    """The real part: a view of a complex array, the array itself for real input (``numpy.real``)."""
+    return asarray(val).real
+
+
+def imag(val):
+    """The imaginary part: a view of a complex array, zeros for real input (``numpy.imag``)."""
+    return asarray(val).imag
+
+
+def angle(z, deg=False):
+    """The counterclockwise angle from the positive real axis, ``arctan2(imag, real)`` (``numpy.angle``)."""
+    z = asarray(z)
+    if z.dtype.kind == "c":
+        a = _C.arctan2(z.imag, z.real)
+    else:
+        a = _C.arctan2(0, z)  # NumPy: imag = 0, real = z
+    return _C.multiply(a, 180.0 / _np.pi) if deg else a
+
+
+def iscomplexobj(x):
+    """Whether ``x`` has a complex dtype (``numpy.iscomplexobj``)."""
+    d = x.dtype if hasattr(x, "dtype") else asarray(x).dtype
+    return _np.dtype(d).kind == "c"
+
+
+def isrealobj(x):
+    """Whether ``x`` does not have a complex dtype (``numpy.isrealobj``)."""
+    return not iscomplexobj(x)
+
+
+_COMPLEX_NAMES = ["complex64", "complex128", "conjugate", "conj", "real", "imag", "angle", "iscomplexobj",
+                  "isrealobj"]
 
 # Vector math beyond the basics (src/ops/math.cc; errors in docs/vector_math.md).
 sigmoid = expit = _C.sigmoid
@@ -227,6 +266,7 @@ __all__ = [
     "var", "std", "all", "any", "argmax", "argmin", "cumsum", "cumprod",
 ] + list(_namespace_all)
 __all__ += _MATH_NAMES
+__all__ += _COMPLEX_NAMES
 
 from . import _linalg_ns  # noqa: E402 - matmul, dot, einsum, ... (linear algebra in the namespace)
 from ._linalg_ns import *  # noqa: E402,F401,F403

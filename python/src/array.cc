@@ -138,6 +138,10 @@ bool weak_scalar(py::handle h, ops::Scalar* s) {
     *s = ops::Scalar::from_float(PyFloat_AsDouble(o));
     return true;
   }
+  if (PyComplex_CheckExact(o) || (PyComplex_Check(o) && !PyObject_HasAttrString(o, "dtype"))) {
+    *s = ops::Scalar::from_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+    return true;
+  }
   return false;
 }
 
@@ -187,7 +191,8 @@ std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::str
 /// Whether `h` can be an operand of an operator (else NotImplemented).
 bool operand_like(py::handle h) {
   PyObject* o = h.ptr();
-  return is_tensor(h) || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || py::isinstance<py::array>(h) ||
+  return is_tensor(h) || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) ||
+         py::isinstance<py::array>(h) ||
          PyList_Check(o) || PyTuple_Check(o) || PyObject_HasAttrString(o, "__array_interface__");
 }
 
@@ -344,9 +349,52 @@ py::tuple to_tuple(const asc::DimVector& v) {
   return t;
 }
 
+/// A ComplexWarning, as NumPy's complex -> real casts give (none for bool,
+/// none for ml_dtypes' bfloat16).
+void warn_complex_to(DType d) {
+  if (asc::is_complex(d) || d == DType::kBool || d == DType::kBFloat16) return;
+  py::object w = py::module_::import("numpy").attr("exceptions").attr("ComplexWarning");
+  if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
+    throw py::error_already_set();
+}
+
+/// A complex value of any form: Python/NumPy complex scalar, complex array.
+bool is_complex_value(py::handle v) {
+  if (is_tensor(v)) return asc::is_complex(v.cast<const Tensor&>().dtype());
+  if (PyObject_HasAttrString(v.ptr(), "dtype")) {  // NumPy arrays and scalars (others: no kind, not complex)
+    py::object dt = py::getattr(v, "dtype");
+    return py::hasattr(dt, "kind") && py::str(dt.attr("kind")).cast<std::string>() == "c";
+  }
+  return PyComplex_Check(v.ptr());
+}
+
+/// NumPy's rules for complex values converted to real dtype `d` (x[k] = v,
+/// asarray(v, dtype=d)): a Python complex (alone or inside a list/tuple)
+/// raises TypeError, a complex array or NumPy scalar is cast with
+/// ComplexWarning. Complex and bool targets take anything.
+void check_complex_to_real(DType d, py::handle v, const char* op) {
+  PyObject* o = v.ptr();
+  if (asc::is_complex(d) || d == DType::kBool || PyFloat_CheckExact(o) || PyLong_CheckExact(o)) return;
+  const bool has_dtype = PyObject_HasAttrString(o, "dtype");
+  bool py_complex = PyComplex_Check(o) && !has_dtype;
+  if (!py_complex && !has_dtype && (PyList_Check(o) || PyTuple_Check(o))) {  // only sequences pay for the probe
+    try {
+      py_complex = py::str(py::module_::import("numpy").attr("asarray")(v).attr("dtype").attr("kind"))
+                       .cast<std::string>() == "c";
+    } catch (py::error_already_set&) {  // ragged etc.: the conversion itself reports it
+    }
+  }
+  if (py_complex)
+    throw Error(Status::TypeError(op, std::string(asc::is_integer(d) ? "int()" : "float()") +
+                                          " argument must be a real number, not 'complex' (converting to " +
+                                          asc::dtype_name(d) + ")"));
+  if (has_dtype && is_complex_value(v)) warn_complex_to(d);
+}
+
 // Creation helpers.
 Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
   ops::Scalar s;
+  if (!dtype.is_none() && is_complex_value(value)) warn_complex_to(to_dtype(dtype));  // NumPy 2: cast, warn
   if (weak_scalar(value, &s)) {
     const DType d = dtype.is_none() ? ops::default_scalar_dtype(s.kind) : to_dtype(dtype);
     Tensor t = Tensor::empty(shape, d);
@@ -360,6 +408,57 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
   return t;
 }
 
+// ------------------------------------------------------------------ complex
+
+
+/// astype with NumPy's ComplexWarning when a complex -> real cast drops the
+/// imaginary part.
+Tensor astype_warn(const Tensor& t, DType d, bool copy) {
+  // (NumPy does not warn for bool, nor for ml_dtypes' bfloat16 cast.)
+  if (asc::is_complex(t.dtype()) && !asc::is_complex(d) && d != DType::kBool && d != DType::kBFloat16) {
+    py::object w = py::module_::import("numpy").attr("exceptions").attr("ComplexWarning");
+    if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
+      throw py::error_already_set();
+  }
+  return ops::cast(t, d, copy);
+}
+
+/// x.real / x.imag: strided views of a complex array's parts (writes show in
+/// x); of a real array, x itself and a new read-only-by-convention zero array.
+Tensor complex_part(const Tensor& t, bool imag) {
+  if (!asc::is_complex(t.dtype())) {
+    if (!imag) return t;
+    Tensor z = Tensor::empty(t.shape(), t.dtype());
+    ops::fill(z, ops::Scalar::from_int(0));
+    return z;
+  }
+  const DType part = asc::complex_part_dtype(t.dtype());
+  return Tensor::view_of(t.storage(), part, t.shape(), t.strides(),
+                         t.offset() + (imag ? static_cast<int64_t>(asc::dtype_size(part)) : 0));
+}
+
+/// PEP 3118 format of a dtype (complex: "Zf"/"Zd"); bfloat16 has none.
+std::string buffer_format(DType d) {
+  switch (d) {
+    case DType::kBool: return "?";
+    case DType::kInt8: return "b";
+    case DType::kInt16: return "h";
+    case DType::kInt32: return "i";
+    case DType::kInt64: return "q";
+    case DType::kUInt8: return "B";
+    case DType::kUInt16: return "H";
+    case DType::kUInt32: return "I";
+    case DType::kUInt64: return "Q";
+    case DType::kFloat16: return "e";
+    case DType::kFloat32: return "f";
+    case DType::kFloat64: return "d";
+    case DType::kComplex64: return "Zf";
+    case DType::kComplex128: return "Zd";
+    default: break;
+  }
+  throw py::buffer_error(std::string("[buffer] ") + asc::dtype_name(d) + " has no PEP 3118 format");
+}
+
 }  // namespace
 
 asc::Tensor tensor_from_py(py::handle h) { return to_tensor(h); }
@@ -368,8 +467,43 @@ py::object dtype_to_py(asc::DType d) { return np_dtype(d); }
 py::object numpy_view(const asc::Tensor& t, py::handle owner) { return to_numpy(t, owner); }
 
 void init_array(py::module_& m) {
-  py::class_<Tensor> cls(m, "ndarray",
+  py::class_<Tensor> cls(m, "ndarray", py::buffer_protocol(),
                          "An N-dimensional array on a pyasc device (NumPy semantics). Also pyasc.AscendTensor.");
+  // Zero-copy export (memoryview, numpy.asarray): PEP 3118 buffer and
+  // __array_interface__. bfloat16 has no typestr/format: both refuse it and
+  // NumPy falls back to __array__ (an ml_dtypes array).
+  cls.def_buffer([](const Tensor& t) {
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
+    const std::string fmt = buffer_format(t.dtype());
+    return py::buffer_info(t.data(), static_cast<py::ssize_t>(t.itemsize()), fmt, t.ndim(), shape, strides);
+  });
+  cls.def_property_readonly("__array_interface__", [](py::object self) -> py::object {
+    const Tensor& t = self.cast<const Tensor&>();
+    if (t.dtype() == DType::kBFloat16) throw py::attribute_error("__array_interface__ (bfloat16 has no typestr)");
+    return to_numpy(t, self).attr("__array_interface__");
+  });
+  cls.def_property("real", [](const Tensor& t) { return complex_part(t, false); },
+                   [](const Tensor& t, py::object v) {
+                     Tensor dst = complex_part(t, false);
+                     Tensor src = to_tensor(v);
+                     dst.copy_from(src.dtype() == dst.dtype() ? src : astype_warn(src, dst.dtype(), false));
+                   },
+                   "The real part (a view for complex arrays, the array itself otherwise).");
+  cls.def_property("imag", [](const Tensor& t) { return complex_part(t, true); },
+                   [](const Tensor& t, py::object v) {
+                     if (!asc::is_complex(t.dtype()))
+                       throw Error(Status::TypeError("imag", "array does not have imaginary part to set"));
+                     Tensor dst = complex_part(t, true);
+                     Tensor src = to_tensor(v);
+                     dst.copy_from(src.dtype() == dst.dtype() ? src : astype_warn(src, dst.dtype(), false));
+                   },
+                   "The imaginary part (a view for complex arrays, zeros otherwise).");
+  cls.def("__complex__", [](py::object self) {
+    return to_numpy(self.cast<const Tensor&>(), self).attr("__complex__")();
+  });
+  for (const char* name : {"conj", "conjugate"})
+    cls.def(name, [](const Tensor& t) { return ops::call("conjugate", {t}); }, "The complex conjugate, elementwise.");
   cls.def_property_readonly("shape", [](const Tensor& t) { return to_tuple(t.shape()); })
       .def_property_readonly("dtype", [](const Tensor& t) { return np_dtype(t.dtype()); })
       .def_property_readonly("ndim", &Tensor::ndim)
@@ -430,9 +564,13 @@ void init_array(py::module_& m) {
       .def("__index__",
            [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__index__")(); })
       .def("__getitem__", &getitem_py)
-      .def("__setitem__", &setitem_py)
+      .def("__setitem__",
+           [](const Tensor& t, py::handle key, py::handle value) {
+             check_complex_to_real(t.dtype(), value, "setitem");
+             setitem_py(t, key, value);
+           })
       .def("copy", [](const Tensor& t) { return t.clone(); })
-      .def("astype", [](const Tensor& t, py::handle dtype, bool copy) { return ops::cast(t, to_dtype(dtype), copy); },
+      .def("astype", [](const Tensor& t, py::handle dtype, bool copy) { return astype_warn(t, to_dtype(dtype), copy); },
            py::arg("dtype"), py::arg("copy") = true)
       .def("reshape",
            [](const Tensor& t, py::args shape) {
@@ -568,7 +706,7 @@ void init_array(py::module_& m) {
             py::arg("keepdims") = false, doc);
     } else if (name == "astype") {
       m.def("astype",
-            [](py::object x, py::object dtype, bool copy) { return ops::cast(to_tensor(x), to_dtype(dtype), copy); },
+            [](py::object x, py::object dtype, bool copy) { return astype_warn(to_tensor(x), to_dtype(dtype), copy); },
             py::arg("x"), py::arg("dtype"), py::arg("copy") = true, "x converted to dtype (NumPy casting).");
     } else if (op->arity == 1) {
       m.def(name.c_str(), [op](py::object x, py::object out) { return call_op(*op, {x}, out); }, py::arg("x"),
@@ -592,6 +730,7 @@ void init_array(py::module_& m) {
   m.def("from_numpy", [](py::array a) { return from_numpy(a); }, py::arg("array"),
         "Wraps a NumPy array's memory (shared, no copy).");
   m.def("asarray", [](py::object obj, py::object dtype, py::object copy) -> Tensor {
+    if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "asarray");
     Tensor t = to_tensor(obj);
     const bool want_copy = !copy.is_none() && copy.cast<bool>();
     if (!dtype.is_none()) {
@@ -605,6 +744,7 @@ void init_array(py::module_& m) {
     return want_copy ? t.clone() : t;
   }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   m.def("array", [](py::object obj, py::object dtype, bool copy) -> Tensor {
+    if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "array");
     Tensor t = to_tensor(obj);
     if (!dtype.is_none() && to_dtype(dtype) != t.dtype()) return ops::cast(t, to_dtype(dtype));
     // Value semantics: memory the caller can still write to is copied.

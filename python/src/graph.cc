@@ -12,6 +12,16 @@ namespace pyasc {
 
 void init_graph(py::module_& m) {
   namespace g = asc::graph;
+  // Observing a value that a stream still computes waits for the stream, whose
+  // queue may hold a Python callback first: wait without the GIL.
+  g::set_wait_hook([](void (*wait)(void*), void* arg) {
+    if (Py_IsInitialized() && PyGILState_Check()) {
+      py::gil_scoped_release nogil;
+      wait(arg);
+    } else {
+      wait(arg);
+    }
+  });
   m.def(
       "graph_eval",
       [](const std::vector<asc::Tensor>& ts) {
@@ -20,15 +30,56 @@ void init_graph(py::module_& m) {
       },
       py::arg("arrays"), "Materialises the given arrays (and their pending graphs).");
   m.def(
+      "lazy_eval",
+      [](py::args args) -> py::object {
+        if (args.size() == 1) {  // the common case, without a vector
+          py::handle h = args[0];
+          if (py::isinstance<asc::Tensor>(h)) {
+            const asc::Tensor& t = h.cast<const asc::Tensor&>();
+            if (!g::try_eval(&t, 1)) {
+              py::gil_scoped_release nogil;
+              g::eval({t});
+            }
+          }
+          return args[0];
+        }
+        std::vector<asc::Tensor> ts;
+        ts.reserve(args.size());
+        for (py::handle h : args)
+          if (py::isinstance<asc::Tensor>(h)) ts.push_back(h.cast<const asc::Tensor&>());
+        // Small work on idle streams finishes here without giving up the GIL;
+        // waiting for a stream releases it (stream callbacks may need it).
+        if (!ts.empty() && !g::try_eval(ts.data(), ts.size())) {
+          py::gil_scoped_release nogil;
+          g::eval(ts);
+        }
+        if (args.size() == 1) return args[0];
+        return std::move(args);
+      },
+      R"doc(eval(*arrays)
+
+Materialises ``arrays`` (runs their pending graphs and waits for them);
+returns them: ``asc.eval(x)`` returns ``x``, ``asc.eval(x, y)`` returns
+``(x, y)``; non-array arguments are passed through. Errors of the pending
+work are raised here.)doc");
+  m.def(
+      "graph_flush",
+      [](PyStream* s) {
+        asc::runtime::Stream* st = s ? s->get() : nullptr;
+        g::flush(st);  // enqueues only: never waits for a stream
+      },
+      py::arg("stream") = py::none(),
+      "Starts the pending graph of `stream` (current stream if None) asynchronously on that stream.");
+  m.def(
       "graph_flush_all", [] {
         py::gil_scoped_release nogil;
         g::flush_all();
       },
-      "Materialises every pending graph of every thread.");
+      "Materialises every pending graph of every stream and waits for it.");
   m.def("set_eager", &g::set_eager, py::arg("eager"),
         "Runs ops one by one (True) or records and fuses them (False, the default).");
   m.def("is_eager", &g::is_eager, "Whether ops run one by one.");
-  m.def("graph_pending_nodes", &g::pending_nodes, "Nodes pending in the calling thread's graph.");
+  m.def("graph_pending_nodes", &g::pending_nodes, "Nodes pending in the graph of the calling thread's current stream.");
   m.def("graph_max_nodes", &g::max_nodes, "The pending graph size bound (nodes).");
   m.def("graph_set_max_nodes", &g::set_max_nodes, py::arg("n"), "Sets the pending graph size bound (nodes).");
   m.def("graph_set_dump", &g::set_dump, py::arg("enabled"), py::arg("path") = "",
@@ -54,8 +105,8 @@ void init_graph(py::module_& m) {
   py::object cls = m.attr("ndarray");
   cls.attr("eval") = py::cpp_function(
       [](py::object self) {
-        asc::Tensor t = self.cast<asc::Tensor>();
-        {
+        const asc::Tensor& t = self.cast<const asc::Tensor&>();
+        if (!g::try_eval(&t, 1)) {
           py::gil_scoped_release nogil;
           g::eval({t});
         }

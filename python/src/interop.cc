@@ -88,6 +88,7 @@ DLDataType dl_dtype(DType d) {
     case asc::DTypeKind::kSignedInt: t.code = kDLInt; break;
     case asc::DTypeKind::kUnsignedInt: t.code = kDLUInt; break;
     case asc::DTypeKind::kFloat: t.code = d == DType::kBFloat16 ? kDLBfloat : kDLFloat; break;
+    case asc::DTypeKind::kComplex: t.code = kDLComplex; break;
   }
   return t;
 }
@@ -117,6 +118,10 @@ DType from_dl_dtype(const DLDataType& t) {
       break;
     case kDLBfloat:
       if (t.bits == 16) return DType::kBFloat16;
+      break;
+    case kDLComplex:
+      if (t.bits == 64) return DType::kComplex64;
+      if (t.bits == 128) return DType::kComplex128;
       break;
     default: break;
   }

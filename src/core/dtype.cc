@@ -17,6 +17,8 @@ constexpr DTypeTraits kTraits[kNumDTypes] = {
     {DType::kBFloat16, "bfloat16", 2, DTypeKind::kFloat, 'V'},
     {DType::kFloat32, "float32", 4, DTypeKind::kFloat, 'f'},
     {DType::kFloat64, "float64", 8, DTypeKind::kFloat, 'f'},
+    {DType::kComplex64, "complex64", 8, DTypeKind::kComplex, 'c'},
+    {DType::kComplex128, "complex128", 16, DTypeKind::kComplex, 'c'},
 };
 }  // namespace
 

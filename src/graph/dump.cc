@@ -128,8 +128,9 @@ void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* group
       DimVector axes;
       for (size_t d = 0; d < n->mask.size(); ++d)
         if (n->mask[d]) axes.push_back(static_cast<int64_t>(d));
-      js << ",\"params\":{\"axes\":" << json_dims(axes) << ",\"keepdims\":" << (n->keepdims ? "true" : "false")
-         << "}";
+      js << ",\"params\":{\"axes\":" << json_dims(axes) << ",\"keepdims\":" << (n->keepdims ? "true" : "false");
+      if (n->arg) js << ",\"arg\":\"" << (n->arg == 1 ? "max" : "min") << "\"";  // argmax/argmin: int64 index
+      js << "}";
     } else {
       js << ",\"params\":{}";
     }

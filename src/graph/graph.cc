@@ -1,11 +1,20 @@
 // Lazy graph recording, the storage hooks and materialisation (flush).
 //
-// Locking: one process-wide recursive mutex guards every graph, every node
-// and the lazy fields of storages. Recording holds it for a few hundred
-// nanoseconds; a flush holds it while its tile programs run (they use all
-// cores anyway). Nodes and leaf tensors a flush releases are destroyed after
-// the outermost lock is released: dropping a leaf may release a NumPy array
-// (which takes the GIL), and the GIL must never be requested under our lock.
+// Graphs are per stream. A flush plans a batch (liveness, CSE, schedule) on
+// the host and enqueues its execution on the graph's stream; a small batch
+// that is observed at once on an idle stream runs inline instead (no
+// hand-off). Storage flags stay set while a batch is in flight; observation
+// waits for exactly the batches producing or reading the storage.
+//
+// Locking: one process-wide recursive mutex guards every graph, every node's
+// graph/batch fields and the lazy fields of storages. Recording holds it for
+// a few hundred nanoseconds; planning a flush holds it; execution does not
+// (the executor touches only its own batch), and the host never waits for a
+// stream while holding it (except for the in-flight bound of an automatic
+// flush and nested calls). Nodes, batches and leaf tensors are destroyed
+// after the outermost lock is released: dropping a leaf may release a NumPy
+// array (which takes the GIL), and the GIL must never be requested under our
+// lock; for the same reason executors never release nodes or leaves.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -13,6 +22,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "asc/core/log.h"
@@ -36,7 +46,7 @@ std::vector<Graph*>& registry() {
 
 // Objects released by flushes, destroyed once the outermost lock is dropped.
 thread_local int t_depth = 0;
-thread_local std::vector<std::shared_ptr<Node>>* t_garbage = nullptr;
+thread_local std::vector<std::shared_ptr<void>>* t_garbage = nullptr;
 
 /// The lock plus deferred destruction of what flushes released.
 class Locked {
@@ -46,18 +56,27 @@ class Locked {
     ++t_depth;
   }
   ~Locked() {
-    std::vector<std::shared_ptr<Node>> garbage;
-    if (--t_depth == 0 && t_garbage) garbage.swap(*t_garbage);
+    std::vector<std::shared_ptr<void>>* garbage = nullptr;
+    if (--t_depth == 0 && t_garbage && !t_garbage->empty()) {
+      garbage = t_garbage;
+      t_garbage = nullptr;  // a destructor below may record or flush: it gets a fresh list
+    }
     mu().unlock();
-    // `garbage` (nodes and the leaf tensors they hold) dies here, unlocked.
+    // The garbage (nodes, batches, the leaf tensors they hold) dies here, unlocked.
+    if (garbage) {
+      garbage->clear();
+      if (!t_garbage) t_garbage = garbage;  // keep its capacity
+      else delete garbage;
+    }
   }
   Locked(const Locked&) = delete;
   Locked& operator=(const Locked&) = delete;
 };
 
-void add_garbage(std::vector<std::shared_ptr<Node>>&& nodes) {
-  if (!t_garbage) t_garbage = new std::vector<std::shared_ptr<Node>>();  // per thread, reused
-  for (auto& n : nodes) t_garbage->push_back(std::move(n));
+void add_garbage(std::shared_ptr<void> p) {
+  if (!p) return;
+  if (!t_garbage) t_garbage = new std::vector<std::shared_ptr<void>>();  // per thread, reused
+  t_garbage->push_back(std::move(p));
 }
 
 std::atomic<bool> g_eager{[] {
@@ -70,32 +89,136 @@ std::atomic<int64_t> g_max_nodes{[] {
   return static_cast<int64_t>(v > 0 ? v : 1024);
 }()};
 
-void flush_graph(Graph& g);
+/// Materialises `g`'s pending nodes as one batch. `observe`: the caller waits
+/// for the result right away, so a small batch on an idle stream runs inline
+/// on the calling thread (no hand-off); otherwise the batch is enqueued on the
+/// graph's stream and runs asynchronously.
+void flush_graph(Graph& g, bool observe = false);
 
-/// The calling thread's graph; at thread exit whatever is still pending runs
-/// (other threads may hold its tensors).
-struct ThreadGraph {
+// ------------------------------------------------------------------ batches
+
+/// What a flush hands to its stream: the nodes, the schedule, the buffers.
+/// Planned on the host under the lock; executed by the stream's worker (or
+/// inline) without the lock; completed (storage flags cleared, nodes
+/// released) on a host thread under the lock once `done` is set ("reaped").
+/// While in flight nobody but the executor touches its nodes' flush scratch;
+/// the host only reads Node::batch / graph (its own fields).
+}  // namespace
+
+struct Batch : std::enable_shared_from_this<Batch> {
+  using Dep = Graph::Dep;  // a failed producer fails this batch
+  std::vector<std::shared_ptr<Node>> nodes;
+  std::vector<std::shared_ptr<Storage>> outs;  // by node id: live outputs, kept until reaped
+  std::vector<Node*> order;                    // scheduled nodes
+  std::vector<Group> groups;
+  std::vector<const Storage*> reads;           // distinct leaf storages (kPendingRead)
+  std::vector<Dep> deps;
+  std::weak_ptr<runtime::Stream> stream;
+  uint64_t stream_id = 0;
+  uint64_t seq = 0;  // its task on the stream (0: ran inline)
+  int64_t dump_seq = 0;
+  bool dumping = false;
+  Status error;                 // first failure (written by the executor before `done`)
+  std::atomic<bool> done{false};
+};
+
+namespace {
+
+std::vector<std::shared_ptr<Batch>>& inflight() {
+  static auto* v = new std::vector<std::shared_ptr<Batch>>();
+  return *v;
+}
+
+/// Bound on batches in flight per stream: an asynchronous flush beyond it waits
+/// for the oldest (a Python loop recording faster than the device computes
+/// must not grow memory without limit).
+constexpr size_t kMaxInflightPerStream = 4;
+
+/// Batches whose work touches at most this many elements per group run inline
+/// when observed on an idle stream (they would run on one thread anyway).
+constexpr int64_t kInlineMaxElements = int64_t(1) << 16;
+
+// ------------------------------------------------------------------ graphs per stream
+
+/// Graphs are per stream; the registry holds every graph (few: one per stream
+/// that recorded work). A graph whose stream is gone and which is empty is
+/// deleted by the next graph creation; `g_epoch` invalidates the per-thread
+/// lookup cache then.
+uint64_t g_epoch = 1;
+struct GraphCache {
+  uint64_t stream_id = 0;
+  uint64_t epoch = 0;
   Graph* g = nullptr;
-  ~ThreadGraph() {
-    if (!g) return;
+};
+thread_local GraphCache t_cache;
+thread_local bool t_exiting = false;
+
+/// At thread exit the graphs this thread created are flushed (enqueued on
+/// their streams, never run inline: the thread's locals are being destroyed),
+/// so that a thread's default stream, held by its pending graph, can finish.
+const std::thread::id g_main_thread = std::this_thread::get_id();  // loads the library
+
+struct ThreadExit {
+  bool armed = false;
+  ~ThreadExit() {
+    t_exiting = true;
+    // The main thread exits with the process: its streams' workers may not
+    // run any more (pyasc synchronizes everything at interpreter exit).
+    if (!armed || std::this_thread::get_id() == g_main_thread) return;
     try {
       Locked lock;
-      flush_graph(*g);
-      auto& r = registry();
-      r.erase(std::remove(r.begin(), r.end(), g), r.end());
-      delete g;
+      const std::thread::id me = std::this_thread::get_id();
+      for (size_t i = 0; i < registry().size(); ++i) {
+        Graph* g = registry()[i];
+        if (g->creator == me && !g->nodes.empty()) flush_graph(*g);
+      }
     } catch (...) {  // errors stay with the failed tensors
     }
   }
 };
-thread_local ThreadGraph t_graph;
+thread_local ThreadExit t_exit;
 
-Graph& thread_graph() {
-  if (!t_graph.g) {
-    t_graph.g = new Graph();
-    registry().push_back(t_graph.g);
+void sweep_graphs() {
+  auto& r = registry();
+  bool removed = false;
+  for (size_t i = 0; i < r.size();) {
+    Graph* g = r[i];
+    if (g->nodes.empty() && g->deps.empty() && g->stream.expired()) {
+      r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
+      delete g;
+      removed = true;
+    } else {
+      ++i;
+    }
   }
-  return *t_graph.g;
+  if (removed) ++g_epoch;
+}
+
+/// The graph of the calling thread's current stream (created on first use).
+/// Locked.
+Graph& thread_graph() {
+  runtime::Stream* s = runtime::current_stream_ptr();
+  const uint64_t id = s->id();
+  if (t_cache.g && t_cache.stream_id == id && t_cache.epoch == g_epoch) return *t_cache.g;
+  Graph* found = nullptr;
+  for (Graph* g : registry())
+    if (g->stream_id == id) {
+      found = g;
+      break;
+    }
+  if (!found) {
+    sweep_graphs();
+    found = new Graph();
+    found->stream_id = id;
+    found->stream = s->weak_from_this();
+    found->creator = std::this_thread::get_id();
+    t_exit.armed = true;
+    registry().push_back(found);
+  }
+  t_cache.g = found;
+  t_cache.stream_id = id;
+  t_cache.epoch = g_epoch;
+  return *found;
 }
 
 bool graph_reads(const Graph& g, const Storage* s) {
@@ -105,36 +228,46 @@ bool graph_reads(const Graph& g, const Storage* s) {
   return false;
 }
 
-bool other_graph_reads(const Graph* self, const Storage* s) {
-  for (Graph* g : registry())
-    if (g != self && !g->nodes.empty() && graph_reads(*g, s)) return true;
+bool batch_reads(const Batch& b, const Storage* s) {
+  for (const Storage* r : b.reads)
+    if (r == s) return true;
   return false;
 }
+
 
 [[noreturn]] void throw_failed(const Node& n) { throw Error(n.error); }
 
 Node* producer_of(const Storage& s) { return static_cast<Node*>(s.producer().get()); }
 
-/// A pending tensor of another graph is materialised before use (graphs never
-/// share nodes). Done for all operands before any is added, so that such a
-/// flush cannot clear the read marks of this node's leaves.
+/// Records that `g` reads the value of `p`, a node of an in-flight batch: the
+/// batch executing `g` waits for it (another stream) and fails with p's error.
+void add_dep(Graph& g, Node* p, const std::shared_ptr<void>& keep) {
+  for (const auto& d : g.deps)
+    if (d.node.get() == p) return;
+  g.deps.push_back({p->batch->shared_from_this(), keep});
+}
+
+/// A pending tensor of another graph (another stream) is flushed before use:
+/// graphs never share nodes; its batch becomes a dependency (add_input). Done
+/// for all operands before any is added.
 void materialise_foreign(Graph& g, const Tensor& t) {
   const Storage* s = t.storage().get();
   if (!(s->lazy_flags() & Storage::kPendingWrite)) return;
   std::shared_ptr<void> keep = s->producer();
   Node* p = static_cast<Node*>(keep.get());
-  if (!p->error.ok()) throw_failed(*p);
+  if (!p) return;
   if (p->graph && p->graph != &g) flush_graph(*p->graph);
-  if (!p->error.ok()) throw_failed(*p);
+  if (!p->graph && !p->batch && !p->error.ok()) throw_failed(*p);
 }
 
-/// Fills `in` from `t`: a leaf, or an edge to a pending node of `g`.
+/// Fills `in` from `t`: a leaf, or an edge to a pending node of `g`. A value
+/// still being computed by an in-flight batch is a leaf plus a dependency.
 void add_input(Graph& g, Input& in, const Tensor& t) {
   const Storage* s = t.storage().get();
   if (s->lazy_flags() & Storage::kPendingWrite) {
-    Node* p = producer_of(*s);
-    if (!p->error.ok()) throw_failed(*p);
-    if (p->graph == &g) {
+    const std::shared_ptr<void>& keep = s->producer();
+    Node* p = static_cast<Node*>(keep.get());
+    if (p && p->graph == &g) {
       in.node = p;
       in.shape = t.shape();
       in.strides = t.strides();
@@ -143,6 +276,8 @@ void add_input(Graph& g, Input& in, const Tensor& t) {
       in.natural = t.offset() == 0 && t.dtype() == p->dtype && t.shape() == p->shape && t.is_contiguous();
       return;
     }
+    if (p && p->batch) add_dep(g, p, keep);
+    else if (p && !p->error.ok()) throw_failed(*p);
   }
   in.leaf = t;
   in.shape = t.shape();
@@ -152,10 +287,16 @@ void add_input(Graph& g, Input& in, const Tensor& t) {
   s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() | Storage::kPendingRead));
 }
 
+void reap();
+
 Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
   const int64_t item = static_cast<int64_t>(dtype_size(node->dtype));
   const int64_t n = shape_numel(node->shape, node->name);
   auto st = Storage::deferred(static_cast<size_t>(n * item));
+  if (g.nodes.empty()) {
+    if (!inflight().empty()) reap();
+    g.hold = g.stream.lock();  // pending work keeps its stream alive
+  }
   node->graph = &g;
   node->id = static_cast<int32_t>(g.nodes.size());
   node->out = st;
@@ -197,6 +338,7 @@ std::string cse_key(const Node& n) {
     for (int64_t m : n.mask) put_i(m);
     put(&n.keepdims, 1);
     put(n.identity, sizeof n.identity);
+    put(&n.arg, 1);  // argmax and argmin share the (null) loop
   }
   for (int i = 0; i < n.nin; ++i) {
     const Input& in = n.in[i];
@@ -323,15 +465,18 @@ bool try_join(std::vector<Group>& groups, int gi, Node& n) {
     }
   } else {
     if (n.in[0].shape != g.domain) return false;
-    int64_t K1, R, K2;
-    reduce_geometry(g.domain, n.mask, &K1, &R, &K2);
+    int64_t K1 = 1, R = 1, K2 = 1;
+    const bool one_run = reduce_geometry(g.domain, n.mask, &K1, &R, &K2);
     if (g.has_reduce) {
+      if (one_run != (g.mode != Mode::kReduceGeneral)) return false;
       if (K1 != g.K1 || R != g.R || K2 != g.K2) return false;
       // same reduced axes (size-1 axes aside)
       for (size_t d = 0; d < g.domain.size(); ++d)
         if (g.domain[d] != 1 && (n.mask[d] != 0) != (g.mask[d] != 0)) return false;
+      // Arg accumulators are (value, index) pairs: never per-row register values.
+      if (n.arg && g.mode == Mode::kRowFused) return false;
     }
-    is_row = g.has_reduce ? g.mode == Mode::kRowFused : (K2 == 1 && !(K1 == 1));
+    is_row = g.has_reduce ? g.mode == Mode::kRowFused : (one_run && K2 == 1 && !(K1 == 1) && !n.arg);
   }
   for (int i = 0; i < n.nin; ++i) {
     const Input& in = n.in[i];
@@ -358,11 +503,12 @@ bool try_join(std::vector<Group>& groups, int gi, Node& n) {
   }
   // Mode transitions and the row-fused UB budget.
   if (n.kind == Kind::kReduce && !g.has_reduce) {
-    int64_t K1, R, K2;
-    reduce_geometry(g.domain, n.mask, &K1, &R, &K2);
+    int64_t K1 = 1, R = 1, K2 = 1;
     Mode m;
-    if (K1 == 1 && K2 == 1) m = Mode::kReduceAll;
-    else if (K2 == 1) m = (g.full_bytes + add_bytes) <= max_full_bytes_for_row(R) ? Mode::kRowFused : Mode::kReduceRows;
+    if (!reduce_geometry(g.domain, n.mask, &K1, &R, &K2)) m = Mode::kReduceGeneral;
+    else if (K1 == 1 && K2 == 1) m = Mode::kReduceAll;
+    else if (K2 == 1)
+      m = !n.arg && (g.full_bytes + add_bytes) <= max_full_bytes_for_row(R) ? Mode::kRowFused : Mode::kReduceRows;
     else m = Mode::kReduceCols;
     g.mode = m;
     g.K1 = K1;
@@ -463,15 +609,20 @@ void schedule(std::vector<Node*>& order, std::vector<Group>& groups) {
     }
 }
 
-void run_nodes(std::vector<std::shared_ptr<Node>>& nodes, int64_t seq) {
-  Stats& st = mutable_stats();
-  std::vector<std::shared_ptr<Storage>> outs(nodes.size());
+// ------------------------------------------------------------------ plan (host, locked)
+
+/// Liveness, common subexpressions, dead code, schedule and buffer needs of
+/// `b.nodes`; collects the leaves `b` reads.
+void plan(Batch& b) {
+  auto& nodes = b.nodes;
+  auto& st = mutable_stats();
+  b.outs.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    outs[i] = nodes[i]->out.lock();
-    nodes[i]->live = outs[i] != nullptr;
+    b.outs[i] = nodes[i]->out.lock();
+    nodes[i]->live = b.outs[i] != nullptr;
   }
   // Common subexpressions: a value nobody outside needs is taken from its first computation.
-  {
+  if (nodes.size() > 1) {
     std::unordered_map<std::string, Node*> seen;
     for (auto& sp : nodes) {
       Node* n = sp.get();
@@ -493,21 +644,35 @@ void run_nodes(std::vector<std::shared_ptr<Node>>& nodes, int64_t seq) {
     for (int k = 0; k < n->nin; ++k)
       if (Node* p = resolve(n->in[k].node)) p->needed = true;
   }
-  std::vector<Node*> order;
+  b.order.reserve(nodes.size());
+  b.reads.reserve(2 * nodes.size());
   for (auto& sp : nodes) {
-    if (sp->needed && !sp->alias) order.push_back(sp.get());
+    if (sp->needed && !sp->alias) b.order.push_back(sp.get());
     else if (!sp->needed) ++st.nodes_dead;
+    for (int i = 0; i < sp->nin; ++i) {
+      const Input& in = sp->in[i];
+      if (!in.node && in.leaf.defined()) b.reads.push_back(in.leaf.storage().get());
+    }
   }
-  const bool dumping = dump_enabled();
-  if (dumping) {
+  if (b.reads.size() > 1) {
+    std::sort(b.reads.begin(), b.reads.end());
+    b.reads.erase(std::unique(b.reads.begin(), b.reads.end()), b.reads.end());
+  }
+  b.dumping = dump_enabled();
+  if (b.dumping) {
     std::vector<Node*> all;
     for (auto& sp : nodes) all.push_back(sp.get());
-    dump_graph(all, nullptr, false, seq);
+    dump_graph(all, nullptr, false, b.dump_seq);
   }
-  std::vector<Group> groups;
-  schedule(order, groups);
+  auto& groups = b.groups;
+  schedule(b.order, groups);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {  // profiler: the flush each group belongs to
+    groups[gi].graph_seq = b.dump_seq;
+    groups[gi].index = static_cast<int>(gi);
+    groups[gi].of = static_cast<int>(groups.size());
+  }
   // Buffers: live values, values read by later groups or through views.
-  for (Node* n : order) {
+  for (Node* n : b.order) {
     if (n->live) n->needs_buffer = true;
     const Group& g = groups[static_cast<size_t>(n->group)];
     if (n->kind == Kind::kReduce && g.mode != Mode::kRowFused) n->needs_buffer = true;
@@ -524,13 +689,98 @@ void run_nodes(std::vector<std::shared_ptr<Node>>& nodes, int64_t seq) {
     }
   }
   ++st.graphs_run;
-  std::vector<Node*> release;
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    Group& g = groups[gi];
+  st.groups_run += static_cast<int64_t>(groups.size());
+  st.nodes_run += static_cast<int64_t>(b.order.size());
+}
+
+// ------------------------------------------------------------------ execute (no lock)
+
+bool c_contiguous(const Shape& shape, const Strides& strides, int64_t item) {
+  int64_t acc = item;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != acc) return false;
+    acc *= shape[d];
+  }
+  return true;
+}
+
+/// The small-graph fast path: a group of one elementwise node (or one
+/// whole-array reduction of one tile) over contiguous or single-element
+/// operands calls the op's inner loop directly -- no program analysis, cache
+/// look-up or tile state. Same loop calls (and, for reductions, the same
+/// identity folds) as the tile program, so results are identical. Not taken
+/// while profiling or dumping (those report the program's spans and tiles).
+bool run_direct_node(const Node& n, const Shape& domain, Mode mode) {
+  if (n.bcast || n.row_value || n.arg || !n.loop || !n.buffer) return false;
+  int64_t total = 1;
+  for (int64_t d : domain) total *= d;
+  const bool reduce = n.kind == Kind::kReduce;
+  if (reduce ? (mode != Mode::kReduceAll || total > 4096) : (mode != Mode::kMap || total >= kInlineMaxElements))
+    return false;
+  if (!reduce && n.shape != domain) return false;
+  char* ptr[4];
+  int64_t str[4];
+  for (int i = 0; i < n.nin; ++i) {
+    const Input& in = n.in[i];
+    const Node* p = resolve(in.node);
+    const uint8_t* base;
+    if (p) {
+      if (in.fused || !p->buffer) return false;
+      base = p->buffer->raw_data();
+    } else {
+      base = in.leaf.storage()->raw_data();
+    }
+    if (!base) return false;
+    const int64_t item = static_cast<int64_t>(dtype_size(in.dtype));
+    int64_t numel = 1;
+    for (int64_t d : in.shape) numel *= d;
+    if (numel == 1) str[i + 1] = 0;
+    else if (numel == total && in.shape.size() <= domain.size() && c_contiguous(in.shape, in.strides, item))
+      str[i + 1] = item;
+    else return false;
+    ptr[i + 1] = const_cast<char*>(reinterpret_cast<const char*>(base + in.offset));
+  }
+  const int64_t item = static_cast<int64_t>(dtype_size(n.dtype));
+  char* out = reinterpret_cast<char*>(n.buffer->raw_data());
+  if (!reduce) {
+    ptr[0] = out;
+    str[0] = item;
+    n.loop(ptr, str, total);
+    return true;
+  }
+  // reduce_all in one tile: partial = id (+) x; block = id (+) partial; out = id (+) block.
+  alignas(16) uint8_t part[16], block[16];
+  std::memcpy(part, n.identity, 16);
+  std::memcpy(block, n.identity, 16);
+  char* rp[3] = {reinterpret_cast<char*>(part), reinterpret_cast<char*>(part), ptr[1]};
+  int64_t rs[3] = {0, 0, str[1]};
+  n.loop(rp, rs, total);
+  char* fp[3] = {reinterpret_cast<char*>(block), reinterpret_cast<char*>(block), reinterpret_cast<char*>(part)};
+  const int64_t fs[3] = {0, 0, item};
+  n.loop(fp, fs, 1);
+  std::memcpy(out, n.identity, static_cast<size_t>(item));
+  char* op[3] = {out, out, reinterpret_cast<char*>(block)};
+  n.loop(op, fs, 1);
+  return true;
+}
+
+bool run_direct(const Group& g) { return g.nodes.size() == 1 && run_direct_node(*g.nodes[0], g.domain, g.mode); }
+
+/// Allocates buffers and runs the groups of `b` in order. Throws on failure.
+void run_batch(Batch& b) {
+  // Profiler: one "materialize" span per flush around its group spans.
+  runtime::profiler::Span flush_span(runtime::profiler::EventKind::kGraph, "materialize");
+  if (flush_span.active())
+    flush_span.event().detail = "graph=" + std::to_string(b.dump_seq) + " nodes=" + std::to_string(b.nodes.size()) +
+                                " scheduled=" + std::to_string(b.order.size()) +
+                                " groups=" + std::to_string(b.groups.size());
+  const bool fast = !b.dumping && !runtime::profiler::enabled();
+  for (size_t gi = 0; gi < b.groups.size(); ++gi) {
+    Group& g = b.groups[gi];
     for (Node* n : g.nodes) {
       if (!n->needs_buffer) continue;
       if (n->live) {
-        std::shared_ptr<Storage> s = outs[static_cast<size_t>(n->id)];
+        std::shared_ptr<Storage> s = b.outs[static_cast<size_t>(n->id)];
         s->allocate_deferred();
         n->buffer = std::move(s);
       } else {
@@ -538,95 +788,304 @@ void run_nodes(std::vector<std::shared_ptr<Node>>& nodes, int64_t seq) {
         n->buffer = Storage::allocate(static_cast<size_t>(bytes));
       }
     }
-    const double t0 = dumping ? now_ms() : 0;
-    for (Node* n : g.nodes) {
-      if (!n->bcast || !n->needs_buffer) continue;
-      // Also needed in memory (by a later group): computed over its own shape first.
-      Group own;
-      own.domain = n->shape;
-      own.nodes.push_back(n);
-      n->bcast = false;
-      run_group(own, false);
-      n->bcast = true;
-    }
-    run_group(g, dumping);
-    if (dumping) g.ms = now_ms() - t0;
-    ++st.groups_run;
-    st.nodes_run += static_cast<int64_t>(g.nodes.size());
-    for (Node* n : g.nodes) {
-      if (n->live) {  // done: readers see plain memory from now on
-        const Storage* s = n->buffer.get();
-        s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() & ~Storage::kPendingWrite));
-        s->set_producer(nullptr);
-        n->graph = nullptr;
+    const double t0 = b.dumping ? now_ms() : 0;
+    if (!(fast && run_direct(g))) {
+      for (Node* n : g.nodes) {
+        if (!n->bcast || !n->needs_buffer) continue;
+        // Also needed in memory (by a later group): computed over its own shape first.
+        Group own;
+        own.domain = n->shape;
+        own.nodes.push_back(n);
+        n->bcast = false;
+        run_group(own, false);
+        n->bcast = true;
       }
+      run_group(g, b.dumping);
     }
+    if (b.dumping) g.ms = now_ms() - t0;
+    for (Node* n : g.nodes) n->done_ok = true;
     // Temporaries whose last reader ran go back to the pool (reused by the next group).
-    for (Node* n : order)
+    for (Node* n : b.order)
       if (!n->live && n->buffer && n->last_group <= static_cast<int>(gi) && n->group <= static_cast<int>(gi))
         n->buffer.reset();
   }
-  if (dumping) dump_graph(order, &groups, true, seq);
+  if (b.dumping) dump_graph(b.order, &b.groups, true, b.dump_seq);
 }
 
-void flush_graph(Graph& g) {
-  if (g.nodes.empty()) return;
-  std::vector<std::shared_ptr<Node>> nodes;
-  nodes.swap(g.nodes);
-  static std::atomic<int64_t> next_seq{0};
-  const int64_t seq = next_seq.fetch_add(1, std::memory_order_relaxed);
+/// Runs `b` (on its stream's worker, or inline): waits for the in-flight work
+/// it reads, computes, records failures, then publishes `done`. Never throws.
+void execute(Batch& b) noexcept {
   try {
-    run_nodes(nodes, seq);
-  } catch (const Error& e) {
-    for (auto& n : nodes) {
-      if (n->graph) n->error = e.status();
-      n->graph = nullptr;
+    for (const auto& d : b.deps) {
+      Batch& o = *d.batch;
+      if (!o.done.load(std::memory_order_acquire)) {
+        if (auto s = o.stream.lock()) s->wait_until(o.seq);
+        while (!o.done.load(std::memory_order_acquire)) std::this_thread::yield();
+      }
+      const Node* p = static_cast<const Node*>(d.node.get());
+      if (!p->done_ok) throw Error(p->error.ok() ? o.error : p->error);
     }
-    for (auto& n : nodes) n->buffer.reset();
-    // Readers of the leaves are gone with this graph.
-  } catch (const std::exception& e) {
-    for (auto& n : nodes) {
-      if (n->graph) n->error = Status::Make(ErrorCode::kFailure, "graph", e.what());
-      n->graph = nullptr;
-    }
+    run_batch(b);
+  } catch (...) {
+    Status err = StatusFromCurrentException("graph");
+    b.error = err;
+    for (auto& n : b.nodes)
+      if (!n->done_ok) n->error = err;
   }
-  for (auto& n : nodes) {
+  for (auto& n : b.nodes) n->buffer.reset();
+  b.done.store(true, std::memory_order_release);
+}
+
+// ------------------------------------------------------------------ complete (host, locked)
+
+/// Publishes a finished batch: computed outputs become plain memory (failed
+/// ones keep their producer, whose error is raised when read), leaves nobody
+/// else reads lose their read mark; the nodes go to the garbage.
+void complete(std::shared_ptr<Batch> bp) {
+  Batch& b = *bp;
+  for (auto& sp : b.nodes) {
+    Node* n = sp.get();
+    n->batch = nullptr;
     n->graph = nullptr;
-    n->buffer.reset();
-    for (int i = 0; i < n->nin; ++i) {
-      const Tensor& leaf = n->in[i].leaf;
-      if (n->in[i].node || !leaf.defined()) continue;
-      const Storage* s = leaf.storage().get();
-      if ((s->lazy_flags() & Storage::kPendingRead) && !other_graph_reads(&g, s))
-        s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() & ~Storage::kPendingRead));
+    if (!n->live || !n->done_ok) continue;
+    const Storage* s = b.outs[static_cast<size_t>(n->id)].get();
+    if (s && s->producer().get() == n) {
+      s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() & ~Storage::kPendingWrite));
+      add_garbage(s->producer());
+      s->set_producer(nullptr);
     }
-    // Edges into other nodes are not needed any more (and would keep nothing alive).
   }
-  add_garbage(std::move(nodes));
+  if (!b.reads.empty()) {
+    // Storages other pending or in-flight work reads keep their mark: one
+    // pass over that work (a pipelined loop may have a large graph pending).
+    std::vector<const Storage*> busy;
+    for (Graph* g : registry())
+      for (const auto& n : g->nodes)
+        for (int i = 0; i < n->nin; ++i)
+          if (!n->in[i].node && n->in[i].leaf.defined()) busy.push_back(n->in[i].leaf.storage().get());
+    for (const auto& o : inflight())
+      if (o.get() != &b) busy.insert(busy.end(), o->reads.begin(), o->reads.end());
+    std::sort(busy.begin(), busy.end());
+    for (const Storage* s : b.reads)
+      if ((s->lazy_flags() & Storage::kPendingRead) && !std::binary_search(busy.begin(), busy.end(), s))
+        s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() & ~Storage::kPendingRead));
+  }
+  add_garbage(std::shared_ptr<void>(std::move(bp)));
+}
+
+/// Completes every finished in-flight batch (in enqueue order). Locked.
+void reap() {
+  auto& v = inflight();
+  for (size_t i = 0; i < v.size();) {
+    if (v[i]->done.load(std::memory_order_acquire)) {
+      std::shared_ptr<Batch> b = std::move(v[i]);
+      v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+      complete(std::move(b));
+    } else {
+      ++i;
+    }
+  }
+}
+
+std::atomic<void (*)(void (*)(void*), void*)> g_wait_hook{nullptr};
+
+void wait_batch_now(void* arg) {
+  const Batch& b = *static_cast<const Batch*>(arg);
+  if (b.seq) {
+    if (auto s = b.stream.lock()) s->wait_until(b.seq);
+  }
+  while (!b.done.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+/// Host wait for `b` (the executor never takes the graph lock). Without the
+/// lock held, through the wait hook (the bindings drop the GIL).
+void wait_batch(const Batch& b) {
+  if (b.done.load(std::memory_order_acquire)) return;
+  auto hook = g_wait_hook.load(std::memory_order_acquire);
+  if (hook && t_depth == 0) hook(&wait_batch_now, const_cast<Batch*>(&b));
+  else wait_batch_now(const_cast<Batch*>(&b));
+}
+
+bool can_inline(const Batch& b, runtime::Stream& s) {
+  if (t_exiting || !s.query()) return false;
+  for (const auto& d : b.deps)
+    if (!d.batch->done.load(std::memory_order_acquire)) return false;
+  for (const Group& g : b.groups) {
+    int64_t total = 1;
+    for (int64_t d : g.domain) total *= d;
+    if (total > kInlineMaxElements) return false;
+  }
+  return true;
+}
+
+/// Whether storage `s` is read by pending graphs or in-flight batches.
+bool read_elsewhere(const Storage* s) {
+  for (Graph* g : registry())
+    if (!g->nodes.empty() && graph_reads(*g, s)) return true;
+  for (const auto& b : inflight())
+    if (batch_reads(*b, s)) return true;
+  return false;
+}
+
+/// The one-node graph observed at once on an idle stream (`asc.eval(a + b)`
+/// on tiny arrays): no batch, no schedule, no program -- the node's inner
+/// loop runs here (run_direct_node). Same results and counters as the
+/// general path, which handles everything this declines.
+bool flush_single(Graph& g, runtime::Stream* s) {
+  Node& n = *g.nodes[0];
+  if (!g.deps.empty() || !s || t_exiting || !s->query() || dump_enabled() || runtime::profiler::enabled())
+    return false;
+  Mode mode = Mode::kMap;
+  const Shape* domain = &n.shape;
+  if (n.kind == Kind::kReduce) {
+    int64_t K1, R, K2;
+    domain = &n.in[0].shape;
+    if (!reduce_geometry(*domain, n.mask, &K1, &R, &K2) || K1 != 1 || K2 != 1) return false;
+    mode = Mode::kReduceAll;
+  }
+  std::shared_ptr<Storage> out = n.out.lock();
+  if (!out || out->producer().get() != &n) return false;
+  try {
+    out->allocate_deferred();
+  } catch (...) {
+    return false;  // the general path records the error
+  }
+  n.buffer = out;
+  const bool ran = run_direct_node(n, *domain, mode);
+  n.buffer.reset();
+  if (!ran) return false;
+  auto& st = mutable_stats();
+  ++st.graphs_run;
+  ++st.groups_run;
+  ++st.nodes_run;
+  n.graph = nullptr;
+  out->set_lazy_flags(static_cast<uint8_t>(out->lazy_flags() & ~Storage::kPendingWrite));
+  std::shared_ptr<Node> node = std::move(g.nodes[0]);
+  g.nodes.clear();
+  add_garbage(out->producer());
+  out->set_producer(nullptr);
+  for (int i = 0; i < n.nin; ++i) {
+    const Input& in = n.in[i];
+    if (in.node || !in.leaf.defined()) continue;
+    const Storage* ls = in.leaf.storage().get();
+    if ((ls->lazy_flags() & Storage::kPendingRead) && !read_elsewhere(ls))
+      ls->set_lazy_flags(static_cast<uint8_t>(ls->lazy_flags() & ~Storage::kPendingRead));
+  }
+  add_garbage(std::shared_ptr<void>(std::move(node)));
+  add_garbage(std::shared_ptr<void>(std::move(g.hold)));
+  return true;
+}
+
+void flush_graph(Graph& g, bool observe) {
+  if (g.nodes.empty()) return;
+  if (observe && g.nodes.size() == 1 && flush_single(g, g.hold.get())) return;
+  auto bp = std::make_shared<Batch>();
+  Batch& b = *bp;
+  b.nodes.swap(g.nodes);
+  b.deps.swap(g.deps);
+  std::shared_ptr<runtime::Stream> stream = std::move(g.hold);
+  if (!stream) stream = g.stream.lock();
+  static std::atomic<int64_t> next_seq{0};
+  b.dump_seq = next_seq.fetch_add(1, std::memory_order_relaxed);
+  b.stream = g.stream;
+  b.stream_id = g.stream_id;
+  for (auto& n : b.nodes) {
+    n->graph = nullptr;
+    n->batch = &b;
+  }
+  try {
+    plan(b);
+  } catch (...) {  // planning failed (out of host memory): the nodes carry the error
+    Status err = StatusFromCurrentException("graph");
+    b.error = err;
+    for (auto& n : b.nodes) n->error = err;
+    b.done.store(true, std::memory_order_release);
+    complete(std::move(bp));
+    add_garbage(std::move(stream));
+    return;
+  }
+  if (!stream || (observe && can_inline(b, *stream))) {
+    // Nothing queued ahead on the stream (or the stream is gone): run here.
+    execute(b);
+    complete(std::move(bp));
+    add_garbage(std::move(stream));
+    return;
+  }
+  // Asynchronous: the task owns a stream reference, dropped by the stream's
+  // own worker (a stream may be released by its own task; the host could be
+  // holding the GIL that the stream's earlier callbacks need).
+  auto& v = inflight();
+  size_t on_stream = 0;
+  const Batch* oldest = nullptr;
+  for (const auto& o : v)
+    if (o->stream_id == b.stream_id && !o->done.load(std::memory_order_acquire) && on_stream++ == 0) oldest = o.get();
+  v.push_back(bp);
+  runtime::Stream* s = stream.get();
+  b.seq = s->enqueue("graph", [bp, keep = std::move(stream)]() mutable {
+    runtime::StreamGuard guard(keep);  // pool allocations of the batch are ordered on this stream
+    execute(*bp);
+  });
+  if (oldest && on_stream >= kMaxInflightPerStream) wait_batch(*oldest);
 }
 
 class Hooks final : public LazyHooks {
  public:
+  // Runs (or waits for) the work producing `s` and the work reading it. The
+  // waits happen without the lock; the loop ends when no work is left.
   void sync(const Storage& s) override {
-    Locked lock;
-    const uint8_t f = s.lazy_flags();
-    if (f & Storage::kPendingWrite) {
-      std::shared_ptr<void> keep = s.producer();
-      Node* p = static_cast<Node*>(keep.get());
-      if (p->error.ok() && p->graph) flush_graph(*p->graph);
-      if (!p->error.ok()) throw Error(p->error);
-    }
-    if (s.lazy_flags() & Storage::kPendingRead) {
-      for (size_t i = 0; i < registry().size(); ++i) {
-        Graph* g = registry()[i];
-        if (!g->nodes.empty() && graph_reads(*g, &s)) flush_graph(*g);
+    for (;;) {
+      std::vector<std::shared_ptr<Batch>> wait;
+      {
+        Locked lock;
+        reap();
+        if (s.lazy_flags() & Storage::kPendingWrite) {
+          std::shared_ptr<void> keep = s.producer();
+          Node* p = static_cast<Node*>(keep.get());
+          if (p && p->graph) flush_graph(*p->graph, true);
+          if (p && p->batch) wait.push_back(p->batch->shared_from_this());
+          else if (p && !p->error.ok()) throw Error(p->error);
+          else if (s.producer().get() == p)  // no work left (stale mark)
+            s.set_lazy_flags(static_cast<uint8_t>(s.lazy_flags() & ~Storage::kPendingWrite));
+        }
+        if (s.lazy_flags() & Storage::kPendingRead) {
+          for (size_t i = 0; i < registry().size(); ++i) {
+            Graph* g = registry()[i];
+            if (!g->nodes.empty() && graph_reads(*g, &s)) flush_graph(*g, true);
+          }
+          for (const auto& b : inflight())
+            if (batch_reads(*b, &s)) wait.push_back(b);
+          if (wait.empty()) s.set_lazy_flags(static_cast<uint8_t>(s.lazy_flags() & ~Storage::kPendingRead));
+        }
+        if (wait.empty() && s.lazy_flags() == 0) return;
       }
-      s.set_lazy_flags(static_cast<uint8_t>(s.lazy_flags() & ~Storage::kPendingRead));
+      for (const auto& b : wait) wait_batch(*b);
     }
   }
 };
 
-void sync_hook() { flush_all(); }
+/// Stream::synchronize (`s`) and synchronize_device (null): flushes the
+/// graphs of `s` (all graphs), waits for their batches and completes them, so
+/// that afterwards nothing of that stream is pending.
+void sync_hook(runtime::Stream* s) {
+  try {
+    std::vector<std::shared_ptr<Batch>> wait;
+    {
+      Locked lock;
+      reap();
+      for (size_t i = 0; i < registry().size(); ++i) {
+        Graph* g = registry()[i];
+        if (!s || g->stream_id == s->id()) flush_graph(*g, true);
+      }
+      for (const auto& b : inflight())
+        if (!s || b->stream_id == s->id()) wait.push_back(b);
+    }
+    if (wait.empty()) return;
+    for (const auto& b : wait) wait_batch(*b);
+    Locked lock;
+    reap();
+  } catch (...) {  // errors stay with the failed tensors
+  }
+}
 
 const bool g_registered = [] {
   static Hooks hooks;
@@ -637,8 +1096,8 @@ const bool g_registered = [] {
 
 }  // namespace
 
-Stats& mutable_stats() {
-  static Stats s;
+AtomicStats& mutable_stats() {
+  static AtomicStats s;
   return s;
 }
 
@@ -660,6 +1119,17 @@ bool reduce_geometry(const Shape& shape, const DimVector& mask, int64_t* K1, int
   return true;
 }
 
+std::vector<ReduceRun> reduce_runs(const Shape& shape, const DimVector& mask) {
+  std::vector<ReduceRun> runs;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    const bool red = mask[d] != 0;
+    if (!runs.empty() && runs.back().reduced == red) runs.back().size *= shape[d];
+    else runs.push_back({shape[d], red});
+  }
+  return runs;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -679,8 +1149,17 @@ void set_max_nodes(int64_t n) {
 }
 
 Stats stats() {
-  Locked lock;
-  return mutable_stats();
+  const AtomicStats& a = mutable_stats();
+  Stats s;
+  s.nodes_recorded = a.nodes_recorded.load();
+  s.graphs_run = a.graphs_run.load();
+  s.nodes_run = a.nodes_run.load();
+  s.nodes_dead = a.nodes_dead.load();
+  s.groups_run = a.groups_run.load();
+  s.program_cache_hits = a.program_cache_hits.load();
+  s.program_cache_misses = a.program_cache_misses.load();
+  s.auto_flushes = a.auto_flushes.load();
+  return s;
 }
 
 Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape, const Tensor* inputs,
@@ -700,6 +1179,47 @@ Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, con
   return finish_node(g, std::move(node));
 }
 
+bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
+                             const Tensor* inputs, int n, const Tensor& out) {
+  if (n < 1 || n > 3) return false;
+  Locked lock;
+  Graph& g = thread_graph();
+  const std::shared_ptr<Storage>& st = out.storage();
+  if (!(st->lazy_flags() & Storage::kPendingWrite)) return false;
+  Node* p = producer_of(*st);
+  if (!p->error.ok() || p->graph != &g || p->out.lock() != st) return false;
+  // The whole value of the pending storage, in its producer's layout.
+  if (out.offset() != 0 || out.dtype() != p->dtype || out.shape() != p->shape || !out.is_contiguous() ||
+      out_dtype != out.dtype() || shape != out.shape())
+    return false;
+  for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
+  if (!(st->lazy_flags() & Storage::kPendingWrite) || producer_of(*st) != p) return false;
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::kElementwise;
+  node->name = name;
+  node->loop = loop;
+  node->dtype = out_dtype;
+  node->shape = shape;
+  node->nin = n;
+  // Operands read the storage's old value (edges to p, whatever their view):
+  // NumPy's buffering of overlapping operands (x += x[::-1]) for free.
+  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
+  // The storage now holds the new node's value; p's value stays reachable
+  // through the edges recorded so far (write-after-read) and becomes an
+  // intermediate. Views of the storage taken earlier see the new value.
+  node->graph = &g;
+  node->id = static_cast<int32_t>(g.nodes.size());
+  node->out = st;
+  p->out.reset();
+  st->set_producer(node);
+  g.nodes.push_back(std::move(node));
+  ++mutable_stats().nodes_recorded;
+  if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
+    ++mutable_stats().auto_flushes;
+    flush_graph(g);
+  }
+  return true;
+}
 
 bool reduction_fusable(const Shape& shape, const DimVector& mask) {
   if (mask.size() != shape.size()) return false;
@@ -707,8 +1227,18 @@ bool reduction_fusable(const Shape& shape, const DimVector& mask) {
   for (int64_t d : shape) n *= d;
   if (n == 0) return false;
   int64_t K1, R, K2;
-  if (!reduce_geometry(shape, mask, &K1, &R, &K2)) return false;
+  if (!reduce_geometry(shape, mask, &K1, &R, &K2)) {
+    // Several runs of reduced axes (reduce_general): tiles are chunks of lines
+    // of the last run, so the lines must be long for per-tile overhead to
+    // stay small (measured: shorter lines are faster eagerly).
+    const auto runs = reduce_runs(shape, mask);
+    return runs.back().size >= 256;
+  }
   return K2 == 1 || K2 >= 16;
+}
+
+bool arg_reduction_fusable(const Shape& shape, DType dtype, const DimVector& mask) {
+  return !is_complex(dtype) && reduction_fusable(shape, mask);
 }
 
 Tensor record_reduce(const char* name, InnerLoop combine, DType dtype, const Tensor& input, const DimVector& mask,
@@ -735,31 +1265,85 @@ Tensor record_reduce(const char* name, InnerLoop combine, DType dtype, const Ten
   return finish_node(g, std::move(node));
 }
 
-void eval(const std::vector<Tensor>& tensors) {
-  Locked lock;
-  for (const Tensor& t : tensors) {
-    if (!t.defined()) continue;
-    const Storage& s = *t.storage();
-    if (s.lazy_flags() & Storage::kPendingWrite) {
-      std::shared_ptr<void> keep = s.producer();
-      Node* p = static_cast<Node*>(keep.get());
-      if (p->error.ok() && p->graph) flush_graph(*p->graph);
-      if (!p->error.ok()) throw Error(p->error);
-    }
+Tensor record_arg_reduce(const char* name, bool is_max, const Tensor& input, const DimVector& mask, bool keepdims) {
+  if (!arg_reduction_fusable(input.shape(), input.dtype(), mask))
+    throw Error(Status::Invalid(name, "arg reduction of shape " + Tensor::shape_str(input.shape()) + " and dtype " +
+                                          dtype_name(input.dtype()) + " cannot be fused"));
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::kReduce;
+  node->name = name;
+  node->arg = is_max ? 1 : 2;
+  node->dtype = DType::kInt64;
+  node->nin = 1;
+  node->mask = mask;
+  node->keepdims = keepdims;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (!mask[d]) node->shape.push_back(input.shape()[d]);
+    else if (keepdims) node->shape.push_back(1);
   }
+  Locked lock;
+  Graph& g = thread_graph();
+  materialise_foreign(g, input);
+  add_input(g, node->in[0], input);
+  return finish_node(g, std::move(node));
 }
 
-void flush_all() noexcept {
-  try {
-    Locked lock;
-    for (size_t i = 0; i < registry().size(); ++i) flush_graph(*registry()[i]);
-  } catch (...) {  // failures stay with their tensors
+namespace {
+/// Flushes the graphs producing `ts` (inline when small and their stream is
+/// idle); the in-flight batches still producing them go to `wait`. Locked.
+void start_eval(const Tensor* ts, size_t n, std::vector<std::shared_ptr<Batch>>* wait) {
+  reap();
+  for (size_t i = 0; i < n; ++i) {
+    if (!ts[i].defined()) continue;
+    const Storage& s = *ts[i].storage();
+    if (!(s.lazy_flags() & Storage::kPendingWrite)) continue;
+    std::shared_ptr<void> keep = s.producer();
+    Node* p = static_cast<Node*>(keep.get());
+    if (!p) continue;
+    if (p->graph) flush_graph(*p->graph, true);
+    if (p->batch) wait->push_back(p->batch->shared_from_this());
+    else if (!p->error.ok()) throw Error(p->error);
   }
+}
+}  // namespace
+
+bool try_eval(const Tensor* tensors, size_t n) {
+  std::vector<std::shared_ptr<Batch>> wait;
+  Locked lock;
+  start_eval(tensors, n, &wait);
+  return wait.empty();
+}
+
+void eval(const std::vector<Tensor>& tensors) {
+  std::vector<std::shared_ptr<Batch>> wait;
+  {
+    Locked lock;
+    start_eval(tensors.data(), tensors.size(), &wait);
+  }
+  if (wait.empty()) return;
+  for (const auto& b : wait) wait_batch(*b);
+  wait.clear();
+  Locked lock;
+  start_eval(tensors.data(), tensors.size(), &wait);  // completes them; raises their errors
+}
+
+void flush_all() noexcept { sync_hook(nullptr); }
+
+void set_wait_hook(void (*hook)(void (*wait)(void*), void* arg)) noexcept {
+  g_wait_hook.store(hook, std::memory_order_release);
+}
+
+void flush(runtime::Stream* stream) {
+  Locked lock;
+  reap();
+  const uint64_t id = stream ? stream->id() : runtime::current_stream_ptr()->id();
+  for (size_t i = 0; i < registry().size(); ++i)
+    if (registry()[i]->stream_id == id) flush_graph(*registry()[i]);
 }
 
 int64_t pending_nodes() {
   Locked lock;
-  return t_graph.g ? static_cast<int64_t>(t_graph.g->nodes.size()) : 0;
+  return static_cast<int64_t>(thread_graph().nodes.size());
 }
 
 }  // namespace asc::graph

@@ -1,17 +1,24 @@
 // Internal structures of the lazy graph: nodes, groups, tile programs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "asc/core/status.h"
 #include "asc/core/tensor.h"
 #include "asc/graph/graph.h"
 
+namespace asc::runtime {
+class Stream;
+}
+
 namespace asc::graph::detail {
 
+struct Batch;
 struct Graph;
 struct Node;
 
@@ -43,9 +50,14 @@ struct Node {
   // Reductions: mask over the input's axes, keepdims, identity bytes of dtype.
   DimVector mask;
   bool keepdims = false;
+  // Arg reductions: 1 argmax, 2 argmin (first occurrence, the first NaN
+  // wins); the output is the int64 index along the reduced axes (C order),
+  // the compared values have in[0].dtype; `loop` and `identity` are unused.
+  uint8_t arg = 0;
   alignas(16) uint8_t identity[16] = {};
   std::weak_ptr<Storage> out;  // the pending storage; expired = nobody needs the value outside the graph
   Graph* graph = nullptr;      // while pending
+  Batch* batch = nullptr;      // while in flight: flushed, not yet completed on the host
   Status error;                // set when its graph failed to run
 
   // Flush scratch.
@@ -57,15 +69,26 @@ struct Node {
   // it (casts of broadcast inputs, scalar constants): "resolved in the copy-in".
   bool bcast = false;
   int last_group = -1;  // last group reading the buffer
+  bool done_ok = false;  // set by the executor: the value was computed
   double exec_ms = 0;   // its group's execution time (dumps)
 };
 
+/// The pending nodes of one stream.
 struct Graph {
   std::vector<std::shared_ptr<Node>> nodes;
   int64_t dump_seq = 0;
+  uint64_t stream_id = 0;
+  std::weak_ptr<runtime::Stream> stream;
+  std::shared_ptr<runtime::Stream> hold;  // while nodes are pending: keeps the stream alive
+  struct Dep {
+    std::shared_ptr<Batch> batch;  // in-flight work producing a value the nodes read
+    std::shared_ptr<void> node;    // that value's producer
+  };
+  std::vector<Dep> deps;
+  std::thread::id creator;  // flushed when this thread exits
 };
 
-enum class Mode : uint8_t { kMap, kReduceAll, kReduceRows, kReduceCols, kRowFused };
+enum class Mode : uint8_t { kMap, kReduceAll, kReduceRows, kReduceCols, kRowFused, kReduceGeneral };
 const char* mode_name(Mode m);
 
 /// Nodes fused into one tile program, executed in creation order.
@@ -80,11 +103,21 @@ struct Group {
   double ms = 0;
   int64_t ub_bytes = 0, tile = 0;     // reported by the program (dumps)
   std::string program_key_hash;
+  int64_t graph_seq = -1;             // profiler: the flush this group belongs to
+  int index = -1, of = 0;             // profiler: position among the flush's groups
 };
 
 /// Canonical reduction geometry of `shape` reduced over `mask`: K1 x R x K2
 /// (kept, reduced, kept) or false when the reduced axes are not one run.
 bool reduce_geometry(const Shape& shape, const DimVector& mask, int64_t* K1, int64_t* R, int64_t* K2);
+
+/// `shape` reduced over `mask` as alternating runs of kept and reduced axes
+/// (size-1 axes dropped, adjacent axes of one kind merged), outermost first.
+struct ReduceRun {
+  int64_t size;
+  bool reduced;
+};
+std::vector<ReduceRun> reduce_runs(const Shape& shape, const DimVector& mask);
 
 /// Compiles (or takes from the cache) and runs `g`'s tile program. Node
 /// buffers of group outputs and of inputs from earlier groups are set.
@@ -93,8 +126,12 @@ void run_group(Group& g, bool timing);
 /// JSON/DOT dumps of a flush (dump.cc).
 void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* groups, bool after, int64_t seq);
 
-/// Process-wide counters (graph.cc).
-Stats& mutable_stats();
+/// Process-wide counters (graph.cc); executors update them without the lock.
+struct AtomicStats {
+  std::atomic<int64_t> nodes_recorded{0}, graphs_run{0}, nodes_run{0}, nodes_dead{0}, groups_run{0},
+      program_cache_hits{0}, program_cache_misses{0}, auto_flushes{0};
+};
+AtomicStats& mutable_stats();
 
 /// The UB budget of one core (bytes).
 int64_t ub_budget();

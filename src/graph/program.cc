@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "asc/runtime/device.h"
@@ -34,6 +35,7 @@ const char* mode_name(Mode m) {
     case Mode::kReduceRows: return "reduce_rows";
     case Mode::kReduceCols: return "reduce_cols";
     case Mode::kRowFused: return "row_fused";
+    case Mode::kReduceGeneral: return "reduce_general";
   }
   return "?";
 }
@@ -66,9 +68,116 @@ struct Reg {
   int first = 1 << 30, last = -1;  // instruction range using it
 };
 
+// Arg reductions (argmax/argmin): the accumulator is a 16-byte pair, the
+// value's raw bytes then the int64 index (-1: nothing seen yet). Values
+// reach an accumulator in increasing index order in every mode (tiles in
+// order, partials folded earlier-first), so "strictly better replaces" keeps
+// NumPy's first occurrence, and a NaN, once taken, is never replaced.
+using ArgScan = void (*)(char* acc, int64_t acc_stride, const char* x, int64_t xs, int64_t n, int64_t idx0,
+                         int64_t idx_step);
+using ArgFold = void (*)(char* acc, const char* other);
+constexpr int64_t kArgItem = 16;
+
+template <typename T>
+using ArgCalc = std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
+
+template <typename C>
+inline bool arg_nan(C v) {
+  if constexpr (std::is_floating_point_v<C>) return v != v;
+  else return false;
+}
+
+/// Offers (v, idx) to the pair at `acc`; idx is later than the pair's index.
+template <typename T, bool kMax>
+inline void arg_offer(char* acc, const char* vp, int64_t idx) {
+  int64_t ai;
+  std::memcpy(&ai, acc + 8, 8);
+  if (ai >= 0) {
+    T cur, v;
+    std::memcpy(&cur, acc, sizeof(T));
+    std::memcpy(&v, vp, sizeof(T));
+    const ArgCalc<T> c = static_cast<ArgCalc<T>>(cur), x = static_cast<ArgCalc<T>>(v);
+    if (arg_nan(c)) return;
+    if (!arg_nan(x) && !(kMax ? x > c : x < c)) return;
+  }
+  std::memcpy(acc, vp, sizeof(T));
+  std::memcpy(acc + 8, &idx, 8);
+}
+
+template <typename T, bool kMax>
+void arg_scan(char* acc, int64_t as, const char* x, int64_t xs, int64_t n, int64_t idx0, int64_t step) {
+  if (as != 0) {  // one accumulator per element (column reductions)
+    for (int64_t i = 0; i < n; ++i) arg_offer<T, kMax>(acc + i * as, x + i * xs, idx0 + i * step);
+    return;
+  }
+  using C = ArgCalc<T>;
+  int64_t ai;
+  std::memcpy(&ai, acc + 8, 8);
+  T bt;
+  std::memcpy(&bt, acc, sizeof(T));
+  C best = static_cast<C>(bt);
+  if (ai >= 0 && arg_nan(best)) return;
+  int64_t at = -1;
+  for (int64_t i = 0; i < n; ++i, x += xs) {
+    T vt;
+    std::memcpy(&vt, x, sizeof(T));
+    const C v = static_cast<C>(vt);
+    if (arg_nan(v)) {  // the first NaN wins
+      at = i;
+      bt = vt;
+      break;
+    }
+    if ((ai < 0 && at < 0) || (kMax ? v > best : v < best)) {
+      best = v;
+      bt = vt;
+      at = i;
+    }
+  }
+  if (at < 0) return;
+  const int64_t idx = idx0 + at * step;
+  std::memcpy(acc, &bt, sizeof(T));
+  std::memcpy(acc + 8, &idx, 8);
+}
+
+template <typename T, bool kMax>
+void arg_fold(char* acc, const char* other) {
+  int64_t oi;
+  std::memcpy(&oi, other + 8, 8);
+  if (oi >= 0) arg_offer<T, kMax>(acc, other, oi);
+}
+
+template <typename T>
+void arg_loops(bool is_max, ArgScan* scan, ArgFold* fold) {
+  *scan = is_max ? &arg_scan<T, true> : &arg_scan<T, false>;
+  *fold = is_max ? &arg_fold<T, true> : &arg_fold<T, false>;
+}
+
+void choose_arg(DType d, bool is_max, ArgScan* scan, ArgFold* fold) {
+  switch (d) {
+    case DType::kBool: return arg_loops<bool>(is_max, scan, fold);
+    case DType::kInt8: return arg_loops<int8_t>(is_max, scan, fold);
+    case DType::kInt16: return arg_loops<int16_t>(is_max, scan, fold);
+    case DType::kInt32: return arg_loops<int32_t>(is_max, scan, fold);
+    case DType::kInt64: return arg_loops<int64_t>(is_max, scan, fold);
+    case DType::kUInt8: return arg_loops<uint8_t>(is_max, scan, fold);
+    case DType::kUInt16: return arg_loops<uint16_t>(is_max, scan, fold);
+    case DType::kUInt32: return arg_loops<uint32_t>(is_max, scan, fold);
+    case DType::kUInt64: return arg_loops<uint64_t>(is_max, scan, fold);
+    case DType::kFloat16: return arg_loops<float16>(is_max, scan, fold);
+    case DType::kBFloat16: return arg_loops<bfloat16>(is_max, scan, fold);
+    case DType::kFloat32: return arg_loops<float>(is_max, scan, fold);
+    case DType::kFloat64: return arg_loops<double>(is_max, scan, fold);
+    default:
+      throw Error(Status::Make(ErrorCode::kInvalidDtype, is_max ? "argmax" : "argmin",
+                               std::string("no fused kernel for dtype ") + dtype_name(d)));
+  }
+}
+
 struct Inst {
   bool reduce = false;
   InnerLoop loop = nullptr;
+  ArgScan arg_scan = nullptr;  // arg reductions (loop is null)
+  ArgFold arg_fold = nullptr;
   int dst = -1;
   int nsrc = 0;
   int src[3] = {-1, -1, -1};
@@ -137,6 +246,10 @@ Analysis analyze(const Group& g) {
     put_v(k, static_cast<uint8_t>(n.needs_buffer && !n.bcast));
     put_v(k, static_cast<uint8_t>(n.bcast));
     if (n.kind == Kind::kReduce) put(k, n.identity, sizeof n.identity);
+    if (n.arg) {
+      put_v(k, n.arg);
+      put_v(k, n.in[0].dtype);
+    }
     put_v(k, static_cast<int8_t>(n.nin));
     for (int j = 0; j < n.nin; ++j) {
       const Input& in = n.in[j];
@@ -175,7 +288,7 @@ std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
     const Node& n = *g.nodes[i];
     Reg& r = P.regs[i];
     r.dtype = n.dtype;
-    r.item = static_cast<int64_t>(dtype_size(n.dtype));
+    r.item = n.arg ? kArgItem : static_cast<int64_t>(dtype_size(n.dtype));
     r.row = n.row_value;
     if (n.kind == Kind::kReduce && g.mode != Mode::kRowFused) r.kind = RegKind::kAcc;
     else r.kind = n.needs_buffer && !n.bcast ? RegKind::kOut : RegKind::kTemp;
@@ -202,6 +315,13 @@ std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
     if (in.reduce) {
       std::array<uint8_t, 16> id{};
       std::memcpy(id.data(), n.identity, sizeof n.identity);
+      if (n.arg) {
+        if (n.row_value) throw Error(Status::Make(ErrorCode::kFailure, n.name, "arg reductions are never row values"));
+        choose_arg(n.in[0].dtype, n.arg == 1, &in.arg_scan, &in.arg_fold);
+        const int64_t none = -1;
+        id.fill(0);
+        std::memcpy(id.data() + 8, &none, 8);
+      }
       in.identity = static_cast<int>(P.identities.size());
       P.identities.push_back(id);
     }
@@ -317,6 +437,10 @@ void copy_run(uint8_t* dst, const uint8_t* src, int64_t stride, int64_t n) {
   for (int64_t i = 0; i < n; ++i, src += stride) std::memcpy(d + i, src, sizeof(T));
 }
 
+struct Bytes16 {  // one complex128 element
+  uint64_t lo, hi;
+};
+
 void copy_run_any(uint8_t* dst, const uint8_t* src, int64_t stride, int64_t n, int64_t item) {
   if (stride == item) {
     std::memcpy(dst, src, static_cast<size_t>(n * item));
@@ -326,6 +450,7 @@ void copy_run_any(uint8_t* dst, const uint8_t* src, int64_t stride, int64_t n, i
     case 1: copy_run<uint8_t>(dst, src, stride, n); break;
     case 2: copy_run<uint16_t>(dst, src, stride, n); break;
     case 4: copy_run<uint32_t>(dst, src, stride, n); break;
+    case 16: copy_run<Bytes16>(dst, src, stride, n); break;  // complex128
     default: copy_run<uint64_t>(dst, src, stride, n); break;
   }
 }
@@ -399,9 +524,10 @@ struct TileState {
 
 /// Runs the program on one tile: elements [lo, lo + n) of the domain; in row
 /// mode `k` whole rows of R. `acc[r]` is the accumulator of reduce register r
-/// (kAcc) for this tile, with stride `acc_stride`.
+/// (kAcc) for this tile, with stride `acc_stride`. Arg reductions number the
+/// tile's elements idx0, idx0 + idx_step, ... along the reduced axes.
 void run_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t n, int64_t k, char* const* acc,
-              int64_t acc_stride) {
+              int64_t acc_stride, int64_t idx0 = 0, int64_t idx_step = 1) {
   const Program& P = *E.P;
   const size_t nr = P.regs.size();
   uint8_t* row_area = ub + P.full_units * E.T;
@@ -440,6 +566,10 @@ void run_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t n, 
     int64_t str[4];
     if (in.reduce) {
       const size_t x = static_cast<size_t>(in.src[0]);
+      if (in.arg_scan) {
+        in.arg_scan(st.p[d], st.s[d], st.p[x], st.s[x], n, idx0, idx_step);
+        continue;
+      }
       if (dreg.row) {  // one accumulator per row of the tile
         const uint8_t* id = P.identities[static_cast<size_t>(in.identity)].data();
         for (int64_t i = 0; i < k; ++i) std::memcpy(st.p[d] + i * dreg.item, id, static_cast<size_t>(dreg.item));
@@ -507,6 +637,10 @@ void fold(const Program& P, char* const* acc, char* const* x) {
   for (const Inst& in : P.insts) {
     if (!in.reduce) continue;
     const size_t d = static_cast<size_t>(in.dst);
+    if (in.arg_fold) {
+      in.arg_fold(acc[d], x[d]);
+      continue;
+    }
     char* ptr[3] = {acc[d], acc[d], x[d]};
     const int64_t str[3] = {0, 0, P.regs[d].item};
     in.loop(ptr, str, 1);
@@ -568,6 +702,38 @@ int64_t blocks_for(int64_t work, int64_t units) {
 
 }  // namespace
 
+static std::string shape_str(const Shape& s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+// The profiler's detail of a group span: which flush and group, the fused
+// nodes (id, op, dtype, shape), the iteration domain, memory inputs and
+// outputs, the tile and UB use. `bytes` gets the bytes read and written.
+static std::string describe_group(const Group& g, const Analysis& a, uint64_t* bytes) {
+  std::string d;
+  if (g.graph_seq >= 0) d += "graph=" + std::to_string(g.graph_seq) + " ";
+  if (g.index >= 0) d += "group=" + std::to_string(g.index) + "/" + std::to_string(g.of) + " ";
+  d += std::string("mode=") + mode_name(g.mode) + " domain=" + shape_str(g.domain) + " nodes=[";
+  uint64_t moved = 0;
+  int outputs = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = *g.nodes[i];
+    if (i) d += "; ";
+    d += std::to_string(n.id) + " " + n.name + " " + dtype_name(n.dtype) + shape_str(n.shape);
+    if (n.needs_buffer && !n.bcast) {
+      ++outputs;
+      moved += static_cast<uint64_t>(shape_numel(n.shape)) * dtype_size(n.dtype);
+    }
+  }
+  for (const Input* in : a.inputs) moved += static_cast<uint64_t>(shape_numel(in->shape)) * dtype_size(in->dtype);
+  d += "] inputs=" + std::to_string(a.inputs.size()) + " outputs=" + std::to_string(outputs) +
+       " tile=" + std::to_string(g.tile) + " ub_bytes=" + std::to_string(g.ub_bytes);
+  *bytes = moved;
+  return d;
+}
+
 void run_group(Group& g, bool timing) {
   Analysis a = analyze(g);
   std::shared_ptr<Program> prog;
@@ -594,6 +760,22 @@ void run_group(Group& g, bool timing) {
   E.out_base.assign(P.regs.size(), nullptr);
   for (size_t i = 0; i < nn; ++i)
     if (g.nodes[i]->buffer) E.out_base[i] = g.nodes[i]->buffer->raw_data();
+  // Arg reductions accumulate (value, index) pairs in scratch; their int64
+  // outputs are extracted when the group is done (finish_args).
+  std::vector<std::vector<std::array<int64_t, 2>>> arg_acc;
+  for (size_t i = 0; i < nn; ++i) {
+    if (!g.nodes[i]->arg || !E.out_base[i]) continue;
+    arg_acc.emplace_back(static_cast<size_t>(shape_numel(g.nodes[i]->shape)));
+    E.out_base[i] = reinterpret_cast<uint8_t*>(arg_acc.back().data());
+  }
+  auto finish_args = [&] {
+    for (size_t i = 0, j = 0; i < nn; ++i) {
+      if (!g.nodes[i]->arg || !g.nodes[i]->buffer) continue;
+      auto* dst = reinterpret_cast<int64_t*>(g.nodes[i]->buffer->raw_data());
+      const auto& src = arg_acc[j++];
+      for (size_t e = 0; e < src.size(); ++e) dst[e] = src[e][1];
+    }
+  };
   for (size_t m = 0; m < a.inputs.size(); ++m) {
     const Input& in = *a.inputs[m];
     make_view(E.views[nn + m], input_base(in, a.input_nodes[m]), static_cast<int64_t>(dtype_size(in.dtype)), in.shape,
@@ -610,7 +792,16 @@ void run_group(Group& g, bool timing) {
   E.stream_out = out_bytes >= kStreamBytes && (g.mode == Mode::kMap || g.mode == Mode::kRowFused);
   std::string kname = std::string("fused[") + P.ops + "]";
   runtime::profiler::Span span(runtime::profiler::EventKind::kGraph, kname);
-  if (span.active()) span.event().detail = std::string(mode_name(g.mode)) + " nodes=" + std::to_string(nn);
+  // Filled when run_group returns (destroyed before `span`): the tile size is
+  // only known once the mode's branch picked it.
+  struct Describe {
+    runtime::profiler::Span& span;
+    const Group& g;
+    const Analysis& a;
+    ~Describe() {
+      if (span.active()) span.event().detail = describe_group(g, a, &span.event().bytes);
+    }
+  } describe{span, g, a};
   (void)timing;
   const size_t nr = P.regs.size();
 
@@ -681,7 +872,7 @@ void run_group(Group& g, bool timing) {
         int count = 0;
         for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
           const int64_t lo = t * T;
-          run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc1.data(), 0);
+          run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc1.data(), 0, lo, 1);
           if (++count == kFoldEvery) {
             fold(P, acc2.data(), acc1.data());
             set_identity(P, acc1.data(), 1);
@@ -697,6 +888,7 @@ void run_group(Group& g, bool timing) {
         for (size_t r = 0; r < nr; ++r) x[r] = reinterpret_cast<char*>(part[static_cast<size_t>(b) * nr + r].data());
         fold(P, out.data(), x.data());
       }
+      finish_args();
       return;
     }
     case Mode::kReduceRows: {
@@ -714,7 +906,7 @@ void run_group(Group& g, bool timing) {
           set_identity(P, acc1.data(), 1);
           int count = 0;
           for (int64_t c = 0; c < R; c += T) {
-            run_tile(E, st, ub, row * R + c, std::min(T, R - c), 1, acc1.data(), 0);
+            run_tile(E, st, ub, row * R + c, std::min(T, R - c), 1, acc1.data(), 0, c, 1);
             if (++count == kFoldEvery) {
               fold(P, tot.data(), acc1.data());
               set_identity(P, acc1.data(), 1);
@@ -724,6 +916,7 @@ void run_group(Group& g, bool timing) {
           fold(P, tot.data(), acc1.data());
         }
       });
+      finish_args();
       return;
     }
     case Mode::kReduceCols: {
@@ -740,7 +933,77 @@ void run_group(Group& g, bool timing) {
             acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + (k1 * K2 + c0) * P.regs[r].item)
                                    : nullptr;
           set_identity(P, acc.data(), w);
-          for (int64_t r = 0; r < R; ++r) run_tile(E, st, ub, (k1 * R + r) * K2 + c0, w, 1, acc.data(), -1);
+          for (int64_t r = 0; r < R; ++r)
+            run_tile(E, st, ub, (k1 * R + r) * K2 + c0, w, 1, acc.data(), -1, r, 0);
+        }
+      });
+      finish_args();
+      return;
+    }
+    case Mode::kReduceGeneral: {
+      // Several runs of reduced axes. Tiles are chunks of one line of the last
+      // run; a line's outputs follow from its coordinates in the other runs.
+      // Blocks own ranges of the outermost kept run (disjoint outputs, each
+      // folded in increasing element order: deterministic).
+      const auto runs = reduce_runs(g.domain, g.mask);
+      const int nrun = static_cast<int>(runs.size());
+      const ReduceRun last = runs.back();
+      std::vector<int64_t> ostride(runs.size(), 0);  // output stride of each kept run
+      int64_t K = 1;
+      for (int i = nrun - 1; i >= 0; --i)
+        if (!runs[static_cast<size_t>(i)].reduced) {
+          ostride[static_cast<size_t>(i)] = K;
+          K *= runs[static_cast<size_t>(i)].size;
+        }
+      int first_kept = -1;
+      for (int i = 0; i < nrun && first_kept < 0; ++i)
+        if (!runs[static_cast<size_t>(i)].reduced) first_kept = i;
+      const int64_t nf = first_kept >= 0 ? runs[static_cast<size_t>(first_kept)].size : 1;
+      const int64_t fstride = first_kept >= 0 ? ostride[static_cast<size_t>(first_kept)] : 1;
+      const int64_t L = last.size, lines = total / L;
+      const int64_t nb = parallel ? blocks_for(total, nf) : 1;
+      for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
+        TileState st(nr);
+        const int64_t f0 = nf * b / nb, f1 = nf * (b + 1) / nb;
+        std::vector<char*> acc(nr), acc1(nr);
+        std::vector<std::array<uint64_t, 2>> a1(nr);
+        for (size_t r = 0; r < nr; ++r) acc1[r] = reinterpret_cast<char*>(a1[r].data());
+        // Identity into the owned outputs [f0, f1) x fstride.
+        for (size_t r = 0; r < nr; ++r)
+          acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + f0 * fstride * P.regs[r].item) : nullptr;
+        set_identity(P, acc.data(), (f1 - f0) * fstride);
+        std::vector<int64_t> coord(runs.size(), 0);  // odometer over the runs before the last
+        for (int64_t line = 0; line < lines; ++line) {
+          if (line) {
+            for (int i = nrun - 2; i >= 0; --i) {
+              if (++coord[static_cast<size_t>(i)] < runs[static_cast<size_t>(i)].size) break;
+              coord[static_cast<size_t>(i)] = 0;
+            }
+          }
+          if (first_kept >= 0 && first_kept < nrun - 1) {
+            const int64_t f = coord[static_cast<size_t>(first_kept)];
+            if (f < f0 || f >= f1) continue;
+          }
+          int64_t o = 0;
+          for (int i = 0; i < nrun - 1; ++i) o += coord[static_cast<size_t>(i)] * ostride[static_cast<size_t>(i)];
+          if (last.reduced) {
+            for (size_t r = 0; r < nr; ++r)
+              acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + o * P.regs[r].item) : nullptr;
+            set_identity(P, acc1.data(), 1);
+            for (int64_t c = 0; c < L; c += T) run_tile(E, st, ub, line * L + c, std::min(T, L - c), 1, acc1.data(), 0);
+            fold(P, acc.data(), acc1.data());
+          } else {
+            for (int64_t c = 0; c < L; c += T) {
+              const int64_t w = std::min(T, L - c);
+              if (first_kept == nrun - 1 && (c + w <= f0 || c >= f1)) continue;  // the last run is the owned one
+              const int64_t c_lo = first_kept == nrun - 1 ? std::max(c, f0) : c;
+              const int64_t c_hi = first_kept == nrun - 1 ? std::min(c + w, f1) : c + w;
+              for (size_t r = 0; r < nr; ++r)
+                acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + (o + c_lo) * P.regs[r].item)
+                                       : nullptr;
+              run_tile(E, st, ub, line * L + c_lo, c_hi - c_lo, 1, acc.data(), -1);
+            }
+          }
         }
       });
       return;

@@ -659,8 +659,8 @@ ASC_NOINLINE void issue_slow(State& s, Tag tag, Fn fn, uint64_t scalar, uint32_t
 
 // Bytes per element (asc::dtype_size without the call).
 ASC_ALWAYS_INLINE uint8_t esize(DType d) {
-  static_assert(kNumDTypes == 13 && static_cast<int>(DType::kFloat64) == 12, "one size per DType");
-  static constexpr uint8_t kSize[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+  static_assert(kNumDTypes == 15 && static_cast<int>(DType::kComplex128) == 14, "one size per DType");
+  static constexpr uint8_t kSize[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
   return kSize[static_cast<int>(d)];
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ops/complex.h"
 #include "ops/loops.h"
 #include "ops/math_loops.h"
 
@@ -341,39 +342,39 @@ OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel, const char*
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(binary_def("add", rule_promote, &BinaryTable<AddF, false>::select, "x1 + x2, elementwise.")),
-    OpRegistrar(binary_def("subtract", rule_no_bool, &BinaryTable<SubF, false>::select, "x1 - x2, elementwise.")),
-    OpRegistrar(binary_def("multiply", rule_promote, &BinaryTable<MulF, false>::select, "x1 * x2, elementwise.")),
-    OpRegistrar(binary_def("true_divide", rule_float, &select_float<DivF>, "x1 / x2, elementwise (float result).")),
+    OpRegistrar(binary_def("add", rule_promote, &with_complex_binary<CBinary::kAdd, &BinaryTable<AddF, false>::select>, "x1 + x2, elementwise.")),
+    OpRegistrar(binary_def("subtract", rule_no_bool, &with_complex_binary<CBinary::kSub, &BinaryTable<SubF, false>::select>, "x1 - x2, elementwise.")),
+    OpRegistrar(binary_def("multiply", rule_promote, &with_complex_binary<CBinary::kMul, &BinaryTable<MulF, false>::select>, "x1 * x2, elementwise.")),
+    OpRegistrar(binary_def("true_divide", rule_float, &with_complex_binary<CBinary::kDiv, &select_float<DivF>>, "x1 / x2, elementwise (float result).")),
     OpRegistrar(binary_def("floor_divide", rule_bool_as_int8, &BinaryTable<FloorDivF, false>::select,
                            "x1 // x2, elementwise (rounds toward -inf; integer division by 0 gives 0).")),
     OpRegistrar(binary_def("remainder", rule_bool_as_int8, &BinaryTable<RemainderF, false>::select,
                            "x1 % x2, elementwise, with the sign of x2 (Python's modulus).")),
     OpRegistrar([] {
-      OpDef d = binary_def("power", rule_bool_as_int8, &select_power,
+      OpDef d = binary_def("power", rule_bool_as_int8, &with_complex_binary<CBinary::kPow, &select_power>,
                            "x1 ** x2, elementwise (negative integer powers of integers are an error).");
       d.value_errors = true;  // the lazy graph runs integer powers eagerly: the error raises at the call
       return d;
     }()),
-    OpRegistrar(binary_def("maximum", rule_promote, &BinaryTable<MaxF, false>::select,
+    OpRegistrar(binary_def("maximum", rule_promote, &with_complex_binary<CBinary::kMax, &BinaryTable<MaxF, false>::select>,
                            "Elementwise maximum; NaN propagates.")),
-    OpRegistrar(binary_def("minimum", rule_promote, &BinaryTable<MinF, false>::select,
+    OpRegistrar(binary_def("minimum", rule_promote, &with_complex_binary<CBinary::kMin, &BinaryTable<MinF, false>::select>,
                            "Elementwise minimum; NaN propagates.")),
-    OpRegistrar(binary_def("fmax", rule_promote, &BinaryTable<FmaxF, false>::select,
+    OpRegistrar(binary_def("fmax", rule_promote, &with_complex_binary<CBinary::kFmax, &BinaryTable<FmaxF, false>::select>,
                            "Elementwise maximum ignoring NaN (NaN only when both are NaN).")),
-    OpRegistrar(binary_def("fmin", rule_promote, &BinaryTable<FminF, false>::select,
+    OpRegistrar(binary_def("fmin", rule_promote, &with_complex_binary<CBinary::kFmin, &BinaryTable<FminF, false>::select>,
                            "Elementwise minimum ignoring NaN (NaN only when both are NaN).")),
     OpRegistrar(binary_def("arctan2", rule_float_fn, &select_math_binary<simd::MathBinaryOp::kArctan2>,
                            "Elementwise arc tangent of x1/x2 choosing the quadrant (radians).")),
     OpRegistrar(binary_def("hypot", rule_float_fn, &select_math_binary<simd::MathBinaryOp::kHypot>, "sqrt(x1**2 + x2**2), elementwise.")),
     OpRegistrar(binary_def("copysign", rule_float_fn, &select_float<CopysignF>,
                            "x1 with the sign of x2, elementwise.")),
-    OpRegistrar(binary_def("equal", rule_compare, &BinaryTable<EqF, true>::select, "x1 == x2, elementwise.")),
-    OpRegistrar(binary_def("not_equal", rule_compare, &BinaryTable<NeF, true>::select, "x1 != x2, elementwise.")),
-    OpRegistrar(binary_def("less", rule_compare, &BinaryTable<LtF, true>::select, "x1 < x2, elementwise.")),
-    OpRegistrar(binary_def("less_equal", rule_compare, &BinaryTable<LeF, true>::select, "x1 <= x2, elementwise.")),
-    OpRegistrar(binary_def("greater", rule_compare, &BinaryTable<GtF, true>::select, "x1 > x2, elementwise.")),
-    OpRegistrar(binary_def("greater_equal", rule_compare, &BinaryTable<GeF, true>::select,
+    OpRegistrar(binary_def("equal", rule_compare, &with_complex_binary<CBinary::kEq, &BinaryTable<EqF, true>::select>, "x1 == x2, elementwise.")),
+    OpRegistrar(binary_def("not_equal", rule_compare, &with_complex_binary<CBinary::kNe, &BinaryTable<NeF, true>::select>, "x1 != x2, elementwise.")),
+    OpRegistrar(binary_def("less", rule_compare, &with_complex_binary<CBinary::kLt, &BinaryTable<LtF, true>::select>, "x1 < x2, elementwise.")),
+    OpRegistrar(binary_def("less_equal", rule_compare, &with_complex_binary<CBinary::kLe, &BinaryTable<LeF, true>::select>, "x1 <= x2, elementwise.")),
+    OpRegistrar(binary_def("greater", rule_compare, &with_complex_binary<CBinary::kGt, &BinaryTable<GtF, true>::select>, "x1 > x2, elementwise.")),
+    OpRegistrar(binary_def("greater_equal", rule_compare, &with_complex_binary<CBinary::kGe, &BinaryTable<GeF, true>::select>,
                            "x1 >= x2, elementwise.")),
     OpRegistrar(binary_def("logical_and", rule_logical, &BinaryTable<AndF, true>::select,
                            "Truth value of x1 AND x2, elementwise.")),

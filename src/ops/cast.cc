@@ -1,6 +1,7 @@
 // astype (casts between all dtypes with NumPy's semantics) and where.
 #include <type_traits>
 
+#include "ops/complex.h"
 #include "ops/loops.h"
 
 namespace asc::ops {
@@ -74,7 +75,10 @@ Status rule_astype(const OpDef& op, const DType* in, const Attrs& attrs, LoopTyp
   return Status::OK();
 }
 
-InnerLoop select_cast(const LoopTypes& lt) { return cast_table()[int(lt.in[0])][int(lt.out)]; }
+InnerLoop select_cast(const LoopTypes& lt) {
+  if (is_complex(lt.in[0]) || is_complex(lt.out)) return complex_cast(lt.in[0], lt.out);
+  return cast_table()[int(lt.in[0])][int(lt.out)];
+}
 
 template <typename T>
 void where_loop(char** p, const int64_t* s, int64_t n) {
@@ -92,6 +96,7 @@ struct WhereMake {
 };
 
 InnerLoop select_where(const LoopTypes& lt) {
+  if (is_complex(lt.out)) return complex_where(lt.out);
   static LoopTable t = [] {
     LoopTable x{};
     TableBuilder<WhereMake>::fill(x);

@@ -21,6 +21,7 @@ int kind_rank(DType d) {
     case DTypeKind::kBool: return 0;
     case DTypeKind::kSignedInt:
     case DTypeKind::kUnsignedInt: return 1;
+    case DTypeKind::kComplex: return 3;
     default: return 2;
   }
 }
@@ -174,6 +175,15 @@ bool blas_ok(const Tensor& t, int64_t rows, int64_t cols) {
 template <typename T>
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb,
           T* c, int ldc) {
+  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    // Complex: always ?gemm (OpenBLAS handles the vector shapes itself).
+    const T one(1), zero(0);
+    if constexpr (std::is_same_v<T, complex64>)
+      cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+    else
+      cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+    return;
+  } else {
   constexpr bool f = std::is_same_v<T, float>;
   // Vector shapes go to dot/gemv (as NumPy does): gemm's packing and thread
   // split are built for panels and cost ~10x on a row or column.
@@ -202,6 +212,7 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const T* 
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
   else
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  }
 }
 
 /// Whether dims [0, last] of t (the batch dims plus the row dim) merge into one
@@ -263,9 +274,14 @@ void blas_matmul(const Plan& p, Tensor a, Tensor b, const Tensor& c) {
       for (int64_t r = 0; r < p.m; ++r)
         for (int64_t q = 0; q < p.n; ++q) {
           T acc = T(0);
-          for (int64_t l = 0; l < p.k; ++l)
-            acc += *reinterpret_cast<const T*>(ai + r * as0 + l * as1) *
-                   *reinterpret_cast<const T*>(bi + l * bs0 + q * bs1);
+          for (int64_t l = 0; l < p.k; ++l) {
+            const T x = *reinterpret_cast<const T*>(ai + r * as0 + l * as1);
+            const T y = *reinterpret_cast<const T*>(bi + l * bs0 + q * bs1);
+            if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>)  // plain product, as BLAS
+              acc += T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
+            else
+              acc += x * y;
+          }
           ci[r * p.n + q] = acc;
         }
       return;
@@ -367,10 +383,12 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
       std::memset(result.data(), 0, result.nbytes());
     } else {
       Tensor a = cast(p.a, cd), b = cast(p.b, cd);
-      if (is_floating(cd)) {
+      if (is_inexact(cd)) {
         if (!blas_ok(a, p.m, p.k)) a = a.contiguous();
         if (!blas_ok(b, p.k, p.n)) b = b.contiguous();
         if (cd == DType::kFloat32) blas_matmul<float>(p, a, b, result);
+        else if (cd == DType::kComplex64) blas_matmul<complex64>(p, a, b, result);  // cblas_cgemm
+        else if (cd == DType::kComplex128) blas_matmul<complex128>(p, a, b, result);  // cblas_zgemm
         else blas_matmul<double>(p, a, b, result);
       } else {
         a = contiguous_matrices(a);
@@ -402,6 +420,7 @@ OpDef matmul_def() {
   d.arity = 2;
   d.fusion = FusionClass::kOpaque;
   d.run = &run_matmul;
+  d.complex_ok = true;
   d.doc = "Matrix product of two arrays (numpy.matmul: batched, broadcasting, 1-d operands promoted).";
   return d;
 }

@@ -24,6 +24,7 @@ int same_kind_rank(DType d) {
     case DTypeKind::kUnsignedInt: return 1;
     case DTypeKind::kSignedInt: return 2;
     case DTypeKind::kFloat: return 3;
+    case DTypeKind::kComplex: return 4;
   }
   return 3;
 }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "asc/ops/iterator.h"
+#include "ops/complex.h"
 #include "ops/loops.h"
 
 namespace asc::ops {
@@ -34,9 +35,9 @@ Status rule_keep(const OpDef&, const DType* in, const Attrs&, LoopTypes* t) {
 
 Tensor run_mean(const OpDef&, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
-  DType result = attrs.has_dtype ? attrs.dtype : is_floating(x.dtype()) ? x.dtype() : DType::kFloat64;
+  DType result = attrs.has_dtype ? attrs.dtype : is_inexact(x.dtype()) ? x.dtype() : DType::kFloat64;
   DType acc = (result == DType::kFloat16 || result == DType::kBFloat16) ? DType::kFloat32 : result;
-  if (!is_floating(acc)) acc = DType::kFloat64;
+  if (!is_inexact(acc)) acc = DType::kFloat64;
   static const OpDef& sum = get_op("sum");
   static const OpDef& div = get_op("true_divide");
   Attrs a = attrs;
@@ -60,12 +61,19 @@ Status rule_bool(const OpDef&, const DType*, const Attrs&, LoopTypes* t) {
 // ------------------------------------------------------------------ var, std
 
 /// var/std: mean(|x - mean(x)|**2) * N / (N - ddof), computed in float64 for
-/// integers and float32 for float16/bfloat16 (NumPy's result dtypes).
+/// integers and float32 for float16/bfloat16 (NumPy's result dtypes). Complex
+/// input: the mean is complex, |d|**2 = real(d * conj(d)) and the result real
+/// (float32 for complex64), as NumPy's _var.
 Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
-  const DType result = attrs.has_dtype ? attrs.dtype : is_floating(x.dtype()) ? x.dtype() : DType::kFloat64;
-  DType acc = (result == DType::kFloat16 || result == DType::kBFloat16) ? DType::kFloat32 : result;
-  if (!is_floating(acc)) acc = DType::kFloat64;
+  const bool cplx = is_complex(x.dtype());
+  const DType result = attrs.has_dtype ? attrs.dtype
+                       : is_inexact(x.dtype()) ? complex_part_dtype(x.dtype())
+                                               : DType::kFloat64;
+  DType racc = (result == DType::kFloat16 || result == DType::kBFloat16) ? DType::kFloat32 : result;
+  if (!is_floating(racc)) racc = DType::kFloat64;
+  // The mean's dtype: complex of racc's precision for complex input.
+  const DType acc = !cplx ? racc : racc == DType::kFloat32 ? DType::kComplex64 : DType::kComplex128;
   static const OpDef& sum = get_op("sum");
   static const OpDef& sub = get_op("subtract");
   static const OpDef& mul = get_op("multiply");
@@ -82,9 +90,17 @@ Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& 
   const Tensor mean = call(div, {s, n});
   const Tensor d = call(sub, {xa, mean});
   a.keepdims = attrs.keepdims;
-  const Tensor ss = call(sum, {call(mul, {d, d})}, a);
+  a.dtype = racc;
+  Tensor sq;
+  if (cplx) {
+    static const OpDef& conj = get_op("conjugate");
+    sq = cast(call(mul, {d, call(conj, {d})}), racc);  // imaginary part is exactly 0
+  } else {
+    sq = call(mul, {d, d});
+  }
+  const Tensor ss = call(sum, {sq}, a);
   const double denom = std::max(static_cast<double>(count) - attrs.ddof, 0.0);
-  Tensor v = call(div, {ss, scalar_tensor(Scalar::from_float(denom), acc)});
+  Tensor v = call(div, {ss, scalar_tensor(Scalar::from_float(denom), racc)});
   if (op.name == "std") v = call(sqrt, {v});
   return cast(v, result);
 }
@@ -150,7 +166,12 @@ Tensor run_arg(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& 
     const int64_t* st[2] = {out.strides().data(), outer.strides().data()};
     StridedIter it(2, static_cast<int>(out.ndim()), out.shape().data(), st);
     char* base[2] = {reinterpret_cast<char*>(out.data()), reinterpret_cast<char*>(outer.data())};
-    visit_dtype(x.dtype(), [&](auto z) {
+    if (is_complex(x.dtype())) {
+      it.for_range(base, 0, it.size(), [&](char** p, const int64_t* s, int64_t m) {
+        for (int64_t i = 0; i < m; ++i)
+          store<int64_t>(p[0] + i * s[0], detail::complex_arg_extremum(x.dtype(), is_max, p[1] + i * s[1], stride, n));
+      });
+    } else visit_dtype(x.dtype(), [&](auto z) {
       using T = decltype(z);
       auto scan = is_max ? &arg_extremum<T, true> : &arg_extremum<T, false>;
       it.for_range(base, 0, it.size(), [&](char** p, const int64_t* s, int64_t m) {
@@ -187,6 +208,8 @@ void scan_run(char* o, int64_t so, const char* a, int64_t sa, int64_t n) {
       acc = static_cast<T>(w);
     } else if constexpr (std::is_same_v<T, bool>) {
       acc = kProd ? (acc && v) : (acc || v);
+    } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+      acc = kProd ? detail::cmul(acc, v) : acc + v;  // NumPy's plain complex product
     } else {
       acc = static_cast<T>(kProd ? static_cast<C>(acc) * static_cast<C>(v) : static_cast<C>(acc) + static_cast<C>(v));
     }
@@ -211,7 +234,7 @@ Tensor run_cumulative(const OpDef& op, const std::vector<Tensor>& inputs, const 
   const int64_t* st[2] = {oo.strides().data(), xo.strides().data()};
   StridedIter it(2, static_cast<int>(oo.ndim()), oo.shape().data(), st);
   char* base[2] = {reinterpret_cast<char*>(oo.data()), reinterpret_cast<char*>(xo.data())};
-  visit_dtype(lt.out, [&](auto z) {
+  visit_dtype_all(lt.out, [&](auto z) {
     using T = decltype(z);
     auto scan = prod ? &scan_run<T, true> : &scan_run<T, false>;
     it.for_range(base, 0, it.size(), [&](char** p, const int64_t* s, int64_t m) {
@@ -233,9 +256,10 @@ OpDef reduction(const char* name, DTypeRule rule, const char* combine, Identity 
   return d;
 }
 
-OpDef composite(const char* name, DTypeRule rule, OpaqueFn run, const char* doc) {
+OpDef composite(const char* name, DTypeRule rule, OpaqueFn run, const char* doc, bool complex_ok = false) {
   OpDef d = reduction(name, rule, "add", Identity::kZero, doc);
   d.run = run;
+  d.complex_ok = complex_ok;
   return d;
 }
 
@@ -251,21 +275,21 @@ const OpRegistrar kOps[] = {
                           "Whether every element over the given axes is true (nonzero).")),
     OpRegistrar(reduction("any", rule_bool, "logical_or", Identity::kZero,
                           "Whether any element over the given axes is true (nonzero).")),
-    OpRegistrar(composite("mean", rule_sum, &run_mean, "Arithmetic mean over the given axes.")),
+    OpRegistrar(composite("mean", rule_sum, &run_mean, "Arithmetic mean over the given axes.", true)),
     OpRegistrar(composite("var", rule_sum, &run_var,
-                          "Variance over the given axes; the divisor is N - ddof (`correction`).")),
+                          "Variance over the given axes; the divisor is N - ddof (`correction`).", true)),
     OpRegistrar(composite("std", rule_sum, &run_var,
-                          "Standard deviation over the given axes; the divisor is N - ddof (`correction`).")),
+                          "Standard deviation over the given axes; the divisor is N - ddof (`correction`).", true)),
     OpRegistrar(composite("argmax", rule_keep, &run_arg,
                           "Index of the maximum along an axis (of the flattened array without axis); "
-                          "the first NaN wins.")),
+                          "the first NaN wins.", true)),
     OpRegistrar(composite("argmin", rule_keep, &run_arg,
                           "Index of the minimum along an axis (of the flattened array without axis); "
-                          "the first NaN wins.")),
+                          "the first NaN wins.", true)),
     OpRegistrar(composite("cumsum", rule_sum, &run_cumulative,
-                          "Cumulative sum along an axis (of the flattened array without axis).")),
+                          "Cumulative sum along an axis (of the flattened array without axis).", true)),
     OpRegistrar(composite("cumprod", rule_sum, &run_cumulative,
-                          "Cumulative product along an axis (of the flattened array without axis).")),
+                          "Cumulative product along an axis (of the flattened array without axis).", true)),
 };
 
 }  // namespace

@@ -62,6 +62,7 @@ int kind_rank(DType d) {
     case DTypeKind::kSignedInt:
     case DTypeKind::kUnsignedInt: return 1;
     case DTypeKind::kFloat: return 2;
+    case DTypeKind::kComplex: return 3;
   }
   return 2;
 }
@@ -95,6 +96,13 @@ Result<DType> promote_types(DType a, DType b) {
   if (kind_rank(a) > kind_rank(b)) std::swap(a, b);  // a is the "lower" kind
   const auto ka = dtype_traits(a).kind, kb = dtype_traits(b).kind;
   if (ka == DTypeKind::kBool) return b;
+  if (kb == DTypeKind::kComplex) {
+    // complex64 holds float32 parts: with anything promoting to float64 (or
+    // with complex128) the result is complex128.
+    if (ka == DTypeKind::kComplex || b == DType::kComplex128) return DType::kComplex128;
+    const DType fa = a == DType::kBFloat16 ? DType::kFloat32 : float_for(a);
+    return dtype_size(fa) > 4 ? DType::kComplex128 : DType::kComplex64;
+  }
   if (kb == DTypeKind::kFloat) {
     // ml_dtypes' bfloat16 (its ufunc loops, which is what users see): exact with
     // bool/int8/uint8, else the operation happens in float32 or wider.
@@ -128,13 +136,18 @@ DType default_scalar_dtype(ScalarKind kind) {
     case ScalarKind::kBool: return DType::kBool;
     case ScalarKind::kInt: return DType::kInt64;
     case ScalarKind::kFloat: return DType::kFloat64;
+    case ScalarKind::kComplex: return DType::kComplex128;
   }
   return DType::kFloat64;
 }
 
 DType weak_scalar_dtype(DType array_dtype, ScalarKind kind) {
   const int rank = kind_rank(array_dtype);
-  const int srank = kind == ScalarKind::kBool ? 0 : kind == ScalarKind::kInt ? 1 : 2;
+  const int srank = kind == ScalarKind::kBool ? 0 : kind == ScalarKind::kInt ? 1 : kind == ScalarKind::kFloat ? 2 : 3;
+  // A Python complex next to a real float array takes that float's precision
+  // (float16/bfloat16/float32 -> complex64); next to integers complex128.
+  if (kind == ScalarKind::kComplex && rank == 2)
+    return array_dtype == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
   // ml_dtypes quirk matched on purpose: bfloat16_array * 2.5 gives float32.
   if (array_dtype == DType::kBFloat16 && kind == ScalarKind::kFloat) return DType::kFloat32;
   return srank <= rank ? array_dtype : default_scalar_dtype(kind);
@@ -185,7 +198,7 @@ Status rule_float(const OpDef& op, const DType* in, const Attrs&, LoopTypes* t) 
   DType d;
   ASC_RETURN_IF_ERROR(promote_all(op, in, &d));
   // NumPy's true_divide has no small-int loops: any integer pair divides in float64.
-  if (op.arity == 2 && !is_floating(d)) d = DType::kFloat64;
+  if (op.arity == 2 && !is_inexact(d)) d = DType::kFloat64;
   d = float_for(d);
   for (int i = 0; i < op.arity; ++i) t->in[i] = d;
   t->out = d;
@@ -297,7 +310,7 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     shape_ptr = &bshape;
   }
   const Shape& shape = *shape_ptr;
-  if (!out && graph::lazy_enabled() && !reuse_buffer_active() && !(op.value_errors && !is_floating(lt.out)) &&
+  if (!out && graph::lazy_enabled() && !reuse_buffer_active() && !(op.value_errors && !is_inexact(lt.out)) &&
       shape_numel(shape, op.name.c_str()) > 0) {
     // Lazy: a graph node (inputs cast by astype nodes); the work runs when a
     // value is observed, fused with its neighbours (asc/graph/graph.h).
@@ -316,6 +329,14 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
       throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc '") + op.name + "' output from dtype " +
                                                  dtype_name(lt.out) + " to " + dtype_name(out->dtype()) +
                                                  " with casting rule 'same_kind'"));
+    // In-place update of a pending value (c = a + b; c *= 2): recorded, so
+    // that it fuses with its neighbours (graph::record_elementwise_into).
+    if (out->is_pending() && out->dtype() == lt.out && graph::lazy_enabled() && !reuse_buffer_active() &&
+        !(op.value_errors && !is_inexact(lt.out)) && shape_numel(shape, op.name.c_str()) > 0) {
+      Tensor ins[3];
+      for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
+      if (graph::record_elementwise_into(op.name.c_str(), loop, lt.out, shape, ins, op.arity, *out)) return *out;
+    }
     result = out->dtype() == lt.out ? *out : Tensor::empty(shape, lt.out);
   } else {
     result = allocate_output(shape, lt.out, inputs, op.arity);  // asc.reuse_buffer's hook
@@ -337,6 +358,12 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
 /// The reduction identity as a 0-d constant of dtype `d`.
 Tensor identity_value(Identity id, DType d) {
   Scalar s = Scalar::from_int(0);
+  if (is_complex(d) && (id == Identity::kLowest || id == Identity::kHighest)) {
+    // Lexicographic extremes: (-inf, -inf) is <= every complex value.
+    const double inf = std::numeric_limits<double>::infinity();
+    const double v = id == Identity::kLowest ? -inf : inf;
+    return scalar_constant(Scalar::from_complex(v, v), d);
+  }
   switch (id) {
     case Identity::kOne: s = Scalar::from_int(1); break;
     case Identity::kLowest:
@@ -476,13 +503,39 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
 }  // namespace
 
 namespace {
+/// Lazy argmax/argmin (all axes or one): a fused arg-reduction node. False
+/// when the call must run eagerly (its errors are raised there).
+bool record_arg(const OpDef& op, const Tensor& x, const Attrs& attrs, Tensor* r) {
+  if (!graph::lazy_enabled() || reuse_buffer_active() || x.ndim() == 0 || x.numel() == 0) return false;
+  DimVector mask(static_cast<size_t>(x.ndim()), attrs.all_axes ? 1 : 0);
+  if (!attrs.all_axes) {
+    if (attrs.axes.size() != 1) return false;
+    mask[static_cast<size_t>(normalize_axis(attrs.axes[0], x.ndim(), op.name.c_str()))] = 1;
+  }
+  if (!graph::arg_reduction_fusable(x.shape(), x.dtype(), mask)) return false;
+  *r = graph::record_arg_reduce(op.name.c_str(), op.name == "argmax", x, mask, attrs.keepdims);
+  return true;
+}
+
 Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
   if (n != op.arity)
     throw Error(Status::Invalid(op.name, "expected " + std::to_string(op.arity) + " operands, got " +
                                              std::to_string(n)));
   for (int i = 0; i < n; ++i)
     if (!inputs[i].defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
+  static const OpDef* const kArgmax = find_op("argmax");
+  static const OpDef* const kArgmin = find_op("argmin");
+  if (!out && (&op == kArgmax || &op == kArgmin)) {
+    Tensor r;
+    if (record_arg(op, inputs[0], attrs, &r)) return r;
+  }
   if (op.run) {
+    if (!op.complex_ok)
+      for (int i = 0; i < n; ++i)
+        if (is_complex(inputs[i].dtype()))
+          throw Error(Status::TypeError(op.name, std::string("not supported for complex input (operand ") +
+                                                     std::to_string(i) + " has dtype " +
+                                                     dtype_name(inputs[i].dtype()) + ")"));
     Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
     if (!out) return r;
     out->copy_from(r.dtype() == out->dtype() ? r : cast(r, out->dtype()));
@@ -535,6 +588,22 @@ Tensor cast(const Tensor& t, DType dtype, bool copy) {
 
 Tensor scalar_constant(const Scalar& s, DType dtype) {
   Tensor t = Tensor::constant(dtype);
+  const double re = s.kind == ScalarKind::kFloat || s.kind == ScalarKind::kComplex ? s.f : static_cast<double>(s.i);
+  if (is_complex(dtype)) {
+    const double im = s.kind == ScalarKind::kComplex ? s.im : 0.0;
+    if (dtype == DType::kComplex64) {
+      const complex64 v(static_cast<float>(re), static_cast<float>(im));
+      std::memcpy(t.data(), &v, sizeof v);
+    } else {
+      const complex128 v(re, im);
+      std::memcpy(t.data(), &v, sizeof v);
+    }
+    return t;
+  }
+  if (s.kind == ScalarKind::kComplex) {  // astype: the real part (bool: either part nonzero)
+    Scalar r = dtype == DType::kBool ? Scalar::from_bool(s.f != 0 || s.im != 0) : Scalar::from_float(s.f);
+    return scalar_constant(r, dtype);
+  }
   visit_dtype(dtype, [&](auto z) {
     using T = decltype(z);
     T v;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/complex.h"
 #include "ops/loops.h"
 #include "ops/math_loops.h"
 
@@ -180,6 +181,13 @@ Status rule_same(const OpDef&, const DType* in, const Attrs&, LoopTypes* t) {
   return Status::OK();
 }
 
+// absolute of complex is real (|z| = hypot(re, im)).
+Status rule_abs(const OpDef& op, const DType* in, const Attrs& a, LoopTypes* t) {
+  ASC_RETURN_IF_ERROR(rule_same(op, in, a, t));
+  t->out = complex_part_dtype(in[0]);
+  return Status::OK();
+}
+
 Status rule_negative(const OpDef& op, const DType* in, const Attrs& a, LoopTypes* t) {
   if (in[0] == DType::kBool)
     return Status::TypeError(op.name, "The numpy boolean negative, the `-` operator, is not supported, use the `~` "
@@ -245,32 +253,32 @@ OpDef unary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* 
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(unary_def("negative", rule_negative, &UnaryTable<NegF, false>::select, "-x, elementwise.")),
-    OpRegistrar(unary_def("positive", rule_positive, &UnaryTable<PosF, false>::select, "+x (a copy), elementwise.")),
-    OpRegistrar(unary_def("absolute", rule_same, &UnaryTable<AbsF, false>::select, "|x|, elementwise.")),
+    OpRegistrar(unary_def("negative", rule_negative, &with_complex_unary<CUnary::kNeg, &UnaryTable<NegF, false>::select>, "-x, elementwise.")),
+    OpRegistrar(unary_def("positive", rule_positive, &with_complex_unary<CUnary::kPos, &UnaryTable<PosF, false>::select>, "+x (a copy), elementwise.")),
+    OpRegistrar(unary_def("absolute", rule_abs, &with_complex_unary<CUnary::kAbs, &UnaryTable<AbsF, false>::select>, "|x|, elementwise.")),
     OpRegistrar(unary_def("logical_not", rule_logical, &UnaryTable<NotF, true>::select, "NOT x, elementwise.")),
-    OpRegistrar(unary_def("exp", rule_float, &FloatTable<ExpF>::select, "e**x, elementwise.")),
-    OpRegistrar(unary_def("exp2", rule_float, &FloatTable<Exp2F>::select, "2**x, elementwise.")),
-    OpRegistrar(unary_def("expm1", rule_float, &FloatTable<Expm1F>::select, "exp(x) - 1, accurate near 0.")),
-    OpRegistrar(unary_def("log", rule_float, &FloatTable<LogF>::select, "Natural logarithm, elementwise.")),
-    OpRegistrar(unary_def("log2", rule_float, &FloatTable<Log2F>::select, "Base-2 logarithm, elementwise.")),
-    OpRegistrar(unary_def("log10", rule_float, &FloatTable<Log10F>::select, "Base-10 logarithm, elementwise.")),
-    OpRegistrar(unary_def("log1p", rule_float, &FloatTable<Log1pF>::select, "log(1 + x), accurate near 0.")),
-    OpRegistrar(unary_def("sqrt", rule_float, &FloatTable<SqrtF>::select, "Square root, elementwise.")),
+    OpRegistrar(unary_def("exp", rule_float, &with_complex_unary<CUnary::kExp, &FloatTable<ExpF>::select>, "e**x, elementwise.")),
+    OpRegistrar(unary_def("exp2", rule_float, &with_complex_unary<CUnary::kExp2, &FloatTable<Exp2F>::select>, "2**x, elementwise.")),
+    OpRegistrar(unary_def("expm1", rule_float, &with_complex_unary<CUnary::kExpm1, &FloatTable<Expm1F>::select>, "exp(x) - 1, accurate near 0.")),
+    OpRegistrar(unary_def("log", rule_float, &with_complex_unary<CUnary::kLog, &FloatTable<LogF>::select>, "Natural logarithm, elementwise.")),
+    OpRegistrar(unary_def("log2", rule_float, &with_complex_unary<CUnary::kLog2, &FloatTable<Log2F>::select>, "Base-2 logarithm, elementwise.")),
+    OpRegistrar(unary_def("log10", rule_float, &with_complex_unary<CUnary::kLog10, &FloatTable<Log10F>::select>, "Base-10 logarithm, elementwise.")),
+    OpRegistrar(unary_def("log1p", rule_float, &with_complex_unary<CUnary::kLog1p, &FloatTable<Log1pF>::select>, "log(1 + x), accurate near 0.")),
+    OpRegistrar(unary_def("sqrt", rule_float, &with_complex_unary<CUnary::kSqrt, &FloatTable<SqrtF>::select>, "Square root, elementwise.")),
     OpRegistrar(unary_def("cbrt", rule_float, &FloatTable<CbrtF>::select, "Cube root, elementwise.")),
-    OpRegistrar(unary_def("sin", rule_float, &FloatTable<SinF>::select, "Sine (radians), elementwise.")),
-    OpRegistrar(unary_def("cos", rule_float, &FloatTable<CosF>::select, "Cosine (radians), elementwise.")),
-    OpRegistrar(unary_def("tan", rule_float, &FloatTable<TanF>::select, "Tangent (radians), elementwise.")),
-    OpRegistrar(unary_def("arcsin", rule_float, &FloatTable<ArcsinF>::select, "Inverse sine, elementwise.")),
-    OpRegistrar(unary_def("arccos", rule_float, &FloatTable<ArccosF>::select, "Inverse cosine, elementwise.")),
-    OpRegistrar(unary_def("arctan", rule_float, &FloatTable<ArctanF>::select, "Inverse tangent, elementwise.")),
-    OpRegistrar(unary_def("sinh", rule_float, &FloatTable<SinhF>::select, "Hyperbolic sine, elementwise.")),
-    OpRegistrar(unary_def("cosh", rule_float, &FloatTable<CoshF>::select, "Hyperbolic cosine, elementwise.")),
-    OpRegistrar(unary_def("tanh", rule_float, &FloatTable<TanhF>::select, "Hyperbolic tangent, elementwise.")),
-    OpRegistrar(unary_def("arcsinh", rule_float, &FloatTable<ArcsinhF>::select, "Inverse hyperbolic sine.")),
-    OpRegistrar(unary_def("arccosh", rule_float, &FloatTable<ArccoshF>::select, "Inverse hyperbolic cosine.")),
-    OpRegistrar(unary_def("arctanh", rule_float, &FloatTable<ArctanhF>::select, "Inverse hyperbolic tangent.")),
-    OpRegistrar(unary_def("rint", rule_float, &FloatTable<RintF>::select,
+    OpRegistrar(unary_def("sin", rule_float, &with_complex_unary<CUnary::kSin, &FloatTable<SinF>::select>, "Sine (radians), elementwise.")),
+    OpRegistrar(unary_def("cos", rule_float, &with_complex_unary<CUnary::kCos, &FloatTable<CosF>::select>, "Cosine (radians), elementwise.")),
+    OpRegistrar(unary_def("tan", rule_float, &with_complex_unary<CUnary::kTan, &FloatTable<TanF>::select>, "Tangent (radians), elementwise.")),
+    OpRegistrar(unary_def("arcsin", rule_float, &with_complex_unary<CUnary::kArcsin, &FloatTable<ArcsinF>::select>, "Inverse sine, elementwise.")),
+    OpRegistrar(unary_def("arccos", rule_float, &with_complex_unary<CUnary::kArccos, &FloatTable<ArccosF>::select>, "Inverse cosine, elementwise.")),
+    OpRegistrar(unary_def("arctan", rule_float, &with_complex_unary<CUnary::kArctan, &FloatTable<ArctanF>::select>, "Inverse tangent, elementwise.")),
+    OpRegistrar(unary_def("sinh", rule_float, &with_complex_unary<CUnary::kSinh, &FloatTable<SinhF>::select>, "Hyperbolic sine, elementwise.")),
+    OpRegistrar(unary_def("cosh", rule_float, &with_complex_unary<CUnary::kCosh, &FloatTable<CoshF>::select>, "Hyperbolic cosine, elementwise.")),
+    OpRegistrar(unary_def("tanh", rule_float, &with_complex_unary<CUnary::kTanh, &FloatTable<TanhF>::select>, "Hyperbolic tangent, elementwise.")),
+    OpRegistrar(unary_def("arcsinh", rule_float, &with_complex_unary<CUnary::kArcsinh, &FloatTable<ArcsinhF>::select>, "Inverse hyperbolic sine.")),
+    OpRegistrar(unary_def("arccosh", rule_float, &with_complex_unary<CUnary::kArccosh, &FloatTable<ArccoshF>::select>, "Inverse hyperbolic cosine.")),
+    OpRegistrar(unary_def("arctanh", rule_float, &with_complex_unary<CUnary::kArctanh, &FloatTable<ArctanhF>::select>, "Inverse hyperbolic tangent.")),
+    OpRegistrar(unary_def("rint", rule_float, &with_complex_unary<CUnary::kRint, &FloatTable<RintF>::select>,
                           "Round to the nearest integer (halves to even), elementwise.")),
     OpRegistrar(unary_def("floor", rule_same, &UnaryTable<FloorF, false>::select,
                           "Largest integer <= x, elementwise (integers unchanged).")),
@@ -278,16 +286,16 @@ const OpRegistrar kOps[] = {
                           "Smallest integer >= x, elementwise (integers unchanged).")),
     OpRegistrar(unary_def("trunc", rule_same, &UnaryTable<TruncF, false>::select,
                           "x rounded toward zero, elementwise (integers unchanged).")),
-    OpRegistrar(unary_def("sign", rule_sign, &UnaryTable<SignF, false>::select,
+    OpRegistrar(unary_def("sign", rule_sign, &with_complex_unary<CUnary::kSign, &UnaryTable<SignF, false>::select>,
                           "-1, 0 or 1 by the sign of x (NaN stays NaN), elementwise.")),
-    OpRegistrar(unary_def("square", rule_unary_bool_as_int8, &UnaryTable<SquareF, false>::select,
+    OpRegistrar(unary_def("square", rule_unary_bool_as_int8, &with_complex_unary<CUnary::kSquare, &UnaryTable<SquareF, false>::select>,
                           "x * x, elementwise.")),
-    OpRegistrar(unary_def("reciprocal", rule_unary_bool_as_int8, &UnaryTable<ReciprocalF, false>::select,
+    OpRegistrar(unary_def("reciprocal", rule_unary_bool_as_int8, &with_complex_unary<CUnary::kReciprocal, &UnaryTable<ReciprocalF, false>::select>,
                           "1 / x, elementwise (integer division for integers).")),
-    OpRegistrar(unary_def("isnan", rule_to_bool, &UnaryTable<IsnanF, true>::select, "x is NaN, elementwise.")),
-    OpRegistrar(unary_def("isinf", rule_to_bool, &UnaryTable<IsinfF, true>::select,
+    OpRegistrar(unary_def("isnan", rule_to_bool, &with_complex_unary<CUnary::kIsnan, &UnaryTable<IsnanF, true>::select>, "x is NaN, elementwise.")),
+    OpRegistrar(unary_def("isinf", rule_to_bool, &with_complex_unary<CUnary::kIsinf, &UnaryTable<IsinfF, true>::select>,
                           "x is +inf or -inf, elementwise.")),
-    OpRegistrar(unary_def("isfinite", rule_to_bool, &UnaryTable<IsfiniteF, true>::select,
+    OpRegistrar(unary_def("isfinite", rule_to_bool, &with_complex_unary<CUnary::kIsfinite, &UnaryTable<IsfiniteF, true>::select>,
                           "x is neither infinite nor NaN, elementwise.")),
     OpRegistrar(unary_def("signbit", rule_to_bool, &UnaryTable<SignbitIntF, true>::select,
                           "The sign bit of x is set (x < 0, -0.0, -NaN), elementwise.")),

@@ -193,16 +193,16 @@ uint64_t Stream::add_callback(std::function<void()> fn) {
 }
 
 namespace {
-std::atomic<void (*)()> g_sync_hook{nullptr};
-void run_sync_hook() {
-  if (auto h = g_sync_hook.load(std::memory_order_acquire)) h();
+std::atomic<void (*)(Stream*)> g_sync_hook{nullptr};
+void run_sync_hook(Stream* s) {
+  if (auto h = g_sync_hook.load(std::memory_order_acquire)) h(s);
 }
 }  // namespace
 
-void set_synchronize_hook(void (*hook)()) noexcept { g_sync_hook.store(hook, std::memory_order_release); }
+void set_synchronize_hook(void (*hook)(Stream*)) noexcept { g_sync_hook.store(hook, std::memory_order_release); }
 
 Status Stream::synchronize() {
-  run_sync_hook();
+  run_sync_hook(this);
   return drain();
 }
 
@@ -361,7 +361,7 @@ std::shared_ptr<Stream> find_stream(const void* handle) {
 }
 
 Status synchronize_device() {
-  run_sync_hook();
+  run_sync_hook(nullptr);
   std::vector<std::shared_ptr<Stream>> live;
   {
     std::lock_guard<std::mutex> lock(registry_mu());

@@ -5,7 +5,7 @@
 // result is a pending tensor whose storage has no memory yet. Work runs when a
 // value is observed -- Tensor::data() on a pending storage, or on a storage
 // that pending nodes read (core's LazyHooks), eval(), flush_all(), stream
-// synchronisation -- or when a thread's pending graph reaches max_nodes().
+// synchronisation -- or when a stream's pending graph reaches max_nodes().
 //
 // Materialising a graph: dead nodes (no live tensor needs them) are dropped;
 // the scheduler groups chains of elementwise nodes (broadcasts, casts, scalar
@@ -32,10 +32,19 @@
 // NumPy while pyasc work that reads it is pending is the one case pyasc
 // cannot see: evaluate first (eval(), asc.synchronize()).
 //
-// Thread-safety: each thread records into its own graph; one process-wide
-// lock serialises recording and materialisation, so tensors may be shared
-// between threads (a pending tensor of another thread's graph is
-// materialised before use).
+// Streams: graphs are per stream -- ops record into the graph of the calling
+// thread's current stream (asc::runtime::current_stream(), `with
+// asc.Stream():`). A flush enqueues the batch on that stream (it runs on the
+// stream's worker, asynchronously); a small batch observed at once on an idle
+// stream runs inline on the observing thread instead. Observation waits for
+// exactly the batches producing (or, before a raw write, reading) a storage.
+// A node on stream B reading a value pending on stream A flushes A's graph and
+// makes B's batch wait for A's (and fail with its error). Memory a batch uses
+// stays alive until it finished (the batch owns its operands and outputs).
+//
+// Thread-safety: all functions may be called from any thread; one
+// process-wide lock serialises recording and planning, never execution;
+// threads sharing a stream share its graph.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +53,10 @@
 
 #include "asc/core/dtype.h"
 #include "asc/core/tensor.h"
+
+namespace asc::runtime {
+class Stream;
+}
 
 namespace asc::graph {
 
@@ -65,11 +78,23 @@ bool is_eager() noexcept;
 Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
                           const Tensor* inputs, int n);
 
+/// Records an in-place update or `out=` result: `out = loop(inputs...)` where
+/// `out` is the whole pending value of a node of the calling thread's graph
+/// (offset 0, C-contiguous, its producer's shape and dtype == `out_dtype`,
+/// `shape` == out's shape). The storage then holds the new node's value;
+/// operands (views of `out` included) and nodes recorded earlier read the
+/// old value. Returns false (nothing recorded) when those conditions do not
+/// hold: the caller runs the op eagerly. Thread-safety: as record_elementwise.
+bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
+                             const Tensor* inputs, int n, const Tensor& out);
+
 /// Whether a reduction of an input of `shape` over the axes marked in `mask`
 /// (one entry per axis, nonzero = reduced) can be fused: a nonempty input and
 /// reduced axes forming one run after size-1 axes are dropped (all axes,
 /// trailing, leading or a middle run; a leading or middle run needs at least
-/// 16 kept trailing elements). Others run eagerly.
+/// 16 kept trailing elements), or several runs (e.g. axes (0, 2) of a 3-D
+/// array) whose last run (reduced or kept) has at least 256 elements. Others
+/// run eagerly.
 bool reduction_fusable(const Shape& shape, const DimVector& mask);
 
 /// Records the reduction of `input` (already of dtype `dtype`) over the axes
@@ -79,17 +104,45 @@ bool reduction_fusable(const Shape& shape, const DimVector& mask);
 Tensor record_reduce(const char* name, InnerLoop combine, DType dtype, const Tensor& input, const DimVector& mask,
                      bool keepdims, const Tensor& identity);
 
-/// Materialises the given tensors (and everything pending in their graphs).
-/// Throws the error of failed work.
+/// Whether argmax/argmin of an input of `shape` and `dtype` over the axes in
+/// `mask` (all axes, or one) can be fused: reduction_fusable() and a real
+/// (not complex) dtype.
+bool arg_reduction_fusable(const Shape& shape, DType dtype, const DimVector& mask);
+
+/// Records argmax (`is_max`) or argmin of `input` over the axes marked in
+/// `mask`: the int64 index of the first extreme element along the reduced
+/// axes (their C-order flattened index when all axes are reduced); the first
+/// NaN wins, as in NumPy. keepdims keeps the reduced axes with size 1.
+/// Precondition: arg_reduction_fusable(input.shape(), input.dtype(), mask).
+/// Thread-safety: as record_reduce.
+Tensor record_arg_reduce(const char* name, bool is_max, const Tensor& input, const DimVector& mask, bool keepdims);
+
+/// Materialises the given tensors (and everything pending in their graphs)
+/// and waits for them. Throws the error of failed work. Releases the graph
+/// lock while waiting (call it without the GIL: stream callbacks may need it).
 void eval(const std::vector<Tensor>& tensors);
-/// Materialises every pending graph of every thread. Never throws: errors
-/// stay with the failed tensors (raised when they are read).
+/// eval() without waiting: flushes the tensors' graphs (small ones on idle
+/// streams run here) and returns whether all of them are final (true; their
+/// errors are thrown) or still computing on a stream (false: call eval()).
+bool try_eval(const Tensor* tensors, size_t n);
+/// Enqueues the pending graph of `stream` (the calling thread's current
+/// stream if null) on that stream and returns without waiting: the work
+/// starts now and runs asynchronously; observing a result waits for it.
+void flush(runtime::Stream* stream = nullptr);
+/// Blocking waits for stream work (observing a value still computing on a
+/// stream) run as hook(wait, arg) when a hook is set -- the Python bindings
+/// set one that releases the GIL around wait(arg), since the stream may first
+/// have to run a Python callback. Not used while the graph lock is held.
+void set_wait_hook(void (*hook)(void (*wait)(void*), void* arg)) noexcept;
+/// Materialises every pending graph of every stream and waits for it. Never
+/// throws: errors stay with the failed tensors (raised when they are read).
 void flush_all() noexcept;
-/// Nodes pending in the calling thread's graph.
+/// Nodes pending in the graph of the calling thread's current stream.
 int64_t pending_nodes();
 
-/// Pending graph size bound: a thread's graph materialises when it holds this
-/// many nodes (default 1024; `ASC_GRAPH_MAX_NODES`).
+/// Pending graph size bound: a stream's graph is flushed (asynchronously)
+/// when it holds this many nodes (default 1024; `ASC_GRAPH_MAX_NODES`). At
+/// most 4 flushed batches per stream are in flight; a fifth waits.
 int64_t max_nodes() noexcept;
 void set_max_nodes(int64_t n);
 

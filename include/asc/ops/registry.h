@@ -89,6 +89,10 @@ struct OpDef {
   /// with a negative exponent): such calls run eagerly even in lazy mode, so
   /// that the error raises at the call, as in NumPy.
   bool value_errors = false;
+  /// Opaque/composite ops (`run`): whether `run` handles complex64/complex128
+  /// operands. Calls with a complex operand of an op without it raise
+  /// kInvalidDtype "[op] ... not supported for complex64" (never garbage).
+  bool complex_ok = false;
   /// The op named by `combine`, resolved by the registry on first use (cached
   /// dispatch: no name lookup per call).
   const OpDef* combine_op = nullptr;
@@ -125,28 +129,35 @@ Tensor cast(const Tensor& t, DType dtype, bool copy = false);
 /// NumPy 2 promotion as NumPy's ufuncs apply it, with ml_dtypes' bfloat16
 /// loops: bfloat16 with bool/int8/uint8 -> bfloat16; with float16, int16,
 /// uint16, float32 -> float32; with 32/64-bit ints or float64 -> float64.
+/// Complex: complex64 with bool, 8/16-bit ints, float16, bfloat16, float32;
+/// complex128 with 32/64-bit ints and float64 (NumPy's table).
 /// (All pairs of pyasc's dtypes promote; the Result is for future dtypes.)
 Result<DType> promote_types(DType a, DType b);
 /// promote_types() that throws, naming `op`.
 DType promote_or_throw(DType a, DType b, const std::string& op);
 /// The float dtype NumPy computes math functions of `d` in (int8 -> float16,
-/// int16 -> float32, int32/int64 -> float64, floats unchanged).
+/// int16 -> float32, int32/int64 -> float64, floats and complex unchanged).
 DType float_for(DType d);
 
 /// A Python scalar of the NEP 50 "weak" kinds.
-enum class ScalarKind : uint8_t { kBool, kInt, kFloat };
+enum class ScalarKind : uint8_t { kBool, kInt, kFloat, kComplex };
 struct Scalar {
   ScalarKind kind = ScalarKind::kFloat;
   int64_t i = 0;  // kBool / kInt
-  double f = 0;   // kFloat
+  double f = 0;   // kFloat; the real part of kComplex
+  double im = 0;  // kComplex: the imaginary part
   static Scalar from_bool(bool b) { Scalar s; s.kind = ScalarKind::kBool; s.i = b; return s; }
   static Scalar from_int(int64_t v) { Scalar s; s.kind = ScalarKind::kInt; s.i = v; return s; }
   static Scalar from_float(double v) { Scalar s; s.kind = ScalarKind::kFloat; s.f = v; return s; }
+  static Scalar from_complex(double re, double imag) {
+    Scalar s; s.kind = ScalarKind::kComplex; s.f = re; s.im = imag; return s;
+  }
 };
 /// The dtype a weak scalar takes next to an array of dtype `array_dtype` (NEP 50:
-/// int8_array + 1 -> int8, int_array + 1.5 -> float64, float32_array * 2.5 -> float32).
+/// int8_array + 1 -> int8, int_array + 1.5 -> float64, float32_array * 2.5 -> float32,
+/// float32_array * 1j -> complex64, int8_array * 1j -> complex128).
 DType weak_scalar_dtype(DType array_dtype, ScalarKind kind);
-/// The dtype of a scalar on its own (bool, int64, float64).
+/// The dtype of a scalar on its own (bool, int64, float64, complex128).
 DType default_scalar_dtype(ScalarKind kind);
 /// A 0-d tensor holding `s` as `dtype`. An int out of the dtype's range is
 /// kInvalidParam ("[op] Python integer 300 out of bounds for int8").

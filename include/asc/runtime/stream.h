@@ -119,10 +119,11 @@ std::shared_ptr<Stream> find_stream(const void* handle);
 /// Waits for every live stream; returns the first error found.
 Status synchronize_device();
 
-/// A function every Stream::synchronize() and synchronize_device() calls
-/// first (the lazy graph layer registers one that runs pending graphs, so
-/// stream synchronisation also materialises them). It must not throw.
-void set_synchronize_hook(void (*hook)()) noexcept;
+/// A function every Stream::synchronize() (with that stream) and
+/// synchronize_device() (with null) calls first: the lazy graph layer
+/// registers one that materialises the pending graphs of that stream (of all
+/// streams), so stream synchronisation also materialises them. It must not throw.
+void set_synchronize_hook(void (*hook)(Stream* stream)) noexcept;
 
 /// RAII: makes a stream current for a scope.
 class StreamGuard {

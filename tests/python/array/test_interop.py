@@ -184,7 +184,7 @@ def test_array_namespace():
     assert dd["real floating"] == np.float64 and dd["integral"] == np.int64 and dd["indexing"] == np.int64
     all_dt = info.dtypes()
     assert set(all_dt) == {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                           "float16", "bfloat16", "float32", "float64"}
+                           "float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
     assert set(info.dtypes(kind="signed integer")) == {"int8", "int16", "int32", "int64"}
     assert set(info.dtypes(kind=("bool", "real floating"))) == {"bool", "float16", "bfloat16", "float32", "float64"}
     with pytest.raises(ValueError):
