@@ -128,6 +128,7 @@ void with_elem_copy(size_t item, Fn&& fn) {
     case 1: fn(CopyElem<1>{}); break;
     case 2: fn(CopyElem<2>{}); break;
     case 4: fn(CopyElem<4>{}); break;
+    case 16: fn(CopyElem<16>{}); break;  // complex128
     default: fn(CopyElem<8>{}); break;
   }
 }
@@ -260,6 +261,20 @@ Plan make_plan(const Tensor& x, const std::vector<Index>& index, const std::stri
   }
   for (size_t i = 1; i < plan.adv.size(); ++i)
     if (plan.adv[i].dim != plan.adv[i - 1].dim + 1) plan.adjacent = false;
+  // NumPy separates advanced indices by any basic item between them in the
+  // index tuple, even an Ellipsis that stands for no axis: x[:, [0], ..., 0]
+  // puts the broadcast axes first.
+  bool seen_adv = false, gap = false;
+  for (const Index& it : index) {
+    const bool adv = it.kind == Index::kArray || (any_array && it.basic.kind == IndexItem::kInt);
+    if (adv) {
+      if (seen_adv && gap) plan.adjacent = false;
+      seen_adv = true;
+      gap = false;
+    } else if (seen_adv) {
+      gap = true;
+    }
+  }
   return plan;
 }
 

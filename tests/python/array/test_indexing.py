@@ -31,6 +31,8 @@ KEYS = [
     lambda xp: [],                                                         # empty integer list
     lambda xp: xp.asarray(np.zeros((0,), np.int64)),
     lambda xp: (slice(None), xp.asarray(np.zeros((0, 2), np.int32))),
+    lambda xp: (slice(None), [0, 2], Ellipsis, 1, 3),                      # an Ellipsis of no axes separates too
+    lambda xp: ([1, 0], Ellipsis, [2, 1], slice(None)),
 ]
 
 
