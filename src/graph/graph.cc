@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -613,6 +614,22 @@ void schedule(std::vector<Node*>& order, std::vector<Group>& groups) {
 
 /// Liveness, common subexpressions, dead code, schedule and buffer needs of
 /// `b.nodes`; collects the leaves `b` reads.
+/// PYASC_DEBUG=1: the scheduler's decisions for one flush (one line per group).
+void log_plan(const Batch& b) {
+  ASC_LOG_DEBUG("graph", "flush graph=" << b.dump_seq << " stream=" << b.stream_id << ": " << b.nodes.size()
+                                         << " nodes recorded, " << b.order.size() << " scheduled, "
+                                         << b.groups.size() << " groups");
+  for (size_t gi = 0; gi < b.groups.size(); ++gi) {
+    const Group& g = b.groups[gi];
+    std::ostringstream ops;
+    for (size_t i = 0; i < g.nodes.size(); ++i) ops << (i ? "+" : "") << g.nodes[i]->name;
+    std::ostringstream dom;
+    for (size_t i = 0; i < g.domain.size(); ++i) dom << (i ? "," : "") << g.domain[i];
+    ASC_LOG_DEBUG("graph", "  group " << gi << "/" << b.groups.size() << " mode=" << mode_name(g.mode) << " domain=("
+                                      << dom.str() << ") ops=" << ops.str());
+  }
+}
+
 void plan(Batch& b) {
   auto& nodes = b.nodes;
   auto& st = mutable_stats();
@@ -671,6 +688,7 @@ void plan(Batch& b) {
     groups[gi].index = static_cast<int>(gi);
     groups[gi].of = static_cast<int>(groups.size());
   }
+  if (log_enabled(LogLevel::kDebug)) log_plan(b);
   // Buffers: live values, values read by later groups or through views.
   for (Node* n : b.order) {
     if (n->live) n->needs_buffer = true;
@@ -978,7 +996,10 @@ bool flush_single(Graph& g, runtime::Stream* s) {
 
 void flush_graph(Graph& g, bool observe) {
   if (g.nodes.empty()) return;
-  if (observe && g.nodes.size() == 1 && flush_single(g, g.hold.get())) return;
+  if (observe && g.nodes.size() == 1 && flush_single(g, g.hold.get())) {
+    ASC_LOG_DEBUG("graph", "one-node graph ran directly (no schedule)");
+    return;
+  }
   auto bp = std::make_shared<Batch>();
   Batch& b = *bp;
   b.nodes.swap(g.nodes);
@@ -1006,6 +1027,7 @@ void flush_graph(Graph& g, bool observe) {
   }
   if (!stream || (observe && can_inline(b, *stream))) {
     // Nothing queued ahead on the stream (or the stream is gone): run here.
+    ASC_LOG_DEBUG("graph", "graph=" << b.dump_seq << " runs inline on the observing thread");
     execute(b);
     complete(std::move(bp));
     add_garbage(std::move(stream));
@@ -1021,6 +1043,8 @@ void flush_graph(Graph& g, bool observe) {
     if (o->stream_id == b.stream_id && !o->done.load(std::memory_order_acquire) && on_stream++ == 0) oldest = o.get();
   v.push_back(bp);
   runtime::Stream* s = stream.get();
+  ASC_LOG_DEBUG("graph", "graph=" << b.dump_seq << " enqueued on stream " << b.stream_id << " (" << on_stream
+                                  << " batches of this stream in flight)");
   b.seq = s->enqueue("graph", [bp, keep = std::move(stream)]() mutable {
     runtime::StreamGuard guard(keep);  // pool allocations of the batch are ordered on this stream
     execute(*bp);

@@ -51,3 +51,41 @@ def test_debug_logs_reach_stderr(run_python):
     )
     assert r.returncode == 0, r.stderr
     assert "[pyasc " in r.stderr and " D " in r.stderr
+
+
+def test_debug_logs_graph_decisions(run_python):
+    # A fused flush logs its groups; a one-node graph logs the direct path.
+    r = run_python(
+        """
+        import numpy as np, pyasc as asc
+        asc.set_eager(False)
+        a = asc.asarray(np.arange(100000, dtype=np.float32))
+        r = a * 2 + 1
+        s = (a - 3).sum()
+        asc.eval(r, s)
+        b = asc.asarray(np.arange(10, dtype=np.float32))
+        t = b + 5
+        t.eval()
+        """,
+        env={"PYASC_DEBUG": "1"},
+    )
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if "] " in ln and " graph]" in ln.split("] ")[0] + "]"]
+    text = "\n".join(lines)
+    assert "nodes recorded" in text and "groups" in text, r.stderr
+    # Both expressions read `a`: one pass computes both (a map output and a sum).
+    assert "group 0/1 mode=reduce_all domain=(100000) ops=multiply+add+subtract+sum" in text, r.stderr
+    assert "enqueued on stream" in text or "runs inline" in text, r.stderr
+    assert "one-node graph ran directly" in text, r.stderr
+
+
+def test_no_graph_logs_by_default(run_python):
+    r = run_python(
+        """
+        import numpy as np, pyasc as asc
+        a = asc.asarray(np.ones(10, np.float32))
+        asc.eval(a * 2 + 1)
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert "graph" not in r.stderr
