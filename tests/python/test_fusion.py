@@ -13,22 +13,10 @@ from hypothesis import strategies as st
 
 import pyasc as asc
 
+from lazy_helpers import groups_of, lazy_mode  # noqa: F401 - lazy_mode: autouse fixture
+
 FLOATS = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-
-
-@pytest.fixture(autouse=True)
-def lazy_mode():
-    previous = asc.is_eager()
-    asc.set_eager(False)
-    yield
-    asc.set_eager(previous)
-
-
-def groups_of(fn):
-    before = asc.lazy.graph_stats()["groups_run"]
-    out = fn()
-    return out, asc.lazy.graph_stats()["groups_run"] - before
 
 
 def tol(dtype):

@@ -8,19 +8,7 @@ import pytest
 
 import pyasc as asc
 
-
-@pytest.fixture(autouse=True)
-def lazy_mode():
-    previous = asc.is_eager()
-    asc.set_eager(False)
-    yield
-    asc.set_eager(previous)
-
-
-def groups_of(fn):
-    before = asc.lazy.graph_stats()["groups_run"]
-    out = fn()
-    return out, asc.lazy.graph_stats()["groups_run"] - before
+from lazy_helpers import groups_of, lazy_mode  # noqa: F401 - lazy_mode: autouse fixture
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

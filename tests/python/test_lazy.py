@@ -14,16 +14,10 @@ import pytest
 
 import pyasc as asc
 
+from lazy_helpers import lazy_mode  # noqa: F401 - lazy_mode: autouse fixture
+
 ALL = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
        np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
-
-
-@pytest.fixture(autouse=True)
-def lazy_mode():
-    previous = asc.is_eager()
-    asc.set_eager(False)
-    yield
-    asc.set_eager(previous)
 
 
 def rnd(shape, dtype=np.float32, seed=0, lo=-3, hi=3):

@@ -13,19 +13,7 @@ from hypothesis import strategies as st
 
 import pyasc as asc
 
-
-@pytest.fixture(autouse=True)
-def lazy_mode():
-    previous = asc.is_eager()
-    asc.set_eager(False)
-    yield
-    asc.set_eager(previous)
-
-
-def groups_of(fn):
-    before = asc.lazy.graph_stats()["groups_run"]
-    out = fn()
-    return out, asc.lazy.graph_stats()["groups_run"] - before
+from lazy_helpers import groups_of, lazy_mode  # noqa: F401 - lazy_mode: autouse fixture
 
 
 def data(n=10007, seed=0, dtype=np.float64):
