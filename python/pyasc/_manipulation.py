@@ -595,7 +595,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning."""
     x = _arr(a)
     r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-    if _is_float(x) and _any_nan(r) and _all_nan_slice(x, axis):
+    inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"  # complex: NaN in either part
+    if inexact and bool(_C.any(_C.isnan(r))) and _all_nan_slice(x, axis):
         _warn("Mean of empty slice")
     return r
 

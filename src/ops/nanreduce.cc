@@ -8,6 +8,11 @@
 // raise kInvalidParam "All-NaN slice encountered" for nanargmax/nanargmin.
 // NumPy's RuntimeWarnings for all-NaN slices are issued by the Python layer
 // (pyasc._manipulation), which sees the NaN results.
+//
+// Complex inputs (nansum, nanprod, nanmean, nanargmax, nanargmin, nancumsum,
+// nancumprod) follow NumPy's _replace_nan: an element with a NaN in either
+// part becomes the neutral value with a zero imaginary part (nanargmax:
+// -inf+0j, so as in NumPy it can win against values whose real part is -inf).
 #include <cmath>
 #include <limits>
 
@@ -40,7 +45,7 @@ const char* plain(const OpDef& op) { return op.name.c_str() + 3; }
 Tensor run_nan_fill(const OpDef& op, const std::vector<Tensor>& in, const Attrs& attrs) {
   const Tensor& x = in[0];
   const std::string& n = op.name;
-  if (!is_floating(x.dtype())) return call(get_op(plain(op)), {x}, attrs);
+  if (!is_floating(x.dtype()) && !is_complex(x.dtype())) return call(get_op(plain(op)), {x}, attrs);
   const double inf = std::numeric_limits<double>::infinity();
   const double fill = (n == "nanprod" || n == "nancumprod") ? 1.0
                       : (n == "nanmax" || n == "nanargmax") ? -inf
@@ -71,6 +76,18 @@ void mean_dtypes(const Tensor& x, const Attrs& attrs, DType* result, DType* acc)
 
 Tensor run_nanmean(const OpDef&, const std::vector<Tensor>& in, const Attrs& attrs) {
   const Tensor& x = in[0];
+  if (is_complex(x.dtype())) {
+    // NumPy: tot = sum(replace_nan(x, 0), dtype), cnt = sum(~isnan(x), intp),
+    // tot / cnt computed in the promoted dtype and cast back (0/0: nan+nanj).
+    const DType result = attrs.has_dtype ? attrs.dtype : x.dtype();
+    Attrs a = attrs;
+    a.has_dtype = true;
+    a.dtype = DType::kInt64;
+    const Tensor cnt = call(get_op("sum"), {call1("logical_not", call1("isnan", x))}, a);
+    a.dtype = result;
+    const Tensor tot = call(get_op("sum"), {replace_nan(x, 0.0)}, a);
+    return cast(call2("true_divide", tot, cnt), result);
+  }
   if (!is_floating(x.dtype())) return call(get_op("mean"), {x}, attrs);
   DType result, acc;
   mean_dtypes(x, attrs, &result, &acc);
@@ -111,8 +128,9 @@ Tensor run_nanvar(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a
   return cast(v, result);
 }
 
-OpDef nan_op(const char* name, OpaqueFn run, const char* doc) {
+OpDef nan_op(const char* name, OpaqueFn run, const char* doc, bool complex_ok = false) {
   OpDef d;
+  d.complex_ok = complex_ok;
   d.name = name;
   d.arity = 1;
   d.fusion = FusionClass::kReduction;
@@ -125,17 +143,18 @@ OpDef nan_op(const char* name, OpaqueFn run, const char* doc) {
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(nan_op("nansum", &run_nan_fill, "Sum over the given axes treating NaN as zero.")),
-    OpRegistrar(nan_op("nanprod", &run_nan_fill, "Product over the given axes treating NaN as one.")),
+    OpRegistrar(nan_op("nansum", &run_nan_fill, "Sum over the given axes treating NaN as zero.", true)),
+    OpRegistrar(nan_op("nanprod", &run_nan_fill, "Product over the given axes treating NaN as one.", true)),
     OpRegistrar(nan_op("nanmax", &run_nan_fill, "Maximum over the given axes ignoring NaN (NaN for all-NaN slices).")),
     OpRegistrar(nan_op("nanmin", &run_nan_fill, "Minimum over the given axes ignoring NaN (NaN for all-NaN slices).")),
     OpRegistrar(nan_op("nanargmax", &run_nan_fill,
-                       "Index of the maximum ignoring NaN; an all-NaN slice is a ValueError.")),
+                       "Index of the maximum ignoring NaN; an all-NaN slice is a ValueError.", true)),
     OpRegistrar(nan_op("nanargmin", &run_nan_fill,
-                       "Index of the minimum ignoring NaN; an all-NaN slice is a ValueError.")),
-    OpRegistrar(nan_op("nancumsum", &run_nan_fill, "Cumulative sum treating NaN as zero.")),
-    OpRegistrar(nan_op("nancumprod", &run_nan_fill, "Cumulative product treating NaN as one.")),
-    OpRegistrar(nan_op("nanmean", &run_nanmean, "Mean over the given axes ignoring NaN (NaN for all-NaN slices).")),
+                       "Index of the minimum ignoring NaN; an all-NaN slice is a ValueError.", true)),
+    OpRegistrar(nan_op("nancumsum", &run_nan_fill, "Cumulative sum treating NaN as zero.", true)),
+    OpRegistrar(nan_op("nancumprod", &run_nan_fill, "Cumulative product treating NaN as one.", true)),
+    OpRegistrar(nan_op("nanmean", &run_nanmean, "Mean over the given axes ignoring NaN (NaN for all-NaN slices).",
+                       true)),
     OpRegistrar(nan_op("nanvar", &run_nanvar,
                        "Variance ignoring NaN; the divisor is (count of non-NaN) - ddof, NaN when <= 0.")),
     OpRegistrar(nan_op("nanstd", &run_nanvar,

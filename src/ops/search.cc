@@ -5,7 +5,8 @@
 // -0.0 == +0.0) after promoting `a` and `v` to one dtype. nonzero and argwhere
 // count the nonzero elements per block in parallel, then each block writes its
 // coordinates at its prefix offset, so the output is in C order whatever the
-// block split.
+// block split. Complex inputs are tested through the complex -> bool cast
+// (either part nonzero; NaN is nonzero).
 #include <algorithm>
 #include <vector>
 
@@ -81,10 +82,15 @@ inline bool nonzero_value(T v) {
   return !SortKey<T>::is_zero(v);  // NaN is nonzero, -0.0 is zero
 }
 
+/// Complex values are nonzero when either part is (a NaN part counts, -0-0j
+/// does not): the complex -> bool cast is exactly that test, so the loops
+/// below only ever see real dtypes.
+Tensor real_or_bool(const Tensor& x) { return is_complex(x.dtype()) ? cast(x, DType::kBool) : x; }
+
 /// Coordinates of the nonzero elements of x in C order: (nnz, ndim) or, with
 /// `by_axis`, (ndim, nnz) (one contiguous row per axis, for nonzero()).
 Tensor coords(const Tensor& x0, bool by_axis, const std::string& name) {
-  const Tensor x = x0.contiguous();
+  const Tensor x = real_or_bool(x0).contiguous();
   const int64_t N = x.numel(), nd = x.ndim();
   const int64_t blocks = N < kParallelMin ? 1 : std::min<int64_t>(num_cores(), N / (int64_t(1) << 15));
   std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(blocks, 1)) + 1, 0);
@@ -150,7 +156,7 @@ Tensor run_count_nonzero(const OpDef& op, const std::vector<Tensor>& inputs, con
     a.dtype = DType::kInt64;
     return call(sum, {cast(x, DType::kBool)}, a);
   }
-  const Tensor xc = x.contiguous();
+  const Tensor xc = real_or_bool(x).contiguous();
   const int64_t N = xc.numel();
   const int64_t blocks = N < kParallelMin ? 1 : std::min<int64_t>(num_cores(), N / (int64_t(1) << 15));
   std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(blocks, 1)), 0);
@@ -232,6 +238,12 @@ OpDef count_nonzero_def() {
   d.fusion = FusionClass::kReduction;
   d.combine = "add";
   d.identity = Identity::kZero;
+  d.complex_ok = true;
+  return d;
+}
+
+OpDef complex_ok(OpDef d) {
+  d.complex_ok = true;
   return d;
 }
 
@@ -240,10 +252,10 @@ const OpRegistrar kOps[] = {
                        "Indices where v would be inserted into the sorted 1-d a (Attrs.flags bit 0: side='right').")),
     OpRegistrar(opaque("searchsorted_sorter", 3, &run_searchsorted,
                        "searchsorted(a, v) with a given by the permutation sorter (a[sorter] is sorted).")),
-    OpRegistrar(opaque("nonzero", 1, &run_nonzero,
-                       "Coordinates of the nonzero elements as an (ndim, nnz) int64 array, C order.")),
-    OpRegistrar(opaque("argwhere", 1, &run_argwhere,
-                       "Coordinates of the nonzero elements as an (nnz, ndim) int64 array, C order.")),
+    OpRegistrar(complex_ok(opaque("nonzero", 1, &run_nonzero,
+                                  "Coordinates of the nonzero elements as an (ndim, nnz) int64 array, C order."))),
+    OpRegistrar(complex_ok(opaque("argwhere", 1, &run_argwhere,
+                                  "Coordinates of the nonzero elements as an (nnz, ndim) int64 array, C order."))),
     OpRegistrar(count_nonzero_def()),
     OpRegistrar(opaque("bincount", 1, &run_bincount,
                        "Occurrences of each value of a 1-d non-negative integer array (Attrs.flags: minlength).")),

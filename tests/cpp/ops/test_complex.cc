@@ -260,3 +260,42 @@ TEST(ComplexOps, ArgmaxArgminLexicographicNaNFirst) {
   EXPECT_EQ(ops::call("argmax", {b}).data_as<int64_t>()[0], 1);
   EXPECT_EQ(ops::call("argmin", {b}).data_as<int64_t>()[0], 1);
 }
+
+TEST(ComplexOps, NonzeroEitherPartNaNCounts) {
+  using C = std::complex<double>;
+  // -0-0j and 0+0j are zero; a NaN or nonzero in either part is nonzero.
+  Tensor a = cvec<C>({{-0.0, -0.0}, {0, 1}, {0, 0}, {kNaN, 0}, {-0.0, kNaN}, {0.0, -0.0}, {kInf, 0}});
+  Tensor nz = ops::call("nonzero", {a});
+  ASSERT_EQ(nz.shape(), Shape({1, 4}));
+  const int64_t want[] = {1, 3, 4, 6};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(nz.data_as<int64_t>()[i], want[i]);
+  Tensor aw = ops::call("argwhere", {a});
+  ASSERT_EQ(aw.shape(), Shape({4, 1}));
+  EXPECT_EQ(aw.data_as<int64_t>()[3], 6);
+  EXPECT_EQ(ops::call("count_nonzero", {a}).data_as<int64_t>()[0], 4);
+}
+
+TEST(ComplexOps, NanReductions) {
+  using C = std::complex<float>;
+  const float nan = std::nanf("");
+  Tensor a = cvec<C>({{1, 2}, {nan, 0}, {3, -1}, {0, nan}, {-2, 5}});
+  // NaN in either part: dropped from sums, 1 in products, never the arg extremum.
+  EXPECT_EQ(get<C>(ops::call("nansum", {a}), 0), C(2, 6));
+  EXPECT_EQ(get<C>(ops::call("nanprod", {cvec<C>({{0, 1}, {nan, nan}, {0, 1}})}), 0), C(-1, 0));
+  Tensor mean = ops::call("nanmean", {a});
+  EXPECT_EQ(mean.dtype(), DType::kComplex64);
+  EXPECT_FLOAT_EQ(get<C>(mean, 0).real(), 2.0f / 3);
+  EXPECT_FLOAT_EQ(get<C>(mean, 0).imag(), 2.0f);
+  EXPECT_EQ(ops::call("nanargmax", {a}).data_as<int64_t>()[0], 2);
+  EXPECT_EQ(ops::call("nanargmin", {a}).data_as<int64_t>()[0], 4);
+  Tensor cs = ops::call("nancumsum", {a});
+  EXPECT_EQ(get<C>(cs, 1), C(1, 2));
+  EXPECT_EQ(get<C>(cs, 4), C(2, 6));
+  try {
+    ops::call("nanargmax", {cvec<C>({{nan, 0}, {0, nan}})});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidParam);
+    EXPECT_EQ(e.message().rfind("[nanargmax]", 0), 0u) << e.message();
+  }
+}

@@ -772,3 +772,156 @@ def test_full_and_asarray_complex_to_real(dst):
                 e = np.asarray(np.array([1.5 + 2j, -3 + 0j]), dtype=dst)
             same(r, e, exact=True)
     same(asc.full(2, 1 + 2j), np.full(2, 1 + 2j), exact=True)  # no dtype: complex result
+
+
+# ------------------------------------------------------------------ search and nan-reductions
+
+
+def _zeros_and_nans(dtype):
+    """Values whose nonzero-ness depends on one part only: ±0 in both parts,
+    NaN/Inf in either part, plus the special grid of cdata."""
+    parts = [(0.0, 0.0), (-0.0, -0.0), (-0.0, 0.0), (0.0, -0.0), (0.0, 1.0), (-0.0, np.nan), (np.nan, -0.0),
+             (np.inf, 0.0), (0.0, -np.inf), (2.0, 0.0), (np.nan, np.nan)]
+    re, im = np.array([p[0] for p in parts]), np.array([p[1] for p in parts])
+    return np.concatenate([_pack(re, im, dtype), cdata(dtype, 64)])
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_nonzero_family(dtype):
+    a = _zeros_and_nans(dtype)
+    for n in (a.size, 1, 7, 8, 9, 17, 33):
+        b = a[:n]
+        xs = views(b)
+        es = [b, np.ascontiguousarray(b[::-1])[::-1], np.repeat(b, 2)[::2]]
+        for x, e in zip(xs, es):
+            for g, r in zip(asc.nonzero(x), np.nonzero(e)):
+                same(g, r)
+            for g, r in zip(asc.where(x), np.where(e)):
+                same(g, r)
+            same(asc.flatnonzero(x), np.flatnonzero(e))
+            same(asc.argwhere(x), np.argwhere(e))
+            same(asc.count_nonzero(x), np.int64(np.count_nonzero(e)))
+    # -0-0j is zero, a NaN part is nonzero
+    z = _pack(np.array([-0.0, 0.0, np.nan, -0.0]), np.array([-0.0, -0.0, 0.0, np.nan]), dtype)
+    same(asc.flatnonzero(asc.asarray(z)), np.array([2, 3], np.int64))
+    # 2-d: axis/keepdims, transposed and reversed views
+    m = a[: 6 * 11].reshape(6, 11)
+    xm = asc.asarray(m)
+    for x, e in ((xm, m), (xm.T, m.T), (xm[::-1, ::2], m[::-1, ::2])):
+        for g, r in zip(asc.nonzero(x), np.nonzero(e)):
+            same(g, r)
+        same(asc.argwhere(x), np.argwhere(e))
+        for axis in (None, 0, 1, -1, (0, 1)):
+            same(asc.count_nonzero(x, axis=axis), np.asarray(np.count_nonzero(e, axis=axis), np.int64))
+            same(asc.count_nonzero(x, axis=axis, keepdims=True),
+                 np.asarray(np.count_nonzero(e, axis=axis, keepdims=True), np.int64))
+    # empty and 0-d
+    e0 = np.zeros((0, 3), dtype)
+    x0 = asc.asarray(e0)
+    same(asc.argwhere(x0), np.argwhere(e0))
+    for g, r in zip(asc.nonzero(x0), np.nonzero(e0)):
+        same(g, r)
+    same(asc.count_nonzero(x0, axis=0), np.count_nonzero(e0, axis=0).astype(np.int64))
+    same(asc.flatnonzero(x0), np.flatnonzero(e0))
+    for v in (0j, complex(-0.0, -0.0), complex(np.nan, 0), 1j):
+        s = np.array(v, dtype)
+        same(asc.argwhere(asc.asarray(s)), np.argwhere(s))
+        same(asc.count_nonzero(asc.asarray(s)), np.int64(np.count_nonzero(s)))
+        same(asc.flatnonzero(asc.asarray(s)), np.flatnonzero(s))
+        with pytest.raises(ValueError):
+            asc.nonzero(asc.asarray(s))
+
+
+def _nan_data(dtype, n=48, seed=11):
+    a = cdata(dtype, n, seed=seed, special=False)
+    a[::5] = complex(np.nan, 1.0)
+    a[1::7] = complex(2.0, np.nan)
+    a[3::11] = complex(-0.0, -0.0)
+    return a
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_nan_reductions(dtype):
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    a = _nan_data(dtype)
+    for x, e in zip(views(a), [a, np.ascontiguousarray(a[::-1])[::-1], np.repeat(a, 2)[::2]]):
+        same(asc.nansum(x), np.nansum(e), rtol=tol)
+        same(asc.nanmean(x), np.nanmean(e), rtol=tol)
+        same(asc.nanargmax(x), np.nanargmax(e))
+        same(asc.nanargmin(x), np.nanargmin(e))
+    p = np.where(np.isnan(a), a, a / np.abs(a)).astype(dtype)[:30]
+    same(asc.nanprod(asc.asarray(p)), np.nanprod(p), rtol=1e-4 if dtype == np.complex64 else 1e-11)
+    m = a.reshape(6, 8)
+    xm = asc.asarray(m)
+    for x, e in ((xm, m), (xm.T, m.T), (xm[::-1, ::3], m[::-1, ::3])):
+        for axis in (None, 0, 1, -1):
+            for kd in (False, True):
+                same(asc.nansum(x, axis=axis, keepdims=kd), np.nansum(e, axis=axis, keepdims=kd), rtol=tol)
+                same(asc.nanmean(x, axis=axis, keepdims=kd), np.nanmean(e, axis=axis, keepdims=kd), rtol=tol)
+            if axis is not None:
+                same(asc.nanargmax(x, axis=axis), np.nanargmax(e, axis=axis))
+                same(asc.nanargmin(x, axis=axis), np.nanargmin(e, axis=axis))
+        same(asc.nansum(x, axis=0, dtype=np.complex128), np.nansum(e, axis=0, dtype=np.complex128), rtol=tol)
+    # ties and special values: -inf / +inf parts and the replaced NaNs
+    s = _pack(np.array([np.nan, -np.inf, 0.0, -np.inf, np.inf, 1.0]),
+              np.array([0.0, -1.0, np.nan, 5.0, np.nan, np.inf]), dtype)
+    same(asc.nanargmax(asc.asarray(s)), np.nanargmax(s))
+    same(asc.nanargmin(asc.asarray(s)), np.nanargmin(s))
+    same(asc.nansum(asc.asarray(s[[0, 2, 5]])), np.nansum(s[[0, 2, 5]]), exact=True)
+    # ±0: nansum of zeros keeps NumPy's sign
+    z = _pack(np.array([-0.0, -0.0, np.nan]), np.array([-0.0, -0.0, 0.0]), dtype)
+    same(asc.nansum(asc.asarray(z)), np.nansum(z), exact=True)
+    same(asc.nanprod(asc.asarray(z)), np.nanprod(z), exact=True)
+    # 0-d
+    for v in (complex(np.nan, 0), complex(0, np.nan), 1 - 2j):
+        s0 = np.array(v, dtype)
+        same(asc.nansum(asc.asarray(s0)), np.nansum(s0), exact=True)
+        same(asc.nanprod(asc.asarray(s0)), np.nanprod(s0), exact=True)
+    same(asc.nanargmax(asc.asarray(np.array(1 - 2j, dtype))), np.nanargmax(np.array(1 - 2j, dtype)))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_nan_reductions_all_nan_and_empty(dtype):
+    allnan = _pack(np.array([np.nan, 1.0, np.nan]), np.array([0.0, np.nan, np.nan]), dtype)
+    x = asc.asarray(allnan)
+    same(asc.nansum(x), np.nansum(allnan), exact=True)
+    same(asc.nanprod(x), np.nanprod(allnan), exact=True)
+    with pytest.raises(ValueError, match="All-NaN"):
+        asc.nanargmax(x)
+    with pytest.raises(ValueError, match="All-NaN"):
+        asc.nanargmin(x)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = asc.nanmean(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.nanmean(allnan)
+    same(got, expected)
+    e = np.zeros((0, 3), dtype)
+    xe = asc.asarray(e)
+    same(asc.nansum(xe, axis=0), np.nansum(e, axis=0), exact=True)
+    same(asc.nanprod(xe, axis=0), np.nanprod(e, axis=0), exact=True)
+    same(asc.nansum(xe), np.nansum(e), exact=True)
+    with pytest.raises(ValueError):
+        asc.nanargmax(xe)
+    with pytest.raises(ValueError):
+        asc.nanargmin(xe, axis=0)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_nan_cumulative(dtype):
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    a = _nan_data(dtype, 40)
+    for x, e in zip(views(a), [a, np.ascontiguousarray(a[::-1])[::-1], np.repeat(a, 2)[::2]]):
+        same(asc.nancumsum(x), np.nancumsum(e), rtol=tol)
+    p = np.where(np.isnan(a), a, a / np.abs(a)).astype(dtype)[:30]
+    same(asc.nancumprod(asc.asarray(p)), np.nancumprod(p), rtol=1e-4 if dtype == np.complex64 else 1e-11)
+    m = a.reshape(5, 8)
+    for axis in (0, 1, -1):
+        same(asc.nancumsum(asc.asarray(m)[::-1], axis=axis), np.nancumsum(m[::-1], axis=axis), rtol=tol)
+    z = _pack(np.array([np.nan, -0.0, 1.0]), np.array([0.0, -0.0, np.nan]), dtype)
+    same(asc.nancumsum(asc.asarray(z)), np.nancumsum(z), exact=True)
+    same(asc.nancumprod(asc.asarray(z)), np.nancumprod(z), exact=True)
+    e0 = np.zeros(0, dtype)
+    same(asc.nancumsum(asc.asarray(e0)), np.nancumsum(e0))
