@@ -358,7 +358,7 @@ void bind_global(const void* p, uint64_t bytes) {
 }
 
 void gm_access(const char* op, const void* bound, uint64_t bound_bytes, const void* p, uint32_t count,
-               uint64_t burst, uint64_t pitch, bool write) {
+               uint64_t burst, uint64_t pitch, bool write, bool atomic) {
   BlockCheck* bc = t_check;
   if (!bc || count == 0 || burst == 0) return;
   const uint64_t extent = uint64_t(count - 1) * pitch + burst;
@@ -383,7 +383,7 @@ void gm_access(const char* op, const void* bound, uint64_t bound_bytes, const vo
           verb + " GM bytes [" + snum(int64_t(start - base)) + ", " + snum(int64_t(end - base)) + ") of a " +
               num(req) + "-byte allocation");
   }
-  if (!write) return;
+  if (!write || atomic) return;
   // DataCopy / DataCopyPad under SetAtomicAdd/Max/Min combine into GM: several
   // blocks may write the same bytes (SetValue is never atomic).
   if (std::strncmp(op, "DataCopy", 8) == 0 && atomic::current().op != atomic::Op::kNone) return;

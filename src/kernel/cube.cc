@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "asc/kernel/atomic.h"
+#include "asc/kernel/checker.h"
 #include "asc/kernel/data_copy.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/simd.h"
@@ -44,7 +46,8 @@ float scale_of(uint64_t bits) {
 // ---------------------------------------------------------------- LoadData
 
 void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, bool src_is_gm,
-                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op) {
+                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op, const void* gm_bound,
+                  uint64_t gm_bound_bytes) {
   if (p.repeatTimes == 0) return;
   if (p.ifTranspose && elem_size != 2) {
     fail(ErrorCode::kFeatureUnsupported, op,
@@ -56,11 +59,20 @@ void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   const uint64_t src_extent = src_first + ((rep - 1) * p.srcStride + 1) * kFractalBytes;
   const uint64_t dst_pitch = (1 + uint64_t{p.dstGap}) * kFractalBytes;
   const uint64_t dst_extent = (rep - 1) * dst_pitch + kFractalBytes;
+  // The checker's report comes before the size check's kInvalidParam.
+  if (src_is_gm && check::active()) {
+    check::gm_access(op, gm_bound, gm_bound_bytes, static_cast<const uint8_t*>(src) + src_first,
+                     static_cast<uint32_t>(rep), kFractalBytes, uint64_t{p.srcStride} * kFractalBytes, false);
+  }
   if (!src_is_gm || src_bytes != 0) {
     check_bytes(op, "bytes of the source (startIndex + (repeatTimes-1)*srcStride + 1 fractals of 512 bytes)",
                 src_extent, src_bytes);
   }
   check_bytes(op, "bytes of the destination (repeatTimes fractals of 512 bytes plus dstGap)", dst_extent, dst_bytes);
+  if (check::active()) {  // local operands in freed queue buffers
+    check::local_operand(op, "dst", dst, dst_extent);
+    if (!src_is_gm) check::local_operand(op, "src", static_cast<const uint8_t*>(src) + src_first, src_extent - src_first);
+  }
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
   if (src_is_gm) {
@@ -91,7 +103,7 @@ void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
 // ---------------------------------------------------------------- ND -> NZ
 
 void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
-           const AscendC::Nd2NzParams& p) {
+           const AscendC::Nd2NzParams& p, const void* gm_bound, uint64_t gm_bound_bytes) {
   const char* op = "DataCopy";
   if (p.ndNum == 0 || p.nValue == 0 || p.dValue == 0) return;
   if (p.srcDValue < p.dValue) {
@@ -106,8 +118,16 @@ void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, s
       uint64_t(p.ndNum - 1) * p.srcNdMatrixStride + uint64_t(p.nValue - 1) * p.srcDValue + p.dValue;
   const uint64_t dst_elems = uint64_t(p.ndNum - 1) * p.dstNzMatrixStride + (blocks - 1) * p.dstNzC0Stride * c0 +
                              uint64_t(p.nValue - 1) * p.dstNzNStride * c0 + c0;
+  if (check::active()) {
+    // ndNum matrices of nValue rows of dValue elements, srcDValue apart.
+    for (uint64_t m = 0; m < p.ndNum; ++m) {
+      check::gm_access(op, gm_bound, gm_bound_bytes, static_cast<const uint8_t*>(src) + m * p.srcNdMatrixStride * e,
+                       p.nValue, uint64_t{p.dValue} * e, uint64_t{p.srcDValue} * e, false);
+    }
+  }
   if (src_bytes != 0) check_bytes(op, "bytes of the GlobalTensor (Nd2NzParams source extent)", src_elems * e, src_bytes);
   check_bytes(op, "bytes of the LocalTensor (Nd2NzParams NZ extent)", dst_elems * e, dst_bytes);
+  if (check::active()) check::local_operand(op, "dst", dst, dst_elems * e);
   elide::access(dst, dst_elems * e);
   ::asc::kernel::detail::count_gm_bytes(uint64_t{p.ndNum} * p.nValue * p.dValue * e);
   const auto* s = static_cast<const uint8_t*>(src);
@@ -176,6 +196,12 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   check_bytes(op, "bytes of dst (ceil(m/16) x ceil(n/16) fractals of 16 x 16)", c_need, c_bytes);
   const bool use_bias = wants_bias;
   if (use_bias) check_bytes(op, "bytes of bias (n elements)", uint64_t{p.n} * 4, bias_bytes);
+  if (check::active()) {  // operands in freed queue buffers
+    check::local_operand(op, "fm", a, a_need);
+    check::local_operand(op, "filter", b, b_need);
+    check::local_operand(op, "dst", c, c_need);
+    if (use_bias) check::local_operand(op, "bias", bias, uint64_t{p.n} * 4);
+  }
   elide::read(a, a_need);
   elide::read(b, b_need);
   const bool accumulate = use_bias || !p.cmatrixInitVal;
@@ -205,7 +231,7 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
 
 void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, const void* src, uint64_t src_bytes,
              DType src_dtype, const AscendC::FixpipeParamsV220& p, AscendC::CO2Layout layout, const uint64_t* scales,
-             uint64_t scales_count) {
+             uint64_t scales_count, const char* check_op, const void* gm_bound, uint64_t gm_bound_bytes) {
   using AscendC::QuantMode_t;
   const char* op = "Fixpipe";
   if (layout != AscendC::CO2Layout::ROW_MAJOR && layout != AscendC::CO2Layout::NZ) {
@@ -276,9 +302,31 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
   }
   const uint64_t src_need = ((n1 - 1) * p.srcStride * 16 + uint64_t{p.mSize} * 16) * 4;
   check_bytes(op, "bytes of the L0C source", src_need, src_bytes);
+  if (check::active()) check::local_operand(check_op ? check_op : op, "src", src, src_need);
   const uint64_t dst_need = nz ? ((p.nSize / nz_c - 1) * nz_col + uint64_t{p.mSize} * nz_c) * de
                                : (uint64_t(p.mSize - 1) * p.dstStride + p.nSize) * de;
+  // What reaches GM: ND, mSize rows dstStride apart; NZ, nSize / c fractal
+  // columns of mSize x c elements.
+  const uint32_t bursts = nz ? static_cast<uint32_t>(p.nSize / nz_c) : p.mSize;
+  const uint64_t burst = nz ? uint64_t{p.mSize} * nz_c * de : uint64_t{p.nSize} * de;
+  const uint64_t pitch = nz ? nz_col * de : uint64_t{p.dstStride} * de;
+  // As on the NPU, SetAtomicAdd/Max/Min applies to Fixpipe's GM writes too.
+  const bool atomic_write = dst_is_gm && atomic::maybe_active() && atomic::current().op != atomic::Op::kNone;
+  if (dst_is_gm && check_op && check::active()) {
+    check::gm_access(check_op, gm_bound, gm_bound_bytes, dst, bursts, burst, pitch, true, atomic_write);
+  }
   if (!dst_is_gm || dst_bytes != 0) check_bytes(op, "bytes of the destination", dst_need, dst_bytes);
+  if (!dst_is_gm && check::active()) check::local_operand(op, "dst", dst, dst_need);
+  if (atomic_write) {
+    // Convert into a scratch laid out like the destination, then combine it
+    // into GM burst by burst.
+    // (The nested call writes local memory, so it never gets here.)
+    thread_local std::vector<uint8_t> staged;
+    staged.resize(dst_need);
+    fixpipe(staged.data(), dst_need, dst_dtype, false, src, src_bytes, src_dtype, p, layout, scales, scales_count);
+    atomic::store(check_op ? check_op : op, dst, staged.data(), bursts, burst, pitch, pitch);
+    return;
+  }
   elide::read(src, src_need);
   if (dst_is_gm) {
     elide::gm_write(dst, dst_need);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "asc/core/half.h"
+#include "asc/kernel/atomic.h"
+#include "asc/kernel/checker.h"
 #include "asc/kernel/elide.h"
 
 namespace asc::kernel {
@@ -147,24 +149,33 @@ void MatmulCore::set_tail(int32_t m, int32_t n, int32_t k) {
   cur_ = -1;
 }
 
-void MatmulCore::set_a(const void* p, uint64_t size, bool trans) {
+void MatmulCore::set_a(const void* p, uint64_t size, bool trans, bool gm, const void* bound, uint64_t bound_bytes) {
   if (p == nullptr) fail(ErrorCode::kInvalidParam, "Matmul::SetTensorA", "the tensor has no buffer");
+  a_gm_ = gm;
+  a_bound_ = bound;
+  a_bound_bytes_ = bound_bytes;
   a_ = p;
   a_size_ = size;
   a_trans_ = trans;
   cur_ = -1;
 }
 
-void MatmulCore::set_b(const void* p, uint64_t size, bool trans) {
+void MatmulCore::set_b(const void* p, uint64_t size, bool trans, bool gm, const void* bound, uint64_t bound_bytes) {
   if (p == nullptr) fail(ErrorCode::kInvalidParam, "Matmul::SetTensorB", "the tensor has no buffer");
+  b_gm_ = gm;
+  b_bound_ = bound;
+  b_bound_bytes_ = bound_bytes;
   b_ = p;
   b_size_ = size;
   b_trans_ = trans;
   cur_ = -1;
 }
 
-void MatmulCore::set_bias(const void* p, uint64_t size) {
+void MatmulCore::set_bias(const void* p, uint64_t size, bool gm, const void* bound, uint64_t bound_bytes) {
   if (p == nullptr) fail(ErrorCode::kInvalidParam, "Matmul::SetBias", "the tensor has no buffer");
+  bias_gm_ = gm;
+  bias_bound_ = bound;
+  bias_bound_bytes_ = bound_bytes;
   bias_ = p;
   bias_size_ = size;
   bias_on_ = true;
@@ -202,6 +213,32 @@ void MatmulCore::compute(int64_t mi, int64_t ni, bool partial_sum) {
   // Extents (elements from the bound address) of what this piece reads.
   const int64_t a_need = a_trans_ ? (k - 1) * org_m_ + m0 + mb : (m0 + mb - 1) * org_ka_ + k;
   const int64_t b_need = b_trans_ ? (n0 + nb - 1) * org_kb_ + k : (k - 1) * org_n_ + n0 + nb;
+  if (check::active() && mb > 0 && nb > 0 && k > 0) {
+    // The checker's report comes before the size checks' kInvalidParam.
+    const auto* a = static_cast<const uint8_t*>(a_);
+    const auto* b = static_cast<const uint8_t*>(b_);
+    if (a_gm_) {
+      if (a_trans_) {  // k rows of mb elements, M apart
+        check::gm_access(op, a_bound_, a_bound_bytes_, a + m0 * ea, uint32_t(k), mb * ea, org_m_ * ea, false);
+      } else {  // mb rows of k elements, Ka apart
+        check::gm_access(op, a_bound_, a_bound_bytes_, a + m0 * org_ka_ * ea, uint32_t(mb), k * ea, org_ka_ * ea,
+                         false);
+      }
+    }
+    if (b_gm_) {
+      if (b_trans_) {  // nb rows of k elements, Kb apart
+        check::gm_access(op, b_bound_, b_bound_bytes_, b + n0 * org_kb_ * eb, uint32_t(nb), k * eb, org_kb_ * eb,
+                         false);
+      } else {  // k rows of nb elements, N apart
+        check::gm_access(op, b_bound_, b_bound_bytes_, b + n0 * eb, uint32_t(k), nb * eb, org_n_ * eb, false);
+      }
+    }
+    if (bias_on_ && !partial_sum && bias_gm_) {
+      const int64_t ez = dtype_size(bias_dtype_);
+      check::gm_access(op, bias_bound_, bias_bound_bytes_, static_cast<const uint8_t*>(bias_) + n0 * ez, 1,
+                       nb * ez, nb * ez, false);
+    }
+  }
   if (a_size_ != 0 && static_cast<uint64_t>(a_need) > a_size_) fail_size(op, "elements of A", a_need, a_size_);
   if (b_size_ != 0 && static_cast<uint64_t>(b_need) > b_size_) fail_size(op, "elements of B", b_need, b_size_);
   cube::Operand oa, ob;
@@ -255,7 +292,8 @@ void MatmulCore::compute(int64_t mi, int64_t ni, bool partial_sum) {
   cur_nb_ = nb;
 }
 
-void MatmulCore::get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic, bool sequential) {
+void MatmulCore::get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic, bool sequential, const void* bound,
+                              uint64_t bound_bytes) {
   const char* op = "Matmul::GetTensorC";
   require_init(op);
   if (cur_ < 0) fail(ErrorCode::kInvalidParam, op, "no piece to write: call Iterate() first (and while it is true)");
@@ -265,6 +303,16 @@ void MatmulCore::get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic,
   const int64_t stride = to_place ? org_n_ : t_.baseN;
   const int64_t offset = to_place ? cur_m0_ * org_n_ + cur_n0_ : 0;
   const int64_t need = offset + (cur_mb_ - 1) * stride + cur_nb_;
+  if (gm && check::active() && cur_mb_ > 0 && cur_nb_ > 0) {
+    // cur_mb_ rows of cur_nb_ elements, stride apart; enAtomic writes, and
+    // plain ones under the block's SetAtomicAdd/Max/Min (Fixpipe honours it),
+    // combine: no gm-write-race.
+    const bool combines =
+        atomic != 0 || (::asc::kernel::atomic::maybe_active() &&
+                        ::asc::kernel::atomic::current().op != ::asc::kernel::atomic::Op::kNone);
+    check::gm_access(op, bound, bound_bytes, static_cast<const uint8_t*>(dst) + offset * ec, uint32_t(cur_mb_),
+                     cur_nb_ * ec, stride * ec, true, combines);
+  }
   if ((size != 0 || !gm) && static_cast<uint64_t>(need) > size) fail_size(op, "elements of C", need, size);
   uint8_t* out = static_cast<uint8_t*>(dst) + offset * ec;
   AscendC::FixpipeParamsV220 p;
@@ -309,10 +357,10 @@ void MatmulCore::get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic,
   }
 }
 
-void MatmulCore::iterate_all(void* dst, uint64_t size, uint8_t atomic) {
+void MatmulCore::iterate_all(void* dst, uint64_t size, uint8_t atomic, const void* bound, uint64_t bound_bytes) {
   require_init("Matmul::IterateAll");
   cur_ = -1;
-  while (iterate(false)) get_tensor_c(dst, size, true, atomic, false);
+  while (iterate(false)) get_tensor_c(dst, size, true, atomic, false, bound, bound_bytes);
 }
 
 void MatmulCore::end() { cur_ = -1; }

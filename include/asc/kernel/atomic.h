@@ -30,8 +30,9 @@
 //   local source is materialised and the copy always runs for real.
 // * The kernel checker does not report atomic copies as gm-write-race (they
 //   are still bounds-checked); GlobalTensor::SetValue is never atomic.
-// * Not atomic: Fixpipe / Matmul writes to GM (their own atomic flags are not
-//   modelled).
+// * Fixpipe and DataCopy L0C->GM combine under the mode too (they convert into
+//   a scratch laid out like the destination, then combine it); the high-level
+//   Matmul combines when its `enAtomic` is set or the block's mode is.
 //
 // Thread-safety: the mode is per thread (one block runs on one thread); the
 // combining is safe against concurrent atomic copies of other blocks. Plain

@@ -6,7 +6,10 @@
 // Python asc.debug.check_kernels(True)). A checked launch records, per block:
 //
 //   gm-out-of-bounds   GM access (DataCopy, DataCopyPad, GlobalTensor
-//                      GetValue/SetValue) outside the device allocation that
+//                      GetValue/SetValue, the cube path: DataCopy GM -> L1
+//                      with Nd2NzParams, LoadData from GM, Fixpipe and
+//                      DataCopy L0C -> GM, Matmul's reads of A/B/bias and
+//                      GetTensorC/IterateAll writes) outside the device allocation that
 //                      holds the GlobalTensor's SetGlobalBuffer address, or
 //                      outside SetGlobalBuffer's size when one was given
 //   host-pointer       SetGlobalBuffer / a GM access with an address that no
@@ -121,9 +124,10 @@ void bind_global(const void* p, uint64_t bytes);
 /// A GM access of `count` bursts of `burst` bytes, `pitch` apart, starting at
 /// `p`, through a GlobalTensor bound at `bound` (bound_bytes: its
 /// SetGlobalBuffer size in bytes, 0 = none). Writes are recorded for the
-/// cross-block race check.
+/// cross-block race check unless `atomic` (combining writes, e.g. Matmul
+/// GetTensorC with enAtomic, may overlap other blocks').
 void gm_access(const char* op, const void* bound, uint64_t bound_bytes, const void* p, uint32_t count,
-               uint64_t burst, uint64_t pitch, bool write);
+               uint64_t burst, uint64_t pitch, bool write, bool atomic = false);
 /// A local operand [p, p+bytes) of an instruction: alignment (UB) and freed
 /// queue buffers. `which` names it ("dst", "src0", ...).
 void local_operand(const char* op, const char* which, const void* p, uint64_t bytes);

@@ -42,6 +42,16 @@
 // Copy elision (asc/kernel/elide.h): the local ranges these instructions read
 // are materialised first and the ranges they write are made real.
 //
+// Atomic mode (asc/kernel/atomic.h): Fixpipe and DataCopy L0C -> GM combine
+// into GM under SetAtomicAdd/Max/Min<T>() like DataCopy does (the converted
+// values, laid out as the plain write would place them).
+//
+// Kernel checker (asc/kernel/checker.h): the GM side of DataCopy with
+// Nd2NzParams, LoadData from GM, Fixpipe and DataCopy L0C -> GM is checked
+// (gm-out-of-bounds / host-pointer against the GlobalTensor's SetGlobalBuffer
+// bound and allocation, Fixpipe writes in the gm-write-race check unless
+// atomic), and local operands of LoadData / Mmad / Fixpipe for use-after-free.
+//
 // Thread-safety: per-block data; the Mmad scratch buffers are thread-local.
 #pragma once
 
@@ -278,17 +288,23 @@ const char* gemm_target() noexcept;
 // ---- non-template implementations of the instructions (src/kernel/cube.cc);
 // sizes are in bytes of the tensors the templates were given.
 
+// gm_bound / gm_bound_bytes: the GlobalTensor's SetGlobalBuffer address and
+// size (bytes, 0 = none) for the kernel checker (asc/kernel/checker.h), which
+// checks the GM side of these instructions when active().
 void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, bool src_is_gm,
-                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op);
+                  size_t elem_size, const AscendC::LoadData2DParams& p, const char* op,
+                  const void* gm_bound = nullptr, uint64_t gm_bound_bytes = 0);
 void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
-           const AscendC::Nd2NzParams& p);
+           const AscendC::Nd2NzParams& p, const void* gm_bound = nullptr, uint64_t gm_bound_bytes = 0);
 void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_bytes, DType a_dtype, const void* b,
           uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p);
 /// `scales` (may be null) holds per-column uint64 quant parameters (VDEQF16 /
-/// VQF322B8_PRE / VREQ8). dst_bytes = 0: unknown GM size.
+/// VQF322B8_PRE / VREQ8). dst_bytes = 0: unknown GM size. check_op (null:
+/// none) names the instruction for the kernel checker's GM write check.
 void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, const void* src, uint64_t src_bytes,
              DType src_dtype, const AscendC::FixpipeParamsV220& p, AscendC::CO2Layout layout, const uint64_t* scales,
-             uint64_t scales_count);
+             uint64_t scales_count, const char* check_op = nullptr, const void* gm_bound = nullptr,
+             uint64_t gm_bound_bytes = 0);
 
 template <typename T>
 constexpr DType cube_dtype() {
@@ -305,7 +321,7 @@ namespace AscendC {
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& intriParams) {
   ::asc::kernel::cube::nd2nz(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(), src.GetSize() * sizeof(T),
-                             sizeof(T), intriParams);
+                             sizeof(T), intriParams, src.bound(), src.bound_bytes());
 }
 
 // ---------------------------------------------------------------- LoadData
@@ -320,7 +336,8 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
 template <typename T>
 void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadData2DParams& loadDataParams) {
   ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
-                                    src.GetSize() * sizeof(T), true, sizeof(T), loadDataParams, "LoadData");
+                                    src.GetSize() * sizeof(T), true, sizeof(T), loadDataParams, "LoadData",
+                                    src.bound(), src.bound_bytes());
 }
 /// Transposing load (16-bit types): each 16 x 16 fractal is transposed.
 template <typename T>
@@ -364,7 +381,8 @@ template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal, const FixpipeParamsV220& intriParams) {
   namespace cb = ::asc::kernel::cube;
   cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
-              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format, nullptr, 0);
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format, nullptr, 0,
+              "Fixpipe", dstGlobal.bound(), dstGlobal.bound_bytes());
 }
 /// With per-column quantisation parameters (VDEQF16 / VQF322B8_PRE / VREQ8).
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
@@ -373,7 +391,7 @@ void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
   namespace cb = ::asc::kernel::cube;
   cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
               uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), intriParams, config.format,
-              cbufWorkspace.raw(), cbufWorkspace.GetSize());
+              cbufWorkspace.raw(), cbufWorkspace.GetSize(), "Fixpipe", dstGlobal.bound(), dstGlobal.bound_bytes());
 }
 /// L0C (CO1) -> UB / L1 (a LocalTensor), NZ -> ND.
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
@@ -606,7 +624,8 @@ void DataCopy(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
   CO2Layout layout;
   const FixpipeParamsV220 p = cb::co12dst_params(intriParams, &layout);
   cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
-              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0);
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0, "DataCopy",
+              dstGlobal.bound(), dstGlobal.bound_bytes());
 }
 /// L0C -> UB / L1.
 template <typename T, typename U>

@@ -31,6 +31,12 @@
 // missing SetTensorA/B, a tiling that does not fit L0C or is inconsistent
 // (kInvalidParam), operands smaller than the tiling says (kIndexOutOfRange).
 //
+// Kernel checker (asc/kernel/checker.h): each piece's reads of GM A, B and
+// bias ("Matmul::Iterate") and GetTensorC / IterateAll writes to GM C
+// ("Matmul::GetTensorC") are bounds-checked against SetGlobalBuffer's bound
+// and the allocation; the writes join the gm-write-race check unless enAtomic
+// (or the block's SetAtomicAdd/Max/Min) makes them combine.
+//
 // Thread-safety: a Matmul object belongs to one block.
 #pragma once
 
@@ -101,15 +107,19 @@ class MatmulCore {
   void set_org_shape(int32_t m, int32_t n, int32_t ka, int32_t kb);
   void set_single_shape(int32_t m, int32_t n, int32_t k);
   void set_tail(int32_t m, int32_t n, int32_t k);
-  /// size = elements (0: unknown).
-  void set_a(const void* p, uint64_t size, bool trans);
-  void set_b(const void* p, uint64_t size, bool trans);
-  void set_bias(const void* p, uint64_t size);
+  /// size = elements (0: unknown). A GM operand also gives its
+  /// SetGlobalBuffer address and bytes (bound, 0 = none) for the kernel checker.
+  void set_a(const void* p, uint64_t size, bool trans, bool gm = false, const void* bound = nullptr,
+             uint64_t bound_bytes = 0);
+  void set_b(const void* p, uint64_t size, bool trans, bool gm = false, const void* bound = nullptr,
+             uint64_t bound_bytes = 0);
+  void set_bias(const void* p, uint64_t size, bool gm = false, const void* bound = nullptr, uint64_t bound_bytes = 0);
   void disable_bias() { bias_on_ = false; }
   bool iterate(bool partial_sum);
   /// Writes the current piece: to GM at its place in C, or to a local tile.
-  void get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic, bool sequential);
-  void iterate_all(void* dst, uint64_t size, uint8_t atomic);
+  void get_tensor_c(void* dst, uint64_t size, bool gm, uint8_t atomic, bool sequential, const void* bound = nullptr,
+                    uint64_t bound_bytes = 0);
+  void iterate_all(void* dst, uint64_t size, uint8_t atomic, const void* bound = nullptr, uint64_t bound_bytes = 0);
   void end();
 
  private:
@@ -127,6 +137,12 @@ class MatmulCore {
   const void* bias_ = nullptr;
   uint64_t a_size_ = 0, b_size_ = 0, bias_size_ = 0;
   bool a_trans_ = false, b_trans_ = false, bias_on_ = false;
+  // GM operands: their SetGlobalBuffer bounds, for the kernel checker.
+  bool a_gm_ = false, b_gm_ = false, bias_gm_ = false;
+  const void* a_bound_ = nullptr;
+  const void* b_bound_ = nullptr;
+  const void* bias_bound_ = nullptr;
+  uint64_t a_bound_bytes_ = 0, b_bound_bytes_ = 0, bias_bound_bytes_ = 0;
   float* co1_ = nullptr;  // baseM x baseN float32 / int32, NZ
   int64_t co1_elems_ = 0;
   int64_t cur_ = -1;  // index of the current piece, -1 before the first Iterate
@@ -167,20 +183,22 @@ class Matmul {
   void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) { core_.set_tail(tailM, tailN, tailK); }
 
   void SetTensorA(const GlobalTensor<SrcAT>& gm, bool isTransposeA = false) {
-    core_.set_a(gm.raw(), gm.GetSize(), isTransposeA);
+    core_.set_a(gm.raw(), gm.GetSize(), isTransposeA, true, gm.bound(), gm.bound_bytes());
   }
   void SetTensorA(const LocalTensor<SrcAT>& local, bool isTransposeA = false) {
     ::asc::kernel::elide::read(local.raw(), local.GetLength());
     core_.set_a(local.raw(), local.GetSize(), isTransposeA);
   }
   void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false) {
-    core_.set_b(gm.raw(), gm.GetSize(), isTransposeB);
+    core_.set_b(gm.raw(), gm.GetSize(), isTransposeB, true, gm.bound(), gm.bound_bytes());
   }
   void SetTensorB(const LocalTensor<SrcBT>& local, bool isTransposeB = false) {
     ::asc::kernel::elide::read(local.raw(), local.GetLength());
     core_.set_b(local.raw(), local.GetSize(), isTransposeB);
   }
-  void SetBias(const GlobalTensor<BiasT>& biasGlobal) { core_.set_bias(biasGlobal.raw(), biasGlobal.GetSize()); }
+  void SetBias(const GlobalTensor<BiasT>& biasGlobal) {
+    core_.set_bias(biasGlobal.raw(), biasGlobal.GetSize(), true, biasGlobal.bound(), biasGlobal.bound_bytes());
+  }
   void SetBias(const LocalTensor<BiasT>& biasLocal) {
     ::asc::kernel::elide::read(biasLocal.raw(), biasLocal.GetLength());
     core_.set_bias(biasLocal.raw(), biasLocal.GetSize());
@@ -197,7 +215,7 @@ class Matmul {
   /// Writes the current piece to its place in C (GM).
   template <bool sync = true>
   void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false) {
-    core_.get_tensor_c(gm.raw(), gm.GetSize(), true, enAtomic, enSequentialWrite);
+    core_.get_tensor_c(gm.raw(), gm.GetSize(), true, enAtomic, enSequentialWrite, gm.bound(), gm.bound_bytes());
   }
   /// Writes the current piece to a local baseM x baseN ND tile.
   template <bool sync = true>
@@ -211,7 +229,7 @@ class Matmul {
     (void)enSequentialWrite;
     (void)waitIterateAll;
     (void)fakeMsg;
-    core_.iterate_all(gm.raw(), gm.GetSize(), enAtomic);
+    core_.iterate_all(gm.raw(), gm.GetSize(), enAtomic, gm.bound(), gm.bound_bytes());
   }
   void WaitIterateAll() {}
   void End() { core_.end(); }

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "asc/kernel/checker.h"
 #include "asc/runtime/memory_pool.h"
+#include "checker_test_util.h"
 #include "kernel_test_util.h"
 
 namespace {
@@ -475,23 +477,17 @@ TEST_F(Atomic, MisalignedLengthIsAnError) {
 class AtomicChecker : public Atomic {
  protected:
   void SetUp() override {
-    was_requested_ = asc::kernel::debug::kernel_checks_requested();
-    asc::kernel::debug::request_kernel_checks(true);
-    chk::set_print_reports(false);
-    chk::clear_reports();
+    Atomic::SetUp();
+    checks_.emplace();
   }
   void TearDown() override {
-    asc::kernel::debug::request_kernel_checks(was_requested_);
-    chk::set_print_reports(true);
-    chk::clear_reports();
+    checks_.reset();
     Atomic::TearDown();
   }
-  static std::vector<std::string> lines() {
-    std::vector<std::string> v;
-    for (const chk::Report& r : chk::reports()) v.push_back(r.text);
-    return v;
-  }
-  bool was_requested_ = false;
+  static std::vector<std::string> lines() { return ckt::report_lines(); }
+
+ private:
+  std::optional<ckt::ChecksOn> checks_;
 };
 
 TEST_F(AtomicChecker, AtomicWritesAreNotARace) {

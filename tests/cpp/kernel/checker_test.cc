@@ -8,6 +8,7 @@
 #include "asc/kernel/checker.h"
 #include "asc/runtime/device.h"
 #include "asc/runtime/memory_pool.h"
+#include "checker_test_util.h"
 #include "kernel_test_util.h"
 
 namespace {
@@ -15,58 +16,9 @@ namespace {
 using namespace AscendC;
 namespace chk = asc::kernel::check;
 
-constexpr auto kCheckCode = asc::ErrorCode::kRtAicoreException;
+using ckt::kCheckCode;
 
-class Checker : public ::testing::Test {
- protected:
-  void SetUp() override {
-    was_requested_ = asc::kernel::debug::kernel_checks_requested();
-    asc::kernel::debug::request_kernel_checks(true);
-    chk::set_print_reports(false);
-    chk::clear_reports();
-  }
-  void TearDown() override {
-    asc::kernel::debug::request_kernel_checks(was_requested_);
-    chk::set_print_reports(true);
-    chk::clear_reports();
-    for (void* p : gm_) (void)asc::runtime::device_pool().free(p);
-  }
-  // Device memory (freed after the test).
-  template <typename T>
-  T* gm(size_t bytes) {
-    void* p = asc::runtime::device_pool().allocate_or_throw(bytes);
-    std::memset(p, 0, bytes);
-    gm_.push_back(p);
-    return static_cast<T*>(p);
-  }
-  static std::vector<std::string> lines() {
-    std::vector<std::string> v;
-    for (const chk::Report& r : chk::reports()) v.push_back(r.text);
-    return v;
-  }
-  // A finding that stops the block: the launch fails with the report.
-  static void expect_fatal(const asc::Status& st, const std::string& report) {
-    ASSERT_FALSE(st.ok());
-    EXPECT_EQ(st.code(), kCheckCode) << st.ToString();
-    const std::string& m = st.message();
-    ASSERT_GE(m.size(), report.size()) << m;
-    EXPECT_EQ(m.substr(m.size() - report.size()), report) << m;
-    EXPECT_EQ(lines(), std::vector<std::string>{report});
-  }
-  // Findings recorded while the kernel ran on: the launch fails at its end.
-  static void expect_reported(const asc::Status& st, const std::string& kernel,
-                              const std::vector<std::string>& reports) {
-    ASSERT_FALSE(st.ok());
-    EXPECT_EQ(st.code(), kCheckCode) << st.ToString();
-    const size_t n = reports.size();
-    EXPECT_EQ(st.message(), "[" + kernel + "] kernel check: " + std::to_string(n) +
-                                (n == 1 ? " finding" : " findings") + "; first: " + reports.at(0));
-    EXPECT_EQ(lines(), reports);
-  }
-
-  bool was_requested_ = false;
-  std::vector<void*> gm_;
-};
+using Checker = ckt::CheckerFixture<>;
 
 // ---------------------------------------------------------------- a clean kernel
 
