@@ -65,25 +65,9 @@ inline void cast_rep(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTe
   }
   const uint32_t lanes = static_cast<uint32_t>(256 / wide);
   simd::RepeatLayout l;
-  if (m.use_register) {
-    const MaskRegister& r = mask_register();
-    if (r.counter) {
-      fail(ErrorCode::kInvalidParam, op,
-           "isSetMask = false in counter mode (SetMaskCount) is not supported; call SetMaskNorm() first");
-    }
-    l.mask[0] = r.bits[0];
-    l.mask[1] = lanes > 64 ? r.bits[1] : 0;
-  } else if (m.bits) {
-    l.mask[0] = m.bits[0];
-    l.mask[1] = lanes > 64 ? m.bits[1] : 0;
-  } else {
-    if (m.count > lanes) {
-      fail(ErrorCode::kInvalidParam, op,
-           "mask " + std::to_string(m.count) + " exceeds the " + std::to_string(lanes) + " lanes of one repeat (" +
-               dtype_name(asc::dtype_of<T2>()) + " to " + dtype_name(asc::dtype_of<T1>()) + ")");
-    }
-    simd::mask_from_count(m.count, l.mask);
-  }
+  resolve_mask(op, m, lanes, l, [] {
+    return std::string("(") + dtype_name(asc::dtype_of<T2>()) + " to " + dtype_name(asc::dtype_of<T1>()) + ")";
+  });
   l.repeat = repeat;
   l.blk[0] = p.dstBlkStride;
   l.blk[1] = p.srcBlkStride;

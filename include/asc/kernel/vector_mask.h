@@ -67,11 +67,11 @@ struct MaskArg {
   bool use_register = false;
 };
 
-template <typename T>
-inline simd::RepeatLayout make_layout(const char* op, MaskArg m, uint8_t repeat) {
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "the mask/repeat form takes 16- or 32-bit elements");
-  simd::RepeatLayout l;
-  const uint32_t lanes = simd::repeat_lanes(sizeof(T));
+/// Fills `l.mask` from mask argument `m` over one repeat of `lanes` lanes (the
+/// mask register, explicit bits or a lane count). `types()` names the element
+/// type(s) in the error of a count beyond the lanes (built only then).
+template <typename Types>
+inline void resolve_mask(const char* op, MaskArg m, uint32_t lanes, simd::RepeatLayout& l, Types&& types) {
   if (m.use_register) {
     const MaskRegister& r = mask_register();
     if (r.counter) {
@@ -86,11 +86,19 @@ inline simd::RepeatLayout make_layout(const char* op, MaskArg m, uint8_t repeat)
   } else {
     if (m.count > lanes) {
       fail(ErrorCode::kInvalidParam, op,
-           "mask " + std::to_string(m.count) + " exceeds the " + std::to_string(lanes) + " lanes of one repeat of " +
-               dtype_name(asc::dtype_of<T>()));
+           "mask " + std::to_string(m.count) + " exceeds the " + std::to_string(lanes) + " lanes of one repeat " +
+               types());
     }
     simd::mask_from_count(m.count, l.mask);
   }
+}
+
+template <typename T>
+inline simd::RepeatLayout make_layout(const char* op, MaskArg m, uint8_t repeat) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "the mask/repeat form takes 16- or 32-bit elements");
+  simd::RepeatLayout l;
+  resolve_mask(op, m, simd::repeat_lanes(sizeof(T)), l,
+               [] { return std::string("of ") + dtype_name(asc::dtype_of<T>()); });
   l.repeat = repeat;
   return l;
 }
