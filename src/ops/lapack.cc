@@ -1017,24 +1017,14 @@ Tensor run_eigvalsh(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
   return eigh_impl(in[0], 'L', false)[0];
 }
 
-OpDef opaque(const char* name, int arity, OpaqueFn fn, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kOpaque;
-  d.run = fn;
-  d.doc = doc;
-  return d;
-}
-
-const OpRegistrar kInv(opaque("inv", 1, &run_inv, "Inverse of each square matrix (numpy.linalg.inv; LAPACK gesv)."));
-const OpRegistrar kSolve(opaque("solve", 2, &run_solve, "Solution x of a @ x = b (numpy.linalg.solve; LAPACK gesv)."));
-const OpRegistrar kDet(opaque("det", 1, &run_det, "Determinant of each square matrix (numpy.linalg.det; LU)."));
-const OpRegistrar kCholesky(opaque("cholesky", 1, &run_cholesky,
+const OpRegistrar kInv(opaque_op("inv", 1, &run_inv, "Inverse of each square matrix (numpy.linalg.inv; LAPACK gesv)."));
+const OpRegistrar kSolve(opaque_op("solve", 2, &run_solve, "Solution x of a @ x = b (numpy.linalg.solve; LAPACK gesv)."));
+const OpRegistrar kDet(opaque_op("det", 1, &run_det, "Determinant of each square matrix (numpy.linalg.det; LU)."));
+const OpRegistrar kCholesky(opaque_op("cholesky", 1, &run_cholesky,
                                    "Lower Cholesky factor of each matrix (numpy.linalg.cholesky; LAPACK potrf)."));
-const OpRegistrar kSvdvals(opaque("svdvals", 1, &run_svdvals,
+const OpRegistrar kSvdvals(opaque_op("svdvals", 1, &run_svdvals,
                                   "Singular values, descending (numpy.linalg.svdvals; LAPACK gesdd)."));
-const OpRegistrar kEigvalsh(opaque("eigvalsh", 1, &run_eigvalsh,
+const OpRegistrar kEigvalsh(opaque_op("eigvalsh", 1, &run_eigvalsh,
                                    "Eigenvalues of symmetric matrices, ascending (numpy.linalg.eigvalsh; syevd)."));
 
 Tensor call1(const char* name, const Tensor& a) {

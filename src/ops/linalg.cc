@@ -16,16 +16,6 @@
 namespace asc::ops {
 namespace {
 
-int kind_rank(DType d) {
-  switch (dtype_traits(d).kind) {
-    case DTypeKind::kBool: return 0;
-    case DTypeKind::kSignedInt:
-    case DTypeKind::kUnsignedInt: return 1;
-    case DTypeKind::kComplex: return 3;
-    default: return 2;
-  }
-}
-
 [[noreturn]] void shape_error(const std::string& detail) {
   throw Error(Status::Make(ErrorCode::kInvalidShape, "matmul", detail));
 }
@@ -415,13 +405,9 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
 Tensor run_matmul(const OpDef&, const std::vector<Tensor>& in, const Attrs&) { return matmul_impl(in[0], in[1]); }
 
 OpDef matmul_def() {
-  OpDef d;
-  d.name = "matmul";
-  d.arity = 2;
-  d.fusion = FusionClass::kOpaque;
-  d.run = &run_matmul;
+  OpDef d = opaque_op("matmul", 2, &run_matmul,
+                      "Matrix product of two arrays (numpy.matmul: batched, broadcasting, 1-d operands promoted).");
   d.complex_ok = true;
-  d.doc = "Matrix product of two arrays (numpy.matmul: batched, broadcasting, 1-d operands promoted).";
   return d;
 }
 const OpRegistrar kMatmul(matmul_def());
@@ -442,7 +428,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* out) {
                 Tensor::shape_str(a.shape()) + " @ " + Tensor::shape_str(b.shape()) + " has shape " +
                 Tensor::shape_str(p.out_shape));
   const DType rd = matmul_result_dtype(a.dtype(), b.dtype());
-  if (kind_rank(rd) > kind_rank(out->dtype()))
+  if (!can_cast_same_kind(rd, out->dtype()))
     throw Error(Status::TypeError("matmul", std::string("Cannot cast ufunc 'matmul' output from dtype ") +
                                                 dtype_name(rd) + " to " + dtype_name(out->dtype()) +
                                                 " with casting rule 'same_kind'"));

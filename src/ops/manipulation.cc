@@ -16,21 +16,8 @@ namespace {
 
 constexpr int64_t kParallelMin = 1 << 16;
 
-/// NumPy's 'same_kind' order of kinds: bool < unsigned < signed < float; a
-/// cast may not go down it.
-int same_kind_rank(DType d) {
-  switch (dtype_traits(d).kind) {
-    case DTypeKind::kBool: return 0;
-    case DTypeKind::kUnsignedInt: return 1;
-    case DTypeKind::kSignedInt: return 2;
-    case DTypeKind::kFloat: return 3;
-    case DTypeKind::kComplex: return 4;
-  }
-  return 3;
-}
-
 void check_same_kind(DType from, DType to, const char* op) {
-  if (same_kind_rank(from) > same_kind_rank(to))
+  if (!can_cast_same_kind(from, to))
     throw Error(Status::TypeError(op, std::string("Cannot cast array data from dtype('") + dtype_name(from) +
                                           "') to dtype('" + dtype_name(to) + "') according to the rule 'same_kind'"));
 }

@@ -304,29 +304,19 @@ Tensor run_take_rows(const OpDef& op, const std::vector<Tensor>& inputs, const A
   return out;
 }
 
-OpDef opaque(const char* name, int arity, OpaqueFn run, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kOpaque;
-  d.run = run;
-  d.doc = doc;
-  return d;
-}
-
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque("random_uniform", 0, &run_uniform,
+    OpRegistrar(opaque_op("random_uniform", 0, &run_uniform,
                        "Uniform floats in [param[0], param[1]) of Attrs.shape/dtype from the Philox stream.")),
-    OpRegistrar(opaque("random_normal", 0, &run_normal,
+    OpRegistrar(opaque_op("random_normal", 0, &run_normal,
                        "Normal floats (mean param[0], standard deviation param[1]) from the Philox stream.")),
-    OpRegistrar(opaque("random_exponential", 0, &run_exponential,
+    OpRegistrar(opaque_op("random_exponential", 0, &run_exponential,
                        "Exponential floats (scale param[0]) from the Philox stream.")),
-    OpRegistrar(opaque("random_integers", 0, &run_integers,
+    OpRegistrar(opaque_op("random_integers", 0, &run_integers,
                        "Integers in [ilow, ilow + irange] of Attrs.dtype from the Philox stream.")),
-    OpRegistrar(opaque("random_raw", 0, &run_raw, "Raw uint32 words of the Philox stream.")),
-    OpRegistrar(opaque("random_permutation", 0, &run_permutation,
+    OpRegistrar(opaque_op("random_raw", 0, &run_raw, "Raw uint32 words of the Philox stream.")),
+    OpRegistrar(opaque_op("random_permutation", 0, &run_permutation,
                        "A random permutation of 0..shape[0]-1 (Fisher-Yates over the Philox stream).")),
-    OpRegistrar(opaque("take_rows", 2, &run_take_rows,
+    OpRegistrar(opaque_op("take_rows", 2, &run_take_rows,
                        "Rows of the first operand (axis 0) at the int64 indices of the second.")),
 };
 

@@ -46,6 +46,30 @@ const OpDef& get_op(const std::string& name) {
   return *op;
 }
 
+bool can_cast_same_kind(DType from, DType to) noexcept {
+  auto rank = [](DType d) {
+    switch (dtype_traits(d).kind) {
+      case DTypeKind::kBool: return 0;
+      case DTypeKind::kUnsignedInt: return 1;
+      case DTypeKind::kSignedInt: return 2;
+      case DTypeKind::kFloat: return 3;
+      case DTypeKind::kComplex: return 4;
+    }
+    return 3;
+  };
+  return rank(from) <= rank(to);
+}
+
+OpDef opaque_op(const char* name, int arity, OpaqueFn run, const char* doc) {
+  OpDef d;
+  d.name = name;
+  d.arity = arity;
+  d.fusion = FusionClass::kOpaque;
+  d.run = run;
+  d.doc = doc;
+  return d;
+}
+
 std::vector<std::string> op_names() {
   std::vector<std::string> names;
   for (const auto& kv : registry()) names.push_back(kv.first);
@@ -325,7 +349,7 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
                                "non-broadcastable output operand with shape " + Tensor::shape_str(out->shape()) +
                                    " doesn't match the broadcast shape " + Tensor::shape_str(shape)));
     // NumPy's default casting for outputs is 'same_kind': no float -> int, no int -> bool.
-    if (kind_rank(lt.out) > kind_rank(out->dtype()))
+    if (!can_cast_same_kind(lt.out, out->dtype()))
       throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc '") + op.name + "' output from dtype " +
                                                  dtype_name(lt.out) + " to " + dtype_name(out->dtype()) +
                                                  " with casting rule 'same_kind'"));

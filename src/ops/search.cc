@@ -221,18 +221,8 @@ Tensor run_bincount(const OpDef& op, const std::vector<Tensor>& inputs, const At
   return out;
 }
 
-OpDef opaque(const char* name, int arity, OpaqueFn run, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kOpaque;
-  d.run = run;
-  d.doc = doc;
-  return d;
-}
-
 OpDef count_nonzero_def() {
-  OpDef d = opaque("count_nonzero", 1, &run_count_nonzero,
+  OpDef d = opaque_op("count_nonzero", 1, &run_count_nonzero,
                    "Number of nonzero (true) elements over the given axes, as int64.");
   // Reduction-shaped (axis, keepdims): bound like the other reductions.
   d.fusion = FusionClass::kReduction;
@@ -248,18 +238,18 @@ OpDef complex_ok(OpDef d) {
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque("searchsorted", 2, &run_searchsorted,
+    OpRegistrar(opaque_op("searchsorted", 2, &run_searchsorted,
                        "Indices where v would be inserted into the sorted 1-d a (Attrs.flags bit 0: side='right').")),
-    OpRegistrar(opaque("searchsorted_sorter", 3, &run_searchsorted,
+    OpRegistrar(opaque_op("searchsorted_sorter", 3, &run_searchsorted,
                        "searchsorted(a, v) with a given by the permutation sorter (a[sorter] is sorted).")),
-    OpRegistrar(complex_ok(opaque("nonzero", 1, &run_nonzero,
+    OpRegistrar(complex_ok(opaque_op("nonzero", 1, &run_nonzero,
                                   "Coordinates of the nonzero elements as an (ndim, nnz) int64 array, C order."))),
-    OpRegistrar(complex_ok(opaque("argwhere", 1, &run_argwhere,
+    OpRegistrar(complex_ok(opaque_op("argwhere", 1, &run_argwhere,
                                   "Coordinates of the nonzero elements as an (nnz, ndim) int64 array, C order."))),
     OpRegistrar(count_nonzero_def()),
-    OpRegistrar(opaque("bincount", 1, &run_bincount,
+    OpRegistrar(opaque_op("bincount", 1, &run_bincount,
                        "Occurrences of each value of a 1-d non-negative integer array (Attrs.flags: minlength).")),
-    OpRegistrar(opaque("bincount_weighted", 2, &run_bincount,
+    OpRegistrar(opaque_op("bincount_weighted", 2, &run_bincount,
                        "bincount with weights: the float64 sum of the weights of each value.")),
 };
 

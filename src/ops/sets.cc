@@ -196,23 +196,13 @@ Tensor run_isin(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs&
   return out;
 }
 
-OpDef opaque(const char* name, int arity, OpaqueFn run, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kOpaque;
-  d.run = run;
-  d.doc = doc;
-  return d;
-}
-
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque("unique_values", 1, &run_unique_values,
+    OpRegistrar(opaque_op("unique_values", 1, &run_unique_values,
                        "Sorted unique values of the flattened input (Attrs.flags bit 0: equal_nan).")),
-    OpRegistrar(opaque("unique_info", 1, &run_unique_info,
+    OpRegistrar(opaque_op("unique_info", 1, &run_unique_info,
                        "int64 [first index (U) | counts (U) | inverse (N)] of the unique values of the "
                        "flattened input (Attrs.flags bit 0: equal_nan).")),
-    OpRegistrar(opaque("isin", 2, &run_isin,
+    OpRegistrar(opaque_op("isin", 2, &run_isin,
                        "Whether each element of the first operand occurs in the second (Attrs.flags bit 0: invert).")),
 };
 

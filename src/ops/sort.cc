@@ -464,21 +464,11 @@ Tensor run_argsort(const OpDef& op, const std::vector<Tensor>& inputs, const Att
   return r.is_contiguous() ? r : r.contiguous();
 }
 
-OpDef opaque(const char* name, int arity, OpaqueFn run, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kOpaque;
-  d.run = run;
-  d.doc = doc;
-  return d;
-}
-
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque("sort", 1, &run_sort,
+    OpRegistrar(opaque_op("sort", 1, &run_sort,
                        "Sorted copy along an axis (flattened when all_axes); NaN last, stable; "
                        "Attrs.descending: largest first, NaN first.")),
-    OpRegistrar(opaque("argsort", 1, &run_argsort,
+    OpRegistrar(opaque_op("argsort", 1, &run_argsort,
                        "Indices that sort along an axis (stable; NaN last); Attrs.descending: largest first.")),
 };
 

@@ -106,6 +106,15 @@ const OpDef* find_op(const std::string& name) noexcept;
 const OpDef& get_op(const std::string& name);
 std::vector<std::string> op_names();
 
+/// NumPy's 'same_kind' casting rule: true unless the cast goes down the order
+/// bool < unsigned int < signed int < float < complex (within a kind any
+/// size is allowed). Used for out= operands and dtype= of array functions.
+bool can_cast_same_kind(DType from, DType to) noexcept;
+
+/// The definition of an opaque op (runs as its own kernel, ends a fusion
+/// group) with the fields every one sets; callers add flags such as complex_ok.
+OpDef opaque_op(const char* name, int arity, OpaqueFn run, const char* doc);
+
 /// Registers at static-initialisation time: `static OpRegistrar r({...});`.
 struct OpRegistrar {
   explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }
