@@ -153,3 +153,30 @@ def test_creation(check):
     check(lambda xp: xp.full_like(xp.asarray(np.ones(3, np.int32)), 4))
     assert asc.empty((2, 3), asc.float32).shape == (2, 3)
     assert asc.bfloat16 is ml_dtypes.bfloat16
+
+
+@pytest.mark.parametrize("res,out", [(np.int8, np.uint8), (np.int16, np.uint32), (np.uint8, np.bool_),
+                                     (np.float32, np.int64), (np.complex64, np.float64)])
+def test_out_casting_same_kind_rejects_going_down_the_kind_order(res, out):
+    # NumPy's 'same_kind': bool < unsigned < signed < float < complex; an out= may not go down it.
+    a = np.ones(3, res)
+    o = np.zeros(3, out)
+    with pytest.raises(TypeError):
+        np.add(a, a, out=o)
+    with pytest.raises(TypeError, match=r"\[add\].*same_kind"):
+        asc.add(asc.asarray(a), asc.asarray(a), out=asc.asarray(o.copy()))
+    if res not in (np.complex64,):
+        m, mo = np.ones((2, 2), res), np.zeros((2, 2), out)
+        with pytest.raises(TypeError, match=r"\[matmul\].*same_kind"):
+            asc.matmul(asc.asarray(m), asc.asarray(m), out=asc.asarray(mo))
+
+
+@pytest.mark.parametrize("res,out", [(np.uint8, np.int16), (np.uint8, np.int8), (np.int64, np.int8),
+                                     (np.int32, np.float16), (np.float64, np.float32)])
+def test_out_casting_same_kind_allows_up_the_order_and_within_a_kind(res, out):
+    a = np.full(3, 3, res)
+    o = np.zeros(3, out)
+    np.add(a, a, out=o)
+    got = asc.asarray(np.zeros(3, out))
+    asc.add(asc.asarray(a), asc.asarray(a), out=got)
+    np.testing.assert_array_equal(got.numpy(), o)
