@@ -1,4 +1,4 @@
-"""numpy.linalg, einsum and float32 matmul: pyasc vs NumPy in the same process.
+"""numpy.linalg (real and complex), einsum and float32 matmul: pyasc vs NumPy in the same process.
 
 Per case: the median (and best) of several timed runs of each library, and the
 ratio NumPy time / pyasc time (>= 1: pyasc at least as fast). The two
@@ -118,6 +118,39 @@ def main():
     t32 = rng.standard_normal((200, 32, 32)) + np.eye(32) * 32
     t32a = asc.asarray(t32)
     case("inv 200 x 32x32", lambda: np.linalg.inv(t32), lambda: asc.linalg.inv(t32a), rep, target=1.0)
+
+    # ---------------------------------------------------------------- complex (c/z routines, small complex kernels)
+    c256 = (rng.standard_normal((256, 256)) + 1j * rng.standard_normal((256, 256)) + np.eye(256) * 256)
+    c256a = asc.asarray(c256)
+    cb = c256[:, :32].copy()
+    cba = asc.asarray(cb)
+    case("inv 256 complex128", lambda: np.linalg.inv(c256), lambda: asc.linalg.inv(c256a), rep, target=1.0)
+    c256f = c256.astype(np.complex64)
+    c256fa = asc.asarray(c256f)
+    case("inv 256 complex64", lambda: np.linalg.inv(c256f), lambda: asc.linalg.inv(c256fa), rep, target=1.0)
+    case("solve 256 complex128, (256,32)", lambda: np.linalg.solve(c256, cb), lambda: asc.linalg.solve(c256a, cba),
+         rep, target=1.0)
+    c128, c128a = c256[:128, :128].copy(), asc.asarray(c256[:128, :128].copy())
+    case("svd 128 complex128", lambda: np.linalg.svd(c128), lambda: asc.linalg.svd(c128a), rep, target=1.0)
+    h128 = c128 @ c128.conj().T
+    h128a = asc.asarray(h128)
+    case("eigh 128 complex128", lambda: np.linalg.eigh(h128), lambda: asc.linalg.eigh(h128a), rep, target=1.0)
+    case("cholesky 128 complex128", lambda: np.linalg.cholesky(h128), lambda: asc.linalg.cholesky(h128a), rep,
+         target=1.0)
+    ct4 = t4 + 1j * rng.standard_normal((1000, 4, 4))
+    ct4a = asc.asarray(ct4)
+    case("inv 1000 x 4x4 complex128", lambda: np.linalg.inv(ct4), lambda: asc.linalg.inv(ct4a), rep, 5, target=1.0)
+    case("det 1000 x 4x4 complex128", lambda: np.linalg.det(ct4), lambda: asc.linalg.det(ct4a), rep, 5, target=1.0)
+    ct4s = ct4 @ np.conj(np.swapaxes(ct4, -1, -2))
+    ct4sa = asc.asarray(ct4s)
+    case("cholesky 1000 x 4x4 complex128", lambda: np.linalg.cholesky(ct4s), lambda: asc.linalg.cholesky(ct4sa),
+         rep, 5, target=1.0)
+    ct32 = (t32 + 1j * rng.standard_normal((200, 32, 32))).astype(np.complex64)
+    ct32a = asc.asarray(ct32)
+    case("inv 200 x 32x32 complex64", lambda: np.linalg.inv(ct32), lambda: asc.linalg.inv(ct32a), rep,
+         target=1.0)
+    case("svd 200 x 8x8 complex64", lambda: np.linalg.svd(ct32[:, :8, :8]),
+         lambda: asc.linalg.svd(ct32a[:, :8, :8]), rep, target=1.0)
 
     # ---------------------------------------------------------------- einsum
     e1, e2 = rng.standard_normal((64, 128)), rng.standard_normal((128, 32))

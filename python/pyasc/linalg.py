@@ -5,8 +5,12 @@ The factorisations are C++ over LAPACK (OpenBLAS): ``inv``/``solve`` (gesv),
 ``svd``/``svdvals`` (gesdd), ``eigh``/``eigvalsh`` (syevd), ``lstsq`` (gelsd);
 every one takes stacks of matrices (``lstsq``: one matrix, as NumPy). Like
 NumPy, float32 computes in float32 and float64, integers, bool and bfloat16 in
-float64; float16 raises TypeError. Norms, ``pinv``, ``matrix_rank``,
-``matrix_power``, ``multi_dot`` and ``cross`` compose those with the array ops.
+float64; complex64/complex128 use the c/z routines (mixed with real operands:
+complex64 only when every operand is float32 or complex64); singular values,
+eigenvalues of ``eigh``, ``logabsdet``, residuals and norms are real. float16
+raises TypeError. Norms, ``pinv``, ``matrix_rank``,
+``matrix_power``, ``multi_dot``, ``cross``, ``cond``, ``tensorinv`` and
+``tensorsolve`` compose those with the array ops.
 
 Failures (singular matrix, not positive definite, non-square, no convergence)
 raise :class:`LinAlgError` (``pyasc.AscendLinAlgError``, a subclass of
@@ -31,7 +35,11 @@ from .errors import ErrorCode as _Code
 
 _L = _C._linalg
 _BF16 = _np.dtype(_ml_dtypes.bfloat16)
-_INEXACT = (_np.dtype(_np.float16), _np.dtype(_np.float32), _np.dtype(_np.float64))
+_INEXACT = (_np.dtype(_np.float16), _np.dtype(_np.float32), _np.dtype(_np.float64),
+            _np.dtype(_np.complex64), _np.dtype(_np.complex128))
+
+# dtypes numpy.linalg computes in as they are (others become float64).
+_LAPACK_KEEPS = (_np.dtype(_np.float32), _np.dtype(_np.float64), _np.dtype(_np.complex64), _np.dtype(_np.complex128))
 
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -95,11 +103,28 @@ def qr(a, mode="reduced"):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition ``a = U @ diag(S) @ Vh`` (S descending);
-    only ``S`` without ``compute_uv``. ``hermitian`` is accepted (the general
-    algorithm gives the same factors up to signs)."""
-    del hermitian
+    only ``S`` without ``compute_uv``. ``hermitian``: ``a`` is taken as
+    Hermitian (its lower triangle) and decomposed through ``eigh`` as NumPy
+    does (S = |eigenvalues| descending, the signs moved into Vh)."""
+    if hermitian:
+        return _svd_hermitian(_arr(a), compute_uv)
     r = _L.svd(a, full_matrices, compute_uv)
     return SVDResult(*r) if compute_uv else r[0]
+
+
+def _svd_hermitian(a, compute_uv):
+    xp = _xp()
+    if not compute_uv:
+        return xp.flip(xp.sort(_C.absolute(eigvalsh(a)), axis=-1), axis=-1)
+    w, u = eigh(a)
+    sgn = _C.copysign(1.0, w)  # +-1, never 0 (a zero eigenvalue keeps its vector in Vh)
+    s = _C.absolute(w)
+    sidx = xp.flip(xp.argsort(s, axis=-1), axis=-1)
+    sgn = xp.take_along_axis(sgn, sidx, axis=-1)
+    s = xp.take_along_axis(s, sidx, axis=-1)
+    u = xp.take_along_axis(u, _C.expand_dims(sidx, -2), axis=-1)
+    vt = _C.conjugate(_C.multiply(u, _C.expand_dims(sgn, -2)).mT)
+    return SVDResult(u, s, vt)
 
 
 def svdvals(x, /):
@@ -152,6 +177,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
     m, n = a.shape[-2:]
     if m == 0 or n == 0:  # NumPy returns an empty array of a's own dtype here
         return _C.empty(tuple(a.shape[:-2]) + (n, m), a.dtype)
+    if _np.dtype(a.dtype).kind == "c":  # pinv(a) = V S^+ U^H = (svd of conj(a)) transposed
+        a = _C.conjugate(a)
     u, s, vt = svd(a, full_matrices=False, hermitian=hermitian)
     rc = _C.asarray(rcond)
     cutoff = _C.multiply(_C.expand_dims(rc, -1) if rc.ndim else rc, _C.max(s, axis=-1, keepdims=True))
@@ -162,11 +189,12 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 - NumPy's names
-    """Number of singular values above ``tol`` (default: max(S) * max(M, N) * eps)."""
+    """Number of singular values above ``tol`` (default: max(S) * max(M, N) * eps);
+    ``hermitian``: |eigenvalues| of the lower triangle stand for them, as NumPy."""
     A = _arr(A)
     if A.ndim < 2:
         return int(not bool(_C.all(_C.equal(A, 0))))
-    S = svdvals(A)
+    S = _C.absolute(eigvalsh(A)) if hermitian else svdvals(A)
     if tol is None:
         if rtol is None:
             rtol = max(A.shape[-2:]) * float(_np.finfo(S.dtype).eps)
@@ -207,6 +235,81 @@ def matrix_power(a, n):
         if bit:
             result = z if result is None else _lns.matmul(result, z)
     return result
+
+
+def _inv_or_nan(a):
+    """inv(a) with NaN matrices in place of singular ones (NumPy's inverse
+    under errstate(all='ignore'), which cond uses)."""
+    try:
+        return inv(a)
+    except LinAlgError:
+        pass
+    n = a.shape[-1]
+    flat = _C.reshape(a, (-1, n, n))
+    dt = _np.dtype(a.dtype)  # inv's result dtype (float16 raised in inv above)
+    nan = _C.full((n, n), _math.nan, dt if dt in _LAPACK_KEEPS else _np.dtype(_np.float64))
+    outs = []
+    for i in range(flat.shape[0]):
+        try:
+            outs.append(inv(flat[i]))
+        except LinAlgError:
+            outs.append(nan)
+    return _C.reshape(_xp().stack(outs), tuple(a.shape))
+
+
+def cond(x, p=None):
+    """Condition number of each matrix in the norm ``p`` (None/2/-2: ratio of
+    extreme singular values; 1/-1/inf/-inf/'fro'/'nuc': ``norm(x) *
+    norm(inv(x))``, square matrices only). Singular matrices give inf (NaN
+    only when the matrix holds NaN), as NumPy."""
+    x = _arr(x)
+    if x.size == 0 and _math.prod(x.shape[-2:]) == 0:
+        raise _linalg_error("cond", "cond is not defined on empty arrays")
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        s = svdvals(x)
+        big, small = s[..., 0], s[..., -1]
+        r = _C.true_divide(small, big) if p == -2 else _C.true_divide(big, small)
+    else:
+        _assert_stacked_square(x, "cond")
+        r = _C.multiply(norm(x, p, axis=(-2, -1)), norm(_inv_or_nan(x), p, axis=(-2, -1)))
+    # NaN from 0/0 or a singular inverse means "infinitely ill-conditioned",
+    # unless the input itself held NaN.
+    nan_in = _C.any(_C.isnan(x), axis=(-2, -1))
+    return _C.where(_C.logical_and(_C.isnan(r), _C.logical_not(nan_in)), _math.inf, r).astype(r.dtype)
+
+
+def tensorinv(a, ind=2):
+    """Inverse of ``a`` for ``tensordot(.., .., ind)``: a (prod(a.shape[:ind]) x
+    prod(a.shape[ind:])) matrix inverted, shape ``a.shape[ind:] + a.shape[:ind]``."""
+    a = _arr(a)
+    ind = _operator.index(ind)
+    if ind <= 0:
+        raise _ValueError(_Code.INVALID_PARAM, "[tensorinv] Invalid ind argument.")
+    old = tuple(a.shape)
+    prod = _math.prod(old[ind:])
+    ia = inv(_C.reshape(a, (prod, -1)))
+    return _C.reshape(ia, old[ind:] + old[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, axes=x.ndim) == b``: ``axes`` of ``a`` are
+    moved to the end first; the rest must hold as many elements as ``b``."""
+    a, b = _arr(a), _arr(b)
+    an = a.ndim
+    if axes is not None:
+        allaxes = list(range(an))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(an, k)
+        a = _C.transpose(a, tuple(allaxes))
+    old = tuple(a.shape[-(an - b.ndim):])
+    prod = _math.prod(old)
+    if a.size != prod ** 2:
+        raise _linalg_error("tensorsolve", f"Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == "
+                                           f"prod(a.shape[:b.ndim]) (a {_shape_str(a.shape)}, b "
+                                           f"{_shape_str(b.shape)})")
+    x = solve(_C.reshape(a, (prod, prod)), _C.reshape(b, (-1,)))
+    return _C.reshape(x, old)
 
 
 def _chain_order(shapes):
@@ -320,8 +423,25 @@ def matmul(x1, x2, /):
 # ------------------------------------------------------------------ norms
 
 
+def _is_complex(x):
+    return _np.dtype(x.dtype).kind == "c"
+
+
+def _real_dtype(x):
+    """x's dtype, or its real counterpart for complex (float32 for complex64)."""
+    return _np.finfo(_np.dtype(x.dtype)).dtype if _is_complex(x) else x.dtype
+
+
+def _abs_sq(x):
+    """|x|^2 elementwise, real (NumPy's ``(x.conj() * x).real``)."""
+    if _is_complex(x):
+        re, im = x.real, x.imag
+        return _C.add(_C.multiply(re, re), _C.multiply(im, im))
+    return _C.multiply(x, x)
+
+
 def _sum_sq(x, axis, keepdims=False):
-    return _C.sum(_C.multiply(x, x), axis=axis, keepdims=keepdims)
+    return _C.sum(_abs_sq(x), axis=axis, keepdims=keepdims)
 
 
 def _svd_norm(x, row, col, reduce):
@@ -338,7 +458,11 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parame
         nd = x.ndim
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
             flat = _C.reshape(x, (-1,))
-            r = _C.sqrt(_lns.dot(flat, flat))
+            if _is_complex(flat):
+                re, im = flat.real, flat.imag
+                r = _C.sqrt(_C.add(_lns.dot(re, re), _lns.dot(im, im)))
+            else:
+                r = _C.sqrt(_lns.dot(flat, flat))
             return r.reshape((1,) * nd) if keepdims else r
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
@@ -354,17 +478,18 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parame
             return _C.max(_C.absolute(x), axis=ax, keepdims=keepdims)
         if ord == -_math.inf:
             return _C.min(_C.absolute(x), axis=ax, keepdims=keepdims)
-        if ord == 0:
-            return _C.sum(_C.astype(_C.not_equal(x, 0), x.dtype), axis=ax, keepdims=keepdims)
+        if ord == 0:  # counted in the real dtype (float32 for complex64), as NumPy
+            return _C.sum(_C.astype(_C.not_equal(x, 0), _real_dtype(x)), axis=ax, keepdims=keepdims)
         if ord == 1:
             return _C.sum(_C.absolute(x), axis=ax, keepdims=keepdims)
         if ord is None or ord == 2:
             return _C.sqrt(_sum_sq(x, ax, keepdims))
         if isinstance(ord, str):
             raise _ValueError(_Code.INVALID_PARAM, f"[norm] Invalid norm order '{ord}' for vectors")
-        p = _C.power(_C.absolute(x), _C.astype(_C.asarray(ord), x.dtype))
+        absx = _C.absolute(x)
+        p = _C.power(absx, _C.astype(_C.asarray(ord), absx.dtype))
         r = _C.sum(p, axis=ax, keepdims=keepdims)
-        return _C.power(r, _C.astype(_C.asarray(1.0 / ord), x.dtype))
+        return _C.power(r, _C.astype(_C.asarray(1.0 / ord), absx.dtype))
     if len(axis) == 2:
         row, col = (_lns._norm_axis(a, nd) for a in axis)
         if row == col:
@@ -425,6 +550,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
 __all__ = [
     "LinAlgError", "SVDResult", "EighResult", "QRResult", "SlogdetResult",
     "inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
-    "pinv", "matrix_rank", "matrix_power", "multi_dot", "cross", "outer", "diagonal", "trace", "tensordot",
+    "pinv", "matrix_rank", "matrix_power", "multi_dot", "cross", "cond", "tensorinv", "tensorsolve", "outer",
+    "diagonal", "trace", "tensordot",
     "vecdot", "matrix_transpose", "matmul", "norm", "vector_norm", "matrix_norm",
 ]

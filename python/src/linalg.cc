@@ -116,7 +116,7 @@ void init_linalg(py::module_& m) {
            return unary_multi(a, [=](const Tensor& t) { return ops::svd(t, full_matrices, compute_uv); });
          },
          py::arg("a"), py::arg("full_matrices") = true, py::arg("compute_uv") = true,
-         "Singular value decomposition: (U, S, Vh), or (S,) without compute_uv.");
+         "Singular value decomposition: (U, S (real), Vh), or (S,) without compute_uv.");
   la.def("eigh",
          [](py::handle a, const std::string& uplo, bool compute_v) {
            if (uplo != "L" && uplo != "U")
@@ -125,7 +125,8 @@ void init_linalg(py::module_& m) {
            return unary_multi(a, [&](const Tensor& t) { return ops::eigh(t, uplo[0], compute_v); });
          },
          py::arg("a"), py::arg("UPLO") = "L", py::arg("compute_v") = true,
-         "Eigen decomposition of symmetric matrices: (eigenvalues, eigenvectors) or (eigenvalues,).");
+         "Eigen decomposition of symmetric/Hermitian matrices: (eigenvalues (real), eigenvectors) or "
+         "(eigenvalues,).");
   la.def("lstsq",
          [](py::handle a, py::handle b, double rcond) {
            const Tensor ta = arg(a), tb = arg(b);

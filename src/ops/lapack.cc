@@ -18,11 +18,22 @@
 // getf2/potf2) per matrix, stacks spread over the device cores (OpenBLAS
 // 0.3.21 threads every small getrf/gesv call, which under load cost 6x the
 // arithmetic).
+// Complex (c/z routines: ungqr/unglq, heevd) uses the same transposed
+// problems: the buffer is A^T, not A^H, and every identity above holds for the
+// plain transpose (inv(A^T)^T, det(A^T), LQ/SVD of A^T, X^T A^T = B^T). The
+// two Hermitian ones need care: a Hermitian A's transpose is conj(A), so
+// potrf('U') of it gives conj(A) = U'^H U', i.e. A = U'^T conj(U'): U' read
+// row-major is L = U'^T with A = L L^H, as wanted; heevd of it gives A's
+// eigenvalues with conjugated eigenvectors (conjugated back while
+// transposing). The small kernels take complex too (pivots by |re| + |im|
+// like LAPACK's i?amax). det/slogdet accumulate in double (NumPy computes
+// single precision in double and casts).
 // Single-output functions are registry ops (inv, solve, det, cholesky,
-// svdvals, eigvalsh); the multi-output ones are plain functions.
+// svdvals, eigvalsh; complex_ok); the multi-output ones are plain functions.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -77,18 +88,76 @@ void sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* l
              float* s, const float* rcond, int* rank, float* work, const int* lwork, int* iwork, int* info);
 void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
              double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info);
+// Complex (c: complex64, z: complex128). Fortran COMPLEX is two reals, the
+// layout of std::complex; the real outputs (s, w, rwork, rcond) are real.
+#define ASC_LAPACK_COMPLEX(P, C, R)                                                                                 \
+  void P##gesv_(const int* n, const int* nrhs, C* a, const int* lda, int* ipiv, C* b, const int* ldb, int* info);  \
+  void P##getrf_(const int* m, const int* n, C* a, const int* lda, int* ipiv, int* info);                         \
+  void P##getrs_(const char* trans, const int* n, const int* nrhs, const C* a, const int* lda, const int* ipiv,     \
+                 C* b, const int* ldb, int* info, size_t);                                                         \
+  void P##potrf_(const char* uplo, const int* n, C* a, const int* lda, int* info, size_t);                         \
+  void P##geqrf_(const int* m, const int* n, C* a, const int* lda, C* tau, C* work, const int* lwork, int* info);   \
+  void P##gelqf_(const int* m, const int* n, C* a, const int* lda, C* tau, C* work, const int* lwork, int* info);   \
+  void P##ungqr_(const int* m, const int* n, const int* k, C* a, const int* lda, const C* tau, C* work,             \
+                 const int* lwork, int* info);                                                                     \
+  void P##unglq_(const int* m, const int* n, const int* k, C* a, const int* lda, const C* tau, C* work,             \
+                 const int* lwork, int* info);                                                                     \
+  void P##gesdd_(const char* jobz, const int* m, const int* n, C* a, const int* lda, R* s, C* u, const int* ldu,    \
+                 C* vt, const int* ldvt, C* work, const int* lwork, R* rwork, int* iwork, int* info, size_t);       \
+  void P##heevd_(const char* jobz, const char* uplo, const int* n, C* a, const int* lda, R* w, C* work,            \
+                 const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork, int* info, size_t,   \
+                 size_t);                                                                                          \
+  void P##gelsd_(const int* m, const int* n, const int* nrhs, C* a, const int* lda, C* b, const int* ldb, R* s,     \
+                 const R* rcond, int* rank, C* work, const int* lwork, R* rwork, int* iwork, int* info);
+ASC_LAPACK_COMPLEX(c, std::complex<float>, float)
+ASC_LAPACK_COMPLEX(z, std::complex<double>, double)
+#undef ASC_LAPACK_COMPLEX
 }
 
 namespace asc::ops {
 namespace {
 
-// ------------------------------------------------------------------ s/d dispatch
+// ------------------------------------------------------------------ s/d/c/z dispatch
+
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename R>
+struct RealOf<std::complex<R>> {
+  using type = R;
+};
+/// The real type of T (float for complex64): singular values, eigenvalues,
+/// residuals, log|det|.
+template <typename T>
+using Real = typename RealOf<T>::type;
+template <typename T>
+constexpr bool kIsComplex = !std::is_same_v<T, Real<T>>;
+
+/// The real routines under the complex routines' signatures (gesdd, syevd and
+/// gelsd take an rwork the real ones do not need), so one template serves all
+/// four types.
+template <typename T, auto Gesdd, auto Syevd, auto Gelsd>
+struct RealExtras {
+  static void gesdd(const char* jobz, const int* m, const int* n, T* a, const int* lda, T* s, T* u, const int* ldu,
+                    T* vt, const int* ldvt, T* work, const int* lwork, T* /*rwork*/, int* iwork, int* info) {
+    Gesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info, 1);
+  }
+  static void syevd(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, T* w, T* work,
+                    const int* lwork, T* /*rwork*/, const int* /*lrwork*/, int* iwork, const int* liwork, int* info) {
+    Syevd(jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info, 1, 1);
+  }
+  static void gelsd(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b, const int* ldb, T* s,
+                    const T* rcond, int* rank, T* work, const int* lwork, T* /*rwork*/, int* iwork, int* info) {
+    Gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info);
+  }
+};
 
 template <typename T>
 struct Lapack;
 
 template <>
-struct Lapack<float> {
+struct Lapack<float> : RealExtras<float, sgesdd_, ssyevd_, sgelsd_> {
   static constexpr auto gesv = sgesv_;
   static constexpr auto getrf = sgetrf_;
   static constexpr auto getrs = sgetrs_;
@@ -97,16 +166,13 @@ struct Lapack<float> {
   static constexpr auto gelqf = sgelqf_;
   static constexpr auto orgqr = sorgqr_;
   static constexpr auto orglq = sorglq_;
-  static constexpr auto gesdd = sgesdd_;
-  static constexpr auto syevd = ssyevd_;
-  static constexpr auto gelsd = sgelsd_;
   static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const float* a, int lda, float* b,
                    int ldb) {
     cblas_strsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0f, a, lda, b, ldb);
   }
 };
 template <>
-struct Lapack<double> {
+struct Lapack<double> : RealExtras<double, dgesdd_, dsyevd_, dgelsd_> {
   static constexpr auto gesv = dgesv_;
   static constexpr auto getrf = dgetrf_;
   static constexpr auto getrs = dgetrs_;
@@ -115,20 +181,63 @@ struct Lapack<double> {
   static constexpr auto gelqf = dgelqf_;
   static constexpr auto orgqr = dorgqr_;
   static constexpr auto orglq = dorglq_;
-  static constexpr auto gesdd = dgesdd_;
-  static constexpr auto syevd = dsyevd_;
-  static constexpr auto gelsd = dgelsd_;
   static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const double* a, int lda,
                    double* b, int ldb) {
     cblas_dtrsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0, a, lda, b, ldb);
   }
 };
 
-/// Calls fn(T{}) with T = float or double for the working dtype.
+/// Complex: the c/z routines under the names of the real ones (ungqr for
+/// orgqr, heevd for syevd), trsm with alpha passed by pointer.
+template <typename R, auto Gesv, auto Getrf, auto Getrs, auto Potrf, auto Geqrf, auto Gelqf, auto Ungqr, auto Unglq,
+          auto Gesdd, auto Heevd, auto Gelsd, auto Trsm>
+struct LapackComplex {
+  using C = std::complex<R>;
+  static constexpr auto gesv = Gesv;
+  static constexpr auto getrf = Getrf;
+  static constexpr auto getrs = Getrs;
+  static constexpr auto potrf = Potrf;
+  static constexpr auto geqrf = Geqrf;
+  static constexpr auto gelqf = Gelqf;
+  static constexpr auto orgqr = Ungqr;
+  static constexpr auto orglq = Unglq;
+  static void gesdd(const char* jobz, const int* m, const int* n, C* a, const int* lda, R* s, C* u, const int* ldu,
+                    C* vt, const int* ldvt, C* work, const int* lwork, R* rwork, int* iwork, int* info) {
+    Gesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, 1);
+  }
+  static void syevd(const char* jobz, const char* uplo, const int* n, C* a, const int* lda, R* w, C* work,
+                    const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork, int* info) {
+    Heevd(jobz, uplo, n, a, lda, w, work, lwork, rwork, lrwork, iwork, liwork, info, 1, 1);
+  }
+  static void gelsd(const int* m, const int* n, const int* nrhs, C* a, const int* lda, C* b, const int* ldb, R* s,
+                    const R* rcond, int* rank, C* work, const int* lwork, R* rwork, int* iwork, int* info) {
+    Gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
+  }
+  static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const C* a, int lda, C* b,
+                   int ldb) {
+    const C one(1);
+    Trsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, &one, a, lda, b, ldb);
+  }
+};
+template <>
+struct Lapack<std::complex<float>>
+    : LapackComplex<float, cgesv_, cgetrf_, cgetrs_, cpotrf_, cgeqrf_, cgelqf_, cungqr_, cunglq_, cgesdd_, cheevd_,
+                    cgelsd_, cblas_ctrsm> {};
+template <>
+struct Lapack<std::complex<double>>
+    : LapackComplex<double, zgesv_, zgetrf_, zgetrs_, zpotrf_, zgeqrf_, zgelqf_, zungqr_, zunglq_, zgesdd_, zheevd_,
+                    zgelsd_, cblas_ztrsm> {};
+
+/// Calls fn(T{}) with T = float, double, std::complex<float> or
+/// std::complex<double> for the working dtype.
 template <typename Fn>
-decltype(auto) with_real(DType wd, Fn&& fn) {
-  if (wd == DType::kFloat32) return fn(float{});
-  return fn(double{});
+decltype(auto) with_type(DType wd, Fn&& fn) {
+  switch (wd) {
+    case DType::kFloat32: return fn(float{});
+    case DType::kComplex64: return fn(std::complex<float>{});
+    case DType::kComplex128: return fn(std::complex<double>{});
+    default: return fn(double{});
+  }
 }
 
 // ------------------------------------------------------------------ checks, layout
@@ -137,17 +246,20 @@ decltype(auto) with_real(DType wd, Fn&& fn) {
   throw Error(Status::Make(ErrorCode::kLinAlgError, op, detail));
 }
 
-/// numpy.linalg's working dtype: float32 stays float32, float64 and every
-/// non-float type (ints, bool, bfloat16: not numpy.inexact) become float64,
-/// float16 is unsupported.
+/// numpy.linalg's working dtype (its _commonType): complex when any operand
+/// is complex; single precision (float32/complex64) only when every operand
+/// is float32 or complex64 -- float64, complex128 and every non-inexact type
+/// (ints, bool, bfloat16) make it double. float16 is unsupported.
 DType working_dtype(std::initializer_list<const Tensor*> ts, const std::string& op) {
-  DType wd = DType::kFloat32;
+  bool cplx = false, single = true;
   for (const Tensor* t : ts) {
-    if (t->dtype() == DType::kFloat16)
-      throw Error(Status::TypeError(op, "array type float16 is unsupported in linalg"));
-    if (t->dtype() != DType::kFloat32) wd = DType::kFloat64;
+    const DType d = t->dtype();
+    if (d == DType::kFloat16) throw Error(Status::TypeError(op, "array type float16 is unsupported in linalg"));
+    cplx = cplx || is_complex(d);
+    single = single && (d == DType::kFloat32 || d == DType::kComplex64);
   }
-  return wd;
+  if (cplx) return single ? DType::kComplex64 : DType::kComplex128;
+  return single ? DType::kFloat32 : DType::kFloat64;
 }
 
 void check_stack(const Tensor& a, const std::string& op) {
@@ -212,7 +324,7 @@ Tensor to_colmajor(const Tensor& a, DType wd) {
   Tensor out = Tensor::empty(with_dims(batch_of(a), {n, m}), wd);
   if (out.numel() == 0) return out;
   const int64_t nb = out.numel() / (m * n);
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     for (int64_t i = 0; i < nb; ++i) transpose_into(src.data_as<T>() + i * m * n, out.data_as<T>() + i * m * n, m, n);
   });
@@ -222,7 +334,7 @@ Tensor to_colmajor(const Tensor& a, DType wd) {
 /// Workspace size from a LAPACK query (lwork = -1 answers in work[0]).
 template <typename T>
 int lwork_of(T w) {
-  return std::max(1, static_cast<int>(w) + 1);
+  return std::max(1, static_cast<int>(std::real(w)) + 1);
 }
 
 std::string matrix_where(int64_t i, int64_t nb, const Tensor& a) {
@@ -296,6 +408,33 @@ void with_order(int64_t n, Fn&& fn) {
 template <int N>
 constexpr int kCap = N ? N : static_cast<int>(kSmallN);
 
+/// Plain complex products for the small kernels: std::complex's operator*
+/// falls back to the C99 Annex G routine (__mulsc3) whenever a part is NaN.
+template <typename T>
+inline T mul(T a, T b) {
+  if constexpr (kIsComplex<T>)
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+  else
+    return a * b;
+}
+template <typename T>
+inline T conj_of(T v) {
+  if constexpr (kIsComplex<T>) return std::conj(v);
+  else return v;
+}
+/// |v|^2 (real).
+template <typename T>
+inline Real<T> abs2(T v) {
+  if constexpr (kIsComplex<T>) return v.real() * v.real() + v.imag() * v.imag();
+  else return v * v;
+}
+/// The pivot size LAPACK compares (i?amax): |v|, for complex |re| + |im|.
+template <typename T>
+inline Real<T> pivot_mag(T v) {
+  if constexpr (kIsComplex<T>) return std::abs(v.real()) + std::abs(v.imag());
+  else return std::abs(v);
+}
+
 /// In-place LU with partial pivoting (getf2: pivot = first entry of largest
 /// magnitude in the column) of the row-major n x n matrix `a` (n = N, or nr
 /// when N is 0); piv[j] = the row swapped with row j. Returns false on an
@@ -307,9 +446,9 @@ bool small_lu(T* a, int* piv, int nr) {
   bool ok = true;
   for (int j = 0; j < n; ++j) {
     int p = j;
-    T best = std::abs(a[j * n + j]);
+    Real<T> best = pivot_mag(a[j * n + j]);
     for (int i = j + 1; i < n; ++i) {
-      const T v = std::abs(a[i * n + j]);
+      const Real<T> v = pivot_mag(a[i * n + j]);
       if (v > best) {
         best = v;
         p = i;
@@ -325,9 +464,9 @@ bool small_lu(T* a, int* piv, int nr) {
     }
     const T r = T(1) / d;
     for (int i = j + 1; i < n; ++i) {
-      const T l = a[i * n + j] * r;
+      const T l = mul(a[i * n + j], r);
       a[i * n + j] = l;
-      for (int c = j + 1; c < n; ++c) a[i * n + c] -= l * a[j * n + c];
+      for (int c = j + 1; c < n; ++c) a[i * n + c] -= mul(l, a[j * n + c]);
     }
   }
   return ok;
@@ -343,15 +482,20 @@ void small_lu_solve(const T* lu, const int* piv, T* x, int64_t k, int nr) {
   for (int i = 1; i < n; ++i)  // L y = P b (unit lower)
     for (int l = 0; l < i; ++l) {
       const T f = lu[i * n + l];
-      for (int64_t c = 0; c < k; ++c) x[i * k + c] -= f * x[l * k + c];
+      for (int64_t c = 0; c < k; ++c) x[i * k + c] -= mul(f, x[l * k + c]);
     }
   for (int i = n - 1; i >= 0; --i) {  // U x = y
     for (int l = i + 1; l < n; ++l) {
       const T f = lu[i * n + l];
-      for (int64_t c = 0; c < k; ++c) x[i * k + c] -= f * x[l * k + c];
+      for (int64_t c = 0; c < k; ++c) x[i * k + c] -= mul(f, x[l * k + c]);
     }
     const T d = lu[i * n + i];
-    for (int64_t c = 0; c < k; ++c) x[i * k + c] /= d;
+    if constexpr (kIsComplex<T>) {  // one (scaled, library) complex division, then products
+      const T r = T(1) / d;
+      for (int64_t c = 0; c < k; ++c) x[i * k + c] = mul(x[i * k + c], r);
+    } else {
+      for (int64_t c = 0; c < k; ++c) x[i * k + c] /= d;
+    }
   }
 }
 
@@ -366,21 +510,24 @@ void small_lu_inverse(const T* lu, const int* piv, T* x, int nr) {
 }
 
 /// Lower Cholesky factor (potf2) of the row-major n x n matrix read from its
-/// lower triangle, into l (upper part zeroed). False when not positive definite.
+/// lower triangle, into l (upper part zeroed): A = L L^H. Complex: the
+/// imaginary parts of the diagonal are ignored (as potrf does). False when
+/// not positive definite.
 template <typename T, int N>
 bool small_cholesky(const T* a, T* l, int nr) {
+  using R = Real<T>;
   const int n = N ? N : nr;
   for (int j = 0; j < n; ++j) {
-    T s = a[j * n + j];
-    for (int k = 0; k < j; ++k) s -= l[j * n + k] * l[j * n + k];
+    R s = std::real(a[j * n + j]);
+    for (int k = 0; k < j; ++k) s -= abs2(l[j * n + k]);
     // NaN continues (NaN factor), as OpenBLAS's potrf does -- and so NumPy.
-    if (s <= T(0)) return false;
-    const T d = std::sqrt(s);
-    l[j * n + j] = d;
+    if (s <= R(0)) return false;
+    const R d = std::sqrt(s);
+    l[j * n + j] = T(d);
     for (int c = j + 1; c < n; ++c) l[j * n + c] = T(0);
     for (int i = j + 1; i < n; ++i) {
       T t = a[i * n + j];
-      for (int k = 0; k < j; ++k) t -= l[i * n + k] * l[j * n + k];
+      for (int k = 0; k < j; ++k) t -= mul(l[i * n + k], conj_of(l[j * n + k]));
       l[i * n + j] = t / d;
     }
   }
@@ -437,7 +584,7 @@ Tensor inv_impl(const Tensor& a) {
   Tensor x = Tensor::empty(a.shape(), wd);
   const int64_t nb = n ? a.numel() / (n * n) : 0;
   if (nb == 0) return x;
-  with_real(wd, [&](auto z) { inv_stack<decltype(z)>(a, wd, x, nb, n, a); });
+  with_type(wd, [&](auto z) { inv_stack<decltype(z)>(a, wd, x, nb, n, a); });
   return x;
 }
 
@@ -517,7 +664,7 @@ Tensor solve_impl(const Tensor& a, const Tensor& b) {
   const int64_t nb = shape_numel(batch);
   if (n > 0 && k > 0 && nb > 0) {
     Tensor abuf = work_copy(a.broadcast_to(with_dims(batch, {n, n})), wd);
-    with_real(wd, [&](auto z) { solve_stack<decltype(z)>(abuf, x, nb, n, k, a); });
+    with_type(wd, [&](auto z) { solve_stack<decltype(z)>(abuf, x, nb, n, k, a); });
   }
   return vec ? x.squeeze({x.ndim() - 1}) : x;
 }
@@ -564,48 +711,86 @@ void lu_stack(const Tensor& a, DType wd, const std::string& op, Fn&& fn) {
   }
 }
 
+/// det/slogdet accumulate in double precision for every working dtype: NumPy
+/// computes float32/complex64 determinants in double and casts the result, so
+/// a single-precision determinant overflows (or underflows) only where the
+/// final value does, not where a partial product would.
+template <typename T>
+using DetAcc = std::conditional_t<kIsComplex<T>, std::complex<double>, double>;
+
+/// sign and log|det| from an LU (NumPy's slogdet): the sign is +-1, or for
+/// complex the product of the unit factors u / |u| of the diagonal; an exactly
+/// zero pivot gives (0, -inf).
+template <typename T>
+void slogdet_of(const T* lu, const int* ipiv, int n, DetAcc<T>* sign, double* logdet) {
+  using A = DetAcc<T>;
+  A sg = A(1);
+  double acc = 0;
+  for (int j = 0; j < n; ++j) {
+    const A u = A(lu[j * n + j]);
+    if (u == A(0)) {
+      sg = A(0);
+      acc = -std::numeric_limits<double>::infinity();
+      break;
+    }
+    const double au = std::abs(u);
+    if constexpr (kIsComplex<T>) {
+      sg = mul(sg, u / au);
+    } else if (u < 0) {
+      sg = -sg;
+    }
+    if (ipiv[j] != j) sg = -sg;
+    acc += std::log(au);
+  }
+  *sign = sg;
+  *logdet = acc;
+}
+
 Tensor det_impl(const Tensor& a) {
   check_square(a, "det");
   const DType wd = working_dtype({&a}, "det");
   Tensor out = Tensor::empty(batch_of(a), wd);
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     T* o = out.data_as<T>();
     lu_stack<T>(a, wd, "det", [&](int64_t i, const T* lu, const int* ipiv, int n) {
-      T d = T(1);
-      for (int j = 0; j < n; ++j) {
-        d *= lu[j * n + j];
-        if (ipiv[j] != j) d = -d;
+      if constexpr (kIsComplex<T>) {
+        // NumPy's complex det is sign * exp(logabsdet): an overflowing
+        // determinant is inf+infj, where the direct product turns into NaN
+        // at the first inf * complex step.
+        DetAcc<T> sg;
+        double acc;
+        slogdet_of(lu, ipiv, n, &sg, &acc);
+        o[i] = T(mul(sg, DetAcc<T>(std::exp(acc), 0.0)));
+      } else {
+        double d = 1;
+        for (int j = 0; j < n; ++j) {
+          d *= static_cast<double>(lu[j * n + j]);
+          if (ipiv[j] != j) d = -d;
+        }
+        o[i] = static_cast<T>(d);
       }
-      o[i] = d;
     });
   });
   return out;
 }
 
+/// sign (dtype of the matrix) and log|det| (real).
 std::vector<Tensor> slogdet_impl(const Tensor& a) {
   check_square(a, "slogdet");
   const DType wd = working_dtype({&a}, "slogdet");
-  Tensor sign = Tensor::empty(batch_of(a), wd), logdet = Tensor::empty(batch_of(a), wd);
-  with_real(wd, [&](auto z) {
+  Tensor sign = Tensor::empty(batch_of(a), wd), logdet = Tensor::empty(batch_of(a), complex_part_dtype(wd));
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
+    using R = Real<T>;
     T* s = sign.data_as<T>();
-    T* l = logdet.data_as<T>();
+    R* l = logdet.data_as<R>();
     lu_stack<T>(a, wd, "slogdet", [&](int64_t i, const T* lu, const int* ipiv, int n) {
-      T sg = T(1), acc = T(0);
-      for (int j = 0; j < n; ++j) {
-        const T u = lu[j * n + j];
-        if (u == T(0)) {
-          sg = T(0);
-          acc = -std::numeric_limits<T>::infinity();
-          break;
-        }
-        if (u < T(0)) sg = -sg;
-        if (ipiv[j] != j) sg = -sg;
-        acc += std::log(std::abs(u));
-      }
-      s[i] = sg;
-      l[i] = acc;
+      DetAcc<T> sg;
+      double acc;
+      slogdet_of(lu, ipiv, n, &sg, &acc);
+      s[i] = T(sg);
+      l[i] = static_cast<R>(acc);
     });
   });
   return {sign, logdet};
@@ -629,7 +814,7 @@ Tensor cholesky_impl(const Tensor& a, bool upper) {
     // The upper factor of A is the transposed lower factor of A^T.
     const Tensor src = readable(upper ? a.swapaxes(-1, -2) : a, wd);
     Tensor out = Tensor::empty(a.shape(), wd);
-    with_real(wd, [&](auto z) {
+    with_type(wd, [&](auto z) {
       using T = decltype(z);
       const T* ap = src.data_as<T>();
       T* op_ = out.data_as<T>();
@@ -653,7 +838,7 @@ Tensor cholesky_impl(const Tensor& a, bool upper) {
     return out;
   }
   Tensor buf = work_copy(a, wd);
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     const int ni = static_cast<int>(n);
     for (int64_t i = 0; i < nb; ++i) {
@@ -682,7 +867,7 @@ std::vector<Tensor> qr_raw(const Tensor& a, DType wd) {
   Tensor h = to_colmajor(a, wd);  // (..., n, m)
   Tensor tau = Tensor::empty(with_dims(batch, {k}), wd);
   if (k == 0) return {h, tau};
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     const int mi = static_cast<int>(m), ni = static_cast<int>(n);
     int info = 0, qry = -1;
@@ -711,7 +896,7 @@ std::vector<Tensor> qr_tall(const Tensor& a, const std::string& mode, DType wd) 
   const int64_t qcols = complete ? m : k, rrows = complete ? m : k;
   Tensor q = Tensor::empty(with_dims(batch, {want_q ? qcols : 0, m}), wd);  // column-major Q
   Tensor r = Tensor::empty(with_dims(batch, {rrows, n}), wd);              // row-major R
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
     const int qc = static_cast<int>(qcols);
@@ -766,7 +951,7 @@ std::vector<Tensor> qr_impl(const Tensor& a, const std::string& mode) {
   // Q: the factored buffer itself when it has Q's shape (reduced, m >= n), else its own.
   const bool q_in_buf = want_q && qcols == n;
   Tensor q = want_q && !q_in_buf ? Tensor::empty(with_dims(batch, {m, qcols}), wd) : Tensor();
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
     const int qc = static_cast<int>(qcols);
@@ -845,13 +1030,13 @@ std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
   const Shape batch = batch_of(a);
   const int64_t nb = shape_numel(batch);
   const int64_t ucols = full ? m : k, vrows = full ? n : k;
-  Tensor s = Tensor::empty(with_dims(batch, {k}), wd);
+  Tensor s = Tensor::empty(with_dims(batch, {k}), complex_part_dtype(wd));  // real
   Tensor u, vh;
   if (compute_uv) {
     u = Tensor::empty(with_dims(batch, {m, ucols}), wd);
     vh = Tensor::empty(with_dims(batch, {vrows, n}), wd);
   }
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
     if (k == 0) {  // nothing to factor: U and Vh are identities (NumPy's result)
       if (compute_uv) {
@@ -864,6 +1049,7 @@ std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
       }
       return;
     }
+    using R = Real<T>;
     Tensor buf = work_copy(a, wd);
     const char jobz = !compute_uv ? 'N' : full ? 'A' : 'S';
     // LAPACK's problem: the n x m matrix A^T (ld n); its U' is n x vrows (ld n)
@@ -871,20 +1057,28 @@ std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
     const int mi = static_cast<int>(n), ni = static_cast<int>(m);
     const int lda = mi, ldu = mi, ldvt = std::max(1, static_cast<int>(ucols));
     std::vector<int> iwork(static_cast<size_t>(8 * k));
+    // Complex gesdd's real workspace (LAPACK 3.7+): 7 min(m,n) without
+    // vectors, else min(m,n) * max(5 min(m,n) + 7, 2 max(m,n) + 2 min(m,n) + 1).
+    const int64_t mx = std::max(m, n);
+    std::vector<R> rwork(kIsComplex<T> ? static_cast<size_t>(compute_uv ? k * std::max(5 * k + 7, 2 * mx + 2 * k + 1)
+                                                                         : 7 * k)
+                                       : 1);
     T dummy = T(0), wq = T(0);
     int qry = -1, info = 0;
     T* u0 = compute_uv ? vh.data_as<T>() : &dummy;
     T* v0 = compute_uv ? u.data_as<T>() : &dummy;
-    Lapack<T>::gesdd(&jobz, &mi, &ni, buf.data_as<T>(), &lda, s.data_as<T>(), u0, &ldu, v0, &ldvt, &wq, &qry,
-                     iwork.data(), &info, 1);
+    Lapack<T>::gesdd(&jobz, &mi, &ni, buf.data_as<T>(), &lda, s.data_as<R>(), u0, &ldu, v0, &ldvt, &wq, &qry,
+                     rwork.data(), iwork.data(), &info);
     int lwork = lwork_of(wq);
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t i = 0; i < nb; ++i) {
       T* ui = compute_uv ? vh.data_as<T>() + i * vrows * n : &dummy;
       T* vi = compute_uv ? u.data_as<T>() + i * m * ucols : &dummy;
-      Lapack<T>::gesdd(&jobz, &mi, &ni, buf.data_as<T>() + i * m * n, &lda, s.data_as<T>() + i * k, ui, &ldu, vi,
-                       &ldvt, work.data(), &lwork, iwork.data(), &info, 1);
-      if (info > 0) linalg_error("svd", "SVD did not converge " + matrix_where(i, nb, a));
+      Lapack<T>::gesdd(&jobz, &mi, &ni, buf.data_as<T>() + i * m * n, &lda, s.data_as<R>() + i * k, ui, &ldu, vi,
+                       &ldvt, work.data(), &lwork, rwork.data(), iwork.data(), &info);
+      // LAPACK >= 3.10 answers a NaN in A with info = -4 (A's norm is NaN):
+      // NumPy reports any failure as non-convergence.
+      if (info > 0 || info == -4) linalg_error("svd", "SVD did not converge " + matrix_where(i, nb, a));
       if (info < 0) throw Error(Status::Internal("svd", "gesdd argument " + std::to_string(-info) + " invalid"));
     }
   });
@@ -894,8 +1088,9 @@ std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
 
 // ------------------------------------------------------------------ eigh
 
-/// syevd on the row-major buffer (A^T for LAPACK) with the other triangle
-/// named; the eigenvectors come back column-major and are transposed blockwise.
+/// syevd/heevd on the row-major buffer (A^T for LAPACK) with the other
+/// triangle named; the eigenvectors come back column-major and are transposed
+/// blockwise (and conjugated: A^T of a Hermitian A is conj(A)).
 std::vector<Tensor> eigh_impl(const Tensor& a, char uplo, bool compute_v) {
   const std::string op = compute_v ? "eigh" : "eigvalsh";
   if (uplo != 'L' && uplo != 'U') throw Error(Status::Invalid(op, "UPLO argument must be 'L' or 'U'"));
@@ -905,28 +1100,37 @@ std::vector<Tensor> eigh_impl(const Tensor& a, char uplo, bool compute_v) {
   check_int(n, op);
   const Shape batch = batch_of(a);
   const int64_t nb = shape_numel(batch);
-  Tensor w = Tensor::empty(with_dims(batch, {n}), wd);
+  Tensor w = Tensor::empty(with_dims(batch, {n}), complex_part_dtype(wd));  // real
   Tensor buf = work_copy(a, wd);
   Tensor v = compute_v ? Tensor::empty(a.shape(), wd) : Tensor();
   if (n > 0) {
-    with_real(wd, [&](auto z) {
+    with_type(wd, [&](auto z) {
       using T = decltype(z);
+      using R = Real<T>;
       const char jobz = compute_v ? 'V' : 'N';
       const char lu = uplo == 'L' ? 'U' : 'L';
       const int ni = static_cast<int>(n);
       T wq = T(0);
+      R rq = R(0);
       int iq = 0, qry = -1, info = 0;
-      Lapack<T>::syevd(&jobz, &lu, &ni, buf.data_as<T>(), &ni, w.data_as<T>(), &wq, &qry, &iq, &qry, &info, 1, 1);
-      int lwork = lwork_of(wq), liwork = std::max(1, iq);
+      Lapack<T>::syevd(&jobz, &lu, &ni, buf.data_as<T>(), &ni, w.data_as<R>(), &wq, &qry, &rq, &qry, &iq, &qry,
+                       &info);
+      int lwork = lwork_of(wq), lrwork = lwork_of(rq), liwork = std::max(1, iq);
       std::vector<T> work(static_cast<size_t>(lwork));
+      std::vector<R> rwork(static_cast<size_t>(kIsComplex<T> ? lrwork : 1));
       std::vector<int> iwork(static_cast<size_t>(liwork));
       for (int64_t i = 0; i < nb; ++i) {
         T* bi = buf.data_as<T>() + i * n * n;
-        Lapack<T>::syevd(&jobz, &lu, &ni, bi, &ni, w.data_as<T>() + i * n, work.data(), &lwork, iwork.data(),
-                         &liwork, &info, 1, 1);
+        Lapack<T>::syevd(&jobz, &lu, &ni, bi, &ni, w.data_as<R>() + i * n, work.data(), &lwork, rwork.data(),
+                         &lrwork, iwork.data(), &liwork, &info);
         if (info > 0) linalg_error(op, "Eigenvalues did not converge " + matrix_where(i, nb, a));
         if (info < 0) throw Error(Status::Internal(op, "syevd argument " + std::to_string(-info) + " invalid"));
-        if (compute_v) transpose_into(bi, v.data_as<T>() + i * n * n, n, n);
+        if (!compute_v) continue;
+        // LAPACK saw A^T = conj(A) (Hermitian): its vectors are the conjugates of A's.
+        T* vi = v.data_as<T>() + i * n * n;
+        transpose_into(bi, vi, n, n);
+        if constexpr (kIsComplex<T>)
+          for (int64_t e = 0; e < n * n; ++e) vi[e] = std::conj(vi[e]);
       }
     });
   }
@@ -955,11 +1159,13 @@ std::vector<Tensor> lstsq_impl(const Tensor& a, const Tensor& b, double rcond) {
   // values are computed even for an empty right-hand side (NumPy does the same).
   const int64_t ncol = std::max<int64_t>(nrhs, 1);
   Tensor bbuf = Tensor::empty({ncol, mx}, wd);
-  Tensor s = Tensor::empty({k}, wd);
+  const DType rd = complex_part_dtype(wd);  // singular values, residuals: real
+  Tensor s = Tensor::empty({k}, rd);
   int rank = 0;
   Tensor x = Tensor::empty({n, nrhs}, wd), resid;
-  with_real(wd, [&](auto z) {
+  with_type(wd, [&](auto z) {
     using T = decltype(z);
+    using R = Real<T>;
     T* bp = bbuf.data_as<T>();
     std::fill(bp, bp + bbuf.numel(), T(0));
     const Tensor bc = to_colmajor(bm, wd);  // (nrhs, m)
@@ -967,17 +1173,21 @@ std::vector<Tensor> lstsq_impl(const Tensor& a, const Tensor& b, double rcond) {
     if (m > 0 && n > 0) {
       const int mi = static_cast<int>(m), ni = static_cast<int>(n), ri = static_cast<int>(ncol);
       const int lda = mi, ldb = static_cast<int>(mx);
-      const T rc = rcond < 0 ? std::numeric_limits<T>::epsilon() * static_cast<T>(mx) : static_cast<T>(rcond);
+      const R rc = rcond < 0 ? std::numeric_limits<R>::epsilon() * static_cast<R>(mx) : static_cast<R>(rcond);
       T wq = T(0);
+      R rq = R(0);  // complex gelsd answers its real workspace size in rwork[0]
       int iq = 0, qry = -1, info = 0;
-      Lapack<T>::gelsd(&mi, &ni, &ri, abuf.data_as<T>(), &lda, bp, &ldb, s.data_as<T>(), &rc, &rank, &wq, &qry, &iq,
-                       &info);
+      Lapack<T>::gelsd(&mi, &ni, &ri, abuf.data_as<T>(), &lda, bp, &ldb, s.data_as<R>(), &rc, &rank, &wq, &qry, &rq,
+                       &iq, &info);
       const int lwork = lwork_of(wq);
       std::vector<T> work(static_cast<size_t>(lwork));
+      std::vector<R> rwork(static_cast<size_t>(kIsComplex<T> ? lwork_of(rq) : 1));
       std::vector<int> iwork(static_cast<size_t>(std::max(1, iq)));
-      Lapack<T>::gelsd(&mi, &ni, &ri, abuf.data_as<T>(), &lda, bp, &ldb, s.data_as<T>(), &rc, &rank, work.data(),
-                       &lwork, iwork.data(), &info);
-      if (info > 0) linalg_error("lstsq", "SVD did not converge in Linear Least Squares");
+      Lapack<T>::gelsd(&mi, &ni, &ri, abuf.data_as<T>(), &lda, bp, &ldb, s.data_as<R>(), &rc, &rank, work.data(),
+                       &lwork, rwork.data(), iwork.data(), &info);
+      // info = -4: A holds NaN (its scaling rejects the NaN norm); NumPy
+      // reports every failure as non-convergence.
+      if (info > 0 || info == -4) linalg_error("lstsq", "SVD did not converge in Linear Least Squares");
       if (info < 0) throw Error(Status::Internal("lstsq", "gelsd argument " + std::to_string(-info) + " invalid"));
     } else {  // x = 0; for n == 0 every row of b is residual
       for (int64_t c = 0; c < nrhs; ++c) std::fill(bp + c * mx, bp + c * mx + n, T(0));
@@ -987,14 +1197,14 @@ std::vector<Tensor> lstsq_impl(const Tensor& a, const Tensor& b, double rcond) {
       for (int64_t c = 0; c < nrhs; ++c) xp[r * nrhs + c] = bp[c * mx + r];
     // Residual sums of squares: only for a full-rank overdetermined system.
     if (rank == n && m > n) {
-      resid = Tensor::empty({nrhs}, wd);
+      resid = Tensor::empty({nrhs}, rd);
       for (int64_t c = 0; c < nrhs; ++c) {
-        T acc = T(0);
-        for (int64_t r = n; r < m; ++r) acc += bp[c * mx + r] * bp[c * mx + r];
-        resid.data_as<T>()[c] = acc;
+        R acc = R(0);
+        for (int64_t r = n; r < m; ++r) acc += abs2(bp[c * mx + r]);
+        resid.data_as<R>()[c] = acc;
       }
     } else {
-      resid = Tensor::empty({0}, wd);
+      resid = Tensor::empty({0}, rd);
     }
   });
   Tensor rk = Tensor::empty({}, DType::kInt32);
@@ -1017,15 +1227,24 @@ Tensor run_eigvalsh(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
   return eigh_impl(in[0], 'L', false)[0];
 }
 
-const OpRegistrar kInv(opaque_op("inv", 1, &run_inv, "Inverse of each square matrix (numpy.linalg.inv; LAPACK gesv)."));
-const OpRegistrar kSolve(opaque_op("solve", 2, &run_solve, "Solution x of a @ x = b (numpy.linalg.solve; LAPACK gesv)."));
-const OpRegistrar kDet(opaque_op("det", 1, &run_det, "Determinant of each square matrix (numpy.linalg.det; LU)."));
-const OpRegistrar kCholesky(opaque_op("cholesky", 1, &run_cholesky,
+/// The LAPACK registry ops: opaque, complex operands handled (c/z routines).
+OpDef lapack_op(const char* name, int arity, OpaqueFn run, const char* doc) {
+  OpDef d = opaque_op(name, arity, run, doc);
+  d.complex_ok = true;
+  return d;
+}
+
+const OpRegistrar kInv(lapack_op("inv", 1, &run_inv, "Inverse of each square matrix (numpy.linalg.inv; LAPACK gesv)."));
+const OpRegistrar kSolve(lapack_op("solve", 2, &run_solve,
+                                   "Solution x of a @ x = b (numpy.linalg.solve; LAPACK gesv)."));
+const OpRegistrar kDet(lapack_op("det", 1, &run_det, "Determinant of each square matrix (numpy.linalg.det; LU)."));
+const OpRegistrar kCholesky(lapack_op("cholesky", 1, &run_cholesky,
                                    "Lower Cholesky factor of each matrix (numpy.linalg.cholesky; LAPACK potrf)."));
-const OpRegistrar kSvdvals(opaque_op("svdvals", 1, &run_svdvals,
+const OpRegistrar kSvdvals(lapack_op("svdvals", 1, &run_svdvals,
                                   "Singular values, descending (numpy.linalg.svdvals; LAPACK gesdd)."));
-const OpRegistrar kEigvalsh(opaque_op("eigvalsh", 1, &run_eigvalsh,
-                                   "Eigenvalues of symmetric matrices, ascending (numpy.linalg.eigvalsh; syevd)."));
+const OpRegistrar kEigvalsh(lapack_op("eigvalsh", 1, &run_eigvalsh,
+                                   "Eigenvalues of symmetric/Hermitian matrices, ascending "
+                                   "(numpy.linalg.eigvalsh; syevd/heevd)."));
 
 Tensor call1(const char* name, const Tensor& a) {
   return call(get_op(name), {a});

@@ -16,12 +16,17 @@
 //
 // The LAPACK functions take stacks of matrices (..., M, N) and work on each one.
 // float32 input computes in float32 (s* routines); float64, integers, bool and
-// bfloat16 compute in float64 (d* routines), as numpy.linalg does; float16 is a
-// kInvalidDtype error ("array type float16 is unsupported in linalg").
-// LAPACK gets a row-major copy of each matrix, which it reads as A^T, and
-// solves the transposed problem where that gives the result directly (no
-// transposing copies); stacks of matrices of order <= 8 use unblocked
-// LU/Cholesky kernels spread over the device cores instead.
+// bfloat16 compute in float64 (d* routines), as numpy.linalg does; complex64
+// uses the c* and complex128 the z* routines (with several operands: complex
+// when any is complex, single precision only when all are float32/complex64);
+// float16 is a kInvalidDtype error ("array type float16 is unsupported in
+// linalg"). Singular values, eigh's eigenvalues, slogdet's logabsdet and
+// lstsq's residuals are real (float32 for complex64).
+// LAPACK gets a row-major copy of each matrix, which it reads as A^T (a
+// transpose, not the conjugate transpose), and solves the transposed problem
+// where that gives the result directly (no transposing copies); stacks of
+// matrices of order <= 32 use unblocked LU/Cholesky kernels spread over the
+// device cores instead (real and complex).
 //
 // Errors (asc::Error, messages "[op] ..." naming shapes/dtypes):
 //  * kInvalidShape: operands whose core dimensions do not match, 0-d operands
@@ -69,26 +74,29 @@ Tensor inv(const Tensor& a);
 /// numpy.linalg.solve (NumPy 2): b is a vector (M,) when 1-d, else a stack of
 /// (..., M, K) matrices; batch dimensions broadcast.
 Tensor solve(const Tensor& a, const Tensor& b);
-/// numpy.linalg.det: (..., M, M) -> (...). Through LU (getrf).
+/// numpy.linalg.det: (..., M, M) -> (...). Through LU (getrf); complex as
+/// NumPy: sign * exp(logabsdet).
 Tensor det(const Tensor& a);
-/// numpy.linalg.slogdet: {sign, logabsdet}, each (...).
+/// numpy.linalg.slogdet: {sign, logabsdet}, each (...); sign has the working
+/// dtype (complex: a unit complex number), logabsdet is real.
 std::vector<Tensor> slogdet(const Tensor& a);
-/// numpy.linalg.cholesky: lower L with a = L L^T, read from the lower triangle
-/// (`upper`: U with a = U^T U, read from the upper triangle).
+/// numpy.linalg.cholesky: lower L with a = L L^H, read from the lower triangle
+/// (`upper`: U with a = U^H U, read from the upper triangle); the imaginary
+/// parts of a complex diagonal are ignored (as potrf does).
 Tensor cholesky(const Tensor& a, bool upper = false);
 /// numpy.linalg.qr. mode "reduced" -> {Q (M,K), R (K,N)}, "complete" ->
 /// {Q (M,M), R (M,N)}, "r" -> {R (K,N)}, "raw" -> {h (N,M), tau (K)}; K = min(M,N).
 std::vector<Tensor> qr(const Tensor& a, const std::string& mode = "reduced");
 /// numpy.linalg.svd through gesdd: {U, S, Vh} (`full_matrices`: U (M,M), Vh (N,N),
-/// else (M,K), (K,N)), or {S} without `compute_uv`. S descending.
+/// else (M,K), (K,N)), or {S} without `compute_uv`. S descending, real.
 std::vector<Tensor> svd(const Tensor& a, bool full_matrices = true, bool compute_uv = true);
-/// numpy.linalg.eigh through syevd: {eigenvalues ascending, eigenvectors as
-/// columns}; {eigenvalues} without `compute_v`. Reads the lower triangle, or
-/// the upper one when `uplo` is 'U'.
+/// numpy.linalg.eigh through syevd/heevd: {eigenvalues ascending (real),
+/// eigenvectors as columns}; {eigenvalues} without `compute_v`. Reads the
+/// lower triangle, or the upper one when `uplo` is 'U' (Hermitian for complex).
 std::vector<Tensor> eigh(const Tensor& a, char uplo = 'L', bool compute_v = true);
 /// numpy.linalg.lstsq through gelsd for a (M, N) and b (M,) or (M, K):
-/// {x, residuals, rank (0-d int64), singular values}. `rcond` < 0 means
-/// machine epsilon * max(M, N) (NumPy's default).
+/// {x, residuals (real), rank (0-d int32), singular values (real)}. `rcond` < 0
+/// means machine epsilon * max(M, N) (NumPy's default).
 std::vector<Tensor> lstsq(const Tensor& a, const Tensor& b, double rcond = -1);
 
 // ------------------------------------------------------------------ einsum (src/ops/einsum.cc)

@@ -31,7 +31,7 @@ def tol(dtype):
     dt = np.dtype(dtype)
     if dt == BF16:
         return 2e-2
-    return {np.dtype(np.float16): 4e-3, np.dtype(np.float32): 2e-5}.get(dt, 1e-10)
+    return {np.dtype(np.float16): 4e-3, np.dtype(np.float32): 2e-5, np.dtype(np.complex64): 2e-5}.get(dt, 1e-10)
 
 
 def assert_same(expected, got, rtol=None, atol=None):
@@ -45,7 +45,11 @@ def assert_same(expected, got, rtol=None, atol=None):
     g = np.asarray(got)
     assert g.dtype == e.dtype, f"dtype {g.dtype} != {e.dtype}"
     assert g.shape == e.shape, f"shape {g.shape} != {e.shape}"
-    if e.dtype.kind == "f" or e.dtype == BF16:
+    if e.dtype.kind == "c":
+        t = tol(e.dtype) if rtol is None else rtol
+        np.testing.assert_allclose(g.astype(np.complex128), e.astype(np.complex128), rtol=t,
+                                   atol=t if atol is None else atol, equal_nan=True)
+    elif e.dtype.kind == "f" or e.dtype == BF16:
         t = tol(e.dtype) if rtol is None else rtol
         np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64), rtol=t,
                                    atol=t if atol is None else atol, equal_nan=True)
