@@ -14,17 +14,27 @@ Float32 arrays of 2^25 elements unless said (issue 4's targets):
   first iteration (must be 0) and peak pool memory / live data (<= 1.5)
 
 Every pyasc case is also timed with ASC_NUM_CORES=1 (a child process) to show
-that both cores are used. Times are best of --repeat runs, in ms.
+that both cores are used.
 
-    python benchmarks/bench_fusion.py [--repeat 7] [--log2n 25] [--side 4096]
+Timing on a shared, noisy machine: each case runs --rounds rounds; a round
+times pyasc and its peers back to back (best of --repeat each), so both sides
+of a ratio see the same load. The table shows the best time of all rounds
+for each side and the ratio of the bests; "med" is the median over rounds of
+the per-round ratio. The native triad is built as a library and called in
+this process (ctypes), alternating with the pyasc kernel; without a C++
+compiler it is skipped (set ASC_TRIAD_LIB to a prebuilt one).
+
+    python benchmarks/bench_fusion.py [--rounds 5] [--repeat 5] [--log2n 25] [--side 4096]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,24 +57,35 @@ def best(fn, repeat):
     return min(ts) * 1e3
 
 
-def native_triad_gbs(log2n, cores=None):
-    exe = os.environ.get("ASC_TRIAD_BIN")
-    tmp = None
-    if not exe or not os.path.exists(exe):
-        cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-        if not cxx:
-            return None
-        tmp = tempfile.mkdtemp()
-        exe = os.path.join(tmp, "triad")
-        subprocess.run([cxx, "-O3", "-march=native", "-pthread", os.path.join(HERE, "bench_fusion_triad.cc"), "-o",
-                        exe], check=True)
-    env = dict(os.environ)
-    if cores:
-        env["ASC_NUM_CORES"] = str(cores)
-    out = subprocess.run([exe, str(log2n), "10"], capture_output=True, text=True, check=True, env=env).stdout
-    if tmp:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return float(out.split()[1])
+class NativeTriad:
+    """bench_fusion_triad.cc as a library: best seconds of `repeat` runs of
+    out = a * b + c over 2^log2n float32 with `threads` threads."""
+
+    def __init__(self, log2n, threads):
+        self.log2n, self.threads, self.tmp = log2n, threads, None
+        lib = os.environ.get("ASC_TRIAD_LIB")
+        if not lib or not os.path.exists(lib):
+            cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+            if not cxx:
+                self.fn = None
+                return
+            self.tmp = tempfile.mkdtemp()
+            lib = os.path.join(self.tmp, "libtriad.so")
+            subprocess.run([cxx, "-O3", "-march=native", "-pthread", "-shared", "-fPIC", "-DASC_TRIAD_LIBRARY",
+                            os.path.join(HERE, "bench_fusion_triad.cc"), "-o", lib], check=True)
+        self.fn = ctypes.CDLL(lib).asc_triad_best_s
+        self.fn.restype = ctypes.c_double
+        self.fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+
+    def best_ms(self, repeat):
+        t = self.fn(self.log2n, repeat, self.threads)
+        if t <= 0:
+            raise RuntimeError("native triad: wrong result")
+        return t * 1e3
+
+    def close(self):
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def cases(log2n, side):
@@ -123,49 +144,66 @@ def temporaries_loop(log2n):
     return extra, peak / live, s
 
 
-def run_pyasc_only(log2n, side, repeat):
-    return {name: best(f, repeat) for name, f, _, _ in cases(log2n, side)}
+def run_pyasc_only(log2n, side, repeat, rounds):
+    cs = cases(log2n, side)
+    return {name: min(best(f, repeat) for _ in range(rounds)) for name, f, _, _ in cs}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case")
+    p.add_argument("--repeat", type=int, default=5, help="timed runs per side and round (best counts)")
     p.add_argument("--log2n", type=int, default=25)
     p.add_argument("--side", type=int, default=4096)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:  # pyasc times only, as JSON (the ASC_NUM_CORES=1 run)
-        print(json.dumps(run_pyasc_only(args.log2n, args.side, args.repeat)))
+        print(json.dumps(run_pyasc_only(args.log2n, args.side, args.repeat, args.rounds)))
         return
     asc.set_eager(False)
     cores = asc.get_device_properties().num_cores if hasattr(asc, "get_device_properties") else os.cpu_count()
     env = dict(os.environ, ASC_NUM_CORES="1")
     one = json.loads(subprocess.run([sys.executable, __file__, "--child", "--log2n", str(args.log2n), "--side",
-                                     str(args.side), "--repeat", str(max(3, args.repeat // 2))],
+                                     str(args.side), "--repeat", str(args.repeat), "--rounds",
+                                     str(max(2, args.rounds // 2))],
                                     capture_output=True, text=True, check=True, env=env).stdout)
     try:
         import numexpr
         numexpr.set_num_threads(cores)
     except ImportError:
         numexpr = None
-    gbs = native_triad_gbs(args.log2n)
+    triad = NativeTriad(args.log2n, cores)
     n = 1 << args.log2n
-    print(f"pyasc fusion benchmark: float32, 2^{args.log2n} elements, {cores} cores, best of {args.repeat}")
+    print(f"pyasc fusion benchmark: float32, 2^{args.log2n} elements, {cores} cores, {args.rounds} interleaved "
+          f"rounds of best-of-{args.repeat}")
     print(f"{'case':22s} {'pyasc ms':>9s} {'1-core ms':>9s} {'scaling':>8s} {'numpy ms':>9s} {'np/pyasc':>9s}"
-          f" {'other':>24s}")
+          f" {'med':>5s}  other")
     for name, f, g, other in cases(args.log2n, args.side):
-        t = best(f, args.repeat)
-        u = best(g, args.repeat)
-        extra = ""
-        if name == "a*b+c":
-            if gbs:
-                eff = 16.0 * n / (t * 1e-3) / 1e9
-                extra += f"{eff:.1f} GB/s = {eff / gbs:.0%} of native {gbs:.1f} GB/s; "
-            if numexpr is not None:
+        ts, us, ratios, native, ne_ts = [], [], [], [], []
+        for _ in range(args.rounds):
+            if name == "a*b+c" and triad.fn:
+                native.append(triad.best_ms(args.repeat))
+            t = best(f, args.repeat)
+            u = best(g, args.repeat)
+            if name == "a*b+c" and numexpr is not None:
                 _, expr, local = other
-                ne = best(lambda: numexpr.evaluate(expr, local_dict=local), args.repeat)
-                extra += f"numexpr {ne:.2f} ms, ne/pyasc {ne / t:.2f}"
-        print(f"{name:22s} {t:9.2f} {one[name]:9.2f} {one[name] / t:8.2f} {u:9.2f} {u / t:9.2f}  {extra}")
+                ne_ts.append(best(lambda: numexpr.evaluate(expr, local_dict=local), args.repeat))
+            ts.append(t)
+            us.append(u)
+            ratios.append(u / t)
+        t, u = min(ts), min(us)
+        extra = ""
+        if native:
+            eff = 16.0 * n / (t * 1e-3) / 1e9
+            gbs = 16.0 * n / (min(native) * 1e-3) / 1e9
+            per_round = statistics.median(x / y for x, y in zip(native, ts))
+            extra += (f"{eff:.1f} GB/s = {eff / gbs:.0%} of native {gbs:.1f} GB/s (med {per_round:.0%}); ")
+        if ne_ts:
+            ne = min(ne_ts)
+            extra += f"numexpr {ne:.2f} ms, ne/pyasc {ne / t:.2f} (med {statistics.median(x / y for x, y in zip(ne_ts, ts)):.2f})"
+        print(f"{name:22s} {t:9.2f} {one[name]:9.2f} {one[name] / t:8.2f} {u:9.2f} {u / t:9.2f} "
+              f"{statistics.median(ratios):5.2f}  {extra}", flush=True)
+    triad.close()
     allocs, peak_ratio, _ = temporaries_loop(args.log2n)
     print(f"temporaries loop (100 iterations, 2^{args.log2n - 2} float32): OS allocations after the first "
           f"iteration {allocs}, peak pool memory / live data {peak_ratio:.2f}")

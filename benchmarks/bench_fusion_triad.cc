@@ -5,6 +5,12 @@
 // element: three reads and one write) as "triad_gbs <value>".
 //
 //   bench_fusion_triad [log2n=25] [repeat=10]
+//
+// Built with -shared -DASC_TRIAD_LIBRARY it is a library instead:
+// asc_triad_best_s(log2n, repeat, threads) runs the same kernel on arrays
+// allocated (and first-touched) on the first call and kept, and returns the
+// best time in seconds, so that bench_fusion.py can alternate it with the
+// pyasc kernel in one process (both see the same machine load).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +36,39 @@ void parallel(int threads, size_t n, Fn fn) {
 
 }  // namespace
 
+#ifdef ASC_TRIAD_LIBRARY
+extern "C" double asc_triad_best_s(int log2n, int repeat, int threads) {
+  struct Arrays {
+    size_t n = 0;
+    std::unique_ptr<float[]> a, b, c, out;
+  };
+  static Arrays arr;
+  const size_t n = size_t(1) << log2n;
+  if (arr.n != n) {
+    arr.n = n;
+    arr.a.reset(new float[n]);
+    arr.b.reset(new float[n]);
+    arr.c.reset(new float[n]);
+    arr.out.reset(new float[n]);
+    parallel(threads, n, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) {
+        arr.a[i] = float(i % 7);
+        arr.b[i] = 0.5f;
+        arr.c[i] = 1.0f;
+        arr.out[i] = 0.0f;
+      }
+    });
+  }
+  double best = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    parallel(threads, n, [&](size_t lo, size_t hi) { triad(arr.out.get(), arr.a.get(), arr.b.get(), arr.c.get(), lo, hi); });
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (arr.out[n - 1] != float((n - 1) % 7) * 0.5f + 1.0f) return -1.0;
+  return best;
+}
+#else
 int main(int argc, char** argv) {
   const int log2n = argc > 1 ? std::atoi(argv[1]) : 25;
   const int repeat = argc > 2 ? std::atoi(argv[2]) : 10;
@@ -59,3 +98,4 @@ int main(int argc, char** argv) {
   std::printf("triad_gbs %.3f\nthreads %d\nbest_ms %.3f\n", 16.0 * double(n) / best / 1e9, threads, best * 1e3);
   return 0;
 }
+#endif  // ASC_TRIAD_LIBRARY

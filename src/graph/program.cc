@@ -56,6 +56,9 @@ constexpr int64_t kMinPerBlock = 1 << 14;      // elements per block at least
 constexpr int kFoldEvery = 16;                 // tiles per partial before it folds into the total
 constexpr int kMaxDims = 64;
 constexpr int64_t kStreamBytes = int64_t(8) << 20;  // outputs above this bypass the caches
+constexpr int64_t kSubTile = 384;              // map mode: elements per sub-tile
+constexpr int64_t kMinLine = 512;              // map mode: tiles within one line from this line length
+constexpr int64_t kChunk = int64_t(1) << 18;   // elements per block at most (chunked launches)
 
 enum class RegKind : uint8_t { kIn, kTemp, kOut, kAcc };
 
@@ -512,6 +515,8 @@ struct Exec {
   int64_t rows = 0;                   // row mode: rows per tile
   bool stream_out = false;            // stage full outputs in UB, store non-temporally
   int64_t R = 1;
+  int64_t sub = 0;                    // map mode: instructions run over sub-tiles of this many elements
+  std::vector<int64_t> gather_at;     // sub-tiled map mode: UB offset of each input's tile-sized slot
 };
 
 /// Per-block state: register pointers for the current tile.
@@ -519,7 +524,24 @@ struct TileState {
   std::vector<char*> p;
   std::vector<int64_t> s;
   std::vector<uint8_t> ready;
-  explicit TileState(size_t n) : p(n), s(n), ready(n) {}
+  // Sub-tiled map mode: each instruction's call, pointers advanced by `step`
+  // after every sub-tile; `copies` the staged outputs and their destinations.
+  struct Call {
+    InnerLoop loop;
+    char* p[4];
+    int64_t s[4];
+    int64_t step[4];
+    int nargs;
+  };
+  std::vector<Call> calls;
+  struct Copy {
+    uint8_t* dst;
+    const char* src;
+    int64_t item;
+  };
+  std::vector<Copy> copies;
+  std::vector<const char*> splat;  // per input: the value its slot holds copies of (stride-0 operands)
+  explicit TileState(size_t n) : p(n), s(n), ready(n), splat(n, nullptr) {}
 };
 
 /// Runs the program on one tile: elements [lo, lo + n) of the domain; in row
@@ -632,6 +654,81 @@ void run_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t n, 
   }
 }
 
+/// A map program (no reductions, no row registers) on elements [lo, lo + n):
+/// inputs are resolved once for the tile (in place, or gathered into a
+/// tile-sized UB slot of their own: all of them are live in every sub-tile),
+/// then every instruction runs over sub-tiles of E.sub elements in turn.
+/// Temporaries and staged outputs of a sub-tile live in a small UB area
+/// after the gather slots (slots by liveness), so they stay in L1; and the memory
+/// streams of all instructions advance together (as in one hand-fused loop)
+/// instead of one instruction streaming its inputs over the whole tile before
+/// the next one starts: more cache misses in flight per core, which is what
+/// bounds a core's share of the memory bandwidth. Stride-0 operands (scalars,
+/// broadcast columns) are expanded into a sub-tile of copies in their slot,
+/// once per value: the ops' contiguous loops are SIMD (Highway), their
+/// scalar-operand loops are not.
+void run_map_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t n) {
+  const Program& P = *E.P;
+  const size_t nr = P.regs.size();
+  const int64_t S = E.sub;
+  uint8_t* sub_area = ub + E.gather_at[nr];
+  // Per register: its pointer for the first sub-tile and how far it moves per
+  // sub-tile (0: the same sub-tile-sized slot every time). Every operand is
+  // contiguous.
+  std::vector<int64_t>& step = st.s;  // reused: strides go into the calls
+  st.copies.clear();
+  for (size_t r = 0; r < nr; ++r) {
+    const Reg& reg = P.regs[r];
+    if (reg.last < 0) continue;
+    int64_t stride = reg.item;
+    if (reg.kind == RegKind::kIn) {
+      uint8_t* slot = ub + E.gather_at[r];
+      resolve_tile(E.views[r], lo, n, slot, &st.p[r], &stride);
+      if (stride == 0) {
+        if (st.splat[r] != st.p[r]) {
+          copy_run_any(slot, reinterpret_cast<const uint8_t*>(st.p[r]), 0, S, reg.item);
+          st.splat[r] = st.p[r];
+        }
+        st.p[r] = reinterpret_cast<char*>(slot);
+        stride = reg.item;
+        step[r] = 0;
+      } else {
+        st.splat[r] = nullptr;  // a gather may have overwritten the copies
+        step[r] = stride * S;
+      }
+    } else if (reg.kind == RegKind::kOut && !E.stream_out) {
+      st.p[r] = reinterpret_cast<char*>(E.out_base[r] + lo * reg.item);
+      step[r] = reg.item * S;
+    } else {
+      st.p[r] = reinterpret_cast<char*>(sub_area + reg.slot * S);
+      step[r] = 0;
+      if (reg.kind == RegKind::kOut) st.copies.push_back({E.out_base[r] + lo * reg.item, st.p[r], reg.item});
+    }
+  }
+  st.calls.resize(P.insts.size());
+  for (size_t i = 0; i < P.insts.size(); ++i) {
+    const Inst& in = P.insts[i];
+    TileState::Call& c = st.calls[i];
+    c.loop = in.loop;
+    c.nargs = in.nsrc + 1;
+    for (int j = 0; j < c.nargs; ++j) {
+      const size_t r = static_cast<size_t>(j == 0 ? in.dst : in.src[j - 1]);
+      c.p[j] = st.p[r];
+      c.s[j] = P.regs[r].item;
+      c.step[j] = step[r];
+    }
+  }
+  for (int64_t s0 = 0; s0 < n; s0 += S) {
+    const int64_t m = std::min(S, n - s0);
+    for (TileState::Call& c : st.calls) {
+      c.loop(c.p, c.s, m);
+      for (int j = 0; j < c.nargs; ++j) c.p[j] += c.step[j];
+    }
+    for (const TileState::Copy& c : st.copies)
+      kernel::simd::stream_copy(c.dst + s0 * c.item, c.src, static_cast<size_t>(m * c.item));
+  }
+}
+
 /// acc = combine(acc, x) for every reduce register (one element each).
 void fold(const Program& P, char* const* acc, char* const* x) {
   for (const Inst& in : P.insts) {
@@ -695,9 +792,15 @@ void for_blocks(const char* name, int64_t nb, bool parallel, Body&& body) {
 
 int num_cores() { return runtime::current_device().properties().num_cores; }
 
-int64_t blocks_for(int64_t work, int64_t units) {
+/// Blocks for `work` elements in `units` indivisible pieces: one per core at
+/// most by default; `chunked`: also one per kChunk elements, so that the cores
+/// claim blocks as they get to them (a core slowed down by another process, or
+/// woken late, does less of the work instead of holding up the launch).
+int64_t blocks_for(int64_t work, int64_t units, bool chunked = false) {
   const int64_t by_work = std::max<int64_t>(1, work / kMinPerBlock);
-  return std::max<int64_t>(1, std::min<int64_t>({static_cast<int64_t>(num_cores()), by_work, units}));
+  int64_t nb = std::min<int64_t>({static_cast<int64_t>(num_cores()), by_work, units});
+  if (chunked) nb = std::max(nb, std::min(units, work / kChunk));
+  return std::max<int64_t>(1, nb);
 }
 
 }  // namespace
@@ -816,7 +919,7 @@ void run_group(Group& g, bool timing) {
     E.rows = k;
     E.T = k * R;
     const int64_t ntiles = (K + k - 1) / k;
-    const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+    const int64_t nb = parallel ? blocks_for(total, ntiles, true) : 1;
     g.tile = E.T;
     g.ub_bytes = per_row * k;
     std::vector<char*> acc(nr, nullptr);
@@ -841,21 +944,80 @@ void run_group(Group& g, bool timing) {
 
   switch (g.mode) {
     case Mode::kMap: {
-      const int64_t ntiles = (total + T - 1) / T;
-      const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+      // Broadcast operands (a (N, 1) column, a (1, M) row) are gathered when
+      // a tile spans several lines of the domain's last axis; tiles within
+      // one line read them in place (stride 0 or contiguous).
+      int64_t L = 1;
+      for (size_t d = g.domain.size(); d-- > 0;)
+        if (g.domain[d] != 1) {
+          L = g.domain[d];
+          break;
+        }
+      bool gathers = false;
+      for (size_t r = nn; r < nr; ++r)
+        if (P.regs[r].last >= 0 && !E.views[r].contig && !E.views[r].scalar) gathers = true;
+      const bool by_line = gathers && L >= kMinLine && L < total;
+      // Sub-tiles pay off when several instructions stream memory, or when
+      // outputs are staged for non-temporal stores; the tile shrinks to leave
+      // room for the sub-tile area. (A single instruction with a stride-0
+      // operand is faster as one scalar-operand loop over the tile than
+      // expanded copies and sub-tile calls: measured on (1024, 1) + (1, 1024).)
+      const int64_t sub = kSubTile;
+      int64_t TT = T;
+      if ((P.insts.size() > 1 || E.stream_out) && P.full_units > 0) {
+        // Inputs that may need a gather get a tile-sized slot of their own,
+        // scalars a sub-tile-sized one (for their expanded copies).
+        int64_t gather_units = 0, scalar_bytes = 0;
+        for (size_t r = nn; r < nr; ++r) {
+          if (P.regs[r].last < 0 || E.views[r].contig) continue;
+          const int64_t units = (P.regs[r].item + 7) / 8 * 8;
+          if (E.views[r].scalar) scalar_bytes += units * sub;
+          else gather_units += units;
+        }
+        const int64_t room = budget - P.full_units * sub - scalar_bytes;
+        int64_t t2 = std::min<int64_t>(gather_units ? room / gather_units : kMaxTile, kMaxTile);
+        t2 = t2 / 64 * 64;
+        if (room > 0 && t2 >= sub) {
+          TT = t2;
+          E.sub = sub;
+          E.gather_at.assign(nr + 1, 0);
+          int64_t at = 0;
+          for (size_t r = nn; r < nr; ++r) {
+            E.gather_at[r] = at;
+            if (P.regs[r].last >= 0 && !E.views[r].contig)
+              at += (P.regs[r].item + 7) / 8 * 8 * (E.views[r].scalar ? sub : TT);
+          }
+          E.gather_at[nr] = at;  // the sub-tile area
+        }
+      }
+      E.T = TT;
+      g.tile = TT;
+      g.ub_bytes = E.sub ? E.gather_at[nr] + P.full_units * E.sub : P.full_units * TT;
+      const int64_t per_line = by_line ? (L + TT - 1) / TT : 1;
+      const int64_t ntiles = by_line ? total / L * per_line : (total + TT - 1) / TT;
+      const int64_t nb = parallel ? blocks_for(total, ntiles, true) : 1;
       std::vector<char*> acc(nr, nullptr);
       for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
         TileState st(nr);
         for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
-          const int64_t lo = t * T;
-          run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc.data(), 0);
+          int64_t lo, cnt;
+          if (by_line) {
+            const int64_t c = t % per_line * TT;
+            lo = t / per_line * L + c;
+            cnt = std::min(TT, L - c);
+          } else {
+            lo = t * TT;
+            cnt = std::min(TT, total - lo);
+          }
+          if (E.sub) run_map_tile(E, st, ub, lo, cnt);
+          else run_tile(E, st, ub, lo, cnt, 1, acc.data(), 0);
         }
       });
       return;
     }
     case Mode::kReduceAll: {
       const int64_t ntiles = (total + T - 1) / T;
-      const int64_t nb = parallel ? blocks_for(total, ntiles) : 1;
+      const int64_t nb = parallel ? blocks_for(total, ntiles, true) : 1;
       // Per block and reduce register: a tile partial (acc1) folded into the
       // block's total (acc2) every kFoldEvery tiles: float sums stay accurate.
       std::vector<std::array<uint64_t, 4>> part(static_cast<size_t>(nb) * nr);
@@ -893,7 +1055,7 @@ void run_group(Group& g, bool timing) {
     }
     case Mode::kReduceRows: {
       const int64_t K = g.K1, R = g.R;
-      const int64_t nb = parallel ? blocks_for(total, K) : 1;
+      const int64_t nb = parallel ? blocks_for(total, K, true) : 1;
       for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
         TileState st(nr);
         std::vector<char*> acc1(nr), tot(nr);
@@ -923,7 +1085,7 @@ void run_group(Group& g, bool timing) {
       const int64_t K1 = g.K1, R = g.R, K2 = g.K2;
       const int64_t chunks = (K2 + T - 1) / T;
       const int64_t units = K1 * chunks;
-      const int64_t nb = parallel ? blocks_for(total, units) : 1;
+      const int64_t nb = parallel ? blocks_for(total, units, true) : 1;
       for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
         TileState st(nr);
         std::vector<char*> acc(nr);
