@@ -364,34 +364,99 @@ def _pad_compute(x, pairs, mode, kwargs):
     return out
 
 
+def _pad_reflect_odd(x, pairs, include_edge):
+    """'reflect'/'symmetric' with ``reflect_type='odd'``, NumPy's iterative algorithm: per
+    axis, chunks of at most the original period are mirrored out of the already padded part
+    of the region of interest as ``2 * edge - chunk`` (in the array's dtype, so integers
+    wrap as NumPy's do); the edge moves outwards with each chunk, so wide pads keep rising
+    or falling instead of repeating. A length-1 axis repeats its value (NumPy's legacy)."""
+    shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
+    out = _C.empty(shape, x.dtype)
+    center = tuple(slice(int(b), int(b) + s) for s, (b, _) in zip(x.shape, pairs))
+    _C._copy_into(out[center], x)
+    for ax, (b, a) in enumerate(pairs):
+        left, right = int(b), int(a)
+        roi = out[(slice(None),) * (ax + 1) + center[ax + 1:]]
+        period = x.shape[ax]
+        if period == 1:
+            edge = roi[_at(ax, slice(left, left + 1))]
+            if left:
+                roi[_at(ax, slice(0, left))] = edge
+            if right:
+                roi[_at(ax, slice(left + 1, left + 1 + right))] = edge
+            continue
+        size = roi.shape[ax]
+        while left > 0 or right > 0:
+            old = size - left - right
+            if include_edge:
+                old = old // period * period
+                offset = 1
+            else:
+                old = (old - 1) // (period - 1) * (period - 1)
+                offset = 0
+            if left > 0:
+                n = _builtins.min(old, left)
+                stop = left - offset
+                chunk = roi[_at(ax, slice(stop + n, stop, -1))]
+                edge = roi[_at(ax, slice(left, left + 1))]
+                roi[_at(ax, slice(left - n, left))] = _C.subtract(_C.multiply(edge, 2), chunk)
+                left -= n
+            if right > 0:
+                n = _builtins.min(old, right)
+                # NumPy's slice(-right + offset - 2, ... - n, -1) as positive indices.
+                start = size - right + offset - 2
+                chunk = roi[_at(ax, slice(start, start - n, -1) if start - n >= 0 else slice(start, None, -1))]
+                edge = roi[_at(ax, slice(size - right - 1, size - right))]
+                roi[_at(ax, slice(size - right, size - right + n))] = _C.subtract(_C.multiply(edge, 2), chunk)
+                right -= n
+    return out
+
+
+def _pad_callable(x, pairs, function, kwargs):
+    """NumPy's ``pad(a, pad_width, function, **kwargs)``: a zero-filled padded copy, then
+    ``function(vector, iaxis_pad_width, iaxis, kwargs)`` for every 1-D slice along each axis
+    in turn (C order of the other axes), the vector being a writable pyasc view that the
+    function fills in place."""
+    shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
+    out = _C.full(shape, 0, x.dtype)
+    center = tuple(slice(int(b), int(b) + s) for s, (b, _) in zip(x.shape, pairs))
+    _C._copy_into(out[center], x)
+    widths = _np.array(pairs, dtype=_np.intp).reshape(x.ndim, 2)
+    for ax in range(out.ndim):
+        view = _C.transpose(out, tuple(i for i in range(out.ndim) if i != ax) + (ax,))
+        for ind in _np.ndindex(*view.shape[:-1]):
+            function(view[ind + (Ellipsis,)], widths[ax], ax, kwargs)
+    return out
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """``array`` padded per axis by ``pad_width`` ((before, after) pairs) with NumPy's modes
     'constant' (``constant_values``), 'edge', 'linear_ramp' (``end_values``), 'maximum',
-    'mean', 'median', 'minimum' (``stat_length``), 'reflect', 'symmetric', 'wrap' or
-    'empty'."""
+    'mean', 'median', 'minimum' (``stat_length``), 'reflect', 'symmetric' (``reflect_type``
+    'even' or 'odd'), 'wrap' or 'empty', or a callable ``function(vector, iaxis_pad_width,
+    iaxis, kwargs)`` that fills each 1-D slice in place (NumPy's protocol)."""
     x = _arr(array)
     pairs = _pad_pairs(pad_width, x.ndim, "pad_width")
     allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
                "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
                "maximum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
                "minimum": {"stat_length"}}
+    if callable(mode):
+        return _pad_callable(x, pairs, mode, kwargs)
     if mode not in allowed:
-        if callable(mode):
-            raise NotImplementedError(f"[pad] mode {mode!r} is not supported by pyasc yet")
         raise ValueError(f"mode '{mode}' is not supported")
     extra = set(kwargs) - allowed[mode]
     if extra:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {extra}")
-    if kwargs.get("reflect_type", "even") != "even":
-        if kwargs["reflect_type"] != "odd":
-            raise ValueError("reflect_type must be 'even' or 'odd'")
-        raise NotImplementedError("[pad] reflect_type='odd' is not supported by pyasc yet")
+    odd = kwargs.get("reflect_type", "even") == "odd"
     if mode not in ("constant", "empty") and x.size == 0:
         for ax, (b, a) in enumerate(pairs):
             if x.shape[ax] == 0 and (b or a):
                 raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
     if mode in ("linear_ramp", "maximum", "mean", "median", "minimum"):
         return _pad_compute(x, pairs, mode, kwargs)
+    if odd and mode in ("reflect", "symmetric"):
+        return _pad_reflect_odd(x, pairs, mode == "symmetric")
     if mode in ("constant", "empty"):
         shape = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
         out = _C.full(shape, 0, x.dtype) if mode == "constant" else _C.empty(shape, x.dtype)
@@ -543,8 +608,12 @@ def _is_float(x):
     return _np.dtype(x.dtype).kind == "f" or str(x.dtype) == "bfloat16"
 
 
+def _is_inexact(x):
+    return _is_float(x) or _np.dtype(x.dtype).kind == "c"
+
+
 def _any_nan(r):
-    return _is_float(r) and bool(_C.any(_C.isnan(r)))
+    return _is_inexact(r) and bool(_C.any(_C.isnan(r)))
 
 
 def _all_nan_slice(a, axis):
@@ -608,7 +677,7 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
         ddof = correction
     x = _arr(a)
     r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
-    if _is_float(x) and _any_nan(r):
+    if _is_inexact(x) and _any_nan(r):
         cnt = _C.sum(_C.logical_not(_C.isnan(x)), axis=axis)
         if x.size == 0 or bool(_C.any(_C.less_equal(cnt, ddof))):
             _warn("Degrees of freedom <= 0 for slice.")

@@ -1,7 +1,7 @@
 """Sorting, searching and set functions of the array namespace.
 
 ``sort``/``argsort`` (NumPy's ``kind``/``stable`` and the array API's
-``descending``), ``partition``/``argpartition``, ``searchsorted``,
+``descending``), ``sort_complex``, ``partition``/``argpartition``, ``searchsorted``,
 ``nonzero``, ``flatnonzero``, ``argwhere``, ``where`` (one or three
 arguments), ``count_nonzero``, ``unique`` and the array API's
 ``unique_all``/``unique_counts``/``unique_inverse``/``unique_values``,
@@ -59,6 +59,17 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None)
     _check_kind(kind, stable)
     _check_order(order)
     return _C.argsort(_arr(a), axis, bool(descending))
+
+
+def sort_complex(a):
+    """``a`` sorted along its last axis as complex numbers (NumPy's order: lexicographic on
+    (real, imag), NaN classes last): complex64 for int8/int16/uint8/uint16 input,
+    complex128 for other real dtypes, complex input keeps its dtype."""
+    x = _C.sort(_arr(a), -1, False)
+    dt = _np.dtype(x.dtype)
+    if dt.kind == "c":
+        return x
+    return _C.astype(x, _np.complex64 if dt.char in "bhBH" else _np.complex128, True)
 
 
 def _check_kth(x, kth, axis):
@@ -329,7 +340,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 
 __all__ = [
-    "sort", "argsort", "partition", "argpartition", "searchsorted", "nonzero", "flatnonzero", "argwhere",
+    "sort", "argsort", "sort_complex", "partition", "argpartition", "searchsorted", "nonzero", "flatnonzero",
+    "argwhere",
     "where", "count_nonzero", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
     "isin", "bincount", "digitize", "histogram",
 ]

@@ -13,8 +13,12 @@
 // nancumprod) follow NumPy's _replace_nan: an element with a NaN in either
 // part becomes the neutral value with a zero imaginary part (nanargmax:
 // -inf+0j, so as in NumPy it can win against values whose real part is -inf).
+// Complex nanmax/nanmin are NumPy's fmax/fmin.reduce (an all-NaN slice gives
+// its first element) and nanvar/nanstd return the part dtype.
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "asc/ops/registry.h"
 
@@ -39,6 +43,41 @@ Tensor replace_nan(const Tensor& x, double fill) {
   return call3("where", call1("isnan", x), constant(fill, x.dtype()), x);
 }
 
+/// The first element (C order over the reduced axes) of every reduced slice
+/// of x, shaped like the reduction's result `r`.
+Tensor first_of_slices(const Tensor& x, const Attrs& attrs, const Tensor& r, const std::string& name) {
+  const int64_t nd = x.ndim();
+  std::vector<bool> reduced(static_cast<size_t>(nd), attrs.all_axes);
+  if (!attrs.all_axes)
+    for (int64_t a : attrs.axes) reduced[static_cast<size_t>(normalize_axis(a, nd, name.c_str()))] = true;
+  Tensor v = x;
+  for (int64_t d = nd - 1; d >= 0; --d)
+    if (reduced[static_cast<size_t>(d)]) v = v.select(d, 0);
+  return v.reshape(r.shape());
+}
+
+/// nanmax/nanmin of complex input: NumPy's fmax/fmin.reduce. The result is
+/// the lexicographic extremum of the elements without a NaN part; a slice
+/// whose every element has a NaN part gives its first element (fmax keeps
+/// the accumulator when the other operand is NaN).
+Tensor complex_nan_extremum(const OpDef& op, const Tensor& x, const Attrs& attrs) {
+  const bool is_max = op.name == "nanmax";
+  const OpDef& plain_op = get_op(is_max ? "max" : "min");
+  if (x.numel() == 0) return call(plain_op, {x}, attrs);  // the plain op's empty-slice error or empty result
+  const double inf = std::numeric_limits<double>::infinity();
+  const double f = is_max ? -inf : inf;
+  const Tensor nan = call1("isnan", x);
+  // Replaced elements are never above (below) a non-NaN element, and equal
+  // only to -inf-infj (+inf+infj) itself, which gives the same value.
+  const Tensor y = call3("where", nan, scalar_constant(Scalar::from_complex(f, f), x.dtype()), x);
+  const Tensor r = call(plain_op, {y}, attrs);
+  if (r.numel() == 0) return r;
+  Attrs aa = attrs;
+  aa.has_dtype = false;
+  const Tensor all_nan = call(get_op("all"), {nan}, aa);
+  return call3("where", all_nan, first_of_slices(x, attrs, r, op.name), r);
+}
+
 /// The name of the plain reduction behind a nan* op ("nansum" -> "sum").
 const char* plain(const OpDef& op) { return op.name.c_str() + 3; }
 
@@ -51,6 +90,7 @@ Tensor run_nan_fill(const OpDef& op, const std::vector<Tensor>& in, const Attrs&
                       : (n == "nanmax" || n == "nanargmax") ? -inf
                       : (n == "nanmin" || n == "nanargmin") ? inf
                                                             : 0.0;
+  if ((n == "nanmax" || n == "nanmin") && is_complex(x.dtype())) return complex_nan_extremum(op, x, attrs);
   const Tensor y = replace_nan(x, fill);
   const bool extremum = n == "nanmax" || n == "nanmin";
   const bool arg = n == "nanargmax" || n == "nanargmin";
@@ -100,9 +140,45 @@ Tensor run_nanmean(const OpDef&, const std::vector<Tensor>& in, const Attrs& att
   return cast(call2("true_divide", tot, cnt), result);
 }
 
+/// nanvar/nanstd of complex input, NumPy's steps: NaN elements (either part)
+/// zeroed, avg = sum(dtype) / count in the sum's dtype, d = x - avg in x's
+/// dtype (zero where NaN), var = sum(real(d * conj(d)), dtype) / (count -
+/// ddof), NaN where count - ddof <= 0. The result is real (x's part dtype)
+/// unless `dtype` names another.
+Tensor complex_nanvar(const Tensor& x, const Attrs& attrs, bool is_std) {
+  const DType avg_dt = attrs.has_dtype ? attrs.dtype : x.dtype();
+  const DType part = complex_part_dtype(x.dtype());
+  const Tensor nan = call1("isnan", x);
+  const Tensor valid = call1("logical_not", nan);
+  Attrs a = attrs;
+  a.keepdims = true;
+  a.has_dtype = true;
+  a.dtype = DType::kInt64;
+  const Tensor cnt_k = call(get_op("sum"), {valid}, a);
+  a.dtype = avg_dt;
+  const Tensor zero = constant(0.0, x.dtype());
+  const Tensor xz = call3("where", nan, zero, x);
+  const Tensor avg = cast(call2("true_divide", call(get_op("sum"), {xz}, a), cnt_k), avg_dt);
+  Tensor d = cast(call2("subtract", xz, avg), x.dtype());
+  d = call3("where", nan, zero, d);
+  const Tensor sq = cast(call2("multiply", d, call1("conjugate", d)), part);  // imaginary part is exactly 0
+  Attrs b = attrs;
+  Tensor var = call(get_op("sum"), {sq}, b);
+  b.has_dtype = true;
+  b.dtype = DType::kInt64;
+  const Tensor dof = call2("subtract", call(get_op("sum"), {valid}, b), constant(attrs.ddof, DType::kFloat64));
+  var = cast(call2("true_divide", var, dof), var.dtype());
+  // dof <= 0: NaN (NumPy's "Degrees of freedom <= 0 for slice").
+  var = call3("where", call2("less_equal", dof, constant(0.0, DType::kFloat64)), constant(std::nan(""), var.dtype()),
+              var);
+  if (is_std) var = call1("sqrt", var);
+  return var;
+}
+
 Tensor run_nanvar(const OpDef& op, const std::vector<Tensor>& in, const Attrs& attrs) {
   const Tensor& x = in[0];
   const bool is_std = op.name == "nanstd";
+  if (is_complex(x.dtype())) return complex_nanvar(x, attrs, is_std);
   if (!is_floating(x.dtype())) return call(get_op(is_std ? "std" : "var"), {x}, attrs);
   DType result, acc;
   mean_dtypes(x, attrs, &result, &acc);
@@ -145,8 +221,8 @@ OpDef nan_op(const char* name, OpaqueFn run, const char* doc, bool complex_ok = 
 const OpRegistrar kOps[] = {
     OpRegistrar(nan_op("nansum", &run_nan_fill, "Sum over the given axes treating NaN as zero.", true)),
     OpRegistrar(nan_op("nanprod", &run_nan_fill, "Product over the given axes treating NaN as one.", true)),
-    OpRegistrar(nan_op("nanmax", &run_nan_fill, "Maximum over the given axes ignoring NaN (NaN for all-NaN slices).")),
-    OpRegistrar(nan_op("nanmin", &run_nan_fill, "Minimum over the given axes ignoring NaN (NaN for all-NaN slices).")),
+    OpRegistrar(nan_op("nanmax", &run_nan_fill, "Maximum over the given axes ignoring NaN (NaN for all-NaN slices).", true)),
+    OpRegistrar(nan_op("nanmin", &run_nan_fill, "Minimum over the given axes ignoring NaN (NaN for all-NaN slices).", true)),
     OpRegistrar(nan_op("nanargmax", &run_nan_fill,
                        "Index of the maximum ignoring NaN; an all-NaN slice is a ValueError.", true)),
     OpRegistrar(nan_op("nanargmin", &run_nan_fill,
@@ -156,9 +232,10 @@ const OpRegistrar kOps[] = {
     OpRegistrar(nan_op("nanmean", &run_nanmean, "Mean over the given axes ignoring NaN (NaN for all-NaN slices).",
                        true)),
     OpRegistrar(nan_op("nanvar", &run_nanvar,
-                       "Variance ignoring NaN; the divisor is (count of non-NaN) - ddof, NaN when <= 0.")),
+                       "Variance ignoring NaN; the divisor is (count of non-NaN) - ddof, NaN when <= 0.", true)),
     OpRegistrar(nan_op("nanstd", &run_nanvar,
-                       "Standard deviation ignoring NaN; the divisor is (count of non-NaN) - ddof, NaN when <= 0.")),
+                       "Standard deviation ignoring NaN; the divisor is (count of non-NaN) - ddof, NaN when <= 0.",
+                       true)),
 };
 
 }  // namespace

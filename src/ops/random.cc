@@ -316,8 +316,9 @@ const OpRegistrar kOps[] = {
     OpRegistrar(opaque_op("random_raw", 0, &run_raw, "Raw uint32 words of the Philox stream.")),
     OpRegistrar(opaque_op("random_permutation", 0, &run_permutation,
                        "A random permutation of 0..shape[0]-1 (Fisher-Yates over the Philox stream).")),
-    OpRegistrar(opaque_op("take_rows", 2, &run_take_rows,
-                       "Rows of the first operand (axis 0) at the int64 indices of the second.")),
+    OpRegistrar(with_complex(opaque_op("take_rows", 2, &run_take_rows,
+                       "Rows of the first operand (axis 0) at the int64 indices of the second (any dtype: "
+                       "rows are copied as bytes)."))),
 };
 
 }  // namespace

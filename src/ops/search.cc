@@ -2,7 +2,8 @@
 // (opaque registry ops; count_nonzero is a reduction-shaped composite).
 //
 // searchsorted compares with NumPy's sort order (sorting.h keys: NaN last,
-// -0.0 == +0.0) after promoting `a` and `v` to one dtype. nonzero and argwhere
+// -0.0 == +0.0; complex: ComplexKey's order) after promoting `a` and `v` to
+// one dtype. nonzero and argwhere
 // count the nonzero elements per block in parallel, then each block writes its
 // coordinates at its prefix offset, so the output is in C order whatever the
 // block split. Complex inputs are tested through the complex -> bool cast
@@ -48,25 +49,40 @@ Tensor run_searchsorted(const OpDef& op, const std::vector<Tensor>& inputs, cons
   Tensor out = Tensor::empty(v.shape(), DType::kInt64);
   const int64_t m = v.numel();
   if (m == 0) return out;
-  visit_dtype(d, [&](auto z) {
+  visit_dtype_all(d, [&](auto z) {
     using T = decltype(z);
-    using SK = SortKey<T>;
     const T* ap = a.data_as<T>();
     const T* vp = v.data_as<T>();
     const int64_t* sp = sorter.defined() ? sorter.data_as<int64_t>() : nullptr;
     int64_t* op_ = out.data_as<int64_t>();
-    auto key_at = [&](int64_t i) { return SK::key(ap[sp ? sp[i] : i]); };
     auto search = [&](int64_t lo_i, int64_t hi_i) {
-      for (int64_t j = lo_i; j < hi_i; ++j) {
-        const auto kv = SK::key(vp[j]);
-        int64_t lo = 0, hi = n;
-        while (lo < hi) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          const auto km = key_at(mid);
-          if (right ? !(kv < km) : km < kv) lo = mid + 1;
-          else hi = mid;
+      if constexpr (is_std_complex<T>::value) {
+        // NumPy's complex order (ComplexKey): no single integer key.
+        for (int64_t j = lo_i; j < hi_i; ++j) {
+          const T x = vp[j];
+          int64_t lo = 0, hi = n;
+          while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            const T& am = ap[sp ? sp[mid] : mid];
+            if (right ? !order_less(x, am) : order_less(am, x)) lo = mid + 1;
+            else hi = mid;
+          }
+          op_[j] = lo;
         }
-        op_[j] = lo;
+      } else {
+        using SK = SortKey<T>;
+        auto key_at = [&](int64_t i) { return SK::key(ap[sp ? sp[i] : i]); };
+        for (int64_t j = lo_i; j < hi_i; ++j) {
+          const auto kv = SK::key(vp[j]);
+          int64_t lo = 0, hi = n;
+          while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            const auto km = key_at(mid);
+            if (right ? !(kv < km) : km < kv) lo = mid + 1;
+            else hi = mid;
+          }
+          op_[j] = lo;
+        }
       }
     };
     const int64_t blocks = m * 16 < kParallelMin ? 1 : std::min<int64_t>(num_cores(), (m + 4095) / 4096);
@@ -238,10 +254,10 @@ OpDef complex_ok(OpDef d) {
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque_op("searchsorted", 2, &run_searchsorted,
-                       "Indices where v would be inserted into the sorted 1-d a (Attrs.flags bit 0: side='right').")),
-    OpRegistrar(opaque_op("searchsorted_sorter", 3, &run_searchsorted,
-                       "searchsorted(a, v) with a given by the permutation sorter (a[sorter] is sorted).")),
+    OpRegistrar(complex_ok(opaque_op("searchsorted", 2, &run_searchsorted,
+                       "Indices where v would be inserted into the sorted 1-d a (Attrs.flags bit 0: side='right')."))),
+    OpRegistrar(complex_ok(opaque_op("searchsorted_sorter", 3, &run_searchsorted,
+                       "searchsorted(a, v) with a given by the permutation sorter (a[sorter] is sorted)."))),
     OpRegistrar(complex_ok(opaque_op("nonzero", 1, &run_nonzero,
                                   "Coordinates of the nonzero elements as an (ndim, nnz) int64 array, C order."))),
     OpRegistrar(complex_ok(opaque_op("argwhere", 1, &run_argwhere,

@@ -12,6 +12,9 @@
 // A long row is split into one chunk per core, the chunks are sorted
 // concurrently and merged pairwise, each merge split over the cores at
 // co-ranks (merge path), so every round uses all cores.
+// Complex rows (NumPy's order, sorting.h ComplexKey) are argsorted by a stable
+// counting partition into the four NaN classes and one (key, index) pair sort
+// per class; value sorts gather through that permutation.
 #include <hwy/contrib/sort/vqsort.h>
 #include <hwy/targets.h>
 
@@ -341,6 +344,145 @@ void argsort_row(const T* p, size_t n, int64_t* out, bool descending, bool paral
   }
 }
 
+/// out[0, m) = the payloads j in [0, m) ordered by key(j), ties in ascending
+/// j (stable): (key, j) pairs packed into a uint64 (keys up to 32 bits) or a
+/// uint128, sorted like argsort_row's.
+template <typename U, typename KeyFn>
+void sort_payloads(size_t m, KeyFn key, uint64_t* out, bool parallel, const std::string& name) {
+  if (m == 0) return;
+  if (sizeof(U) <= 4 && m <= 0xFFFFFFFFu) {
+    std::unique_ptr<uint64_t[]> buf(new uint64_t[m]);
+    for (size_t j = 0; j < m; ++j) buf[j] = (uint64_t(key(j)) << 32) | j;
+    sort_keys(buf.get(), m, parallel, name);
+    for (size_t j = 0; j < m; ++j) out[j] = buf[j] & 0xFFFFFFFFu;
+  } else {
+    std::unique_ptr<hwy::uint128_t[]> buf(new hwy::uint128_t[m]);
+    for (size_t j = 0; j < m; ++j) {
+      buf[j].hi = static_cast<uint64_t>(key(j));
+      buf[j].lo = j;
+    }
+    sort_keys(buf.get(), m, parallel, name);
+    for (size_t j = 0; j < m; ++j) out[j] = buf[j].lo;
+  }
+}
+
+/// Stable argsort of one complex row in NumPy's order (sorting.h ComplexKey).
+/// The indices are first partitioned by NaN class (stable, counting), then
+/// each class is sorted by its own key: (real, imag) for numbers (one 64-bit
+/// key for complex64; two stable passes, imag then real, for complex128), the
+/// real part for R + nanj, the imag part for nan + Rj; nan + nanj stays in
+/// input order. Descending = reverse(stable ascending argsort of the reversed
+/// row), indices mapped back: largest first, NaNs first, ties in input order.
+template <typename R>
+void argsort_row_complex(const std::complex<R>* p, size_t n, int64_t* out, bool descending, bool parallel,
+                         const std::string& name) {
+  using CK = ComplexKey<R>;
+  using SK = SortKey<R>;
+  using U = typename SK::U;
+  using C = std::complex<R>;
+  auto at = [&](uint64_t i) -> const C& { return descending ? p[n - 1 - i] : p[i]; };
+  std::vector<uint8_t> cls(n);
+  size_t start[5] = {};
+  for (size_t i = 0; i < n; ++i) {
+    cls[i] = static_cast<uint8_t>(CK::cls(at(i)));
+    ++start[cls[i] + 1];
+  }
+  for (int c = 0; c < 4; ++c) start[c + 1] += start[c];
+  std::vector<uint64_t> idx(n), res(n), ord(n), ord2;
+  {
+    size_t pos[4] = {start[0], start[1], start[2], start[3]};
+    for (size_t i = 0; i < n; ++i) idx[pos[cls[i]]++] = i;
+  }
+  // Class c occupies [start[c], start[c + 1]) of idx; res gets the sorted order.
+  for (unsigned c = 0; c < 4; ++c) {
+    const size_t b = start[c], m = start[c + 1] - b;
+    const uint64_t* seg = idx.data() + b;
+    uint64_t* o = ord.data() + b;
+    if (c == 3 || m < 2) {
+      std::copy(seg, seg + m, res.data() + b);
+      continue;
+    }
+    if (c == 1) {
+      sort_payloads<U>(m, [&](size_t j) { return SK::key(at(seg[j]).real()); }, o, parallel, name);
+    } else if (c == 2) {
+      sort_payloads<U>(m, [&](size_t j) { return SK::key(at(seg[j]).imag()); }, o, parallel, name);
+    } else if constexpr (sizeof(U) <= 4) {
+      sort_payloads<uint64_t>(
+          m,
+          [&](size_t j) {
+            const C& v = at(seg[j]);
+            return (uint64_t(SK::key(v.real())) << 32) | uint64_t(SK::key(v.imag()));
+          },
+          o, parallel, name);
+    } else {
+      // LSD: a stable pass by imag, then a stable pass by real over that order.
+      ord2.resize(m);
+      sort_payloads<U>(m, [&](size_t j) { return SK::key(at(seg[j]).imag()); }, ord2.data(), parallel, name);
+      sort_payloads<U>(m, [&](size_t j) { return SK::key(at(seg[ord2[j]]).real()); }, o, parallel, name);
+      for (size_t j = 0; j < m; ++j) o[j] = ord2[o[j]];
+    }
+    for (size_t j = 0; j < m; ++j) res[b + j] = seg[o[j]];
+  }
+  if (!descending) {
+    for (size_t k = 0; k < n; ++k) out[k] = static_cast<int64_t>(res[k]);
+  } else {
+    for (size_t k = 0; k < n; ++k) out[k] = static_cast<int64_t>(n - 1 - res[n - 1 - k]);
+  }
+}
+
+/// Complex value sorts. Fast path (ascending, no NaN part anywhere, and
+/// neither the real nor the imaginary parts hold both zero signs): the raw
+/// bijective keys (real, imag) concatenated (a uint64 for complex64, a
+/// uint128 for complex128) sort in exactly NumPy's order, and equal keys are
+/// equal bits, so vqsort's order is the stable one and the values come back
+/// from the keys. Otherwise the stable argsort, then a gather (src may equal p).
+template <typename R>
+void sort_row_complex(std::complex<R>* p, const std::complex<R>* src, size_t n, bool descending, bool parallel,
+                      const std::string& name) {
+  using SK = SortKey<R>;
+  using U = typename SK::U;
+  if (!descending) {
+    bool nan = false, re_neg0 = false, re_pos0 = false, im_neg0 = false, im_pos0 = false;
+    for (size_t i = 0; i < n && !nan; ++i) {
+      const U re = SK::bits(src[i].real()), im = SK::bits(src[i].imag());
+      nan = SK::is_nan(src[i].real()) || SK::is_nan(src[i].imag());
+      re_neg0 |= re == SK::kSign;
+      re_pos0 |= re == 0;
+      im_neg0 |= im == SK::kSign;
+      im_pos0 |= im == 0;
+    }
+    if (!nan && !(re_neg0 && re_pos0) && !(im_neg0 && im_pos0)) {
+      if constexpr (sizeof(U) == 4) {
+        std::unique_ptr<uint64_t[]> buf(new uint64_t[n]);
+        for (size_t i = 0; i < n; ++i)
+          buf[i] = (uint64_t(SK::raw_key(SK::bits(src[i].real()))) << 32) | SK::raw_key(SK::bits(src[i].imag()));
+        sort_keys(buf.get(), n, parallel, name);
+        for (size_t i = 0; i < n; ++i)
+          p[i] = {SK::from_bits(SK::raw_unkey(static_cast<U>(buf[i] >> 32))),
+                  SK::from_bits(SK::raw_unkey(static_cast<U>(buf[i])))};
+      } else {
+        std::unique_ptr<hwy::uint128_t[]> buf(new hwy::uint128_t[n]);
+        for (size_t i = 0; i < n; ++i) {
+          buf[i].hi = SK::raw_key(SK::bits(src[i].real()));
+          buf[i].lo = SK::raw_key(SK::bits(src[i].imag()));
+        }
+        sort_keys(buf.get(), n, parallel, name);
+        for (size_t i = 0; i < n; ++i)
+          p[i] = {SK::from_bits(SK::raw_unkey(buf[i].hi)), SK::from_bits(SK::raw_unkey(buf[i].lo))};
+      }
+      return;
+    }
+  }
+  std::vector<int64_t> perm(n);
+  argsort_row_complex<R>(src, n, perm.data(), descending, parallel, name);
+  std::vector<std::complex<R>> copy;
+  if (src == p) {
+    copy.assign(src, src + n);
+    src = copy.data();
+  }
+  for (size_t k = 0; k < n; ++k) p[k] = src[perm[k]];
+}
+
 /// Splits R rows of n elements over the cores (rows mode) or runs each row
 /// with the parallel chunk sort (few long rows). fn(row, parallel).
 template <typename Fn>
@@ -379,6 +521,20 @@ Tensor axis_back(const Tensor& y, int64_t axis) {
 void sort_rows(const Tensor& rows, bool descending, const std::string& op, const Tensor* src) {
   const int64_t R = rows.shape()[0], n = rows.shape()[1];
   if (R == 0 || n == 0) return;
+  if (is_complex(rows.dtype())) {
+    visit_dtype_all(rows.dtype(), [&](auto z) {
+      using C = decltype(z);
+      if constexpr (is_std_complex<C>::value) {
+        using Rt = typename C::value_type;
+        C* base = rows.data_as<C>();
+        const C* sbase = src ? src->data_as<C>() : base;
+        for_rows(R, n, op, [&](int64_t r, bool parallel) {
+          sort_row_complex<Rt>(base + r * n, sbase + r * n, static_cast<size_t>(n), descending, parallel, op);
+        });
+      }
+    });
+    return;
+  }
   visit_dtype(rows.dtype(), [&](auto z) {
     using T = decltype(z);
     T* base = rows.data_as<T>();
@@ -406,6 +562,20 @@ void sort_rows(const Tensor& rows, bool descending, const std::string& op, const
 void argsort_rows(const Tensor& rows, const Tensor& out, bool descending, const std::string& op) {
   const int64_t R = rows.shape()[0], n = rows.shape()[1];
   if (R == 0 || n == 0) return;
+  if (is_complex(rows.dtype())) {
+    visit_dtype_all(rows.dtype(), [&](auto z) {
+      using C = decltype(z);
+      if constexpr (is_std_complex<C>::value) {
+        const C* base = rows.data_as<C>();
+        int64_t* obase = out.data_as<int64_t>();
+        for_rows(R, n, op, [&](int64_t r, bool parallel) {
+          argsort_row_complex<typename C::value_type>(base + r * n, static_cast<size_t>(n), obase + r * n, descending,
+                                                      parallel, op);
+        });
+      }
+    });
+    return;
+  }
   visit_dtype(rows.dtype(), [&](auto z) {
     using T = decltype(z);
     const T* base = rows.data_as<T>();
@@ -465,11 +635,11 @@ Tensor run_argsort(const OpDef& op, const std::vector<Tensor>& inputs, const Att
 }
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(opaque_op("sort", 1, &run_sort,
+    OpRegistrar(with_complex(opaque_op("sort", 1, &run_sort,
                        "Sorted copy along an axis (flattened when all_axes); NaN last, stable; "
-                       "Attrs.descending: largest first, NaN first.")),
-    OpRegistrar(opaque_op("argsort", 1, &run_argsort,
-                       "Indices that sort along an axis (stable; NaN last); Attrs.descending: largest first.")),
+                       "Attrs.descending: largest first, NaN first."))),
+    OpRegistrar(with_complex(opaque_op("argsort", 1, &run_argsort,
+                       "Indices that sort along an axis (stable; NaN last); Attrs.descending: largest first."))),
 };
 
 }  // namespace

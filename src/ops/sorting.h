@@ -13,6 +13,7 @@
 // concurrently on disjoint buffers.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "asc/core/dtype.h"
 #include "asc/core/tensor.h"
+#include "asc/ops/registry.h"
 #include "asc/runtime/device.h"
 
 namespace asc::ops::sorting {
@@ -105,6 +107,68 @@ struct SortKey {
   }
 };
 
+template <typename T>
+struct is_std_complex : std::false_type {};
+template <typename R>
+struct is_std_complex<std::complex<R>> : std::true_type {};
+
+/// An opaque op that accepts complex operands (OpDef::complex_ok).
+inline OpDef with_complex(OpDef d) {
+  d.complex_ok = true;
+  return d;
+}
+
+/// NumPy's order of complex values (npysort's CFLOAT_LT): lexicographic on
+/// (real, imag) with -0.0 == +0.0, then the NaN classes last in the order
+/// [R + Rj, R + nanj, nan + Rj, nan + nanj]; inside a class the parts that
+/// are numbers order the values (R + nanj by real, nan + Rj by imag; all
+/// nan + nanj are equal). An element is `(cls, k1, k2)` and compares as that
+/// tuple; k1/k2 are the part's SortKey (0 where the part does not count).
+template <typename R>
+struct ComplexKey {
+  using C = std::complex<R>;
+  using SK = SortKey<R>;
+  using U = typename SK::U;
+  static bool has_nan(const C& v) noexcept { return SK::is_nan(v.real()) || SK::is_nan(v.imag()); }
+  /// 0: both parts numbers, 1: imag NaN, 2: real NaN, 3: both NaN.
+  static unsigned cls(const C& v) noexcept {
+    return (SK::is_nan(v.real()) ? 2u : 0u) | (SK::is_nan(v.imag()) ? 1u : 0u);
+  }
+  static U k1(const C& v, unsigned c) noexcept {
+    return c <= 1 ? SK::key(v.real()) : c == 2 ? SK::key(v.imag()) : U(0);
+  }
+  static U k2(const C& v, unsigned c) noexcept { return c == 0 ? SK::key(v.imag()) : U(0); }
+  static bool less(const C& a, const C& b) noexcept {
+    const unsigned ca = cls(a), cb = cls(b);
+    if (ca != cb) return ca < cb;
+    const U a1 = k1(a, ca), b1 = k1(b, cb);
+    if (a1 != b1) return a1 < b1;
+    return k2(a, ca) < k2(b, cb);
+  }
+  /// NumPy's ==: no NaN part and equal parts (-0.0 == +0.0).
+  static bool equal(const C& a, const C& b) noexcept { return !has_nan(a) && !has_nan(b) && !less(a, b) && !less(b, a); }
+};
+
+/// NumPy's sort order as a strict weak order on any dtype (keys for reals,
+/// ComplexKey for complex).
+template <typename T>
+inline bool order_less(const T& a, const T& b) noexcept {
+  return SortKey<T>::key(a) < SortKey<T>::key(b);
+}
+template <typename R>
+inline bool order_less(const std::complex<R>& a, const std::complex<R>& b) noexcept {
+  return ComplexKey<R>::less(a, b);
+}
+/// Whether the value has a NaN (in either part for complex).
+template <typename T>
+inline bool value_has_nan(const T& v) noexcept {
+  return SortKey<T>::is_nan(v);
+}
+template <typename R>
+inline bool value_has_nan(const std::complex<R>& v) noexcept {
+  return ComplexKey<R>::has_nan(v);
+}
+
 /// Number of cores of the current device.
 inline int num_cores() { return runtime::current_device().properties().num_cores; }
 
@@ -127,7 +191,7 @@ void launch(const std::string& name, int64_t blocks, Body&& body) {
 constexpr int64_t kParallelMin = int64_t(1) << 16;
 
 /// Sorts each row of `rows` (a C-contiguous (R, n) tensor, modified in place)
-/// in NumPy's order (NaN last); equal elements (+-0.0, NaNs) keep their input
+/// in NumPy's order (NaN last; complex: ComplexKey's order); equal elements (+-0.0, NaNs) keep their input
 /// order. `descending`: largest first, NaNs first, equal elements still in
 /// input order (the array API's stable descending sort). Rows are split over
 /// the cores; a long single row is sorted in parallel chunks and merged.

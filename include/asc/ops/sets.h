@@ -12,11 +12,13 @@
 namespace asc::ops {
 
 /// The sorted unique values of the flattened `x` and how often each occurs
-/// (int64), from one sort and two parallel passes (no argsort: NumPy's
-/// unique(return_counts=True) without index/inverse). NumPy's equality:
+/// (int64): NumPy's unique(return_counts=True) without index/inverse. Few
+/// distinct values (at most min(2^18, n/16)) are counted in per-core hash
+/// tables; otherwise one sort and two parallel passes (no argsort). NumPy's equality:
 /// -0.0 == +0.0 (the value kept is the first of the stable sort), NaN != NaN
-/// unless `equal_nan` (then all NaNs are one value, counted together).
-/// Errors: kInvalidDtype for dtypes without an order (complex).
+/// unless `equal_nan` (then all NaNs are one value, counted together;
+/// complex: every value with a NaN part). Complex values are in NumPy's
+/// order (lexicographic, NaN classes last).
 std::pair<Tensor, Tensor> unique_values_counts(const Tensor& x, bool equal_nan);
 
 }  // namespace asc::ops

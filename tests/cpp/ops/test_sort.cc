@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -305,6 +306,111 @@ TEST(Sort, UniqueParallelPassesMatchReference) {
     for (size_t i = 0; i < n; ++i) {
       const float w = uniq[static_cast<size_t>(info[2 * u + i])];
       ASSERT_TRUE(w == v[i] || (std::isnan(w) && std::isnan(v[i]))) << i;
+    }
+  }
+}
+
+// Complex values in NumPy's order: lexicographic (real, imag) with -0.0 ==
+// 0.0, then R + nanj (by real), nan + Rj (by imag), nan + nanj; stable.
+TEST(Sort, ComplexNumpyOrderHandChecked) {
+  using C = std::complex<float>;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<C> v = {{nan, nan}, {nan, 2}, {3, nan}, {nan, -1}, {1, nan},
+                            {5, 1},     {-0.0f, 0}, {0, -0.0f}, {5, -2}, {-1, 7}};
+  // Stable order of the indices, worked out by hand.
+  const std::vector<int64_t> order = {9, 6, 7, 8, 5, 4, 2, 3, 1, 0};
+  ops::Attrs all;
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(v)}, all)), order);
+  const auto s = to_vec<C>(ops::call("sort", {from_vec(v)}, all));
+  for (size_t k = 0; k < v.size(); ++k)
+    EXPECT_EQ(0, std::memcmp(&s[k], &v[static_cast<size_t>(order[k])], sizeof(C))) << k;
+  ops::Attrs desc;
+  desc.descending = true;  // NaN classes first (reversed), ties (the zeros) in input order
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(v)}, desc)),
+            (std::vector<int64_t>{0, 1, 3, 2, 4, 5, 8, 6, 7, 9}));
+  // complex128 takes the two-pass (imag, then real) path for the numbers.
+  std::vector<std::complex<double>> w(v.begin(), v.end());
+  EXPECT_EQ(to_vec<int64_t>(ops::call("argsort", {from_vec(w)}, all)), order);
+  // searchsorted into the sorted values; 0j finds the zeros, nan+0j lands among nan + Rj.
+  const std::vector<C> q = {{0, 0}, {nan, 0}, {4, nan}, {nan, nan}};
+  ops::Attrs right;
+  right.flags = 1;
+  const Tensor sorted = from_vec(s);
+  EXPECT_EQ(to_vec<int64_t>(ops::call("searchsorted", {sorted, from_vec(q)}, ops::Attrs{})),
+            (std::vector<int64_t>{1, 8, 7, 9}));
+  EXPECT_EQ(to_vec<int64_t>(ops::call("searchsorted", {sorted, from_vec(q)}, right)),
+            (std::vector<int64_t>{3, 8, 7, 10}));
+}
+
+TEST(Sets, ComplexUniqueAndIsin) {
+  using C = std::complex<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<C> v = {{nan, 1}, {2, 0}, {-0.0, 0}, {1, nan}, {0, -0.0}, {2, 0}};
+  ops::Attrs eq;
+  eq.flags = 1;
+  // equal_nan: one NaN group whose value is the first NaN in input order (NumPy's hashing unique).
+  const auto u = to_vec<C>(ops::call("unique_values", {from_vec(v)}, eq));
+  ASSERT_EQ(u.size(), 3u);
+  EXPECT_TRUE(std::signbit(u[0].real()) && u[0].imag() == 0.0);
+  EXPECT_EQ(u[1], C(2, 0));
+  EXPECT_TRUE(std::isnan(u[2].real()) && u[2].imag() == 1.0);
+  // NaNs distinct: values -0, 2, 1+nanj, nan+1j -> index | counts | inverse.
+  EXPECT_EQ(to_vec<int64_t>(ops::call("unique_info", {from_vec(v)}, ops::Attrs{})),
+            (std::vector<int64_t>{2, 1, 3, 0, 2, 2, 1, 1, 3, 1, 0, 2, 0, 1}));
+  const std::vector<C> t = {{0, 0}, {nan, 1}, {1, nan}, {2, 0}};
+  EXPECT_EQ(to_vec<uint8_t>(ops::call("isin", {from_vec(v), from_vec(t)}, ops::Attrs{})),
+            (std::vector<uint8_t>{0, 1, 1, 0, 1, 1}));
+}
+
+// Long value sorts of every key width, signed and unsigned, narrow and wide
+// value ranges, one row (chunks + merges) and two rows (one core each),
+// against std::sort / the NaN-last stable reference.
+template <typename T>
+void check_long_sort(size_t n, uint64_t range, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(static_cast<int64_t>(g() % range) - int64_t(range / 2)) / 4;
+    else if constexpr (std::is_signed_v<T>) x = static_cast<T>(static_cast<int64_t>(g() % range) - int64_t(range / 2));
+    else x = static_cast<T>(g() % range);
+  }
+  if (range > 2 && n > 10) {
+    v[3] = std::numeric_limits<T>::max();
+    v[7] = std::numeric_limits<T>::lowest();
+  }
+  auto ref = v;
+  if constexpr (std::is_floating_point_v<T>) {
+    for (size_t i = 11; i < n; i += 1009) v[i] = ref[i] = std::numeric_limits<T>::quiet_NaN();
+    std::stable_sort(ref.begin(), ref.end(), [](T a, T b) { return np_less(a, b); });
+  } else {
+    std::sort(ref.begin(), ref.end());
+  }
+  const Tensor in = from_vec(v);
+  expect_bits_eq(to_vec<T>(ops::call("sort", {in}, axis_attrs(0))), ref);
+  // Two rows of n / 2: the rows mode sorts each on one core.
+  if (n % 2 == 0 && n >= (size_t(1) << 17)) {
+    const auto got = to_vec<T>(ops::call("sort", {from_vec(v, {2, static_cast<int64_t>(n / 2)})}, axis_attrs(1)));
+    for (size_t r = 0; r < 2; ++r) {
+      std::vector<T> row(v.begin() + r * n / 2, v.begin() + (r + 1) * n / 2);
+      if constexpr (std::is_floating_point_v<T>) std::stable_sort(row.begin(), row.end(), [](T a, T b) { return np_less(a, b); });
+      else std::sort(row.begin(), row.end());
+      expect_bits_eq(std::vector<T>(got.begin() + r * n / 2, got.begin() + (r + 1) * n / 2), row);
+    }
+  }
+}
+
+TEST(Sort, LongRowsAllKeyWidths) {
+  for (size_t n : {(size_t(1) << 16) + 3, (size_t(1) << 18)}) {
+    for (uint64_t range : {uint64_t(1), uint64_t(200), uint64_t(70000), uint64_t(1) << 40}) {
+      const unsigned seed = static_cast<unsigned>(n + range);
+      check_long_sort<int16_t>(n, range, seed);
+      check_long_sort<uint16_t>(n, range, seed);
+      check_long_sort<int32_t>(n, range, seed);
+      check_long_sort<uint32_t>(n, range, seed);
+      check_long_sort<int64_t>(n, range, seed);
+      check_long_sort<uint64_t>(n, range, seed);
+      check_long_sort<float>(n, range, seed);
+      check_long_sort<double>(n, range, seed);
     }
   }
 }

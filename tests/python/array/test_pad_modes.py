@@ -113,3 +113,81 @@ def test_large_pad_mean():
     _check(a, ((3, 5), (64, 65)), "mean", stat_length=((10, 300), (2, 3)))
     _check(a, ((3, 5), (64, 65)), "median", stat_length=((10, 300), (2, 3)))
     _check(a, 7, "linear_ramp", end_values=(1.5, -2.0))
+
+
+# ------------------------------------------------------------------ reflect_type='odd', callable modes
+
+ODD_WIDTHS = [0, 1, 2, (1, 3), (5, 0), (7, 11), (20, 13)]  # wider than the axis: iterative chunks
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES + [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_reflect_type_odd_1d(dtype, mode):
+    for n in (1, 2, 3, 4, 7):
+        if np.dtype(dtype).kind == "c":
+            a = (_data(np.float64, (n,), n) * (1 - 2j)).astype(dtype)
+        else:
+            a = _data(dtype, (n,), n)
+        for w in ODD_WIDTHS:
+            _check(a, w, mode, reflect_type="odd")
+            _check(a, w, mode, reflect_type="even")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_reflect_type_odd_nd_and_views(dtype, mode):
+    a = _data(dtype, (4, 5, 3), 2)
+    if np.dtype(dtype).kind in "iu":  # 2 * edge - x wraps around as NumPy's integer arithmetic does
+        a[0, 0, 0] = np.iinfo(dtype).max
+        a[1, 0, 0] = np.iinfo(dtype).min
+    for v in (a, a[::-1, ::2], a.transpose(2, 0, 1), a[:, 1:2, :]):
+        _check(v, ((2, 3), (0, 4), (9, 1)), mode, reflect_type="odd")
+        _check(v, 3, mode, reflect_type="odd")
+    f = np.array([1.0, np.nan, -np.inf, 0.0, -0.0])
+    _check(f, 6, mode, reflect_type="odd")
+
+
+def test_reflect_type_odd_edge_cases(check):
+    a = np.arange(6.0).reshape(2, 3)
+    check(lambda xp: xp.pad(xp.asarray(a), 2, "reflect", reflect_type="odd"))
+    check(lambda xp: xp.pad(xp.asarray(np.zeros((0, 3))), ((1, 1), (0, 0)), "reflect", reflect_type="odd"))
+    check(lambda xp: xp.pad(xp.asarray(np.zeros((0, 3))), ((0, 0), (2, 2)), "symmetric", reflect_type="odd"))
+    check(lambda xp: xp.pad(xp.asarray(np.float64(3.0)), 2, "reflect", reflect_type="odd"))
+    check(lambda xp: xp.pad(xp.asarray(a), 2, "wrap", reflect_type="odd"))  # not a keyword of 'wrap'
+    # NumPy treats any reflect_type other than 'odd' as 'even'.
+    check(lambda xp: xp.pad(xp.asarray(a), 2, "reflect", reflect_type="other"))
+
+
+def _pad_with(vector, pad_width, iaxis, kwargs):
+    """NumPy's documented example: fill both pad areas with `padder`."""
+    pad_value = kwargs.get("padder", 10)
+    vector[:pad_width[0]] = pad_value
+    if pad_width[1]:
+        vector[-pad_width[1]:] = pad_value
+
+
+def _pad_rank(vector, pad_width, iaxis, kwargs):
+    """Writes values that depend on the axis and the current contents (the order matters)."""
+    vector[:pad_width[0]] = vector[pad_width[0]] + iaxis + 1
+    if pad_width[1]:
+        vector[vector.shape[0] - pad_width[1]:] = vector[vector.shape[0] - pad_width[1] - 1] * 2 - iaxis
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64, np.complex128])
+def test_callable_mode(dtype):
+    a = _data(np.float64, (3, 4), 3).astype(dtype)
+    for v in (a, a[::-1, ::2], a.T):
+        _check(v, 2, _pad_with)
+        _check(v, ((1, 0), (2, 3)), _pad_with, padder=-7)
+        _check(v, ((2, 1), (0, 3)), _pad_rank)
+    _check(np.arange(5.0), (3, 1), _pad_rank)
+    _check(np.zeros((2, 0, 3)), 1, _pad_with)
+    _check(np.float64(4.0), 0, _pad_with)
+    seen = []
+
+    def record(vector, pad_width, iaxis, kwargs):
+        assert isinstance(vector, asc.ndarray) and vector.ndim == 1
+        seen.append((iaxis, tuple(int(w) for w in pad_width), vector.shape[0], dict(kwargs)))
+
+    asc.pad(asc.asarray(a), ((1, 2), (0, 1)), record, k=1)
+    assert seen == [(0, (1, 2), 6, {"k": 1})] * 5 + [(1, (0, 1), 5, {"k": 1})] * 6

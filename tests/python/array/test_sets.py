@@ -94,3 +94,57 @@ def test_isin_special_and_mixed(check):
     check(lambda xp: xp.isin(xp.asarray(e), xp.asarray(t), kind="bogus"))
     big = np.random.default_rng(0).integers(0, 1000, 200000)
     check(lambda xp: xp.isin(xp.asarray(big), xp.asarray(np.arange(0, 1000, 7))))
+
+
+def _few_distinct(dtype, n, k, seed):
+    """n values drawn from k distinct ones (with both zero signs, NaN, +-Inf for floats; the
+    extreme integers), in random order."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        pool = np.concatenate([rng.integers(max(info.min, -1000), min(info.max, 1000) + 1, k - 2),
+                               [info.min, info.max]]).astype(dt)
+    else:
+        pool = np.concatenate([np.round(rng.standard_normal(k - 5) * 50) / 4,
+                               [0.0, -0.0, np.nan, np.inf, -np.inf]]).astype(dt)
+    return pool[rng.integers(0, k, n)]
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if np.dtype(d).itemsize >= 2],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n,k", [(4095, 50), (4096, 50), (70001, 300), (300000, 5000), (300000, 290000)])
+def test_unique_hashed_values_and_counts(dtype, n, k):
+    # unique() without index/inverse dedupes by hashing (per-core tables) while the number of
+    # distinct values stays small, else it sorts; both give NumPy's answers.
+    a = _few_distinct(dtype, n, k, n + k)
+    x = asc.asarray(a)
+    for eq in (True, False):
+        assert_same(np_unique(a, equal_nan=eq), asc.unique(x, equal_nan=eq))
+        assert_same(np_unique(a, return_counts=True, equal_nan=eq), asc.unique(x, return_counts=True, equal_nan=eq))
+    v = np.asarray(asc.unique_values(x)).astype(np.float64)  # unsorted in NumPy: compare sorted
+    np.testing.assert_array_equal(np.sort(v), np.sort(np_unique(a, equal_nan=False).astype(np.float64)))
+    c = asc.unique_counts(x)
+    exp = np_unique(a, return_counts=True, equal_nan=False)
+    assert_same(exp, (c.values, c.counts))
+    # Non-contiguous and reversed views.
+    assert_same(np_unique(a[::-3]), asc.unique(x[::-3]))
+
+
+def test_unique_hashed_keeps_first_zero_and_nan():
+    # NumPy 2.4's hashing unique keeps a group's first occurrence: the sign of the zero and
+    # the NaN's bits show which one.
+    for first in (0.0, -0.0):
+        a = np.array([first, -first, 1.0] * 3000, np.float32)
+        u = np.asarray(asc.unique(asc.asarray(a)))
+        e = np.unique(a)
+        assert u.tobytes() == e.tobytes()
+        assert np.signbit(u[0]) == np.signbit(first)
+    bits = np.array([0x7FC00001, 0x7FC00002, 0xFFC00000], np.uint32)
+    a = np.concatenate([np.full(5000, 2.0, np.float32), bits.view(np.float32)] * 2)
+    u = np.asarray(asc.unique(asc.asarray(a)))
+    assert u.view(np.uint32).tolist() == [np.float32(2.0).view(np.uint32), 0x7FC00001]
+    u = np.asarray(asc.unique(asc.asarray(a), equal_nan=False))
+    assert u.view(np.uint32).tolist()[1:] == bits.tolist() * 2
+    r = asc.unique(asc.asarray(a), return_counts=True)
+    assert np.asarray(r[1]).tolist() == [10000, 6]
