@@ -50,8 +50,8 @@ def test_ufunc_out_and_methods():
 
 def test_ufunc_unsupported_raises_type_error():
     x = asc.asarray(np.arange(3.0))
-    with pytest.raises(TypeError, match="gcd"):
-        np.gcd(asc.asarray(np.arange(3)), 2)
+    with pytest.raises(TypeError, match="isnat"):
+        np.isnat(asc.asarray(np.arange(3)))  # gcd is supported since _statistics
     with pytest.raises(TypeError, match="add.outer"):
         np.add.outer(x, x)
     with pytest.raises(TypeError, match="where"):
@@ -76,8 +76,8 @@ def test_array_function_dispatch():
 
 def test_array_function_unsupported():
     x = asc.asarray(np.arange(4.0))
-    with pytest.raises(TypeError, match="apply_along_axis"):
-        np.apply_along_axis(lambda v: v, 0, x)
+    with pytest.raises(TypeError, match="histogramdd"):
+        np.histogramdd(x)
     with pytest.raises(TypeError, match="numpy.*fft"):
         np.fft.fft(x)
 
