@@ -280,6 +280,14 @@ from . import _manipulation  # noqa: E402 - concatenate/stack/split/pad/take/put
 from ._manipulation import *  # noqa: E402,F401,F403
 __all__ += [n for n in _manipulation.__all__ if n not in __all__]
 
+from . import _statistics  # noqa: E402 - median/quantile/cov/diff/gradient/interp/convolve/polyfit/gcd ... (issue 3)
+from ._statistics import *  # noqa: E402,F401,F403
+__all__ += [n for n in _statistics.__all__ if n not in __all__]
+
+from . import _extras  # noqa: E402 - select/rot90/insert/delete/set ops/packbits/save/load/printoptions ... (issue 3)
+from ._extras import *  # noqa: E402,F401,F403
+__all__ += [n for n in _extras.__all__ if n not in __all__]
+
 from . import _interop  # noqa: E402 - ndarray protocols (__array_ufunc__, DLPack, flags, ...); from_dlpack, reuse_buffer
 from ._interop import __array_namespace_info__, from_dlpack, reuse_buffer  # noqa: E402,F401
 __all__ += ["from_dlpack", "reuse_buffer", "__array_namespace_info__"]
