@@ -10,6 +10,51 @@
 
 namespace pyasc {
 
+namespace {
+
+// asc.eval(x) on one small pending array is most of the per-op cost of a
+// tiny lazy graph next to the op itself; pybind11's *args dispatch and type
+// look-ups cost more than the graph work. So `lazy_eval` is a METH_FASTCALL
+// function: one exact ndarray that is final, or whose graph finishes on this
+// thread (try_eval), is returned at once; everything else (several
+// arguments, waiting for a stream without the GIL, raising the work's
+// error) goes to the pybind11 function `_lazy_eval`.
+PyTypeObject* g_ndarray_type = nullptr;
+PyObject* g_eval_general = nullptr;
+
+PyObject* eval_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) noexcept {
+  if (nargs == 1 && Py_TYPE(args[0]) == g_ndarray_type) {
+    // The exact type: the C++ value is the instance's first value holder (no
+    // registry look-up, which pybind11's cast does).
+    auto* inst = reinterpret_cast<py::detail::instance*>(args[0]);
+    const py::detail::value_and_holder vh = inst->get_value_and_holder();
+    if (!vh.holder_constructed()) {  // ndarray.__new__(ndarray) without __init__
+      PyErr_SetString(PyExc_TypeError, "[eval] the ndarray was never initialised");
+      return nullptr;
+    }
+    const auto* t = static_cast<const asc::Tensor*>(vh.value_ptr());
+    if (t) {
+      try {
+        if (!t->is_pending() || asc::graph::try_eval(t, 1)) return py::handle(args[0]).inc_ref().ptr();
+      } catch (...) {  // failed work: the general entry raises its error
+      }
+    }
+  }
+  return PyObject_Vectorcall(g_eval_general, args, static_cast<size_t>(nargs), nullptr);
+}
+
+constexpr const char* kEvalDoc = R"doc(eval(*arrays)
+
+Materialises ``arrays`` (runs their pending graphs and waits for them);
+returns them: ``asc.eval(x)`` returns ``x``, ``asc.eval(x, y)`` returns
+``(x, y)``; non-array arguments are passed through. Errors of the pending
+work are raised here.)doc";
+
+PyMethodDef g_eval_def = {"lazy_eval", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&eval_fastcall)),
+                          METH_FASTCALL, kEvalDoc};
+
+}  // namespace
+
 void init_graph(py::module_& m) {
   namespace g = asc::graph;
   // Observing a value that a stream still computes waits for the stream, whose
@@ -30,7 +75,7 @@ void init_graph(py::module_& m) {
       },
       py::arg("arrays"), "Materialises the given arrays (and their pending graphs).");
   m.def(
-      "lazy_eval",
+      "_lazy_eval",
       [](py::args args) -> py::object {
         if (args.size() == 1) {  // the common case, without a vector
           py::handle h = args[0];
@@ -56,12 +101,12 @@ void init_graph(py::module_& m) {
         if (args.size() == 1) return args[0];
         return std::move(args);
       },
-      R"doc(eval(*arrays)
-
-Materialises ``arrays`` (runs their pending graphs and waits for them);
-returns them: ``asc.eval(x)`` returns ``x``, ``asc.eval(x, y)`` returns
-``(x, y)``; non-array arguments are passed through. Errors of the pending
-work are raised here.)doc");
+      "asc.eval's general entry (see lazy_eval).");
+  g_ndarray_type = reinterpret_cast<PyTypeObject*>(m.attr("ndarray").ptr());
+  g_eval_general = py::object(m.attr("_lazy_eval")).release().ptr();  // held for the module's lifetime
+  PyObject* eval_fn = PyCFunction_NewEx(&g_eval_def, nullptr, m.attr("__name__").ptr());
+  if (!eval_fn) throw py::error_already_set();
+  m.attr("lazy_eval") = py::reinterpret_steal<py::object>(eval_fn);
   m.def(
       "graph_flush",
       [](PyStream* s) {

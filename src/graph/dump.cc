@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +22,8 @@ namespace detail {
 namespace {
 
 struct DumpConfig {
-  std::mutex mu;
-  bool enabled = false;
+  std::mutex mu;                   // guards path
+  std::atomic<bool> enabled{false};  // read on every flush (one load, no lock)
   std::string path = "./graph_dump";
 };
 
@@ -201,15 +202,11 @@ void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* group
 void set_dump(bool enabled, const std::string& path) {
   detail::DumpConfig& c = detail::config();
   std::lock_guard<std::mutex> lock(c.mu);
-  c.enabled = enabled;
   if (!path.empty()) c.path = path;
+  c.enabled.store(enabled, std::memory_order_release);
 }
 
-bool dump_enabled() noexcept {
-  detail::DumpConfig& c = detail::config();
-  std::lock_guard<std::mutex> lock(c.mu);
-  return c.enabled;
-}
+bool dump_enabled() noexcept { return detail::config().enabled.load(std::memory_order_acquire); }
 
 std::string dump_path() {
   detail::DumpConfig& c = detail::config();

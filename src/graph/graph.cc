@@ -10,8 +10,9 @@
 // graph/batch fields and the lazy fields of storages. Recording holds it for
 // a few hundred nanoseconds; planning a flush holds it; execution does not
 // (the executor touches only its own batch), and the host never waits for a
-// stream while holding it (except for the in-flight bound of an automatic
-// flush and nested calls). Nodes, batches and leaf tensors are destroyed
+// stream while holding it: the in-flight bound of an automatic flush is
+// waited for when the outermost lock is released (a Python callback queued
+// on that stream may need the lock or the GIL). Nodes, batches and leaf tensors are destroyed
 // after the outermost lock is released: dropping a leaf may release a NumPy
 // array (which takes the GIL), and the GIL must never be requested under our
 // lock; for the same reason executors never release nodes or leaves.
@@ -45,30 +46,89 @@ std::vector<Graph*>& registry() {
   return *r;
 }
 
-// Objects released by flushes, destroyed once the outermost lock is dropped.
-thread_local int t_depth = 0;
-thread_local std::vector<std::shared_ptr<void>>* t_garbage = nullptr;
+struct GraphCache {
+  uint64_t stream_id = 0;
+  uint64_t epoch = 0;
+  Graph* g = nullptr;
+};
+
+constexpr int kNodeCacheMax = 64;
+
+/// This file's per-thread state, in one constant-initialised, trivially
+/// destructible object: a thread_local of a shared library is reached through
+/// a call (__tls_get_addr), so hot functions take its address once instead of
+/// once per variable.
+struct ThreadState {
+  int depth = 0;  // Locked nesting
+  // Objects released by flushes, destroyed once the outermost lock is dropped.
+  std::vector<std::shared_ptr<void>>* garbage = nullptr;
+  // In-flight batches an automatic flush must wait for (the per-stream
+  // bound), waited for once the outermost lock is dropped: a task queued
+  // ahead of them on their stream (a Python host callback) may need the graph
+  // lock or the GIL, so the wait may hold neither (wait_batch releases the
+  // GIL through the hook).
+  std::vector<std::shared_ptr<Batch>>* bound_waits = nullptr;
+  GraphCache cache;       // the graph of the thread's current stream
+  bool exiting = false;   // thread-local destructors are running
+  // Recycled node memory (NodeAllocator): freed blocks of node_bytes bytes.
+  int node_n = 0;
+  size_t node_bytes = 0;
+  void* node_blocks[kNodeCacheMax] = {};
+  bool release_armed = false;  // ThreadRelease registered for this thread
+  bool released = false;       // ThreadRelease ran: nothing more is cached
+};
+thread_local ThreadState t_state;
+
+/// Frees what ThreadState caches (the garbage list, node blocks) when the
+/// thread exits. A thread_local with a destructor is registered on first use,
+/// so it is touched only when something gets cached (arm_thread_release).
+struct ThreadRelease {
+  volatile bool armed = false;
+  ~ThreadRelease() {
+    ThreadState& t = t_state;
+    t.released = true;
+    delete t.garbage;  // empty: the outermost lock was released
+    t.garbage = nullptr;
+    while (t.node_n > 0) ::operator delete(t.node_blocks[--t.node_n]);
+  }
+};
+thread_local ThreadRelease t_release;
+
+void arm_thread_release(ThreadState& t) {
+  if (t.release_armed) return;
+  t.release_armed = true;
+  t_release.armed = true;
+}
+
+void wait_bound(std::vector<std::shared_ptr<Batch>>* batches) noexcept;
 
 /// The lock plus deferred destruction of what flushes released.
 class Locked {
  public:
   Locked() {
     mu().lock();
-    ++t_depth;
+    ++t_state.depth;
   }
   ~Locked() {
+    ThreadState& t = t_state;
     std::vector<std::shared_ptr<void>>* garbage = nullptr;
-    if (--t_depth == 0 && t_garbage && !t_garbage->empty()) {
-      garbage = t_garbage;
-      t_garbage = nullptr;  // a destructor below may record or flush: it gets a fresh list
+    std::vector<std::shared_ptr<Batch>>* bound = nullptr;
+    if (--t.depth == 0) {
+      if (t.garbage && !t.garbage->empty()) {
+        garbage = t.garbage;
+        t.garbage = nullptr;  // a destructor below may record or flush: it gets a fresh list
+      }
+      bound = t.bound_waits;
+      t.bound_waits = nullptr;
     }
     mu().unlock();
     // The garbage (nodes, batches, the leaf tensors they hold) dies here, unlocked.
     if (garbage) {
       garbage->clear();
-      if (!t_garbage) t_garbage = garbage;  // keep its capacity
+      if (!t.garbage && !t.released) t.garbage = garbage;  // keep its capacity
       else delete garbage;
     }
+    if (bound) wait_bound(bound);
   }
   Locked(const Locked&) = delete;
   Locked& operator=(const Locked&) = delete;
@@ -76,8 +136,59 @@ class Locked {
 
 void add_garbage(std::shared_ptr<void> p) {
   if (!p) return;
-  if (!t_garbage) t_garbage = new std::vector<std::shared_ptr<void>>();  // per thread, reused
-  t_garbage->push_back(std::move(p));
+  ThreadState& t = t_state;
+  if (!t.garbage) {  // per thread, reused
+    t.garbage = new std::vector<std::shared_ptr<void>>();
+    arm_thread_release(t);
+  }
+  t.garbage->push_back(std::move(p));
+}
+
+// ------------------------------------------------------------------ node memory
+
+/// Recycled node memory. A node (with its shared_ptr control block) is about
+/// 1.4 KB -- above malloc's per-thread cache -- and tiny graphs allocate and
+/// free one per op: each thread keeps up to kNodeCacheMax freed blocks
+/// (ThreadState) and reuses them (no lock: a block may be freed on another
+/// thread than it was allocated on, it is plain operator-new memory). A
+/// thread's blocks are released when it exits (ThreadRelease); frees after
+/// that go back to operator delete.
+template <typename T>
+struct NodeAllocator {
+  using value_type = T;
+  NodeAllocator() noexcept = default;
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    ThreadState& t = t_state;
+    if (n == 1 && t.node_n > 0 && t.node_bytes == sizeof(T)) return static_cast<T*>(t.node_blocks[--t.node_n]);
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    ThreadState& t = t_state;
+    if (n == 1 && !t.released) {
+      arm_thread_release(t);
+      if (t.node_n == 0) t.node_bytes = sizeof(T);
+      if (t.node_bytes == sizeof(T) && t.node_n < kNodeCacheMax) {
+        t.node_blocks[t.node_n++] = p;
+        return;
+      }
+    }
+    ::operator delete(p);
+  }
+  template <typename U>
+  bool operator==(const NodeAllocator<U>&) const noexcept { return true; }
+  template <typename U>
+  bool operator!=(const NodeAllocator<U>&) const noexcept { return false; }
+};
+
+std::shared_ptr<Node> new_node() { return std::allocate_shared<Node>(NodeAllocator<Node>()); }
+
+/// Counters changed only under the graph lock: a relaxed load and store, not
+/// a locked read-modify-write (a few per recorded op on the small-graph path).
+/// Executors (program.cc) touch only the program-cache counters.
+inline void bump(std::atomic<int64_t>& c, int64_t n = 1) {
+  c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 
 std::atomic<bool> g_eager{[] {
@@ -146,13 +257,6 @@ constexpr int64_t kInlineMaxElements = int64_t(1) << 16;
 /// deleted by the next graph creation; `g_epoch` invalidates the per-thread
 /// lookup cache then.
 uint64_t g_epoch = 1;
-struct GraphCache {
-  uint64_t stream_id = 0;
-  uint64_t epoch = 0;
-  Graph* g = nullptr;
-};
-thread_local GraphCache t_cache;
-thread_local bool t_exiting = false;
 
 /// At thread exit the graphs this thread created are flushed (enqueued on
 /// their streams, never run inline: the thread's locals are being destroyed),
@@ -162,7 +266,7 @@ const std::thread::id g_main_thread = std::this_thread::get_id();  // loads the 
 struct ThreadExit {
   bool armed = false;
   ~ThreadExit() {
-    t_exiting = true;
+    t_state.exiting = true;
     // The main thread exits with the process: its streams' workers may not
     // run any more (pyasc synchronizes everything at interpreter exit).
     if (!armed || std::this_thread::get_id() == g_main_thread) return;
@@ -200,7 +304,8 @@ void sweep_graphs() {
 Graph& thread_graph() {
   runtime::Stream* s = runtime::current_stream_ptr();
   const uint64_t id = s->id();
-  if (t_cache.g && t_cache.stream_id == id && t_cache.epoch == g_epoch) return *t_cache.g;
+  GraphCache& cache = t_state.cache;
+  if (cache.g && cache.stream_id == id && cache.epoch == g_epoch) return *cache.g;
   Graph* found = nullptr;
   for (Graph* g : registry())
     if (g->stream_id == id) {
@@ -216,9 +321,9 @@ Graph& thread_graph() {
     t_exit.armed = true;
     registry().push_back(found);
   }
-  t_cache.g = found;
-  t_cache.stream_id = id;
-  t_cache.epoch = g_epoch;
+  cache.g = found;
+  cache.stream_id = id;
+  cache.epoch = g_epoch;
   return *found;
 }
 
@@ -290,24 +395,29 @@ void add_input(Graph& g, Input& in, const Tensor& t) {
 
 void reap();
 
+/// The first node of an empty graph: completes finished batches, holds the stream.
+void begin_graph(Graph& g) {
+  if (!g.nodes.empty()) return;
+  if (!inflight().empty()) reap();
+  g.hold = g.stream.lock();  // pending work keeps its stream alive
+}
+
 Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
   const int64_t item = static_cast<int64_t>(dtype_size(node->dtype));
   const int64_t n = shape_numel(node->shape, node->name);
   auto st = Storage::deferred(static_cast<size_t>(n * item));
-  if (g.nodes.empty()) {
-    if (!inflight().empty()) reap();
-    g.hold = g.stream.lock();  // pending work keeps its stream alive
-  }
+  begin_graph(g);
   node->graph = &g;
   node->id = static_cast<int32_t>(g.nodes.size());
   node->out = st;
   st->set_producer(node);
   st->set_lazy_flags(Storage::kPendingWrite);
-  Tensor t = Tensor::view_of(st, node->dtype, node->shape, contiguous_strides(node->shape, item), 0);
+  // (st moved, not copied: every reference count change shows on tiny graphs)
+  Tensor t = Tensor::view_of(std::move(st), node->dtype, node->shape, contiguous_strides(node->shape, item), 0);
   g.nodes.push_back(std::move(node));
-  ++mutable_stats().nodes_recorded;
+  bump(mutable_stats().nodes_recorded);
   if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
-    ++mutable_stats().auto_flushes;
+    bump(mutable_stats().auto_flushes);
     flush_graph(g);
   }
   return t;
@@ -665,7 +775,7 @@ void plan(Batch& b) {
   b.reads.reserve(2 * nodes.size());
   for (auto& sp : nodes) {
     if (sp->needed && !sp->alias) b.order.push_back(sp.get());
-    else if (!sp->needed) ++st.nodes_dead;
+    else if (!sp->needed) bump(st.nodes_dead);
     for (int i = 0; i < sp->nin; ++i) {
       const Input& in = sp->in[i];
       if (!in.node && in.leaf.defined()) b.reads.push_back(in.leaf.storage().get());
@@ -706,9 +816,9 @@ void plan(Batch& b) {
       }
     }
   }
-  ++st.graphs_run;
-  st.groups_run += static_cast<int64_t>(groups.size());
-  st.nodes_run += static_cast<int64_t>(b.order.size());
+  bump(st.graphs_run);
+  bump(st.groups_run, static_cast<int64_t>(groups.size()));
+  bump(st.nodes_run, static_cast<int64_t>(b.order.size()));
 }
 
 // ------------------------------------------------------------------ execute (no lock)
@@ -728,8 +838,8 @@ bool c_contiguous(const Shape& shape, const Strides& strides, int64_t item) {
 /// look-up or tile state. Same loop calls (and, for reductions, the same
 /// identity folds) as the tile program, so results are identical. Not taken
 /// while profiling or dumping (those report the program's spans and tiles).
-bool run_direct_node(const Node& n, const Shape& domain, Mode mode) {
-  if (n.bcast || n.row_value || n.arg || !n.loop || !n.buffer) return false;
+bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes) {
+  if (n.bcast || n.row_value || n.arg || !n.loop || !out_bytes) return false;
   int64_t total = 1;
   for (int64_t d : domain) total *= d;
   const bool reduce = n.kind == Kind::kReduce;
@@ -759,7 +869,7 @@ bool run_direct_node(const Node& n, const Shape& domain, Mode mode) {
     ptr[i + 1] = const_cast<char*>(reinterpret_cast<const char*>(base + in.offset));
   }
   const int64_t item = static_cast<int64_t>(dtype_size(n.dtype));
-  char* out = reinterpret_cast<char*>(n.buffer->raw_data());
+  char* out = reinterpret_cast<char*>(out_bytes);
   if (!reduce) {
     ptr[0] = out;
     str[0] = item;
@@ -782,7 +892,11 @@ bool run_direct_node(const Node& n, const Shape& domain, Mode mode) {
   return true;
 }
 
-bool run_direct(const Group& g) { return g.nodes.size() == 1 && run_direct_node(*g.nodes[0], g.domain, g.mode); }
+bool run_direct(const Group& g) {
+  if (g.nodes.size() != 1) return false;
+  const Node& n = *g.nodes[0];
+  return n.buffer && run_direct_node(n, g.domain, g.mode, n.buffer->raw_data());
+}
 
 /// Allocates buffers and runs the groups of `b` in order. Throws on failure.
 void run_batch(Batch& b) {
@@ -868,7 +982,8 @@ void complete(std::shared_ptr<Batch> bp) {
     if (!n->live || !n->done_ok) continue;
     const Storage* s = b.outs[static_cast<size_t>(n->id)].get();
     if (s && s->producer().get() == n) {
-      s->set_lazy_flags(static_cast<uint8_t>(s->lazy_flags() & ~Storage::kPendingWrite));
+      // Written by the graph, no pointer handed out yet: deferred writes allowed.
+      s->set_lazy_flags(static_cast<uint8_t>((s->lazy_flags() & ~Storage::kPendingWrite) | Storage::kUnexposed));
       add_garbage(s->producer());
       s->set_producer(nullptr);
     }
@@ -920,12 +1035,20 @@ void wait_batch_now(void* arg) {
 void wait_batch(const Batch& b) {
   if (b.done.load(std::memory_order_acquire)) return;
   auto hook = g_wait_hook.load(std::memory_order_acquire);
-  if (hook && t_depth == 0) hook(&wait_batch_now, const_cast<Batch*>(&b));
+  if (hook && t_state.depth == 0) hook(&wait_batch_now, const_cast<Batch*>(&b));
   else wait_batch_now(const_cast<Batch*>(&b));
 }
 
+void wait_bound(std::vector<std::shared_ptr<Batch>>* batches) noexcept {
+  try {
+    for (const auto& b : *batches) wait_batch(*b);
+  } catch (...) {  // waiting is best effort: errors stay with the batches' tensors
+  }
+  delete batches;  // may release the last reference to a reaped batch: unlocked here
+}
+
 bool can_inline(const Batch& b, runtime::Stream& s) {
-  if (t_exiting || !s.query()) return false;
+  if (t_state.exiting || !s.query()) return false;
   for (const auto& d : b.deps)
     if (!d.batch->done.load(std::memory_order_acquire)) return false;
   for (const Group& g : b.groups) {
@@ -951,7 +1074,7 @@ bool read_elsewhere(const Storage* s) {
 /// general path, which handles everything this declines.
 bool flush_single(Graph& g, runtime::Stream* s) {
   Node& n = *g.nodes[0];
-  if (!g.deps.empty() || !s || t_exiting || !s->query() || dump_enabled() || runtime::profiler::enabled())
+  if (!g.deps.empty() || !s || t_state.exiting || !s->query() || dump_enabled() || runtime::profiler::enabled())
     return false;
   Mode mode = Mode::kMap;
   const Shape* domain = &n.shape;
@@ -968,19 +1091,17 @@ bool flush_single(Graph& g, runtime::Stream* s) {
   } catch (...) {
     return false;  // the general path records the error
   }
-  n.buffer = out;
-  const bool ran = run_direct_node(n, *domain, mode);
-  n.buffer.reset();
-  if (!ran) return false;
+  if (!run_direct_node(n, *domain, mode, out->raw_data())) return false;
   auto& st = mutable_stats();
-  ++st.graphs_run;
-  ++st.groups_run;
-  ++st.nodes_run;
+  bump(st.graphs_run);
+  bump(st.groups_run);
+  bump(st.nodes_run);
   n.graph = nullptr;
-  out->set_lazy_flags(static_cast<uint8_t>(out->lazy_flags() & ~Storage::kPendingWrite));
+  out->set_lazy_flags(static_cast<uint8_t>((out->lazy_flags() & ~Storage::kPendingWrite) | Storage::kUnexposed));
+  // `node` keeps the node alive (it dies with the garbage, unlocked), so the
+  // storage's reference is dropped here.
   std::shared_ptr<Node> node = std::move(g.nodes[0]);
   g.nodes.clear();
-  add_garbage(out->producer());
   out->set_producer(nullptr);
   for (int i = 0; i < n.nin; ++i) {
     const Input& in = n.in[i];
@@ -1049,7 +1170,12 @@ void flush_graph(Graph& g, bool observe) {
     runtime::StreamGuard guard(keep);  // pool allocations of the batch are ordered on this stream
     execute(*bp);
   });
-  if (oldest && on_stream >= kMaxInflightPerStream) wait_batch(*oldest);
+  if (oldest && on_stream >= kMaxInflightPerStream) {
+    // Waited for after the outermost lock is released (Locked, wait_bound).
+    ThreadState& t = t_state;
+    if (!t.bound_waits) t.bound_waits = new std::vector<std::shared_ptr<Batch>>();
+    t.bound_waits->push_back(const_cast<Batch*>(oldest)->shared_from_this());
+  }
 }
 
 class Hooks final : public LazyHooks {
@@ -1063,8 +1189,9 @@ class Hooks final : public LazyHooks {
         Locked lock;
         reap();
         if (s.lazy_flags() & Storage::kPendingWrite) {
-          std::shared_ptr<void> keep = s.producer();
-          Node* p = static_cast<Node*>(keep.get());
+          // No reference taken: a node a flush releases stays alive in the
+          // garbage until the outermost lock is dropped.
+          Node* p = producer_of(s);
           if (p && p->graph) flush_graph(*p->graph, true);
           if (p && p->batch) wait.push_back(p->batch->shared_from_this());
           else if (p && !p->error.ok()) throw Error(p->error);
@@ -1080,7 +1207,12 @@ class Hooks final : public LazyHooks {
             if (batch_reads(*b, &s)) wait.push_back(b);
           if (wait.empty()) s.set_lazy_flags(static_cast<uint8_t>(s.lazy_flags() & ~Storage::kPendingRead));
         }
-        if (wait.empty() && s.lazy_flags() == 0) return;
+        if (wait.empty() && (s.lazy_flags() & ~Storage::kUnexposed) == 0) {
+          // The caller gets a raw pointer: the bytes are exposed from now on
+          // (no deferred writes any more, see record_elementwise_into).
+          s.set_lazy_flags(0);
+          return;
+        }
       }
       for (const auto& b : wait) wait_batch(*b);
     }
@@ -1189,7 +1321,7 @@ Stats stats() {
 Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape, const Tensor* inputs,
                           int n) {
   if (n < 1 || n > 3) throw Error(Status::Invalid(name, "fused ops take 1 to 3 operands"));
-  auto node = std::make_shared<Node>();
+  auto node = new_node();
   node->kind = Kind::kElementwise;
   node->name = name;
   node->loop = loop;
@@ -1203,13 +1335,63 @@ Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, con
   return finish_node(g, std::move(node));
 }
 
+namespace {
+/// record_elementwise_into for a materialised storage the graph wrote and
+/// nobody got a pointer to (kUnexposed, and no pending reader or writer):
+/// `out` must be the whole storage in its natural layout, and operands that
+/// share the storage must be that same view (an elementwise update in place
+/// reads each element before writing it; other overlaps run eagerly, as
+/// NumPy buffers them). The node writes the storage's memory when it runs
+/// (in record order: no earlier reader exists), later readers get edges to
+/// it, and observation (data()) waits for it. Locked.
+bool record_into_materialised(Graph& g, const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
+                              const Tensor* inputs, int n, const Tensor& out) {
+  const std::shared_ptr<Storage>& st = out.storage();
+  if (st->lazy_flags() != Storage::kUnexposed || !st->raw_data() || st->is_external() || st->is_inline())
+    return false;
+  const int64_t item = static_cast<int64_t>(dtype_size(out_dtype));
+  if (out.offset() != 0 || out.dtype() != out_dtype || shape != out.shape() || !out.is_contiguous() ||
+      shape_numel(shape) * item != static_cast<int64_t>(st->nbytes()))
+    return false;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& t = inputs[i];
+    if (t.storage() != st) continue;
+    if (t.offset() != 0 || t.dtype() != out_dtype || t.shape() != shape || t.strides() != out.strides()) return false;
+  }
+  for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
+  if (st->lazy_flags() != Storage::kUnexposed) return false;
+  auto node = new_node();
+  node->kind = Kind::kElementwise;
+  node->name = name;
+  node->loop = loop;
+  node->dtype = out_dtype;
+  node->shape = shape;
+  node->nin = n;
+  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
+  begin_graph(g);
+  node->graph = &g;
+  node->id = static_cast<int32_t>(g.nodes.size());
+  node->out = st;
+  st->set_producer(node);
+  st->set_lazy_flags(static_cast<uint8_t>((st->lazy_flags() & ~Storage::kUnexposed) | Storage::kPendingWrite));
+  g.nodes.push_back(std::move(node));
+  bump(mutable_stats().nodes_recorded);
+  if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
+    bump(mutable_stats().auto_flushes);
+    flush_graph(g);
+  }
+  return true;
+}
+}  // namespace
+
 bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
                              const Tensor* inputs, int n, const Tensor& out) {
   if (n < 1 || n > 3) return false;
   Locked lock;
   Graph& g = thread_graph();
   const std::shared_ptr<Storage>& st = out.storage();
-  if (!(st->lazy_flags() & Storage::kPendingWrite)) return false;
+  if (!(st->lazy_flags() & Storage::kPendingWrite))
+    return record_into_materialised(g, name, loop, out_dtype, shape, inputs, n, out);
   Node* p = producer_of(*st);
   if (!p->error.ok() || p->graph != &g || p->out.lock() != st) return false;
   // The whole value of the pending storage, in its producer's layout.
@@ -1218,7 +1400,7 @@ bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, 
     return false;
   for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
   if (!(st->lazy_flags() & Storage::kPendingWrite) || producer_of(*st) != p) return false;
-  auto node = std::make_shared<Node>();
+  auto node = new_node();
   node->kind = Kind::kElementwise;
   node->name = name;
   node->loop = loop;
@@ -1237,9 +1419,9 @@ bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, 
   p->out.reset();
   st->set_producer(node);
   g.nodes.push_back(std::move(node));
-  ++mutable_stats().nodes_recorded;
+  bump(mutable_stats().nodes_recorded);
   if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
-    ++mutable_stats().auto_flushes;
+    bump(mutable_stats().auto_flushes);
     flush_graph(g);
   }
   return true;
@@ -1269,7 +1451,7 @@ Tensor record_reduce(const char* name, InnerLoop combine, DType dtype, const Ten
                      bool keepdims, const Tensor& identity) {
   if (!reduction_fusable(input.shape(), mask))
     throw Error(Status::Invalid(name, "reduction geometry cannot be fused"));
-  auto node = std::make_shared<Node>();
+  auto node = new_node();
   node->kind = Kind::kReduce;
   node->name = name;
   node->loop = combine;
@@ -1293,7 +1475,7 @@ Tensor record_arg_reduce(const char* name, bool is_max, const Tensor& input, con
   if (!arg_reduction_fusable(input.shape(), input.dtype(), mask))
     throw Error(Status::Invalid(name, "arg reduction of shape " + Tensor::shape_str(input.shape()) + " and dtype " +
                                           dtype_name(input.dtype()) + " cannot be fused"));
-  auto node = std::make_shared<Node>();
+  auto node = new_node();
   node->kind = Kind::kReduce;
   node->name = name;
   node->arg = is_max ? 1 : 2;
@@ -1321,8 +1503,7 @@ void start_eval(const Tensor* ts, size_t n, std::vector<std::shared_ptr<Batch>>*
     if (!ts[i].defined()) continue;
     const Storage& s = *ts[i].storage();
     if (!(s.lazy_flags() & Storage::kPendingWrite)) continue;
-    std::shared_ptr<void> keep = s.producer();
-    Node* p = static_cast<Node*>(keep.get());
+    Node* p = producer_of(s);  // alive until the lock is dropped (garbage), no reference needed
     if (!p) continue;
     if (p->graph) flush_graph(*p->graph, true);
     if (p->batch) wait->push_back(p->batch->shared_from_this());

@@ -39,6 +39,10 @@ struct Input {
 enum class Kind : uint8_t { kElementwise, kReduce };
 
 struct Node {
+  // User-provided: allocate_shared value-initialises, which would zero all
+  // ~1.4 KB before the member initialisers run (a per-op cost of tiny graphs).
+  Node() noexcept {}  // NOLINT(modernize-use-equals-default)
+
   int32_t id = 0;  // record order within its graph
   Kind kind = Kind::kElementwise;
   const char* name = "";
@@ -58,7 +62,7 @@ struct Node {
   std::weak_ptr<Storage> out;  // the pending storage; expired = nobody needs the value outside the graph
   Graph* graph = nullptr;      // while pending
   Batch* batch = nullptr;      // while in flight: flushed, not yet completed on the host
-  Status error;                // set when its graph failed to run
+  Status error{};              // set when its graph failed to run ({}: Status's code has no initialiser)
 
   // Flush scratch.
   std::shared_ptr<Storage> buffer;  // output memory while the flush runs

@@ -338,6 +338,11 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
       shape_numel(shape, op.name.c_str()) > 0) {
     // Lazy: a graph node (inputs cast by astype nodes); the work runs when a
     // value is observed, fused with its neighbours (asc/graph/graph.h).
+    // Operands of the loop's dtypes are passed as they are (no tensor copies:
+    // this is the per-op cost of small lazy graphs).
+    bool need_cast = false;
+    for (int i = 0; i < op.arity; ++i) need_cast |= inputs[i].dtype() != lt.in[i];
+    if (!need_cast) return graph::record_elementwise(op.name.c_str(), loop, lt.out, shape, inputs, op.arity);
     Tensor ins[3];
     for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
     return graph::record_elementwise(op.name.c_str(), loop, lt.out, shape, ins, op.arity);
@@ -353,13 +358,22 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
       throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc '") + op.name + "' output from dtype " +
                                                  dtype_name(lt.out) + " to " + dtype_name(out->dtype()) +
                                                  " with casting rule 'same_kind'"));
-    // In-place update of a pending value (c = a + b; c *= 2): recorded, so
-    // that it fuses with its neighbours (graph::record_elementwise_into).
-    if (out->is_pending() && out->dtype() == lt.out && graph::lazy_enabled() && !reuse_buffer_active() &&
+    // In-place update of a pending value (c = a + b; c *= 2), or of a value
+    // the graph computed and nobody got a pointer to: recorded, so that it
+    // fuses with its neighbours (graph::record_elementwise_into).
+    if ((out->storage()->lazy_flags() & (Storage::kPendingWrite | Storage::kUnexposed)) && out->dtype() == lt.out &&
+        graph::lazy_enabled() && !reuse_buffer_active() &&
         !(op.value_errors && !is_inexact(lt.out)) && shape_numel(shape, op.name.c_str()) > 0) {
       Tensor ins[3];
       for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
       if (graph::record_elementwise_into(op.name.c_str(), loop, lt.out, shape, ins, op.arity, *out)) return *out;
+      // Still computing (e.g. on its stream after an automatic flush): wait
+      // for the value without exposing it -- the eager path below would wait
+      // anyway -- and record into the materialised value if that applies.
+      if (out->is_pending()) {
+        graph::eval({*out});
+        if (graph::record_elementwise_into(op.name.c_str(), loop, lt.out, shape, ins, op.arity, *out)) return *out;
+      }
     }
     result = out->dtype() == lt.out ? *out : Tensor::empty(shape, lt.out);
   } else {

@@ -73,6 +73,38 @@ def test_eval_returns_its_arguments():
     r = asc.eval(b, c, 7)
     assert r[0] is b and r[1] is c and r[2] == 7
     assert not c.is_pending()
+    # The one-argument fast entry: final arrays, one-node graphs, non-arrays.
+    assert asc.eval(a) is a
+    d = a - 0.5
+    assert d.is_pending() and asc.eval(d) is d and not d.is_pending()
+    np.testing.assert_array_equal(d.numpy(), np.arange(4, dtype=np.float32) - 0.5)
+    assert asc.eval() == ()
+    assert asc.eval(None) is None
+    n = np.ones(3)
+    assert asc.eval(n) is n
+    with pytest.raises(TypeError):
+        asc.eval(x=b)  # positional only
+    with pytest.raises(TypeError, match="never initialised"):
+        asc.eval(asc.ndarray.__new__(asc.ndarray))  # no crash
+
+
+def test_eval_one_argument_raises_failed_work(run_python):
+    code = """
+        import numpy as np, pyasc as asc
+        a = asc.asarray(np.ones(1 << 20, np.float32))
+        asc.set_memory_limit(1 << 20)
+        b = a * 2  # one-node graph: fails when run (no memory)
+        for i in range(2):  # the error stays with b
+            try:
+                asc.eval(b)
+            except MemoryError as e:
+                print("MemoryError", isinstance(e, asc.AscendError), "[allocate]" in str(e))
+        asc.set_memory_limit(0)
+        print(float(asc.eval(a * 3)[5]))
+    """
+    r = run_python(code, env={"PYASC_EAGER": "0"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["MemoryError", "True", "True"] * 2 + ["3.0"]
 
 
 @pytest.mark.parametrize("dtype", ALL, ids=lambda d: np.dtype(d).name)

@@ -163,9 +163,11 @@ def test_long_inplace_loop_respects_the_size_bound():
     c = a + 0
     for _ in range(2500):
         c += 1
-    # recorded until the bound materialises c (later updates of the then
-    # materialised c run eagerly)
-    assert asc.lazy.graph_stats()["auto_flushes"] - before >= 1
+    # recorded; the bound materialises c every max_pending_nodes() updates,
+    # and updates of the materialised (never exposed) c stay recorded
+    assert asc.lazy.max_pending_nodes() == 1024
+    assert asc.lazy.graph_stats()["auto_flushes"] - before >= 2
+    assert c.is_pending()
     np.testing.assert_allclose(np.asarray(c), na + 2500, rtol=1e-12)
 
 
@@ -249,3 +251,136 @@ def test_random_update_programs(steps, n):
         np.testing.assert_allclose(np.asarray(g), r, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(np.asarray(l), r, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(np.asarray(e), r, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------- materialised, never exposed
+
+def computed(na, nb):
+    """a + b computed by the graph (materialised, no pointer handed out)."""
+    c = asc.asarray(na) + asc.asarray(nb)
+    asc.eval(c)
+    assert not c.is_pending()
+    return c
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8, np.uint16, np.float16])
+def test_updates_of_computed_arrays_are_recorded(dtype):
+    na, nb, nd = data(seed=30, dtype=dtype), data(seed=31, dtype=dtype), data(seed=32, dtype=dtype)
+    c = computed(na, nb)
+    d = asc.asarray(nd)
+
+    def run():
+        nonlocal c
+        c *= 2            # recorded: c's bytes are only known to the graph
+        assert c.is_pending()
+        c += d
+        asc.add(c, d, out=c)
+        r = c - 1         # read after write: an edge to the update
+        asc.eval(c, r)
+        return r
+
+    r, groups = groups_of(run)
+    assert groups == 1
+    ref = na + nb
+    ref *= 2
+    ref += nd
+    ref += nd
+    np.testing.assert_array_equal(np.asarray(c), ref)
+    np.testing.assert_array_equal(np.asarray(r), ref - 1)
+
+
+def test_views_before_and_after_a_recorded_update():
+    na, nb = data(1000, seed=33), data(1000, seed=34)
+    c = computed(na, nb)
+    v = c[::2]                  # a view taken before (no pointer handed out)
+    w = c.reshape(10, 100)[3]
+    c += 1
+    assert c.is_pending() and v.is_pending()
+    after = c[1:5]
+    ref = na + nb + 1
+    np.testing.assert_array_equal(np.asarray(after), ref[1:5])
+    np.testing.assert_array_equal(np.asarray(v), ref[::2])
+    np.testing.assert_array_equal(np.asarray(w), ref.reshape(10, 100)[3])
+    # after v's pointer went to NumPy the storage is exposed: eager from now on
+    c += 1
+    assert not c.is_pending()
+    np.testing.assert_array_equal(np.asarray(c), ref + 1)
+
+
+def test_write_after_read_of_a_computed_array():
+    na, nb = data(seed=35), data(seed=36)
+    c = computed(na, nb)
+    r = c * 3          # pending reader of c's bytes
+    c += 1             # runs after r's work (eagerly: a reader is pending)
+    r2 = c * 3
+    np.testing.assert_array_equal(np.asarray(r), (na + nb) * 3)
+    np.testing.assert_array_equal(np.asarray(r2), (na + nb + 1) * 3)
+    np.testing.assert_array_equal(np.asarray(c), na + nb + 1)
+
+
+def test_overlapping_operands_of_a_computed_array():
+    na, nb = data(4097, seed=37), data(4097, seed=38)
+    c = computed(na, nb)
+    c += c[::-1]       # not the same view: NumPy buffers it (runs eagerly)
+    c2 = computed(na, nb)
+    c2 *= c2           # the same view: recorded, in place
+    assert c2.is_pending()
+    ref = na + nb
+    ref += ref[::-1].copy()
+    np.testing.assert_array_equal(np.asarray(c), ref)
+    np.testing.assert_array_equal(np.asarray(c2), (na + nb) * (na + nb))
+
+
+class _Interface:
+    """Exports only through __array_interface__."""
+
+    def __init__(self, c):
+        self.__array_interface__ = c.__array_interface__
+        self.keep = c
+
+
+EXPORTS = {
+    "np.asarray": lambda c: np.asarray(c),
+    "numpy()": lambda c: c.numpy(),
+    "memoryview": lambda c: np.asarray(memoryview(c)),
+    "__array_interface__": lambda c: np.asarray(_Interface(c)),
+    "dlpack": lambda c: np.from_dlpack(c),
+}
+
+
+@pytest.mark.parametrize("how", list(EXPORTS))
+def test_exported_buffers_stay_eager(how):
+    """A NumPy array sharing the memory must see an update at once."""
+    na, nb = data(seed=39), data(seed=40)
+    c = computed(na, nb)
+    shared = EXPORTS[how](c)
+    np.testing.assert_array_equal(shared, na + nb)
+    c += 1
+    assert not c.is_pending()
+    np.testing.assert_array_equal(shared, na + nb + 1)  # seen without observing c
+    asc.multiply(c, 2.0, out=c)
+    np.testing.assert_array_equal(shared, (na + nb + 1) * 2)
+
+
+def test_leaves_from_numpy_stay_eager():
+    na = data(seed=41)
+    a = asc.asarray(na)  # shares NumPy's memory
+    a += 1
+    assert not a.is_pending()
+    np.testing.assert_array_equal(na, data(seed=41) + 1)
+
+
+def test_recorded_update_with_a_reader_on_another_stream():
+    na, nb = data(200000, seed=42), data(200000, seed=43)
+    c = computed(na, nb)
+    s = asc.Stream()
+    with s:
+        r = c * 2      # c is read by work pending on another stream
+    c += 1             # eager: waits for that reader first
+    np.testing.assert_array_equal(np.asarray(r), (na + nb) * 2)
+    np.testing.assert_array_equal(np.asarray(c), na + nb + 1)
+    c2 = computed(na, nb)
+    c2 += 1            # recorded on this stream
+    with s:
+        r2 = c2 * 2    # reads the pending update across streams
+    np.testing.assert_array_equal(np.asarray(r2), (na + nb + 1) * 2)

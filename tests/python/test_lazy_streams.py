@@ -236,3 +236,56 @@ def test_asc_eval_waits_and_returns():
     assert asc.eval(y) is y  # waits for the stream (gate released by the timer)
     assert not y.is_pending()
     np.testing.assert_array_equal(np.asarray(y), nx * 4)
+
+
+# The in-flight bound (at most 4 flushed batches per stream) makes an
+# automatic flush wait for the stream. A Python host callback queued ahead of
+# those batches needs the GIL (and, when it uses pyasc, the graph lock): the
+# waiting thread must hold neither. Run in a fresh interpreter: a deadlock
+# would hang the test process itself (run_python fails on timeout).
+BOUND_WAIT_CODE = """
+import time
+import numpy as np
+import pyasc as asc
+
+asc.set_eager(False)
+asc.lazy.set_max_pending_nodes(2)  # every second op flushes
+s = asc.Stream()
+log = []
+nx = np.arange(1000, dtype=np.float32)
+
+def callback():
+    time.sleep(0.3)  # meanwhile the loop below fills the in-flight bound
+    if USE_PYASC:  # records and evaluates on its own stream: needs the graph lock
+        with asc.Stream():
+            log.append(float((asc.asarray(nx) * 2).sum()))
+    log.append("callback")  # needs the GIL after the sleep
+
+s.add_callback(callback)
+x = asc.asarray(nx)
+t0 = time.perf_counter()
+with s:
+    y = x
+    for i in range(40):
+        y = y + 1
+loop_s = time.perf_counter() - t0
+stats = asc.lazy.graph_stats()
+got = np.asarray(y)
+assert np.array_equal(got, nx + 40), got[:5]
+print("LOG", log)
+print("LOOP", loop_s)
+print("AUTO", stats["auto_flushes"])
+"""
+
+
+@pytest.mark.parametrize("use_pyasc", [False, True])
+def test_bound_wait_releases_gil_and_lock(run_python, use_pyasc):
+    r = run_python(f"USE_PYASC = {use_pyasc}\n" + BOUND_WAIT_CODE, env={"PYASC_EAGER": "0"}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    expect = ["callback"] if not use_pyasc else [float((np.arange(1000, dtype=np.float32) * 2).sum()), "callback"]
+    assert eval(lines["LOG"]) == expect
+    # The bound still holds: 20 flushes of 2 nodes each, and the loop had to
+    # wait for the callback (it records in microseconds otherwise).
+    assert int(lines["AUTO"]) >= 20
+    assert float(lines["LOOP"]) >= 0.2

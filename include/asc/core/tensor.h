@@ -210,7 +210,12 @@ class Storage {
   bool is_inline() const noexcept { return kind_ == kInline; }
 
   // ---- lazy evaluation (used by asc::graph; guarded by the graph's lock) ----
-  enum LazyFlag : uint8_t { kPendingWrite = 1, kPendingRead = 2 };
+  /// kUnexposed: the bytes were written by the graph and no raw pointer to
+  /// them was handed out since (data() clears it through LazyHooks::sync:
+  /// NumPy views, the buffer protocol, DLPack, eager kernels all go through
+  /// data()). Only such storages may get deferred (recorded) writes: nobody
+  /// outside the graph can be reading the old bytes through a pointer.
+  enum LazyFlag : uint8_t { kPendingWrite = 1, kPendingRead = 2, kUnexposed = 4 };
   /// `nbytes` of pool memory allocated later by allocate_deferred() (the
   /// output of a pending graph node: no memory until it is materialised).
   static std::shared_ptr<Storage> deferred(size_t nbytes);

@@ -83,8 +83,13 @@ Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, con
 /// (offset 0, C-contiguous, its producer's shape and dtype == `out_dtype`,
 /// `shape` == out's shape). The storage then holds the new node's value;
 /// operands (views of `out` included) and nodes recorded earlier read the
-/// old value. Returns false (nothing recorded) when those conditions do not
-/// hold: the caller runs the op eagerly. Thread-safety: as record_elementwise.
+/// old value. Also records into a materialised storage the graph wrote that
+/// no raw pointer was handed out for since (Storage::kUnexposed, no pending
+/// reader or writer), when `out` is the whole storage (offset 0,
+/// C-contiguous, same bytes) and operands sharing it are that same view: the
+/// node then writes the storage's memory in place when it runs. Returns false
+/// (nothing recorded) when those conditions do not hold: the caller runs the
+/// op eagerly. Thread-safety: as record_elementwise.
 bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape,
                              const Tensor* inputs, int n, const Tensor& out);
 
@@ -142,7 +147,10 @@ int64_t pending_nodes();
 
 /// Pending graph size bound: a stream's graph is flushed (asynchronously)
 /// when it holds this many nodes (default 1024; `ASC_GRAPH_MAX_NODES`). At
-/// most 4 flushed batches per stream are in flight; a fifth waits.
+/// most 4 flushed batches per stream are in flight; the call that flushes a
+/// fifth waits for the oldest before it returns, holding no graph lock and
+/// (through the wait hook) not the GIL: work queued ahead on the stream, such
+/// as a Python host callback, may need either.
 int64_t max_nodes() noexcept;
 void set_max_nodes(int64_t n);
 

@@ -243,6 +243,76 @@ TEST_F(LazyMode, GraphsOfOtherThreads) {
   for (double g : got) EXPECT_NEAR(g, ref, 1e-3);
 }
 
+// The small-graph path: one-node graphs evaluated at once (run directly, no
+// schedule), node memory recycled per thread, nodes allocated on one thread
+// and released on another. Counters are exact (updated under the graph lock).
+TEST_F(LazyMode, OneNodeGraphsAndRecycledNodes) {
+  Tensor a = iota({10}, DType::kFloat32, 1.0, 0.5), b = iota({10}, DType::kFloat32, 3.0, -20.0);
+  const graph::Stats s0 = graph::stats();
+  constexpr int kIters = 300;
+  for (int i = 0; i < kIters; ++i) {
+    Tensor r = call(i % 2 ? "less" : "add", {a, b});
+    graph::eval({r});
+    ASSERT_FALSE(r.is_pending());
+    for (int64_t k = 0; k < 10; ++k) {
+      const double want = i % 2 ? (at(a, k) < at(b, k) ? 1.0 : 0.0) : static_cast<double>(static_cast<float>(at(a, k) + at(b, k)));
+      ASSERT_EQ(at(r, k), want) << i << " " << k;
+    }
+  }
+  const graph::Stats s1 = graph::stats();
+  EXPECT_EQ(s1.nodes_recorded - s0.nodes_recorded, kIters);
+  EXPECT_EQ(s1.graphs_run - s0.graphs_run, kIters);
+  EXPECT_EQ(s1.groups_run - s0.groups_run, kIters);
+  EXPECT_EQ(s1.nodes_run - s0.nodes_run, kIters);
+
+  // Nodes recorded on threads that exit, released (with their memory) here;
+  // and threads recording and releasing concurrently.
+  std::vector<Tensor> made(8);
+  std::vector<std::thread> ts;
+  for (int k = 0; k < 8; ++k)
+    ts.emplace_back([&, k] {
+      Tensor x = a;
+      for (int i = 0; i < 50; ++i) {
+        x = call("add", {x, scalar(1.0)});
+        if (i % 7 == 0) graph::eval({x});  // one-node and longer graphs, recycled blocks
+      }
+      made[static_cast<size_t>(k)] = call("multiply", {x, scalar(static_cast<double>(k))});  // left pending
+    });
+  for (auto& t : ts) t.join();
+  for (int k = 0; k < 8; ++k)
+    for (int64_t i : {0, 9}) {
+      const float want = static_cast<float>((static_cast<float>(at(a, i)) + 50.0f) * static_cast<float>(k));
+      EXPECT_EQ(at(made[static_cast<size_t>(k)], i), want) << k << " " << i;
+    }
+  made.clear();  // the last references: nodes of exited threads die on this one
+}
+
+// An in-place update (out=) of a value the graph computed is recorded while
+// no raw pointer to it was handed out (Storage::kUnexposed); once data() gave
+// one out, updates run at once, so the pointer sees them.
+TEST_F(LazyMode, UpdatesOfUnexposedValuesAreRecorded) {
+  Tensor a = iota({300}, DType::kFloat32), b = iota({300}, DType::kFloat32, 3.0);
+  Tensor c = call("add", {a, b});
+  graph::eval({c});
+  ASSERT_FALSE(c.is_pending());
+  EXPECT_EQ(c.storage()->lazy_flags(), Storage::kUnexposed);
+  const Tensor one = scalar(1.0);
+  const Tensor in[2] = {c, one};
+  ops::call(ops::get_op("add"), in, 2, {}, &c);
+  EXPECT_TRUE(c.is_pending());  // recorded
+  Tensor r = call("multiply", {c, scalar(2.0)});  // read after write
+  const float* p = c.data_as<float>();  // observes c: exposed from now on
+  EXPECT_EQ(c.storage()->lazy_flags(), 0);
+  for (int64_t i : {0, 7, 299}) {
+    const float want = static_cast<float>(static_cast<float>(at(a, i) + at(b, i)) + 1.0f);
+    EXPECT_EQ(p[i], want) << i;
+    EXPECT_EQ(at(r, i), want * 2.0f) << i;
+  }
+  ops::call(ops::get_op("add"), in, 2, {}, &c);
+  EXPECT_FALSE(c.is_pending());  // ran eagerly: the pointer sees it
+  EXPECT_EQ(p[7], static_cast<float>(static_cast<float>(at(a, 7) + at(b, 7)) + 1.0f) + 1.0f);
+}
+
 TEST_F(LazyMode, ErrorsRaiseAtTheCall) {
   Tensor a = iota({3}, DType::kFloat32), b = iota({4}, DType::kFloat32);
   try {

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -232,6 +234,55 @@ TEST_F(Streams, LongLoopsPipelineAndStayBounded) {
   for (int i = 0; i < 400; ++i) ref = static_cast<float>(static_cast<float>(ref * 0.5f) + 1.0f);
   EXPECT_EQ(at(y, 40), static_cast<float>(ref));
   graph::set_max_nodes(old);
+}
+
+// An automatic flush that finds 4 batches of its stream in flight waits for
+// the oldest -- without the graph lock: a host task queued ahead of them on
+// that stream may itself record and evaluate graph work (in Python: a stream
+// callback, which also needs the GIL). A regression would deadlock, so the
+// loop runs on a helper thread and the test aborts the process after 60 s.
+TEST_F(Streams, BoundWaitDoesNotHoldTheGraphLock) {
+  auto a = Stream::create();
+  const int64_t old = graph::max_nodes();
+  graph::set_max_nodes(2);
+  Tensor x = iota(1000);
+  std::atomic<int> task_state{0};  // 1: started, 2: its own graph work finished
+  float task_value = 0;
+  a->enqueue("records graph work", [&] {
+    task_state.store(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the loop fills the bound meanwhile
+    auto c = Stream::create();
+    StreamGuard g(c);
+    Tensor z = call("multiply", {x, scalar(3.0)});
+    graph::eval({z});
+    task_value = at(z, 5);
+    task_state.store(2);
+  });
+  std::atomic<bool> finished{false};
+  Tensor y;
+  std::chrono::duration<double> loop_time{};
+  std::thread worker([&] {
+    StreamGuard g(a);
+    const auto t0 = std::chrono::steady_clock::now();
+    y = x;
+    for (int i = 0; i < 40; ++i) y = call("add", {y, scalar(1.0)});
+    loop_time = std::chrono::steady_clock::now() - t0;
+    finished.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!finished.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!finished.load()) {
+    std::fprintf(stderr, "BoundWaitDoesNotHoldTheGraphLock: deadlock (loop did not finish in 60 s)\n");
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  worker.join();
+  graph::set_max_nodes(old);
+  EXPECT_EQ(task_state.load(), 2);
+  EXPECT_EQ(task_value, 15.0f);
+  EXPECT_GE(loop_time.count(), 0.1);  // the bound made the loop wait for the task
+  for (int64_t i : {0, 5, 999}) EXPECT_EQ(at(y, i), at(x, i) + 40) << i;
 }
 
 TEST_F(Streams, ManyThreadsManyStreams) {
