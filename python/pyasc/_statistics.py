@@ -774,6 +774,8 @@ def _correlate_full(a, v, rdt):
     L = n + m - 1
     a = _C.astype(a, rdt)
     v = _C.astype(v, rdt)
+    if m >= _BLOCKED_MIN_TAPS and _np.dtype(rdt) in _BLAS_DTYPES:
+        return _correlate_full_blocked(a, v, rdt, n, m)
     if m > 1:
         pad = _C.full((m - 1,), 0, rdt)
         a = _C.concatenate([pad, a, pad], 0)
@@ -785,6 +787,47 @@ def _correlate_full(a, v, rdt):
         if j % 32 == 31:
             acc = _C.astype(acc, rdt)  # materialise now and then: bounds the pending lazy graph
     return _C.astype(acc, rdt)
+
+
+_BLOCKED_MIN_TAPS = 64
+_BLAS_DTYPES = (_np.dtype(_np.float32), _np.dtype(_np.float64), _np.dtype(_np.complex64), _np.dtype(_np.complex128))
+_BLOCKED_CHUNK = 1 << 22  # elements of the gathered operand per GEMM (bounds memory)
+
+
+def _correlate_full_blocked(a, v, rdt, n, m):
+    """full-mode correlation as block-Toeplitz GEMMs (both operands long: BLAS speed, not one pass per tap).
+
+    With block b, output ``k = b p + r`` and tap ``j = b s + t``:
+    ``c[b p + r] = sum_s sum_u A2[p + s, u] T_s[u, r]`` where ``A2[q, u] = apad[b q + u]`` (u < 2b)
+    and ``T_s[u, r] = v[b s + u - r]`` for ``0 <= u - r < b`` (else 0). Stacking the s blocks makes it
+    one GEMM ``(P, 2bS) @ (2bS, b)`` per chunk of output blocks: 4 L m flops, gathers of 2 L m / b.
+    Only index arithmetic (from the lengths) runs on the host.
+    """
+    b = 64 if m < 512 else 128
+    L = n + m - 1
+    P = -(-L // b)
+    S = -(-m // b)
+    # apad = [0]*(m-1) + a + zeros up to (P + S + 1) b elements
+    tail = (P + S + 1) * b - (n + m - 1)
+    apad = _C.concatenate([_C.full((m - 1,), 0, rdt), a, _C.full((tail,), 0, rdt)], 0)
+    # vext = v + zeros up to S b, then one zero that the masked-out Toeplitz entries point at
+    vext = _C.concatenate([v, _C.full((S * b - m + 1,), 0, rdt)], 0)
+    u = _np.arange(2 * b, dtype=_np.int64)
+    r = _np.arange(b, dtype=_np.int64)
+    d = u[:, None] - r[None, :]                                   # (2b, b): u - r
+    sblk = _np.arange(S, dtype=_np.int64)[:, None, None] * b
+    tidx = _np.where((d >= 0) & (d < b), sblk + d, S * b)           # (S, 2b, b)
+    tbig = _C.take(vext, _C.asarray(tidx.reshape(S * 2 * b, b)), 0, "raise")
+    rows = _builtins.max(1, _BLOCKED_CHUNK // (S * 2 * b))
+    cols = (_np.arange(S, dtype=_np.int64)[:, None] * b + u[None, :]).reshape(-1)  # b s + u
+    parts = []
+    for p0 in range(0, P, rows):
+        p = _np.arange(p0, _builtins.min(P, p0 + rows), dtype=_np.int64)
+        aidx = p[:, None] * b + cols[None, :]                     # b (p + s) + u
+        abig = _C.take(apad, _C.asarray(aidx), 0, "raise")
+        parts.append(_C.reshape(_C.matmul(abig, tbig), (-1,)))
+    full = parts[0] if len(parts) == 1 else _C.concatenate(parts, 0)
+    return full[:L]
 
 
 def _mode_slice(full, n, m, mode, swapped=False):

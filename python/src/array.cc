@@ -444,11 +444,13 @@ std::string buffer_format(DType d) {
     case DType::kInt8: return "b";
     case DType::kInt16: return "h";
     case DType::kInt32: return "i";
-    case DType::kInt64: return "q";
+    // NumPy's int64/uint64 are C long on LP64 platforms: 'q' would come back as
+    // numpy.longlong, an equal dtype with a different repr.
+    case DType::kInt64: return sizeof(long) == 8 ? "l" : "q";
     case DType::kUInt8: return "B";
     case DType::kUInt16: return "H";
     case DType::kUInt32: return "I";
-    case DType::kUInt64: return "Q";
+    case DType::kUInt64: return sizeof(long) == 8 ? "L" : "Q";
     case DType::kFloat16: return "e";
     case DType::kFloat32: return "f";
     case DType::kFloat64: return "d";

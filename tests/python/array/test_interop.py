@@ -272,3 +272,13 @@ def test_reuse_buffer_aliasing_and_errors():
             raise RuntimeError("boom")
     z = asc.asarray(np.ones(8)) + 1  # the stack was popped by the failing block
     assert not np.shares_memory(np.asarray(z), np.asarray(buf))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.float64])
+def test_buffer_protocol_type_char_matches_numpy(dtype):
+    # the buffer format must name NumPy's own type (int64 is 'l' on LP64, not 'q'),
+    # or NumPy's repr of the zero-copy array shows a spurious dtype=
+    ref = np.arange(3, dtype=dtype)
+    got = np.asarray(memoryview(asc.asarray(ref)))
+    assert got.dtype.char == ref.dtype.char
+    assert repr(got) == repr(ref)

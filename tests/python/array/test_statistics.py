@@ -584,3 +584,22 @@ def test_sizes_around_simd_and_tile_widths(check, n):
     check(lambda xp: xp.gcd(P(xp, i), 6))
     check(lambda xp: xp.convolve(P(xp, i), P(xp, np.array([1, -2, 1], np.int32)), "same"))
     check(lambda xp: xp.frexp(P(xp, b)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128], ids=str)
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("n,m", [(64, 64), (300, 65), (65, 300), (1000, 511), (513, 700), (2000, 1500)])
+def test_convolve_correlate_blocked_gemm_path(dtype, mode, n, m):
+    # both operands >= 64 taps: the block-Toeplitz GEMM path (b = 64 / 128, ragged last blocks)
+    rng = np.random.default_rng(n * 7 + m)
+    a = rng.standard_normal(n).astype(dtype)
+    v = rng.standard_normal(m).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = (a + 1j * rng.standard_normal(n)).astype(dtype)
+        v = (v - 2j * rng.standard_normal(m)).astype(dtype)
+    tol = 2e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+    for name in ("convolve", "correlate"):
+        ref = getattr(np, name)(a, v, mode)
+        got = getattr(asc, name)(asc.asarray(a), asc.asarray(v), mode)
+        assert got.shape == ref.shape and got.dtype == ref.dtype
+        np.testing.assert_allclose(np.asarray(got), ref, rtol=tol, atol=tol * np.abs(ref).max())
