@@ -14,6 +14,18 @@
 #include "asc/kernel/simd.h"
 #include "asc/ops/registry.h"
 
+namespace asc::kernel::simd {
+/// dst[i] = op(src[i], *scalar), or op(*scalar, src[i]) with `scalar_left`,
+/// bit-identical to NumPy (operand order kept; Max/Min propagate NaN, the
+/// first NaN winning, and give NumPy's zero for +0 vs -0: the second operand
+/// for float32, the first for float16).
+/// Highway-dispatched; defined in src/kernel/simd/elementwise.cc. Returns false
+/// and does nothing when (op, dtype) has no SIMD loop (supported: float32,
+/// float16 all BinaryOps; int16, int32 all but Div). Reentrant.
+bool binary_scalar_operand(BinaryOp op, DType dtype, void* dst, const void* src, const void* scalar,
+                           bool scalar_left, size_t n);
+}  // namespace asc::kernel::simd
+
 namespace asc::ops::detail {
 
 template <typename T>
@@ -142,6 +154,12 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
     return;
   }
   if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == 0) {
+    if constexpr (F::kSimd != kNoSimd && std::is_same_v<In, Out> && simd_binary_dtype_v<In>) {
+      if ((is_float_v<In> || F::kSimdInt) &&
+          kernel::simd::binary_scalar_operand(static_cast<kernel::simd::BinaryOp>(F::kSimd), dtype_of<In>(), p[0],
+                                              p[1], p[2], false, static_cast<size_t>(n)))
+        return;
+    }
     Out* o = reinterpret_cast<Out*>(p[0]);
     const In* a = reinterpret_cast<const In*>(p[1]);
     const C b = static_cast<C>(load<In>(p[2]));
@@ -149,6 +167,12 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
     return;
   }
   if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(In)) {
+    if constexpr (F::kSimd != kNoSimd && std::is_same_v<In, Out> && simd_binary_dtype_v<In>) {
+      if ((is_float_v<In> || F::kSimdInt) &&
+          kernel::simd::binary_scalar_operand(static_cast<kernel::simd::BinaryOp>(F::kSimd), dtype_of<In>(), p[0],
+                                              p[2], p[1], true, static_cast<size_t>(n)))
+        return;
+    }
     Out* o = reinterpret_cast<Out*>(p[0]);
     const C a = static_cast<C>(load<In>(p[1]));
     const In* b = reinterpret_cast<const In*>(p[2]);

@@ -22,6 +22,18 @@
 #include "kernel/simd/float16-inl.h"
 #include "kernel/simd/tables.h"
 
+// Defined once, outside the per-target namespaces (this file is compiled once
+// per Highway target).
+#ifndef ASC_KERNEL_SIMD_SCALAR_OPERAND_TABLE
+#define ASC_KERNEL_SIMD_SCALAR_OPERAND_TABLE
+namespace asc::kernel::simd {
+/// Loops of binary_scalar_operand() (declared in src/ops/loops.h).
+struct ScalarOperandTable {
+  ScalarFn fn[2][kNumBinaryOps][kDT] = {};  // [scalar_left][op][dtype]
+};
+}  // namespace asc::kernel::simd
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace asc::kernel::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -170,6 +182,66 @@ void StreamCopy(void* dst, const void* src, size_t bytes) {
   std::memcpy(pd + i, ps + i, bytes - i);
 }
 
+// ---------------------------------------------------------------- scalar operand
+// dst[i] = op(src[i], s) or op(s, src[i]) for the array-op-scalar branches of
+// the ops layer's binary loops (src/ops/loops.h). Unlike ScalarLoop above,
+// these keep the operand order (Sub/Div, NaN payloads) and give NumPy's
+// results bit for bit, also for Max/Min of +0/-0 on every Highway target.
+
+// NumPy's maximum/minimum: a NaN operand wins (the first if both); equal
+// operands (+0 vs -0) give the second for float32 (its SIMD loops) and the
+// first for float16 (its scalar loop `(a >= b || isnan(a)) ? a : b`).
+template <bool kMax, bool kFirstOnTie>
+struct ExtremumOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    if constexpr (kIsFloat<D>) {
+      const auto keep_a = kMax ? (kFirstOnTie ? hn::Ge(a, b) : hn::Gt(a, b))
+                               : (kFirstOnTie ? hn::Le(a, b) : hn::Lt(a, b));
+      V r = hn::IfThenElse(keep_a, a, b);
+      r = hn::IfThenElse(hn::IsNaN(b), b, r);
+      return hn::IfThenElse(hn::IsNaN(a), a, r);
+    } else {
+      return kMax ? hn::IfThenElse(hn::Lt(a, b), b, a) : hn::IfThenElse(hn::Lt(b, a), b, a);
+    }
+  }
+};
+
+/// Op with the broadcast scalar as its first operand.
+template <class Op>
+struct ScalarFirst {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V s) const { return Op()(d, s, a); }
+};
+
+template <class IO, class Op>
+void SetScalarOperand(ScalarOperandTable& t, BinaryOp op, DType dt) {
+  t.fn[0][idx(op)][idx(dt)] = &ScalarLoop<IO, Op>;
+  t.fn[1][idx(op)][idx(dt)] = &ScalarLoop<IO, ScalarFirst<Op>>;
+}
+
+template <class IO, bool kFloat, bool kFirstOnTie = false>
+void AddScalarOperandOps(ScalarOperandTable& t, DType dt) {
+  SetScalarOperand<IO, AddOp>(t, BinaryOp::kAdd, dt);
+  SetScalarOperand<IO, SubOp>(t, BinaryOp::kSub, dt);
+  SetScalarOperand<IO, MulOp>(t, BinaryOp::kMul, dt);
+  if constexpr (kFloat) SetScalarOperand<IO, DivOp>(t, BinaryOp::kDiv, dt);
+  SetScalarOperand<IO, ExtremumOp<true, kFirstOnTie>>(t, BinaryOp::kMax, dt);
+  SetScalarOperand<IO, ExtremumOp<false, kFirstOnTie>>(t, BinaryOp::kMin, dt);
+}
+
+const ScalarOperandTable* GetScalarOperandTable() {
+  static const ScalarOperandTable table = [] {
+    ScalarOperandTable t;
+    AddScalarOperandOps<NativeIO<float>, true>(t, DType::kFloat32);
+    AddScalarOperandOps<F16IO, true, true>(t, DType::kFloat16);
+    AddScalarOperandOps<NativeIO<int16_t>, false>(t, DType::kInt16);
+    AddScalarOperandOps<NativeIO<int32_t>, false>(t, DType::kInt32);
+    return t;
+  }();
+  return &table;
+}
+
 // ---------------------------------------------------------------- tables
 // Which ops exist for which dtype family. Adding an op: one X(...) line here.
 
@@ -232,6 +304,7 @@ HWY_AFTER_NAMESPACE();
 namespace asc::kernel::simd {
 
 HWY_EXPORT(GetElementwiseTable);
+HWY_EXPORT(GetScalarOperandTable);
 
 namespace {
 // Chosen once (first use); every call afterwards is a load and an indirect call.
@@ -267,6 +340,17 @@ void binary(BinaryOp op, DType dtype, void* dst, const void* a, const void* b, s
 
 void binary_scalar(ScalarOp op, DType dtype, void* dst, const void* src, const void* scalar, size_t n) {
   scalar_fn(op, dtype)(dst, src, scalar, n);
+}
+
+bool binary_scalar_operand(BinaryOp op, DType dtype, void* dst, const void* src, const void* scalar,
+                           bool scalar_left, size_t n) {
+  static const ScalarOperandTable* const t =
+      (apply_target_override(), HWY_DYNAMIC_DISPATCH(GetScalarOperandTable)());
+  if (HWY_UNLIKELY(idx(op) >= kNumBinaryOps || idx(dtype) >= kDT)) return false;
+  const ScalarFn fn = t->fn[scalar_left ? 1 : 0][idx(op)][idx(dtype)];
+  if (!fn) return false;
+  fn(dst, src, scalar, n);
+  return true;
 }
 
 void unary(UnaryOp op, DType dtype, void* dst, const void* src, size_t n) {
