@@ -188,13 +188,16 @@ struct ExtremumFold {
   }
 };
 
-// maximum/minimum propagate NaN (the first NaN operand wins).
+// maximum/minimum propagate NaN (the first NaN operand wins). Ties (+0 vs -0)
+// return the second operand as NumPy's float32/float64/bfloat16 loops do
+// (its float16 loop returns the first; contiguous float16 runs take the SIMD
+// path, which matches that).
 struct MaxF : ExtremumFold<MaxF, simd::ReduceOp::kMax> {
   static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMax);
   static constexpr bool kSimdInt = true;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return (a >= b || std::isnan(a)) ? a : b;
+    if constexpr (std::is_floating_point_v<C>) return (a > b || std::isnan(a)) ? a : b;
     else return a >= b ? a : b;
   }
 };
@@ -204,7 +207,7 @@ struct MinF : ExtremumFold<MinF, simd::ReduceOp::kMin> {
   static constexpr bool kSimdInt = true;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return (a <= b || std::isnan(a)) ? a : b;
+    if constexpr (std::is_floating_point_v<C>) return (a < b || std::isnan(a)) ? a : b;
     else return a <= b ? a : b;
   }
 };
