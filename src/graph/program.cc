@@ -1083,14 +1083,23 @@ void run_group(Group& g, bool timing) {
     }
     case Mode::kReduceCols: {
       const int64_t K1 = g.K1, R = g.R, K2 = g.K2;
-      const int64_t chunks = (K2 + T - 1) / T;
+      // Column chunks of at most one tile; when there are fewer outer slices
+      // than cores (sum(x, axis=0) of a 4096-wide matrix is one slice and one
+      // tile wide), narrower chunks give every core columns of its own.
+      int64_t Tc = T;
+      const int64_t cores = static_cast<int64_t>(num_cores());
+      if (parallel && K1 < cores && K2 > 64) {
+        const int64_t per = (K2 + (cores + K1 - 1) / K1 - 1) / ((cores + K1 - 1) / K1);
+        Tc = std::min(T, std::max<int64_t>(64, (per + 63) / 64 * 64));
+      }
+      const int64_t chunks = (K2 + Tc - 1) / Tc;
       const int64_t units = K1 * chunks;
       const int64_t nb = parallel ? blocks_for(total, units, true) : 1;
       for_blocks(kname.c_str(), nb, parallel, [&](int64_t b, uint8_t* ub) {
         TileState st(nr);
         std::vector<char*> acc(nr);
         for (int64_t u = units * b / nb; u < units * (b + 1) / nb; ++u) {
-          const int64_t k1 = u / chunks, c0 = (u % chunks) * T, w = std::min(T, K2 - c0);
+          const int64_t k1 = u / chunks, c0 = (u % chunks) * Tc, w = std::min(Tc, K2 - c0);
           for (size_t r = 0; r < nr; ++r)
             acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + (k1 * K2 + c0) * P.regs[r].item)
                                    : nullptr;

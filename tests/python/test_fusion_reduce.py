@@ -211,3 +211,18 @@ def test_non_adjacent_axes_with_short_last_run_stay_correct(shape, axes):
             got = np.asarray(getattr(asc, op)(x * 2 - 1, axis=axes, keepdims=keepdims))
             np.testing.assert_allclose(got, getattr(np, op)(xs * 2 - 1, axis=axes, keepdims=keepdims), rtol=1e-12,
                                        atol=1e-12)
+
+
+@pytest.mark.parametrize("shape,axis", [((300, 4099), 0), ((5000, 65), 0), ((2, 64, 4100), 1),
+                                        ((40, 2048), 0), ((17, 4096 + 64 + 1), 0), ((3, 700, 129), 1)])
+@pytest.mark.parametrize("op", ["sum", "max", "min", "mean"])
+def test_column_reductions_split_columns_over_cores(shape, axis, op):
+    # fewer outer slices than cores: the column chunks narrow so each core owns columns;
+    # integer-valued float64 data makes every fold order exact
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-1000, 1000, size=shape).astype(np.float64)
+    x.flat[::97] = -0.0
+    expected = getattr(np, op)(x * 2 + 1, axis=axis)
+    got = getattr(asc, op)(asc.asarray(x) * 2 + 1, axis=axis)
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    assert np.asarray(got).dtype == expected.dtype
