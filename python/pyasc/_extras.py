@@ -69,15 +69,8 @@ def _OE(msg):  # noqa: N802
     return _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW, msg)
 
 
-def _arr(x):
-    return _C.asarray(x)
-
-
-def _axis(axis, ndim):
-    axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
+_arr = _ns._arr
+_axis = _ns._axis
 
 
 def _bshape(name, *shapes):
@@ -840,17 +833,18 @@ def _check_bitorder(bitorder, name):
         raise _VE(f"[{name}] 'order' must be either 'little' or 'big', got {bitorder!r}")
 
 
+def _bits_axis(a, axis):
+    """packbits/unpackbits: axis=None works on the flattened array."""
+    return (_ns.ravel(a), 0) if axis is None else (a, _axis(axis, a.ndim))
+
+
 def packbits(a, /, axis=None, bitorder="big"):
     """Packs the truth of the elements into the bits of a uint8 array (``numpy.packbits``)."""
     a = _arr(a)
     _check_bitorder(bitorder, "packbits")
     if a.dtype.kind not in "biu":
         raise _TE(f"[packbits] Expected an input array of integer or boolean data type, got {a.dtype}")
-    if axis is None:
-        a = _ns.ravel(a)
-        axis = 0
-    else:
-        axis = _axis(axis, a.ndim)
+    a, axis = _bits_axis(a, axis)
     b = _ns.moveaxis(_C.not_equal(a, 0).astype(_np.uint8), axis, -1)
     n = b.shape[-1]
     m = -(-n // 8)
@@ -868,11 +862,7 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     _check_bitorder(bitorder, "unpackbits")
     if a.dtype != _np.uint8:
         raise _TE(f"[unpackbits] Expected an input array of unsigned byte data type, got {a.dtype}")
-    if axis is None:
-        a = _ns.ravel(a)
-        axis = 0
-    else:
-        axis = _axis(axis, a.ndim)
+    a, axis = _bits_axis(a, axis)
     x = _ns.moveaxis(a, axis, -1)
     shifts = _np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=_np.uint8)
     d = _C.array(shifts if bitorder == "big" else shifts[::-1].copy())

@@ -17,6 +17,7 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _C
+from . import _namespace as _ns
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -28,15 +29,8 @@ __all__ = [
 ]
 
 
-def _arr(x):
-    return _C.asarray(x)
-
-
-def _axis(axis, ndim):
-    axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
+_arr = _ns._arr
+_axis = _ns._axis
 
 
 # ------------------------------------------------------------------ joining

@@ -1318,9 +1318,11 @@ Stats stats() {
   return s;
 }
 
-Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape, const Tensor* inputs,
-                          int n) {
-  if (n < 1 || n > 3) throw Error(Status::Invalid(name, "fused ops take 1 to 3 operands"));
+namespace {
+/// An elementwise node over `inputs` (edges recorded in `g`); the caller
+/// links it into the graph. Locked.
+std::shared_ptr<Node> elementwise_node(Graph& g, const char* name, InnerLoop loop, DType out_dtype,
+                                       const Shape& shape, const Tensor* inputs, int n) {
   auto node = new_node();
   node->kind = Kind::kElementwise;
   node->name = name;
@@ -1328,11 +1330,18 @@ Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, con
   node->dtype = out_dtype;
   node->shape = shape;
   node->nin = n;
+  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
+  return node;
+}
+}  // namespace
+
+Tensor record_elementwise(const char* name, InnerLoop loop, DType out_dtype, const Shape& shape, const Tensor* inputs,
+                          int n) {
+  if (n < 1 || n > 3) throw Error(Status::Invalid(name, "fused ops take 1 to 3 operands"));
   Locked lock;
   Graph& g = thread_graph();
   for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
-  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
-  return finish_node(g, std::move(node));
+  return finish_node(g, elementwise_node(g, name, loop, out_dtype, shape, inputs, n));
 }
 
 namespace {
@@ -1360,14 +1369,7 @@ bool record_into_materialised(Graph& g, const char* name, InnerLoop loop, DType 
   }
   for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
   if (st->lazy_flags() != Storage::kUnexposed) return false;
-  auto node = new_node();
-  node->kind = Kind::kElementwise;
-  node->name = name;
-  node->loop = loop;
-  node->dtype = out_dtype;
-  node->shape = shape;
-  node->nin = n;
-  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
+  auto node = elementwise_node(g, name, loop, out_dtype, shape, inputs, n);
   begin_graph(g);
   node->graph = &g;
   node->id = static_cast<int32_t>(g.nodes.size());
@@ -1400,16 +1402,9 @@ bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, 
     return false;
   for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
   if (!(st->lazy_flags() & Storage::kPendingWrite) || producer_of(*st) != p) return false;
-  auto node = new_node();
-  node->kind = Kind::kElementwise;
-  node->name = name;
-  node->loop = loop;
-  node->dtype = out_dtype;
-  node->shape = shape;
-  node->nin = n;
   // Operands read the storage's old value (edges to p, whatever their view):
   // NumPy's buffering of overlapping operands (x += x[::-1]) for free.
-  for (int i = 0; i < n; ++i) add_input(g, node->in[i], inputs[i]);
+  auto node = elementwise_node(g, name, loop, out_dtype, shape, inputs, n);
   // The storage now holds the new node's value; p's value stays reachable
   // through the edges recorded so far (write-after-read) and becomes an
   // intermediate. Views of the storage taken earlier see the new value.
