@@ -894,8 +894,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares polynomial fit of degree ``deg``: coefficients, highest power first (``full`` adds diagnostics)."""
     from . import linalg as _linalg
 
-    if cov:
-        raise _NIE("[polyfit] cov=True is not supported by pyasc")
     order = int(deg) + 1
     xx = _C.add(_arr(x), 0.0)
     yy = _C.add(_arr(y), 0.0)
@@ -930,6 +928,21 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         _warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning, stacklevel=2)
     if full:
         return c, resids, rank, s, rcond
+    if cov:
+        # NumPy's estimate: inv(L^T L) of the scaled Vandermonde matrix, unscaled,
+        # times the residual variance resids / (M - order) unless cov="unscaled"
+        vbase = _linalg.inv(_C.matmul(lhs.T, lhs))
+        vbase = _C.true_divide(vbase, _C.multiply(_C.reshape(scale, (-1, 1)), _C.reshape(scale, (1, -1))))
+        if isinstance(cov, str) and cov == "unscaled":
+            fac = 1.0
+        else:
+            if xx.shape[0] <= order:
+                raise _VE("[polyfit] the number of data points must exceed order to scale the covariance matrix"
+                          f" ({xx.shape[0]} points, order {order})")
+            fac = _C.true_divide(resids, float(xx.shape[0] - order))
+        if yy.ndim == 1:
+            return c, _C.multiply(vbase, fac)
+        return c, _C.multiply(_C.reshape(vbase, tuple(vbase.shape) + (1,)), fac)
     return c
 
 

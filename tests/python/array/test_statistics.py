@@ -384,6 +384,20 @@ def test_polyfit(check):
         asc.polyfit(asc.asarray(x[:3]), asc.asarray(y[:3]), 5)
 
 
+@pytest.mark.parametrize("cov", [True, "unscaled"])
+@pytest.mark.parametrize("two_columns", [False, True])
+def test_polyfit_cov(check, cov, two_columns):
+    x = np.linspace(-2, 3, 11)
+    y = 1.5 * x ** 3 - x + 0.25 + 0.01 * np.sin(7 * x)
+    if two_columns:
+        y = np.stack([y, 0.5 * y + 0.02 * np.cos(3 * x)], 1)
+    w = np.linspace(0.5, 2, 11)
+    check(lambda xp: xp.polyfit(P(xp, x), P(xp, y), 3, cov=cov), rtol=1e-7)
+    check(lambda xp: xp.polyfit(P(xp, x), P(xp, y), 2, w=P(xp, w), cov=cov), rtol=1e-7)
+    if cov is True:  # too few points to scale the covariance: ValueError as NumPy
+        check(lambda xp: xp.polyfit(P(xp, x[:4]), P(xp, y[:4]), 3, cov=True))
+
+
 # ------------------------------------------------------------------ elementwise helpers
 
 
