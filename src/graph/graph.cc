@@ -402,25 +402,32 @@ void begin_graph(Graph& g) {
   g.hold = g.stream.lock();  // pending work keeps its stream alive
 }
 
-Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
-  const int64_t item = static_cast<int64_t>(dtype_size(node->dtype));
-  const int64_t n = shape_numel(node->shape, node->name);
-  auto st = Storage::deferred(static_cast<size_t>(n * item));
+/// Appends `node` to g as the producer of `st` (whose lazy flags become
+/// `flags`); flushes when the graph reached its bound. Locked.
+void append_producer(Graph& g, std::shared_ptr<Node> node, const std::shared_ptr<Storage>& st, uint8_t flags) {
   begin_graph(g);
   node->graph = &g;
   node->id = static_cast<int32_t>(g.nodes.size());
   node->out = st;
   st->set_producer(node);
-  st->set_lazy_flags(Storage::kPendingWrite);
-  // (st moved, not copied: every reference count change shows on tiny graphs)
-  Tensor t = Tensor::view_of(std::move(st), node->dtype, node->shape, contiguous_strides(node->shape, item), 0);
+  st->set_lazy_flags(flags);
   g.nodes.push_back(std::move(node));
   bump(mutable_stats().nodes_recorded);
   if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
     bump(mutable_stats().auto_flushes);
     flush_graph(g);
   }
-  return t;
+}
+
+Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
+  const int64_t item = static_cast<int64_t>(dtype_size(node->dtype));
+  const int64_t n = shape_numel(node->shape, node->name);
+  auto st = Storage::deferred(static_cast<size_t>(n * item));
+  const DType dtype = node->dtype;
+  const Shape shape = node->shape;
+  append_producer(g, std::move(node), st, Storage::kPendingWrite);
+  // (st moved, not copied: every reference count change shows on tiny graphs)
+  return Tensor::view_of(std::move(st), dtype, shape, contiguous_strides(shape, item), 0);
 }
 
 // ------------------------------------------------------------------ flush
@@ -1369,19 +1376,8 @@ bool record_into_materialised(Graph& g, const char* name, InnerLoop loop, DType 
   }
   for (int i = 0; i < n; ++i) materialise_foreign(g, inputs[i]);
   if (st->lazy_flags() != Storage::kUnexposed) return false;
-  auto node = elementwise_node(g, name, loop, out_dtype, shape, inputs, n);
-  begin_graph(g);
-  node->graph = &g;
-  node->id = static_cast<int32_t>(g.nodes.size());
-  node->out = st;
-  st->set_producer(node);
-  st->set_lazy_flags(static_cast<uint8_t>((st->lazy_flags() & ~Storage::kUnexposed) | Storage::kPendingWrite));
-  g.nodes.push_back(std::move(node));
-  bump(mutable_stats().nodes_recorded);
-  if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
-    bump(mutable_stats().auto_flushes);
-    flush_graph(g);
-  }
+  append_producer(g, elementwise_node(g, name, loop, out_dtype, shape, inputs, n), st,
+                  static_cast<uint8_t>((st->lazy_flags() & ~Storage::kUnexposed) | Storage::kPendingWrite));
   return true;
 }
 }  // namespace
@@ -1408,17 +1404,8 @@ bool record_elementwise_into(const char* name, InnerLoop loop, DType out_dtype, 
   // The storage now holds the new node's value; p's value stays reachable
   // through the edges recorded so far (write-after-read) and becomes an
   // intermediate. Views of the storage taken earlier see the new value.
-  node->graph = &g;
-  node->id = static_cast<int32_t>(g.nodes.size());
-  node->out = st;
   p->out.reset();
-  st->set_producer(node);
-  g.nodes.push_back(std::move(node));
-  bump(mutable_stats().nodes_recorded);
-  if (static_cast<int64_t>(g.nodes.size()) >= g_max_nodes.load(std::memory_order_relaxed)) {
-    bump(mutable_stats().auto_flushes);
-    flush_graph(g);
-  }
+  append_producer(g, std::move(node), st, st->lazy_flags());
   return true;
 }
 
