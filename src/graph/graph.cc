@@ -1,4 +1,5 @@
-// Lazy graph recording, the storage hooks and materialisation (flush).
+// Lazy graph recording, the storage hooks and materialisation (flush: plan
+// and complete here; a batch's execution is in execute.cc).
 //
 // Graphs are per stream. A flush plans a batch (liveness, CSE, schedule) on
 // the host and enqueues its execution on the graph's stream; a small batch
@@ -207,35 +208,6 @@ std::atomic<int64_t> g_max_nodes{[] {
 /// graph's stream and runs asynchronously.
 void flush_graph(Graph& g, bool observe = false);
 
-// ------------------------------------------------------------------ batches
-
-/// What a flush hands to its stream: the nodes, the schedule, the buffers.
-/// Planned on the host under the lock; executed by the stream's worker (or
-/// inline) without the lock; completed (storage flags cleared, nodes
-/// released) on a host thread under the lock once `done` is set ("reaped").
-/// While in flight nobody but the executor touches its nodes' flush scratch;
-/// the host only reads Node::batch / graph (its own fields).
-}  // namespace
-
-struct Batch : std::enable_shared_from_this<Batch> {
-  using Dep = Graph::Dep;  // a failed producer fails this batch
-  std::vector<std::shared_ptr<Node>> nodes;
-  std::vector<std::shared_ptr<Storage>> outs;  // by node id: live outputs, kept until reaped
-  std::vector<Node*> order;                    // scheduled nodes
-  std::vector<Group> groups;
-  std::vector<const Storage*> reads;           // distinct leaf storages (kPendingRead)
-  std::vector<Dep> deps;
-  std::weak_ptr<runtime::Stream> stream;
-  uint64_t stream_id = 0;
-  uint64_t seq = 0;  // its task on the stream (0: ran inline)
-  int64_t dump_seq = 0;
-  bool dumping = false;
-  Status error;                 // first failure (written by the executor before `done`)
-  std::atomic<bool> done{false};
-};
-
-namespace {
-
 std::vector<std::shared_ptr<Batch>>& inflight() {
   static auto* v = new std::vector<std::shared_ptr<Batch>>();
   return *v;
@@ -246,9 +218,6 @@ std::vector<std::shared_ptr<Batch>>& inflight() {
 /// must not grow memory without limit).
 constexpr size_t kMaxInflightPerStream = 4;
 
-/// Batches whose work touches at most this many elements per group run inline
-/// when observed on an idle stream (they would run on one thread anyway).
-constexpr int64_t kInlineMaxElements = int64_t(1) << 16;
 
 // ------------------------------------------------------------------ graphs per stream
 
@@ -431,15 +400,6 @@ Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
 }
 
 // ------------------------------------------------------------------ flush
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-Node* resolve(Node* n) {
-  while (n && n->alias) n = n->alias;
-  return n;
-}
 
 /// Common-subexpression key of a node (inputs by identity: producer node or
 /// leaf view; inline scalar constants by value).
@@ -826,153 +786,6 @@ void plan(Batch& b) {
   bump(st.graphs_run);
   bump(st.groups_run, static_cast<int64_t>(groups.size()));
   bump(st.nodes_run, static_cast<int64_t>(b.order.size()));
-}
-
-// ------------------------------------------------------------------ execute (no lock)
-
-bool c_contiguous(const Shape& shape, const Strides& strides, int64_t item) {
-  int64_t acc = item;
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] != 1 && strides[d] != acc) return false;
-    acc *= shape[d];
-  }
-  return true;
-}
-
-/// The small-graph fast path: a group of one elementwise node (or one
-/// whole-array reduction of one tile) over contiguous or single-element
-/// operands calls the op's inner loop directly -- no program analysis, cache
-/// look-up or tile state. Same loop calls (and, for reductions, the same
-/// identity folds) as the tile program, so results are identical. Not taken
-/// while profiling or dumping (those report the program's spans and tiles).
-bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes) {
-  if (n.bcast || n.row_value || n.arg || !n.loop || !out_bytes) return false;
-  int64_t total = 1;
-  for (int64_t d : domain) total *= d;
-  const bool reduce = n.kind == Kind::kReduce;
-  if (reduce ? (mode != Mode::kReduceAll || total > 4096) : (mode != Mode::kMap || total >= kInlineMaxElements))
-    return false;
-  if (!reduce && n.shape != domain) return false;
-  char* ptr[4];
-  int64_t str[4];
-  for (int i = 0; i < n.nin; ++i) {
-    const Input& in = n.in[i];
-    const Node* p = resolve(in.node);
-    const uint8_t* base;
-    if (p) {
-      if (in.fused || !p->buffer) return false;
-      base = p->buffer->raw_data();
-    } else {
-      base = in.leaf.storage()->raw_data();
-    }
-    if (!base) return false;
-    const int64_t item = static_cast<int64_t>(dtype_size(in.dtype));
-    int64_t numel = 1;
-    for (int64_t d : in.shape) numel *= d;
-    if (numel == 1) str[i + 1] = 0;
-    else if (numel == total && in.shape.size() <= domain.size() && c_contiguous(in.shape, in.strides, item))
-      str[i + 1] = item;
-    else return false;
-    ptr[i + 1] = const_cast<char*>(reinterpret_cast<const char*>(base + in.offset));
-  }
-  const int64_t item = static_cast<int64_t>(dtype_size(n.dtype));
-  char* out = reinterpret_cast<char*>(out_bytes);
-  if (!reduce) {
-    ptr[0] = out;
-    str[0] = item;
-    n.loop(ptr, str, total);
-    return true;
-  }
-  // reduce_all in one tile: partial = id (+) x; block = id (+) partial; out = id (+) block.
-  alignas(16) uint8_t part[16], block[16];
-  std::memcpy(part, n.identity, 16);
-  std::memcpy(block, n.identity, 16);
-  char* rp[3] = {reinterpret_cast<char*>(part), reinterpret_cast<char*>(part), ptr[1]};
-  int64_t rs[3] = {0, 0, str[1]};
-  n.loop(rp, rs, total);
-  char* fp[3] = {reinterpret_cast<char*>(block), reinterpret_cast<char*>(block), reinterpret_cast<char*>(part)};
-  const int64_t fs[3] = {0, 0, item};
-  n.loop(fp, fs, 1);
-  std::memcpy(out, n.identity, static_cast<size_t>(item));
-  char* op[3] = {out, out, reinterpret_cast<char*>(block)};
-  n.loop(op, fs, 1);
-  return true;
-}
-
-bool run_direct(const Group& g) {
-  if (g.nodes.size() != 1) return false;
-  const Node& n = *g.nodes[0];
-  return n.buffer && run_direct_node(n, g.domain, g.mode, n.buffer->raw_data());
-}
-
-/// Allocates buffers and runs the groups of `b` in order. Throws on failure.
-void run_batch(Batch& b) {
-  // Profiler: one "materialize" span per flush around its group spans.
-  runtime::profiler::Span flush_span(runtime::profiler::EventKind::kGraph, "materialize");
-  if (flush_span.active())
-    flush_span.event().detail = "graph=" + std::to_string(b.dump_seq) + " nodes=" + std::to_string(b.nodes.size()) +
-                                " scheduled=" + std::to_string(b.order.size()) +
-                                " groups=" + std::to_string(b.groups.size());
-  const bool fast = !b.dumping && !runtime::profiler::enabled();
-  for (size_t gi = 0; gi < b.groups.size(); ++gi) {
-    Group& g = b.groups[gi];
-    for (Node* n : g.nodes) {
-      if (!n->needs_buffer) continue;
-      if (n->live) {
-        std::shared_ptr<Storage> s = b.outs[static_cast<size_t>(n->id)];
-        s->allocate_deferred();
-        n->buffer = std::move(s);
-      } else {
-        const int64_t bytes = shape_numel(n->shape) * static_cast<int64_t>(dtype_size(n->dtype));
-        n->buffer = Storage::allocate(static_cast<size_t>(bytes));
-      }
-    }
-    const double t0 = b.dumping ? now_ms() : 0;
-    if (!(fast && run_direct(g))) {
-      for (Node* n : g.nodes) {
-        if (!n->bcast || !n->needs_buffer) continue;
-        // Also needed in memory (by a later group): computed over its own shape first.
-        Group own;
-        own.domain = n->shape;
-        own.nodes.push_back(n);
-        n->bcast = false;
-        run_group(own, false);
-        n->bcast = true;
-      }
-      run_group(g, b.dumping);
-    }
-    if (b.dumping) g.ms = now_ms() - t0;
-    for (Node* n : g.nodes) n->done_ok = true;
-    // Temporaries whose last reader ran go back to the pool (reused by the next group).
-    for (Node* n : b.order)
-      if (!n->live && n->buffer && n->last_group <= static_cast<int>(gi) && n->group <= static_cast<int>(gi))
-        n->buffer.reset();
-  }
-  if (b.dumping) dump_graph(b.order, &b.groups, true, b.dump_seq);
-}
-
-/// Runs `b` (on its stream's worker, or inline): waits for the in-flight work
-/// it reads, computes, records failures, then publishes `done`. Never throws.
-void execute(Batch& b) noexcept {
-  try {
-    for (const auto& d : b.deps) {
-      Batch& o = *d.batch;
-      if (!o.done.load(std::memory_order_acquire)) {
-        if (auto s = o.stream.lock()) s->wait_until(o.seq);
-        while (!o.done.load(std::memory_order_acquire)) std::this_thread::yield();
-      }
-      const Node* p = static_cast<const Node*>(d.node.get());
-      if (!p->done_ok) throw Error(p->error.ok() ? o.error : p->error);
-    }
-    run_batch(b);
-  } catch (...) {
-    Status err = StatusFromCurrentException("graph");
-    b.error = err;
-    for (auto& n : b.nodes)
-      if (!n->done_ok) n->error = err;
-  }
-  for (auto& n : b.nodes) n->buffer.reset();
-  b.done.store(true, std::memory_order_release);
 }
 
 // ------------------------------------------------------------------ complete (host, locked)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -139,5 +140,51 @@ AtomicStats& mutable_stats();
 
 /// The UB budget of one core (bytes).
 int64_t ub_budget();
+
+/// Batches whose work touches at most this many elements per group run inline
+/// when observed on an idle stream (they would run on one thread anyway).
+constexpr int64_t kInlineMaxElements = int64_t(1) << 16;
+
+inline double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// The node whose value `n` stands for (CSE aliases followed).
+inline Node* resolve(Node* n) {
+  while (n && n->alias) n = n->alias;
+  return n;
+}
+
+/// What a flush hands to its stream: the nodes, the schedule, the buffers.
+/// Planned on the host under the lock; executed by the stream's worker (or
+/// inline) without the lock; completed (storage flags cleared, nodes
+/// released) on a host thread under the lock once `done` is set ("reaped").
+/// While in flight nobody but the executor touches its nodes' flush scratch;
+/// the host only reads Node::batch / graph (its own fields).
+struct Batch : std::enable_shared_from_this<Batch> {
+  using Dep = Graph::Dep;  // a failed producer fails this batch
+  std::vector<std::shared_ptr<Node>> nodes;
+  std::vector<std::shared_ptr<Storage>> outs;  // by node id: live outputs, kept until reaped
+  std::vector<Node*> order;                    // scheduled nodes
+  std::vector<Group> groups;
+  std::vector<const Storage*> reads;           // distinct leaf storages (kPendingRead)
+  std::vector<Dep> deps;
+  std::weak_ptr<runtime::Stream> stream;
+  uint64_t stream_id = 0;
+  uint64_t seq = 0;  // its task on the stream (0: ran inline)
+  int64_t dump_seq = 0;
+  bool dumping = false;
+  Status error;                 // first failure (written by the executor before `done`)
+  std::atomic<bool> done{false};
+};
+
+/// The small-graph fast path (execute.cc): runs one node's inner loop over
+/// contiguous or single-element operands; false when it does not apply.
+bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes);
+
+/// Runs a planned batch (execute.cc; on its stream's worker, or inline):
+/// waits for the in-flight work it reads, computes, records failures, then
+/// publishes `done`. Never throws.
+void execute(Batch& b) noexcept;
 
 }  // namespace asc::graph::detail

@@ -1,0 +1,166 @@
+// Executing a planned batch, without the graph lock: buffers from the pool,
+// the small-graph fast path, one tile program per group, failures recorded on
+// the nodes. Runs on the stream's worker (or inline) and touches only its own
+// batch; graph.cc plans and completes batches.
+#include <string>
+#include <thread>
+
+#include "asc/runtime/profiler.h"
+#include "asc/runtime/stream.h"
+#include "graph/internal.h"
+
+namespace asc::graph::detail {
+namespace {
+
+bool c_contiguous(const Shape& shape, const Strides& strides, int64_t item) {
+  int64_t acc = item;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != acc) return false;
+    acc *= shape[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+/// The small-graph fast path: a group of one elementwise node (or one
+/// whole-array reduction of one tile) over contiguous or single-element
+/// operands calls the op's inner loop directly -- no program analysis, cache
+/// look-up or tile state. Same loop calls (and, for reductions, the same
+/// identity folds) as the tile program, so results are identical. Not taken
+/// while profiling or dumping (those report the program's spans and tiles).
+bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes) {
+  if (n.bcast || n.row_value || n.arg || !n.loop || !out_bytes) return false;
+  int64_t total = 1;
+  for (int64_t d : domain) total *= d;
+  const bool reduce = n.kind == Kind::kReduce;
+  if (reduce ? (mode != Mode::kReduceAll || total > 4096) : (mode != Mode::kMap || total >= kInlineMaxElements))
+    return false;
+  if (!reduce && n.shape != domain) return false;
+  char* ptr[4];
+  int64_t str[4];
+  for (int i = 0; i < n.nin; ++i) {
+    const Input& in = n.in[i];
+    const Node* p = resolve(in.node);
+    const uint8_t* base;
+    if (p) {
+      if (in.fused || !p->buffer) return false;
+      base = p->buffer->raw_data();
+    } else {
+      base = in.leaf.storage()->raw_data();
+    }
+    if (!base) return false;
+    const int64_t item = static_cast<int64_t>(dtype_size(in.dtype));
+    int64_t numel = 1;
+    for (int64_t d : in.shape) numel *= d;
+    if (numel == 1) str[i + 1] = 0;
+    else if (numel == total && in.shape.size() <= domain.size() && c_contiguous(in.shape, in.strides, item))
+      str[i + 1] = item;
+    else return false;
+    ptr[i + 1] = const_cast<char*>(reinterpret_cast<const char*>(base + in.offset));
+  }
+  const int64_t item = static_cast<int64_t>(dtype_size(n.dtype));
+  char* out = reinterpret_cast<char*>(out_bytes);
+  if (!reduce) {
+    ptr[0] = out;
+    str[0] = item;
+    n.loop(ptr, str, total);
+    return true;
+  }
+  // reduce_all in one tile: partial = id (+) x; block = id (+) partial; out = id (+) block.
+  alignas(16) uint8_t part[16], block[16];
+  std::memcpy(part, n.identity, 16);
+  std::memcpy(block, n.identity, 16);
+  char* rp[3] = {reinterpret_cast<char*>(part), reinterpret_cast<char*>(part), ptr[1]};
+  int64_t rs[3] = {0, 0, str[1]};
+  n.loop(rp, rs, total);
+  char* fp[3] = {reinterpret_cast<char*>(block), reinterpret_cast<char*>(block), reinterpret_cast<char*>(part)};
+  const int64_t fs[3] = {0, 0, item};
+  n.loop(fp, fs, 1);
+  std::memcpy(out, n.identity, static_cast<size_t>(item));
+  char* op[3] = {out, out, reinterpret_cast<char*>(block)};
+  n.loop(op, fs, 1);
+  return true;
+}
+
+namespace {
+
+bool run_direct(const Group& g) {
+  if (g.nodes.size() != 1) return false;
+  const Node& n = *g.nodes[0];
+  return n.buffer && run_direct_node(n, g.domain, g.mode, n.buffer->raw_data());
+}
+
+/// Allocates buffers and runs the groups of `b` in order. Throws on failure.
+void run_batch(Batch& b) {
+  // Profiler: one "materialize" span per flush around its group spans.
+  runtime::profiler::Span flush_span(runtime::profiler::EventKind::kGraph, "materialize");
+  if (flush_span.active())
+    flush_span.event().detail = "graph=" + std::to_string(b.dump_seq) + " nodes=" + std::to_string(b.nodes.size()) +
+                                " scheduled=" + std::to_string(b.order.size()) +
+                                " groups=" + std::to_string(b.groups.size());
+  const bool fast = !b.dumping && !runtime::profiler::enabled();
+  for (size_t gi = 0; gi < b.groups.size(); ++gi) {
+    Group& g = b.groups[gi];
+    for (Node* n : g.nodes) {
+      if (!n->needs_buffer) continue;
+      if (n->live) {
+        std::shared_ptr<Storage> s = b.outs[static_cast<size_t>(n->id)];
+        s->allocate_deferred();
+        n->buffer = std::move(s);
+      } else {
+        const int64_t bytes = shape_numel(n->shape) * static_cast<int64_t>(dtype_size(n->dtype));
+        n->buffer = Storage::allocate(static_cast<size_t>(bytes));
+      }
+    }
+    const double t0 = b.dumping ? now_ms() : 0;
+    if (!(fast && run_direct(g))) {
+      for (Node* n : g.nodes) {
+        if (!n->bcast || !n->needs_buffer) continue;
+        // Also needed in memory (by a later group): computed over its own shape first.
+        Group own;
+        own.domain = n->shape;
+        own.nodes.push_back(n);
+        n->bcast = false;
+        run_group(own, false);
+        n->bcast = true;
+      }
+      run_group(g, b.dumping);
+    }
+    if (b.dumping) g.ms = now_ms() - t0;
+    for (Node* n : g.nodes) n->done_ok = true;
+    // Temporaries whose last reader ran go back to the pool (reused by the next group).
+    for (Node* n : b.order)
+      if (!n->live && n->buffer && n->last_group <= static_cast<int>(gi) && n->group <= static_cast<int>(gi))
+        n->buffer.reset();
+  }
+  if (b.dumping) dump_graph(b.order, &b.groups, true, b.dump_seq);
+}
+
+}  // namespace
+
+/// Runs `b` (on its stream's worker, or inline): waits for the in-flight work
+/// it reads, computes, records failures, then publishes `done`. Never throws.
+void execute(Batch& b) noexcept {
+  try {
+    for (const auto& d : b.deps) {
+      Batch& o = *d.batch;
+      if (!o.done.load(std::memory_order_acquire)) {
+        if (auto s = o.stream.lock()) s->wait_until(o.seq);
+        while (!o.done.load(std::memory_order_acquire)) std::this_thread::yield();
+      }
+      const Node* p = static_cast<const Node*>(d.node.get());
+      if (!p->done_ok) throw Error(p->error.ok() ? o.error : p->error);
+    }
+    run_batch(b);
+  } catch (...) {
+    Status err = StatusFromCurrentException("graph");
+    b.error = err;
+    for (auto& n : b.nodes)
+      if (!n->done_ok) n->error = err;
+  }
+  for (auto& n : b.nodes) n->buffer.reset();
+  b.done.store(true, std::memory_order_release);
+}
+
+}  // namespace asc::graph::detail
