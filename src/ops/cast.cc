@@ -81,16 +81,6 @@ InnerLoop select_cast(const LoopTypes& lt) {
 }
 
 template <typename T>
-void where_loop(char** p, const int64_t* s, int64_t n) {
-  char* o = p[0];
-  const char* c = p[1];
-  const char* x = p[2];
-  const char* y = p[3];
-  for (int64_t i = 0; i < n; ++i, o += s[0], c += s[1], x += s[2], y += s[3])
-    store<T>(o, load<bool>(c) ? load<T>(x) : load<T>(y));
-}
-
-template <typename T>
 struct WhereMake {
   static InnerLoop get() { return &where_loop<T>; }
 };

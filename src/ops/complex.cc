@@ -287,16 +287,6 @@ struct ToComplex {
   };
 };
 
-template <typename T>
-void cwhere_loop(char** p, const int64_t* s, int64_t n) {
-  char* o = p[0];
-  const char* c = p[1];
-  const char* x = p[2];
-  const char* y = p[3];
-  for (int64_t i = 0; i < n; ++i, o += s[0], c += s[1], x += s[2], y += s[3])
-    store<T>(o, load<bool>(c) ? load<T>(x) : load<T>(y));
-}
-
 }  // namespace
 
 InnerLoop complex_binary(CBinary op, DType d) noexcept {
@@ -378,8 +368,8 @@ InnerLoop complex_cast(DType from, DType to) noexcept {
 }
 
 InnerLoop complex_where(DType d) noexcept {
-  if (d == DType::kComplex64) return &cwhere_loop<complex64>;
-  if (d == DType::kComplex128) return &cwhere_loop<complex128>;
+  if (d == DType::kComplex64) return &where_loop<complex64>;
+  if (d == DType::kComplex128) return &where_loop<complex128>;
   return nullptr;
 }
 

@@ -93,6 +93,17 @@ inline void store(char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
+/// where(cond, x, y) for any element type T (cond is bool).
+template <typename T>
+void where_loop(char** p, const int64_t* s, int64_t n) {
+  char* o = p[0];
+  const char* c = p[1];
+  const char* x = p[2];
+  const char* y = p[3];
+  for (int64_t i = 0; i < n; ++i, o += s[0], c += s[1], x += s[2], y += s[3])
+    store<T>(o, load<bool>(c) ? load<T>(x) : load<T>(y));
+}
+
 // ------------------------------------------------------------------ loops
 
 constexpr int kNoSimd = -1;
