@@ -334,14 +334,7 @@ InnerLoop select_power(const LoopTypes& lt) {
 }
 
 OpDef binary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* doc = "") {
-  OpDef d;
-  d.doc = doc;
-  d.name = name;
-  d.arity = 2;
-  d.fusion = FusionClass::kElementwise;
-  d.dtype_rule = rule;
-  d.cpu_loop = sel;
-  return d;
+  return elementwise_op(name, 2, rule, sel, doc);
 }
 
 const OpRegistrar kOps[] = {

@@ -104,20 +104,9 @@ Status rule_where(const OpDef& op, const DType* in, const Attrs&, LoopTypes* t) 
   return Status::OK();
 }
 
-OpDef def(const char* name, int arity, DTypeRule rule, LoopSelector sel, const char* doc) {
-  OpDef d;
-  d.doc = doc;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kElementwise;
-  d.dtype_rule = rule;
-  d.cpu_loop = sel;
-  return d;
-}
-
 const OpRegistrar kOps[] = {
-    OpRegistrar(def("astype", 1, rule_astype, &select_cast, "x converted to dtype (NumPy casting).")),
-    OpRegistrar(def("where", 3, rule_where, &select_where,
+    OpRegistrar(elementwise_op("astype", 1, rule_astype, &select_cast, "x converted to dtype (NumPy casting).")),
+    OpRegistrar(elementwise_op("where", 3, rule_where, &select_where,
                     "Elements of x1 where condition is true, else of x2 (broadcast together).")),
 };
 

@@ -429,16 +429,8 @@ Status rule_same_dtype(const OpDef&, const DType* in, const Attrs&, LoopTypes* t
   return Status::OK();
 }
 
-const OpRegistrar kConjugate([] {
-  OpDef d;
-  d.name = "conjugate";
-  d.arity = 1;
-  d.fusion = FusionClass::kElementwise;
-  d.dtype_rule = rule_same_dtype;
-  d.cpu_loop = &select_conjugate;
-  d.doc = "Complex conjugate (re, -im), elementwise; real arrays are copied.";
-  return d;
-}());
+const OpRegistrar kConjugate(elementwise_op("conjugate", 1, rule_same_dtype, &select_conjugate,
+                                            "Complex conjugate (re, -im), elementwise; real arrays are copied."));
 
 }  // namespace
 }  // namespace asc::ops::detail

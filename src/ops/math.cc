@@ -221,50 +221,39 @@ Status rule_ldexp(const OpDef& op, const DType* in, const Attrs&, LoopTypes* t) 
   return Status::OK();
 }
 
-OpDef math_def(const char* name, int arity, DTypeRule rule, LoopSelector sel, const char* doc) {
-  OpDef d;
-  d.name = name;
-  d.arity = arity;
-  d.fusion = FusionClass::kElementwise;
-  d.dtype_rule = rule;
-  d.cpu_loop = sel;
-  d.doc = doc;
-  return d;
-}
-
 using simd::MathBinaryOp;
 using simd::MathOp;
 
 const OpRegistrar kOps[] = {
-    OpRegistrar(math_def("sigmoid", 1, rule_float, &select_math_unary<MathOp::kSigmoid>,
+    OpRegistrar(elementwise_op("sigmoid", 1, rule_float, &select_math_unary<MathOp::kSigmoid>,
                          "Logistic sigmoid 1 / (1 + exp(-x)) (scipy.special.expit), elementwise.")),
-    OpRegistrar(math_def("erf", 1, rule_float, &select_math_unary<MathOp::kErf>,
+    OpRegistrar(elementwise_op("erf", 1, rule_float, &select_math_unary<MathOp::kErf>,
                          "Error function (as math.erf / scipy.special.erf), elementwise.")),
-    OpRegistrar(math_def("erfc", 1, rule_float, &select_math_unary<MathOp::kErfc>,
+    OpRegistrar(elementwise_op("erfc", 1, rule_float, &select_math_unary<MathOp::kErfc>,
                          "Complementary error function 1 - erf(x), accurate for large x, elementwise.")),
-    OpRegistrar(math_def("rsqrt", 1, rule_float, &select_math_unary<MathOp::kRsqrt>,
+    OpRegistrar(elementwise_op("rsqrt", 1, rule_float, &select_math_unary<MathOp::kRsqrt>,
                          "Reciprocal square root 1 / sqrt(x), elementwise.")),
-    OpRegistrar(math_def("gelu", 1, rule_float, &select_math_unary<MathOp::kGeluErf>,
+    OpRegistrar(elementwise_op("gelu", 1, rule_float, &select_math_unary<MathOp::kGeluErf>,
                          "GELU 0.5 x (1 + erf(x / sqrt(2))), elementwise.")),
-    OpRegistrar(math_def("gelu_tanh", 1, rule_float, &select_math_unary<MathOp::kGeluTanh>,
+    OpRegistrar(elementwise_op("gelu_tanh", 1, rule_float, &select_math_unary<MathOp::kGeluTanh>,
                          "GELU, tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).")),
-    OpRegistrar(math_def("deg2rad", 1, rule_float, &select_float_unary<Deg2RadF>,
+    OpRegistrar(elementwise_op("deg2rad", 1, rule_float, &select_float_unary<Deg2RadF>,
                          "Degrees to radians, elementwise.")),
-    OpRegistrar(math_def("rad2deg", 1, rule_float, &select_float_unary<Rad2DegF>,
+    OpRegistrar(elementwise_op("rad2deg", 1, rule_float, &select_float_unary<Rad2DegF>,
                          "Radians to degrees, elementwise.")),
-    OpRegistrar(math_def("spacing", 1, rule_float, &select_float_unary<SpacingF>,
+    OpRegistrar(elementwise_op("spacing", 1, rule_float, &select_float_unary<SpacingF>,
                          "Distance between x and the nearest adjacent number of larger magnitude.")),
-    OpRegistrar(math_def("logaddexp", 2, rule_float_binary, &select_math_binary<MathBinaryOp::kLogaddexp>,
+    OpRegistrar(elementwise_op("logaddexp", 2, rule_float_binary, &select_math_binary<MathBinaryOp::kLogaddexp>,
                          "log(exp(x1) + exp(x2)) without overflow, elementwise.")),
-    OpRegistrar(math_def("logaddexp2", 2, rule_float_binary, &select_math_binary<MathBinaryOp::kLogaddexp2>,
+    OpRegistrar(elementwise_op("logaddexp2", 2, rule_float_binary, &select_math_binary<MathBinaryOp::kLogaddexp2>,
                          "log2(2**x1 + 2**x2) without overflow, elementwise.")),
-    OpRegistrar(math_def("nextafter", 2, rule_float_binary, &select_float_binary<NextafterF>,
+    OpRegistrar(elementwise_op("nextafter", 2, rule_float_binary, &select_float_binary<NextafterF>,
                          "The next floating-point value after x1 towards x2, elementwise.")),
-    OpRegistrar(math_def("heaviside", 2, rule_float_binary, &select_float_binary<HeavisideF>,
+    OpRegistrar(elementwise_op("heaviside", 2, rule_float_binary, &select_float_binary<HeavisideF>,
                          "Heaviside step: 0 if x1 < 0, x2 if x1 == 0, 1 if x1 > 0, elementwise.")),
-    OpRegistrar(math_def("fmod", 2, rule_fmod, &select_fmod,
+    OpRegistrar(elementwise_op("fmod", 2, rule_fmod, &select_fmod,
                          "Remainder of division with the sign of the dividend x1 (C fmod), elementwise.")),
-    OpRegistrar(math_def("ldexp", 2, rule_ldexp, &select_ldexp, "x1 * 2**x2 (x2 an integer), elementwise.")),
+    OpRegistrar(elementwise_op("ldexp", 2, rule_ldexp, &select_ldexp, "x1 * 2**x2 (x2 an integer), elementwise.")),
 };
 
 }  // namespace

@@ -60,6 +60,17 @@ bool can_cast_same_kind(DType from, DType to) noexcept {
   return rank(from) <= rank(to);
 }
 
+OpDef elementwise_op(const char* name, int arity, DTypeRule rule, LoopSelector sel, const char* doc) {
+  OpDef d;
+  d.name = name;
+  d.arity = arity;
+  d.fusion = FusionClass::kElementwise;
+  d.dtype_rule = rule;
+  d.cpu_loop = sel;
+  d.doc = doc;
+  return d;
+}
+
 OpDef opaque_op(const char* name, int arity, OpaqueFn run, const char* doc) {
   OpDef d;
   d.name = name;

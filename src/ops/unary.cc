@@ -242,14 +242,7 @@ struct SignbitIntF {
 };
 
 OpDef unary_def(const char* name, DTypeRule rule, LoopSelector sel, const char* doc = "") {
-  OpDef d;
-  d.doc = doc;
-  d.name = name;
-  d.arity = 1;
-  d.fusion = FusionClass::kElementwise;
-  d.dtype_rule = rule;
-  d.cpu_loop = sel;
-  return d;
+  return elementwise_op(name, 1, rule, sel, doc);
 }
 
 const OpRegistrar kOps[] = {

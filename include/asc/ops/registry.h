@@ -115,6 +115,10 @@ bool can_cast_same_kind(DType from, DType to) noexcept;
 /// group) with the fields every one sets; callers add flags such as complex_ok.
 OpDef opaque_op(const char* name, int arity, OpaqueFn run, const char* doc);
 
+/// The definition of an elementwise op (fusable; a dtype rule and a CPU
+/// inner-loop selector) with the fields every one sets.
+OpDef elementwise_op(const char* name, int arity, DTypeRule rule, LoopSelector sel, const char* doc);
+
 /// Registers at static-initialisation time: `static OpRegistrar r({...});`.
 struct OpRegistrar {
   explicit OpRegistrar(OpDef def) { register_op(std::move(def)); }
