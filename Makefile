@@ -1,26 +1,31 @@
 # pyasc developer entry points. `make demo` and `make test` set everything up
 # on a fresh Debian machine (scripts/bootstrap.sh) before they run.
 SHELL := /bin/bash
-VENV := .venv
+VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS ?= $(shell nproc)
 # Recursive (=) so the test happens after bootstrap may have installed ccache.
 CCACHE = $(shell command -v ccache 2>/dev/null)
 LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache,)
-CPP_BUILD := build/cpp
-EXAMPLE_BUILD := build/vector_add
+CPP_BUILD ?= build/cpp
+EXAMPLE_BUILD ?= build/vector_add
+# scikit-build-core's build tree of `make install` (one per virtual environment).
+WHEEL_BUILD ?= build/wheel
+# The project's own code builds with -Werror (ASC_WERROR); third-party headers are system headers.
+WERROR ?= ON
 
-.PHONY: all setup build cpp-test install example py-test test demo bench clean
+.PHONY: all setup build cpp-test install example py-test test test-latest lock demo bench clean
 
 all: test
 
 setup:
-	@bash scripts/bootstrap.sh
+	@PYASC_VENV=$(VENV) bash scripts/bootstrap.sh
 
 # C++ library, GoogleTest suites, C++ benchmarks.
 build: setup
-	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) -DPython_EXECUTABLE=$(CURDIR)/$(PY)
+	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
+	  -DASC_WERROR=$(WERROR)
 	cmake --build $(CPP_BUILD) -j $(JOBS)
 
 cpp-test: build
@@ -28,7 +33,8 @@ cpp-test: build
 
 # The pyasc package into .venv (scikit-build-core; ccache reuses the C++ objects).
 install: setup
-	CMAKE_ARGS="$(LAUNCHER)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install --no-build-isolation -q .
+	CMAKE_ARGS="$(LAUNCHER) -DASC_WERROR=$(WERROR)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install \
+	  --no-build-isolation --no-deps -q -C build-dir=$(WHEEL_BUILD) .
 
 # The vector_add operator project, built against the installed package.
 example: install
@@ -44,11 +50,21 @@ py-test: example
 # Everything CI runs: C++ unit tests, then the Python package and example tests.
 test: cpp-test py-test
 
+# The Python suite against the newest releases requirements/dev.in allows (its
+# own .venv-latest and build trees; not part of CI): the next break shows here
+# before users see it. `make lock` then moves the lock to those releases.
+test-latest:
+	PYASC_LATEST=1 $(MAKE) VENV=.venv-latest CPP_BUILD=build/latest/cpp EXAMPLE_BUILD=build/latest/vector_add \
+	  WHEEL_BUILD=build/latest/wheel py-test
+
+# Rewrite requirements/lock.txt with the newest releases (scripts/lock.sh).
+lock:
+	bash scripts/lock.sh
+
 # The main demo: vector_add written in the Ascend C model, called from Python.
 demo: example
 	PYTHONPATH=$(CURDIR)/$(EXAMPLE_BUILD) $(PY) examples/vector_add/demo.py
 
-# Benchmarks print ratios against their peers measured in the same run.
 # Every benchmark prints its ratio against a peer measured in the same run.
 bench: build example install
 	$(CPP_BUILD)/bench_vector_add
@@ -59,4 +75,4 @@ bench: build example install
 	set -e; for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
 clean:
-	rm -rf build
+	rm -rf build .venv-latest

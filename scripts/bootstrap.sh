@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for pyasc: system packages (apt-get, as root
-# or through sudo) and a Python virtual environment in .venv with the packages
-# from requirements-dev.txt. Safe to re-run: installs only what is missing.
+# or through sudo) and a Python virtual environment in .venv with the exact
+# package versions of requirements/lock.txt (the ranges are requirements/dev.in;
+# `make lock` rewrites the lock). Safe to re-run: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,15 +30,33 @@ if ((${#missing[@]})); then
 fi
 
 PYTHON="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  echo "bootstrap: creating .venv with $($PYTHON --version)"
-  "$PYTHON" -m venv .venv
+VENV="${PYASC_VENV:-.venv}"
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "bootstrap: creating $VENV with $($PYTHON --version)"
+  "$PYTHON" -m venv "$VENV"
 fi
-stamp=.venv/.requirements-stamp
-if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
-  echo "bootstrap: installing Python packages (requirements-dev.txt)"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements-dev.txt
-  cp requirements-dev.txt "$stamp"
+
+if [ "${PYASC_LATEST:-0}" = 1 ]; then
+  # make test-latest: the newest releases requirements/dev.in allows, every time.
+  echo "bootstrap: upgrading $VENV to the newest releases (requirements/dev.in)"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q --upgrade --upgrade-strategy eager -r requirements/dev.in
+  "$VENV/bin/python" -m pip check
+  "$VENV/bin/python" -m pip freeze --all --exclude setuptools | LC_ALL=C sort -f | diff requirements/lock.txt - \
+    | sed -n 's/^> /bootstrap: newer than the lock: /p' || true
+  echo "bootstrap: ready ($("$VENV/bin/python" --version), $(cmake --version | head -1))"
+  exit 0
 fi
-echo "bootstrap: ready ($(.venv/bin/python --version), $(cmake --version | head -1))"
+LOCK="${PYASC_LOCK:-requirements/lock.txt}"
+stamp="$VENV/.requirements-stamp"
+if [ ! -f "$stamp" ] || ! cmp -s "$LOCK" "$stamp"; then
+  echo "bootstrap: installing Python packages ($LOCK)"
+  pip_pin=$(grep -E '^pip==' "$LOCK" || true)
+  "$VENV/bin/python" -m pip install -q ${pip_pin:-pip}
+  # --no-deps: exactly the lock, nothing resolved on this machine; pip check
+  # then proves the lock is complete and consistent.
+  "$VENV/bin/python" -m pip install -q --no-deps -r "$LOCK"
+  "$VENV/bin/python" -m pip check
+  cp "$LOCK" "$stamp"
+fi
+echo "bootstrap: ready ($("$VENV/bin/python" --version), $(cmake --version | head -1))"

@@ -122,9 +122,14 @@ HWY_INLINE void ConvertRun(D d, const typename Ld::S* HWY_RESTRICT src, hn::TFro
     std::memcpy(dst, src, n * sizeof(*dst));  // float32: a plain copy
     return;
   }
+  // The vector bound is n rounded down to whole vectors, computed once: with
+  // `i + L <= n` GCC cannot exclude a wrapping i + L, so after inlining a
+  // constant n (PackB's 16 * C0) it assumed a tail loop of 2^63 iterations
+  // (-Waggressive-loop-optimizations). L is a power of two.
   const size_t L = hn::Lanes(d);
+  const size_t nv = n & ~(L - 1);
   size_t i = 0;
-  for (; i + L <= n; i += L) hn::StoreU(Ld::Vec(d, src + i), d, dst + i);
+  for (; i < nv; i += L) hn::StoreU(Ld::Vec(d, src + i), d, dst + i);
   for (; i < n; ++i) dst[i] = static_cast<hn::TFromD<D>>(Ld::One(src + i));
 }
 

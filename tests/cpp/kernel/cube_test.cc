@@ -532,7 +532,9 @@ void check_nd2nz(int64_t rows, int64_t cols, int64_t src_stride) {
   }
   // Padding rows are not touched.
   for (int64_t o = 0; o < dst_elems; ++o) {
-    if (!written[o]) ASSERT_EQ(std::memcmp(&out[o], &sentinel, sizeof(T)), 0) << o;
+    if (!written[o]) {
+      ASSERT_EQ(std::memcmp(&out[o], &sentinel, sizeof(T)), 0) << o;
+    }
   }
 }
 
