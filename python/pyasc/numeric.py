@@ -288,6 +288,10 @@ from . import _extras  # noqa: E402 - select/rot90/insert/delete/set ops/packbit
 from ._extras import *  # noqa: E402,F401,F403
 __all__ += [n for n in _extras.__all__ if n not in __all__]
 
+from . import _bitwise  # noqa: E402 - bitwise_and/or/xor, invert, left/right_shift, bitwise_count (C++ ops)
+from ._bitwise import *  # noqa: E402,F401,F403
+__all__ += [n for n in _bitwise.__all__ if n not in __all__]
+
 from . import _interop  # noqa: E402 - ndarray protocols (__array_ufunc__, DLPack, flags, ...); from_dlpack, reuse_buffer
 from ._interop import __array_namespace_info__, from_dlpack, reuse_buffer  # noqa: E402,F401
 __all__ += ["from_dlpack", "reuse_buffer", "__array_namespace_info__"]

@@ -643,7 +643,8 @@ void init_array(py::module_& m) {
     cls.def(d.name, [op](py::object self, py::object other) { return inplace_op(*op, self, other); });
   }
   static const Dunder kUnary[] = {
-      {"__neg__", "negative", false}, {"__pos__", "positive", false}, {"__abs__", "absolute", false}};
+      {"__neg__", "negative", false}, {"__pos__", "positive", false}, {"__abs__", "absolute", false},
+      {"__invert__", "invert", false}};
   for (const auto& d : kUnary) {
     const ops::OpDef* op = &ops::get_op(d.op);
     cls.def(d.name, [op](const Tensor& t) { return ops::call(*op, {t}); });
@@ -777,5 +778,13 @@ void init_array(py::module_& m) {
   });
   m.def("op_names", &ops::op_names, "Names of the registered operators.");
 }
+      {"__and__", "bitwise_and", false},  {"__rand__", "bitwise_and", true},
+      {"__or__", "bitwise_or", false},    {"__ror__", "bitwise_or", true},
+      {"__xor__", "bitwise_xor", false},  {"__rxor__", "bitwise_xor", true},
+      {"__lshift__", "left_shift", false}, {"__rlshift__", "left_shift", true},
+      {"__rshift__", "right_shift", false}, {"__rrshift__", "right_shift", true},
 
 }  // namespace pyasc
+      {"__iand__", "bitwise_and", false}, {"__ior__", "bitwise_or", false},
+      {"__ixor__", "bitwise_xor", false}, {"__ilshift__", "left_shift", false},
+      {"__irshift__", "right_shift", false},

@@ -677,8 +677,8 @@ Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op) {
       ok = s.i >= 0 && (bits == 64 || s.i < (int64_t(1) << bits));
     }
     if (!ok)
-      throw Error(Status::Invalid(op, "Python integer " + std::to_string(s.i) + " out of bounds for " +
-                                          dtype_name(dtype)));
+      throw Error(Status::Make(ErrorCode::kOverflow, op,  // NumPy: OverflowError
+                               "Python integer " + std::to_string(s.i) + " out of bounds for " + dtype_name(dtype)));
   }
   return scalar_constant(s, dtype);
 }
