@@ -175,10 +175,11 @@ void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) 
     have_strong = true;
   }
   for (int i = 0; i < n; ++i)
-    if (weak[i])
-      ts[i] = ops::scalar_tensor(scal[i], have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind)
-                                                      : ops::default_scalar_dtype(scal[i].kind),
-                                 op);
+    if (weak[i]) {
+      const DType d =
+          have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind) : ops::default_scalar_dtype(scal[i].kind);
+      ts[i] = ops::scalar_tensor(ops::weak_scalar_value(scal[i], d), d, op);
+    }
 }
 
 std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::string& op) {
@@ -349,10 +350,10 @@ py::tuple to_tuple(const asc::DimVector& v) {
   return t;
 }
 
-/// A ComplexWarning, as NumPy's complex -> real casts give (none for bool,
-/// none for ml_dtypes' bfloat16).
+/// A ComplexWarning, as NumPy's complex -> real casts give (none for bool;
+/// ml_dtypes 0.7 warns for bfloat16 too).
 void warn_complex_to(DType d) {
-  if (asc::is_complex(d) || d == DType::kBool || d == DType::kBFloat16) return;
+  if (asc::is_complex(d) || d == DType::kBool) return;
   py::object w = py::module_::import("numpy").attr("exceptions").attr("ComplexWarning");
   if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
     throw py::error_already_set();
@@ -414,12 +415,7 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
 /// astype with NumPy's ComplexWarning when a complex -> real cast drops the
 /// imaginary part.
 Tensor astype_warn(const Tensor& t, DType d, bool copy) {
-  // (NumPy does not warn for bool, nor for ml_dtypes' bfloat16 cast.)
-  if (asc::is_complex(t.dtype()) && !asc::is_complex(d) && d != DType::kBool && d != DType::kBFloat16) {
-    py::object w = py::module_::import("numpy").attr("exceptions").attr("ComplexWarning");
-    if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
-      throw py::error_already_set();
-  }
+  if (asc::is_complex(t.dtype())) warn_complex_to(d);  // (NumPy does not warn for bool)
   return ops::cast(t, d, copy);
 }
 

@@ -63,6 +63,35 @@ D float_to_int(double x) {
   }
 }
 
+/// bfloat16 -> integer as ml_dtypes 0.7 does: the value truncated toward
+/// zero when the target holds it, else 0 (NaN, ±Inf, out of range, negative
+/// into unsigned: bfloat16(-3) -> uint8 0, bfloat16(128) -> int8 0).
+template <typename D>
+D bfloat16_to_int(float x) {
+  constexpr int kBits = static_cast<int>(sizeof(D) * 8) - (std::is_signed_v<D> ? 1 : 0);
+  constexpr float kTop = static_cast<float>(uint64_t(1) << (kBits - 1)) * 2.0f;  // 2^kBits, exact
+  constexpr float kLow = std::is_signed_v<D> ? -kTop : 0.0f;
+  const float t = std::trunc(x);
+  if (!(t >= kLow && t < kTop)) return D(0);  // NaN fails both comparisons
+  return static_cast<D>(t);
+}
+
+/// integer -> float16/bfloat16 rounded once from the exact value (NumPy and
+/// ml_dtypes; through a nearest-even float32 first, int32 16908289 =
+/// 2^24 + 2^16 + 1 would round twice and give 2^24 instead of 2^24 + 2^17).
+template <typename D, typename S>
+D int_to_half(S v) {
+  if constexpr (sizeof(S) <= 2) {
+    return D(static_cast<float>(v));
+  } else if constexpr (std::is_signed_v<S>) {
+    const uint64_t m = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    const float f = ::asc::detail::u64_to_f32_round_odd(m);
+    return D(v < 0 ? -f : f);
+  } else {
+    return D(::asc::detail::u64_to_f32_round_odd(static_cast<uint64_t>(v)));
+  }
+}
+
 /// One element of S converted to D with astype semantics.
 template <typename D, typename S>
 inline D convert(S v) {
@@ -72,10 +101,18 @@ inline D convert(S v) {
     return static_cast<Calc<S>>(v) != Calc<S>(0);
   } else if constexpr (std::is_same_v<S, bool>) {
     return D(static_cast<Calc<D>>(v ? 1 : 0));
+  } else if constexpr (std::is_same_v<S, bfloat16> && !is_float_v<D>) {
+    return bfloat16_to_int<D>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<S, float16> && std::is_same_v<D, uint32_t>) {
+    // NumPy's half -> uint32 loop (every path) goes through a 64-bit cvtt:
+    // NaN and ±Inf give 0, -1 gives 4294967295 (float32's contiguous loop
+    // gives 2^31 for NaN/-Inf, which float_to_int follows).
+    return static_cast<D>(float_to_int<int64_t>(static_cast<double>(static_cast<float>(v))));
   } else if constexpr (is_float_v<S> && !is_float_v<D>) {
     return float_to_int<D>(static_cast<double>(static_cast<Calc<S>>(v)));
   } else if constexpr (is_half_v<D>) {
-    if constexpr (std::is_same_v<S, double> || sizeof(S) == 8) return D(static_cast<double>(v));
+    if constexpr (std::is_same_v<S, double>) return D(v);  // rounded once (half.h)
+    else if constexpr (std::is_integral_v<S>) return int_to_half<D>(v);
     else return D(static_cast<float>(static_cast<Calc<S>>(v)));
   } else {
     return static_cast<D>(static_cast<Calc<S>>(v));

@@ -176,6 +176,11 @@ DType default_scalar_dtype(ScalarKind kind) {
   return DType::kFloat64;
 }
 
+Scalar weak_scalar_value(const Scalar& s, DType d) {
+  if (d != DType::kBFloat16 || s.kind != ScalarKind::kFloat) return s;
+  return Scalar::from_float(static_cast<double>(static_cast<float>(s.f)));
+}
+
 DType weak_scalar_dtype(DType array_dtype, ScalarKind kind) {
   const int rank = kind_rank(array_dtype);
   const int srank = kind == ScalarKind::kBool ? 0 : kind == ScalarKind::kInt ? 1 : kind == ScalarKind::kFloat ? 2 : 3;
@@ -183,8 +188,8 @@ DType weak_scalar_dtype(DType array_dtype, ScalarKind kind) {
   // (float16/bfloat16/float32 -> complex64); next to integers complex128.
   if (kind == ScalarKind::kComplex && rank == 2)
     return array_dtype == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
-  // ml_dtypes quirk matched on purpose: bfloat16_array * 2.5 gives float32.
-  if (array_dtype == DType::kBFloat16 && kind == ScalarKind::kFloat) return DType::kFloat32;
+  // bfloat16 is an ordinary float here: NumPy 2.4 with ml_dtypes 0.7 keeps
+  // bfloat16_array * 2.5 bfloat16 (ml_dtypes 0.5 computed it in float32).
   return srank <= rank ? array_dtype : default_scalar_dtype(kind);
 }
 
@@ -686,7 +691,7 @@ Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op) {
 void fill(const Tensor& t, const Scalar& s) {
   if (t.numel() == 0) return;
   const bool wrap = s.kind == ScalarKind::kInt && s.i < 0 && dtype_traits(t.dtype()).kind == DTypeKind::kUnsignedInt;
-  t.copy_from(wrap ? scalar_constant(s, t.dtype()) : scalar_tensor(s, t.dtype(), "full"));
+  t.copy_from(wrap ? scalar_constant(s, t.dtype()) : scalar_tensor(weak_scalar_value(s, t.dtype()), t.dtype(), "full"));
 }
 
 Tensor full(const Shape& shape, const Scalar& s, DType dtype) {

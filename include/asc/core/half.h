@@ -77,6 +77,34 @@ inline uint16_t f32_to_bf16_bits(float f) noexcept {
 }
 
 inline float bf16_bits_to_f32(uint16_t b) noexcept { return bits_float(static_cast<uint32_t>(b) << 16); }
+
+/// double -> float rounded to odd (truncate, then set the last bit when
+/// inexact). Rounding that result to nearest-even at 16 bits or fewer
+/// significand bits equals rounding the double once (24 >= 11 + 2), so
+/// double -> float16/bfloat16 go through it: NumPy and ml_dtypes round a
+/// float64 once (1 + 2^-8 + 2^-40 -> bfloat16 1.0078125, not 1.0).
+/// NaN stays NaN (the hardware conversion keeps the top payload bits).
+inline float f64_to_f32_round_odd(double d) noexcept {
+  float f = static_cast<float>(d);
+  const double back = static_cast<double>(f);
+  if (back != d && d == d) {
+    uint32_t u = float_bits(f);
+    if ((back < 0 ? -back : back) > (d < 0 ? -d : d)) --u;  // rounded away from zero: step back
+    f = bits_float(u | 1u);
+  }
+  return f;
+}
+
+/// |integer| -> float rounded to odd (see f64_to_f32_round_odd): exact below
+/// 2^24, else the top 24 bits with the dropped ones folded into the last.
+inline float u64_to_f32_round_odd(uint64_t m) noexcept {
+  if (m < (uint64_t(1) << 24)) return static_cast<float>(m);
+  int shift = 0;
+  while ((m >> shift) >= (uint64_t(1) << 24)) ++shift;
+  uint64_t q = m >> shift;
+  if (m & ((uint64_t(1) << shift) - 1u)) q |= 1u;
+  return static_cast<float>(q) * bits_float(static_cast<uint32_t>(127 + shift) << 23);  // exact: q < 2^24
+}
 }  // namespace detail
 
 struct FromBits {};
@@ -87,7 +115,7 @@ struct float16 {
   float16() = default;
   constexpr float16(FromBits, uint16_t b) : bits(b) {}
   float16(float f) : bits(detail::f32_to_f16_bits(f)) {}  // NOLINT(implicit)
-  float16(double d) : float16(static_cast<float>(d)) {}     // NOLINT(implicit)
+  float16(double d) : float16(detail::f64_to_f32_round_odd(d)) {}  // NOLINT(implicit): rounded once
   float16(int i) : float16(static_cast<float>(i)) {}        // NOLINT(implicit)
   operator float() const { return detail::f16_bits_to_f32(bits); }  // NOLINT(implicit)
   static constexpr float16 from_bits(uint16_t b) { return float16(FromBits{}, b); }
@@ -103,7 +131,7 @@ struct bfloat16 {
   bfloat16() = default;
   constexpr bfloat16(FromBits, uint16_t b) : bits(b) {}
   bfloat16(float f) : bits(detail::f32_to_bf16_bits(f)) {}  // NOLINT(implicit)
-  bfloat16(double d) : bfloat16(static_cast<float>(d)) {}    // NOLINT(implicit)
+  bfloat16(double d) : bfloat16(detail::f64_to_f32_round_odd(d)) {}  // NOLINT(implicit): rounded once
   bfloat16(int i) : bfloat16(static_cast<float>(i)) {}       // NOLINT(implicit)
   operator float() const { return detail::bf16_bits_to_f32(bits); }  // NOLINT(implicit)
   static constexpr bfloat16 from_bits(uint16_t b) { return bfloat16(FromBits{}, b); }

@@ -170,6 +170,11 @@ struct Scalar {
 /// int8_array + 1 -> int8, int_array + 1.5 -> float64, float32_array * 2.5 -> float32,
 /// float32_array * 1j -> complex64, int8_array * 1j -> complex128).
 DType weak_scalar_dtype(DType array_dtype, ScalarKind kind);
+/// `s` as NumPy 2.4 + ml_dtypes 0.7 hand a weak scalar to a ufunc, full() or
+/// copyto() of dtype `d`: a Python float bound for bfloat16 goes through
+/// float32 first (rounded twice: 1.0039062500001 -> 1.0, where astype and
+/// setitem round once to 1.0078125); everything else unchanged.
+Scalar weak_scalar_value(const Scalar& s, DType d);
 /// The dtype of a scalar on its own (bool, int64, float64, complex128).
 DType default_scalar_dtype(ScalarKind kind);
 /// A 0-d tensor holding `s` as `dtype`. An int out of the dtype's range is

@@ -1,0 +1,243 @@
+"""Casts and promotion of the 16-bit floats: pyasc vs NumPy 2.4 / ml_dtypes 0.7, bit for bit.
+
+* bfloat16 -> integer follows ml_dtypes 0.7 (the truncated value when the
+  target holds it, else 0: NaN, +-Inf, out of range, negative into unsigned);
+  float16 -> integer follows NumPy's half loops; every 16-bit pattern is
+  checked, contiguous, reversed and strided, lazy, eager and fused into a
+  tile program, for lengths around the SIMD widths.
+* float64, complex and wide integers -> float16/bfloat16 round once (no
+  double rounding through float32), except a weak Python float bound for
+  bfloat16 in a ufunc or full(), which NumPy rounds through float32.
+* Promotion: bfloat16/float16 with every dtype and with Python scalars is
+  np.result_type's (bfloat16 + 2.5 stays bfloat16 in ml_dtypes 0.7).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import pyasc as asc
+from conftest import ALL_DTYPES, INT_DTYPES
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+HALF = [F16, BF16]
+CDTYPES = [np.complex64, np.complex128]
+ids = lambda d: np.dtype(d).name  # noqa: E731
+SIZES = [1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1023, 4097]
+SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 1.5, -1.5, 2.5, -2.5, 127.5, 128.0,
+           -128.0, -129.0, 255.0, 256.0, -256.0, 32768.0, -32768.0, 65504.0, -65504.0, 65536.0, 2.0**31, -2.0**31,
+           2.0**32, 2.0**63, -2.0**63, 2.0**64, 3e38, -3e38, 1e-40, -1e-40]
+
+
+@pytest.fixture(params=["lazy", "eager"])
+def mode(request):
+    prev = asc.is_eager()
+    asc.set_eager(request.param == "eager")
+    yield request.param
+    asc.set_eager(prev)
+
+
+def np_cast(a, dst):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return a.astype(dst)
+
+
+def same_bits(expected, got):
+    """Equal dtype, shape and values; floats bit for bit except NaN payloads (NaN where NumPy has NaN)."""
+    g = np.asarray(got)
+    e = np.asarray(expected)
+    assert g.dtype == e.dtype, f"dtype {g.dtype} != {e.dtype}"
+    assert g.shape == e.shape, f"shape {g.shape} != {e.shape}"
+    if e.dtype.kind == "f" or e.dtype == BF16 or e.dtype.kind == "c":
+        ef = e.astype(np.complex128 if e.dtype.kind == "c" else np.float64)
+        gf = g.astype(ef.dtype)
+        for part in ((lambda z: z.real, lambda z: z.imag) if e.dtype.kind == "c" else (lambda z: z,)):
+            ep, gp = part(ef), part(gf)
+            nan = np.isnan(ep)
+            np.testing.assert_array_equal(np.isnan(gp), nan)
+            bad = np.nonzero(~nan & ((ep != gp) | (np.signbit(ep) != np.signbit(gp))))[0]
+            assert bad.size == 0, f"{bad.size} values differ, first at {bad[:5]}: got {gp[bad[:5]]}, want {ep[bad[:5]]}"
+    else:
+        bad = np.nonzero(e.ravel() != g.ravel())[0]
+        assert bad.size == 0, f"{bad.size} values differ, first at {bad[:5]}: got {g.ravel()[bad[:5]]}, " \
+                              f"want {e.ravel()[bad[:5]]}"
+
+
+def every_value(dt):
+    """All 65536 bit patterns of a 16-bit float dtype."""
+    return np.arange(65536, dtype=np.uint32).astype(np.uint16).view(dt)
+
+
+# ------------------------------------------------------------------ 16-bit float -> integer
+
+
+@pytest.mark.parametrize("dst", INT_DTYPES + [np.bool_], ids=ids)
+@pytest.mark.parametrize("src", HALF, ids=ids)
+def test_half_to_int_every_value(mode, src, dst):
+    a = every_value(src)
+    x = asc.asarray(a)
+    same_bits(np_cast(a, dst), x.astype(dst))
+    same_bits(np_cast(a[::-1], dst), x[::-1].astype(dst))
+    same_bits(np_cast(a[1::3], dst), x[1::3].astype(dst))
+    same_bits(np_cast(a.reshape(256, 256)[:, ::-2], dst), x.reshape(256, 256)[:, ::-2].astype(dst))
+
+
+@pytest.mark.parametrize("dst", INT_DTYPES, ids=ids)
+@pytest.mark.parametrize("src", HALF, ids=ids)
+def test_half_to_int_special_values_and_sizes(mode, src, dst):
+    sp = np.array(SPECIAL, np.float64)
+    for n in SIZES:
+        a = np_cast(np.resize(sp, n), src)
+        same_bits(np_cast(a, dst), asc.asarray(a).astype(dst))
+    same_bits(np_cast(np.array(-3.0, src), dst), asc.asarray(np.array(-3.0, src)).astype(dst))  # 0-d
+    same_bits(np.zeros(0, dst), asc.asarray(np.zeros(0, src)).astype(dst))
+    same_bits(np_cast(np.array(np.nan, src), dst), asc.asarray(np.array(np.nan, src)).astype(dst))
+
+
+@pytest.mark.parametrize("dst", INT_DTYPES, ids=ids)
+@pytest.mark.parametrize("src", HALF, ids=ids)
+def test_half_to_int_fused(src, dst):
+    """A cast inside a fused tile program gives the eager answer."""
+    from lazy_helpers import groups_of
+
+    prev = asc.is_eager()
+    asc.set_eager(False)
+    try:
+        a = np_cast(np.resize(np.array(SPECIAL, np.float64), 5000), src)
+        x = asc.asarray(a)
+        zero = asc.zeros(5000, dst)
+        got, groups = groups_of(lambda: np.asarray(asc.negative(asc.negative(x)).astype(dst) + zero))
+        assert groups == 1
+        same_bits(np_cast(a, dst), got)
+        got, _ = groups_of(lambda: np.asarray((x[::-1] * 1).astype(dst)[::-1]))
+        same_bits(np_cast(a, dst), got)
+    finally:
+        asc.set_eager(prev)
+
+
+def test_bfloat16_to_int_rule():
+    """ml_dtypes 0.7's rule stated directly (the exhaustive tests compare with the library itself)."""
+    a = np.array([np.nan, np.inf, -np.inf, -1.0, -0.5, 127.0, 128.0, -128.0, -129.0, 255.0, 256.0], BF16)
+    x = asc.asarray(a)
+    np.testing.assert_array_equal(np.asarray(x.astype(np.uint8)), [0, 0, 0, 0, 0, 127, 128, 0, 0, 255, 0])
+    np.testing.assert_array_equal(np.asarray(x.astype(np.int8)), [0, 0, 0, -1, 0, 127, 0, -128, 0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(x.astype(np.uint8)), np_cast(a, np.uint8))
+    np.testing.assert_array_equal(np.asarray(x.astype(np.int8)), np_cast(a, np.int8))
+
+
+# ------------------------------------------------------------------ -> float16 / bfloat16 rounding
+
+
+def _ties(rng, n, scale_bits):
+    """float64 values just beside 16-bit ties: m * 2^-k +- tiny, random signs and exponents."""
+    m = rng.integers(1 << 8, 1 << 12, n).astype(np.float64) + 0.5
+    e = rng.integers(-scale_bits, scale_bits, n)
+    nudge = rng.choice([-1.0, 0.0, 1.0], n) * 2.0**-30
+    return np.ldexp(m * (1 + nudge), e) * rng.choice([-1.0, 1.0], n)
+
+
+@pytest.mark.parametrize("dst", HALF, ids=ids)
+def test_float64_to_half_rounds_once(mode, dst):
+    rng = np.random.default_rng(3)
+    a = np.concatenate([_ties(rng, 3000, 20), rng.standard_normal(2000) * 1e4, np.array(SPECIAL),
+                        [1.0039062500001, 1 + 2**-11 + 2**-30, 65519.99, 65520.0, 1e300, -1e300, 5e-324, 2.0**-25,
+                         2.0**-25 * (1 + 2**-40), 2.0**-134 * 1.5, 3.3961e38]])
+    x = asc.asarray(a)
+    same_bits(np_cast(a, dst), x.astype(dst))
+    same_bits(np_cast(a[::-2], dst), x[::-2].astype(dst))
+    z = a + 1j * a[::-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        same_bits(np_cast(z, dst), asc.asarray(z).astype(dst))
+        same_bits(np_cast(z.astype(np.complex64), dst), asc.asarray(z.astype(np.complex64)).astype(dst))
+    same_bits(np_cast(a.astype(np.float32), dst), asc.asarray(a.astype(np.float32)).astype(dst))
+
+
+@pytest.mark.parametrize("src", [np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64], ids=ids)
+@pytest.mark.parametrize("dst", HALF, ids=ids)
+def test_int_to_half_rounds_once(mode, src, dst):
+    rng = np.random.default_rng(5)
+    info = np.iinfo(src)
+    bits = np.dtype(src).itemsize * 8 - (1 if info.min < 0 else 0)
+    # tie + sticky patterns at every width: 2^k + 2^(k-8) + 1 (bfloat16), 2^k + 2^(k-11) + 1 (float16)
+    crafted = [(1 << k) + (1 << (k - s)) + c for s in (8, 11) for k in range(s + 1, bits) for c in (0, 1)]
+    v = np.concatenate([np.array(crafted, np.uint64).astype(src),
+                        rng.integers(info.min, int(info.max) + 1, 4000, dtype=src), [info.min, info.max, 0]]).astype(src)
+    if info.min < 0:
+        v = np.concatenate([v, -v[: len(crafted)]])
+    x = asc.asarray(v)
+    same_bits(np_cast(v, dst), x.astype(dst))
+    same_bits(np_cast(v[::-3], dst), x[::-3].astype(dst))
+
+
+def test_half_casts_between_floats(mode):
+    for src in HALF:
+        a = every_value(src)
+        for dst in [F16, BF16, np.float32, np.float64, np.complex64, np.complex128, np.bool_]:
+            same_bits(np_cast(a, dst), asc.asarray(a).astype(dst))
+            same_bits(np_cast(a[::-1], dst), asc.asarray(a)[::-1].astype(dst))
+
+
+# ------------------------------------------------------------------ promotion
+
+
+OTHER = ALL_DTYPES + CDTYPES
+
+
+@pytest.mark.parametrize("other", OTHER, ids=ids)
+@pytest.mark.parametrize("half", HALF, ids=ids)
+def test_promotion_with_every_dtype(mode, half, other):
+    na = np.array([1.5, -2.0, 0.0, 3.0, 0.5], half)
+    nb = np.array([1, 0, 1, 1, 0], np.int64).astype(other) if np.dtype(other) == np.bool_ else \
+        np.array([3, 2, 1, 7, 5]).astype(other)
+    a, b = asc.asarray(na), asc.asarray(nb)
+    assert asc.result_type(a, b) == np.result_type(na, nb)
+    assert asc.result_type(half, other) == np.result_type(half, other) == np.promote_types(other, half)
+    for name in ("add", "multiply", "subtract", "maximum"):
+        if name == "subtract" and np.dtype(other) == np.bool_:
+            continue
+        f_np, f_asc = getattr(np, name), getattr(asc, name)
+        same_bits(f_np(na, nb), f_asc(a, b))
+        same_bits(f_np(nb, na), f_asc(b, a))
+    same_bits(np.greater(na, nb), asc.greater(a, b))
+
+
+SCALARS = [True, False, 3, -3, 0, 300, 70000, 2.5, -0.0, 1e-30, 1e300, 1.0039062500001, 1 + 2**-11 + 2**-30,
+           float("nan"), float("inf"), 1 + 2j, complex(np.inf, -0.0)]
+
+
+@pytest.mark.parametrize("scalar", SCALARS, ids=repr)
+@pytest.mark.parametrize("half", HALF, ids=ids)
+def test_promotion_with_python_scalars(mode, half, scalar):
+    na = np.array([1.0, -2.5, 0.0, -0.0, np.inf, np.nan, 65504, 1.0078125], half)
+    a = asc.asarray(na)
+    assert asc.result_type(a, scalar) == np.result_type(na, scalar)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("add", "multiply", "subtract", "true_divide", "maximum"):
+            f_np, f_asc = getattr(np, name), getattr(asc, name)
+            if isinstance(scalar, complex) and name == "maximum":
+                continue
+            same_bits(f_np(na, scalar), f_asc(a, scalar))
+            same_bits(f_np(scalar, na), f_asc(scalar, a))
+        same_bits(na + scalar, a + scalar)
+        same_bits(scalar * na, scalar * a)
+        if not isinstance(scalar, complex):
+            same_bits(na > scalar, a > scalar)
+            same_bits(np.full(3, scalar, half), asc.full(3, scalar, half))
+
+
+def test_weak_scalar_sizes(mode):
+    for half in HALF:
+        for n in SIZES:
+            na = np.linspace(-40, 40, n).astype(half)
+            a = asc.asarray(na)
+            for s in (2.5, 1.0039062500001, -3):
+                same_bits(na * s, a * s)
+                same_bits(s - na, s - a)
