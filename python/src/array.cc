@@ -232,7 +232,10 @@ py::object inplace_op(const ops::OpDef& op, py::object self, py::handle other) {
 // argument dispatcher (the per-op overhead of small arrays). The dunder
 // methods stay defined for explicit calls.
 
-enum FastBinary { kFastAdd, kFastSub, kFastMul, kFastDiv, kFastFloorDiv, kFastMod, kFastPow, kNumFastBinary };
+enum FastBinary {
+  kFastAdd, kFastSub, kFastMul, kFastDiv, kFastFloorDiv, kFastMod, kFastPow,
+  kFastAnd, kFastOr, kFastXor, kFastLshift, kFastRshift, kNumFastBinary
+};
 const ops::OpDef* g_fast_binary[kNumFastBinary];
 const ops::OpDef* g_fast_compare[6];  // indexed by Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE
 
@@ -394,6 +397,11 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
 
 // Creation helpers.
 Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
+  g_fast_binary[kFastAnd] = &ops::get_op("bitwise_and");
+  g_fast_binary[kFastOr] = &ops::get_op("bitwise_or");
+  g_fast_binary[kFastXor] = &ops::get_op("bitwise_xor");
+  g_fast_binary[kFastLshift] = &ops::get_op("left_shift");
+  g_fast_binary[kFastRshift] = &ops::get_op("right_shift");
   ops::Scalar s;
   if (!dtype.is_none() && is_complex_value(value)) warn_complex_to(to_dtype(dtype));  // NumPy 2: cast, warn
   if (weak_scalar(value, &s)) {
@@ -409,6 +417,11 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
   return t;
 }
 
+  nb->nb_and = &fast_binary<kFastAnd>;
+  nb->nb_or = &fast_binary<kFastOr>;
+  nb->nb_xor = &fast_binary<kFastXor>;
+  nb->nb_lshift = &fast_binary<kFastLshift>;
+  nb->nb_rshift = &fast_binary<kFastRshift>;
 // ------------------------------------------------------------------ complex
 
 
