@@ -88,19 +88,23 @@ class NativeTriad:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def cases(log2n, side):
+def cases(log2n, side, inputs="pyasc"):
+    # pyasc: inputs copied into pyasc memory (asc.array), the fused path; numpy: zero-copy
+    # views of NumPy memory (asc.asarray), which ops read at the call (NumPy may change them)
+    wrap = asc.array if inputs == "pyasc" else asc.asarray
     rng = np.random.default_rng(0)
     n = 1 << log2n
     na, nb, nc = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
     col = rng.standard_normal((1024, 1)).astype(np.float32)
     row = rng.standard_normal((1, 1024)).astype(np.float32)
     nx = rng.standard_normal((side, side)).astype(np.float32)
-    a, b, c = asc.asarray(na), asc.asarray(nb), asc.asarray(nc)
-    ac, ar, x = asc.asarray(col), asc.asarray(row), asc.asarray(nx)
+    a, b, c = wrap(na), wrap(nb), wrap(nc)
+    ac, ar, x = wrap(col), wrap(row), wrap(nx)
     nm = rng.standard_normal((2048, 1024)).astype(np.float32)
     nw = (rng.standard_normal((1024, 1024)) / 32).astype(np.float32)
     nbias = rng.standard_normal(1024).astype(np.float32)
-    m, w, bias = asc.asarray(nm), asc.asarray(nw), asc.asarray(nbias)
+    m, w, bias = wrap(nm), wrap(nw), wrap(nbias)
+    asc.eval(a, b, c, ac, ar, x, m, w, bias)
 
     def softmax(xp, v):
         e = xp.exp(v - v.max(axis=1, keepdims=True))
@@ -120,8 +124,8 @@ def temporaries_loop(log2n):
     """100 iterations of NumPy-style code with temporaries; returns
     (os allocations after iteration 1, peak pool bytes / live bytes)."""
     n = 1 << (log2n - 2)
-    a = asc.asarray(np.random.default_rng(1).standard_normal(n).astype(np.float32))
-    b = asc.asarray(np.random.default_rng(2).standard_normal(n).astype(np.float32))
+    a = asc.array(np.random.default_rng(1).standard_normal(n).astype(np.float32))
+    b = asc.array(np.random.default_rng(2).standard_normal(n).astype(np.float32))
     acc = asc.zeros(n, dtype=asc.float32) if hasattr(asc, "zeros") else a * 0
     acc.eval()
     live = a.nbytes + b.nbytes + acc.nbytes
@@ -144,8 +148,8 @@ def temporaries_loop(log2n):
     return extra, peak / live, s
 
 
-def run_pyasc_only(log2n, side, repeat, rounds):
-    cs = cases(log2n, side)
+def run_pyasc_only(log2n, side, repeat, rounds, inputs):
+    cs = cases(log2n, side, inputs)
     return {name: min(best(f, repeat) for _ in range(rounds)) for name, f, _, _ in cs}
 
 
@@ -155,16 +159,19 @@ def main():
     p.add_argument("--repeat", type=int, default=5, help="timed runs per side and round (best counts)")
     p.add_argument("--log2n", type=int, default=25)
     p.add_argument("--side", type=int, default=4096)
+    p.add_argument("--inputs", choices=("pyasc", "numpy"), default="pyasc",
+                   help="pyasc: inputs copied with asc.array (fused); numpy: asc.asarray views of NumPy memory")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:  # pyasc times only, as JSON (the ASC_NUM_CORES=1 run)
-        print(json.dumps(run_pyasc_only(args.log2n, args.side, args.repeat, args.rounds)))
+        print(json.dumps(run_pyasc_only(args.log2n, args.side, args.repeat, args.rounds, args.inputs)))
         return
     asc.set_eager(False)
     cores = asc.get_device_properties().num_cores if hasattr(asc, "get_device_properties") else os.cpu_count()
     env = dict(os.environ, ASC_NUM_CORES="1")
     one = json.loads(subprocess.run([sys.executable, __file__, "--child", "--log2n", str(args.log2n), "--side",
-                                     str(args.side), "--repeat", str(args.repeat), "--rounds",
+                                     str(args.side), "--repeat", str(args.repeat), "--inputs", args.inputs,
+                                     "--rounds",
                                      str(max(2, args.rounds // 2))],
                                     capture_output=True, text=True, check=True, env=env).stdout)
     try:
@@ -175,10 +182,10 @@ def main():
     triad = NativeTriad(args.log2n, cores)
     n = 1 << args.log2n
     print(f"pyasc fusion benchmark: float32, 2^{args.log2n} elements, {cores} cores, {args.rounds} interleaved "
-          f"rounds of best-of-{args.repeat}")
+          f"rounds of best-of-{args.repeat}, {args.inputs} inputs")
     print(f"{'case':22s} {'pyasc ms':>9s} {'1-core ms':>9s} {'scaling':>8s} {'numpy ms':>9s} {'np/pyasc':>9s}"
           f" {'med':>5s}  other")
-    for name, f, g, other in cases(args.log2n, args.side):
+    for name, f, g, other in cases(args.log2n, args.side, args.inputs):
         ts, us, ratios, native, ne_ts = [], [], [], [], []
         for _ in range(args.rounds):
             if name == "a*b+c" and triad.fn:

@@ -237,14 +237,17 @@ def _array_namespace(self, /, *, api_version=None):
 
 
 class _Flags:
-    """NumPy's flags of the equivalent array (read-only): item access by name
-    (``x.flags['C_CONTIGUOUS']``, also 'C', 'F', ...) and attributes (``x.flags.c_contiguous``)."""
+    """NumPy's flags of the equivalent array: item access by name
+    (``x.flags['C_CONTIGUOUS']``, also 'C', 'F', ...) and attributes (``x.flags.c_contiguous``).
+    WRITEABLE can be set as in NumPy (``x.flags.writeable = False``; setting it back on
+    read-only memory raises ValueError); the other flags are read-only."""
 
     _ALIAS = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS", "FORTRAN": "F_CONTIGUOUS",
               "O": "OWNDATA", "W": "WRITEABLE", "A": "ALIGNED"}
 
-    def __init__(self, d):
-        self._d = dict(d)
+    def __init__(self, d, array=None):
+        object.__setattr__(self, "_d", dict(d))
+        object.__setattr__(self, "_array", array)
 
     def __getitem__(self, key):
         key = self._ALIAS.get(key, key)
@@ -252,11 +255,21 @@ class _Flags:
             raise KeyError(f"Unknown flag {key!r}")
         return self._d[key]
 
+    def __setitem__(self, key, value):
+        key = self._ALIAS.get(key, key)
+        if key != "WRITEABLE" or self._array is None:
+            raise ValueError(f"cannot set flag {key!r}" if key in self._d else f"Unknown flag {key!r}")
+        _C._set_writeable(self._array, bool(value))
+        self._d["WRITEABLE"] = bool(value)
+
     def __getattr__(self, name):
         key = name.upper()
         if key in self._d:
             return self._d[key]
         raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        self[name.upper()] = value
 
     def __eq__(self, other):
         return isinstance(other, _Flags) and self._d == other._d
@@ -266,7 +279,16 @@ class _Flags:
 
 
 def _flags(self):
-    return _Flags(_C._layout_flags(self))
+    return _Flags(_C._layout_flags(self), self)
+
+
+def _setflags(self, write=None, align=None, uic=None):
+    """NumPy's ``setflags``: ``write`` sets WRITEABLE (True on read-only memory raises
+    ValueError); ``align`` and ``uic`` cannot be changed here (ValueError unless None)."""
+    if align is not None or uic is not None:
+        raise ValueError("setflags: only the write flag can be changed on a pyasc array")
+    if write is not None:
+        _C._set_writeable(self, bool(write))
 
 
 # ------------------------------------------------------------------ reuse_buffer
@@ -295,7 +317,8 @@ def _install():
     cls.__dlpack__ = _dlpack
     cls.__dlpack_device__ = _dlpack_device
     cls.__array_namespace__ = _array_namespace
-    cls.flags = property(_flags, doc="NumPy's flags for this array's layout (read-only).")
+    cls.flags = property(_flags, doc="NumPy's flags for this array (WRITEABLE settable, as in NumPy).")
+    cls.setflags = _setflags
 
 
 _install()

@@ -354,6 +354,7 @@ def _install_methods():
     def _sort_inplace(self, axis=-1, kind=None, order=None, *, stable=None):
         _check_kind(kind, stable)
         _check_order(order)
+        _C._check_writeable(self, "sort", "sort array is read-only")
         self[...] = _C.sort(self, axis, False)
 
     def _argsort(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -363,6 +364,7 @@ def _install_methods():
         return searchsorted(self, v, side, sorter)
 
     def _partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
+        _C._check_writeable(self, "partition", "partition array is read-only")
         self[...] = partition(self, kth, axis, kind, order)
 
     def _argpartition(self, kth, axis=-1, kind="introselect", order=None):

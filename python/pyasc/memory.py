@@ -21,6 +21,7 @@ __all__ = [
     "memory_reserved",
     "max_memory_reserved",
     "memory_stats",
+    "host_memory_stats",
     "memory_summary",
     "empty_cache",
     "set_memory_limit",
@@ -42,6 +43,29 @@ def memory_stats():
     ``cached_blocks``, ``segments``, ``limit_bytes`` (0 = no limit).
     """
     return _C.memory_stats()
+
+
+def host_memory_stats():
+    """Statistics of the pinned host memory pool (the storage of
+    :meth:`ndarray.pin_memory` copies) as a dict with the keys of :func:`memory_stats`
+    (as ``torch.cuda.host_memory_stats``)."""
+    return _C.host_memory_stats()
+
+
+def _pin_memory(self):
+    """A copy of this array in pinned host memory (C order; the pinned pool of
+    :func:`host_memory_stats`), or the array itself when it is pinned already, as
+    ``torch.Tensor.pin_memory``."""
+    return self if _C._is_pinned(self) else _C._pin_memory(self)
+
+
+def _is_pinned(self):
+    """Whether this array's memory is in the pinned host pool (``torch.Tensor.is_pinned``)."""
+    return _C._is_pinned(self)
+
+
+_C.ndarray.pin_memory = _pin_memory
+_C.ndarray.is_pinned = _is_pinned
 
 
 def memory_allocated():

@@ -81,8 +81,34 @@ std::shared_ptr<void> keep_alive(py::object o) {
   });
 }
 
+/// Who may change a NumPy array's bytes (Storage::AccessFlag): read-only when
+/// the array is not WRITEABLE; immutable when, besides, every base is a
+/// read-only ndarray and the memory belongs to a bytes object (directly or
+/// through a read-only memoryview): nothing in Python can write it. Read-only
+/// memory owned by an ndarray or a mmap is not immutable: NumPy may make the
+/// owner writeable again, a file may be rewritten through another handle.
+uint8_t numpy_access(const py::array& arr) {
+  namespace npd = py::detail;
+  if (npd::array_proxy(arr.ptr())->flags & npd::npy_api::NPY_ARRAY_WRITEABLE_) return 0;
+  uint8_t a = asc::Storage::kReadOnly;
+  PyObject* base = npd::array_proxy(arr.ptr())->base;
+  while (base && npd::npy_api::get().PyArray_Check_(base)) {
+    if (npd::array_proxy(base)->flags & npd::npy_api::NPY_ARRAY_WRITEABLE_) return a;
+    base = npd::array_proxy(base)->base;
+  }
+  if (base && PyMemoryView_Check(base)) {
+    const Py_buffer* b = PyMemoryView_GET_BUFFER(base);
+    if (!b->readonly) return a;
+    base = b->obj;
+  }
+  if (base && PyBytes_CheckExact(base)) a |= asc::Storage::kImmutable;
+  return a;
+}
+
 /// A NumPy array's memory as a tensor (no copy; the array is kept alive).
-Tensor from_numpy(py::array arr) {
+/// `private_copy`: the array was made by the conversion itself and nothing
+/// else refers to it (Storage::kPrivate: lazy nodes may read it later).
+Tensor from_numpy(py::array arr, bool private_copy = false) {
   const DType dt = to_dtype(arr.dtype());
   if (!arr.dtype().attr("isnative").cast<bool>())
     throw Error(Status::TypeError("from_numpy", "non-native byte order is not supported"));
@@ -102,16 +128,96 @@ Tensor from_numpy(py::array arr) {
   if (empty) lo = hi = 0;
   auto* data = static_cast<uint8_t*>(const_cast<void*>(arr.data()));
   const size_t extent = empty ? 0 : static_cast<size_t>(hi - lo) + asc::dtype_size(dt);
+  const uint8_t access = static_cast<uint8_t>(numpy_access(arr) | (private_copy ? asc::Storage::kPrivate : 0));
   auto storage = asc::Storage::external(data + lo, extent, keep_alive(arr));
+  storage->set_access(access);
   return Tensor::view_of(std::move(storage), dt, std::move(shape), std::move(strides), -lo);
 }
 
-/// A zero-copy NumPy view of `t` whose base keeps `owner` alive.
+/// What a NumPy view's base holds: the owner (kept alive) and one export of
+/// the storage (Storage::add_export) for as long as the view lives.
+struct ExportHold {
+  ExportHold(py::object o, std::shared_ptr<asc::Storage> s) : owner(std::move(o)), storage(std::move(s)) {
+    storage->add_export();
+  }
+  ~ExportHold() { storage->release_export(); }
+  py::object owner;
+  std::shared_ptr<asc::Storage> storage;
+};
+
+/// A zero-copy NumPy view of `t` whose base keeps `owner` alive; read-only
+/// when t is. While it lives, the storage counts as exported (lazy nodes
+/// read it at their recording call: the user may write through the view).
 py::array to_numpy(const Tensor& t, py::handle owner) {
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
-  return py::array(py::dtype::from_args(np_dtype(t.dtype())), shape, strides, t.data(), owner);
+  void* ptr = t.data();
+  py::capsule base(new ExportHold(py::reinterpret_borrow<py::object>(owner), t.storage()),
+                   [](void* p) { delete static_cast<ExportHold*>(p); });
+  py::array a(py::dtype::from_args(np_dtype(t.dtype())), shape, strides, ptr, base);
+  if (!t.writeable()) py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
 }
+
+// ------------------------------------------------------------------ buffer protocol
+//
+// Own bf_getbuffer/bf_releasebuffer slots (instead of pybind11's def_buffer):
+// the buffer carries NumPy's read-only flag and counts as an export of the
+// storage until it is released.
+
+struct BufferHold {
+  Tensor t;
+  std::vector<Py_ssize_t> shape, strides;
+  std::string format;
+  ~BufferHold() { t.storage()->release_export(); }
+};
+
+std::string buffer_format(DType d);
+
+int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) noexcept {
+  view->obj = nullptr;
+  try {
+    const Tensor& t = py::handle(self).cast<const Tensor&>();
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && !t.writeable()) {
+      PyErr_SetString(PyExc_BufferError, "[buffer] writable buffer requested for a read-only array");
+      return -1;
+    }
+    const bool c = t.is_contiguous(), f = t.is_f_contiguous();
+    if (((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) ||
+        ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) ||
+        ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) ||
+        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c)) {
+      PyErr_SetString(PyExc_BufferError, "[buffer] the array is not contiguous in the requested order");
+      return -1;
+    }
+    auto hold = std::make_unique<BufferHold>();
+    hold->t = t;
+    hold->format = buffer_format(t.dtype());
+    hold->shape.assign(t.shape().begin(), t.shape().end());
+    hold->strides.assign(t.strides().begin(), t.strides().end());
+    view->buf = t.data();
+    t.storage()->add_export();
+    view->len = static_cast<Py_ssize_t>(t.nbytes());
+    view->itemsize = static_cast<Py_ssize_t>(t.itemsize());
+    view->readonly = t.writeable() ? 0 : 1;
+    view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? const_cast<char*>(hold->format.c_str()) : nullptr;
+    view->ndim = static_cast<int>(t.ndim());
+    view->shape = (flags & PyBUF_ND) == PyBUF_ND ? hold->shape.data() : nullptr;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? hold->strides.data() : nullptr;
+    view->suboffsets = nullptr;
+    view->internal = hold.release();
+    view->obj = self;
+    Py_INCREF(self);
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return -1;
+}
+
+void tensor_releasebuffer(PyObject*, Py_buffer* view) noexcept { delete static_cast<BufferHold*>(view->internal); }
 
 bool is_tensor(py::handle h) {
   // Exact-type fast path: pybind11's isinstance looks the type up in a registry.
@@ -152,7 +258,9 @@ Tensor to_tensor(py::handle h) {
   if (weak_scalar(h, &s)) return ops::scalar_tensor(s, ops::default_scalar_dtype(s.kind));
   if (py::isinstance<py::array>(h)) return from_numpy(py::reinterpret_borrow<py::array>(h));
   py::object a = py::module_::import("numpy").attr("asarray")(h);
-  return from_numpy(a.cast<py::array>());
+  // A new array only this conversion refers to (a list's values): private.
+  const bool mine = Py_REFCNT(a.ptr()) == 1 && py::detail::array_proxy(a.ptr())->base == nullptr;
+  return from_numpy(a.cast<py::array>(), mine);
 }
 
 /// Operands of an op: tensors as they are, weak scalars take the dtype NEP 50
@@ -203,6 +311,11 @@ py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args,
   Tensor ts[3];
   const int n = static_cast<int>(args.size());
   operands(args.begin(), n, ts, op.name);
+  // ldexp's exponent is an integer operand: a Python int there stays int64
+  // (NumPy's 'el->e' loops) instead of taking x1's float dtype.
+  static const ops::OpDef* const kLdexp = ops::find_op("ldexp");
+  if (&op == kLdexp && n == 2 && !is_tensor(args.begin()[1]) && PyLong_Check(args.begin()[1].ptr()))
+    ts[1] = to_tensor(args.begin()[1]);
   if (!out.is_none()) {
     if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
     Tensor o = out.cast<Tensor>();
@@ -284,6 +397,11 @@ void install_fast_slots(py::handle cls) {
   g_fast_binary[kFastFloorDiv] = &ops::get_op("floor_divide");
   g_fast_binary[kFastMod] = &ops::get_op("remainder");
   g_fast_binary[kFastPow] = &ops::get_op("power");
+  g_fast_binary[kFastAnd] = &ops::get_op("bitwise_and");
+  g_fast_binary[kFastOr] = &ops::get_op("bitwise_or");
+  g_fast_binary[kFastXor] = &ops::get_op("bitwise_xor");
+  g_fast_binary[kFastLshift] = &ops::get_op("left_shift");
+  g_fast_binary[kFastRshift] = &ops::get_op("right_shift");
   g_fast_compare[Py_LT] = &ops::get_op("less");
   g_fast_compare[Py_LE] = &ops::get_op("less_equal");
   g_fast_compare[Py_EQ] = &ops::get_op("equal");
@@ -299,6 +417,11 @@ void install_fast_slots(py::handle cls) {
   nb->nb_floor_divide = &fast_binary<kFastFloorDiv>;
   nb->nb_remainder = &fast_binary<kFastMod>;
   nb->nb_power = &fast_power;
+  nb->nb_and = &fast_binary<kFastAnd>;
+  nb->nb_or = &fast_binary<kFastOr>;
+  nb->nb_xor = &fast_binary<kFastXor>;
+  nb->nb_lshift = &fast_binary<kFastLshift>;
+  nb->nb_rshift = &fast_binary<kFastRshift>;
   type->tp_richcompare = &fast_richcompare;
   PyType_Modified(type);
 }
@@ -335,15 +458,29 @@ py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool k
 
 // ------------------------------------------------------------------ shapes, indices
 
+/// One dimension: a Python int beyond int64 is NumPy's ValueError ("Maximum
+/// allowed dimension exceeded"), not pybind11's cast error.
+int64_t to_dim(py::handle v) {
+  if (PyLong_Check(v.ptr())) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow)
+      throw Error(Status::Make(asc::ErrorCode::kInvalidShape, "shape",
+                               "Maximum allowed dimension exceeded (" + py::str(v).cast<std::string>() + ")"));
+    return static_cast<int64_t>(x);
+  }
+  return v.cast<int64_t>();
+}
+
 asc::Shape to_shape(py::handle h) {
   asc::Shape s;
   if (PyLong_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__index__")) {
     if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) {
-      s.push_back(h.cast<int64_t>());
+      s.push_back(to_dim(h));
       return s;
     }
   }
-  for (auto v : h) s.push_back(v.cast<int64_t>());
+  for (auto v : h) s.push_back(to_dim(v));
   return s;
 }
 
@@ -395,13 +532,31 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
   if (has_dtype && is_complex_value(v)) warn_complex_to(d);
 }
 
+/// asarray/array of a Python object (scalar, nested list, buffer) with an
+/// explicit dtype: converted by numpy.asarray(obj, dtype) so Python values that
+/// do not fit raise as NumPy 2 does (asarray([300], dtype='int8') and
+/// array(-1, dtype='uint8'): OverflowError; a float NaN into an integer dtype:
+/// ValueError) instead of wrapping through an int64/float64 intermediate.
+/// Tensors and NumPy arrays are cast (NumPy's astype rules) by the caller.
+bool python_values_as(py::handle obj, DType d, const char* op, Tensor* out) {
+  if (is_tensor(obj) || py::isinstance<py::array>(obj)) return false;
+  py::object a;
+  try {
+    a = py::module_::import("numpy").attr("asarray")(obj, np_dtype(d));
+  } catch (py::error_already_set& e) {
+    const bool of = e.matches(PyExc_OverflowError), val = e.matches(PyExc_ValueError);
+    if (!of && !val) throw;
+    const std::string msg = py::str(e.value()).cast<std::string>();
+    throw Error(Status::Make(of ? asc::ErrorCode::kOverflow : asc::ErrorCode::kInvalidParam, op,
+                             msg + " (converting to " + asc::dtype_name(d) + ")"));
+  }
+  const bool mine = Py_REFCNT(a.ptr()) == 1 && py::detail::array_proxy(a.ptr())->base == nullptr;
+  *out = from_numpy(a.cast<py::array>(), mine);
+  return true;
+}
+
 // Creation helpers.
 Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
-  g_fast_binary[kFastAnd] = &ops::get_op("bitwise_and");
-  g_fast_binary[kFastOr] = &ops::get_op("bitwise_or");
-  g_fast_binary[kFastXor] = &ops::get_op("bitwise_xor");
-  g_fast_binary[kFastLshift] = &ops::get_op("left_shift");
-  g_fast_binary[kFastRshift] = &ops::get_op("right_shift");
   ops::Scalar s;
   if (!dtype.is_none() && is_complex_value(value)) warn_complex_to(to_dtype(dtype));  // NumPy 2: cast, warn
   if (weak_scalar(value, &s)) {
@@ -417,11 +572,6 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
   return t;
 }
 
-  nb->nb_and = &fast_binary<kFastAnd>;
-  nb->nb_or = &fast_binary<kFastOr>;
-  nb->nb_xor = &fast_binary<kFastXor>;
-  nb->nb_lshift = &fast_binary<kFastLshift>;
-  nb->nb_rshift = &fast_binary<kFastRshift>;
 // ------------------------------------------------------------------ complex
 
 
@@ -439,11 +589,14 @@ Tensor complex_part(const Tensor& t, bool imag) {
     if (!imag) return t;
     Tensor z = Tensor::empty(t.shape(), t.dtype());
     ops::fill(z, ops::Scalar::from_int(0));
+    z.set_writeable(false);  // as NumPy's imag of a real array
     return z;
   }
   const DType part = asc::complex_part_dtype(t.dtype());
-  return Tensor::view_of(t.storage(), part, t.shape(), t.strides(),
-                         t.offset() + (imag ? static_cast<int64_t>(asc::dtype_size(part)) : 0));
+  Tensor v = Tensor::view_of(t.storage(), part, t.shape(), t.strides(),
+                             t.offset() + (imag ? static_cast<int64_t>(asc::dtype_size(part)) : 0));
+  if (!t.writeable()) v.set_writeable(false);
+  return v;
 }
 
 /// PEP 3118 format of a dtype (complex: "Zf"/"Zd"); bfloat16 has none.
@@ -483,15 +636,16 @@ void init_array(py::module_& m) {
   // Zero-copy export (memoryview, numpy.asarray): PEP 3118 buffer and
   // __array_interface__. bfloat16 has no typestr/format: both refuse it and
   // NumPy falls back to __array__ (an ml_dtypes array).
-  cls.def_buffer([](const Tensor& t) {
-    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
-    std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
-    const std::string fmt = buffer_format(t.dtype());
-    return py::buffer_info(t.data(), static_cast<py::ssize_t>(t.itemsize()), fmt, t.ndim(), shape, strides);
-  });
+  {
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    type->tp_as_buffer->bf_getbuffer = &tensor_getbuffer;
+    type->tp_as_buffer->bf_releasebuffer = &tensor_releasebuffer;
+  }
   cls.def_property_readonly("__array_interface__", [](py::object self) -> py::object {
     const Tensor& t = self.cast<const Tensor&>();
     if (t.dtype() == DType::kBFloat16) throw py::attribute_error("__array_interface__ (bfloat16 has no typestr)");
+    // The consumer keeps the address with no end we could see: exported for good.
+    t.storage()->add_export();
     return to_numpy(t, self).attr("__array_interface__");
   });
   cls.def_property("real", [](const Tensor& t) { return complex_part(t, false); },
@@ -623,6 +777,11 @@ void init_array(py::module_& m) {
       {"__eq__", "equal", false},         {"__ne__", "not_equal", false},
       {"__lt__", "less", false},          {"__le__", "less_equal", false},
       {"__gt__", "greater", false},       {"__ge__", "greater_equal", false},
+      {"__and__", "bitwise_and", false},  {"__rand__", "bitwise_and", true},
+      {"__or__", "bitwise_or", false},    {"__ror__", "bitwise_or", true},
+      {"__xor__", "bitwise_xor", false},  {"__rxor__", "bitwise_xor", true},
+      {"__lshift__", "left_shift", false}, {"__rlshift__", "left_shift", true},
+      {"__rshift__", "right_shift", false}, {"__rrshift__", "right_shift", true},
   };
   for (const auto& d : kBinary) {
     const ops::OpDef* op = &ops::get_op(d.op);
@@ -646,6 +805,9 @@ void init_array(py::module_& m) {
       {"__imul__", "multiply", false},    {"__itruediv__", "true_divide", false},
       {"__ifloordiv__", "floor_divide", false}, {"__imod__", "remainder", false},
       {"__ipow__", "power", false},
+      {"__iand__", "bitwise_and", false}, {"__ior__", "bitwise_or", false},
+      {"__ixor__", "bitwise_xor", false}, {"__ilshift__", "left_shift", false},
+      {"__irshift__", "right_shift", false},
   };
   for (const auto& d : kInplace) {
     const ops::OpDef* op = &ops::get_op(d.op);
@@ -743,7 +905,10 @@ void init_array(py::module_& m) {
         "Wraps a NumPy array's memory (shared, no copy).");
   m.def("asarray", [](py::object obj, py::object dtype, py::object copy) -> Tensor {
     if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "asarray");
-    Tensor t = to_tensor(obj);
+    Tensor t;
+    if (dtype.is_none() || (!copy.is_none() && !copy.cast<bool>()) ||
+        !python_values_as(obj, to_dtype(dtype), "asarray", &t))
+      t = to_tensor(obj);
     const bool want_copy = !copy.is_none() && copy.cast<bool>();
     if (!dtype.is_none()) {
       const DType d = to_dtype(dtype);
@@ -757,13 +922,30 @@ void init_array(py::module_& m) {
   }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   m.def("array", [](py::object obj, py::object dtype, bool copy) -> Tensor {
     if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "array");
-    Tensor t = to_tensor(obj);
+    Tensor t;
+    if (dtype.is_none() || !python_values_as(obj, to_dtype(dtype), "array", &t)) t = to_tensor(obj);
     if (!dtype.is_none() && to_dtype(dtype) != t.dtype()) return ops::cast(t, to_dtype(dtype));
-    // Value semantics: memory the caller can still write to is copied.
+    // Value semantics: memory the caller can still write to is copied now
+    // (NumPy has no write hook, so a later copy could see later writes).
+    // Memory nothing can change (a bytes object's, Storage::kImmutable) is
+    // copied by a lazy node instead: the copy fuses with the first op that
+    // reads it and costs nothing when only such ops use the value.
     const bool shared = is_tensor(obj) || py::isinstance<py::array>(obj);
-    return copy && shared ? t.clone() : t;
+    if (!copy || !shared) return t;
+    if (!is_tensor(obj) && (t.storage()->access() & asc::Storage::kImmutable)) {
+      static const ops::OpDef& astype = ops::get_op("astype");
+      ops::Attrs a;
+      a.has_dtype = true;
+      a.dtype = t.dtype();
+      return ops::call(astype, &t, 1, a);
+    }
+    return t.clone();
   }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = true);
-  m.def("broadcast_to", [](py::object x, py::object shape) { return to_tensor(x).broadcast_to(to_shape(shape)); });
+  m.def("broadcast_to", [](py::object x, py::object shape) {
+    Tensor v = to_tensor(x).broadcast_to(to_shape(shape));
+    v.set_writeable(false);  // NumPy: a read-only view (elements repeat)
+    return v;
+  });
   m.def("reshape", [](py::object x, py::object shape) { return to_tensor(x).reshape(to_shape(shape)); });
   m.def("transpose", [](py::object x, py::object axes) {
     Tensor t = to_tensor(x);
@@ -787,13 +969,5 @@ void init_array(py::module_& m) {
   });
   m.def("op_names", &ops::op_names, "Names of the registered operators.");
 }
-      {"__and__", "bitwise_and", false},  {"__rand__", "bitwise_and", true},
-      {"__or__", "bitwise_or", false},    {"__ror__", "bitwise_or", true},
-      {"__xor__", "bitwise_xor", false},  {"__rxor__", "bitwise_xor", true},
-      {"__lshift__", "left_shift", false}, {"__rlshift__", "left_shift", true},
-      {"__rshift__", "right_shift", false}, {"__rrshift__", "right_shift", true},
 
 }  // namespace pyasc
-      {"__iand__", "bitwise_and", false}, {"__ior__", "bitwise_or", false},
-      {"__ixor__", "bitwise_xor", false}, {"__ilshift__", "left_shift", false},
-      {"__irshift__", "right_shift", false},

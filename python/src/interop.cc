@@ -72,9 +72,19 @@ struct DLManagedTensorVersioned {
 constexpr uint64_t kDLFlagReadOnly = 1;
 constexpr uint64_t kDLFlagIsCopied = 2;
 
+/// One export of a storage (Storage::add_export) while a capsule's consumer
+/// holds the address.
+struct ExportCount {
+  std::shared_ptr<asc::Storage> storage;
+  ~ExportCount() {
+    if (storage) storage->release_export();
+  }
+};
+
 /// What an exported capsule owns.
 struct Manager {
   Tensor tensor;
+  ExportCount export_count;
   std::vector<int64_t> shape, strides;
   DLManagedTensor legacy{};
   DLManagedTensorVersioned versioned{};
@@ -132,6 +142,8 @@ DType from_dl_dtype(const DLDataType& t) {
 void fill_dl_tensor(Manager* m, DLTensor* dl) {
   const Tensor& t = m->tensor;
   dl->data = t.data();
+  t.storage()->add_export();
+  m->export_count.storage = t.storage();
   dl->device = {kDLCPU, 0};
   dl->ndim = static_cast<int32_t>(t.ndim());
   dl->dtype = dl_dtype(t.dtype());
@@ -181,12 +193,17 @@ py::object to_dlpack(const Tensor& t_in, py::object max_version, py::object dl_d
     auto v = max_version.cast<std::pair<int64_t, int64_t>>();
     versioned = v.first >= 1;
   }
+  // NumPy's rule: a read-only array goes out only with the versioned ABI's
+  // read-only flag (the legacy struct cannot say it).
+  if (!t.writeable() && !versioned)
+    throw py::buffer_error("[__dlpack__] cannot export a read-only array without the DLPack read-only flag "
+                           "(ask for max_version >= (1, 0))");
   Manager* raw = m.get();
   if (versioned) {
     raw->versioned.version = {1, 0};
     raw->versioned.manager_ctx = raw;
     raw->versioned.deleter = &versioned_deleter;
-    raw->versioned.flags = do_copy ? kDLFlagIsCopied : 0;
+    raw->versioned.flags = (do_copy ? kDLFlagIsCopied : 0) | (t.writeable() ? 0 : kDLFlagReadOnly);
     fill_dl_tensor(raw, &raw->versioned.dl_tensor);
     PyObject* cap = PyCapsule_New(&raw->versioned, "dltensor_versioned", &versioned_capsule_destructor);
     if (!cap) throw py::error_already_set();
@@ -220,6 +237,7 @@ std::shared_ptr<void> dl_owner(void* managed, bool versioned) {
 Tensor from_capsule(py::handle cap) {
   PyObject* c = cap.ptr();
   bool versioned;
+  bool read_only = false;
   void* managed;
   DLTensor* dl;
   if (PyCapsule_IsValid(c, "dltensor_versioned")) {
@@ -227,6 +245,7 @@ Tensor from_capsule(py::handle cap) {
     auto* mt = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dltensor_versioned"));
     if (mt->version.major > 1)
       throw py::buffer_error("[from_dlpack] unsupported DLPack version " + std::to_string(mt->version.major));
+    read_only = (mt->flags & kDLFlagReadOnly) != 0;
     managed = mt;
     dl = &mt->dl_tensor;
   } else if (PyCapsule_IsValid(c, "dltensor")) {
@@ -260,6 +279,7 @@ Tensor from_capsule(py::handle cap) {
   PyCapsule_SetName(c, versioned ? "used_dltensor_versioned" : "used_dltensor");
   auto storage = asc::Storage::external(base + lo, empty ? 0 : static_cast<size_t>(hi - lo + item),
                                         dl_owner(managed, versioned));
+  if (read_only) storage->set_access(asc::Storage::kReadOnly);
   return Tensor::view_of(std::move(storage), d, std::move(shape), std::move(strides), -lo);
 }
 
@@ -291,7 +311,7 @@ py::dict layout_flags(const Tensor& t) {
   d["C_CONTIGUOUS"] = contiguous(true);
   d["F_CONTIGUOUS"] = contiguous(false);
   d["OWNDATA"] = owns;
-  d["WRITEABLE"] = true;
+  d["WRITEABLE"] = t.writeable();
   d["ALIGNED"] = aligned;
   return d;
 }
@@ -306,6 +326,12 @@ void init_interop(py::module_& m) {
         "The tensor a DLPack capsule describes (no copy; the capsule is consumed).");
   m.def("_layout_flags", &layout_flags, py::arg("x"),
         "NumPy's C_CONTIGUOUS, F_CONTIGUOUS, OWNDATA, WRITEABLE, ALIGNED for x.");
+  m.def("_set_writeable", [](Tensor& t, bool w) { t.set_writeable(w); }, py::arg("x"), py::arg("writeable"),
+        "Sets x's WRITEABLE flag (x.flags.writeable = w); True on read-only memory raises ValueError.");
+  m.def("_check_writeable",
+        [](const Tensor& t, const std::string& op, const std::string& what) { t.check_writeable(op.c_str(), what.c_str()); },
+        py::arg("x"), py::arg("op"), py::arg("what") = "assignment destination is read-only",
+        "Raises ValueError '[op] what' unless x is writeable (NumPy's read-only checks before in-place work).");
   m.def("_reuse_buffer_push", [](const Tensor& t) { asc::ops::reuse_buffer_push(t); }, py::arg("buffer"),
         "Makes `buffer` the output of matching ops on this thread (asc.reuse_buffer).");
   m.def("_reuse_buffer_pop", &asc::ops::reuse_buffer_pop, "Ends the innermost reuse_buffer on this thread.");

@@ -1,6 +1,7 @@
 // The device memory pool (asc/runtime/memory_pool.h).
 #include "asc/runtime/memory_pool.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -12,32 +13,53 @@ namespace pyasc {
 
 namespace rt = asc::runtime;
 
+namespace {
+
+py::dict stats_dict(rt::MemoryPool& pool) {
+  const rt::MemoryStats s = pool.stats();
+  py::dict d;
+  d["allocated_bytes"] = s.allocated_bytes;
+  d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+  d["reserved_bytes"] = s.reserved_bytes;
+  d["peak_reserved_bytes"] = s.peak_reserved_bytes;
+  d["requested_bytes"] = s.requested_bytes;
+  d["allocation_count"] = s.allocation_count;
+  d["free_count"] = s.free_count;
+  d["cache_hits"] = s.cache_hits;
+  d["cache_misses"] = s.cache_misses;
+  d["os_allocations"] = s.os_allocations;
+  d["os_frees"] = s.os_frees;
+  d["retries"] = s.retries;
+  d["oom_count"] = s.oom_count;
+  d["active_blocks"] = s.active_blocks;
+  d["cached_blocks"] = s.cached_blocks;
+  d["segments"] = s.segments;
+  d["limit_bytes"] = s.limit_bytes;
+  return d;
+}
+
+/// t's elements copied into pinned host memory (C order), or t itself when
+/// its storage is pinned already (torch.Tensor.pin_memory).
+asc::Tensor pin_memory(const asc::Tensor& t) {
+  if (t.storage()->is_pinned()) return t;
+  auto st = asc::Storage::allocate_pinned(std::max<size_t>(t.nbytes(), 1));
+  asc::Tensor p = asc::Tensor::view_of(std::move(st), t.dtype(), t.shape(),
+                                       asc::contiguous_strides(t.shape(), static_cast<int64_t>(t.itemsize())), 0);
+  p.copy_from(t);
+  return p;
+}
+
+}  // namespace
+
 void init_memory(py::module_& m) {
-  m.def(
-      "memory_stats",
-      [] {
-        const rt::MemoryStats s = rt::device_pool().stats();
-        py::dict d;
-        d["allocated_bytes"] = s.allocated_bytes;
-        d["peak_allocated_bytes"] = s.peak_allocated_bytes;
-        d["reserved_bytes"] = s.reserved_bytes;
-        d["peak_reserved_bytes"] = s.peak_reserved_bytes;
-        d["requested_bytes"] = s.requested_bytes;
-        d["allocation_count"] = s.allocation_count;
-        d["free_count"] = s.free_count;
-        d["cache_hits"] = s.cache_hits;
-        d["cache_misses"] = s.cache_misses;
-        d["os_allocations"] = s.os_allocations;
-        d["os_frees"] = s.os_frees;
-        d["retries"] = s.retries;
-        d["oom_count"] = s.oom_count;
-        d["active_blocks"] = s.active_blocks;
-        d["cached_blocks"] = s.cached_blocks;
-        d["segments"] = s.segments;
-        d["limit_bytes"] = s.limit_bytes;
-        return d;
-      },
-      "Statistics of the device memory pool as a dict (bytes and counts).");
+  m.def("memory_stats", [] { return stats_dict(rt::device_pool()); },
+        "Statistics of the device memory pool as a dict (bytes and counts).");
+  m.def("host_memory_stats", [] { return stats_dict(rt::pinned_host_pool()); },
+        "Statistics of the pinned host memory pool as a dict (the keys of memory_stats).");
+  m.def("_pin_memory", &pin_memory, py::arg("x"),
+        "A copy of x in pinned host memory (x itself when it is pinned already).");
+  m.def("_is_pinned", [](const asc::Tensor& t) { return t.storage()->is_pinned(); }, py::arg("x"),
+        "Whether x's storage is in the pinned host pool.");
   m.def(
       "empty_cache",
       [] {

@@ -32,6 +32,14 @@ std::shared_ptr<Storage> Storage::external(void* data, size_t nbytes, std::share
   return s;
 }
 
+std::shared_ptr<Storage> Storage::allocate_pinned(size_t nbytes) {
+  auto s = std::make_shared<Storage>(Token{});
+  s->data_ = static_cast<uint8_t*>(runtime::pinned_host_pool().allocate_or_throw(nbytes));
+  s->nbytes_ = nbytes;
+  s->kind_ = kPinned;
+  return s;
+}
+
 std::shared_ptr<Storage> Storage::inline_bytes(size_t nbytes) {
   if (nbytes > kInlineBytes) return allocate(nbytes);
   auto s = std::make_shared<Storage>(Token{});
@@ -64,6 +72,7 @@ void Storage::sync_lazy() const {
 
 Storage::~Storage() {
   if (kind_ == kPool && data_) (void)runtime::device_pool().free(data_);
+  if (kind_ == kPinned && data_) (void)runtime::pinned_host_pool().free(data_);
 }
 
 // ------------------------------------------------------------------ helpers
@@ -102,8 +111,38 @@ int64_t shape_numel(const Shape& shape, const char* op) {
   }
   if (zero) return 0;
   if (overflow)
-    throw Error(Status::Make(ErrorCode::kInvalidShape, op, "array is too big: shape " + Tensor::shape_str(shape)));
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+                             "possible size (shape " + Tensor::shape_str(shape) + ")"));
   return n;
+}
+
+namespace {
+[[noreturn]] void too_big(const char* op, const std::string& what) {
+  throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                           "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+                           "possible size (" + what + ")"));
+}
+}  // namespace
+
+int64_t checked_nbytes(const Shape& shape, size_t itemsize, const char* op) {
+  const int64_t n = shape_numel(shape, op);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes))
+    too_big(op, "shape " + Tensor::shape_str(shape) + ", " + std::to_string(itemsize) + "-byte items");
+  return bytes;
+}
+
+int64_t checked_add(int64_t a, int64_t b, const char* op) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) too_big(op, std::to_string(a) + " + " + std::to_string(b) + " elements");
+  return r;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* op) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) too_big(op, std::to_string(a) + " * " + std::to_string(b) + " elements");
+  return r;
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op) {
@@ -129,18 +168,17 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
                                    " " + Tensor::shape_str(b)));
     }
   }
+  shape_numel(out, op);  // (2**32,1) with (1,2**32): ValueError, not a wrapped 0-element result
   return out;
 }
 
 // ------------------------------------------------------------------ Tensor
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
-  const int64_t n = shape_numel(shape, "empty");
   const int64_t item = static_cast<int64_t>(dtype_size(dtype));
-  if (n > std::numeric_limits<int64_t>::max() / item)
-    throw Error(Status::Make(ErrorCode::kInvalidShape, "empty", "array is too big: shape " + shape_str(shape)));
+  const int64_t bytes = checked_nbytes(shape, static_cast<size_t>(item), "empty");
   Tensor t;
-  t.storage_ = Storage::allocate(static_cast<size_t>(n * item));
+  t.storage_ = Storage::allocate(static_cast<size_t>(bytes));
   t.dtype_ = dtype;
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape, item);
@@ -153,6 +191,14 @@ Tensor Tensor::constant(DType dtype) {
   t.dtype_ = dtype;
   return t;
 }
+
+void Tensor::set_writeable(bool w) {
+  if (w && storage_ && storage_->read_only())
+    throw Error(Status::Invalid("setflags", "cannot set WRITEABLE flag to True of this array"));
+  readonly_ = !w;
+}
+
+void Tensor::throw_read_only(const char* op, const char* what) { throw Error(Status::Invalid(op, what)); }
 
 Tensor Tensor::view_of(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strides strides, int64_t offset) {
   Tensor t;
@@ -191,6 +237,7 @@ bool Tensor::is_f_contiguous() const noexcept {
 }
 
 void Tensor::copy_from(const Tensor& src_in) const {
+  check_writeable("copy");
   if (src_in.dtype() != dtype_)
     throw Error(Status::TypeError("copy", std::string("dtype mismatch: ") + dtype_name(src_in.dtype()) + " vs " +
                                               dtype_name(dtype_)));
@@ -255,12 +302,13 @@ Tensor Tensor::slice(int64_t axis, int64_t start, int64_t stop, int64_t step) co
   if (step == 0) throw Error(Status::Invalid("slice", "slice step cannot be zero"));
   const size_t ax = static_cast<size_t>(axis);
   int64_t len = 0;
-  if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-  if (step < 0 && start > stop) len = (start - stop + (-step) - 1) / (-step);
+  // 1 + (extent - 1) / |step|: no overflow for steps near 2**63 (a[::2**64] clamps the step).
+  if (step > 0 && stop > start) len = 1 + (stop - start - 1) / step;
+  if (step < 0 && start > stop) len = 1 + (start - stop - 1) / -step;
   Tensor t = *this;
   if (len > 0) t.offset_ += start * strides_[ax];
   t.shape_[ax] = len;
-  t.strides_[ax] = strides_[ax] * step;
+  t.strides_[ax] = len > 1 ? strides_[ax] * step : strides_[ax];  // one element: any stride
   return t;
 }
 
@@ -313,6 +361,7 @@ Tensor Tensor::index(const std::vector<IndexItem>& items) const {
   t.storage_ = storage_;
   t.dtype_ = dtype_;
   t.offset_ = offset_;
+  t.readonly_ = readonly_;
   size_t src = 0;
   auto take_full = [&](int64_t count) {
     for (int64_t i = 0; i < count; ++i, ++src) {
@@ -343,11 +392,11 @@ Tensor Tensor::index(const std::vector<IndexItem>& items) const {
         int64_t start, stop;
         slice_indices(it, shape_[src], &start, &stop);
         int64_t len = 0;
-        if (it.step > 0 && stop > start) len = (stop - start + it.step - 1) / it.step;
-        if (it.step < 0 && start > stop) len = (start - stop - it.step - 1) / (-it.step);
+        if (it.step > 0 && stop > start) len = 1 + (stop - start - 1) / it.step;  // no overflow near 2**63
+        if (it.step < 0 && start > stop) len = 1 + (start - stop - 1) / -it.step;
         if (len > 0) t.offset_ += start * strides_[src];
         t.shape_.push_back(len);
-        t.strides_.push_back(strides_[src] * it.step);
+        t.strides_.push_back(len > 1 ? strides_[src] * it.step : strides_[src]);  // one element: any stride
         ++src;
         break;
       }
@@ -380,7 +429,11 @@ Tensor Tensor::reshape(Shape shape, bool allow_copy) const {
     throw Error(Status::Make(ErrorCode::kInvalidShape, "reshape",
                              "cannot reshape array of size " + std::to_string(n) + " into shape " + shape_str(shape)));
   const int64_t item = static_cast<int64_t>(itemsize());
-  if (is_contiguous()) return view_of(storage_, dtype_, shape, contiguous_strides(shape, item), offset_);
+  if (is_contiguous()) {
+    Tensor v = view_of(storage_, dtype_, shape, contiguous_strides(shape, item), offset_);
+    v.readonly_ = readonly_;
+    return v;
+  }
   // NumPy's _attempt_nocopy_reshape: match groups of old and new axes whose
   // products agree; each old group must be contiguous within itself.
   Shape os;
@@ -409,7 +462,9 @@ Tensor Tensor::reshape(Shape shape, bool allow_copy) const {
   }
   if (ok) {
     for (size_t k = ni; k < shape.size(); ++k) nst[k] = item;  // trailing ones
-    return view_of(storage_, dtype_, shape, nst, offset_);
+    Tensor v = view_of(storage_, dtype_, shape, nst, offset_);
+    v.readonly_ = readonly_;
+    return v;
   }
   if (!allow_copy)
     throw Error(Status::Make(ErrorCode::kInvalidShape, "reshape", "cannot reshape a non-contiguous array of shape " +
@@ -427,6 +482,7 @@ Tensor Tensor::broadcast_to(const Shape& shape) const {
                                  shape_str(shape)));
   };
   if (m > n) fail();
+  checked_nbytes(shape, itemsize(), "broadcast_to");  // negative dims, 2**64 elements: ValueError, not a wrapped size
   Tensor t = *this;
   t.shape_ = shape;
   t.strides_.assign(n, 0);

@@ -710,6 +710,7 @@ void scatter_elements(const Plan& plan, const Layout& l, const Tensor& v) {
 }  // namespace
 
 void setitem(const Tensor& x, const std::vector<Index>& index, const Tensor& value) {
+  x.check_writeable("setitem");
   if (basic_only(index)) {
     const Tensor view = x.index(basic_items(index));
     view.copy_from(prepare_value(x, value, view.shape(), "setitem"));
@@ -828,6 +829,7 @@ Tensor take_along_axis(const Tensor& x_in, const Tensor& indices, int64_t axis, 
 }
 
 void put_along_axis(const Tensor& x_in, const Tensor& indices, const Tensor& values, int64_t axis, bool flat) {
+  x_in.check_writeable("put_along_axis");
   Tensor x = x_in;
   if (flat) {
     if (!x_in.is_contiguous())
@@ -872,6 +874,7 @@ void put_along_axis(const Tensor& x_in, const Tensor& indices, const Tensor& val
 }
 
 void put(const Tensor& x, const Tensor& indices, const Tensor& values, IndexMode mode) {
+  x.check_writeable("put");
   if (!is_integer(indices.dtype()))
     throw Error(Status::TypeError("put", std::string("Cannot cast array data from dtype('") +
                                              dtype_name(indices.dtype()) + "') to dtype('int64') according to the rule 'safe'"));

@@ -328,6 +328,29 @@ void run_loop(InnerLoop loop, const Tensor& out, const Tensor* inputs, int n_in,
                            "operands could not be broadcast together with shapes" + shapes));
 }
 
+/// Operands whose bytes may change without pyasc seeing it (writable NumPy
+/// or DLPack memory, pool memory a NumPy view or capsule points into:
+/// Storage::volatile_bytes()) must be read by the recording call, not when a
+/// lazy node runs later (NumPy's semantics: `y = x * 2; n[:] = 100` leaves y).
+/// Bit i is set for operand i.
+unsigned volatile_operands(const Tensor* ins, int n) {
+  unsigned m = 0;
+  for (int i = 0; i < n; ++i)
+    if (ins[i].storage()->volatile_bytes()) m |= 1u << i;
+  return m;
+}
+
+/// Whether a node with the volatile operands in `vol` may still be recorded:
+/// those operands are then snapshotted (copied now) so the node fuses with
+/// the pending operands it also reads. Without a pending operand the node
+/// runs at once instead (one pass, no snapshot: the same bytes moved).
+bool snapshot_volatile(unsigned vol, const Tensor* ins, int n) {
+  if (vol == 0) return true;
+  for (int i = 0; i < n; ++i)
+    if (!(vol & (1u << i)) && ins[i].is_pending()) return true;
+  return false;
+}
+
 Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs, const Tensor* out) {
   DType in_dtypes[3];
   for (int i = 0; i < op.arity; ++i) in_dtypes[i] = inputs[i].dtype();
@@ -350,17 +373,21 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     shape_ptr = &bshape;
   }
   const Shape& shape = *shape_ptr;
+  const unsigned vol = volatile_operands(inputs, op.arity);
   if (!out && graph::lazy_enabled() && !reuse_buffer_active() && !(op.value_errors && !is_inexact(lt.out)) &&
-      shape_numel(shape, op.name.c_str()) > 0) {
+      shape_numel(shape, op.name.c_str()) > 0 && snapshot_volatile(vol, inputs, op.arity)) {
     // Lazy: a graph node (inputs cast by astype nodes); the work runs when a
     // value is observed, fused with its neighbours (asc/graph/graph.h).
     // Operands of the loop's dtypes are passed as they are (no tensor copies:
     // this is the per-op cost of small lazy graphs).
-    bool need_cast = false;
+    bool need_cast = vol != 0;
     for (int i = 0; i < op.arity; ++i) need_cast |= inputs[i].dtype() != lt.in[i];
     if (!need_cast) return graph::record_elementwise(op.name.c_str(), loop, lt.out, shape, inputs, op.arity);
     Tensor ins[3];
-    for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
+    for (int i = 0; i < op.arity; ++i) {
+      if (vol & (1u << i)) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i].clone() : cast(inputs[i], lt.in[i]);
+      else ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
+    }
     return graph::record_elementwise(op.name.c_str(), loop, lt.out, shape, ins, op.arity);
   }
   Tensor result;
@@ -378,7 +405,7 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     // the graph computed and nobody got a pointer to: recorded, so that it
     // fuses with its neighbours (graph::record_elementwise_into).
     if ((out->storage()->lazy_flags() & (Storage::kPendingWrite | Storage::kUnexposed)) && out->dtype() == lt.out &&
-        graph::lazy_enabled() && !reuse_buffer_active() &&
+        graph::lazy_enabled() && !reuse_buffer_active() && vol == 0 &&
         !(op.value_errors && !is_inexact(lt.out)) && shape_numel(shape, op.name.c_str()) > 0) {
       Tensor ins[3];
       for (int i = 0; i < op.arity; ++i) ins[i] = inputs[i].dtype() == lt.in[i] ? inputs[i] : cast(inputs[i], lt.in[i]);
@@ -494,6 +521,21 @@ void reduce_into(InnerLoop loop, const Tensor& acc, const Tensor& accv, const Te
   }
 }
 
+/// NumPy's rule for a reduction's out=: exactly the result's shape (no
+/// broadcasting into a larger out, no empty out for a 0-d result), else ValueError.
+void check_reduction_out(const OpDef& op, const Shape& result, const Tensor& out, bool keepdims) {
+  if (out.shape() == result) return;
+  if (out.ndim() != static_cast<int64_t>(result.size()))
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
+                             "output parameter for reduction operation " + op.name +
+                                 " has the wrong number of dimensions: Found " + std::to_string(out.ndim()) +
+                                 " but expected " + std::to_string(result.size()) +
+                                 (keepdims ? " (must match the operand's when keepdims=True)" : "")));
+  throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
+                           "output array of shape " + Tensor::shape_str(out.shape()) +
+                               " does not match the result shape " + Tensor::shape_str(result)));
+}
+
 Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const Tensor* out) {
   static const bool resolved = resolve_combine_ops();
   (void)resolved;
@@ -526,11 +568,12 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
       keep_shape.push_back(x.shape()[i]);
     }
   }
+  if (out) check_reduction_out(op, attrs.keepdims ? keep_shape : kept, *out, attrs.keepdims);
   if (reduced_count == 0 && (op.identity == Identity::kLowest || op.identity == Identity::kHighest))
     throw Error(Status::Invalid(op.name, "zero-size array to reduction operation " + combine.name +
                                              " which has no identity"));
   if (!out && graph::lazy_enabled() && !reuse_buffer_active() && x.numel() > 0 &&
-      graph::reduction_fusable(x.shape(), red)) {
+      !x.storage()->volatile_bytes() && graph::reduction_fusable(x.shape(), red)) {
     Tensor xin = x.dtype() == lt.in[0] ? x : cast(x, lt.in[0]);
     return graph::record_reduce(op.name.c_str(), loop, lt.out, xin, red, attrs.keepdims,
                                 identity_value(op.identity, lt.out));
@@ -560,7 +603,9 @@ namespace {
 /// Lazy argmax/argmin (all axes or one): a fused arg-reduction node. False
 /// when the call must run eagerly (its errors are raised there).
 bool record_arg(const OpDef& op, const Tensor& x, const Attrs& attrs, Tensor* r) {
-  if (!graph::lazy_enabled() || reuse_buffer_active() || x.ndim() == 0 || x.numel() == 0) return false;
+  if (!graph::lazy_enabled() || reuse_buffer_active() || x.ndim() == 0 || x.numel() == 0 ||
+      x.storage()->volatile_bytes())
+    return false;
   DimVector mask(static_cast<size_t>(x.ndim()), attrs.all_axes ? 1 : 0);
   if (!attrs.all_axes) {
     if (attrs.axes.size() != 1) return false;
@@ -577,6 +622,7 @@ Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs
                                              std::to_string(n)));
   for (int i = 0; i < n; ++i)
     if (!inputs[i].defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
+  if (out) out->check_writeable(op.name.c_str(), "output array is read-only");
   static const OpDef* const kArgmax = find_op("argmax");
   static const OpDef* const kArgmin = find_op("argmin");
   if (!out && (&op == kArgmax || &op == kArgmin)) {
@@ -592,6 +638,7 @@ Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs
                                                      dtype_name(inputs[i].dtype()) + ")"));
     Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
     if (!out) return r;
+    if (op.fusion == FusionClass::kReduction) check_reduction_out(op, r.shape(), *out, attrs.keepdims);
     out->copy_from(r.dtype() == out->dtype() ? r : cast(r, out->dtype()));
     return *out;
   }

@@ -39,15 +39,15 @@ def close(got, ref, rtol=None):
 # ---------------------------------------------------------------- group counts
 
 def test_triad_is_one_group():
-    a, b, c = (asc.asarray(np.random.default_rng(i).random(10007, np.float32)) for i in range(3))
+    a, b, c = (asc.array(np.random.default_rng(i).random(10007, np.float32)) for i in range(3))
     r, n = groups_of(lambda: (a * b + c).eval())
     assert n == 1
     close(r, np.asarray(a) * np.asarray(b) + np.asarray(c))
 
 
 def test_broadcast_outer_sum_is_one_group():
-    x = asc.asarray(np.arange(1024, dtype=np.float32).reshape(1024, 1))
-    y = asc.asarray(np.arange(1024, dtype=np.float32).reshape(1, 1024))
+    x = asc.array(np.arange(1024, dtype=np.float32).reshape(1024, 1))
+    y = asc.array(np.arange(1024, dtype=np.float32).reshape(1, 1024))
     r, n = groups_of(lambda: (x + y).eval())
     assert n == 1
     close(r, np.asarray(x) + np.asarray(y))
@@ -56,7 +56,7 @@ def test_broadcast_outer_sum_is_one_group():
 def test_reduction_at_group_end_and_shared_inputs():
     rng = np.random.default_rng(3)
     a_np, b_np = rng.random(70001, np.float32), rng.random(70001, np.float32)
-    a, b = asc.asarray(a_np), asc.asarray(b_np)
+    a, b = asc.array(a_np), asc.array(b_np)
     r, n = groups_of(lambda: asc.sum(a * b).eval())
     assert n == 1
     np.testing.assert_allclose(float(r), float(np.sum(a_np.astype(np.float64) * b_np)), rtol=1e-5)
@@ -68,7 +68,7 @@ def test_reduction_at_group_end_and_shared_inputs():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 def test_row_softmax_is_one_group(dtype):
     x_np = np.random.default_rng(0).normal(size=(129, 517)).astype(dtype)
-    x = asc.asarray(x_np)
+    x = asc.array(x_np)
 
     def softmax():
         e = asc.exp(x - x.max(axis=1, keepdims=True))
@@ -83,8 +83,8 @@ def test_row_softmax_is_one_group(dtype):
 
 
 def test_casts_of_broadcast_inputs_fuse():
-    x = asc.asarray(np.arange(64, dtype=np.int32).reshape(64, 1))
-    y = asc.asarray(np.linspace(0, 1, 48).astype(np.float16).reshape(1, 48))
+    x = asc.array(np.arange(64, dtype=np.int32).reshape(64, 1))
+    y = asc.array(np.linspace(0, 1, 48).astype(np.float16).reshape(1, 48))
     r, n = groups_of(lambda: ((x + y) * np.float32(2)).eval())
     assert n == 1
     close(r, (np.asarray(x) + np.asarray(y)) * np.float32(2))
@@ -92,7 +92,7 @@ def test_casts_of_broadcast_inputs_fuse():
 
 def test_mean_and_var_fuse_with_their_producers():
     xs = np.random.default_rng(5).normal(size=(300, 200)).astype(np.float32)
-    x = asc.asarray(xs)
+    x = asc.array(xs)
     r, n = groups_of(lambda: asc.mean(x * 2, axis=1).eval())
     assert n == 1
     close(r, np.mean(xs * 2, axis=1), rtol=1e-5)
@@ -108,7 +108,7 @@ def test_mean_and_var_fuse_with_their_producers():
 def test_every_axis_combination(op, shape):
     rng = np.random.default_rng(len(shape))
     xs = rng.uniform(0.5, 1.5, size=shape).astype(np.float64)
-    x = asc.asarray(xs)
+    x = asc.array(xs)
     nd = len(shape)
     combos = [None] + [c for k in range(1, nd + 1) for c in itertools.combinations(range(nd), k)]
     for axes in combos:
@@ -123,7 +123,7 @@ def test_every_axis_combination(op, shape):
             ref = run(np, xs)
             got = run(asc, x)
             with asc.lazy.eager():
-                eager = run(asc, asc.asarray(xs))
+                eager = run(asc, asc.array(xs))
             close(got, ref, rtol=1e-9 if op != "prod" else 1e-8)
             np.testing.assert_allclose(np.asarray(got).astype(np.float64), np.asarray(eager).astype(np.float64),
                                        rtol=1e-12)
@@ -134,7 +134,7 @@ def test_tails_around_simd_width_and_tile(n):
     rng = np.random.default_rng(n)
     a_np = rng.uniform(-2, 2, n).astype(np.float32)
     b_np = rng.uniform(-2, 2, n).astype(np.float32)
-    a, b = asc.asarray(a_np), asc.asarray(b_np)
+    a, b = asc.array(a_np), asc.array(b_np)
     close(asc.exp(a) * 2 + asc.sin(b), np.exp(a_np) * 2 + np.sin(b_np), rtol=1e-5)
     np.testing.assert_allclose(float(asc.sum(a * b)), float(np.sum(a_np.astype(np.float64) * b_np)), rtol=1e-4,
                                atol=1e-4)
@@ -145,7 +145,7 @@ def test_tails_around_simd_width_and_tile(n):
 def test_non_contiguous_and_negative_stride_inputs_all_dtypes():
     for dt in FLOATS + INTS + [np.bool_]:
         base = (np.arange(6 * 40) % 11).astype(dt).reshape(6, 40)
-        x = asc.asarray(base)
+        x = asc.array(base)
         views = [lambda z: z[::2, ::-3], lambda z: z.T[5:1:-1], lambda z: z[:, 7]]
         for v in views:
             with np.errstate(all="ignore"):
@@ -220,9 +220,9 @@ def test_random_trees_fused_eager_numpy(tree, dtype, reduce_axis, inplace):
 
     with np.errstate(all="ignore"):
         ref = run(np, [b.copy() for b in base])
-    got = run(asc, [asc.asarray(b.copy()) for b in base])
+    got = run(asc, [asc.array(b.copy()) for b in base])
     with asc.lazy.eager():
-        eager = run(asc, [asc.asarray(b.copy()) for b in base])
+        eager = run(asc, [asc.array(b.copy()) for b in base])
     ref = np.asarray(ref)
     t = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}.get(np.dtype(dtype), 1e-10)
     np.testing.assert_allclose(np.asarray(got).astype(np.float64), ref.astype(np.float64), rtol=t, atol=t)

@@ -66,7 +66,7 @@ LENGTHS = [1, 15, 16, 17, 63, 64, 65, SUB - 1, SUB, SUB + 1, 2 * SUB + 7, TILE -
 @pytest.mark.parametrize("n", LENGTHS)
 def test_triad_lengths_around_sub_tile_tile_and_chunk(n):
     a_np, b_np, c_np = (specials(rand(n, np.float32, s)) for s in range(3))
-    a, b, c = asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)
+    a, b, c = asc.array(a_np), asc.array(b_np), asc.array(c_np)
     r, groups = groups_of(lambda: triad(a, b, c).eval())
     assert groups == 1
     with np.errstate(all="ignore"):
@@ -77,7 +77,7 @@ def test_triad_lengths_around_sub_tile_tile_and_chunk(n):
 def test_triad_dtypes_bitwise(dtype):
     n = 3 * TILE + SUB + 5
     a_np, b_np, c_np = (specials(rand(n, dtype, s)) for s in range(3))
-    a, b, c = asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)
+    a, b, c = asc.array(a_np), asc.array(b_np), asc.array(c_np)
     with np.errstate(all="ignore"):
         ref = triad(a_np, b_np, c_np)
     same(triad(a, b, c).numpy(), ref)
@@ -87,7 +87,7 @@ def test_triad_dtypes_bitwise(dtype):
 def test_triad_half_dtypes(dtype):
     n = 2 * TILE + SUB - 1
     a_np, b_np, c_np = (specials(rand(n, dtype, s)) for s in range(3))
-    got = np.asarray(triad(asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)).numpy()).astype(np.float64)
+    got = np.asarray(triad(asc.array(a_np), asc.array(b_np), asc.array(c_np)).numpy()).astype(np.float64)
     with np.errstate(all="ignore"):
         ref = ((a_np * b_np) + c_np).astype(np.float64)
     np.testing.assert_allclose(got, ref, rtol=1e-2, atol=1e-2, equal_nan=True)
@@ -98,7 +98,7 @@ def test_large_output_streams_with_sub_tiles_and_tail():
     # an odd length leaves a tail in the last sub-tile of the last block.
     n = STREAM_F32 + 2 * CHUNK + 77
     a_np, b_np, c_np = (specials(rand(n, np.float32, s)) for s in range(3))
-    a, b, c = asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)
+    a, b, c = asc.array(a_np), asc.array(b_np), asc.array(c_np)
     with np.errstate(all="ignore"):
         same(triad(a, b, c).numpy(), triad(a_np, b_np, c_np))
     # Unaligned destination views of the inputs: offset by one element.
@@ -109,7 +109,7 @@ def test_large_output_streams_with_sub_tiles_and_tail():
 def test_two_outputs_sharing_inputs_one_pass_streamed():
     n = STREAM_F32 + 1001
     x_np, y_np, z_np = (rand(n, np.float32, s) for s in range(3))
-    x, y, z = asc.asarray(x_np), asc.asarray(y_np), asc.asarray(z_np)
+    x, y, z = asc.array(x_np), asc.array(y_np), asc.array(z_np)
     (p, q), groups = groups_of(lambda: asc.eval(x * y, x * y + z))
     assert groups == 1
     same(p.numpy(), x_np * y_np)
@@ -122,7 +122,7 @@ def test_strided_and_negative_stride_inputs_gathered_once_per_tile(n):
     # a UB slot (liveness slots would let them overwrite each other).
     base = [rand(2 * n + 4, np.float32, s) for s in range(3)]
     a_np, b_np, c_np = base[0][::2][:n], base[1][::-1][:n], base[2][1::2][:n]
-    a, b, c = (asc.asarray(x) for x in base)
+    a, b, c = (asc.array(x) for x in base)
     a, b, c = a[::2][:n], b[::-1][:n], c[1::2][:n]
     expr = lambda a, b, c: (a - b) * c + a * 0.5 - b  # noqa: E731
     same(expr(a, b, c).numpy(), expr(a_np, b_np, c_np))
@@ -136,7 +136,7 @@ def test_transposed_and_contiguous_mix():
     x_np = rand((700, 900), np.float32, 1)
     y_np = rand((900, 700), np.float32, 2)
     z_np = rand((700, 900), np.float32, 3)
-    x, y, z = asc.asarray(x_np), asc.asarray(y_np), asc.asarray(z_np)
+    x, y, z = asc.array(x_np), asc.array(y_np), asc.array(z_np)
     same((x * y.T + z - y.T).numpy(), x_np * y_np.T + z_np - y_np.T)
 
 
@@ -145,7 +145,7 @@ def test_broadcast_row_and_column_by_line(line):
     rows = max(3, (PARALLEL + 999) // line)
     col_np = specials(rand((rows, 1), np.float32, 1))
     row_np = specials(rand((1, line), np.float32, 2))
-    col, row = asc.asarray(col_np), asc.asarray(row_np)
+    col, row = asc.array(col_np), asc.array(row_np)
     r, groups = groups_of(lambda: (col + row).eval())
     assert groups == 1
     with np.errstate(all="ignore"):
@@ -158,7 +158,7 @@ def test_broadcast_3d_and_scalar_and_cast():
     a_np = rand((37, 1, 1030), np.float32, 1)
     b_np = rand((1, 29, 1030), np.float64, 2)
     c_np = rand((37, 29, 1), np.int32, 3)
-    a, b, c = asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)
+    a, b, c = asc.array(a_np), asc.array(b_np), asc.array(c_np)
     same((a * b + c - 3.0).numpy(), a_np * b_np + c_np - 3.0)
     # A cast of a broadcast input recomputed over the domain, feeding a row broadcast.
     same((a.astype(np.float64) * b).numpy(), a_np.astype(np.float64) * b_np)
@@ -168,15 +168,15 @@ def test_broadcast_of_negative_stride_row_gathers():
     row_base = rand((1, 2048), np.float32, 4)
     col_np = rand((300, 1), np.float32, 5)
     row_np = row_base[:, ::-1]
-    row = asc.asarray(row_base)[:, ::-1]
-    col = asc.asarray(col_np)
+    row = asc.array(row_base)[:, ::-1]
+    col = asc.array(col_np)
     same((row * col + row).numpy(), row_np * col_np + row_np)
 
 
 def test_in_place_on_pending_values_and_reversed_self():
     n = PARALLEL + SUB + 1
     a_np, b_np = rand(n, np.float32, 1), rand(n, np.float32, 2)
-    a, b = asc.asarray(a_np), asc.asarray(b_np)
+    a, b = asc.array(a_np), asc.array(b_np)
     c = a * b
     c += a          # recorded into c's pending storage
     c *= 0.5
@@ -189,7 +189,7 @@ def test_in_place_on_pending_values_and_reversed_self():
 def test_fused_equals_eager_bitwise():
     n = 2 * CHUNK + SUB + 9
     a_np, b_np, c_np = (specials(rand(n, np.float32, s)) for s in range(3))
-    a, b, c = asc.asarray(a_np), asc.asarray(b_np), asc.asarray(c_np)
+    a, b, c = asc.array(a_np), asc.array(b_np), asc.array(c_np)
     expr = lambda a, b, c: asc.exp(a * 0.01) * 2 + asc.sin(b) - c * c  # noqa: E731
     lazy = expr(a, b, c).numpy()
     asc.set_eager(True)
@@ -204,17 +204,17 @@ def test_fused_equals_eager_bitwise():
 
 
 def test_empty_and_zero_dim():
-    e = asc.asarray(np.zeros((0, 5), np.float32))
+    e = asc.array(np.zeros((0, 5), np.float32))
     same((e * e + e).numpy(), np.zeros((0, 5), np.float32))
     s_np = np.array(2.5, np.float32)
-    s = asc.asarray(s_np)
+    s = asc.array(s_np)
     same((s * s + s).numpy(), s_np * s_np + s_np)
 
 
 def test_reduction_after_chunked_product_is_deterministic():
     n = 4 * CHUNK + 12345
     a_np, b_np = rand(n, np.float32, 7), rand(n, np.float32, 8)
-    a, b = asc.asarray(a_np), asc.asarray(b_np)
+    a, b = asc.array(a_np), asc.array(b_np)
     first = float(asc.sum(a * b))
     for _ in range(3):
         assert float(asc.sum(a * b)) == first
@@ -231,7 +231,7 @@ def test_scalar_operands_expanded_in_sub_tiles(dtype, n):
     if d.kind == "c":
         a_np = a_np + 1j * rand(n, np.float64, 2).astype(d)
     s_np = np.asarray(3 if d.kind in "iu" else 1.5, dtype=d)
-    a, s = asc.asarray(a_np), asc.asarray(s_np)
+    a, s = asc.array(a_np), asc.array(s_np)
     with np.errstate(all="ignore"):
         same((a * s + s - a).numpy(), a_np * s_np + s_np - a_np)
         same((s * a * s).numpy(), s_np * a_np * s_np)
@@ -243,6 +243,6 @@ def test_column_operand_gathered_then_in_place_in_the_tail():
     # expanded copies must not be stale values of the gather.
     col_np = rand((41, 1), np.float32, 1)
     row_np = rand((1, 300), np.float32, 2)
-    col, row = asc.asarray(col_np), asc.asarray(row_np)
+    col, row = asc.array(col_np), asc.array(row_np)
     same((col * row + col - row).numpy(), col_np * row_np + col_np - row_np)
     same((row * col * 2.0 + col).numpy(), row_np * col_np * np.float32(2.0) + col_np)

@@ -31,7 +31,7 @@ def rnd(shape, dtype=np.float32, seed=0, lo=-3, hi=3):
 
 
 def test_results_are_pending_until_observed():
-    a = asc.asarray(rnd((100,)))
+    a = asc.array(rnd((100,)))
     b = a * 2 + 1
     assert b.is_pending()
     assert asc.lazy.pending_nodes() >= 2
@@ -44,7 +44,7 @@ def test_results_are_pending_until_observed():
 @pytest.mark.parametrize("observe", ["numpy", "asarray", "repr", "str", "tolist", "item", "bool", "float", "eval",
                                      "asc_eval", "synchronize", "stream_sync", "len_iter"])
 def test_every_observation_materialises(observe):
-    x = asc.asarray(np.array([1.5], np.float32))
+    x = asc.array(np.array([1.5], np.float32))
     y = x * 4 - 1
     assert y.is_pending()
     got = {
@@ -67,7 +67,7 @@ def test_every_observation_materialises(observe):
 
 
 def test_eval_returns_its_arguments():
-    a = asc.asarray(np.arange(4, dtype=np.float32))
+    a = asc.array(np.arange(4, dtype=np.float32))
     b, c = a + 1, a * 3
     assert asc.eval(b) is b
     r = asc.eval(b, c, 7)
@@ -91,7 +91,7 @@ def test_eval_returns_its_arguments():
 def test_eval_one_argument_raises_failed_work(run_python):
     code = """
         import numpy as np, pyasc as asc
-        a = asc.asarray(np.ones(1 << 20, np.float32))
+        a = asc.array(np.ones(1 << 20, np.float32))
         asc.set_memory_limit(1 << 20)
         b = a * 2  # one-node graph: fails when run (no memory)
         for i in range(2):  # the error stays with b
@@ -118,9 +118,9 @@ def test_lazy_equals_eager_equals_numpy_all_dtypes(dtype):
 
     with np.errstate(all="ignore"):
         ref = expr(np, xs, ys)
-    lazy = expr(asc, asc.asarray(xs), asc.asarray(ys))
+    lazy = expr(asc, asc.array(xs), asc.array(ys))
     with asc.lazy.eager():
-        eager = expr(asc, asc.asarray(xs), asc.asarray(ys))
+        eager = expr(asc, asc.array(xs), asc.array(ys))
     for r, l, e in zip(ref, lazy, eager):
         assert np.asarray(l).dtype == r.dtype
         np.testing.assert_array_equal(np.asarray(l), np.asarray(e))
@@ -132,20 +132,20 @@ def test_lazy_equals_eager_equals_numpy_all_dtypes(dtype):
 
 def test_special_values_and_empty_and_0d():
     v = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0], np.float32)
-    a = asc.asarray(v)
+    a = asc.array(v)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(np.asarray(asc.sqrt(a * a) - a), np.sqrt(v * v) - v)
         np.testing.assert_array_equal(np.signbit(np.asarray(-a * 1)), np.signbit(-v * 1))
-    e = asc.asarray(np.zeros((0, 3), np.float32))
+    e = asc.array(np.zeros((0, 3), np.float32))
     assert (e + 1).shape == (0, 3)
     assert np.asarray(asc.sum(e + 1)) == 0
-    z = asc.asarray(np.float64(2.5))
+    z = asc.array(np.float64(2.5))
     r = z * z + 1
     assert r.shape == () and r.item() == 7.25
 
 
 def test_write_after_read_setitem():
-    a = asc.asarray(np.arange(10, dtype=np.float32))
+    a = asc.array(np.arange(10, dtype=np.float32))
     b = a + 1  # pending reader of a
     a[0] = 100
     a[5:] = -1
@@ -154,7 +154,7 @@ def test_write_after_read_setitem():
 
 
 def test_write_after_read_inplace_and_out():
-    a = asc.asarray(np.arange(6, dtype=np.float64))
+    a = asc.array(np.arange(6, dtype=np.float64))
     b = a * 2
     a += 10
     c = a - 1
@@ -165,7 +165,7 @@ def test_write_after_read_inplace_and_out():
 
 
 def test_read_after_write_into_pending_and_views():
-    a = asc.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    a = asc.array(np.arange(12, dtype=np.float32).reshape(3, 4))
     p = a * 1  # pending
     p[1] = 0  # writes into the pending result: it is computed first
     q = p[::-1, ::2] + 1  # negative-stride view of it
@@ -181,7 +181,7 @@ def test_read_after_write_into_pending_and_views():
 
 def test_inplace_chain_on_views_keeps_numpy_order():
     base = np.arange(20, dtype=np.float32)
-    x = asc.asarray(base.copy())
+    x = asc.array(base.copy())
     ref = base.copy()
     for k in range(3):
         y = x[::2] * 2
@@ -194,7 +194,7 @@ def test_inplace_chain_on_views_keeps_numpy_order():
 
 
 def test_shared_subgraphs_and_dropped_references():
-    a = asc.asarray(rnd((50,), np.float64))
+    a = asc.array(rnd((50,), np.float64))
     t = asc.exp(a)
     u, w = t + 1, t * 2
     del t
@@ -215,7 +215,7 @@ def test_pending_size_bound():
     asc.lazy.set_max_pending_nodes(64)
     try:
         before = asc.lazy.graph_stats()
-        x = asc.asarray(np.ones(8))
+        x = asc.array(np.ones(8))
         for _ in range(1000):
             x = x * 0.5 + 0.5
             assert asc.lazy.pending_nodes() < 64
@@ -228,11 +228,11 @@ def test_pending_size_bound():
 
 
 def test_errors_raise_at_the_call_with_op_name():
-    a = asc.asarray(np.ones(3))
+    a = asc.array(np.ones(3))
     with pytest.raises(ValueError, match=r"\[add\].*\(3,\).*\(4,\)"):
-        a + asc.asarray(np.ones(4))
+        a + asc.array(np.ones(4))
     with pytest.raises(TypeError, match=r"subtract"):
-        asc.asarray(np.ones(3, bool)) - asc.asarray(np.ones(3, bool))
+        asc.array(np.ones(3, bool)) - asc.array(np.ones(3, bool))
     with pytest.raises(ValueError, match=r"axis 2 is out of bounds"):
         asc.sum(a, axis=2)
 
@@ -240,7 +240,7 @@ def test_errors_raise_at_the_call_with_op_name():
 def test_failed_work_raises_when_read(run_python):
     code = """
         import numpy as np, pyasc as asc
-        a = asc.asarray(np.ones(1 << 20, np.float32))
+        a = asc.array(np.ones(1 << 20, np.float32))
         asc.set_memory_limit(1 << 20)
         b = a * 2            # recorded: no memory yet
         try:
@@ -261,7 +261,7 @@ def test_failed_work_raises_when_read(run_python):
 
 def test_eager_mode_from_environment(run_python):
     r = run_python("import numpy as np, pyasc as asc\n"
-                   "a = asc.asarray(np.ones(3)); b = a + 1\n"
+                   "a = asc.array(np.ones(3)); b = a + 1\n"
                    "print(asc.is_eager(), b.is_pending(), b.tolist())",
                    env={"PYASC_EAGER": "1"})
     assert r.returncode == 0, r.stderr
@@ -269,7 +269,7 @@ def test_eager_mode_from_environment(run_python):
 
 
 def test_threads_and_streams():
-    a = asc.asarray(rnd((20000,), np.float32))
+    a = asc.array(rnd((20000,), np.float32))
     results = {}
 
     def work(k):
@@ -311,7 +311,7 @@ def test_numpy_view_writes_after_eval():
 def test_graph_dump_files(tmp_path):
     asc.lazy.set_graph_dump(True, str(tmp_path))
     try:
-        x = asc.asarray(rnd((16, 40), np.float32))
+        x = asc.array(rnd((16, 40), np.float32))
         e = asc.exp(x - x.max(axis=1, keepdims=True))
         r = e / e.sum(axis=1, keepdims=True)
         unused = x * 7
@@ -346,7 +346,7 @@ def test_graph_dump_files(tmp_path):
 
 def test_dump_from_environment(run_python, tmp_path):
     r = run_python("import numpy as np, pyasc as asc\n"
-                   "a = asc.asarray(np.ones(8, np.float32)); print(float(asc.sum(a * 2 + 1)))",
+                   "a = asc.array(np.ones(8, np.float32)); print(float(asc.sum(a * 2 + 1)))",
                    env={"ASCEND_DUMP_GRAPH": "1", "ASCEND_DUMP_GRAPH_PATH": str(tmp_path / "d"), "PYASC_EAGER": "0"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["24.0"]
@@ -360,7 +360,7 @@ def test_dump_from_environment(run_python, tmp_path):
 def test_profiler_records_graph_kernels():
     from pyasc.profiler import Profiler
 
-    x = asc.asarray(rnd((300,), np.float32))
+    x = asc.array(rnd((300,), np.float32))
     with Profiler() as prof:
         (x * 2 + 1).eval()
     names = [e["name"] for e in prof.events() if e["kind"] == "graph" and e["name"].startswith("fused[")]

@@ -24,7 +24,7 @@ def data(n=10007, seed=0, dtype=np.float64):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
 def test_inplace_chain_is_one_group(dtype):
     na, nb, nd = data(seed=1, dtype=dtype), data(seed=2, dtype=dtype), data(seed=3, dtype=dtype)
-    a, b, d = asc.asarray(na), asc.asarray(nb), asc.asarray(nd)
+    a, b, d = asc.array(na), asc.array(nb), asc.array(nd)
 
     def run():
         c = a + b
@@ -47,7 +47,7 @@ def test_inplace_chain_is_one_group(dtype):
 
 def test_out_argument_on_pending_values_is_recorded():
     na, nb = data(seed=4), data(seed=5)
-    a, b = asc.asarray(na), asc.asarray(nb)
+    a, b = asc.array(na), asc.array(nb)
 
     def run():
         c = a * b
@@ -64,7 +64,7 @@ def test_out_argument_on_pending_values_is_recorded():
 
 def test_write_after_read_keeps_old_values():
     na = data(seed=6)
-    a = asc.asarray(na)
+    a = asc.array(na)
     c = a + 1
     e = c * 2          # reads c before the update
     s = asc.sum(c)     # a reduction of the old value too
@@ -79,7 +79,7 @@ def test_write_after_read_keeps_old_values():
 @pytest.mark.parametrize("n", [1, 2, 17, 4096, 4097, 70001])
 def test_overlapping_operands_are_buffered_like_numpy(n):
     na = data(n, seed=7)
-    a = asc.asarray(na)
+    a = asc.array(na)
     c = a * 1
     c += c[::-1]
     ref = na * 1
@@ -94,7 +94,7 @@ def test_overlapping_operands_are_buffered_like_numpy(n):
 
 def test_transposed_self_update():
     m = data(64 * 64, seed=8).reshape(64, 64)
-    x = asc.asarray(m)
+    x = asc.array(m)
     c = x + 0
     c += c.T
     ref = m + 0
@@ -104,7 +104,7 @@ def test_transposed_self_update():
 
 def test_views_taken_before_the_write_see_it():
     na = data(1000, seed=9)
-    a = asc.asarray(na)
+    a = asc.array(na)
     c = a + 1
     v = c[::2]
     w = c.reshape(10, 100)[3]
@@ -115,7 +115,7 @@ def test_views_taken_before_the_write_see_it():
 
 def test_writes_through_views_and_leaves_stay_correct():
     na = data(1000, seed=10)
-    a = asc.asarray(na.copy())
+    a = asc.array(na.copy())
     c = a + 1
     c[::2] += 1        # a view: runs eagerly (materialises c first)
     c[1:3] = 7
@@ -128,9 +128,9 @@ def test_writes_through_views_and_leaves_stay_correct():
 
 
 def test_dtype_changing_updates():
-    a = asc.asarray(np.arange(300, dtype=np.int8))
+    a = asc.array(np.arange(300, dtype=np.int8))
     c = a + 1
-    c += asc.asarray(np.arange(300, dtype=np.int16))  # computed in int16, cast back (same_kind)
+    c += asc.array(np.arange(300, dtype=np.int16))  # computed in int16, cast back (same_kind)
     ref = np.arange(300, dtype=np.int8) + 1
     ref += np.arange(300, dtype=np.int16).astype(np.int16)
     np.testing.assert_array_equal(np.asarray(c), ref)
@@ -143,12 +143,12 @@ def test_dtype_changing_updates():
 def test_broadcast_operand_and_0d():
     m = data(30 * 40, seed=11).reshape(30, 40)
     row = data(40, seed=12)
-    x, r = asc.asarray(m), asc.asarray(row)
+    x, r = asc.array(m), asc.array(row)
     c = x * 2
     c -= r
     c /= 2
     np.testing.assert_array_equal(np.asarray(c), (m * 2 - row) / 2)
-    z = asc.asarray(np.float64(3)) + 1
+    z = asc.array(np.float64(3)) + 1
     z *= 2
     assert float(z) == 8.0
     with pytest.raises(ValueError):
@@ -158,7 +158,7 @@ def test_broadcast_operand_and_0d():
 
 def test_long_inplace_loop_respects_the_size_bound():
     na = data(5000, seed=13)
-    a = asc.asarray(na)
+    a = asc.array(na)
     before = asc.lazy.graph_stats()["auto_flushes"]
     c = a + 0
     for _ in range(2500):
@@ -173,7 +173,7 @@ def test_long_inplace_loop_respects_the_size_bound():
 
 def test_pending_value_of_another_thread():
     na = data(2000, seed=14)
-    a = asc.asarray(na)
+    a = asc.array(na)
     box = {}
 
     def make():
@@ -190,12 +190,12 @@ def test_pending_value_of_another_thread():
 def test_eager_mode_agrees():
     na, nb = data(seed=15), data(seed=16)
     with asc.lazy.eager():
-        a, b = asc.asarray(na), asc.asarray(nb)
+        a, b = asc.array(na), asc.array(nb)
         c = a + b
         c *= 2
         c += c[::-1]
         eager = np.asarray(c)
-    a, b = asc.asarray(na), asc.asarray(nb)
+    a, b = asc.array(na), asc.array(nb)
     c = a + b
     c *= 2
     c += c[::-1]
@@ -243,10 +243,10 @@ def test_random_update_programs(steps, n):
     base = [data(n, seed=20 + i) for i in range(3)]
     ref = replay(np, steps, [b.copy() for b in base])
     # pending starting values (x * 1) so that updates are recorded, and leaves
-    got = replay(asc, steps, [asc.asarray(b.copy()) * 1 for b in base])
+    got = replay(asc, steps, [asc.array(b.copy()) * 1 for b in base])
     leaves = replay(asc, steps, [asc.asarray(b.copy()) for b in base])
     with asc.lazy.eager():
-        eager = replay(asc, steps, [asc.asarray(b.copy()) for b in base])
+        eager = replay(asc, steps, [asc.array(b.copy()) for b in base])
     for r, g, l, e in zip(ref, got, leaves, eager):
         np.testing.assert_allclose(np.asarray(g), r, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(np.asarray(l), r, rtol=1e-12, atol=1e-12)
@@ -257,7 +257,7 @@ def test_random_update_programs(steps, n):
 
 def computed(na, nb):
     """a + b computed by the graph (materialised, no pointer handed out)."""
-    c = asc.asarray(na) + asc.asarray(nb)
+    c = asc.array(na) + asc.array(nb)
     asc.eval(c)
     assert not c.is_pending()
     return c
@@ -267,7 +267,7 @@ def computed(na, nb):
 def test_updates_of_computed_arrays_are_recorded(dtype):
     na, nb, nd = data(seed=30, dtype=dtype), data(seed=31, dtype=dtype), data(seed=32, dtype=dtype)
     c = computed(na, nb)
-    d = asc.asarray(nd)
+    d = asc.array(nd)
 
     def run():
         nonlocal c

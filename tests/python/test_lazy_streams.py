@@ -32,7 +32,7 @@ def gate(stream):
 
 
 def test_graphs_are_per_stream():
-    x = asc.asarray(rnd((100,), 1))
+    x = asc.array(rnd((100,), 1))
     s1, s2 = asc.Stream(), asc.Stream()
     with s1:
         a = x * 2
@@ -53,7 +53,7 @@ def test_two_stream_blocks_overlap():
     """Work of stream B finishes while stream A's work is in flight (blocked):
     B never waits for A, so the two can run at the same time."""
     nx, nz = rnd((200000,), 2), rnd((200000,), 3)
-    x, z = asc.asarray(nx), asc.asarray(nz)
+    x, z = asc.array(nx), asc.array(nz)
     sa, sb = asc.Stream(), asc.Stream()
     ev = gate(sa)
     try:
@@ -75,7 +75,7 @@ def test_two_stream_blocks_overlap():
 
 def test_both_streams_in_flight_at_once():
     nx = rnd((100000,), 4)
-    x = asc.asarray(nx)
+    x = asc.array(nx)
     sa, sb = asc.Stream(), asc.Stream()
     ea, eb = gate(sa), gate(sb)
     try:
@@ -98,7 +98,7 @@ def test_both_streams_in_flight_at_once():
 
 def test_read_after_write_across_streams():
     nx = rnd((5000,), 5)
-    x = asc.asarray(nx)
+    x = asc.array(nx)
     sa, sb = asc.Stream(), asc.Stream()
     ev = gate(sa)
     try:
@@ -116,7 +116,7 @@ def test_read_after_write_across_streams():
 
 def test_write_after_read_across_streams():
     nx = rnd((5000,), 6)
-    x = asc.asarray(nx.copy())
+    x = asc.array(nx.copy())
     sa = asc.Stream()
     ev = gate(sa)
     with sa:
@@ -136,7 +136,7 @@ def test_cross_stream_chains_match_numpy():
     streams = [asc.Stream() for _ in range(3)]
     na = rng.standard_normal((64, 33)).astype(np.float32)
     nb = rng.standard_normal((33,)).astype(np.float32)
-    a, b = asc.asarray(na), asc.asarray(nb)
+    a, b = asc.array(na), asc.array(nb)
     ref_a, ref_b = na, nb
     for i in range(30):
         s = streams[i % 3]
@@ -158,18 +158,18 @@ def test_stream_results_equal_eager(dtype):
     nx = (rnd((3000,), 8) * 10).astype(dtype)
     s = asc.Stream()
     with s:
-        x = asc.asarray(nx)
+        x = asc.array(nx)
         y = (x + x) * x - x
         asc.lazy.flush()
     got = np.asarray(y)
     with asc.lazy.eager(True):
-        e = np.asarray((asc.asarray(nx) + asc.asarray(nx)) * asc.asarray(nx) - asc.asarray(nx))
+        e = np.asarray((asc.array(nx) + asc.array(nx)) * asc.array(nx) - asc.array(nx))
     np.testing.assert_array_equal(got, e)
 
 
 def test_failure_crosses_streams():
     sa, sb = asc.Stream(), asc.Stream()
-    x = asc.asarray(rnd((1 << 22,), 9))
+    x = asc.array(rnd((1 << 22,), 9))
     with sa:
         ya = x * 2
     ev = gate(sa)
@@ -198,7 +198,7 @@ def test_failure_crosses_streams():
 
 def test_threads_with_own_streams_and_cross_reads():
     nx = rnd((20000,), 10)
-    x = asc.asarray(nx)
+    x = asc.array(nx)
     out = {}
 
     def work(k):
@@ -218,7 +218,7 @@ def test_threads_with_own_streams_and_cross_reads():
 
 
 def test_pending_work_of_an_exited_thread():
-    x = asc.asarray(np.arange(10, dtype=np.float64))
+    x = asc.array(np.arange(10, dtype=np.float64))
     box = []
     t = threading.Thread(target=lambda: box.append((x + 1) * 2))
     t.start()
@@ -231,7 +231,7 @@ def test_asc_eval_waits_and_returns():
     ev = gate(s)
     nx = rnd((1000,), 11)
     with s:
-        y = asc.asarray(nx) * 4
+        y = asc.array(nx) * 4
     threading.Timer(0.05, ev.set).start()
     assert asc.eval(y) is y  # waits for the stream (gate released by the timer)
     assert not y.is_pending()
@@ -258,11 +258,11 @@ def callback():
     time.sleep(0.3)  # meanwhile the loop below fills the in-flight bound
     if USE_PYASC:  # records and evaluates on its own stream: needs the graph lock
         with asc.Stream():
-            log.append(float((asc.asarray(nx) * 2).sum()))
+            log.append(float((asc.array(nx) * 2).sum()))
     log.append("callback")  # needs the GIL after the sleep
 
 s.add_callback(callback)
-x = asc.asarray(nx)
+x = asc.array(nx)
 t0 = time.perf_counter()
 with s:
     y = x

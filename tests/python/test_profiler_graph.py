@@ -36,7 +36,7 @@ def _inside(inner, outer):
 
 def test_fused_group_span_names_ops_shapes_and_bytes(tmp_path):
     n = 10_000
-    a, b, c = (asc.asarray(np.full(n, v, np.float32)) for v in (1.5, 2.0, -1.0))
+    a, b, c = (asc.array(np.full(n, v, np.float32)) for v in (1.5, 2.0, -1.0))
     with Profiler() as prof:
         r = a * b + c
         asc.eval(r)
@@ -61,7 +61,7 @@ def test_fused_group_span_names_ops_shapes_and_bytes(tmp_path):
 
 
 def test_groups_of_one_flush_are_numbered_ordered_and_nested(tmp_path):
-    x = asc.asarray(np.arange(64 * 32, dtype=np.float32).reshape(64, 32))
+    x = asc.array(np.arange(64 * 32, dtype=np.float32).reshape(64, 32))
     with Profiler() as prof:
         col = (x * 2).sum(axis=0)          # a reduction ends the first group
         y = (col + 1) * (x - 3)             # the broadcast use of it is a later group
@@ -87,7 +87,7 @@ def test_groups_of_one_flush_are_numbered_ordered_and_nested(tmp_path):
 
 
 def test_one_materialize_per_flush_and_key_averages_match(tmp_path):
-    a = asc.asarray(np.linspace(-1, 1, 4096, dtype=np.float32))
+    a = asc.array(np.linspace(-1, 1, 4096, dtype=np.float32))
     with Profiler() as prof:
         for _ in range(5):
             asc.eval(asc.exp(a) * 2)
@@ -105,7 +105,7 @@ def test_one_materialize_per_flush_and_key_averages_match(tmp_path):
 
 def test_large_group_runs_its_blocks_on_all_cores_inside_the_group_span(tmp_path):
     n = 1 << 21
-    a = asc.asarray(np.ones(n, np.float32))
+    a = asc.array(np.ones(n, np.float32))
     with Profiler() as prof:
         asc.eval(a * 3 + 1)
     events = _trace(prof, tmp_path)["traceEvents"]
@@ -121,7 +121,7 @@ def test_large_group_runs_its_blocks_on_all_cores_inside_the_group_span(tmp_path
 
 
 def test_eager_mode_records_no_graph_events(tmp_path):
-    a = asc.asarray(np.ones(100, np.float32))
+    a = asc.array(np.ones(100, np.float32))
     with asc.lazy.eager(True):
         with Profiler() as prof:
             (a + 1).numpy()
@@ -129,7 +129,7 @@ def test_eager_mode_records_no_graph_events(tmp_path):
 
 
 def test_graph_after_stop_is_not_recorded():
-    a = asc.asarray(np.ones(100, np.float32))
+    a = asc.array(np.ones(100, np.float32))
     with Profiler() as prof:
         asc.eval(a + 2)
     asc.eval(a + 1)  # after stop

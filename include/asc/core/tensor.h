@@ -208,6 +208,37 @@ class Storage {
   size_t nbytes() const noexcept { return nbytes_; }
   bool is_external() const noexcept { return kind_ == kExternal; }
   bool is_inline() const noexcept { return kind_ == kInline; }
+  /// Pinned host memory (runtime::pinned_host_pool()), from allocate_pinned().
+  bool is_pinned() const noexcept { return kind_ == kPinned; }
+  /// `nbytes` bytes from the pinned host pool (uninitialised).
+  static std::shared_ptr<Storage> allocate_pinned(size_t nbytes);
+
+  // ---- who may change the bytes ----
+  /// kReadOnly: writes through pyasc are refused (external memory NumPy
+  /// marks read-only: np.load(mmap_mode='r'), np.frombuffer(bytes), DLPack
+  /// read-only imports). kImmutable: nothing can change the bytes while this
+  /// storage lives (a Python bytes object's memory): lazy nodes may read
+  /// them whenever they run. kPrivate: external memory only pyasc holds (a
+  /// NumPy temporary made by the conversion itself). Set once, at creation.
+  enum AccessFlag : uint8_t { kReadOnly = 1, kImmutable = 2, kPrivate = 4 };
+  uint8_t access() const noexcept { return access_; }
+  void set_access(uint8_t a) noexcept { access_ = a; }
+  bool read_only() const noexcept { return (access_ & kReadOnly) != 0; }
+  /// Raw pointers to the bytes held outside pyasc (NumPy views, PEP 3118
+  /// buffers, DLPack capsules, __array_interface__): while any is alive,
+  /// code pyasc does not see may write the bytes. add_export()/release_export()
+  /// pair up around a holder's lifetime; a holder whose end is unknown adds
+  /// one for good.
+  void add_export() const noexcept { exports_.fetch_add(1, std::memory_order_relaxed); }
+  void release_export() const noexcept { exports_.fetch_sub(1, std::memory_order_relaxed); }
+  int32_t exports() const noexcept { return exports_.load(std::memory_order_relaxed); }
+  /// Whether the bytes may change without pyasc knowing (writable external
+  /// memory that is not private, or any live export): a lazy node must not
+  /// read them later than its recording call.
+  bool volatile_bytes() const noexcept {
+    return (kind_ == kExternal && (access_ & (kImmutable | kPrivate)) == 0) ||
+           exports_.load(std::memory_order_relaxed) > 0;
+  }
 
   // ---- lazy evaluation (used by asc::graph; guarded by the graph's lock) ----
   /// kUnexposed: the bytes were written by the graph and no raw pointer to
@@ -238,10 +269,12 @@ class Storage {
   explicit Storage(Token) noexcept {}  // for make_shared only
 
  private:
-  enum Kind : uint8_t { kPool, kExternal, kInline };
+  enum Kind : uint8_t { kPool, kExternal, kInline, kPinned };
   uint8_t* data_ = nullptr;
   size_t nbytes_ = 0;
   Kind kind_ = kPool;
+  uint8_t access_ = 0;
+  mutable std::atomic<int32_t> exports_{0};
   std::shared_ptr<void> keep_alive_;
   mutable std::atomic<uint8_t> lazy_flags_{0};
   mutable std::shared_ptr<void> producer_;
@@ -291,6 +324,18 @@ class Tensor {
   bool is_pending() const noexcept {
     return storage_ && (storage_->lazy_flags() & Storage::kPendingWrite) != 0;
   }
+  /// NumPy's WRITEABLE flag: false for views marked read-only (set_writeable,
+  /// broadcast_to from Python) and for storages that are read-only. Views
+  /// taken from this tensor inherit it.
+  bool writeable() const noexcept { return !readonly_ && !(storage_ && storage_->read_only()); }
+  /// Clears or sets the flag; setting it on a read-only storage is
+  /// kInvalidParam ("cannot set WRITEABLE flag to True of this array"), as NumPy.
+  void set_writeable(bool w);
+  /// kInvalidParam "[op] <what>" (NumPy's "assignment destination is
+  /// read-only" / "output array is read-only") unless writeable().
+  void check_writeable(const char* op, const char* what = "assignment destination is read-only") const {
+    if (!writeable()) throw_read_only(op, what);
+  }
 
   bool is_contiguous() const noexcept;    // C order, positive strides
   bool is_f_contiguous() const noexcept;  // Fortran order
@@ -322,17 +367,28 @@ class Tensor {
   static std::string shape_str(const Shape& s);
 
  private:
+  [[noreturn]] static void throw_read_only(const char* op, const char* what);
   std::shared_ptr<Storage> storage_;
   DType dtype_ = DType::kFloat32;
   Shape shape_;
   Strides strides_;
   int64_t offset_ = 0;
+  bool readonly_ = false;
 };
 
 /// C-contiguous byte strides of `shape` for elements of `itemsize` bytes.
 Strides contiguous_strides(const Shape& shape, int64_t itemsize);
 /// Product of the dims (1 for 0-d). Throws kInvalidShape on negative dims or overflow.
 int64_t shape_numel(const Shape& shape, const char* op = "shape");
+/// numel * itemsize of `shape`, checked: kInvalidShape (ValueError, NumPy's
+/// "array is too big; `arr.size * arr.dtype.itemsize` is larger than the
+/// maximum possible size.") when it does not fit int64, kInvalidShape on
+/// negative dims. Every new array or view of a new shape goes through it.
+int64_t checked_nbytes(const Shape& shape, size_t itemsize, const char* op);
+/// a + b and a * b of sizes/extents, kInvalidShape ("array is too big") on
+/// int64 overflow instead of wrapping (repeat, concatenate, pad, tile totals).
+int64_t checked_add(int64_t a, int64_t b, const char* op);
+int64_t checked_mul(int64_t a, int64_t b, const char* op);
 /// Normalises a possibly negative axis; kInvalidParam ("axis 3 is out of bounds
 /// for array of dimension 2", NumPy's AxisError text) when outside [-ndim, ndim).
 int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op);

@@ -28,9 +28,11 @@
 // Ordering: nodes read their inputs' values as of the recording call. Any
 // raw access to a storage (Tensor::data(): setitem, in-place operators,
 // out=, copies, opaque ops, NumPy views) first runs every pending graph that
-// writes or reads that storage. Memory shared with NumPy and written through
-// NumPy while pyasc work that reads it is pending is the one case pyasc
-// cannot see: evaluate first (eval(), asc.synchronize()).
+// writes or reads that storage. Memory that may change without pyasc seeing
+// it (Storage::volatile_bytes(): writable NumPy/DLPack memory, storages a
+// NumPy view or capsule points into) is never read by a node later than its
+// recording call: asc::ops::call runs such nodes at the call, or snapshots
+// those operands when the node also reads pending values.
 //
 // Streams: graphs are per stream -- ops record into the graph of the calling
 // thread's current stream (asc::runtime::current_stream(), `with

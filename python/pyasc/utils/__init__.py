@@ -5,6 +5,7 @@
   :mod:`pyasc.utils.precision`.
 * :func:`load_array` -- reads ``.npy``, ``.npz:key`` and raw ``.bin`` files
   the way ``pyasc-compare`` does (never unpickling).
+* :func:`numpy` -- a host NumPy copy (never a view) of a pyasc array.
 * :func:`collect_info` -- version, build, device, memory and environment
   information as a dict (the data of ``pyasc-info``).
 
@@ -23,6 +24,7 @@ __all__ = [
     "load_array",
     "collect_info",
     "ENVIRONMENT_VARIABLES",
+    "numpy",
 ]
 
 _LAZY = {
@@ -33,6 +35,7 @@ _LAZY = {
     "load_array": "precision",
     "collect_info": "info",
     "ENVIRONMENT_VARIABLES": "info",
+    "numpy": "host",
 }
 
 
