@@ -41,6 +41,22 @@ positive = _C.positive
 absolute = _C.absolute
 abs = _C.absolute  # noqa: A001 - NumPy's name
 maximum = _C.maximum
+
+def relu(x, /, out=None):
+    """``max(x, 0)`` elementwise, as ``torch.relu``: the dtype is kept (integers too, Python
+    scalars take NumPy's default dtypes), NaN propagates, signed zeros as NumPy's
+    ``maximum(x, 0)``; bool and complex inputs raise TypeError. Recorded as a ``maximum``
+    node with a scalar operand, so it fuses with its neighbours (``relu(a @ b + bias)`` is one
+    epilogue pass after the matmul). ``out=`` as in ``maximum``."""
+    if not isinstance(x, _C.ndarray):
+        x = _C.asarray(x, None, None)
+    kind = _np.dtype(x.dtype).kind
+    if kind in "bc":
+        from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE,
+                              f"[relu] not supported for {x.dtype} input (torch.relu rejects bool and complex)")
+    return _C.maximum(x, 0, out=out)
 minimum = _C.minimum
 equal = _C.equal
 not_equal = _C.not_equal
@@ -249,7 +265,7 @@ __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64",
     "add", "subtract", "multiply", "true_divide", "divide", "floor_divide", "remainder", "mod",
-    "negative", "positive", "absolute", "abs", "maximum", "minimum",
+    "negative", "positive", "absolute", "abs", "maximum", "minimum", "relu",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "exp", "log", "sqrt",
