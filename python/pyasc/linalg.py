@@ -27,7 +27,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
-from . import _linalg_ns as _lns
+from . import _linalg_products as _lns
 from .errors import AscendLinAlgError as LinAlgError
 from .errors import AscendTypeError as _TypeError
 from .errors import AscendValueError as _ValueError

@@ -42,6 +42,7 @@ absolute = _C.absolute
 abs = _C.absolute  # noqa: A001 - NumPy's name
 maximum = _C.maximum
 
+
 def relu(x, /, out=None):
     """``max(x, 0)`` elementwise, as ``torch.relu``: the dtype is kept (integers too, Python
     scalars take NumPy's default dtypes), NaN propagates, signed zeros as NumPy's
@@ -284,9 +285,9 @@ __all__ = [
 __all__ += _MATH_NAMES
 __all__ += _COMPLEX_NAMES
 
-from . import _linalg_ns  # noqa: E402 - matmul, dot, einsum, ... (linear algebra in the namespace)
-from ._linalg_ns import *  # noqa: E402,F401,F403
-__all__ += _linalg_ns.__all__
+from . import _linalg_products  # noqa: E402 - matmul, dot, einsum, ... (linear algebra in the namespace)
+from ._linalg_products import *  # noqa: E402,F401,F403
+__all__ += _linalg_products.__all__
 
 from . import _sorting  # noqa: E402 - sort, argsort, unique, isin, where(cond), ... (issue 3)
 from ._sorting import *  # noqa: E402,F401,F403
@@ -296,13 +297,73 @@ from . import _manipulation  # noqa: E402 - concatenate/stack/split/pad/take/put
 from ._manipulation import *  # noqa: E402,F401,F403
 __all__ += [n for n in _manipulation.__all__ if n not in __all__]
 
-from . import _statistics  # noqa: E402 - median/quantile/cov/diff/gradient/interp/convolve/polyfit/gcd ... (issue 3)
+from . import _statistics  # noqa: E402 - median/quantile/percentile/average/ptp/cov/corrcoef
 from ._statistics import *  # noqa: E402,F401,F403
 __all__ += [n for n in _statistics.__all__ if n not in __all__]
 
-from . import _extras  # noqa: E402 - select/rot90/insert/delete/set ops/packbits/save/load/printoptions ... (issue 3)
-from ._extras import *  # noqa: E402,F401,F403
-__all__ += [n for n in _extras.__all__ if n not in __all__]
+from . import _function_base  # noqa: E402 - select/rot90/insert/delete/vectorize/diff/gradient/interp ...
+from ._function_base import *  # noqa: E402,F401,F403
+__all__ += [n for n in _function_base.__all__ if n not in __all__]
+
+from . import _fromnumeric  # noqa: E402 - choose/shape/size/ndim/resize
+from ._fromnumeric import *  # noqa: E402,F401,F403
+__all__ += [n for n in _fromnumeric.__all__ if n not in __all__]
+
+from . import _twodim_base  # noqa: E402 - fliplr/flipud/tril_indices/triu_indices(_from)
+from ._twodim_base import *  # noqa: E402,F401,F403
+__all__ += [n for n in _twodim_base.__all__ if n not in __all__]
+
+from . import _numeric  # noqa: E402 - indices/fromfunction/isclose/allclose/array_equal/convolve ...
+from ._numeric import *  # noqa: E402,F401,F403
+__all__ += [n for n in _numeric.__all__ if n not in __all__]
+
+from . import _index_tricks  # noqa: E402 - ix_/unravel_index/ravel_multi_index/fill_diagonal/ndindex ...
+from ._index_tricks import *  # noqa: E402,F401,F403
+__all__ += [n for n in _index_tricks.__all__ if n not in __all__]
+
+from . import _arraysetops  # noqa: E402 - setdiff1d/union1d/intersect1d/setxor1d/ediff1d
+from ._arraysetops import *  # noqa: E402,F401,F403
+__all__ += [n for n in _arraysetops.__all__ if n not in __all__]
+
+from . import _shape_base  # noqa: E402 - block/row_stack/apply_along_axis/apply_over_axes
+from ._shape_base import *  # noqa: E402,F401,F403
+__all__ += [n for n in _shape_base.__all__ if n not in __all__]
+
+from . import _creation  # noqa: E402 - logspace/geomspace/frombuffer/fromiter/asarray_chkfinite
+from ._creation import *  # noqa: E402,F401,F403
+__all__ += [n for n in _creation.__all__ if n not in __all__]
+
+from . import _multiarray  # noqa: E402 - copyto/shares_memory/may_share_memory/packbits/unpackbits/lexsort
+from ._multiarray import *  # noqa: E402,F401,F403
+__all__ += [n for n in _multiarray.__all__ if n not in __all__]
+
+from . import _polynomial  # noqa: E402 - polyval/polyfit
+from ._polynomial import *  # noqa: E402,F401,F403
+__all__ += [n for n in _polynomial.__all__ if n not in __all__]
+
+from . import _type_check  # noqa: E402 - nan_to_num/real_if_close/isreal/iscomplex
+from ._type_check import *  # noqa: E402,F401,F403
+__all__ += [n for n in _type_check.__all__ if n not in __all__]
+
+from . import _ufunclike  # noqa: E402 - fix
+from ._ufunclike import *  # noqa: E402,F401,F403
+__all__ += [n for n in _ufunclike.__all__ if n not in __all__]
+
+from . import _umath  # noqa: E402 - modf/frexp/divmod/gcd/lcm
+from ._umath import *  # noqa: E402,F401,F403
+__all__ += [n for n in _umath.__all__ if n not in __all__]
+
+from . import _ufunc_config  # noqa: E402 - seterr/geterr/errstate
+from ._ufunc_config import *  # noqa: E402,F401,F403
+__all__ += [n for n in _ufunc_config.__all__ if n not in __all__]
+
+from . import _arrayprint  # noqa: E402 - printoptions/array2string/array_repr/array_str
+from ._arrayprint import *  # noqa: E402,F401,F403
+__all__ += [n for n in _arrayprint.__all__ if n not in __all__]
+
+from . import _npyio  # noqa: E402 - save/load/savez/savez_compressed/loadtxt/savetxt/genfromtxt
+from ._npyio import *  # noqa: E402,F401,F403
+__all__ += [n for n in _npyio.__all__ if n not in __all__]
 
 from . import _bitwise  # noqa: E402 - bitwise_and/or/xor, invert, left/right_shift, bitwise_count (C++ ops)
 from ._bitwise import *  # noqa: E402,F401,F403

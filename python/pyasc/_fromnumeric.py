@@ -1,0 +1,101 @@
+"""NumPy's ``_core/fromnumeric`` names not bound directly from the C++
+registry: ``choose``, ``shape``, ``size``, ``ndim``, ``resize``.
+Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+
+import numpy as _np
+
+from . import _C
+from . import _manipulation as _man
+from . import _namespace as _ns
+from ._helpers import _TE, _VE, _arr, _axis, _bshape
+
+__all__ = [
+    "choose", "shape", "size", "ndim", "resize",
+]
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """Builds an array from ``choices`` indexed by the integers of ``a`` (``numpy.choose``)."""
+    a = _arr(a)
+    if a.dtype.kind not in "iub":
+        raise _TE(f"[choose] index array must be integer, got {a.dtype}")
+    choices = [c if isinstance(c, _C.ndarray) else _C.array(_np.asarray(c)) for c in choices]
+    n = len(choices)
+    if n == 0:
+        raise _VE("[choose] choices must be a non-empty sequence")
+    if mode not in ("raise", "wrap", "clip"):
+        raise _VE(f"[choose] clipmode must be one of 'clip', 'raise', or 'wrap', got {mode!r}")
+    dtype = _np.result_type(*[c.dtype for c in choices])
+    shp = _bshape("choose", a.shape, *[c.shape for c in choices])
+    a = a.astype(_np.int64)
+    if mode == "raise":
+        if a.size and (int(_C.min(a)) < 0 or int(_C.max(a)) >= n):
+            raise _VE(f"[choose] invalid entry in choice array: indices must lie in [0, {n})")
+    elif mode == "wrap":
+        a = _C.remainder(a, n)
+    else:
+        a = _ns.clip(a, 0, n - 1)
+    res = _C.full(shp, 0, dtype)
+    for i, c in enumerate(choices):
+        res = _C.where(_C.equal(a, i), c.astype(dtype), res)
+    res = _C.broadcast_to(res, shp).copy() if res.shape != shp else res
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+# ------------------------------------------------------------------ metadata
+
+
+def shape(a):
+    """The shape of ``a`` (``numpy.shape``)."""
+    return a.shape if isinstance(a, _C.ndarray) else _np.shape(a)
+
+
+def size(a, axis=None):
+    """The number of elements of ``a``, or along ``axis`` (``numpy.size``)."""
+    if not isinstance(a, _C.ndarray):
+        return _np.size(a, axis)
+    if axis is None:
+        return a.size
+    if isinstance(axis, tuple):
+        out = 1
+        for ax in set(_axis(x, a.ndim) for x in axis):
+            out *= a.shape[ax]
+        return out
+    return a.shape[_axis(axis, a.ndim)]
+
+
+def ndim(a):
+    """The number of dimensions of ``a`` (``numpy.ndim``)."""
+    return a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a)
+
+
+# ------------------------------------------------------------------ resizing, insert/delete
+
+
+def resize(a, new_shape):
+    """A new array of ``new_shape`` filled with ``a``'s elements repeated (``numpy.resize``)."""
+    a = _arr(a)
+    if isinstance(new_shape, (int, _np.integer)):
+        new_shape = (new_shape,)
+    new_shape = tuple(_operator.index(d) for d in new_shape)
+    if _builtins.any(d < 0 for d in new_shape):
+        raise _VE(f"[resize] all elements of `new_shape` must be non-negative, got {new_shape}")
+    a = _ns.ravel(a)
+    new_size = 1
+    for d in new_shape:
+        new_size *= d
+    if a.size == 0 or new_size == 0:
+        return _C.full(new_shape, 0, a.dtype)
+    repeats = -(-new_size // a.size)
+    if repeats > 1:
+        a = _man.concatenate((a,) * repeats)
+    return a[:new_size].reshape(new_shape)

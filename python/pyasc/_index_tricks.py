@@ -1,0 +1,174 @@
+"""NumPy's ``lib/_index_tricks_impl`` names: ``ix_``, ``unravel_index``,
+``ravel_multi_index``, ``diag_indices``/``diag_indices_from``,
+``fill_diagonal``, ``ndindex`` and ``ndenumerate``. Index arithmetic runs as
+device ops on pyasc integer arrays. Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+
+import numpy as _np
+
+from . import _C
+from . import _namespace as _ns
+from . import _sorting as _srt
+from ._fromnumeric import resize
+from ._helpers import _INTP, _TE, _VE, _arr, _bshape
+
+__all__ = [
+    "ix_", "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from", "fill_diagonal", "ndindex",
+    "ndenumerate",
+]
+
+
+def ix_(*args):
+    """Open-mesh index arrays for cross indexing, ``a[ix_(rows, cols)]`` (``numpy.ix_``)."""
+    out = []
+    nd = len(args)
+    for k, new in enumerate(args):
+        if not isinstance(new, _C.ndarray):
+            h = _np.asarray(new)
+            if h.size == 0:
+                h = h.astype(_np.intp)
+            new = _C.array(h)
+        if new.ndim != 1:
+            raise _VE(f"[ix_] Cross index must be 1 dimensional, got shape {new.shape}")
+        if new.dtype == _np.bool_:
+            new = _srt.nonzero(new)[0]
+        out.append(new.reshape((1,) * k + (new.size,) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+def _int_index_array(x, name):
+    x = _arr(x)
+    if x.dtype.kind not in "iu":
+        if x.size == 0 and not x.dtype.kind == "b":
+            return x.astype(_np.int64)
+        raise _TE(f"[{name}] only int indices permitted, got {x.dtype}")
+    return x.astype(_np.int64)
+
+
+def _check_dims(dims, name):
+    dims = (dims,) if _np.ndim(dims) == 0 else tuple(dims)
+    dims = tuple(_operator.index(d) for d in dims)
+    if _builtins.any(d < 0 for d in dims):
+        raise _VE(f"[{name}] dimensions must be non-negative, got {dims}")
+    return dims
+
+
+def unravel_index(indices, shape, order="C"):
+    """Flat indices to a tuple of coordinate arrays for ``shape`` (``numpy.unravel_index``)."""
+    if order not in ("C", "F"):
+        raise _VE(f"[unravel_index] only 'C' or 'F' order is permitted, got {order!r}")
+    shape = _check_dims(shape, "unravel_index")
+    idx = _int_index_array(indices, "unravel_index")
+    total = int(_np.prod(shape, dtype=_np.int64))
+    if idx.size and (int(_C.min(idx)) < 0 or int(_C.max(idx)) >= total):
+        bad = int(_C.min(idx)) if int(_C.min(idx)) < 0 else int(_C.max(idx))
+        raise _VE(f"[unravel_index] index {bad} is out of bounds for array with size {total}")
+    out = [None] * len(shape)
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    rest = idx
+    for d in dims:
+        n = shape[d]
+        out[d] = _C.remainder(rest, n)
+        rest = _C.floor_divide(rest, n)
+    return tuple(o.astype(_INTP) for o in out)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Coordinate arrays to flat indices for ``dims`` (``numpy.ravel_multi_index``)."""
+    if order not in ("C", "F"):
+        raise _VE(f"[ravel_multi_index] only 'C' or 'F' order is permitted, got {order!r}")
+    dims = _check_dims(dims, "ravel_multi_index")
+    if len(multi_index) != len(dims):
+        raise _VE(f"[ravel_multi_index] parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(modes) != len(dims):
+        raise _VE(f"[ravel_multi_index] mode must have length {len(dims)}")
+    total = 1
+    for d in dims:
+        total *= d
+    if total > _np.iinfo(_np.intp).max:
+        raise _VE("[ravel_multi_index] invalid dims: array size defined by dims is larger than the "
+                         "maximum possible size.")
+    coords = [_int_index_array(m, "ravel_multi_index") for m in multi_index]
+    shp = _bshape("ravel_multi_index", *[c.shape for c in coords]) if coords else ()
+    strides = [1] * len(dims)
+    order_dims = range(len(dims) - 2, -1, -1) if order == "C" else range(1, len(dims))
+    for i in order_dims:
+        j = i + 1 if order == "C" else i - 1
+        strides[i] = strides[j] * dims[j]
+    res = _C.full(shp, 0, _np.int64)
+    for c, n, md, s in zip(coords, dims, modes, strides):
+        if md == "raise":
+            if c.size and (int(_C.min(c)) < 0 or int(_C.max(c)) >= n):
+                raise _VE(f"[ravel_multi_index] invalid entry in coordinates array (dimension size {n})")
+        elif md == "wrap":
+            c = _C.remainder(c, n) if n else c
+        elif md == "clip":
+            c = _ns.clip(c, 0, _builtins.max(n - 1, 0))
+        else:
+            raise _VE(f"[ravel_multi_index] clipmode must be one of 'clip', 'raise', or 'wrap', got {md!r}")
+        res = _C.add(res, _C.multiply(c, s))
+    return res.astype(_INTP)
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``n``-cube of ``ndim`` dims (``numpy.diag_indices``)."""
+    idx = _C.array(_np.arange(n))
+    return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    """``diag_indices`` for an array whose dims are all equal (``numpy.diag_indices_from``)."""
+    arr = _arr(arr)
+    if arr.ndim < 2:
+        raise _VE(f"[diag_indices_from] input array must be at least 2-d, got shape {arr.shape}")
+    if len(set(arr.shape)) != 1:
+        raise _VE(f"[diag_indices_from] All dimensions of input must be of equal length, got {arr.shape}")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def fill_diagonal(a, val, wrap=False):
+    """Writes ``val`` (cycled) onto the main diagonal of ``a`` in place (``numpy.fill_diagonal``)."""
+    if not isinstance(a, _C.ndarray):
+        raise _TE("[fill_diagonal] a must be a pyasc ndarray (it is modified in place)")
+    if a.ndim < 2:
+        raise _VE(f"[fill_diagonal] array must be at least 2-d, got shape {a.shape}")
+    if a.ndim == 2:
+        nrow, ncol = a.shape
+        end = nrow * ncol if wrap else _builtins.min(ncol * ncol, nrow * ncol)
+        p = _np.arange(0, end, ncol + 1)
+        idx = (_C.array(p // ncol), _C.array(p % ncol)) if ncol else (_C.array(p), _C.array(p))
+    else:
+        if len(set(a.shape)) != 1:
+            raise _VE(f"[fill_diagonal] All dimensions of input must be of equal length, got {a.shape}")
+        idx = diag_indices(a.shape[0], a.ndim)
+    count = idx[0].size
+    if count == 0:
+        return None
+    # a.flat[...] = val in NumPy: an unsafe cast, values cycled
+    v = val.astype(a.dtype) if isinstance(val, _C.ndarray) else _C.array(_np.asarray(val).astype(a.dtype))
+    a[idx] = resize(v, (count,))
+    return None
+
+
+class ndindex(_np.ndindex):  # noqa: N801 - NumPy's name
+    """An iterator over the index tuples of a shape (``numpy.ndindex``)."""
+
+
+class ndenumerate:  # noqa: N801 - NumPy's name
+    """An iterator of ``(index, value)`` pairs over an array (``numpy.ndenumerate``)."""
+
+    def __init__(self, arr):
+        self._it = _np.ndenumerate(_arr(arr).numpy())
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """The next ``(index, value)`` pair."""
+        return next(self._it)

@@ -1,0 +1,153 @@
+"""NumPy's ``_core/multiarray`` functions composed here: ``copyto``,
+``shares_memory``/``may_share_memory``, ``packbits``/``unpackbits`` and
+``lexsort`` (stable successive argsorts). Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import operator as _operator
+
+import numpy as _np
+
+from . import _C
+from . import _manipulation as _man
+from . import _namespace as _ns
+from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape, _host, _norm_axis
+
+__all__ = [
+    "copyto", "shares_memory", "may_share_memory", "packbits", "unpackbits", "lexsort",
+]
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copies ``src`` (broadcast) into ``dst`` where ``where`` holds, checking ``casting``
+    (``numpy.copyto``)."""
+    if not isinstance(dst, _C.ndarray):
+        raise _TE(f"[copyto] argument dst must be a pyasc ndarray, not {type(dst).__name__}")
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise _VE(f"[copyto] casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', "
+                         f"got {casting!r}")
+    if isinstance(src, (bool, int, float, complex)) and not isinstance(src, _np.generic):
+        sdt = _np.result_type(src)  # the default dtype of the Python scalar's kind
+        kinds = "b iu f c".split()
+        srank = [i for i, k in enumerate(kinds) if sdt.kind in k][0]
+        drank = [i for i, k in enumerate(kinds) if dst.dtype.kind in k or
+                 (k == "f" and dst.dtype.kind == "V")][0]
+        if casting != "unsafe" and srank > drank:
+            raise _TE(f"[copyto] Cannot cast scalar from {sdt!r} to {dst.dtype!r} according to the rule "
+                            f"{casting!r}")
+        if isinstance(src, int) and not isinstance(src, bool) and dst.dtype.kind in "iu":
+            info = _np.iinfo(dst.dtype)
+            if not info.min <= src <= info.max:
+                raise _OE(f"[copyto] Python integer {src} out of bounds for {dst.dtype}")
+        s = _C.full((), src, dst.dtype)
+    else:
+        s = src if isinstance(src, _C.ndarray) else _C.array(_np.asarray(src))
+        if not _np.can_cast(s.dtype, dst.dtype, casting):
+            raise _TE(f"[copyto] Cannot cast array data from {s.dtype!r} to {dst.dtype!r} according to the "
+                            f"rule {casting!r}")
+        s = s.astype(dst.dtype)
+    if _bshape("copyto", s.shape, dst.shape) != dst.shape:
+        raise _VE(f"[copyto] could not broadcast input array from shape {s.shape} into shape {dst.shape}")
+    if where is True:
+        dst[...] = s
+        return None
+    w = where if isinstance(where, _C.ndarray) else _C.array(_np.asarray(where))
+    if w.dtype != _np.bool_:
+        raise _TE(f"[copyto] where must be boolean, got {w.dtype}")
+    if _bshape("copyto", w.shape, dst.shape) != dst.shape:
+        raise _VE(f"[copyto] could not broadcast where mask from shape {w.shape} into shape {dst.shape}")
+    dst[...] = _C.where(w, s, dst)
+    return None
+
+
+def shares_memory(a, b, /, max_work=None):
+    """Whether ``a`` and ``b`` overlap in memory (exact) (``numpy.shares_memory``)."""
+    return _np.shares_memory(_host(a), _host(b), max_work=max_work)
+
+
+def may_share_memory(a, b, /, max_work=None):
+    """Whether ``a`` and ``b`` might overlap (memory bounds) (``numpy.may_share_memory``)."""
+    return _np.may_share_memory(_host(a), _host(b), max_work=max_work)
+
+
+# ------------------------------------------------------------------ bits
+
+
+def _check_bitorder(bitorder, name):
+    if bitorder not in ("big", "little"):
+        raise _VE(f"[{name}] 'order' must be either 'little' or 'big', got {bitorder!r}")
+
+
+def _bits_axis(a, axis):
+    """packbits/unpackbits: axis=None works on the flattened array."""
+    return (_ns.ravel(a), 0) if axis is None else (a, _axis(axis, a.ndim))
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """Packs the truth of the elements into the bits of a uint8 array (``numpy.packbits``)."""
+    a = _arr(a)
+    _check_bitorder(bitorder, "packbits")
+    if a.dtype.kind not in "biu":
+        raise _TE(f"[packbits] Expected an input array of integer or boolean data type, got {a.dtype}")
+    a, axis = _bits_axis(a, axis)
+    b = _ns.moveaxis(_C.not_equal(a, 0).astype(_np.uint8), axis, -1)
+    n = b.shape[-1]
+    m = -(-n // 8)
+    if m * 8 != n:
+        b = _man.concatenate((b, _C.full(b.shape[:-1] + (m * 8 - n,), 0, _np.uint8)), axis=-1)
+    w = _np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=_np.uint8)
+    w = _C.array(w if bitorder == "big" else w[::-1].copy())
+    packed = _C.sum(_C.multiply(b.reshape(b.shape[:-1] + (m, 8)), w), axis=-1, dtype=_np.uint8)
+    return _ns.moveaxis(packed, -1, axis).copy()
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``numpy.unpackbits``)."""
+    a = _arr(a)
+    _check_bitorder(bitorder, "unpackbits")
+    if a.dtype != _np.uint8:
+        raise _TE(f"[unpackbits] Expected an input array of unsigned byte data type, got {a.dtype}")
+    a, axis = _bits_axis(a, axis)
+    x = _ns.moveaxis(a, axis, -1)
+    shifts = _np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=_np.uint8)
+    d = _C.array(shifts if bitorder == "big" else shifts[::-1].copy())
+    bits = _C.remainder(_C.floor_divide(x.reshape(x.shape + (1,)), d), 2).astype(_np.uint8)
+    bits = bits.reshape(x.shape[:-1] + (x.shape[-1] * 8,))
+    nbits = bits.shape[-1]
+    if count is not None:
+        count = _operator.index(count)
+        if count < 0:
+            if -count > nbits:
+                raise _VE(f"[unpackbits] -count ({-count}) larger than number of elements ({nbits})")
+            bits = bits[..., :nbits + count]
+        elif count <= nbits:
+            bits = bits[..., :count]
+        else:
+            bits = _man.concatenate((bits, _C.full(bits.shape[:-1] + (count - nbits,), 0, _np.uint8)), axis=-1)
+    return _ns.moveaxis(bits, -1, axis).copy()
+
+
+def lexsort(keys, axis=-1):
+    """Indices that sort by several keys, the last key primary (stable successive argsorts)."""
+    if isinstance(keys, _C.ndarray) or isinstance(keys, _np.ndarray):
+        k = _arr(keys)
+        if k.ndim == 0:
+            raise _TE("[lexsort] need sequence of keys with len > 0 in lexsort")
+        ks = [k[i] for i in range(k.shape[0])]
+    else:
+        ks = [_arr(v) for v in keys]
+    if not ks:
+        raise _TE("[lexsort] need sequence of keys with len > 0 in lexsort")
+    shp = tuple(ks[0].shape)
+    for v in ks:
+        if tuple(v.shape) != shp:
+            raise _VE(f"[lexsort] all keys need to be the same shape (got {shp} and {tuple(v.shape)})")
+    if len(shp) == 0:  # NumPy: 0-d keys sort trivially
+        return _C.full((), 0, _np.int64)
+    ax = _norm_axis(axis, len(shp), "lexsort")
+    idx = _C.argsort(ks[0], ax, False)
+    for v in ks[1:]:
+        perm = _C.argsort(_C.take_along_axis(v, idx, ax), ax, False)
+        idx = _C.take_along_axis(idx, perm, ax)
+    return idx

@@ -1,0 +1,221 @@
+"""NumPy's ``_core/numeric`` names composed on pyasc arrays (this is not
+:mod:`pyasc.numeric`, the aggregator that re-exports every section).
+
+``indices``, ``fromfunction``, the comparisons ``isclose``/``allclose``/
+``array_equal``/``array_equiv``, ``correlate``/``convolve`` (direct loops,
+or blocked GEMMs over BLAS for long float/complex filters) and ``isscalar``.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+import numpy as _np
+
+from . import _C
+from . import _manipulation as _man
+from ._helpers import _TE, _VE, _arr, _dt, _is_inexact, _kind
+
+__all__ = [
+    "indices", "fromfunction", "allclose", "isclose", "array_equal", "array_equiv", "convolve", "correlate",
+    "isscalar",
+]
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """An index grid: ``res[i][...] = index along axis i`` (``numpy.indices``)."""
+    dimensions = tuple(dimensions)
+    nd = len(dimensions)
+    parts = []
+    for i, d in enumerate(dimensions):
+        idx = _C.array(_np.arange(d, dtype=dtype)).reshape((1,) * i + (d,) + (1,) * (nd - i - 1))
+        parts.append(idx if sparse else _C.broadcast_to(idx, dimensions))
+    if sparse:
+        return tuple(parts)
+    if nd == 0:
+        return _C.empty((0,), dtype)
+    return _man.stack(parts)
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*indices(shape, dtype))``, the index grids on the device (``numpy.fromfunction``)."""
+    if like is not None:
+        raise _TE("[fromfunction] like= is not supported by pyasc")
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+# ------------------------------------------------------------------ comparison
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (NaN equal to NaN when ``equal_nan``), as ``numpy.isclose``."""
+    # As NumPy 2: Python scalars stay weak, y is made inexact (no integer overflow in |a - b|).
+    x, y, atol, rtol = (v if isinstance(v, (int, float, complex)) else _arr(v) for v in (a, b, atol, rtol))
+    if isinstance(y, _C.ndarray):
+        if _kind(y) not in "fc":
+            y = _C.astype(y, _np.result_type(_dt(y), 1.0))
+    elif isinstance(y, int):
+        y = float(y)
+    if not isinstance(x, _C.ndarray) and not isinstance(y, _C.ndarray):
+        x = _arr(x)
+    dif = _C.absolute(_C.subtract(x, y))
+    r = _C.logical_or(_C.logical_and(_C.less_equal(dif, _C.add(atol, _C.multiply(rtol, _C.absolute(y)))),
+                                     _C.isfinite(y)), _C.equal(x, y))
+    if equal_nan:
+        r = _C.logical_or(r, _C.logical_and(_C.isnan(x), _C.isnan(y)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` is close to ``b`` (see :func:`isclose`); a Python bool."""
+    return bool(_C.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """True if the arrays have the same shape and elements (NaN == NaN when ``equal_nan``)."""
+    x, y = _arr(a1), _arr(a2)
+    if tuple(x.shape) != tuple(y.shape):
+        return False
+    eq = _C.equal(x, y)
+    if equal_nan and (_is_inexact(x) or _is_inexact(y)):
+        eq = _C.logical_or(eq, _C.logical_and(_C.isnan(x), _C.isnan(y)))
+    return bool(_C.all(eq))
+
+
+def array_equiv(a1, a2):
+    """True if the arrays broadcast to each other and are equal elementwise."""
+    x, y = _arr(a1), _arr(a2)
+    try:
+        _np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    except ValueError:
+        return False
+    return bool(_C.all(_C.equal(x, y)))
+
+
+_MODES = {"full": "full", "f": "full", "same": "same", "s": "same", "valid": "valid", "v": "valid",
+          2: "full", 1: "same", 0: "valid"}
+
+
+def _correlate_full(a, v, rdt):
+    """full-mode correlation ``c[k] = sum_j a[k + j - (m - 1)] v[j]`` (length n + m - 1) on the device.
+
+    Shift-and-add over the shorter operand: one fused multiply-add of a shifted view of the
+    zero-padded longer operand per tap, so the work is O((n + m) min(n, m)) with O(n + m) memory.
+    """
+    n, m = a.shape[0], v.shape[0]
+    if m > n:  # c_av[k] = c_va[L - 1 - k]: loop over the shorter one
+        return _correlate_full(v, a, rdt)[::-1]
+    L = n + m - 1
+    a = _C.astype(a, rdt)
+    v = _C.astype(v, rdt)
+    if m >= _BLOCKED_MIN_TAPS and _np.dtype(rdt) in _BLAS_DTYPES:
+        return _correlate_full_blocked(a, v, rdt, n, m)
+    if m > 1:
+        pad = _C.full((m - 1,), 0, rdt)
+        a = _C.concatenate([pad, a, pad], 0)
+    boolean = _np.dtype(rdt).kind == "b"
+    acc = None
+    for j in range(m):
+        term = _C.logical_and(a[j:j + L], v[j]) if boolean else _C.multiply(a[j:j + L], v[j])
+        acc = term if acc is None else (_C.logical_or(acc, term) if boolean else _C.add(acc, term))
+        if j % 32 == 31:
+            acc = _C.astype(acc, rdt)  # materialise now and then: bounds the pending lazy graph
+    return _C.astype(acc, rdt)
+
+
+_BLOCKED_MIN_TAPS = 64
+_BLAS_DTYPES = (_np.dtype(_np.float32), _np.dtype(_np.float64), _np.dtype(_np.complex64), _np.dtype(_np.complex128))
+_BLOCKED_CHUNK = 1 << 22  # elements of the gathered operand per GEMM (bounds memory)
+
+
+def _correlate_full_blocked(a, v, rdt, n, m):
+    """full-mode correlation as block-Toeplitz GEMMs (both operands long: BLAS speed, not one pass per tap).
+
+    With block b, output ``k = b p + r`` and tap ``j = b s + t``:
+    ``c[b p + r] = sum_s sum_u A2[p + s, u] T_s[u, r]`` where ``A2[q, u] = apad[b q + u]`` (u < 2b)
+    and ``T_s[u, r] = v[b s + u - r]`` for ``0 <= u - r < b`` (else 0). Stacking the s blocks makes it
+    one GEMM ``(P, 2bS) @ (2bS, b)`` per chunk of output blocks: 4 L m flops, gathers of 2 L m / b.
+    Only index arithmetic (from the lengths) runs on the host.
+    """
+    b = 64 if m < 512 else 128
+    L = n + m - 1
+    P = -(-L // b)
+    S = -(-m // b)
+    # apad = [0]*(m-1) + a + zeros up to (P + S + 1) b elements
+    tail = (P + S + 1) * b - (n + m - 1)
+    apad = _C.concatenate([_C.full((m - 1,), 0, rdt), a, _C.full((tail,), 0, rdt)], 0)
+    # vext = v + zeros up to S b, then one zero that the masked-out Toeplitz entries point at
+    vext = _C.concatenate([v, _C.full((S * b - m + 1,), 0, rdt)], 0)
+    u = _np.arange(2 * b, dtype=_np.int64)
+    r = _np.arange(b, dtype=_np.int64)
+    d = u[:, None] - r[None, :]                                   # (2b, b): u - r
+    sblk = _np.arange(S, dtype=_np.int64)[:, None, None] * b
+    tidx = _np.where((d >= 0) & (d < b), sblk + d, S * b)           # (S, 2b, b)
+    tbig = _C.take(vext, _C.asarray(tidx.reshape(S * 2 * b, b)), 0, "raise")
+    rows = _builtins.max(1, _BLOCKED_CHUNK // (S * 2 * b))
+    cols = (_np.arange(S, dtype=_np.int64)[:, None] * b + u[None, :]).reshape(-1)  # b s + u
+    parts = []
+    for p0 in range(0, P, rows):
+        p = _np.arange(p0, _builtins.min(P, p0 + rows), dtype=_np.int64)
+        aidx = p[:, None] * b + cols[None, :]                     # b (p + s) + u
+        abig = _C.take(apad, _C.asarray(aidx), 0, "raise")
+        parts.append(_C.reshape(_C.matmul(abig, tbig), (-1,)))
+    full = parts[0] if len(parts) == 1 else _C.concatenate(parts, 0)
+    return full[:L]
+
+
+def _mode_slice(full, n, m, mode, swapped=False):
+    if mode == "full":
+        return full
+    if mode == "same":
+        k = (_builtins.min(n, m) - 1) // 2
+        if swapped:  # NumPy correlates (v, a) and reverses: the window starts from the other end
+            k = _builtins.min(n, m) - 1 - k
+        return full[k:k + _builtins.max(n, m)]
+    return full[_builtins.min(n, m) - 1:_builtins.max(n, m)]
+
+
+def _check_1d(a, v, name):
+    a, v = _arr(a), _arr(v)
+    if a.ndim > 1 or v.ndim > 1:
+        raise _VE(f"[{name}] object too deep for desired array (shapes {tuple(a.shape)}, {tuple(v.shape)})")
+    a, v = _C.reshape(a, (-1,)), _C.reshape(v, (-1,))
+    if a.shape[0] == 0:
+        raise _VE(f"[{name}] a cannot be empty")
+    if v.shape[0] == 0:
+        raise _VE(f"[{name}] v cannot be empty")
+    return a, v
+
+
+def correlate(a, v, mode="valid"):
+    """Cross-correlation of two 1-d sequences, ``c[k] = sum_n a[n + k] * conj(v[n])`` (modes full/same/valid)."""
+    if mode not in _MODES:
+        raise _VE(f"[correlate] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    mode = _MODES[mode]
+    a, v = _check_1d(a, v, "correlate")
+    rdt = _np.result_type(_dt(a), _dt(v))
+    n, m = a.shape[0], v.shape[0]
+    if _kind(v) == "c":
+        v = _C.conjugate(v)
+    full = _correlate_full(a, v, rdt)  # the gather handles len(v) > len(a) directly
+    return _mode_slice(full, n, m, mode, n < m)
+
+
+def convolve(a, v, mode="full"):
+    """Discrete linear convolution of two 1-d sequences (modes full/same/valid)."""
+    if mode not in _MODES:
+        raise _VE(f"[convolve] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    mode = _MODES[mode]
+    a, v = _check_1d(a, v, "convolve")
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a
+    rdt = _np.result_type(_dt(a), _dt(v))
+    full = _correlate_full(a, v[::-1], rdt)
+    return _mode_slice(full, a.shape[0], v.shape[0], mode)
+
+
+def isscalar(element):
+    """Whether ``element`` is a scalar (Python/NumPy number, str, bytes, ...); arrays are not."""
+    if isinstance(element, _C.ndarray):
+        return False
+    return _np.isscalar(element)
