@@ -1,6 +1,15 @@
-"""Array creation beyond :mod:`pyasc._namespace`: ``logspace``/``geomspace``
-(computed from scalars as NumPy does, then copied, like ``arange``),
-``frombuffer``, ``fromiter`` and ``asarray_chkfinite``.
+"""Array creation and conversion beyond :mod:`pyasc._namespace`: ``logspace``/
+``geomspace`` (computed from scalars as NumPy does, then copied, like
+``arange``), ``frombuffer``, ``fromiter``, ``asarray_chkfinite``, and the
+layout conversions ``asanyarray``, ``ascontiguousarray``, ``asfortranarray``
+and ``require`` (NumPy's ``_core/_asarray``).
+
+Memory layout: pyasc arrays are strided views, so a Fortran-ordered array
+exists as in NumPy (the transpose of a C-contiguous buffer: ``flags.f_contiguous``
+is True, ``x.T`` is C-contiguous). ``asfortranarray``, ``order='F'`` and
+``require(..., 'F')`` copy into that layout when the input is not already in
+it; every device op accepts such arrays and returns C-contiguous results, as
+new arrays of NumPy's with ``order='K'`` on Fortran input would not be.
 Re-exported by :mod:`pyasc.numeric`.
 """
 
@@ -13,6 +22,7 @@ from ._helpers import _TE, _VE, _host
 
 __all__ = [
     "logspace", "geomspace", "frombuffer", "fromiter", "asarray_chkfinite",
+    "asanyarray", "ascontiguousarray", "asfortranarray", "require",
 ]
 
 
@@ -51,9 +61,122 @@ def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002 - NumPy's param
 
 
 def asarray_chkfinite(a, dtype=None, order=None):
-    """``asarray`` that raises ValueError on NaN or Inf (``numpy.asarray_chkfinite``)."""
+    """``asarray`` that raises ValueError on NaN or Inf (``numpy.asarray_chkfinite``).
+
+    As NumPy 2.4, only NumPy's own float and complex types are checked (ml_dtypes'
+    bfloat16, type char 'E', is not in ``typecodes['AllFloat']``)."""
     a = _C.asarray(a) if dtype is None else _C.asarray(a).astype(dtype)
-    if a.dtype.kind in "fc" or a.dtype.kind == "V":
+    if a.dtype.kind in "fc":
         if not bool(_C.all(_C.isfinite(a))):
             raise _VE("[asarray_chkfinite] array must not contain infs or NaNs")
     return a
+
+
+# ------------------------------------------------------------------ layout conversions
+
+
+def _check_like(like, name):
+    if like is not None:
+        raise _TE(f"[{name}] like= is not supported by pyasc")
+
+
+def _convert(a, dtype, name):
+    """``a`` itself when it is a pyasc array of ``dtype`` (or dtype is None), else ``asarray``."""
+    if isinstance(a, _C.ndarray) and (dtype is None or _np.dtype(dtype) == _np.dtype(a.dtype)):
+        return a
+    return _C.asarray(a) if dtype is None else _C.asarray(a, dtype)
+
+
+def _c_copy(x):
+    """A C-contiguous copy of ``x``."""
+    return x.copy()
+
+
+def _f_layout(x):
+    """``x`` itself when Fortran-contiguous, else a copy in Fortran order (the transpose of a
+    C-contiguous copy of the transpose)."""
+    if x.flags.f_contiguous:
+        return x
+    return _C.transpose(_c_copy(_C.transpose(x)))
+
+
+def _with_order(x, order, name):
+    if order is None or order in ("K", "A", "k", "a"):
+        return x
+    if order in ("C", "c"):
+        return x if x.flags.c_contiguous else _c_copy(x)
+    if order in ("F", "f"):
+        return _f_layout(x)
+    raise _VE(f"[{name}] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """``asarray`` (pyasc has no ndarray subclasses to pass through) (``numpy.asanyarray``).
+
+    ``order`` 'C'/'F' copies into that layout when needed ('A', 'K', None keep the input's);
+    ``copy=True`` always copies, ``copy=False`` raises ValueError when a copy is needed;
+    ``device`` must be None or 'cpu'."""
+    _check_like(like, "asanyarray")
+    if device not in (None, "cpu"):
+        raise _VE(f"[asanyarray] unsupported device {device!r}: pyasc arrays live on 'cpu'")
+    x = _convert(a, dtype, "asanyarray") if copy is not False else (
+        a if isinstance(a, _C.ndarray) and (dtype is None or _np.dtype(dtype) == _np.dtype(a.dtype))
+        else _C.asarray(a, dtype, False))
+    y = _with_order(x, order, "asanyarray")
+    if y is not x and copy is False:
+        raise _VE(f"[asanyarray] a copy is needed to give order {order!r} but copy=False")
+    if copy is True and y is x:
+        y = _f_layout(_c_copy(x)) if x.flags.f_contiguous and not x.flags.c_contiguous else _c_copy(x)
+    return y
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """A C-contiguous array (at least 1-d) of ``a``: ``a`` itself when it already is one
+    (``numpy.ascontiguousarray``)."""
+    _check_like(like, "ascontiguousarray")
+    x = _convert(a, dtype, "ascontiguousarray")
+    if x.ndim == 0:
+        x = _C.reshape(x, (1,))
+    return x if x.flags.c_contiguous else _c_copy(x)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """A Fortran-contiguous array (at least 1-d) of ``a``: ``a`` itself when it already is one
+    (``numpy.asfortranarray``; see the module docstring for Fortran order in pyasc)."""
+    _check_like(like, "asfortranarray")
+    x = _convert(a, dtype, "asfortranarray")
+    if x.ndim == 0:
+        x = _C.reshape(x, (1,))
+    return _f_layout(x)
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+                 "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O", "OWNDATA": "O",
+                 "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """An array of ``dtype`` meeting the ``requirements`` flags, copying only when one is not met
+    (``numpy.require``): 'C'/'C_CONTIGUOUS'/'CONTIGUOUS', 'F'/'F_CONTIGUOUS'/'FORTRAN',
+    'A'/'ALIGNED', 'W'/'WRITEABLE', 'O'/'OWNDATA', 'E'/'ENSUREARRAY' (always met: pyasc has no
+    subclasses). A copy is C-contiguous unless 'F' is required."""
+    _check_like(like, "require")
+    if not requirements:
+        return _convert(a, dtype, "require")
+    if isinstance(requirements, str):
+        requirements = [requirements]
+    req = set()
+    for r in requirements:
+        key = str(r).upper()
+        if key not in _REQUIREMENTS:
+            raise KeyError(f"[require] unknown requirement {r!r}; expected one of {sorted(_REQUIREMENTS)}")
+        req.add(_REQUIREMENTS[key])
+    req.discard("E")
+    if {"C", "F"} <= req:
+        raise _VE('[require] Cannot specify both "C" and "F" order')
+    order = "C" if "C" in req else "F" if "F" in req else None
+    x = _with_order(_convert(a, dtype, "require"), order, "require")
+    for flag in req - {"C", "F"}:
+        if not x.flags[flag]:
+            return _f_layout(_c_copy(x)) if order == "F" else _c_copy(x)
+    return x

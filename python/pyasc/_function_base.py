@@ -3,14 +3,17 @@
 Selection (``select``, ``piecewise``), ``rot90``, editing along an axis
 (``append``, ``delete``, ``insert``, ``trim_zeros``), ``vectorize``, and the
 difference/integration helpers ``diff``, ``gradient``, ``trapezoid``,
-``interp``. Compositions of pyasc's device ops (elementwise ops fuse lazily;
-take/concatenate/scatter run in C++); the data never goes through NumPy.
-Re-exported by :mod:`pyasc.numeric`.
+``interp``, ``unwrap``, ``copy``, ``iterable``, the modified Bessel function
+``i0`` and the window functions ``bartlett``, ``blackman``, ``hamming``,
+``hanning``, ``kaiser``. Compositions of pyasc's device ops (elementwise ops
+fuse lazily; take/concatenate/scatter run in C++); the data never goes
+through NumPy. Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -18,11 +21,13 @@ from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _sorting as _srt
-from ._helpers import _IE, _TE, _VE, _arr, _axes, _axis, _bshape, _dt, _dt_or_scalar, _host, _kind, _norm_axis
+from ._creation import _c_copy
+from ._helpers import _BF16, _IE, _TE, _VE, _arr, _axes, _axis, _bshape, _dt, _dt_or_scalar, _host, _kind, _norm_axis
 
 __all__ = [
     "select", "piecewise", "rot90", "append", "insert", "delete", "trim_zeros", "vectorize", "diff", "gradient",
-    "interp", "trapezoid",
+    "interp", "trapezoid", "unwrap", "copy", "iterable", "i0", "bartlett", "blackman", "hamming", "hanning",
+    "kaiser",
 ]
 
 
@@ -498,3 +503,179 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     res = _C.where(_C.greater(xv, xpv[m - 1]), rval, res)
     res = _C.where(_C.isnan(xv), _np.nan, res)
     return _C.astype(res, fdt)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
+    """Unwraps ``p`` along ``axis``: jumps larger than ``max(discont, period / 2)`` are replaced by
+    their complement modulo ``period`` (``numpy.unwrap``; integer input with an integer period stays
+    integral, as NumPy's). Device ops: diff, remainder, where and a cumulative sum."""
+    p = _arr(p)
+    dd = diff(p, axis=axis)
+    ax = _norm_axis(axis, p.ndim, "unwrap")
+    if discont is None:
+        discont = period / 2
+    dt = _np.dtype(_ns.result_type(dd, period) if isinstance(period, (bool, int, float, complex))
+                   else _ns.result_type(dd, _arr(period)))
+    if dt.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = _C.add(_C.remainder(_C.subtract(dd, low), period), low)
+    if ambiguous:  # a jump of exactly period / 2 keeps its direction
+        ddmod = _C.where(_C.logical_and(_C.equal(ddmod, low), _C.greater(dd, 0)), high, ddmod)
+    correct = _C.where(_C.less(_C.absolute(dd), discont), 0, _C.subtract(ddmod, dd))
+    up = _C.astype(p, dt)
+    if p.shape[ax] < 2:
+        return _c_copy(up)
+    head = up[_slice(p.ndim, ax, slice(None, 1))]
+    tail = _C.add(up[_slice(p.ndim, ax, slice(1, None))], _C.cumsum(_C.astype(correct, dt), ax))
+    return _man.concatenate([head, _C.astype(tail, dt)], axis=ax)
+
+
+def copy(a, order="K", subok=False):
+    """A copy of ``a`` (``numpy.copy``): order 'K'/'A' keep a Fortran-ordered input's layout,
+    'C'/'F' choose it. pyasc has no ndarray subclasses, so ``subok`` changes nothing."""
+    x = _arr(a)
+    if order in ("K", "A", "k", "a", None):
+        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+    if order in ("C", "c"):
+        return _c_copy(x)
+    if order in ("F", "f"):
+        return _C.transpose(_c_copy(_C.transpose(x)))
+    raise _VE(f"[copy] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def iterable(y):
+    """Whether ``iter(y)`` works (``numpy.iterable``; a 0-d array is not iterable)."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ i0 and windows
+
+# Chebyshev coefficients of exp(-x) I0(x) on [0, 8] and of exp(-x) sqrt(x) I0(x) on (8, inf)
+# (Cephes, Moshier: the tables NumPy's i0 evaluates).
+_I0_A = (
+    -4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15,
+    -1.1685332877993451e-14, 7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12,
+    -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+    -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
+    -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165,
+    -0.0005763755745385824, 0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+    -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877, -0.3046826723431984,
+    0.6767952744094761,
+)
+_I0_B = (
+    -7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17,
+    -2.8276239805165836e-16, -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15,
+    -9.554846698828307e-15, -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+    7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11, -3.1499165279632416e-11,
+    1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
+    2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+    0.8044904110141088,
+)
+
+
+def _chbevl(x, coef):
+    """Clenshaw's recurrence for a Chebyshev series (Cephes's chbevl), in device ops."""
+    b0, b1 = _C.full(tuple(x.shape), coef[0], x.dtype), _C.full(tuple(x.shape), 0, x.dtype)
+    b2 = b1
+    for c in coef[1:]:
+        b2 = b1
+        b1 = b0
+        b0 = _C.add(_C.subtract(_C.multiply(x, b1), b2), c)
+    return _C.multiply(_C.subtract(b0, b2), 0.5)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (``numpy.i0``): Cephes's Chebyshev
+    expansions on [0, 8] and above, evaluated on the device. Integers and bool give float64; float16,
+    float32 and float64 keep their dtype; bfloat16 (float64 in NumPy, which does not know it as a
+    float) is computed in float32 and returned as bfloat16. Complex input is a TypeError."""
+    x = _arr(x)
+    if _kind(x) == "c":
+        raise _TE("[i0] i0 not supported for complex values")
+    out_dt = None
+    if _dt(x) == _BF16:
+        out_dt, x = _BF16, _C.astype(x, _np.float32)
+    elif _kind(x) != "f":
+        x = _C.astype(x, _np.float64)
+    x = _C.absolute(x)
+    small = _C.less_equal(x, 8.0)
+    lo = _C.multiply(_chbevl(_C.subtract(_C.multiply(x, 0.5), 2.0), _I0_A), _C.exp(x))
+    xs = _C.where(small, 32.0, x)  # keeps 32/x - 2 finite where the branch is not used
+    hi = _C.true_divide(_C.multiply(_C.exp(xs), _chbevl(_C.subtract(_C.true_divide(32.0, xs), 2.0), _I0_B)),
+                        _C.sqrt(xs))
+    res = _C.where(small, lo, hi)
+    return res if out_dt is None else _C.astype(res, out_dt)
+
+
+def _window_start(M, name, *extra):
+    """NumPy's window preamble: the float dtype of ``[0.0, M, *extra]``, and the result for M < 2."""
+    dt = _np.result_type(0.0, M, *extra)
+    if _np.dtype(dt).kind not in "fc":
+        raise _TE(f"[{name}] M must be a real number, got {M!r}")
+    if M < 1:
+        return dt, _C.empty((0,), dt)
+    if M == 1:
+        return dt, _C.full((1,), 1, dt)
+    return dt, None
+
+
+def _symmetric_n(M, dt):
+    # n = 1 - M, 3 - M, ..., M - 1: the window's sample positions times 2, centred on 0
+    return _C.astype(_C.array(_np.arange(1 - M, M, 2)), dt)
+
+
+def _cosine_window(M, name, coefs):
+    dt, early = _window_start(M, name)
+    if early is not None:
+        return early
+    n = _symmetric_n(M, dt)
+    res = _C.full(tuple(n.shape), coefs[0], dt)
+    for k, c in enumerate(coefs[1:], start=1):
+        res = _C.add(res, _C.multiply(c, _C.cos(_C.true_divide(_C.multiply(k * _np.pi, n), M - 1))))
+    return res
+
+
+def bartlett(M):
+    """The Bartlett (triangular) window of ``M`` points, zero at both ends (``numpy.bartlett``;
+    float64, empty for M < 1)."""
+    dt, early = _window_start(M, "bartlett")
+    if early is not None:
+        return early
+    n = _symmetric_n(M, dt)
+    r = _C.true_divide(n, M - 1)
+    return _C.where(_C.less_equal(n, 0), _C.add(1, r), _C.subtract(1, r))
+
+
+def blackman(M):
+    """The Blackman window ``0.42 - 0.5 cos(2 pi n/(M-1)) + 0.08 cos(4 pi n/(M-1))`` (``numpy.blackman``)."""
+    return _cosine_window(M, "blackman", (0.42, 0.5, 0.08))
+
+
+def hamming(M):
+    """The Hamming window ``0.54 - 0.46 cos(2 pi n/(M-1))`` (``numpy.hamming``)."""
+    return _cosine_window(M, "hamming", (0.54, 0.46))
+
+
+def hanning(M):
+    """The Hann window ``0.5 - 0.5 cos(2 pi n/(M-1))`` (``numpy.hanning``)."""
+    return _cosine_window(M, "hanning", (0.5, 0.5))
+
+
+def kaiser(M, beta):
+    """The Kaiser window ``i0(beta sqrt(1 - (2n/(M-1) - 1)^2)) / i0(beta)`` (``numpy.kaiser``)."""
+    dt, early = _window_start(M, "kaiser", beta)
+    if early is not None:
+        return early
+    n = _C.astype(_C.array(_np.arange(0, M)), dt)
+    alpha = (M - 1) / 2.0
+    t = _C.true_divide(_C.subtract(n, alpha), alpha)
+    arg = _C.multiply(beta, _C.sqrt(_C.subtract(1, _C.multiply(t, t))))
+    return _C.true_divide(i0(arg), i0(_C.full((), float(beta), dt)))

@@ -1,6 +1,7 @@
 """Linear algebra in the array namespace: ``matmul``, ``dot``, ``vdot``,
 ``inner``, ``tensordot``, ``outer``, ``einsum``, ``matrix_transpose``,
-``vecdot``, ``trace``, ``kron``.
+``vecdot``, ``trace``, ``kron``, ``einsum_path`` (NumPy's ``_core/multiarray``,
+``numeric`` and ``einsumfunc`` products; ``pyasc.linalg`` is :mod:`pyasc.linalg`).
 
 ``matmul`` (and the ``@`` operator) is C++ (``pyasc._C._linalg.matmul``: shape
 rules, BLAS, integer and bool kernels). The others are compositions of
@@ -292,5 +293,24 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     return _to_out(_C._linalg.einsum(subscripts, ops), out, "einsum")
 
 
+def _shape_dummy(x):
+    """A NumPy array with ``x``'s shape and dtype and no memory behind it (stride 0)."""
+    a = _arr(x)
+    dt = _np.dtype(a.dtype)
+    return _np.broadcast_to(_np.zeros((), dt if dt.kind in "biufc" else _np.float32), tuple(a.shape))
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """The contraction order NumPy's optimizer picks for an ``einsum`` and its cost report
+    (``numpy.einsum_path``: ``(path, string)``). Only the operands' shapes matter: NumPy's optimizer
+    runs on data-free stand-ins of the same shapes (pyasc's own ``einsum`` chooses its pairs greedily
+    in C++ whatever the path). ``einsum_call=True`` (NumPy-internal) is not supported."""
+    if einsum_call:
+        raise _TypeError(_Code.INVALID_PARAM,
+                         "[einsum_path] einsum_call=True is NumPy-internal, not supported by pyasc")
+    subscripts, ops = _einsum_args(operands)
+    return _np.einsum_path(subscripts, *[_shape_dummy(x) for x in ops], optimize=optimize)
+
+
 __all__ = ["matmul", "dot", "vdot", "inner", "tensordot", "outer", "kron", "einsum", "matrix_transpose", "vecdot",
-           "trace"]
+           "trace", "einsum_path"]

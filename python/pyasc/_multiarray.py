@@ -1,6 +1,8 @@
 """NumPy's ``_core/multiarray`` functions composed here: ``copyto``,
-``shares_memory``/``may_share_memory``, ``packbits``/``unpackbits`` and
-``lexsort`` (stable successive argsorts). Re-exported by :mod:`pyasc.numeric`.
+``putmask``, ``shares_memory``/``may_share_memory``, ``packbits``/
+``unpackbits`` and ``lexsort`` (stable successive argsorts). The dtype queries
+of multiarray (``promote_types``, ``min_scalar_type``) are in
+:mod:`pyasc._numerictypes`. Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from . import _namespace as _ns
 from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape, _host, _norm_axis
 
 __all__ = [
-    "copyto", "shares_memory", "may_share_memory", "packbits", "unpackbits", "lexsort",
+    "copyto", "putmask", "shares_memory", "may_share_memory", "packbits", "unpackbits", "lexsort",
 ]
 
 
@@ -58,6 +60,45 @@ def copyto(dst, src, casting="same_kind", where=True):
     if _bshape("copyto", w.shape, dst.shape) != dst.shape:
         raise _VE(f"[copyto] could not broadcast where mask from shape {w.shape} into shape {dst.shape}")
     dst[...] = _C.where(w, s, dst)
+    return None
+
+
+def putmask(a, /, mask, values):
+    """Sets ``a.flat[n] = values.flat[n % values.size]`` wherever ``mask.flat[n]`` is true, in place
+    (``numpy.putmask``: values repeat by flat position, not by the count of true elements; arrays of
+    values must cast safely to ``a``'s dtype, a Python scalar is cast as NumPy casts it)."""
+    if not isinstance(a, _C.ndarray):
+        raise _TE(f"[putmask] argument a of putmask must be a pyasc ndarray, not {type(a).__name__}")
+    if not a.flags.writeable:
+        raise _VE(f"[putmask] assignment destination is read-only (shape {tuple(a.shape)})")
+    m = _arr(mask)
+    if m.size != a.size:
+        raise _VE(f"[putmask] mask and data must be the same size, got {m.size} and {a.size}")
+    if m.dtype != _np.bool_:
+        m = _C.astype(m, _np.bool_)
+    if isinstance(values, (bool, int, float, complex)) and not isinstance(values, _np.generic):
+        if isinstance(values, int) and not isinstance(values, bool) and a.dtype.kind in "iu":
+            info = _np.iinfo(a.dtype)
+            if not info.min <= values <= info.max:
+                raise _OE(f"[putmask] Python integer {values} out of bounds for {a.dtype}")
+        v = _C.full((1,), values, a.dtype)  # a Python scalar is cast as NumPy casts it (unsafely)
+    else:
+        v = _arr(values)
+        if not _np.can_cast(_np.dtype(v.dtype), _np.dtype(a.dtype), "safe"):
+            raise _TE(f"[putmask] Cannot cast array data from dtype('{v.dtype}') to dtype('{a.dtype}') according "
+                      f"to the rule 'safe'")
+    if a.size == 0:
+        return None
+    if v.size == 0:
+        if bool(_C.any(m)):
+            raise _VE("[putmask] cannot assign from an empty values array where the mask is true")
+        return None
+    v = _C.reshape(v, (-1,))
+    if v.size != a.size:
+        reps = -(-a.size // v.size)
+        v = _man.tile(v, reps)[: a.size]
+    v = _C.reshape(_C.astype(v, a.dtype), tuple(a.shape))
+    a[...] = _C.where(_C.reshape(m, tuple(a.shape)), v, a)
     return None
 
 

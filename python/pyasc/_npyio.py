@@ -1,6 +1,8 @@
 """NumPy's ``lib/_npyio_impl`` file formats on pyasc arrays: ``save``,
 ``load`` (``.npy`` and ``.npz``; NpzFile members load as pyasc arrays),
-``savez``, ``savez_compressed``, ``loadtxt``, ``savetxt``, ``genfromtxt``.
+``savez``, ``savez_compressed``, ``loadtxt``, ``savetxt``, ``genfromtxt``,
+``fromregex``, and NumPy's raw readers ``fromfile``/``fromstring``
+(``_core/multiarray``).
 Files are host I/O: arrays are viewed as NumPy arrays to write and copied to
 the device after reading. Re-exported by :mod:`pyasc.numeric`.
 """
@@ -12,10 +14,11 @@ import functools as _functools
 import numpy as _np
 
 from . import _C
-from ._helpers import _arr
+from ._helpers import _TE, _arr
 
 __all__ = [
     "save", "load", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
+    "fromfile", "fromstring", "fromregex",
 ]
 
 
@@ -114,5 +117,35 @@ def genfromtxt(fname, *args, **kwargs):
     """Reads a text file with missing-value handling into a pyasc array (``numpy.genfromtxt``)."""
     res = _np.genfromtxt(fname, *args, **kwargs)
     if isinstance(res, _np.ndarray) and res.dtype.names is None and res.dtype != object:
+        return _C.array(res)
+    return res
+
+
+def _no_like(like, name):
+    if like is not None:
+        raise _TE(f"[{name}] like= is not supported by pyasc")
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
+    """A 1-d array read from a binary (``sep=''``) or text file (``numpy.fromfile``; the file is
+    parsed on the host by NumPy and the values copied to the device)."""
+    _no_like(like, "fromfile")
+    return _C.array(_np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep="", like=None):
+    """A 1-d array parsed from the text ``string`` with separator ``sep`` (``numpy.fromstring``;
+    NumPy 2 no longer reads binary strings: ``sep=''`` raises ValueError there and here; use
+    :func:`pyasc.frombuffer`). Parsed on the host, copied to the device."""
+    _no_like(like, "fromstring")
+    return _C.array(_np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromregex(file, regexp, dtype, encoding=None):
+    """An array of the regular-expression groups matched in a text file (``numpy.fromregex``; a
+    structured ``dtype`` gives NumPy's structured array, which pyasc cannot hold, so only a plain
+    dtype returns a pyasc array)."""
+    res = _np.fromregex(file, regexp, dtype, encoding=encoding)
+    if res.dtype.names is None:
         return _C.array(res)
     return res

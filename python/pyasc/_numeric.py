@@ -3,23 +3,40 @@
 
 ``indices``, ``fromfunction``, the comparisons ``isclose``/``allclose``/
 ``array_equal``/``array_equiv``, ``correlate``/``convolve`` (direct loops,
-or blocked GEMMs over BLAS for long float/complex filters) and ``isscalar``.
+or blocked GEMMs over BLAS for long float/complex filters), ``isscalar``,
+``cross``, ``rollaxis``, ``isfortran``, ``broadcast_shapes`` (NumPy's
+``lib/_stride_tricks_impl``), the host string formatters ``binary_repr``/
+``base_repr`` and the constants ``e``, ``pi``, ``euler_gamma``, ``inf``,
+``nan`` and ``newaxis``.
 """
 
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
+import operator as _operator
+import warnings as _warnings
 
 import numpy as _np
 
 from . import _C
 from . import _manipulation as _man
-from ._helpers import _TE, _VE, _arr, _dt, _is_inexact, _kind
+from . import _namespace as _ns
+from ._helpers import _TE, _VE, _arr, _bshape, _dt, _is_inexact, _kind
 
 __all__ = [
     "indices", "fromfunction", "allclose", "isclose", "array_equal", "array_equiv", "convolve", "correlate",
-    "isscalar",
+    "isscalar", "cross", "rollaxis", "isfortran", "broadcast_shapes", "binary_repr", "base_repr",
+    "e", "pi", "euler_gamma", "inf", "nan", "newaxis",
 ]
+
+# NumPy's constants (plain Python floats and None, as NumPy's).
+e = _math.e
+pi = _math.pi
+euler_gamma = 0.5772156649015329
+inf = _math.inf
+nan = _math.nan
+newaxis = None
 
 
 def indices(dimensions, dtype=int, sparse=False):
@@ -219,3 +236,111 @@ def isscalar(element):
     if isinstance(element, _C.ndarray):
         return False
     return _np.isscalar(element)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of (arrays of) 2- or 3-element vectors (``numpy.cross``).
+
+    ``axisa``/``axisb`` name the vector axis of each input, ``axisc`` the result's (``axis``
+    sets all three). Two 2-vectors give the z component only; 2-vectors are deprecated in
+    NumPy 2 and warn as there. Computed with broadcast elementwise device ops."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _arr(a), _arr(b)
+    for x, ax in ((a, axisa), (b, axisb)):
+        if x.ndim == 0:
+            raise _np.exceptions.AxisError(_operator.index(ax), 0)
+    a = _ns.moveaxis(a, _operator.index(axisa), -1)
+    b = _ns.moveaxis(b, _operator.index(axisb), -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise _VE(f"[cross] incompatible dimensions for cross product (dimension must be 2 or 3), "
+                  f"got vectors of {na} and {nb} elements")
+    if na == 2 or nb == 2:
+        _warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
+                       "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
+    shape = _bshape("cross", tuple(a.shape[:-1]), tuple(b.shape[:-1]))
+    dt = _ns.result_type(a, b)
+    a, b = _C.astype(a, dt), _C.astype(b, dt)
+    mul, sub = _C.multiply, _C.subtract
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    z = sub(mul(a0, b1), mul(a1, b0))
+    if na == 2 and nb == 2:
+        return z  # the elementwise ops broadcast: z has the broadcast shape
+    if na == 3 and nb == 3:
+        a2, b2 = a[..., 2], b[..., 2]
+        x, y = sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2))
+    elif na == 2:  # a2 = 0
+        b2 = b[..., 2]
+        x, y = mul(a1, b2), _C.negative(mul(a0, b2))
+    else:  # b2 = 0
+        a2 = a[..., 2]
+        x, y = _C.negative(mul(a2, b1)), mul(a2, b0)
+    parts = [_C.broadcast_to(c, shape) for c in (x, y, z)]
+    res = _man.stack(parts, axis=-1)
+    return _ns.moveaxis(res, -1, _operator.index(axisc))
+
+
+def rollaxis(a, axis, start=0):
+    """Rolls ``axis`` backwards until it lies before position ``start`` (a view; ``numpy.rollaxis``,
+    kept by NumPy for compatibility: ``moveaxis`` is the clearer spelling)."""
+    a = _arr(a)
+    n = a.ndim
+    axis = _operator.index(axis)
+    if not -n <= axis < n:
+        raise _np.exceptions.AxisError(axis, n)
+    axis %= n
+    start = _operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise _np.exceptions.AxisError(f"[rollaxis] 'start' arg requires {-n} <= start < {n + 1}")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = [i for i in range(n) if i != axis]
+    axes.insert(start, axis)
+    return _C.transpose(a, tuple(axes))
+
+
+def isfortran(a):
+    """Whether ``a`` is Fortran-contiguous and not also C-contiguous (``numpy.isfortran``)."""
+    f = _arr(a).flags
+    return bool(f.f_contiguous and not f.c_contiguous)
+
+
+def broadcast_shapes(*args):
+    """The shape that arrays of the given shapes broadcast to (``numpy.broadcast_shapes``;
+    an int stands for a 1-d shape). ValueError naming the shapes when they do not broadcast."""
+    shapes = []
+    for s in args:
+        if isinstance(s, (tuple, list)):
+            shape = tuple(_operator.index(d) for d in s)
+        else:
+            shape = (_operator.index(s),)
+        if _builtins.any(d < 0 for d in shape):
+            raise _VE(f"[broadcast_shapes] negative dimensions are not allowed, got {shape}")
+        shapes.append(shape)
+    return _bshape("broadcast_shapes", *shapes)
+
+
+def _host_int(num, name):
+    if isinstance(num, _C.ndarray):
+        if num.ndim != 0 or num.dtype.kind not in "biu":
+            raise _TE(f"[{name}] needs an integer scalar, got an array of shape {tuple(num.shape)} and dtype "
+                      f"{num.dtype}")
+        return int(num.numpy()[()])
+    return _operator.index(num)
+
+
+def binary_repr(num, width=None):
+    """The binary string of an integer (two's complement of ``width`` bits for negative numbers)
+    (``numpy.binary_repr``: string formatting, done on the host)."""
+    return _np.binary_repr(_host_int(num, "binary_repr"), width)
+
+
+def base_repr(number, base=2, padding=0):
+    """The string of ``number`` in ``base`` (2..36), left-padded with ``padding`` zeros
+    (``numpy.base_repr``: string formatting, done on the host)."""
+    return _np.base_repr(_host_int(number, "base_repr"), base, padding)

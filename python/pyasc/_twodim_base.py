@@ -1,20 +1,25 @@
 """NumPy's ``lib/_twodim_base_impl`` names: ``fliplr``/``flipud`` (views)
 and the triangle index helpers ``tril_indices``/``triu_indices`` (and their
-``*_from`` forms). ``eye``/``tri``/``tril``/``triu`` are in :mod:`pyasc._namespace`.
+``*_from`` forms), ``mask_indices``, ``vander`` and ``histogram2d`` (over
+:func:`pyasc.histogramdd`). ``eye``/``tri``/``tril``/``triu`` are in :mod:`pyasc._namespace`.
 Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
 
+import operator as _operator
+
 import numpy as _np
 
 from . import _C
+from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _sorting as _srt
 from ._helpers import _VE, _arr
 
 __all__ = [
-    "fliplr", "flipud", "triu_indices", "tril_indices", "triu_indices_from", "tril_indices_from",
+    "fliplr", "flipud", "triu_indices", "tril_indices", "triu_indices_from", "tril_indices_from", "mask_indices",
+    "vander", "histogram2d",
 ]
 
 
@@ -64,3 +69,48 @@ def triu_indices_from(arr, k=0):
     """``triu_indices`` for the shape of the 2-d ``arr`` (``numpy.triu_indices_from``)."""
     arr = _check_2d(arr, "triu_indices_from")
     return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices of the nonzero entries of ``mask_func(ones((n, n), int), k)`` (``numpy.mask_indices``;
+    e.g. ``mask_func=asc.triu`` gives the upper-triangle indices)."""
+    m = mask_func(_C.full((_operator.index(n), _operator.index(n)), 1, _np.int64), k)
+    return _srt.nonzero(_C.not_equal(_arr(m), 0))
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
+    """The Vandermonde matrix of the 1-d ``x``: columns ``x**(N-1), ..., x, 1`` (``increasing``
+    reverses them) (``numpy.vander``: the dtype of ``x`` promoted with int64, powers by a
+    cumulative product along each row)."""
+    x = _arr(x)
+    if x.ndim != 1:
+        raise _VE(f"[vander] x must be a one-dimensional array or sequence, got shape {tuple(x.shape)}")
+    n = x.shape[0] if N is None else _operator.index(N)
+    if n < 0:
+        raise _VE(f"[vander] N must be non-negative, got {n}")
+    dt = _np.promote_types(_np.dtype(x.dtype), _np.int64) if _np.dtype(x.dtype).kind != "V" \
+        else _np.dtype(x.dtype)
+    xs = _C.astype(x, dt)
+    if n == 0:
+        return _C.empty((x.shape[0], 0), dt)
+    cols = [_C.full((x.shape[0], 1), 1, dt)]
+    if n > 1:
+        cols.append(_C.broadcast_to(_C.reshape(xs, (-1, 1)), (x.shape[0], n - 1)))
+    v = _C.cumprod(_man.concatenate(cols, axis=1), 1)
+    return v if increasing else _ns.flip(v, 1)
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
+    """The 2-d histogram of the points ``(x[i], y[i])`` (``numpy.histogram2d``): ``bins`` is a count,
+    a pair of counts, an edge array for both axes or a pair of edge arrays. Returns
+    ``(hist, xedges, yedges)``, hist float64 as NumPy's."""
+    from ._histograms import histogramdd
+
+    try:
+        nb = len(bins)
+    except TypeError:
+        nb = 1
+    if nb != 1 and nb != 2:
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]

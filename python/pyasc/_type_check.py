@@ -1,5 +1,6 @@
 """NumPy's ``lib/_type_check_impl`` names composed here: ``nan_to_num``,
-``real_if_close``, ``isreal``, ``iscomplex`` (``real``/``imag``/
+``real_if_close``, ``isreal``, ``iscomplex``, and the dtype helpers
+``common_type``, ``mintypecode``, ``typename`` (``real``/``imag``/
 ``iscomplexobj``/``isrealobj`` are in :mod:`pyasc.numeric`).
 Re-exported by :mod:`pyasc.numeric`.
 """
@@ -10,10 +11,11 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
-from ._helpers import _BF16, _arr, _kind
+from . import _namespace as _ns
+from ._helpers import _BF16, _TE, _arr, _kind
 
 __all__ = [
-    "nan_to_num", "real_if_close", "isreal", "iscomplex",
+    "nan_to_num", "real_if_close", "isreal", "iscomplex", "common_type", "mintypecode", "typename",
 ]
 
 
@@ -74,3 +76,45 @@ def iscomplex(x):
     if _kind(xv) == "c":
         return _C.not_equal(xv.imag, 0)
     return _C.full(tuple(xv.shape), False, _np.bool_)
+
+
+def common_type(*arrays):
+    """The scalar type of the inexact dtype all ``arrays`` convert to without losing precision
+    (``numpy.common_type``): integers count as float64, float16 with nothing wider stays float16,
+    any complex array makes it complex; no arrays gives float16. bfloat16 (unknown to NumPy's
+    table) is a float type here, promoting as in :func:`pyasc.result_type`. Bool is a TypeError."""
+    if not arrays:
+        return _np.float16
+    dts = []
+    for a in arrays:
+        d = _np.dtype(a.dtype) if hasattr(a, "dtype") else _np.dtype(_arr(a).dtype)
+        if d.kind in "iu":
+            d = _np.dtype(_np.float64)
+        elif d.kind not in "fc" and d != _BF16:
+            raise _TE(f"[common_type] can't get common type for non-numeric array (dtype {d})")
+        dts.append(d)
+    r = _np.dtype(_ns.result_type(*dts))
+    return _ml_dtypes.bfloat16 if r == _BF16 else r.type
+
+
+# NumPy's type codes from smallest to largest element, and its default type set.
+_BY_ELSIZE = "GDFgdfQqLlIiHhBb?"
+
+
+def mintypecode(typechars, typeset="GDFgdf", default="d"):
+    """The character of the smallest-size type in ``typeset`` that the types ``typechars`` (type
+    characters or arrays) can be safely cast to (``numpy.mintypecode``; 'F' with 'd' gives 'D';
+    ``default`` when none is in ``typeset``)."""
+    codes = {t if isinstance(t, str) else _np.dtype(_arr(t).dtype).char for t in typechars}
+    inter = {t for t in codes if t in typeset}
+    if not inter:
+        return default
+    if "F" in inter and "d" in inter:
+        return "D"
+    return min(inter, key=_BY_ELSIZE.index)
+
+
+def typename(char):
+    """A description of the type character ``char`` (``numpy.typename``: NumPy's own table of
+    names, a host lookup; KeyError for an unknown code)."""
+    return _np.typename(char)

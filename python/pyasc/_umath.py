@@ -1,5 +1,13 @@
 """NumPy ufuncs composed in Python from pyasc's device ops (not in the C++
-registry): ``modf``, ``frexp``, ``divmod``, ``gcd``, ``lcm``.
+registry): ``modf``, ``frexp``, ``divmod``, ``gcd``, ``lcm``, ``fabs``,
+``float_power``, the gufuncs ``matvec``/``vecmat`` (batched matmul), and
+``frompyfunc`` (a host loop calling a Python function, as NumPy's).
+
+The ufunc keywords of ``fabs``/``float_power``/``matvec``/``vecmat`` are
+NumPy's: ``out``, ``dtype`` and ``where`` (with ``out``: elements where it is
+False keep ``out``'s values) are honoured; ``casting`` must allow the result
+dtype into ``out``; ``order`` and ``subok`` are accepted and change nothing
+(pyasc results are C-contiguous pyasc arrays); ``signature`` is not supported.
 Re-exported by :mod:`pyasc.numeric`.
 """
 
@@ -8,10 +16,12 @@ from __future__ import annotations
 import numpy as _np
 
 from . import _C
-from ._helpers import _TE, _arr, _dt, _kind, _to_out
+from . import _linalg_products as _lp
+from . import _namespace as _ns
+from ._helpers import _BF16, _NIE, _TE, _VE, _arr, _dt, _host, _kind, _np_dtype, _to_out
 
 __all__ = [
-    "modf", "frexp", "divmod", "gcd", "lcm",
+    "modf", "frexp", "divmod", "gcd", "lcm", "fabs", "float_power", "matvec", "vecmat", "frompyfunc",
 ]
 
 
@@ -111,3 +121,133 @@ def lcm(x1, x2, out=None):
     # |a / g| * |b| in the result dtype: wraps on overflow exactly as NumPy's loop does
     r = _C.multiply(_C.absolute(_C.floor_divide(a, _C.where(zero, 1, g))), _C.absolute(b))
     return _to_out(_C.astype(_C.where(zero, 0, r), dt), out)
+
+
+def _ufunc_tail(name, res, out, where, casting, dtype, signature):
+    """Applies NumPy's ufunc keywords (see the module docstring) to a computed result."""
+    if signature is not None:
+        raise _NIE(f"[{name}] signature= is not supported by pyasc")
+    if dtype is not None:
+        res = _C.astype(res, _np.dtype(dtype))
+    if out is not None:
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise _VE(f"[{name}] has 1 output, got a tuple of {len(out)} for out")
+            out = out[0]
+        if not isinstance(out, _C.ndarray):
+            raise _TE(f"[{name}] out must be a pyasc array, not {type(out).__name__}")
+        if not _np.can_cast(_np.dtype(res.dtype), _np.dtype(out.dtype), casting=casting):
+            raise _TE(f"[{name}] Cannot cast ufunc '{name}' output from dtype('{res.dtype}') to "
+                      f"dtype('{out.dtype}') with casting rule '{casting}'")
+    if where is not True:
+        if out is None:
+            raise _NIE(f"[{name}] where= without out= leaves unset elements; pass out= as well")
+        res = _C.where(_arr(where), res, out)
+    return _to_out(res, out)
+
+
+def fabs(x, /, out=None, *, where=True, casting="same_kind", order="K", dtype=None, subok=True, signature=None):
+    """The absolute value of real numbers, computed in floating point (``numpy.fabs``: integers and
+    bool give the smallest float that holds them, complex is a TypeError)."""
+    x = _arr(x)
+    if _kind(x) == "c":
+        raise _TE(f"[fabs] ufunc 'fabs' not supported for the input types: {x.dtype}")
+    if _dt(x) != _BF16 and _kind(x) != "f":
+        x = _C.astype(x, _np_dtype(_np.fabs, _dt(x)))
+    return _ufunc_tail("fabs", _C.absolute(x), out, where, casting, dtype, signature)
+
+
+def float_power(x1, x2, /, out=None, *, where=True, casting="same_kind", order="K", dtype=None, subok=True,
+                signature=None):
+    """``x1 ** x2`` computed in float64 (complex128 for complex operands) whatever the input dtypes
+    (``numpy.float_power``; a negative base with a non-integral exponent gives NaN). Operands whose
+    common dtype is bfloat16 use ml_dtypes' bfloat16 loop, as NumPy does: float32 math, bfloat16 result."""
+    a, b = _arr(x1), _arr(x2)
+    rt = _np.dtype(_ns.result_type(x1 if _weak(x1) else a, x2 if _weak(x2) else b))
+    if rt == _BF16:  # ml_dtypes' bfloat16 loop: computed in float32, rounded once
+        res = _C.astype(_C.power(_C.astype(a, _np.float32), _C.astype(b, _np.float32)), _BF16)
+    else:
+        dt = _np.dtype(_np.complex128 if rt.kind == "c" else _np.float64)
+        res = _C.power(_C.astype(a, dt), _C.astype(b, dt))
+    return _ufunc_tail("float_power", res, out, where, casting, dtype, signature)
+
+
+def _weak(x):
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
+
+
+def _gufunc_checks(name, axes, axis, keepdims):
+    if axes is not _np._NoValue or axis is not _np._NoValue or keepdims:
+        raise _NIE(f"[{name}] axes=, axis= and keepdims= are not supported by pyasc")
+
+
+def matvec(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdims=False, casting="same_kind",
+           order="K", dtype=None, subok=True, signature=None):
+    """Matrix-vector products over stacks: ``x1[..., i, j] x2[..., j]`` summed over j (no conjugation)
+    (``numpy.matvec``; the stack dimensions broadcast). One batched matmul."""
+    _gufunc_checks("matvec", axes, axis, keepdims)
+    a, v = _arr(x1), _arr(x2)
+    if a.ndim < 2 or v.ndim < 1:
+        raise _VE(f"[matvec] needs a matrix and a vector operand (at least 2-d and 1-d), got shapes "
+                  f"{tuple(a.shape)} and {tuple(v.shape)}")
+    if a.shape[-1] != v.shape[-1]:
+        raise _VE(f"[matvec] core dimension mismatch: {tuple(a.shape)} (n={a.shape[-1]}) and "
+                  f"{tuple(v.shape)} (n={v.shape[-1]})")
+    res = _lp.matmul(a, _C.expand_dims(v, -1))[..., 0]
+    return _ufunc_tail("matvec", res, out, True, casting, dtype, signature)
+
+
+def vecmat(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdims=False, casting="same_kind",
+           order="K", dtype=None, subok=True, signature=None):
+    """Vector-matrix products over stacks: ``conj(x1[..., i]) x2[..., i, j]`` summed over i
+    (``numpy.vecmat``; the vector is conjugated, as in ``vecdot``). One batched matmul."""
+    _gufunc_checks("vecmat", axes, axis, keepdims)
+    v, a = _arr(x1), _arr(x2)
+    if v.ndim < 1 or a.ndim < 2:
+        raise _VE(f"[vecmat] needs a vector and a matrix operand (at least 1-d and 2-d), got shapes "
+                  f"{tuple(v.shape)} and {tuple(a.shape)}")
+    if v.shape[-1] != a.shape[-2]:
+        raise _VE(f"[vecmat] core dimension mismatch: {tuple(v.shape)} (n={v.shape[-1]}) and "
+                  f"{tuple(a.shape)} (n={a.shape[-2]})")
+    if _kind(v) == "c":
+        v = _C.conjugate(v)
+    res = _lp.matmul(_C.expand_dims(v, -2), a)[..., 0, :]
+    return _ufunc_tail("vecmat", res, out, True, casting, dtype, signature)
+
+
+class _PyUfunc:
+    """The callable :func:`frompyfunc` returns (NumPy's ufunc attributes nin, nout, nargs,
+    identity, __name__)."""
+
+    def __init__(self, func, nin, nout, identity):
+        self._np = _np.frompyfunc(func, nin, nout, identity=identity) if identity is not _np._NoValue \
+            else _np.frompyfunc(func, nin, nout)
+        self.nin, self.nout, self.nargs = nin, nout, nin + nout
+        self.identity = identity if identity is not _np._NoValue else None
+        self.__name__ = self._np.__name__
+        self.__doc__ = self._np.__doc__
+
+    @staticmethod
+    def _back(o):
+        if isinstance(o, _np.ndarray):
+            return _C.array(_np.array(o.tolist()))
+        return o
+
+    def __call__(self, *args):
+        res = self._np(*[_host(a) for a in args])
+        return tuple(self._back(r) for r in res) if isinstance(res, tuple) else self._back(res)
+
+    def __repr__(self):
+        return f"<pyasc frompyfunc {self.__name__} (nin={self.nin}, nout={self.nout})>"
+
+
+def frompyfunc(func, /, nin, nout, **kwargs):
+    """A ufunc-like callable applying the Python function ``func`` to every element (``numpy.frompyfunc``).
+
+    It is a host loop, as NumPy's is. NumPy returns object arrays; pyasc has no object dtype, so
+    the results come back as pyasc arrays of the dtype NumPy infers from the returned values
+    (scalar inputs give the Python object). ``identity=`` is accepted."""
+    unknown = set(kwargs) - {"identity"}
+    if unknown:
+        raise _TE(f"[frompyfunc] got unexpected keyword arguments {sorted(unknown)}")
+    return _PyUfunc(func, nin, nout, kwargs.get("identity", _np._NoValue))

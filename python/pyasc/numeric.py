@@ -365,6 +365,14 @@ from . import _npyio  # noqa: E402 - save/load/savez/savez_compressed/loadtxt/sa
 from ._npyio import *  # noqa: E402,F401,F403
 __all__ += [n for n in _npyio.__all__ if n not in __all__]
 
+from . import _numerictypes  # noqa: E402 - scalar type names (single, intc, floating, ...), issubdtype ...
+from ._numerictypes import *  # noqa: E402,F401,F403
+__all__ += [n for n in _numerictypes.__all__ if n not in __all__]
+
+from . import _histograms  # noqa: E402 - histogram_bin_edges/histogramdd
+from ._histograms import *  # noqa: E402,F401,F403
+__all__ += [n for n in _histograms.__all__ if n not in __all__]
+
 from . import _bitwise  # noqa: E402 - bitwise_and/or/xor, invert, left/right_shift, bitwise_count (C++ ops)
 from ._bitwise import *  # noqa: E402,F401,F403
 __all__ += [n for n in _bitwise.__all__ if n not in __all__]

@@ -1,0 +1,130 @@
+"""NumPy's ``lib/_histograms_impl`` names beyond :func:`pyasc.histogram` (which is in
+:mod:`pyasc._sorting`): ``histogram_bin_edges`` and ``histogramdd``.
+
+``histogramdd`` bins each coordinate with a device ``searchsorted`` over its
+edges, combines the per-axis bin numbers into one flat index and counts with
+``bincount`` (weights summed in float64), as one pass over the samples.
+Bin-width estimators (string ``bins``) are not supported, as in
+:func:`pyasc.histogram`. Re-exported by :mod:`pyasc.numeric`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+
+import numpy as _np
+
+from . import _C
+from . import _manipulation as _man
+from . import _sorting as _srt
+from ._helpers import _NIE, _TE, _VE, _arr
+
+__all__ = [
+    "histogram_bin_edges", "histogramdd",
+]
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
+    """The bin edges :func:`pyasc.histogram` uses for ``a`` (``numpy.histogram_bin_edges``)."""
+    if isinstance(bins, str):
+        raise _NIE(f"[histogram_bin_edges] bin estimators (bins={bins!r}) are not supported by pyasc")
+    return _srt.histogram(a, bins, range, None, weights)[1]
+
+
+def _outer_edges(col, rng, i):
+    if rng is not None:
+        lo, hi = rng
+        if lo > hi:
+            raise _VE(f"[histogramdd] max must be larger than min in range parameter (range[{i}] = {rng})")
+        if not (_np.isfinite(lo) and _np.isfinite(hi)):
+            raise _VE(f"[histogramdd] supplied range of [{lo}, {hi}] is not finite")
+    elif col.size == 0:
+        lo, hi = 0, 1
+    else:  # NumPy scalars of the sample's dtype: the edges get its float dtype, as NumPy's
+        lo, hi = _C.min(col).numpy()[()], _C.max(col).numpy()[()]
+        if not (_np.isfinite(lo) and _np.isfinite(hi)):
+            raise _VE(f"[histogramdd] autodetected range of [{lo}, {hi}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
+    """The D-dimensional histogram of ``sample`` (an (N, D) array, or a sequence of D coordinate
+    arrays) (``numpy.histogramdd``). ``bins``: a count, D counts, or D edge arrays; ``range``: D
+    (min, max) pairs. Returns ``(hist, edges)``: float64 counts (weighted sums with ``weights``,
+    a density with ``density``) and the list of D edge arrays. The last bin of each axis includes
+    its right edge."""
+    if isinstance(sample, _C.ndarray) and sample.ndim == 2:
+        s = sample
+    elif hasattr(sample, "shape") and len(sample.shape) == 2:
+        s = _arr(sample)
+    else:
+        cols = [_C.reshape(_arr(c), (-1,)) for c in sample] if not isinstance(sample, _C.ndarray) \
+            else [sample.reshape((-1,))]
+        n0 = {c.shape[0] for c in cols}
+        if len(n0) > 1:
+            raise _VE(f"[histogramdd] the coordinate arrays have different lengths {sorted(n0)}")
+        s = _man.stack(cols, axis=1) if cols else _C.empty((0, 0), _np.float64)
+    n, d = s.shape
+    try:
+        nbins_arg = len(bins)
+        if nbins_arg != d:
+            raise _VE(f"[histogramdd] The dimension of bins must be equal to the dimension of the sample x "
+                      f"({nbins_arg} != {d})")
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = d * [bins]
+    if range is None:
+        range = (None,) * d  # noqa: A001
+    elif len(range) != d:
+        raise _VE(f"[histogramdd] range argument must have one entry per dimension ({len(range)} != {d})")
+    wts = None
+    if weights is not None:
+        wts = _C.reshape(_C.astype(_arr(weights), _np.float64), (-1,))
+        if wts.shape[0] != n:
+            raise _VE(f"[histogramdd] weights must have one value per sample ({wts.shape[0]} != {n})")
+    edges, nbin = [], []
+    for i in _builtins.range(d):
+        b = per_dim[i]
+        if _np.ndim(b) == 0 and not isinstance(b, _C.ndarray) or isinstance(b, _C.ndarray) and b.ndim == 0:
+            if isinstance(b, str):
+                raise _NIE(f"[histogramdd] bin estimators (bins={b!r}) are not supported by pyasc")
+            if b < 1:
+                raise _VE(f"[histogramdd] `bins[{i}]` must be positive, when an integer (got {b})")
+            lo, hi = _outer_edges(s[:, i], range[i], i)
+            try:
+                nb = _operator.index(b)
+            except TypeError:
+                raise _TE(f"[histogramdd] `bins[{i}]` must be an integer, when a scalar (got {b!r})") from None
+            e = _C.array(_np.linspace(lo, hi, nb + 1))  # NumPy's edges: the dtype of lo/hi with float
+        else:
+            e = _arr(b)
+            if e.ndim != 1:
+                raise _VE(f"[histogramdd] `bins[{i}]` must be a scalar or 1d array")
+            if e.shape[0] > 1 and bool(_C.any(_C.greater(e[:-1], e[1:]))):
+                raise _VE(f"[histogramdd] `bins[{i}]` must be monotonically increasing, when an array")
+        edges.append(e)
+        nbin.append(e.shape[0] + 1)  # with the two outlier bins
+    flat = _C.full((n,), 0, _np.int64)
+    for i in _builtins.range(d):
+        col = s[:, i]
+        idx = _C.searchsorted(edges[i], col, True, None)  # digitize(right=False): edges[k-1] <= v < edges[k]
+        idx = _C.where(_C.equal(col, edges[i][-1]), _C.subtract(idx, 1), idx)  # right edge joins the last bin
+        flat = _C.add(_C.multiply(flat, nbin[i]), _C.astype(idx, _np.int64))
+    total = 1
+    for k in nbin:
+        total *= k
+    hist = _C.bincount(flat, wts, total) if n else _C.full((total,), 0, _np.float64)
+    hist = _C.astype(_C.reshape(hist, tuple(nbin)), _np.float64)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        tot = _C.sum(hist)
+        for i in _builtins.range(d):
+            shape = [1] * d
+            shape[i] = nbin[i] - 2
+            widths = _C.subtract(edges[i][1:], edges[i][:-1])
+            hist = _C.true_divide(hist, _C.reshape(widths, tuple(shape)))
+        hist = _C.true_divide(hist, tot)
+    return hist, edges

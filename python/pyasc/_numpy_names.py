@@ -1,0 +1,48 @@
+"""The NumPy 2.4 public names pyasc does not provide, each with the reason (not public API).
+
+This is the one place those reasons live: tests/python/array/test_numpy_names.py
+lists NumPy's public functions (functions, ufuncs and builtin functions in
+``numpy.__all__``/``dir(numpy)``, submodules excluded), its scalar type
+classes and its constants, and fails on any name ``pyasc`` lacks that is not
+here -- and on any name here that pyasc has after all.
+"""
+
+from __future__ import annotations
+
+_MATRIX = "numpy.matrix (a class NumPy itself discourages) has no pyasc counterpart: use 2-d arrays"
+_DATETIME = "pyasc has no datetime64/timedelta64 dtypes"
+_GEEV = ("needs the eigenvalues of a general (non-symmetric) matrix, LAPACK geev, which pyasc.linalg does not "
+         "bind (no eig/eigvals either)")
+_LONGDOUBLE = "pyasc has no extended-precision dtype (float128/complex256 on x86): float64/complex128 are the widest"
+_FLEXIBLE = "pyasc arrays hold numbers only: no string, bytes, void (structured) or object dtypes"
+
+#: name -> why pyasc does not provide it
+NOT_PROVIDED = {
+    # functions
+    "asmatrix": _MATRIX,
+    "bmat": _MATRIX,
+    "busday_count": _DATETIME,
+    "busday_offset": _DATETIME,
+    "is_busday": _DATETIME,
+    "datetime_as_string": _DATETIME,
+    "datetime_data": _DATETIME,
+    "isnat": _DATETIME,
+    "nested_iters": "NumPy's nditer internals (iterators over NumPy memory layouts); no device counterpart",
+    "show_config": "NumPy's own build report; pyasc's is the pyasc-info command (pyasc.utils.info.collect_info)",
+    "show_runtime": "NumPy's own runtime report; pyasc's is the pyasc-info command (pyasc.utils.info.collect_info)",
+    "roots": _GEEV,
+    # scalar types
+    "longdouble": _LONGDOUBLE,
+    "clongdouble": _LONGDOUBLE,
+    "float128": _LONGDOUBLE,
+    "complex256": _LONGDOUBLE,
+    "datetime64": _DATETIME,
+    "timedelta64": _DATETIME,
+    "str_": _FLEXIBLE,
+    "bytes_": _FLEXIBLE,
+    "void": _FLEXIBLE,
+    "object_": _FLEXIBLE,
+    "character": _FLEXIBLE,
+    "flexible": _FLEXIBLE,
+    "record": _FLEXIBLE,
+}
