@@ -231,8 +231,14 @@ def flip(m, axis=None):
 
 
 def clip(x, min=None, max=None, out=None):  # noqa: A002 - the array API's names
-    """``x`` limited to [min, max] elementwise (``minimum(maximum(x, min), max)``; NaN propagates)."""
+    """``x`` limited to [min, max] elementwise (``minimum(maximum(x, min), max)``; NaN propagates).
+
+    With both bounds a bfloat16 result is computed in float32, as NumPy 2.4 does (its clip
+    ufunc has no bfloat16 loop in ml_dtypes 0.7; one bound goes through maximum/minimum,
+    which keep bfloat16)."""
     r = _arr(x) if isinstance(x, _C.ndarray) else x
+    if min is not None and max is not None and result_type(r, min, max) == _BF16:
+        r = _arr(r).astype(_np.float32)
     if min is None and max is None:
         r = _C.positive(r) if _arr(r).dtype != _np.bool_ else _arr(r).copy()
     if min is not None:

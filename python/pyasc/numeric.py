@@ -156,8 +156,28 @@ erfc = _C.erfc
 rsqrt = _C.rsqrt
 logaddexp = _C.logaddexp
 logaddexp2 = _C.logaddexp2
-deg2rad = radians = _C.deg2rad
-rad2deg = degrees = _C.rad2deg
+deg2rad = _C.deg2rad
+rad2deg = _C.rad2deg
+
+
+def _float32_for_bfloat16(x):
+    """x as float32 when it is a bfloat16 array (NumPy's fallback for ufuncs without a bfloat16 loop)."""
+    if isinstance(x, _C.ndarray) and x.dtype == bfloat16:
+        return x.astype(_np.float32)
+    return x
+
+
+def radians(x, *, out=None):
+    """Degrees to radians, elementwise (``numpy.radians``). ml_dtypes 0.7 has a bfloat16 loop
+    for deg2rad but none for radians: NumPy computes bfloat16 in float32, so does this."""
+    return _C.deg2rad(_float32_for_bfloat16(x), out=out)
+
+
+def degrees(x, *, out=None):
+    """Radians to degrees, elementwise (``numpy.degrees``); bfloat16 gives float32 as NumPy's
+    (ml_dtypes 0.7 has no bfloat16 loop for degrees, only for rad2deg)."""
+    return _C.rad2deg(_float32_for_bfloat16(x), out=out)
+
 spacing = _C.spacing
 nextafter = _C.nextafter
 heaviside = _C.heaviside

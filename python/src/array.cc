@@ -226,7 +226,10 @@ bool is_tensor(py::handle h) {
 }
 
 /// Python scalars are "weak" (NEP 50). NumPy scalars (np.float32(1)) are not.
-bool weak_scalar(py::handle h, ops::Scalar* s) {
+/// A Python int outside int64 sets *big (s is then a placeholder int) where
+/// the caller can place it (operands: next to uint64 or a float dtype);
+/// without `big` it raises OverflowError.
+bool weak_scalar(py::handle h, ops::Scalar* s, bool* big = nullptr) {
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) {
     *s = ops::Scalar::from_bool(o == Py_True);
@@ -255,12 +258,31 @@ bool weak_scalar(py::handle h, ops::Scalar* s) {
 Tensor to_tensor(py::handle h) {
   if (is_tensor(h)) return h.cast<Tensor>();
   ops::Scalar s;
-  if (weak_scalar(h, &s)) return ops::scalar_tensor(s, ops::default_scalar_dtype(s.kind));
+  bool big = false;  // a Python int outside int64: NumPy's asarray makes it uint64 (or refuses)
+  if (weak_scalar(h, &s, &big) && !big) return ops::scalar_tensor(s, ops::default_scalar_dtype(s.kind));
   if (py::isinstance<py::array>(h)) return from_numpy(py::reinterpret_borrow<py::array>(h));
   py::object a = py::module_::import("numpy").attr("asarray")(h);
   // A new array only this conversion refers to (a list's values): private.
   const bool mine = Py_REFCNT(a.ptr()) == 1 && py::detail::array_proxy(a.ptr())->base == nullptr;
   return from_numpy(a.cast<py::array>(), mine);
+}
+
+/// A Python int outside int64 as a weak operand of dtype `d`, as NumPy 2:
+/// a float/complex dtype takes its value (float16 + 2**70 is inf), uint64
+/// takes [2^63, 2^64), anything else is OverflowError.
+Tensor big_int_operand(py::handle h, DType d, const std::string& op) {
+  if (asc::is_inexact(d)) {
+    const double v = PyLong_AsDouble(h.ptr());  // OverflowError past DBL_MAX, as NumPy
+    if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return ops::scalar_tensor(ops::Scalar::from_float(v), d, op);
+  }
+  if (d == DType::kUInt64) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(h.ptr());
+    if (!PyErr_Occurred()) return ops::scalar_constant(ops::Scalar::from_int(static_cast<int64_t>(u)), d);
+    PyErr_Clear();
+  }
+  throw Error(Status::Make(asc::ErrorCode::kOverflow, op,
+                           "Python integer " + std::string(py::str(h)) + " out of bounds for " + asc::dtype_name(d)));
 }
 
 /// Operands of an op: tensors as they are, weak scalars take the dtype NEP 50
@@ -269,13 +291,14 @@ Tensor to_tensor(py::handle h) {
 void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) {
   ops::Scalar scal[3];
   bool weak[3] = {false, false, false};
+  bool big[3] = {false, false, false};
   bool have_strong = false;
   DType strong = DType::kBool;
   for (int i = 0; i < n; ++i) {
     if (is_tensor(args[i])) {
       ts[i] = py::reinterpret_borrow<py::object>(args[i]).cast<const Tensor&>();
     } else {
-      weak[i] = weak_scalar(args[i], &scal[i]);
+      weak[i] = weak_scalar(args[i], &scal[i], &big[i]);
       if (weak[i]) continue;
       ts[i] = to_tensor(args[i]);
     }
@@ -286,8 +309,60 @@ void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) 
     if (weak[i]) {
       const DType d =
           have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind) : ops::default_scalar_dtype(scal[i].kind);
-      ts[i] = ops::scalar_tensor(ops::weak_scalar_value(scal[i], d), d, op);
+      ts[i] = big[i] ? big_int_operand(args[i], d, op) : ops::scalar_tensor(ops::weak_scalar_value(scal[i], d), d, op);
     }
+}
+
+/// NumPy 2's comparison of an integer array with a Python int outside its
+/// dtype's range (int8_array == 300, uint8_array < -1): no error, the answer
+/// is known from the sign alone. Sets *r and returns true when that applies.
+bool compare_out_of_range(const ops::OpDef& op, const py::handle* args, Tensor* r) {
+  static const ops::OpDef* const kCmp[6] = {ops::find_op("equal"), ops::find_op("not_equal"), ops::find_op("less"),
+                                            ops::find_op("less_equal"), ops::find_op("greater"),
+                                            ops::find_op("greater_equal")};
+  int which = -1;
+  for (int k = 0; k < 6; ++k)
+    if (&op == kCmp[k]) which = k;
+  if (which < 0) return false;
+  const int ti = is_tensor(args[0]) ? 0 : 1;  // the array operand; the other must be a Python int
+  const py::handle a = args[ti], b = args[1 - ti];
+  if (!is_tensor(a) || is_tensor(b) || PyBool_Check(b.ptr()) || !PyLong_Check(b.ptr()) ||
+      PyObject_HasAttrString(b.ptr(), "dtype"))
+    return false;
+  const Tensor& t = py::reinterpret_borrow<py::object>(a).cast<const Tensor&>();
+  if (!asc::is_integer(t.dtype())) return false;
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(b.ptr(), &overflow);
+  const bool is_signed = asc::dtype_traits(t.dtype()).kind == asc::DTypeKind::kSignedInt;
+  const int bits = static_cast<int>(asc::dtype_size(t.dtype())) * 8;
+  int side = 0;  // +1: the int is above the dtype's range, -1: below
+  if (overflow) {
+    side = overflow;
+    if (overflow > 0 && t.dtype() == DType::kUInt64) {
+      PyLong_AsUnsignedLongLong(b.ptr());
+      if (!PyErr_Occurred()) side = 0;
+      PyErr_Clear();
+    }
+  } else if (is_signed) {
+    if (bits < 64 && v >= (1LL << (bits - 1))) side = 1;
+    if (bits < 64 && v < -(1LL << (bits - 1))) side = -1;
+  } else {
+    if (v < 0) side = -1;
+    else if (bits < 64 && v >= (1LL << bits)) side = 1;
+  }
+  if (side == 0) return false;
+  // array OP int with the int above every element: <, <=, != true. Mirrored
+  // for an int below, and again when the int is the left operand.
+  if (ti == 1) side = -side;
+  bool value;
+  switch (which) {
+    case 0: value = false; break;
+    case 1: value = true; break;
+    case 2: case 3: value = side > 0; break;
+    default: value = side < 0; break;
+  }
+  *r = ops::full(t.shape(), ops::Scalar::from_bool(value), DType::kBool);
+  return true;
 }
 
 std::vector<Tensor> operands(const std::vector<py::handle>& args, const std::string& op) {
@@ -310,6 +385,7 @@ bool operand_like(py::handle h) {
 py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args, py::handle out) {
   Tensor ts[3];
   const int n = static_cast<int>(args.size());
+  if (n == 2 && out.is_none() && compare_out_of_range(op, args.begin(), &ts[0])) return py::cast(ts[0]);
   operands(args.begin(), n, ts, op.name);
   // ldexp's exponent is an integer operand: a Python int there stays int64
   // (NumPy's 'el->e' loops) instead of taking x1's float dtype.

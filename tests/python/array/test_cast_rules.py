@@ -241,3 +241,71 @@ def test_weak_scalar_sizes(mode):
             for s in (2.5, 1.0039062500001, -3):
                 same_bits(na * s, a * s)
                 same_bits(s - na, s - a)
+
+
+# ------------------------------------------------------------------ ufuncs without a bfloat16 loop
+
+
+@pytest.mark.parametrize("dtype", HALF + [np.float32, np.float64], ids=ids)
+def test_bfloat16_loop_fallbacks(mode, dtype):
+    """ml_dtypes 0.7 has deg2rad/rad2deg loops for bfloat16 but none for radians/degrees or clip:
+    NumPy computes those in float32; one-sided clip goes through maximum/minimum (bfloat16)."""
+    na = np.array([0.0, -0.0, 1.5, -180.0, 3.25, np.inf, np.nan, 65504.0], dtype)
+    a = asc.asarray(na)
+    for name in ("radians", "degrees", "deg2rad", "rad2deg"):
+        same_bits(getattr(np, name)(na), getattr(asc, name)(a))
+    # (no -0.0 into clip: NumPy's own answer for it differs between its contiguous and strided loops)
+    nc = np.array([0.0, 1.5, -180.0, 3.25, np.inf, np.nan, 65504.0, 2.5], dtype)
+    c = asc.asarray(nc)
+    same_bits(np.clip(nc, 0, 2.5), asc.clip(c, 0, 2.5))
+    same_bits(np.clip(nc, -1, None), asc.clip(c, -1, None))
+    same_bits(np.clip(nc, None, 2), asc.clip(c, None, 2))
+    lo, hi = np.full(8, -1.0, dtype), np.full(8, 2.5, dtype)
+    same_bits(np.clip(nc, lo, hi), asc.clip(c, asc.asarray(lo), asc.asarray(hi)))
+    for e in (3, -200, 0, True):
+        same_bits(np.ldexp(na, e), asc.ldexp(a, e))
+
+
+def test_asarray_chkfinite_bfloat16():
+    """NumPy checks only its own float/complex types (typecodes['AllFloat']): bfloat16 passes unchecked."""
+    for bad in (np.nan, np.inf):
+        nb = np.array([1.0, bad], BF16)
+        same_bits(np.asarray_chkfinite(nb), asc.asarray_chkfinite(asc.asarray(nb)))
+        for dt in (np.float16, np.float32, np.complex64):
+            with pytest.raises(ValueError):
+                np.asarray_chkfinite(nb.astype(dt))
+            with pytest.raises(ValueError, match="asarray_chkfinite"):
+                asc.asarray_chkfinite(asc.asarray(nb.astype(dt)))
+
+
+# ------------------------------------------------------------------ Python ints outside a dtype's range
+
+
+BIG = [2**63, 2**64 - 1, 2**64, 2**70, -2**63 - 1, 300, -1, -129, 65536, 2**32]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=ids)
+def test_out_of_range_python_ints(mode, dtype):
+    """NumPy 2: comparisons of integer arrays with an int outside their range are answered from the
+    sign; arithmetic raises OverflowError, except uint64 up to 2**64 - 1 and float dtypes (inf)."""
+    na = np.array([0, 1, 2, 3, 100, 5, 6, 7, 8], np.int64).astype(dtype)
+    a = asc.asarray(na)
+    def both(f_np, f_asc):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                e = f_np()
+        except OverflowError:
+            with pytest.raises(OverflowError, match="out of bounds|too large"):
+                f_asc()
+            return
+        same_bits(e, f_asc())
+
+    for s in BIG:
+        for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "add", "multiply",
+                     "maximum"):
+            both(lambda: getattr(np, name)(na, s), lambda: getattr(asc, name)(a, s))
+            both(lambda: getattr(np, name)(s, na), lambda: getattr(asc, name)(s, a))
+        both(lambda: na == s, lambda: a == s)
+        both(lambda: s > na, lambda: s > a)
+        both(lambda: na[::-2] <= s, lambda: a[::-2] <= s)
