@@ -180,6 +180,23 @@ def test_scalar_only_and_float_scalars(mode):
     same(1 << a8, 1 << np.array([1, 2, 3], np.int8))
 
 
+def test_uint64_masks_beyond_int64(mode):
+    # Python ints in [2**63, 2**64) are weak uint64 operands (NumPy 2); elsewhere OverflowError.
+    u = values(np.uint64, 67, 23)
+    x = asc.asarray(u)
+    for s in (2**64 - 1, 2**63, 0xFFFF_FFFF_0000_0000):
+        for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "right_shift", "left_shift"):
+            same(getattr(asc, name)(x, s), getattr(np, name)(u, s))
+            same(getattr(asc, name)(s, x), getattr(np, name)(s, u))
+    for dt in (np.int64, np.int8, np.uint32):
+        with pytest.raises(OverflowError):
+            np.bitwise_and(np.ones(2, dt), 2**64 - 1)
+        with pytest.raises(OverflowError, match="out of bounds"):
+            asc.bitwise_and(asc.asarray(np.ones(2, dt)), 2**64 - 1)
+    with pytest.raises(OverflowError):
+        x & 2**64
+
+
 # ---------------------------------------------------------------- errors
 
 @pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.complex64, np.complex128, "bfloat16"])
