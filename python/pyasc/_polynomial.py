@@ -2,12 +2,13 @@
 (Horner's scheme in device ops), ``polyfit`` (least squares through
 :func:`pyasc.linalg.lstsq`), ``poly`` (from roots: one multiply-subtract per
 root), ``polyadd``, ``polysub``, ``polymul`` (``convolve``), ``polydiv``
-(long division), ``polyder`` and ``polyint``. Coefficients are highest power
-first; results have NumPy's dtypes.
+(long division), ``polyder``, ``polyint`` and the ``poly1d`` class (its
+coefficients a pyasc array; the functions return a poly1d when given one, as
+NumPy's do). Coefficients are highest power first; results have NumPy's dtypes.
 
 Not here: ``roots`` and ``poly`` of a square matrix need the eigenvalues of a
 general matrix (LAPACK geev), which :mod:`pyasc.linalg` does not bind (no
-``eig``/``eigvals`` either); ``poly1d`` (a class). See
+``eig``/``eigvals`` either; ``poly1d.roots`` raises for the same reason). See
 :data:`pyasc._numpy_names.NOT_PROVIDED`. Re-exported by :mod:`pyasc.numeric`.
 """
 
@@ -25,12 +26,19 @@ from ._numeric import convolve
 from ._type_check import mintypecode
 
 __all__ = [
-    "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
+    "poly1d", "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
 ]
 
 
 def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first) at ``x``, by Horner's scheme."""
+    if isinstance(x, poly1d):  # composition p(x(t)), a poly1d
+        res = poly1d([0])
+        for c in _arr(p.coeffs if isinstance(p, poly1d) else p):
+            res = res * x + poly1d(_C.reshape(c, (1,)))
+        return res
+    if isinstance(p, poly1d):
+        p = p.coeffs
     pp = _arr(p)
     xx = _arr(x)
     y = _C.full(tuple(xx.shape), 0, xx.dtype)
@@ -137,24 +145,29 @@ def _padded(a, n):
     return a if d == 0 else _man.concatenate([_C.full((d,), 0, a.dtype), a])
 
 
+def _truepoly(val, *args):
+    """``val`` as a poly1d when one of ``args`` is one (NumPy's rule for the poly* functions)."""
+    return poly1d(val) if any(isinstance(a, poly1d) for a in args) else val
+
+
 def polyadd(a1, a2):
     """The sum of two polynomials (coefficient arrays, highest power first; the shorter one is
     padded at the front) (``numpy.polyadd``)."""
     a, b = _atleast_1d(a1), _atleast_1d(a2)
     n = max(a.shape[0], b.shape[0])
-    return _C.add(_padded(a, n), _padded(b, n))
+    return _truepoly(_C.add(_padded(a, n), _padded(b, n)), a1, a2)
 
 
 def polysub(a1, a2):
     """The difference ``a1 - a2`` of two polynomials (``numpy.polysub``)."""
     a, b = _atleast_1d(a1), _atleast_1d(a2)
     n = max(a.shape[0], b.shape[0])
-    return _C.subtract(_padded(a, n), _padded(b, n))
+    return _truepoly(_C.subtract(_padded(a, n), _padded(b, n)), a1, a2)
 
 
 def polymul(a1, a2):
     """The product of two polynomials: the full convolution of their coefficients (``numpy.polymul``)."""
-    return convolve(_atleast_1d(a1), _atleast_1d(a2))
+    return _truepoly(convolve(_atleast_1d(a1), _atleast_1d(a2)), a1, a2)
 
 
 def polydiv(u, v):
@@ -178,6 +191,8 @@ def polydiv(u, v):
 
     while r.shape[0] > 1 and allclose(r[0], 0, rtol=1e-14):
         r = r[1:]
+    if isinstance(u, poly1d) or isinstance(v, poly1d):
+        return poly1d(q), poly1d(r)
     return q, r
 
 
@@ -187,6 +202,8 @@ def polyder(p, m=1):
     m = _operator.index(m)
     if m < 0:
         raise _VE("[polyder] Order of derivative must be positive (see polyint)")
+    if isinstance(p, poly1d):
+        return poly1d(polyder(p.coeffs, m))
     p = _arr(p)
     if p.ndim != 1:
         raise _TE(f"[polyder] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
@@ -207,6 +224,8 @@ def polyint(p, m=1, k=None):
         kk = _C.multiply(kk[0], _C.full((m,), 1, _np.float64))
     if kk.shape[0] < m:
         raise _VE(f"[polyint] k must be a scalar or a rank-1 array of length 1 or >m, got length {kk.shape[0]}")
+    if isinstance(p, poly1d):
+        return poly1d(polyint(p.coeffs, m, kk))
     p = _arr(p)
     if p.ndim != 1:
         raise _TE(f"[polyint] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
@@ -215,3 +234,140 @@ def polyint(p, m=1, k=None):
         y = _C.true_divide(p, _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 1, _np.int64))
         p = _man.concatenate([y, _C.reshape(kk[i], (1,))])
     return p
+
+
+class poly1d:  # noqa: N801 - NumPy's name
+    """A one-variable polynomial (``numpy.poly1d``): ``poly1d([1, 2, 3])`` is ``x**2 + 2x + 3``;
+    ``r=True`` takes roots instead. Leading zeros are dropped. ``p(x)`` evaluates it (pyasc arrays,
+    scalars, or another poly1d: composition); ``+ - * / **``, ``deriv``/``integ``, ``p[k]`` (the
+    coefficient of ``x**k``), ``coeffs``/``c``/``coef``/``coefficients`` (a pyasc array), ``order``,
+    ``variable``. ``roots`` needs general eigenvalues and raises NotImplementedError (see
+    :data:`pyasc._numpy_names.NOT_PROVIDED`)."""
+
+    __hash__ = None
+
+    def __init__(self, c_or_r, r=False, variable=None):
+        if isinstance(c_or_r, poly1d):
+            self._variable = c_or_r._variable if variable is None else variable
+            self._coeffs = c_or_r._coeffs
+            return
+        if r:
+            c_or_r = poly(c_or_r)
+        c = _atleast_1d(c_or_r)
+        if c.ndim > 1:
+            raise _VE("[poly1d] Polynomial must be 1d only.")
+        nz = _C.nonzero(_C.not_equal(c, 0))[0]
+        c = c[int(nz[0]):] if nz.shape[0] else c[:0]
+        if c.shape[0] == 0:
+            c = _C.full((1,), 0, c.dtype)
+        self._coeffs = c
+        self._variable = "x" if variable is None else variable
+
+    @property
+    def coeffs(self):
+        """The coefficients, highest power first (a pyasc array)."""
+        return self._coeffs
+
+    c = coef = coefficients = coeffs
+
+    @property
+    def variable(self):
+        """The name of the variable in ``str(p)``."""
+        return self._variable
+
+    @property
+    def order(self):
+        """The degree of the polynomial."""
+        return self._coeffs.shape[0] - 1
+
+    @property
+    def roots(self):
+        """Not available: it needs general eigenvalues (LAPACK geev), which pyasc does not bind."""
+        raise _NIE("[poly1d.roots] needs the eigenvalues of a general matrix (LAPACK geev), which "
+                   "pyasc.linalg does not provide")
+
+    r = roots
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._coeffs.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        vals = repr(self._coeffs.numpy())[6:-1]
+        return f"poly1d({vals})"
+
+    def __str__(self):
+        return str(_np.poly1d(self._coeffs.numpy(), variable=self._variable))
+
+    def __len__(self):
+        return self.order
+
+    def __call__(self, val):
+        return polyval(self, val)
+
+    def __neg__(self):
+        return poly1d(_C.negative(self._coeffs))
+
+    def __pos__(self):
+        return self
+
+    def __add__(self, other):
+        return polyadd(self, other if isinstance(other, poly1d) else poly1d(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return polysub(self, other if isinstance(other, poly1d) else poly1d(other))
+
+    def __rsub__(self, other):
+        return polysub(poly1d(other), self)
+
+    def __mul__(self, other):
+        if _np.isscalar(other):
+            return poly1d(_C.multiply(self._coeffs, other))
+        return polymul(self, other if isinstance(other, poly1d) else poly1d(other))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if _np.isscalar(other):
+            return poly1d(_C.true_divide(self._coeffs, other))
+        return polydiv(self, other if isinstance(other, poly1d) else poly1d(other))
+
+    def __rtruediv__(self, other):
+        return polydiv(poly1d(other), self)
+
+    def __pow__(self, val):
+        if not _np.isscalar(val) or int(val) != val or val < 0:
+            raise _VE("[poly1d] Power to non-negative integers only.")
+        res = poly1d([1])
+        for _ in range(int(val)):
+            res = polymul(self, res)
+        return res
+
+    def __eq__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        if self._coeffs.shape != other._coeffs.shape:
+            return False
+        return bool(_C.all(_C.equal(self._coeffs, other._coeffs)))
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __getitem__(self, val):
+        if val > self.order or val < 0:
+            return _np.dtype(self._coeffs.dtype).type(0)
+        return self._coeffs[self.order - val]
+
+    def __iter__(self):
+        return iter(self._coeffs)
+
+    def deriv(self, m=1):
+        """The ``m``-th derivative (``polyder``) as a poly1d."""
+        return poly1d(polyder(self._coeffs, m))
+
+    def integ(self, m=1, k=0):
+        """The ``m``-th antiderivative with integration constants ``k`` (``polyint``) as a poly1d."""
+        return poly1d(polyint(self._coeffs, m, k))

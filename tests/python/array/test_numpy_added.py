@@ -738,3 +738,36 @@ def test_fromfile_fromstring_fromregex(tmp_path, check):
     got = asc.fromregex(io.StringIO("a 1\nb 2\n"), r"(\w) (\d)", [("k", "U1"), ("v", np.int32)])
     assert isinstance(got, np.ndarray) and got.dtype.names == ("k", "v")
     assert isinstance(asc.fromfile(f, dtype=np.int16), asc.ndarray)
+
+
+def _coeffs(p):
+    return p.coeffs if hasattr(p, "coeffs") else p
+
+
+@pytest.mark.parametrize("dt", [np.int64, np.float32, np.float64, np.complex128])
+def test_poly1d(check, dt):
+    c = np.array([0, 1, -2, 3], dtype=dt)
+    check(lambda xp: xp.poly1d(xp.asarray(c)).coeffs)
+    check(lambda xp: (xp.poly1d(xp.asarray(c)).order, len(xp.poly1d(xp.asarray(c)))))
+    check(lambda xp: xp.poly1d(xp.asarray(c))(xp.asarray(np.array([0.5, -1.0, np.inf]))), rtol=1e-6)
+    check(lambda xp: xp.poly1d(xp.asarray(c))(2))
+    ops = [lambda p, q: p + q, lambda p, q: p - q, lambda p, q: p * q, lambda p, q: p * 3, lambda p, q: 2 - p,
+           lambda p, q: p / 2, lambda p, q: p ** 3, lambda p, q: -p, lambda p, q: p(q), lambda p, q: p.deriv(2),
+           lambda p, q: p.integ(2, k=[1, 2]), lambda p, q: q + [1, 1]]
+    for op in ops:
+        check(lambda xp, op=op: _coeffs(op(xp.poly1d(xp.asarray(c)), xp.poly1d([1.0, -1.0]))), rtol=1e-6)
+    check(lambda xp: tuple(_coeffs(t) for t in xp.poly1d(xp.asarray(c)) / xp.poly1d([1.0, 1.0])), rtol=1e-6)
+    check(lambda xp: tuple(_coeffs(t) for t in xp.polydiv(xp.poly1d(xp.asarray(c)), [1.0, 1.0])), rtol=1e-6)
+    check(lambda xp: (xp.poly1d(xp.asarray(c))[1], xp.poly1d(xp.asarray(c))[7], xp.poly1d(xp.asarray(c))[-1]))
+    check(lambda xp: xp.poly1d([1, 2], r=True).coeffs)
+    check(lambda xp: (xp.poly1d([]).coeffs, xp.poly1d(5).coeffs, xp.poly1d([0, 0]).coeffs))
+    check(lambda xp: xp.poly1d(xp.asarray(np.ones((2, 2)))))
+    check(lambda xp: xp.poly1d([1, 2]) ** -1)
+    p = asc.poly1d(asc.asarray(c))
+    assert isinstance(p.coeffs, asc.ndarray) and isinstance(asc.polyadd(p, [1]), asc.poly1d)
+    assert isinstance(asc.polyder(p), asc.poly1d) and isinstance(asc.polyint(p), asc.poly1d)
+    assert repr(p) == repr(np.poly1d(c)) and str(p) == str(np.poly1d(c))
+    assert p == asc.poly1d(c[1:]) and p != asc.poly1d([1])
+    np.testing.assert_array_equal(np.asarray(p), np.poly1d(c).coeffs)
+    with pytest.raises(NotImplementedError):
+        p.roots
