@@ -771,3 +771,24 @@ def test_poly1d(check, dt):
     np.testing.assert_array_equal(np.asarray(p), np.poly1d(c).coeffs)
     with pytest.raises(NotImplementedError):
         p.roots
+
+
+LENGTHS = [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4097]
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_elementwise_lengths(check, n):
+    # lengths around SIMD widths and tile sizes: every element of the tails must come out right
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n) * 10
+    x[:: max(1, n // 5)] = np.inf
+    x[1:: max(2, n // 3)] = -np.inf
+    x[2:: max(3, n // 4)] = np.nan
+    for dt in (np.float32, np.float64, np.float16, BF16):
+        xs = x.astype(dt)
+        check(lambda xp, xs=xs: (xp.fabs(xp.asarray(xs)), xp.isposinf(xp.asarray(xs)), xp.isneginf(xp.asarray(xs))))
+    check(lambda xp: xp.float_power(xp.asarray(x.astype(np.float32)), 1.5))
+    check(lambda xp: xp.i0(xp.asarray(np.abs(x) % 40)), rtol=1e-13)
+    check(lambda xp: xp.i0(xp.asarray((x % 40).astype(np.float32))), rtol=2e-6)
+    v = rng.normal(size=(n, 3))
+    check(lambda xp: xp.cross(xp.asarray(v), xp.asarray(v[::-1])), rtol=1e-12)
