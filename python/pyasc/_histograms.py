@@ -4,13 +4,17 @@
 ``histogramdd`` bins each coordinate with a device ``searchsorted`` over its
 edges, combines the per-axis bin numbers into one flat index and counts with
 ``bincount`` (weights summed in float64), as one pass over the samples.
-Bin-width estimators (string ``bins``) are not supported, as in
-:func:`pyasc.histogram`. Re-exported by :mod:`pyasc.numeric`.
+The bin-width estimators of string ``bins`` ('auto', 'fd', 'doane', 'scott',
+'rice', 'sturges', 'sqrt'; used by :func:`pyasc.histogram` too) take their
+statistics (ptp, std, mean, percentiles) from device reductions and apply
+NumPy's formulas to those scalars; 'stone' (a cross-validation search) is not
+supported. Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 import operator as _operator
 
 import numpy as _np
@@ -25,26 +29,101 @@ __all__ = [
 ]
 
 
+def _ptp(x):
+    return float(_C.max(x)) - float(_C.min(x))
+
+
+def _bw_sqrt(x):
+    return _ptp(x) / _math.sqrt(x.size)
+
+
+def _bw_sturges(x):
+    return _ptp(x) / (_math.log2(x.size) + 1.0)
+
+
+def _bw_rice(x):
+    return _ptp(x) / (2.0 * x.size ** (1.0 / 3))
+
+
+def _bw_scott(x):
+    return (24.0 * _math.pi ** 0.5 / x.size) ** (1.0 / 3.0) * float(_C.std(x))
+
+
+def _bw_doane(x):
+    if x.size > 2:
+        sg1 = _math.sqrt(6.0 * (x.size - 2) / ((x.size + 1.0) * (x.size + 3)))
+        sigma = float(_C.std(x))
+        if sigma > 0.0:
+            t = _C.true_divide(_C.subtract(x, _C.mean(x)), sigma)
+            g1 = float(_C.mean(_C.multiply(_C.multiply(t, t), t)))
+            return _ptp(x) / (1.0 + _math.log2(x.size) + _math.log2(1.0 + abs(g1) / sg1))
+    return 0.0
+
+
+def _bw_fd(x):
+    from ._statistics import percentile
+
+    q = percentile(x, [75, 25])
+    return 2.0 * (float(q[0]) - float(q[1])) * x.size ** (-1.0 / 3.0)
+
+
+def _bw_auto(x):  # NumPy 2.4: min(max(fd, sqrt / 2), sturges)
+    return min(max(_bw_fd(x), _bw_sqrt(x) / 2), _bw_sturges(x))
+
+
+_ESTIMATORS = {"auto": _bw_auto, "fd": _bw_fd, "doane": _bw_doane, "scott": _bw_scott, "rice": _bw_rice,
+               "sturges": _bw_sturges, "sqrt": _bw_sqrt, "stone": None}
+
+
+def _estimate_bins(name, a, bins, range, weights):  # noqa: A002
+    """NumPy's bin count for the estimator ``bins`` on ``a`` and the (first, last) edges it spans."""
+    if bins not in _ESTIMATORS:
+        raise _VE(f"[{name}] {bins!r} is not a valid estimator for `bins`")
+    if weights is not None:
+        raise _TE(f"[{name}] Automated estimation of the number of bins is not supported for weighted data")
+    if _ESTIMATORS[bins] is None:
+        raise _NIE(f"[{name}] the 'stone' estimator (a cross-validation search) is not supported by pyasc")
+    x = _C.reshape(_arr(a), (-1,))
+    first, last = _outer_edges(x, range, 0, name)
+    if range is not None:  # the estimate uses the data inside the range only
+        keep = _C.logical_and(_C.greater_equal(x, first), _C.less_equal(x, last))
+        if not bool(_C.all(keep)):
+            x = _C.take_rows(x, _C.nonzero(keep)[0])
+    if x.size == 0:
+        n = 1
+    else:
+        width = _ESTIMATORS[bins](_C.astype(x, _np.float64) if x.dtype.kind in "biu" else x)
+        if width:
+            if x.dtype.kind in "iu" and width < 1:
+                width = 1
+            n = int(_math.ceil((float(last) - float(first)) / width))
+        else:  # e.g. fd when the interquartile range is 0
+            n = 1
+    return n, (first, last)
+
+
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
-    """The bin edges :func:`pyasc.histogram` uses for ``a`` (``numpy.histogram_bin_edges``)."""
+    """The bin edges :func:`pyasc.histogram` uses for ``a`` (``numpy.histogram_bin_edges``; string
+    ``bins`` name NumPy's width estimators, see the module docstring)."""
     if isinstance(bins, str):
-        raise _NIE(f"[histogram_bin_edges] bin estimators (bins={bins!r}) are not supported by pyasc")
+        bins, range = _estimate_bins("histogram_bin_edges", a, bins, range, weights)  # noqa: A001
+        weights = None
     return _srt.histogram(a, bins, range, None, weights)[1]
 
 
-def _outer_edges(col, rng, i):
+def _outer_edges(col, rng, i, name="histogramdd"):
     if rng is not None:
         lo, hi = rng
         if lo > hi:
-            raise _VE(f"[histogramdd] max must be larger than min in range parameter (range[{i}] = {rng})")
+            raise _VE(f"[{name}] max must be larger than min in range parameter (range[{i}] = {rng})")
         if not (_np.isfinite(lo) and _np.isfinite(hi)):
-            raise _VE(f"[histogramdd] supplied range of [{lo}, {hi}] is not finite")
+            raise _VE(f"[{name}] supplied range of [{lo}, {hi}] is not finite")
     elif col.size == 0:
         lo, hi = 0, 1
     else:  # NumPy scalars of the sample's dtype: the edges get its float dtype, as NumPy's
         lo, hi = _C.min(col).numpy()[()], _C.max(col).numpy()[()]
         if not (_np.isfinite(lo) and _np.isfinite(hi)):
-            raise _VE(f"[histogramdd] autodetected range of [{lo}, {hi}] is not finite")
+            raise _VE(f"[{name}] autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return lo, hi

@@ -295,8 +295,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
     last bin includes its right edge. Returns ``(hist, bin_edges)``."""
     x = _C.reshape(_arr(a), (-1,))
-    if isinstance(bins, str):
-        raise NotImplementedError("pyasc.histogram: bin estimators (strings) are not supported")
+    if isinstance(bins, str):  # NumPy's width estimators ('auto', 'fd', ...): pyasc._histograms
+        from ._histograms import _estimate_bins
+
+        bins, range = _estimate_bins("histogram", x, bins, range, weights)  # noqa: A001
     if _np.ndim(bins) == 0:
         nb = _operator.index(bins)
         if nb < 1:

@@ -606,8 +606,28 @@ def test_histogram_bin_edges(check):
     check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), [0.0, 1.0, 5.0]))
     check(lambda xp: xp.histogram_bin_edges(xp.asarray(x[:0])))
     check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), 0))
+
+@pytest.mark.parametrize("est", ["auto", "fd", "doane", "scott", "rice", "sturges", "sqrt"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int16, np.uint8])
+def test_bin_estimators(check, est, dt):
+    rng = np.random.default_rng(7)
+    x = (rng.gamma(2.0, 3.0, 500)).astype(dt)
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), est), rtol=1e-12 if dt != np.float32 else 2e-6)
+    check(lambda xp: xp.histogram(xp.asarray(x)[::-3], est), rtol=1e-12 if dt != np.float32 else 2e-6)
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), est, range=(2, 9)),
+          rtol=1e-12 if dt != np.float32 else 2e-6)
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x[:0]), est))
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(np.full(5, 3, dt)), est))
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), est, weights=xp.asarray(np.ones(500))))
+
+
+def test_bin_estimator_errors(check):
+    x = np.array([1.0, 2.0, np.inf])
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x), "auto"))
+    check(lambda xp: xp.histogram_bin_edges(xp.asarray(x[:2]), "bogus"))
+    check(lambda xp: xp.histogram(xp.asarray(x[:2]), "fd", range=(3, 1)))
     with pytest.raises(NotImplementedError):
-        asc.histogram_bin_edges(asc.asarray(x), "auto")
+        asc.histogram_bin_edges(asc.asarray(x[:2]), "stone")
 
 
 def _hdd_result(r):
