@@ -1,6 +1,8 @@
 """NumPy's ``lib/_index_tricks_impl`` names: ``ix_``, ``unravel_index``,
 ``ravel_multi_index``, ``diag_indices``/``diag_indices_from``,
-``fill_diagonal``, ``ndindex`` and ``ndenumerate``. Index arithmetic runs as
+``fill_diagonal``, ``ndindex``, ``ndenumerate``, the grids ``mgrid``/``ogrid``
+(index grids scaled on the device) and NumPy's ``s_``/``index_exp`` (which
+build index tuples only). Index arithmetic runs as
 device ops on pyasc integer arrays. Re-exported by :mod:`pyasc.numeric`.
 """
 
@@ -19,7 +21,7 @@ from ._helpers import _INTP, _TE, _VE, _arr, _bshape
 
 __all__ = [
     "ix_", "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from", "fill_diagonal", "ndindex",
-    "ndenumerate",
+    "ndenumerate", "mgrid", "ogrid", "s_", "index_exp",
 ]
 
 
@@ -172,3 +174,60 @@ class ndenumerate:  # noqa: N801 - NumPy's name
     def __next__(self):
         """The next ``(index, value)`` pair."""
         return next(self._it)
+
+
+s_ = _np.s_  # builds slices/tuples for indexing; no arrays involved
+index_exp = _np.index_exp
+
+
+def _grid_step(k):
+    """(start, number of points, scale) of one grid slice, as NumPy's nd_grid reads it."""
+    start = 0 if k.start is None else k.start
+    step = 1 if k.step is None else k.step
+    if isinstance(step, (complex, _np.complexfloating)):
+        num = int(abs(step))
+        return start, num, (k.stop - start) / float(num - 1) if num != 1 else 1, abs(step)
+    return start, int(_np.ceil((k.stop - start) / step)), step, step
+
+
+class _NdGrid:
+    """``mgrid`` (dense) / ``ogrid`` (sparse): ``grid[a:b:s, ...]`` as NumPy's nd_grid; a complex
+    step ``nj`` means n points from a to b inclusive."""
+
+    def __init__(self, sparse):
+        self._sparse = sparse
+
+    def __getitem__(self, key):
+        single = isinstance(key, slice)
+        keys = (key,) if single else tuple(key)
+        for k in keys:
+            if not isinstance(k, slice):
+                raise _TE(f"[{'ogrid' if self._sparse else 'mgrid'}] needs slices, got {type(k).__name__}")
+        parts = [_grid_step(k) for k in keys]
+        if single:
+            start, num, scale, raw = parts[0]
+            if isinstance(keys[0].step, (complex, _np.complexfloating)):
+                typ = _np.result_type(start, keys[0].stop, raw)
+                return _C.add(_C.multiply(_C.array(_np.arange(0, num, 1, dtype=typ)), scale), start)
+            return _C.array(_np.arange(start, keys[0].stop, raw))
+        typ = _np.result_type(*[v for k, (st, _, _, raw) in zip(keys, parts) for v in (st, k.stop, raw)])
+        sizes = [max(num, 0) for _, num, _, _ in parts]
+        out = []
+        for i, (start, _, scale, _) in enumerate(parts):
+            shape = [1] * len(sizes)
+            shape[i] = sizes[i]
+            idx = _C.reshape(_C.array(_np.arange(sizes[i], dtype=typ)), tuple(shape))
+            g = _C.astype(_C.add(_C.multiply(idx, scale), start), typ)
+            out.append(g if self._sparse else _C.broadcast_to(g, tuple(sizes)))
+        if self._sparse:
+            return tuple(out)
+        from . import _manipulation as _man
+
+        return _man.stack(out) if out else _C.empty((0,), typ)
+
+    def __repr__(self):
+        return "pyasc.ogrid" if self._sparse else "pyasc.mgrid"
+
+
+mgrid = _NdGrid(False)
+ogrid = _NdGrid(True)

@@ -7,6 +7,11 @@ objects ``asc.float32`` etc. already do. ``longdouble``/``clongdouble``
 (float128/complex256 on x86) are not provided: pyasc has no extended-precision
 dtypes (see :data:`pyasc._numpy_names.NOT_PROVIDED`).
 
+Also NumPy's tables and flags: ``dtype`` (NumPy's class), ``True_``/``False_``,
+``little_endian``, ``typecodes`` (NumPy's character classes), ``sctypeDict``
+and ``ScalarType`` (NumPy's, restricted to the numeric types pyasc holds, plus
+bfloat16).
+
 ``issubdtype``, ``promote_types`` and ``min_scalar_type`` follow NumPy 2.4 and
 know bfloat16 as pyasc does: a real floating dtype (``issubdtype(bfloat16,
 floating)`` is True, where NumPy's answer for the ml_dtypes class is False),
@@ -27,6 +32,7 @@ __all__ = [
     "int_", "uint", "long", "ulong", "longlong", "ulonglong", "intp", "uintp",
     "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating", "complexfloating",
     "issubdtype", "promote_types", "min_scalar_type",
+    "dtype", "True_", "False_", "little_endian", "typecodes", "sctypeDict", "ScalarType",
 ]
 
 # C-named scalar types (NumPy's aliases of the sized types on this platform).
@@ -42,6 +48,25 @@ intp, uintp = _np.intp, _np.uintp
 generic, number, integer = _np.generic, _np.number, _np.integer
 signedinteger, unsignedinteger = _np.signedinteger, _np.unsignedinteger
 inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
+
+dtype = _np.dtype
+True_, False_ = _np.True_, _np.False_
+little_endian = _np.little_endian
+typecodes = dict(_np.typecodes)
+
+
+def _numeric_type(t):
+    try:
+        return issubclass(t, _np.generic) and _np.dtype(t).kind in "biufc" and _np.dtype(t).itemsize <= 16 and \
+            t not in (_np.longdouble, _np.clongdouble)
+    except TypeError:
+        return False
+
+
+sctypeDict = {k: v for k, v in _np.sctypeDict.items() if _numeric_type(v)}
+sctypeDict["bfloat16"] = _ml_dtypes.bfloat16
+ScalarType = tuple(t for t in _np.ScalarType if not issubclass(t, _np.generic) or _numeric_type(t)) + (
+    _ml_dtypes.bfloat16,)
 
 
 def _is_bf16(x):

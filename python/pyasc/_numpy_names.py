@@ -3,8 +3,8 @@
 This is the one place those reasons live: tests/python/array/test_numpy_names.py
 lists NumPy's public functions (functions, ufuncs and builtin functions in
 ``numpy.__all__``/``dir(numpy)``, submodules excluded), its scalar type
-classes and its constants, and fails on any name ``pyasc`` lacks that is not
-here -- and on any name here that pyasc has after all.
+classes, its constants and its other objects, and fails on any name ``pyasc``
+lacks that is not here -- and on any name here that pyasc has after all.
 """
 
 from __future__ import annotations
@@ -45,4 +45,19 @@ NOT_PROVIDED = {
     "character": _FLEXIBLE,
     "flexible": _FLEXIBLE,
     "record": _FLEXIBLE,
+    # other objects
+    "broadcast": "NumPy's broadcast iterator over NumPy arrays; pyasc has broadcast_shapes/arrays/to",
+    "busdaycalendar": _DATETIME,
+    "c_": "NumPy's concatenation index trick (slice ranges, string directives) is not implemented: use "
+          "column_stack/concatenate",
+    "r_": "NumPy's concatenation index trick (slice ranges, string directives) is not implemented: use "
+          "concatenate/hstack",
+    "flatiter": "the type of NumPy's ndarray.flat iterator; not a pyasc type",
+    "matrix": _MATRIX,
+    "memmap": "NumPy's memory-mapped array class: map with numpy.memmap and wrap it with pyasc.asarray (zero-copy)",
+    "nditer": "NumPy's iterator over NumPy memory layouts; no device counterpart",
+    "recarray": _FLEXIBLE,
+    "test": "NumPy's own test-suite runner",
+    "ufunc": "the class of NumPy's ufuncs; pyasc's elementwise functions are C++ functions (a NumPy ufunc called "
+             "on pyasc arrays dispatches to them through __array_ufunc__)",
 }

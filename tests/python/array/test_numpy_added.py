@@ -812,3 +812,22 @@ def test_elementwise_lengths(check, n):
     check(lambda xp: xp.i0(xp.asarray((x % 40).astype(np.float32))), rtol=2e-6)
     v = rng.normal(size=(n, 3))
     check(lambda xp: xp.cross(xp.asarray(v), xp.asarray(v[::-1])), rtol=1e-12)
+
+
+GRID_KEYS = [(slice(0, 5, 2), slice(1, 3)), slice(0, 1, 5j), slice(0, 5.0), slice(0, 4), (slice(0, 2), slice(0, 3)),
+             slice(3, 0, -1), (slice(0, 1, 3j), slice(0, 2)), slice(None, 3), (slice(1, 2, 1), slice(0, 0)),
+             (slice(0, 1, 2j), slice(0, 3)), slice(0, 10, 3), (slice(-1, 1, 0.5), slice(2, 8, 3), slice(0, 1, 4j))]
+
+
+@pytest.mark.parametrize("key", GRID_KEYS, ids=str)
+def test_mgrid_ogrid(check, key):
+    check(lambda xp: xp.mgrid[key])
+    check(lambda xp: (lambda r: tuple(r) if isinstance(r, (tuple, list)) else r)(xp.ogrid[key]))
+
+
+def test_grid_errors_and_index_exp():
+    with pytest.raises(TypeError):
+        asc.mgrid[1, 2]
+    assert asc.s_[1:3, ::2] == np.s_[1:3, ::2] and asc.index_exp[1:3] == np.index_exp[1:3]
+    x = asc.asarray(np.arange(10))
+    np.testing.assert_array_equal(np.asarray(x[asc.s_[2:8:3]]), np.arange(10)[2:8:3])
