@@ -1,8 +1,8 @@
 """NumPy's ``lib/_index_tricks_impl`` names: ``ix_``, ``unravel_index``,
 ``ravel_multi_index``, ``diag_indices``/``diag_indices_from``,
 ``fill_diagonal``, ``ndindex``, ``ndenumerate``, the grids ``mgrid``/``ogrid``
-(index grids scaled on the device) and NumPy's ``s_``/``index_exp`` (which
-build index tuples only). Index arithmetic runs as
+(index grids scaled on the device), the concatenators ``r_``/``c_`` and NumPy's
+``s_``/``index_exp`` (which build index tuples only). Index arithmetic runs as
 device ops on pyasc integer arrays. Re-exported by :mod:`pyasc.numeric`.
 """
 
@@ -21,7 +21,7 @@ from ._helpers import _INTP, _TE, _VE, _arr, _bshape
 
 __all__ = [
     "ix_", "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from", "fill_diagonal", "ndindex",
-    "ndenumerate", "mgrid", "ogrid", "s_", "index_exp",
+    "ndenumerate", "mgrid", "ogrid", "s_", "index_exp", "r_", "c_",
 ]
 
 
@@ -231,3 +231,87 @@ class _NdGrid:
 
 mgrid = _NdGrid(False)
 ogrid = _NdGrid(True)
+
+
+def _ndmin(x, n):
+    return _C.reshape(x, (1,) * (n - x.ndim) + tuple(x.shape)) if x.ndim < n else x
+
+
+class _Concatenator:
+    """``r_`` / ``c_``: NumPy's AxisConcatenator. Items are slices (``a:b:s`` an arange, ``a:b:nj``
+    n points from a to b inclusive), scalars, arrays; a leading string sets the axis, or
+    'axis,ndmin[,trans1d]'. The pieces share NumPy's result dtype (Python scalars weak) and are
+    concatenated on the device. The matrix directives ('r', 'c', a bmat string) are not supported:
+    pyasc has no matrix class."""
+
+    def __init__(self, name, axis, ndmin, trans1d):
+        self._name, self._axis, self._ndmin, self._trans1d = name, axis, ndmin, trans1d
+
+    def __getitem__(self, key):
+        from . import _manipulation as _man
+        from . import _numerictypes as _nt
+
+        name = self._name
+        if isinstance(key, str):
+            raise _TE(f"[{name}] the matrix-builder string form needs numpy.matrix, which pyasc does not have")
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self._axis, self._ndmin, self._trans1d
+        objs, rtype = [], []
+        for k, item in enumerate(key):
+            if isinstance(item, str):
+                if k != 0:
+                    raise _VE(f"[{name}] special directives must be the first entry.")
+                if item in ("r", "c"):
+                    raise _TE(f"[{name}] the matrix directive {item!r} needs numpy.matrix, which pyasc does not have")
+                try:
+                    vals = [int(v) for v in item.split(",")]
+                except ValueError:
+                    raise _VE(f"[{name}] unknown special directive {item!r}") from None
+                if len(vals) == 1:
+                    axis = vals[0]
+                elif len(vals) in (2, 3):
+                    axis, ndmin = vals[:2]
+                    if len(vals) == 3:
+                        trans1d = vals[2]
+                else:
+                    raise _VE(f"[{name}] unknown special directive {item!r}")
+                continue
+            if isinstance(item, slice):
+                start = 0 if item.start is None else item.start
+                step = 1 if item.step is None else item.step
+                if isinstance(step, (complex, _np.complexfloating)):
+                    obj = _ns.linspace(start, item.stop, int(abs(step)))
+                else:
+                    obj = _C.array(_np.arange(start, item.stop, step))
+                if ndmin > 1:
+                    obj = _ndmin(obj, ndmin)
+                    if trans1d != -1:
+                        obj = _ns.swapaxes(obj, -1, trans1d)
+                rtype.append(obj)
+            elif type(item) in _nt.ScalarType:
+                obj = item
+                rtype.append(item)
+            else:
+                obj = _arr(item)
+                nd = obj.ndim
+                obj = _ndmin(obj, ndmin)
+                if trans1d != -1 and nd < ndmin:
+                    k2 = ndmin - nd
+                    k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+                    axes = list(range(ndmin))
+                    obj = _C.transpose(obj, tuple(axes[:k1] + axes[k2:] + axes[k1:k2]))
+                rtype.append(obj)
+            objs.append(obj)
+        if not objs:
+            raise _VE(f"[{name}] need at least one array to concatenate")
+        dt = _ns.result_type(*rtype)
+        parts = [_ndmin(_C.full((), o, dt) if not isinstance(o, _C.ndarray) else _C.astype(o, dt), ndmin)
+                 for o in objs]
+        return _man.concatenate(parts, axis=axis)
+
+    def __len__(self):
+        return 0
+
+
+r_ = _Concatenator("r_", 0, 1, -1)
+c_ = _Concatenator("c_", -1, 2, 0)

@@ -48,10 +48,6 @@ NOT_PROVIDED = {
     # other objects
     "broadcast": "NumPy's broadcast iterator over NumPy arrays; pyasc has broadcast_shapes/arrays/to",
     "busdaycalendar": _DATETIME,
-    "c_": "NumPy's concatenation index trick (slice ranges, string directives) is not implemented: use "
-          "column_stack/concatenate",
-    "r_": "NumPy's concatenation index trick (slice ranges, string directives) is not implemented: use "
-          "concatenate/hstack",
     "flatiter": "the type of NumPy's ndarray.flat iterator; not a pyasc type",
     "matrix": _MATRIX,
     "memmap": "NumPy's memory-mapped array class: map with numpy.memmap and wrap it with pyasc.asarray (zero-copy)",

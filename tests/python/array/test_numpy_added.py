@@ -831,3 +831,40 @@ def test_grid_errors_and_index_exp():
     assert asc.s_[1:3, ::2] == np.s_[1:3, ::2] and asc.index_exp[1:3] == np.index_exp[1:3]
     x = asc.asarray(np.arange(10))
     np.testing.assert_array_equal(np.asarray(x[asc.s_[2:8:3]]), np.arange(10)[2:8:3])
+
+
+A8 = np.array([1, 2, 3], np.int8)
+B64 = np.array([[1, 2], [3, 4]])
+CONCAT_CASES = {
+    "r_ ranges and scalars": lambda xp: xp.r_[1:4, 0, 4],
+    "r_ weak scalar": lambda xp: xp.r_[xp.asarray(A8), 7, xp.asarray(A8)[::-1]],
+    "r_ float scalar": lambda xp: xp.r_[xp.asarray(A8), 1.5],
+    "r_ points": lambda xp: xp.r_[0:1:5j],
+    "r_ 0,2": lambda xp: xp.r_["0,2", xp.asarray(A8), xp.asarray(A8)],
+    "r_ 1,2,0": lambda xp: xp.r_["1,2,0", xp.asarray(A8), xp.asarray(A8)],
+    "r_ axis -1": lambda xp: xp.r_["-1", xp.asarray(B64), xp.asarray(B64)],
+    "r_ 0,2,-1 with range": lambda xp: xp.r_["0,2,-1", xp.asarray(A8), 0:3],
+    "r_ 2-d": lambda xp: xp.r_[xp.asarray(B64), xp.asarray(B64).T],
+    "r_ numpy scalar": lambda xp: xp.r_[xp.asarray(A8), np.float32(2)],
+    "r_ empty": lambda xp: xp.r_[xp.asarray(A8[:0]), 0:0],
+    "c_ 1-d": lambda xp: xp.c_[xp.asarray(A8), xp.asarray(A8)],
+    "c_ 2-d and 1-d": lambda xp: xp.c_[xp.asarray(B64), xp.asarray(A8[:2])],
+    "c_ range": lambda xp: xp.c_[xp.asarray(A8), 0:3],
+    "c_ ranges": lambda xp: xp.c_[1:3, 4:6],
+    "c_ float32 and weak float": lambda xp: xp.c_[xp.asarray(A8.astype(np.float32)), 2.5],
+    "r_ shape mismatch": lambda xp: xp.r_["1", xp.asarray(B64), xp.asarray(A8)],
+    "r_ late directive": lambda xp: xp.r_[xp.asarray(A8), "0"],
+    "r_ bad directive": lambda xp: xp.r_["x,y", xp.asarray(A8)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONCAT_CASES))
+def test_r_c(check, case):
+    check(CONCAT_CASES[case])
+
+
+def test_r_c_matrix_forms():
+    with pytest.raises(TypeError):
+        asc.r_["r", 1:4]
+    with pytest.raises(TypeError):
+        asc.r_["1 2; 3 4"]
