@@ -173,15 +173,20 @@ class _Info:
     """Inspection namespace of the array API (``__array_namespace_info__()``)."""
 
     def capabilities(self):
+        """What pyasc supports: boolean indexing, data-dependent output shapes (unique, nonzero,
+        boolean masks), arrays of up to 64 dimensions."""
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self):
+        """The device new arrays live on: 'cpu'."""
         return "cpu"
 
     def devices(self):
+        """The devices arrays can live on: ['cpu']."""
         return ["cpu"]
 
     def default_dtypes(self, *, device=None):
+        """NumPy's defaults: float64, complex128, int64 (also for indexing)."""
         self._check(device)
         return {"real floating": _np.dtype(_np.float64), "complex floating": _np.dtype(_np.complex128),
                 "integral": _np.dtype(_np.int64), "indexing": _np.dtype(_np.int64)}
@@ -190,11 +195,14 @@ class _Info:
         "bool": ["bool"],
         "signed integer": ["int8", "int16", "int32", "int64"],
         "unsigned integer": ["uint8", "uint16", "uint32", "uint64"],
-        "real floating": ["float16", "bfloat16", "float32", "float64"],
+        "real floating": ["float32", "float64"],
         "complex floating": ["complex64", "complex128"],
     }
 
     def dtypes(self, *, device=None, kind=None):
+        """The array API's data types of ``kind`` (None: all; a kind name, 'integral', 'numeric',
+        a dtype, or a tuple of them), name -> dtype. float16 and bfloat16 arrays exist too but
+        are not array API dtypes, so they are not listed (as NumPy lists no float16)."""
         self._check(device)
         k = self._KINDS
         groups = {"integral": k["signed integer"] + k["unsigned integer"],
@@ -231,6 +239,17 @@ def _array_namespace(self, /, *, api_version=None):
     if api_version is not None and api_version not in _API_VERSIONS:
         raise ValueError(f"unsupported array API version {api_version!r}; supported: {', '.join(_API_VERSIONS)}")
     return _pyasc()
+
+
+def _to_device(self, device, /, *, stream=None):
+    """The array on ``device`` (the array API's ``to_device``): pyasc has one device, 'cpu', so
+    this is the array itself; any other device is a ValueError. ``stream`` must be None or an int."""
+    from ._array_api import check_device
+
+    check_device("to_device", device)
+    if stream is not None and not isinstance(stream, int):
+        raise TypeError("to_device: stream must be None or an int for the CPU device")
+    return self
 
 
 # ------------------------------------------------------------------ flags
@@ -282,6 +301,13 @@ def _flags(self):
     return _Flags(_C._layout_flags(self), self)
 
 
+def _fill(self, value):
+    """Sets every element to ``value`` (NumPy's ``ndarray.fill``: cast to this array's
+    dtype; ValueError on a read-only array)."""
+    _C._check_writeable(self, "fill")
+    self[...] = value
+
+
 def _setflags(self, write=None, align=None, uic=None):
     """NumPy's ``setflags``: ``write`` sets WRITEABLE (True on read-only memory raises
     ValueError); ``align`` and ``uic`` cannot be changed here (ValueError unless None)."""
@@ -317,8 +343,11 @@ def _install():
     cls.__dlpack__ = _dlpack
     cls.__dlpack_device__ = _dlpack_device
     cls.__array_namespace__ = _array_namespace
+    cls.to_device = _to_device
     cls.flags = property(_flags, doc="NumPy's flags for this array (WRITEABLE settable, as in NumPy).")
     cls.setflags = _setflags
+    if not hasattr(cls, "fill"):
+        cls.fill = _fill
 
 
 _install()

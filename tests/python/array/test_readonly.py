@@ -33,6 +33,7 @@ def _writes(x):
         ("iadd", lambda: x.__iadd__(one) if x.dtype != np.bool_ else x.__ior__(True), "output array is read-only"),
         ("out=", lambda: asc.multiply(x, one, out=x), "output array is read-only"),
         ("sort", lambda: x.sort(), "sort array is read-only"),
+        ("fill", lambda: x.fill(one), "assignment destination is read-only"),
         ("put", lambda: asc.put(x, [0], [one]), "read-only"),
         ("copyto", lambda: asc.copyto(x, one), "read-only"),
         ("real", lambda: setattr(x, "real", 0), "read-only"),
@@ -166,6 +167,19 @@ def test_flags_writeable_settable_as_numpy(mode):
     assert y.flags.writeable and m2.flags.writeable  # copies are writable
     m2[0] = 1
     assert int(m2[0]) == 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fill_as_numpy(mode, dtype):
+    n = np.zeros((3, 5), dtype)
+    x = asc.array(n)
+    n.fill(3)
+    x.fill(3)
+    np.testing.assert_array_equal(np.asarray(x), n)
+    v = x[:, ::-2]
+    n[:, ::-2].fill(1)
+    v.fill(1)
+    np.testing.assert_array_equal(np.asarray(x), n)
 
 
 def test_read_only_values_feed_ops(mode):
