@@ -510,7 +510,16 @@ def broadcast_arrays(*args):
     """Views of the inputs broadcast to one shape (a tuple)."""
     arrs = [_arr(a) for a in args]
     shape = _np.broadcast_shapes(*(a.shape for a in arrs))
-    return tuple(a if a.shape == shape else _C.broadcast_to(a, shape) for a in arrs)
+    return tuple(a if a.shape == shape else _writeable_broadcast(a, shape) for a in arrs)
+
+
+def _writeable_broadcast(a, shape):
+    # NumPy 2.4: broadcast_arrays' views stay writeable when the input is (deprecated, a
+    # FutureWarning on the flag), unlike broadcast_to's read-only views.
+    v = _C.broadcast_to(a, shape)
+    if a.flags.writeable:
+        _C._set_writeable(v, True)
+    return v
 
 
 def diag(v, k=0):

@@ -134,6 +134,20 @@ def test_broadcast_to_is_read_only(mode):
     np.testing.assert_array_equal(np.asarray(b), [[7, 1, 2], [7, 1, 2]])
 
 
+def test_broadcast_arrays_writeable_as_numpy():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        for src in (np.arange(3.0), np.arange(3.0)[::-1]):
+            ro = src.copy()
+            ro.flags.writeable = False
+            for base in (src, ro):
+                e = np.broadcast_arrays(base, np.ones((2, 3)))
+                g = asc.broadcast_arrays(asc.asarray(base), asc.ones((2, 3)))
+                assert [x.flags.writeable for x in g] == [x.flags.writeable for x in e]
+
+
 def test_imag_of_real_is_read_only():
     x = asc.arange(3.0)
     assert x.imag.flags.writeable is False and np.arange(3.0).imag.flags.writeable is False
