@@ -11,8 +11,6 @@ from __future__ import annotations
 
 _MATRIX = "numpy.matrix (a class NumPy itself discourages) has no pyasc counterpart: use 2-d arrays"
 _DATETIME = "pyasc has no datetime64/timedelta64 dtypes"
-_GEEV = ("needs the eigenvalues of a general (non-symmetric) matrix, LAPACK geev, which pyasc.linalg does not "
-         "bind (no eig/eigvals either)")
 _LONGDOUBLE = "pyasc has no extended-precision dtype (float128/complex256 on x86): float64/complex128 are the widest"
 _FLEXIBLE = "pyasc arrays hold numbers only: no string, bytes, void (structured) or object dtypes"
 
@@ -30,7 +28,6 @@ NOT_PROVIDED = {
     "nested_iters": "NumPy's nditer internals (iterators over NumPy memory layouts); no device counterpart",
     "show_config": "NumPy's own build report; pyasc's is the pyasc-info command (pyasc.utils.info.collect_info)",
     "show_runtime": "NumPy's own runtime report; pyasc's is the pyasc-info command (pyasc.utils.info.collect_info)",
-    "roots": _GEEV,
     # scalar types
     "longdouble": _LONGDOUBLE,
     "clongdouble": _LONGDOUBLE,

@@ -6,27 +6,39 @@ root), ``polyadd``, ``polysub``, ``polymul`` (``convolve``), ``polydiv``
 coefficients a pyasc array; the functions return a poly1d when given one, as
 NumPy's do). Coefficients are highest power first; results have NumPy's dtypes.
 
-Not here: ``roots`` and ``poly`` of a square matrix need the eigenvalues of a
-general matrix (LAPACK geev), which :mod:`pyasc.linalg` does not bind (no
-``eig``/``eigvals`` either; ``poly1d.roots`` raises for the same reason). See
-:data:`pyasc._numpy_names.NOT_PROVIDED`. Re-exported by :mod:`pyasc.numeric`.
+``roots`` (and ``poly`` of a square matrix, ``poly1d.roots``) take the
+eigenvalues of the companion matrix as NumPy does, but pyasc.linalg binds no
+general eigensolver (LAPACK geev): they come from a QR iteration on the device
+(pyasc.linalg.qr + matmul: explicit Francis double shifts for real matrices,
+so real eigenvalues and exact conjugate pairs arise from 1x1 and 2x2 blocks as
+in LAPACK's real Schur form and the result is real when all are real, as
+NumPy's; Wilkinson single shifts for complex ones). Values agree with NumPy's
+to rounding for simple roots (multiple roots are ill-conditioned in both); the
+order is not LAPACK's. float32/complex64 coefficients compute in float64 and
+return float32/complex64, as NumPy's dtypes. Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
 
+import cmath as _cmath
+import math as _math
 import operator as _operator
 import warnings as _warnings
 
+import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from . import _linalg_products as _lp
 from . import _manipulation as _man
-from ._helpers import _NIE, _TE, _VE, _arr
+from .errors import AscendLinAlgError as _LinAlgError
+from .errors import ErrorCode as _Code
+from ._helpers import _TE, _VE, _arr
 from ._numeric import convolve
 from ._type_check import mintypecode
 
 __all__ = [
-    "poly1d", "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
+    "poly1d", "polyval", "polyfit", "poly", "roots", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
 ]
 
 
@@ -116,9 +128,8 @@ def poly(seq_of_zeros):
     general eigenvalues."""
     seq = _atleast_1d(seq_of_zeros)
     if seq.ndim == 2 and seq.shape[0] == seq.shape[1] and seq.shape[0] != 0:
-        raise _NIE(f"[poly] of a square matrix (shape {tuple(seq.shape)}) needs its eigenvalues (LAPACK geev), "
-                   "which pyasc.linalg does not provide")
-    if seq.ndim != 1:
+        seq = _eig_array(_eigvals(seq, "poly"), _np.dtype(seq.dtype))  # the characteristic polynomial
+    elif seq.ndim != 1:
         raise _VE(f"[poly] input must be 1d or non-empty square 2d array, got shape {tuple(seq.shape)}")
     dt = _np.dtype({"f": _np.float32, "d": _np.float64, "F": _np.complex64,
                     "D": _np.complex128}[mintypecode(_np.dtype(seq.dtype).char)])
@@ -241,8 +252,7 @@ class poly1d:  # noqa: N801 - NumPy's name
     ``r=True`` takes roots instead. Leading zeros are dropped. ``p(x)`` evaluates it (pyasc arrays,
     scalars, or another poly1d: composition); ``+ - * / **``, ``deriv``/``integ``, ``p[k]`` (the
     coefficient of ``x**k``), ``coeffs``/``c``/``coef``/``coefficients`` (a pyasc array), ``order``,
-    ``variable``. ``roots`` needs general eigenvalues and raises NotImplementedError (see
-    :data:`pyasc._numpy_names.NOT_PROVIDED`)."""
+    ``variable``, ``roots``/``r`` (:func:`roots`)."""
 
     __hash__ = None
 
@@ -282,9 +292,8 @@ class poly1d:  # noqa: N801 - NumPy's name
 
     @property
     def roots(self):
-        """Not available: it needs general eigenvalues (LAPACK geev), which pyasc does not bind."""
-        raise _NIE("[poly1d.roots] needs the eigenvalues of a general matrix (LAPACK geev), which "
-                   "pyasc.linalg does not provide")
+        """The roots of the polynomial (:func:`roots`)."""
+        return roots(self._coeffs)
 
     r = roots
 
@@ -371,3 +380,126 @@ class poly1d:  # noqa: N801 - NumPy's name
     def integ(self, m=1, k=0):
         """The ``m``-th antiderivative with integration constants ``k`` (``polyint``) as a poly1d."""
         return poly1d(polyint(self._coeffs, m, k))
+
+
+# ------------------------------------------------------------------ roots: eigenvalues by QR iteration
+
+
+def _scalar(x):
+    v = x.numpy()[()]
+    return complex(v) if _np.iscomplexobj(v) else float(v)
+
+
+def _eig2_real(a, b, c, d):
+    """The eigenvalues of the real [[a, b], [c, d]]: a real pair, or an exact conjugate pair."""
+    p = 0.5 * (a - d)
+    disc = p * p + b * c
+    if disc >= 0:
+        z = p + _math.copysign(_math.sqrt(disc), p)
+        if z == 0:
+            return [d, d]
+        return [d + z, d - (b * c) / z]
+    re, im = 0.5 * (a + d), _math.sqrt(-disc)
+    return [complex(re, im), complex(re, -im)]
+
+
+def _eig2_complex(a, b, c, d):
+    tr, det = a + d, a * d - b * c
+    r = _cmath.sqrt(tr * tr / 4 - det)
+    return [tr / 2 + r, tr / 2 - r]
+
+
+def _eigvals(a, name, maxit=60):
+    """The eigenvalues of the square matrix ``a`` (a list of Python numbers; real when all are real
+    for a real matrix) by QR iteration on the device; see the module docstring."""
+    from . import linalg as _la
+
+    a = _arr(a)
+    kind = _np.dtype(a.dtype).kind
+    if _np.dtype(a.dtype) == _np.float16:
+        raise _TE(f"[{name}] array type float16 is unsupported in linalg")
+    cplx = kind == "c"
+    h = _C.astype(a, _np.complex128 if cplx else _np.float64)
+    n = h.shape[0]
+    eps = _np.finfo(_np.float64).eps
+    out, it = [], 0
+    while n > 0:
+        if n == 1:
+            out.append(_scalar(h[0, 0]))
+            break
+        corner = h[max(n - 3, 0):, max(n - 3, 0):].numpy()  # the trailing 2x2 or 3x3: a few scalars
+        a_, b_, c_, d_ = corner[-2, -2], corner[-2, -1], corner[-1, -2], corner[-1, -1]
+        if abs(c_) <= eps * (abs(a_) + abs(d_)):  # 1x1 block
+            out.append(complex(d_) if cplx else float(d_))
+            h, n, it = h[: n - 1, : n - 1], n - 1, 0
+            continue
+        if n == 2 or (not cplx and abs(corner[-2, -3]) <= eps * (abs(corner[-3, -3]) + abs(a_))):  # 2x2 block
+            pair = _eig2_complex(*map(complex, (a_, b_, c_, d_))) if cplx else \
+                _eig2_real(*map(float, (a_, b_, c_, d_)))
+            out += pair
+            h, n, it = h[: n - 2, : n - 2], n - 2, 0
+            continue
+        it += 1
+        if it > maxit:
+            raise _LinAlgError(_Code.LINALG_ERROR, f"[{name}] the QR iteration for the eigenvalues did not converge")
+        eye = _C.astype(_C.array(_np.eye(n)), h.dtype)
+        if cplx:  # Wilkinson single shift: the corner eigenvalue closer to d
+            mu = min(_eig2_complex(complex(a_), complex(b_), complex(c_), complex(d_)), key=lambda z: abs(z - d_))
+            if it % 11 == 0:
+                mu = d_ + abs(c_)
+            q, r = _la.qr(_C.subtract(h, _C.multiply(mu, eye)))
+            h = _C.add(_lp.matmul(r, q), _C.multiply(mu, eye))
+        else:  # explicit Francis double shift: (H - mu)(H - conj mu) = H^2 - s H + t I is real
+            if it % 11 == 0:  # exceptional shift (LAPACK's idea) against cycling
+                w = abs(c_) + abs(corner[-2, -3])
+                s_, t_ = 1.5 * w, w * w
+            else:
+                s_, t_ = a_ + d_, a_ * d_ - b_ * c_
+            m = _C.add(_C.subtract(_lp.matmul(h, h), _C.multiply(float(s_), h)), _C.multiply(float(t_), eye))
+            q = _la.qr(m).Q
+            h = _lp.matmul(_lp.matmul(_C.transpose(q), h), q)
+    return out
+
+
+def _eig_array(vals, dt):
+    """The eigenvalues as NumPy's eigvals returns them: real unless one is complex (or the matrix
+    is), in the single precision of a float32/complex64 input."""
+    is_c = dt.kind == "c" or any(isinstance(v, complex) for v in vals)
+    single = dt in (_np.dtype(_np.float32), _np.dtype(_np.complex64))
+    rdt = (_np.complex64 if single else _np.complex128) if is_c else (_np.float32 if single else _np.float64)
+    return _C.array(_np.array(vals, dtype=rdt))
+
+
+def roots(p):
+    """The roots of the polynomial with coefficients ``p`` (highest power first) (``numpy.roots``):
+    the eigenvalues of its companion matrix (see the module docstring), plus a zero root per
+    trailing zero coefficient. Real (float64, float32 for float32 input) when every root is real,
+    complex otherwise; integer/bool/bfloat16 coefficients compute in float64, float16 is a TypeError
+    as in NumPy's linalg."""
+    p = _atleast_1d(p)
+    if p.ndim != 1:
+        raise _VE(f"[roots] Input must be a rank-1 array, got shape {tuple(p.shape)}")
+    nz = _C.nonzero(_C.not_equal(p, 0))[0]
+    if nz.shape[0] == 0:
+        return _C.empty((0,), _np.float64)
+    first, last = int(nz[0]), int(nz[-1])
+    trailing = p.shape[0] - last - 1
+    p = p[first:last + 1]
+    dt = _np.dtype(p.dtype)
+    if dt.kind not in "fc" or dt == _np.dtype(_ml_dtypes.bfloat16):
+        p = _C.astype(p, _np.float64)
+        dt = _np.dtype(_np.float64)
+    if dt == _np.float16:
+        raise _TE("[roots] array type float16 is unsupported in linalg")
+    n = p.shape[0]
+    if n > 1:
+        work = _np.complex128 if dt.kind == "c" else _np.float64
+        pw = _C.astype(p, work)
+        comp = _man.concatenate([_C.reshape(_C.true_divide(_C.negative(pw[1:]), pw[0]), (1, n - 1)),
+                                 _C.astype(_C.array(_np.eye(n - 2, n - 1)), work)], axis=0)
+        res = _eig_array(_eigvals(comp, "roots"), dt)
+    else:
+        res = _C.empty((0,), _np.float64)
+    if trailing:
+        res = _man.concatenate([res, _C.full((trailing,), 0, res.dtype)])
+    return res

@@ -549,8 +549,9 @@ def test_poly_complex_pairs_and_errors(check):
     check(lambda xp: xp.poly(xp.asarray(np.array([1 + 2j, 3]))))
     check(lambda xp: xp.poly(xp.asarray(np.array([np.inf, 1.0]))))
     check(lambda xp: xp.poly(xp.asarray(np.ones((2, 3)))))
-    with pytest.raises(NotImplementedError):
-        asc.poly(asc.asarray(np.eye(3)))
+    for m in [np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.0, -1.0], [1.0, 0.0]]), np.eye(3),
+              np.array([[1, 2j], [0, 3]]), np.array([[2, 1], [1, 2]], np.float32), np.array([[4, 1], [2, 3]])]:
+        check(lambda xp, m=m: xp.poly(xp.asarray(m)), rtol=1e-5 if m.dtype == np.float32 else 1e-12)
     assert isinstance(np.poly(asc.asarray(np.array([1.0, 2.0]))), asc.ndarray)
 
 
@@ -789,8 +790,7 @@ def test_poly1d(check, dt):
     assert repr(p) == repr(np.poly1d(c)) and str(p) == str(np.poly1d(c))
     assert p == asc.poly1d(c[1:]) and p != asc.poly1d([1])
     np.testing.assert_array_equal(np.asarray(p), np.poly1d(c).coeffs)
-    with pytest.raises(NotImplementedError):
-        p.roots
+    assert_same(np.sort(np.poly1d([1, -3, 2]).roots), np.sort(np.asarray(asc.poly1d([1, -3, 2]).roots)))
 
 
 LENGTHS = [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4097]
@@ -868,3 +868,55 @@ def test_r_c_matrix_forms():
         asc.r_["r", 1:4]
     with pytest.raises(TypeError):
         asc.r_["1 2; 3 4"]
+
+
+def _same_roots(ref, got, tol):
+    """Equal dtype and shape, and the same multiset of roots (orders differ: NumPy's is LAPACK's)."""
+    g = np.asarray(got)
+    assert isinstance(got, asc.ndarray)
+    assert g.dtype == ref.dtype and g.shape == ref.shape, (g.dtype, ref.dtype, g.shape, ref.shape)
+    left = list(g.astype(np.complex128))
+    for r in ref.astype(np.complex128):
+        i = int(np.argmin([abs(x - r) for x in left]))
+        assert abs(left[i] - r) <= tol * max(1.0, abs(r)), (ref, g)
+        left.pop(i)
+
+
+ROOT_CASES = [[1, -6, 11, -6], [1, 0, 1], [1, 2, 3, 4, 5], [1, 0, 0, 0, -1], [1, -10, 35, -50, 24], [2, 0, -3, 0, 1],
+              [0, 0, 1, -1, 0, 0], [0, 0], [5], [1, 1, 1], [3, 0], [1, 0, 0, 0, 0, 0, 0, 0, -1], [0, 2, -4],
+              list(np.poly(np.arange(1, 8))), [1, 2j, 3], [1j, 1 - 1j, 2, -3j]]
+
+
+@pytest.mark.parametrize("i", range(len(ROOT_CASES)))
+@pytest.mark.parametrize("dt", [None, np.float32, np.int16, np.float64, np.complex64])
+def test_roots(i, dt):
+    p = np.array(ROOT_CASES[i])
+    if dt is not None:
+        if p.dtype.kind == "c" and np.dtype(dt).kind != "c":
+            return
+        p = p.astype(dt)
+    ref = np.roots(p)
+    tol = 1e-4 if p.dtype in (np.float32, np.complex64) else 1e-8
+    _same_roots(ref, asc.roots(asc.asarray(p)), tol)
+    _same_roots(ref, asc.roots(asc.asarray(np.repeat(p, 2))[::2]), tol)  # strided input
+    if dt is None:
+        _same_roots(ref, asc.roots(p.tolist()), tol)  # a list
+    _same_roots(ref, np.roots(asc.asarray(p)), tol)  # __array_function__
+
+
+def test_roots_random_and_errors():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        p = rng.integers(-9, 10, size=rng.integers(2, 16)).astype(np.float64)
+        p[0] = p[0] or 1.0
+        _same_roots(np.roots(p), asc.roots(asc.asarray(p)), 1e-7)
+        c = rng.normal(size=7) + 1j * rng.normal(size=7)
+        _same_roots(np.roots(c), asc.roots(asc.asarray(c)), 1e-8)
+    with pytest.raises(ValueError):
+        asc.roots(asc.asarray(np.ones((2, 2))))
+    with pytest.raises(TypeError):
+        asc.roots(asc.asarray(np.array([1, 2], np.float16)))
+    with pytest.raises(TypeError):
+        np.roots(np.array([1, 2], np.float16))
+    got = asc.roots(asc.asarray(np.array([1, -3, 2], ml_dtypes.bfloat16)))
+    _same_roots(np.roots(np.array([1, -3, 2], ml_dtypes.bfloat16)), got, 1e-8)
