@@ -238,9 +238,11 @@ bool weak_scalar(py::handle h, ops::Scalar* s, bool* big = nullptr) {
   if (PyLong_CheckExact(o) || (PyLong_Check(o) && !PyObject_HasAttrString(o, "dtype"))) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow)
-      throw Error(Status::Invalid("asarray", "Python integer " + std::string(py::str(h)) + " out of bounds for int64"));
-    *s = ops::Scalar::from_int(v);
+    if (overflow && !big)
+      throw Error(Status::Make(asc::ErrorCode::kOverflow, "asarray",
+                               "Python integer " + std::string(py::str(h)) + " out of bounds for int64"));
+    if (overflow) *big = true;
+    *s = ops::Scalar::from_int(overflow ? 0 : v);
     return true;
   }
   if (PyFloat_CheckExact(o) || (PyFloat_Check(o) && !PyObject_HasAttrString(o, "dtype"))) {
