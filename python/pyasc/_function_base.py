@@ -13,7 +13,6 @@ through NumPy. Re-exported by :mod:`pyasc.numeric`.
 from __future__ import annotations
 
 import builtins as _builtins
-import operator as _operator
 
 import numpy as _np
 
