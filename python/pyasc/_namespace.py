@@ -173,6 +173,15 @@ def triu(m, k=0):
     return _C.where(_tri_mask(x2, k, False), x2, _C.full((), 0, x.dtype))
 
 
+def _writeable_broadcast(a, shape):
+    # NumPy builds meshgrid(copy=False) with broadcast_arrays: its views stay writeable
+    # when the input is, unlike broadcast_to's read-only views.
+    v = _C.broadcast_to(a, shape)
+    if a.flags.writeable:
+        _C._set_writeable(v, True)
+    return v
+
+
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """Coordinate arrays from 1-D coordinate vectors (NumPy's meshgrid)."""
     if indexing not in ("xy", "ij"):
@@ -185,7 +194,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         out[1] = _C.reshape(out[1], (-1, 1) + s0[2:])
     if not sparse:
         shape = tuple(_builtins.max(o.shape[i] for o in out) for i in range(ndim))
-        out = [_C.broadcast_to(o, shape) for o in out]
+        out = [_writeable_broadcast(o, shape) for o in out]
     if copy:
         out = [o.copy() for o in out]
     return tuple(out)

@@ -146,6 +146,9 @@ def test_broadcast_arrays_writeable_as_numpy():
                 e = np.broadcast_arrays(base, np.ones((2, 3)))
                 g = asc.broadcast_arrays(asc.asarray(base), asc.ones((2, 3)))
                 assert [x.flags.writeable for x in g] == [x.flags.writeable for x in e]
+                e = np.meshgrid(base, np.arange(2.0), copy=False)
+                g = asc.meshgrid(asc.asarray(base), asc.arange(2.0), copy=False)
+                assert [x.flags.writeable for x in g] == [x.flags.writeable for x in e]
 
 
 def test_imag_of_real_is_read_only():
