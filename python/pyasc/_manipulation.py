@@ -232,8 +232,29 @@ def _pad_pairs(width, ndim, name, integral=True):
     return pairs
 
 
+def _check_padded_size(x, pairs):
+    """The padded shape in Python ints: past int64 (elements or bytes) is NumPy's ValueError, never a
+    wrapped length (pad(ones(4), (2**62, 2**62)) gave shape (0,))."""
+    from . import errors as _errors
+
+    shape = [int(s) + int(b) + int(a) for s, (b, a) in zip(x.shape, pairs)]
+    n = 1
+    for d in shape:
+        n *= d
+    if _builtins.max(shape, default=0) > 2**63 - 1 or n * x.itemsize > 2**63 - 1:
+        raise _errors.AscendValueError(
+            _errors.ErrorCode.INVALID_SHAPE,
+            f"[pad] array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size "
+            f"(padded shape {tuple(shape)})")
+
+
 def _pad_index(n, before, after, mode):
-    i = _np.arange(-before, n + after)
+    from . import errors as _errors
+
+    try:
+        i = _np.arange(-before, n + after)
+    except MemoryError as e:  # representable but larger than memory (NumPy's pad: MemoryError)
+        raise _errors.AscendMemoryError(_errors.ErrorCode.BAD_ALLOC, f"[pad] {e}") from None
     if mode == "edge":
         return _np.clip(i, 0, n - 1)
     if mode == "wrap":
@@ -431,6 +452,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     iaxis, kwargs)`` that fills each 1-D slice in place (NumPy's protocol)."""
     x = _arr(array)
     pairs = _pad_pairs(pad_width, x.ndim, "pad_width")
+    _check_padded_size(x, pairs)
     allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
                "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
                "maximum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
@@ -507,7 +529,8 @@ def roll(a, shift, axis=None):
 
 
 def broadcast_arrays(*args):
-    """Views of the inputs broadcast to one shape (a tuple)."""
+    """Views of the inputs broadcast to one shape, as a tuple (NumPy 2.4's type and the
+    array API's from 2025.12; its 2024.12 text says a list)."""
     arrs = [_arr(a) for a in args]
     shape = _np.broadcast_shapes(*(a.shape for a in arrs))
     return tuple(a if a.shape == shape else _writeable_broadcast(a, shape) for a in arrs)

@@ -8,7 +8,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,21 +35,44 @@ namespace ops = asc::ops;
                                      "integer or boolean arrays are valid indices"));
 }
 
-int64_t index_int(py::handle h) { return py::reinterpret_borrow<py::object>(h).cast<int64_t>(); }
+/// An integer index (a Python int or any __index__ object): NumPy's
+/// OverflowError when it does not fit a C long (a[2**63], a[np.uint64(2**64-1)]
+/// must not wrap around to a negative index).
+int64_t index_int(py::handle h) {
+  py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow > 0)
+    throw Error(Status::Make(asc::ErrorCode::kOverflow, "index",
+                             "index " + py::str(v).cast<std::string>() + " is too large to convert to C long"));
+  if (overflow < 0)  // NumPy: IndexError (not OverflowError) below the int64 range
+    throw Error(Status::IndexError("index", "index " + py::str(v).cast<std::string>() + " is out of bounds"));
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(x);
+}
+
+/// A slice bound: clamped to the int64 range as Python's slices are (a[2**63:]
+/// is empty, a[:2**64] is everything), never an error or a wrapped value.
+int64_t slice_bound(PyObject* o) {
+  const Py_ssize_t v = PyNumber_AsSsize_t(o, nullptr);  // nullptr: clamp on overflow
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(v);
+}
 
 IndexItem slice_item(PyObject* o) {
   auto* sl = reinterpret_cast<PySliceObject*>(o);
   IndexItem it;
   it.kind = IndexItem::kSlice;
-  if (sl->step != Py_None) it.step = index_int(sl->step);
+  if (sl->step != Py_None) it.step = std::max<int64_t>(slice_bound(sl->step), -std::numeric_limits<int64_t>::max());
   if (it.step == 0) throw Error(Status::Invalid("getitem", "slice step cannot be zero"));
   if (sl->start != Py_None) {
     it.has_start = true;
-    it.start = index_int(sl->start);
+    it.start = slice_bound(sl->start);
   }
   if (sl->stop != Py_None) {
     it.has_stop = true;
-    it.stop = index_int(sl->stop);
+    it.stop = slice_bound(sl->stop);
   }
   return it;
 }
@@ -107,6 +132,12 @@ bool basic_item(py::handle k, IndexItem* item, Tensor* arr, const char* op) {
   }
   Tensor t = index_array(k);
   if (t.ndim() == 0 && asc::is_integer(t.dtype())) {  // a 0-d integer array is an integer
+    if (t.dtype() == DType::kUInt64) {  // as NumPy: OverflowError, not a wrapped negative index
+      const uint64_t u = ops::cast(t, DType::kUInt64).contiguous().data_as<uint64_t>()[0];
+      if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        throw Error(Status::Make(asc::ErrorCode::kOverflow, op,
+                                 "index " + std::to_string(u) + " is too large to convert to C long"));
+    }
     *item = IndexItem::integer(ops::cast(t, DType::kInt64).data_as<int64_t>()[0]);
     return true;
   }

@@ -204,8 +204,9 @@ void init_stream(py::module_& m) {
           },
           py::arg("fn"),
           "Runs `fn()` on the stream's worker after the work enqueued before it (in order). "
-          "An exception in `fn` is raised by the next synchronize(). `fn` must not "
-          "synchronize this stream.")
+          "An exception in `fn` is raised by the next synchronize(). Waiting for this stream "
+          "from `fn` (its synchronize(), pyasc.synchronize(), an event recorded behind `fn`) "
+          "raises AscendRuntimeError instead of waiting for `fn` itself forever.")
       .def(
           "__enter__",
           [](py::object self) {

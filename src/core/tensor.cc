@@ -127,10 +127,13 @@ namespace {
 
 int64_t checked_nbytes(const Shape& shape, size_t itemsize, const char* op) {
   const int64_t n = shape_numel(shape, op);
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes))
-    too_big(op, "shape " + Tensor::shape_str(shape) + ", " + std::to_string(itemsize) + "-byte items");
-  return bytes;
+  // NumPy's rule: the nonzero dims times the itemsize fit int64 even when a
+  // zero dim makes the array empty (so every contiguous stride is representable).
+  int64_t span = static_cast<int64_t>(itemsize);
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(span, std::max<int64_t>(d, 1), &span))
+      too_big(op, "shape " + Tensor::shape_str(shape) + ", " + std::to_string(itemsize) + "-byte items");
+  return n == 0 ? 0 : span;
 }
 
 int64_t checked_add(int64_t a, int64_t b, const char* op) {
@@ -429,6 +432,7 @@ Tensor Tensor::reshape(Shape shape, bool allow_copy) const {
     throw Error(Status::Make(ErrorCode::kInvalidShape, "reshape",
                              "cannot reshape array of size " + std::to_string(n) + " into shape " + shape_str(shape)));
   const int64_t item = static_cast<int64_t>(itemsize());
+  checked_nbytes(shape, itemsize(), "reshape");  // (2**62, 2**62, 0): strides must be representable
   if (is_contiguous()) {
     Tensor v = view_of(storage_, dtype_, shape, contiguous_strides(shape, item), offset_);
     v.readonly_ = readonly_;

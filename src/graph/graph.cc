@@ -390,8 +390,7 @@ void append_producer(Graph& g, std::shared_ptr<Node> node, const std::shared_ptr
 
 Tensor finish_node(Graph& g, std::shared_ptr<Node> node) {
   const int64_t item = static_cast<int64_t>(dtype_size(node->dtype));
-  const int64_t n = shape_numel(node->shape, node->name);
-  auto st = Storage::deferred(static_cast<size_t>(n * item));
+  auto st = Storage::deferred(static_cast<size_t>(checked_nbytes(node->shape, static_cast<size_t>(item), node->name)));
   const DType dtype = node->dtype;
   const Shape shape = node->shape;
   append_producer(g, std::move(node), st, Storage::kPendingWrite);

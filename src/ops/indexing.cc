@@ -252,6 +252,13 @@ Plan make_plan(const Tensor& x, const std::vector<Index>& index, const std::stri
     try {
       plan.bshape = broadcast_shapes(plan.bshape, s, op.c_str());
     } catch (const Error&) {
+      // Shapes that broadcast to more than int64 elements: that ValueError as it is.
+      bool compatible = true;
+      for (size_t k = 1; k <= std::min(s.size(), plan.bshape.size()); ++k) {
+        const int64_t x = s[s.size() - k], y = plan.bshape[plan.bshape.size() - k];
+        compatible &= x == y || x == 1 || y == 1;
+      }
+      if (compatible) throw;
       std::string shapes;
       for (const Adv& a : plan.adv) shapes += " " + Tensor::shape_str(a.idx.shape());
       throw Error(Status::IndexError(op, "shape mismatch: indexing arrays could not be broadcast together with shapes" +

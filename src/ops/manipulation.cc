@@ -83,7 +83,8 @@ Tensor concatenate(const std::vector<Tensor>& xs_in, int64_t axis, bool flat, co
                                std::to_string(shape[static_cast<size_t>(d)]) + " and the array at index " +
                                std::to_string(i) + " has size " + std::to_string(x.shape()[static_cast<size_t>(d)])));
     }
-    shape[static_cast<size_t>(axis)] += x.shape()[static_cast<size_t>(axis)];
+    shape[static_cast<size_t>(axis)] =
+        checked_add(shape[static_cast<size_t>(axis)], x.shape()[static_cast<size_t>(axis)], "concatenate");
     rd = promote_or_throw(rd, x.dtype(), "concatenate");
   }
   if (dtype) {
@@ -137,8 +138,13 @@ Tensor repeat(const Tensor& x_in, const Tensor& repeats_in, int64_t axis, bool f
   for (int64_t i = 0; i < n; ++i) {
     const int64_t r = rp[scalar ? 0 : i];
     if (r < 0) throw Error(Status::Invalid("repeat", "negative dimensions are not allowed"));
-    total += r;
+    total = checked_add(total, r, "repeat");  // 4 x 2**62 wraps to 0: ValueError, not 2**64 writes
   }
+  // The result (and the int64 index list) must have a representable byte size.
+  Shape rs = x.shape();
+  rs[static_cast<size_t>(axis)] = total;
+  checked_nbytes(rs, x.itemsize(), "repeat");
+  checked_nbytes({total}, sizeof(int64_t), "repeat");
   if (n == 0 && scalar && rp[0] < 0) throw Error(Status::Invalid("repeat", "negative dimensions are not allowed"));
   Tensor idx = Tensor::empty({total}, DType::kInt64);
   int64_t* ip = idx.data_as<int64_t>();

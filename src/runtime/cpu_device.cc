@@ -2,6 +2,7 @@
 // UB/L1/L0 arenas; kernel blocks are handed out to the workers through an
 // atomic counter per launch, so blockDim may be any size and several launches
 // (from several streams) share the cores.
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -130,6 +132,24 @@ class CpuDevice final : public Device {
     ASC_LOG_DEBUG("device", "cpu device: " << props_.num_cores << " cores, UB " << props_.ub_size << " B/core");
   }
 
+  // fork(): the child has only the forking thread, so the core workers are
+  // gone and mu_ may be held by one of them. The child handler (pthread_atfork,
+  // registered by cpu_device()) resets the scheduler state with plain stores;
+  // the next launch starts a fresh set of workers (the submitter alone runs
+  // every block meanwhile, so nothing waits for a dead thread).
+  void after_fork_child() noexcept {
+    new (&mu_) std::mutex();
+    new (&cv_) std::condition_variable();
+    // Jobs of the parent's launches (their submitters do not exist here) and
+    // the dead workers' std::thread objects are abandoned, not destroyed.
+    new (&jobs_) std::deque<std::shared_ptr<Job>>();
+    new (&workers_) std::vector<std::thread>();
+    pending_jobs_.store(0, std::memory_order_relaxed);
+    for (auto& f : slot_free_) f.store(true, std::memory_order_relaxed);
+    sleepers_ = 0;
+    respawn_.store(true, std::memory_order_release);
+  }
+
   // The device is a process-lifetime singleton that is intentionally never
   // destroyed (see cpu_device()), so no destructor joins the workers.
 
@@ -178,6 +198,7 @@ class CpuDevice final : public Device {
   }
 
   Status run_kernel(const KernelInvocation& inv) override {
+    if (respawn_.load(std::memory_order_acquire)) respawn_workers();
     if (inv.block_dim == 0)
       return Status::Invalid(inv.name, "blockDim must be >= 1, got 0");
     if (!inv.body) return Status::Invalid(inv.name, "kernel has no body");
@@ -225,6 +246,14 @@ class CpuDevice final : public Device {
   }
 
  private:
+  void respawn_workers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!respawn_.load(std::memory_order_relaxed)) return;
+    for (int c = 0; c < props_.num_cores; ++c) workers_.emplace_back([this] { worker_loop(); });
+    respawn_.store(false, std::memory_order_release);
+    ASC_LOG_DEBUG("device", "cpu device: " << props_.num_cores << " core workers restarted after fork()");
+  }
+
   // ---- core slots: a thread must own slot c (core c's arenas) to run a block.
   bool has_free_slot() const {
     for (const auto& f : slot_free_)
@@ -364,7 +393,13 @@ class CpuDevice final : public Device {
   std::vector<std::atomic<bool>> slot_free_;  // core c's arenas are unowned
   std::atomic<uint64_t> generation_{0};
   int sleepers_ = 0;
+  std::atomic<bool> respawn_{false};  // a fork()ed child: start the core workers again
 };
+
+CpuDevice* g_device = nullptr;
+void device_after_fork_child() noexcept {
+  if (g_device) g_device->after_fork_child();
+}
 
 }  // namespace
 
@@ -380,7 +415,12 @@ Device& cpu_device() {
   // Leaked on purpose: core workers must outlive every stream, pool and
   // thread_local default stream, whose destructors may still run kernels
   // during process shutdown.
-  static CpuDevice* device = new CpuDevice();
+  static CpuDevice* device = [] {
+    auto* d = new CpuDevice();
+    g_device = d;
+    ::pthread_atfork(nullptr, nullptr, &device_after_fork_child);
+    return d;
+  }();
   return *device;
 }
 

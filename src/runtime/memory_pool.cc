@@ -50,6 +50,8 @@
 // under the mutex. The pool never waits for a stream while holding the mutex.
 #include "asc/runtime/memory_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -1222,7 +1224,28 @@ Result<size_t> parse_memory_limit(const std::string& text) {
   return static_cast<size_t>(value);
 }
 
+void MemoryPool::lock_for_fork() noexcept { impl_->mu.lock(); }
+void MemoryPool::unlock_after_fork() noexcept { impl_->mu.unlock(); }
+
 // --------------------------------------------------------------- singletons
+
+namespace {
+// The pools' pthread_atfork handlers (see MemoryPool::lock_for_fork).
+std::atomic<MemoryPool*> g_fork_pools[2] = {{nullptr}, {nullptr}};
+void pools_fork_prepare() noexcept {
+  for (auto& p : g_fork_pools)
+    if (MemoryPool* pool = p.load(std::memory_order_acquire)) pool->lock_for_fork();
+}
+void pools_fork_release() noexcept {
+  for (auto& p : g_fork_pools)
+    if (MemoryPool* pool = p.load(std::memory_order_acquire)) pool->unlock_after_fork();
+}
+void register_pool_for_fork(MemoryPool* pool, int i) {
+  static const int registered = ::pthread_atfork(&pools_fork_prepare, &pools_fork_release, &pools_fork_release);
+  (void)registered;
+  g_fork_pools[i].store(pool, std::memory_order_release);
+}
+}  // namespace
 
 // The singletons are leaked on purpose: blocks may be freed from static
 // destructors of other translation units (or from stream workers still running
@@ -1241,13 +1264,18 @@ MemoryPool& device_pool() {
         ASC_LOG_WARNING("memory_pool", "ignoring ASC_MEMORY_LIMIT: " << r.status().message());
       }
     }
+    register_pool_for_fork(p, 0);
     return p;
   }();
   return *pool;
 }
 
 MemoryPool& pinned_host_pool() {
-  static MemoryPool* pool = new MemoryPool(current_device(), MemoryPool::Kind::kPinnedHost);
+  static MemoryPool* pool = [] {
+    auto* p = new MemoryPool(current_device(), MemoryPool::Kind::kPinnedHost);
+    register_pool_for_fork(p, 1);
+    return p;
+  }();
   return *pool;
 }
 

@@ -1,12 +1,15 @@
 // Streams (in-order queues with a worker thread each) and events.
 #include "asc/runtime/stream.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -31,11 +34,31 @@ std::vector<std::weak_ptr<Stream>>& registry() {
   return *r;
 }
 
+// Every stream's state, for the fork() child handler (guarded by registry_mu()).
+std::vector<std::weak_ptr<Stream::State>>& state_registry() {
+  static auto* r = new std::vector<std::weak_ptr<Stream::State>>();
+  return *r;
+}
+void register_fork_handlers();
+
 struct ThreadStreams {
   std::shared_ptr<Stream> default_stream;
   std::shared_ptr<Stream> current;  // null: the default stream
 };
 thread_local ThreadStreams t_streams;
+
+// The stream whose worker this thread is (null on other threads): waiting on
+// that stream from its own worker (synchronize() in a host callback) would
+// wait for the running task itself, forever.
+thread_local const void* t_worker_of = nullptr;
+thread_local uint64_t t_worker_stream_id = 0;
+
+Status self_wait_error(const char* what) {
+  return Status::Make(ErrorCode::kFailure, what,
+                      "called from a host callback running on stream " + std::to_string(t_worker_stream_id) +
+                          "'s worker: it would wait for the callback itself and never return (synchronize "
+                          "after the callback, from the host thread)");
+}
 
 }  // namespace
 
@@ -60,8 +83,43 @@ struct Stream::State {
   bool stopping = false;
   Status first_error;
   std::thread::id worker_id;
+  // A fork()ed child: the worker thread did not survive; the next enqueue starts one.
+  std::atomic<bool> needs_worker{false};
+
+  void start_worker(const std::shared_ptr<State>& self) {
+    std::thread worker(&State::worker_loop, self);
+    worker_id = worker.get_id();
+    worker.detach();  // joined logically: ~Stream waits for the queue to drain
+  }
+
+  // In the fork() child (one thread): plain re-initialisation of what the
+  // parent's threads may have held; work that was queued or running in the
+  // parent is not run here, and the next synchronize() says so.
+  void after_fork_child() noexcept {
+    new (&mu) std::mutex();
+    new (&work_cv) std::condition_variable();
+    new (&done_cv) std::condition_variable();
+    const uint64_t e = enqueued.load(std::memory_order_relaxed), c = completed.load(std::memory_order_relaxed);
+    if (e != c) {
+      new (&queue) std::deque<std::pair<std::string, std::function<void()>>>();  // abandoned, not run
+      completed.store(e, std::memory_order_release);
+      if (first_error.ok()) {
+        try {
+          first_error = Status::Make(ErrorCode::kFailure, "fork",
+                                     std::to_string(e - c) + " task(s) queued on stream " + std::to_string(id) +
+                                         " when the process forked did not run in the child (synchronize "
+                                         "before fork() to share their results)");
+        } catch (...) {
+        }
+      }
+    }
+    stopping = false;
+    needs_worker.store(true, std::memory_order_release);
+  }
 
   void wait_until(uint64_t seq) {
+    if (t_worker_of == this && completed.load(std::memory_order_acquire) < seq)
+      throw Error(self_wait_error("stream.wait"));
     if (detail::spin_until([&] { return completed.load(std::memory_order_acquire) >= seq; },
                            detail::spin_budget()))
       return;
@@ -71,6 +129,8 @@ struct Stream::State {
 
   static void worker_loop(std::shared_ptr<State> st) {
     profiler::set_thread_stream(st->id);
+    t_worker_of = st.get();
+    t_worker_stream_id = st->id;
     for (;;) {
       std::pair<std::string, std::function<void()>> task;
       {
@@ -113,9 +173,15 @@ struct Stream::State {
 Stream::Stream(Device* device)
     : id_(g_next_stream_id.fetch_add(1)), device_(device), state_(std::make_shared<State>()) {
   state_->id = id_;
-  std::thread worker(&State::worker_loop, state_);
-  state_->worker_id = worker.get_id();
-  worker.detach();  // joined logically: ~Stream waits for the queue to drain
+  state_->start_worker(state_);
+  {
+    std::lock_guard<std::mutex> lock(registry_mu());
+    auto& r = state_registry();
+    r.erase(std::remove_if(r.begin(), r.end(), [](const std::weak_ptr<State>& w) { return w.expired(); }),
+            r.end());
+    r.push_back(state_);
+  }
+  register_fork_handlers();
   ASC_LOG_DEBUG("stream", "created stream " << id_);
 }
 
@@ -140,6 +206,10 @@ uint64_t Stream::enqueue(std::string name, std::function<void()> task) {
   uint64_t seq;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->needs_worker.load(std::memory_order_acquire)) {  // first work in a fork()ed child
+      state_->start_worker(state_);
+      state_->needs_worker.store(false, std::memory_order_release);
+    }
     state_->queue.emplace_back(std::move(name), std::move(task));
     seq = state_->enqueued.fetch_add(1, std::memory_order_acq_rel) + 1;
   }
@@ -202,6 +272,7 @@ void run_sync_hook(Stream* s) {
 void set_synchronize_hook(void (*hook)(Stream*)) noexcept { g_sync_hook.store(hook, std::memory_order_release); }
 
 Status Stream::synchronize() {
+  if (t_worker_of == state_.get()) return self_wait_error("stream.synchronize");
   run_sync_hook(this);
   return drain();
 }
@@ -210,6 +281,7 @@ Status Stream::synchronize() {
 // uses it, since a thread's default stream dies at thread exit, when running
 // lazy graphs (the hook) would use that thread's already-destroyed state.
 Status Stream::drain() {
+  if (t_worker_of == state_.get() && !query()) return self_wait_error("stream.synchronize");
   if (profiler::enabled() && !query()) {
     profiler::Span span(profiler::EventKind::kSync, "stream.synchronize");
     span.event().stream_id = id_;
@@ -222,6 +294,29 @@ Status Stream::drain() {
   state_->first_error = Status::OK();
   return st;
 }
+
+// ------------------------------------------------------------------ fork()
+
+namespace {
+// pthread_atfork handlers. prepare: the forking thread holds the registry lock
+// across fork(), so the child's registries are consistent; child: the
+// registry lock is re-created and every stream is reset (Stream::State::
+// after_fork_child); its worker restarts with the next enqueued work. Work
+// that was running on the parent's workers at fork() is not run in the child
+// (POSIX: only the forking thread survives); its stream reports that at the
+// next synchronize() instead of waiting forever.
+void fork_prepare() noexcept { registry_mu().lock(); }
+void fork_parent() noexcept { registry_mu().unlock(); }
+void fork_child() noexcept {
+  new (&registry_mu()) std::mutex();
+  for (auto& w : state_registry())
+    if (auto st = w.lock()) st->after_fork_child();
+}
+void register_fork_handlers() {
+  static const int registered = ::pthread_atfork(&fork_prepare, &fork_parent, &fork_child);
+  (void)registered;
+}
+}  // namespace
 
 // ------------------------------------------------------------------ events
 
@@ -280,7 +375,11 @@ Status Event::synchronize() const {
     s = state_->stream.lock();
     seq = state_->seq;
   }
-  if (s) s->wait_until(seq);
+  if (s) {
+    if (t_worker_of && t_worker_stream_id == s->id() && !s->is_complete(seq))
+      return self_wait_error("Event.synchronize");
+    s->wait_until(seq);
+  }
   return Status::OK();
 }
 
@@ -361,6 +460,7 @@ std::shared_ptr<Stream> find_stream(const void* handle) {
 }
 
 Status synchronize_device() {
+  if (t_worker_of) return self_wait_error("synchronize");  // the device includes the callback's own stream
   run_sync_hook(nullptr);
   std::vector<std::shared_ptr<Stream>> live;
   {

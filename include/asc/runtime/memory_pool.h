@@ -108,6 +108,13 @@ class MemoryPool {
   Kind kind() const noexcept { return kind_; }
   Device& device() const noexcept { return device_; }
 
+  /// fork() support (pthread_atfork handlers of the singletons): the forking
+  /// thread holds the pool lock across fork(), so the child's pool is
+  /// consistent and its lock is free (a core or stream worker of the parent
+  /// may have held it, and that thread does not exist in the child).
+  void lock_for_fork() noexcept;
+  void unlock_after_fork() noexcept;
+
   struct Impl;
 
  private:

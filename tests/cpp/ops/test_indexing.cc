@@ -146,6 +146,50 @@ TEST(Manipulation, ConcatenateAndRepeat) {
   EXPECT_THROW(ops::repeat(iota<int16_t>({3}), make<int64_t>({1}, {-1}), 0, false), Error);
 }
 
+// Sizes past int64 are kInvalidShape errors, never wrapped totals (issue 20:
+// repeat(arange(4.), 2**62) summed to 0 and wrote 2**64 indices into an empty
+// buffer; 4 x 2**62 concatenated to a 0-length result).
+TEST(Manipulation, OverflowingSizesAreErrors) {
+  const int64_t big = int64_t{1} << 62;
+  auto code_of = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.status().code();
+    }
+    return ErrorCode::kSuccess;
+  };
+  const Tensor x4 = iota<double>({4});
+  EXPECT_EQ(code_of([&] { ops::repeat(x4, make<int64_t>({}, {big}), 0, false); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { ops::repeat(iota<double>({4, 3}), make<int64_t>({}, {big}), 0, false); }),
+            ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { ops::repeat(iota<double>({8}), make<int64_t>({}, {big / 2}), 0, false); }),
+            ErrorCode::kInvalidShape);
+  const Tensor h = make<int8_t>({1}, {1}).broadcast_to({big});
+  EXPECT_EQ(h.numel(), big);
+  EXPECT_EQ(code_of([&] { ops::concatenate({h, h, h, h}, 0); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { ops::concatenate({h, h}, 0); }), ErrorCode::kInvalidShape);
+  // broadcast_to: element count or byte size past int64, negative dims.
+  const Tensor one = make<double>({1}, {1.0});
+  EXPECT_EQ(code_of([&] { one.broadcast_to({int64_t{1} << 32, int64_t{1} << 32}); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { one.broadcast_to({big, 2}); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { one.broadcast_to({big}); }), ErrorCode::kInvalidShape);  // 2**65 bytes
+  EXPECT_EQ(code_of([&] { one.broadcast_to({-1}); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { Tensor::empty({big, 2}, DType::kInt8); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { broadcast_shapes({int64_t{1} << 32, 1}, {1, int64_t{1} << 32}, "add"); }),
+            ErrorCode::kInvalidShape);
+  EXPECT_EQ(checked_nbytes({big - 1}, 1, "t"), big - 1);
+  EXPECT_EQ(checked_nbytes({big, 0}, 1, "t"), 0);
+  EXPECT_EQ(code_of([&] { checked_nbytes({big, 0}, 8, "t"); }), ErrorCode::kInvalidShape);  // NumPy's rule
+  EXPECT_EQ(code_of([&] { checked_nbytes({big}, 2, "t"); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(checked_add(big, big - 1, "t"), 2 * (big - 1) + 1);
+  EXPECT_EQ(code_of([&] { checked_add(big, big, "t"); }), ErrorCode::kInvalidShape);
+  EXPECT_EQ(code_of([&] { checked_mul(big, 2, "t"); }), ErrorCode::kInvalidShape);
+  // Representable sizes still work.
+  const Tensor r = ops::repeat(iota<int8_t>({3}), make<int64_t>({}, {2}), 0, false);
+  EXPECT_EQ(values<int8_t>(r), (std::vector<int8_t>{0, 0, 1, 1, 2, 2}));
+}
+
 TEST(NanReduce, IgnoresNaN) {
   const double nan = std::nan("");
   const Tensor x = make<double>({2, 3}, {1, nan, 3, nan, nan, nan});

@@ -208,3 +208,44 @@ TEST(Stream, LastReferenceDroppedByOwnTask) {
   ASSERT_EQ(fut.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_TRUE(ran_after.load());
 }
+
+// A host callback that waits for its own stream would wait for itself: the
+// wait reports an error (which the callback may raise, stored for the next
+// host synchronize()) instead of hanging. Bounded by wait_for so a regression
+// fails instead of blocking the suite.
+TEST(Stream, SynchronizeFromOwnCallbackIsAnErrorNotADeadlock) {
+  auto s = Stream::create();
+  auto other = Stream::create();
+  std::promise<asc::Status> own, device, event, foreign;
+  auto f_own = own.get_future(), f_dev = device.get_future(), f_ev = event.get_future(),
+       f_foreign = foreign.get_future();
+  Event later;
+  s->add_callback([&] {
+    own.set_value(s->synchronize());
+    device.set_value(synchronize_device());
+    later.record(s.get());  // recorded behind this callback
+    event.set_value(later.synchronize());
+    foreign.set_value(other->synchronize());  // another stream: a plain wait
+  });
+  for (auto* f : {&f_own, &f_dev, &f_ev, &f_foreign})
+    ASSERT_EQ(f->wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  const asc::Status st = f_own.get();
+  EXPECT_EQ(st.code(), asc::ErrorCode::kFailure);
+  EXPECT_NE(st.message().find("host callback"), std::string::npos) << st.message();
+  EXPECT_EQ(f_dev.get().code(), asc::ErrorCode::kFailure);
+  EXPECT_EQ(f_ev.get().code(), asc::ErrorCode::kFailure);
+  EXPECT_TRUE(f_foreign.get().ok());
+  EXPECT_TRUE(s->synchronize().ok());  // nothing was stored: the callback returned normally
+
+  // A callback that throws the error: raised by the next host synchronize().
+  s->add_callback([&] { s->synchronize().ThrowIfError(); });
+  std::promise<asc::Status> host;
+  auto f_host = host.get_future();
+  std::thread t([&] { host.set_value(s->synchronize()); });
+  ASSERT_EQ(f_host.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  t.join();
+  const asc::Status raised = f_host.get();
+  EXPECT_EQ(raised.code(), asc::ErrorCode::kFailure);
+  EXPECT_NE(raised.message().find("stream.synchronize"), std::string::npos) << raised.message();
+  EXPECT_TRUE(s->synchronize().ok());
+}
