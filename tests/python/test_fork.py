@@ -20,10 +20,12 @@ asc.set_eager({eager})
 n = 1 << 18
 x = asc.arange(n, dtype="int64")
 assert int((x * 2).sum()) == int((np.arange(n) * 2).sum())  # the parent's workers exist now
+pending = x * 3 - 7  # lazy mode: recorded before fork(), evaluated first in the child
 pid = os.fork()
 if pid == 0:
     signal.alarm(60)  # a hang in the child ends it (SIGALRM) rather than the test's timeout
     try:
+        np.testing.assert_array_equal(np.asarray(pending), np.arange(n) * 3 - 7)
         for m in (1 << 16, 1 << 18, (1 << 20) + 3):
             y = asc.arange(m, dtype="int64")
             ny = np.arange(m, dtype=np.int64)
@@ -44,6 +46,7 @@ if pid == 0:
         os._exit(3)
 _, status = os.waitpid(pid, 0)
 print("CHILD", os.waitstatus_to_exitcode(status))
+np.testing.assert_array_equal(np.asarray(pending), np.arange(n) * 3 - 7)
 z = asc.arange(n, dtype="int64")  # the parent is unaffected
 assert int((z + 1).sum()) == int((np.arange(n) + 1).sum())
 print("PARENT OK")
