@@ -132,6 +132,10 @@ def where(condition, x=None, y=None):
         return _C.nonzero(_arr(condition))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
+    if type(x) is float and str(getattr(y, "dtype", "")) == "bfloat16":
+        # NumPy 2.4's where (not its ufuncs, nor result_type) makes a Python float x next to
+        # a bfloat16 y float32; with the float as y the result stays bfloat16.
+        y = _C.astype(y, _np.float32)
     return _C.where(condition, x, y)
 
 

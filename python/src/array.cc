@@ -307,6 +307,9 @@ void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) 
     strong = have_strong ? ops::promote_or_throw(strong, ts[i].dtype(), op) : ts[i].dtype();
     have_strong = true;
   }
+  // where() is no ufunc: NumPy converts its Python float as asarray does
+  // (rounded once), not through weak_scalar_value's float32 step.
+  const bool ufunc = op != "where";
   for (int i = 0; i < n; ++i)
     if (weak[i]) {
       const DType d =

@@ -54,6 +54,7 @@ def same_bits(expected, got):
     e = np.asarray(expected)
     assert g.dtype == e.dtype, f"dtype {g.dtype} != {e.dtype}"
     assert g.shape == e.shape, f"shape {g.shape} != {e.shape}"
+    e, g = e.reshape(-1), g.reshape(-1)
     if e.dtype.kind == "f" or e.dtype == BF16 or e.dtype.kind == "c":
         ef = e.astype(np.complex128 if e.dtype.kind == "c" else np.float64)
         gf = g.astype(ef.dtype)
@@ -309,3 +310,33 @@ def test_out_of_range_python_ints(mode, dtype):
         both(lambda: na == s, lambda: a == s)
         both(lambda: s > na, lambda: s > a)
         both(lambda: na[::-2] <= s, lambda: a[::-2] <= s)
+
+
+@pytest.mark.parametrize("half", HALF, ids=ids)
+def test_python_float_into_half_by_path(mode, half):
+    """Where NumPy rounds a Python float once (asarray, setitem, fill, where) and where it goes
+    through float32 first for bfloat16 (ufunc operands, full, full_like, copyto)."""
+    c = asc.asarray(np.array([True, False, True]))
+    nc = np.array([True, False, True])
+    for v in (1.0039062500001, 1 + 2**-11 + 2**-30, -(1 + 2**-8 + 2**-40), 3e38, 1e-45):
+        same_bits(np.asarray(v, dtype=half), asc.asarray(v, dtype=half))
+        same_bits(np.array([v, -v], dtype=half), asc.array([v, -v], dtype=half))
+        same_bits(np.full(3, v, half), asc.full(3, v, half))
+        same_bits(np.full_like(np.zeros(3, half), v), asc.full_like(asc.zeros(3, half), v))
+        same_bits(np.where(nc, np.zeros(3, half), v), asc.where(c, asc.zeros(3, half), v))
+        same_bits(np.where(nc, v, np.zeros(3, half)), asc.where(c, v, asc.zeros(3, half)))
+        same_bits(np.maximum(np.zeros(3, half), v), asc.maximum(asc.zeros(3, half), v))
+        for how in ("fill", "setitem", "setall", "copyto", "iadd"):
+            o_np, o_asc = np.zeros(3, half), asc.zeros(3, half)
+            for o, xp in ((o_np, np), (o_asc, asc)):
+                if how == "fill":
+                    o.fill(v)
+                elif how == "setitem":
+                    o[1] = v
+                elif how == "setall":
+                    o[...] = v
+                elif how == "copyto":
+                    xp.copyto(o, v)
+                else:
+                    o += v
+            same_bits(o_np, o_asc)
