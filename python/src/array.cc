@@ -314,7 +314,8 @@ void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) 
     if (weak[i]) {
       const DType d =
           have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind) : ops::default_scalar_dtype(scal[i].kind);
-      ts[i] = big[i] ? big_int_operand(args[i], d, op) : ops::scalar_tensor(ops::weak_scalar_value(scal[i], d), d, op);
+      ts[i] = big[i] ? big_int_operand(args[i], d, op)
+                     : ops::scalar_tensor(ufunc ? ops::weak_scalar_value(scal[i], d) : scal[i], d, op);
     }
 }
 
