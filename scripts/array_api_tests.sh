@@ -19,12 +19,13 @@
 #   DEADLINE=1      keep hypothesis' 800 ms per-example deadline (off by default:
 #                   on a shared machine it measures the load, not conformance)
 #   KEEP=1          keep the temporary directory (its path is printed)
-# Extra arguments go to pytest (test paths relative to the suite, -k, -x, ...).
+# Extra arguments go to pytest (test paths relative to the suite, -k, -x, ...); without a
+# test path the whole suite, array_api_tests/, runs (not the suite's own meta_tests/).
 # The last line printed is the summary:
 #   array-api-tests: passed=P failed=F skipped=S xfailed=X errors=E pass=P/(P+F)%
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,9 +35,10 @@ max_examples="${MAX_EXAMPLES:-100}"
 seed="${SEED:-0}"
 
 args=()
-have_max=0; have_seed=0
+have_max=0; have_seed=0; have_path=0
 for a in "$@"; do
   case "$a" in
+    array_api_tests*|meta_tests*|*.py|*.py::*) have_path=1 ;;
     --max-examples|--max-examples=*|--hypothesis-max-examples|--hypothesis-max-examples=*) have_max=1 ;;
     --hypothesis-seed|--hypothesis-seed=*) have_seed=1 ;;
   esac
@@ -45,6 +47,8 @@ done
 [ $have_max = 1 ] || args+=("--max-examples=$max_examples")
 [ $have_seed = 1 ] || args+=("--hypothesis-seed=$seed")
 [ "${DEADLINE:-0}" = 1 ] || args+=("--disable-deadline")
+# The suite proper (its README's `pytest array_api_tests/`), not its own meta_tests.
+[ $have_path = 1 ] || args+=("array_api_tests/")
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/array-api-tests.XXXXXX")"
 cleanup() { if [ "${KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi; }
@@ -91,7 +95,8 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 
-summary="$(grep -E '^=+ .*(passed|failed|skipped|error|no tests ran).* in [0-9.]+s' "$log" | tail -n1)"
+# pytest's closing line ("=== 3 failed, 9 passed in 1.2s ===", without the = under -q).
+summary="$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|xfailed|errors?|deselected)|no tests ran' "$log" | tail -n1 || true)"
 count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
 p=$(count passed); f=$(count failed); s=$(count skipped); x=$(count xfailed); e=$(count 'errors?')
 pct="$(awk -v p="$p" -v f="$f" 'BEGIN { if (p + f > 0) printf "%.2f", 100 * p / (p + f); else printf "n/a" }')"

@@ -21,6 +21,7 @@ __version__ = _C.__version__
 
 from . import _log, device, errors, memory, profiler, stream, tools, utils  # noqa: E402
 from . import linalg  # noqa: E402 - pyasc.linalg
+from . import fft  # noqa: E402 - pyasc.fft (numpy.fft, the array API's fft extension)
 from . import random  # noqa: E402 - pyasc.random (Philox generator)
 from . import lazy  # noqa: E402 - lazy graphs and fusion controls
 from . import debug  # noqa: E402 - kernel checker (asc.debug.check_kernels)
@@ -162,6 +163,7 @@ __all__ = [
     "device",
     "errors",
     "linalg",
+    "fft",
     "random",
     "memory",
     "profiler",

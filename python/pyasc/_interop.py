@@ -213,15 +213,12 @@ class _Info:
         else:
             names = []
             for kk in (kind if isinstance(kind, tuple) else (kind,)):
-                if isinstance(kk, str):
-                    if kk in k:
-                        names += k[kk]
-                    elif kk in groups:
-                        names += groups[kk]
-                    else:
-                        raise ValueError(f"unsupported dtype kind {kk!r}")
+                if isinstance(kk, str) and kk in k:
+                    names += k[kk]
+                elif isinstance(kk, str) and kk in groups:
+                    names += groups[kk]
                 else:
-                    names.append(_np.dtype(kk).name)
+                    raise ValueError(f"unsupported dtype kind {kk!r}")
         return {n: _np.dtype(_ml_dtypes.bfloat16) if n == "bfloat16" else _np.dtype(n) for n in dict.fromkeys(names)}
 
     @staticmethod
@@ -239,6 +236,17 @@ def _array_namespace(self, /, *, api_version=None):
     if api_version is not None and api_version not in _API_VERSIONS:
         raise ValueError(f"unsupported array API version {api_version!r}; supported: {', '.join(_API_VERSIONS)}")
     return _pyasc()
+
+
+def _to_device(self, device, /, *, stream=None):
+    """The array on ``device`` (the array API's ``to_device``): pyasc has one device, 'cpu', so
+    this is the array itself; any other device is a ValueError. ``stream`` must be None or an int."""
+    from ._array_api import check_device
+
+    check_device("to_device", device)
+    if stream is not None and not isinstance(stream, int):
+        raise TypeError("to_device: stream must be None or an int for the CPU device")
+    return self
 
 
 def _to_device(self, device, /, *, stream=None):
@@ -343,6 +351,7 @@ def _install():
     cls.__dlpack__ = _dlpack
     cls.__dlpack_device__ = _dlpack_device
     cls.__array_namespace__ = _array_namespace
+    cls.to_device = _to_device
     cls.to_device = _to_device
     cls.flags = property(_flags, doc="NumPy's flags for this array (WRITEABLE settable, as in NumPy).")
     cls.setflags = _setflags

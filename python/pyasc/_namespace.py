@@ -18,6 +18,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from ._array_api import check_device as _check_device
 
 _BF16 = _np.dtype(_ml_dtypes.bfloat16)
 
@@ -54,14 +55,7 @@ def _dtype_of(x):
     return _np.dtype(x)
 
 
-def finfo(type):  # noqa: A002 - NumPy's parameter name
-    """Machine limits of a floating dtype (also bfloat16; complex dtypes give their parts'), as ``numpy.finfo``."""
-    return _ml_dtypes.finfo(_dtype_of(type))
-
-
-def iinfo(type):  # noqa: A002
-    """Machine limits of an integer dtype, as ``numpy.iinfo``."""
-    return _ml_dtypes.iinfo(_dtype_of(type))
+from ._array_api import finfo, iinfo  # noqa: E402 - NumPy's fields with the array API's types
 
 
 def can_cast(from_, to, casting="safe"):
@@ -126,17 +120,21 @@ def _fold_weak(weak):
 # ------------------------------------------------------------------ creation
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match)."""
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match);
+    ``device`` may only be 'cpu'."""
+    _check_device("linspace", device)
     res = _np.linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
     if retstep:
         return _C.array(res[0]), res[1]
     return _C.array(res)
 
 
-def eye(N, M=None, k=0, dtype=float):  # noqa: N803 - NumPy's names
-    """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
-    return _C.array(_np.eye(N, M, k=k, dtype=dtype))
+def eye(N, M=None, k=0, dtype=float, *, device=None):  # noqa: N803 - NumPy's names
+    """A 2-D array with ones on the k-th diagonal and zeros elsewhere (float64 unless ``dtype``);
+    ``device`` may only be 'cpu'."""
+    _check_device("eye", device)
+    return _C.array(_np.eye(N, M, k=k, dtype=float if dtype is None else dtype))
 
 
 def identity(n, dtype=None):
@@ -183,18 +181,22 @@ def _writeable_broadcast(a, shape):
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """Coordinate arrays from 1-D coordinate vectors (NumPy's meshgrid)."""
+    """Coordinate arrays from coordinate vectors (NumPy's meshgrid; inputs are flattened), as a
+    tuple (NumPy 2.4's type and the array API's from 2025.12; its 2024.12 text says a list)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     ndim = len(xi)
     s0 = (1,) * ndim
-    out = [_C.reshape(_arr(x), s0[:i] + (-1,) + s0[i + 1:]) for i, x in enumerate(xi)]
+    xs = [_C.reshape(_arr(x), (-1,)) for x in xi]
+    out = [_C.reshape(x, s0[:i] + (-1,) + s0[i + 1:]) for i, x in enumerate(xs)]
     if indexing == "xy" and ndim > 1:
         out[0] = _C.reshape(out[0], (1, -1) + s0[2:])
         out[1] = _C.reshape(out[1], (-1, 1) + s0[2:])
     if not sparse:
-        shape = tuple(_builtins.max(o.shape[i] for o in out) for i in range(ndim))
-        out = [_writeable_broadcast(o, shape) for o in out]
+        lengths = [x.shape[0] for x in xs]
+        if indexing == "xy" and ndim > 1:
+            lengths[0], lengths[1] = lengths[1], lengths[0]
+        out = [_writeable_broadcast(o, tuple(lengths)) for o in out]
     if copy:
         out = [o.copy() for o in out]
     return tuple(out)

@@ -13,6 +13,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from ._array_api import check_device as _check_device
 from ._namespace import *  # noqa: F401,F403 - creation, manipulation, dtype queries
 from ._namespace import __all__ as _namespace_all
 
@@ -230,53 +231,81 @@ broadcast_to = _C.broadcast_to
 reshape = _C.reshape
 transpose = _C.transpose
 permute_dims = _C.transpose
-expand_dims = _C.expand_dims
-squeeze = _C.squeeze
+
+
+def expand_dims(a, axis):
+    """A view of ``a`` with a length-1 axis inserted at ``axis`` (an int, or a tuple of
+    positions in the result, as NumPy); an axis out of range is NumPy's AxisError (an
+    IndexError and ValueError), a repeated one a ValueError."""
+    x = asarray(a)
+    if not isinstance(axis, (tuple, list)):
+        return _C.expand_dims(x, _np.lib.array_utils.normalize_axis_index(axis, x.ndim + 1))
+    axes = _np.lib.array_utils.normalize_axis_tuple(tuple(axis), x.ndim + len(axis))
+    for ax in sorted(axes):
+        x = _C.expand_dims(x, ax)
+    return x
+
+
+
+
+def squeeze(a, axis=None):
+    """A view of ``a`` without its length-1 axes (all of them, or those in ``axis``: an int or a
+    tuple; ``axis=()`` removes none, as NumPy)."""
+    if isinstance(axis, (tuple, list)) and len(axis) == 0:
+        return asarray(a)[...]
+    return _C.squeeze(a, axis)
+
+
 diagonal = _C.diagonal
 empty = _C.empty
 full = _C.full
 
 
-def zeros(shape, dtype=None):
-    """A new array of ``shape`` filled with 0 (float64 unless ``dtype``)."""
+def zeros(shape, dtype=None, *, device=None):
+    """A new array of ``shape`` filled with 0 (float64 unless ``dtype``); ``device`` may only be 'cpu'."""
+    _check_device("zeros", device)
     return _C.full(shape, 0, float64 if dtype is None else dtype)
 
 
-def ones(shape, dtype=None):
-    """A new array of ``shape`` filled with 1 (float64 unless ``dtype``)."""
+def ones(shape, dtype=None, *, device=None):
+    """A new array of ``shape`` filled with 1 (float64 unless ``dtype``); ``device`` may only be 'cpu'."""
+    _check_device("ones", device)
     return _C.full(shape, 1, float64 if dtype is None else dtype)
 
 
-def empty_like(x, dtype=None, shape=None):
+def empty_like(x, dtype=None, shape=None, *, device=None):
     """An uninitialised array with the shape and dtype of ``x`` (or the given ones)."""
+    _check_device("empty_like", device)
     x = asarray(x)
     return _C.empty(x.shape if shape is None else shape, x.dtype if dtype is None else dtype)
 
 
-def zeros_like(x, dtype=None, shape=None):
+def zeros_like(x, dtype=None, shape=None, *, device=None):
     """An array of zeros with the shape and dtype of ``x`` (or the given ones)."""
+    _check_device("zeros_like", device)
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, 0, x.dtype if dtype is None else dtype)
 
 
-def ones_like(x, dtype=None, shape=None):
+def ones_like(x, dtype=None, shape=None, *, device=None):
     """An array of ones with the shape and dtype of ``x`` (or the given ones)."""
+    _check_device("ones_like", device)
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, 1, x.dtype if dtype is None else dtype)
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x, fill_value, dtype=None, shape=None, *, device=None):
     """An array filled with ``fill_value`` with the shape and dtype of ``x`` (or the given ones)."""
+    _check_device("full_like", device)
     x = asarray(x)
     return _C.full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
 
 
-def arange(start, stop=None, step=1, dtype=None):
-    """``numpy.arange`` on the device (values computed as NumPy does, then copied)."""
-    a = _np.arange(start, stop, step) if stop is not None else _np.arange(start)
-    if dtype is not None:
-        a = a.astype(dtype)
-    return array(a)
+def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
+    """``numpy.arange`` on the device (values computed as NumPy does, then copied): ``arange(stop)``,
+    ``arange(start, stop[, step])`` and ``arange(stop, step=s)``; ``device`` may only be 'cpu'."""
+    _check_device("arange", device)
+    return array(_np.arange(start, stop, step, dtype=None if dtype is None else _np.dtype(dtype)))
 
 
 globals()["bool"] = _np.bool_  # NumPy 2's name, without shadowing the builtin here
@@ -396,6 +425,9 @@ __all__ += [n for n in _histograms.__all__ if n not in __all__]
 from . import _bitwise  # noqa: E402 - bitwise_and/or/xor, invert, left/right_shift, bitwise_count (C++ ops)
 from ._bitwise import *  # noqa: E402,F401,F403
 __all__ += [n for n in _bitwise.__all__ if n not in __all__]
+
+from ._array_api import __array_api_version__  # noqa: E402,F401 - "2024.12"
+__all__ += ["__array_api_version__"]
 
 from . import _interop  # noqa: E402 - ndarray protocols (__array_ufunc__, DLPack, flags, ...); from_dlpack, reuse_buffer
 from ._interop import __array_namespace_info__, from_dlpack, reuse_buffer  # noqa: E402,F401

@@ -976,16 +976,26 @@ void init_array(py::module_& m) {
     }
   }
 
-  // Creation and conversion.
-  m.def("empty", [](py::object shape, py::object dtype) {
+  // Creation and conversion. device= (the array API's, NumPy 2's): None or
+  // 'cpu', pyasc's one device.
+  auto check_device = [](const char* op, py::handle device) {
+    if (device.is_none() || (py::isinstance<py::str>(device) && device.cast<std::string>() == "cpu")) return;
+    throw Error(Status::Make(asc::ErrorCode::kInvalidDevice, op,
+                             "unsupported device " + std::string(py::repr(device)) + "; pyasc arrays live on 'cpu'"));
+  };
+  m.def("empty", [check_device](py::object shape, py::object dtype, py::object device) {
+    check_device("empty", device);
     return Tensor::empty(to_shape(shape), dtype.is_none() ? DType::kFloat64 : to_dtype(dtype));
-  }, py::arg("shape"), py::arg("dtype") = py::none());
-  m.def("full", [](py::object shape, py::object value, py::object dtype) {
+  }, py::arg("shape"), py::arg("dtype") = py::none(), py::kw_only(), py::arg("device") = py::none());
+  m.def("full", [check_device](py::object shape, py::object value, py::object dtype, py::object device) {
+    check_device("full", device);
     return full_like_value(to_shape(shape), value, dtype);
-  }, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
+  }, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none(), py::kw_only(),
+     py::arg("device") = py::none());
   m.def("from_numpy", [](py::array a) { return from_numpy(a); }, py::arg("array"),
         "Wraps a NumPy array's memory (shared, no copy).");
-  m.def("asarray", [](py::object obj, py::object dtype, py::object copy) -> Tensor {
+  m.def("asarray", [check_device](py::object obj, py::object dtype, py::object copy, py::object device) -> Tensor {
+    check_device("asarray", device);
     if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "asarray");
     Tensor t;
     if (dtype.is_none() || (!copy.is_none() && !copy.cast<bool>()) ||
@@ -1001,7 +1011,8 @@ void init_array(py::module_& m) {
       }
     }
     return want_copy ? t.clone() : t;
-  }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  }, py::arg("obj"), py::arg("dtype") = py::none(), py::arg("copy") = py::none(), py::kw_only(),
+     py::arg("device") = py::none());
   m.def("array", [](py::object obj, py::object dtype, bool copy) -> Tensor {
     if (!dtype.is_none()) check_complex_to_real(to_dtype(dtype), obj, "array");
     Tensor t;
@@ -1027,8 +1038,15 @@ void init_array(py::module_& m) {
     Tensor v = to_tensor(x).broadcast_to(to_shape(shape));
     v.set_writeable(false);  // NumPy: a read-only view (elements repeat)
     return v;
-  });
-  m.def("reshape", [](py::object x, py::object shape) { return to_tensor(x).reshape(to_shape(shape)); });
+  }, py::arg("array"), py::arg("shape"));
+  // copy (NumPy 2.1, the array API): None a view when the strides allow,
+  // True always a copy, False a view or a ValueError.
+  m.def("reshape", [](py::object x, py::object shape, py::object copy) {
+    const Tensor t = to_tensor(x);
+    if (copy.is_none()) return t.reshape(to_shape(shape));
+    if (copy.cast<bool>()) return t.reshape(to_shape(shape)).clone();
+    return t.reshape(to_shape(shape), /*allow_copy=*/false);
+  }, py::arg("a"), py::arg("shape"), py::kw_only(), py::arg("copy") = py::none());
   m.def("transpose", [](py::object x, py::object axes) {
     Tensor t = to_tensor(x);
     return axes.is_none() ? t.transpose() : t.permute(to_shape(axes));

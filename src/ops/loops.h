@@ -176,11 +176,14 @@ constexpr bool simd_binary_dtype_v =
 /// out[i] = F(a[i], b[i]). F::kSimd: a simd::BinaryOp index (or kNoSimd);
 /// F::kSimdInt: whether the SIMD op also serves int16/int32. F::kReduce: the
 /// op is a reduction combiner (called with ptrs[0] == ptrs[1], strides 0).
+/// An in-place update of a one-element array (x += y, size 1) reaches the
+/// loop the same way with n == 1: that is the elementwise apply below (the
+/// combiner's +0 start would turn -0 + -0 into +0).
 template <typename In, typename Out, typename F>
 void binary_loop(char** p, const int64_t* s, int64_t n) {
   using C = Calc<In>;
   if constexpr (F::kReduce && std::is_same_v<In, Out>) {
-    if (s[0] == 0 && s[1] == 0 && p[0] == p[1]) {
+    if (n > 1 && s[0] == 0 && s[1] == 0 && p[0] == p[1]) {
       Out* acc = reinterpret_cast<Out*>(p[0]);
       *acc = static_cast<Out>(F::template reduce<In>(static_cast<C>(*acc), p[2], s[2], n));
       return;

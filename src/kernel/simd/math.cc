@@ -324,6 +324,9 @@ struct CosF {
     V r;
     if constexpr (kF32<D>) r = CosF32(d, x);
     else r = hn::Cos(d, x);
+    // cos(x) rounds to exactly 1 for |x| < 2^-27 (1 - x^2/2 is within half an
+    // ulp of 1); Highway's float64 Cos gives 1 - 2^-53 there, cos(+-0) included.
+    r = hn::IfThenElse(hn::Lt(hn::Abs(x), K(d, 0x1p-27)), K(d, 1.0), r);
     const auto ok = hn::Le(hn::Abs(x), K(d, kTrigLimit<D>));
     if (HWY_UNLIKELY(!hn::AllTrue(d, ok))) r = FixLanes(d, x, r, hn::Not(ok), [](T v) { return std::cos(v); });
     return r;
