@@ -249,17 +249,6 @@ def _to_device(self, device, /, *, stream=None):
     return self
 
 
-def _to_device(self, device, /, *, stream=None):
-    """The array on ``device`` (the array API's ``to_device``): pyasc has one device, 'cpu', so
-    this is the array itself; any other device is a ValueError. ``stream`` must be None or an int."""
-    from ._array_api import check_device
-
-    check_device("to_device", device)
-    if stream is not None and not isinstance(stream, int):
-        raise TypeError("to_device: stream must be None or an int for the CPU device")
-    return self
-
-
 # ------------------------------------------------------------------ flags
 
 
@@ -351,7 +340,6 @@ def _install():
     cls.__dlpack__ = _dlpack
     cls.__dlpack_device__ = _dlpack_device
     cls.__array_namespace__ = _array_namespace
-    cls.to_device = _to_device
     cls.to_device = _to_device
     cls.flags = property(_flags, doc="NumPy's flags for this array (WRITEABLE settable, as in NumPy).")
     cls.setflags = _setflags
