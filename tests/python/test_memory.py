@@ -191,3 +191,68 @@ def test_memory_limit_from_environment(run_python):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(64 << 20)
+
+
+def test_limit_counts_only_returnable_cache(blocks):
+    # Issue 20 item 13: with 40 MiB live under a 64 MiB budget, a 16 MiB request
+    # fits (live + request <= limit) and must succeed once the cache is emptied:
+    # the cached 50 MiB segment is not split (a 10 MiB remainder beside the live
+    # block could never be returned); the 40 MiB get a segment of their own.
+    asc.empty_cache()
+    base = asc.memory_allocated()
+    asc.set_memory_limit(asc.memory_reserved() + 64 * MiB)
+    limit = asc.get_memory_limit()
+    p = blocks.alloc(50 * MiB)
+    blocks.free(p)
+    live = blocks.alloc(40 * MiB)
+    assert asc.memory_reserved() <= limit
+    q = blocks.alloc(16 * MiB)
+    stats = asc.memory_stats()
+    assert stats["allocated_bytes"] == base + 56 * MiB
+    assert stats["reserved_bytes"] <= limit
+    with pytest.raises(asc.AscendMemoryError):
+        blocks.alloc(limit - stats["allocated_bytes"] + 2 * MiB)
+    assert asc.memory_reserved() <= limit
+    blocks.free(q)
+    blocks.free(live)
+
+
+def test_set_memory_limit_below_reserved_returns_cache(blocks):
+    asc.empty_cache()
+    reserved = asc.memory_reserved()
+    p = blocks.alloc(24 * MiB)
+    blocks.free(p)
+    assert asc.memory_reserved() == reserved + 24 * MiB
+    asc.set_memory_limit(reserved + 16 * MiB)
+    assert asc.memory_reserved() == reserved
+    q = blocks.alloc(12 * MiB)
+    assert asc.memory_reserved() <= asc.get_memory_limit()
+    blocks.free(q)
+
+
+def test_memory_limit_from_environment_is_exact(run_python):
+    code = """
+import pyasc as asc
+from pyasc import _C
+MiB = 1 << 20
+asc.empty_cache()
+base = asc.memory_reserved()
+assert base <= 8 * MiB, base
+p = _C._testing_allocate(50 * MiB)
+_C._testing_free(p)
+live = _C._testing_allocate(40 * MiB)
+q = _C._testing_allocate(64 * MiB - base - 40 * MiB - 2 * MiB)
+s = asc.memory_stats()
+assert s["reserved_bytes"] <= 64 * MiB, s
+try:
+    _C._testing_allocate(64 * MiB - s["allocated_bytes"] + 2 * MiB)
+    raise SystemExit("over the limit")
+except asc.AscendMemoryError:
+    pass
+_C._testing_free(q)
+_C._testing_free(live)
+print("ok", s["limit_bytes"])
+"""
+    r = run_python(code, env={"ASC_MEMORY_LIMIT": "64M"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok", str(64 << 20)]

@@ -17,7 +17,14 @@
 //   K/M/G suffix, for the device pool): an allocation that would exceed it
 //   first returns cached segments to the OS and retries, then fails with
 //   kRtMemoryAllocation and a message stating requested, allocated, reserved
-//   and limit bytes.
+//   and limit bytes. The limit bounds reserved bytes (live + cached). Under a
+//   limit the large pool does not split a cached segment for a smaller request
+//   (it gets a segment of its own size), so every cached large block is a
+//   whole segment that the retry can return: a large request that fits under
+//   limit - allocated bytes succeeds. Cached space inside small-pool segments
+//   that hold a live block (at most 2 MiB per such segment) cannot be returned
+//   and still counts against the limit. set_limit() below reserved bytes
+//   returns cached segments at once.
 // * Statistics: see MemoryStats.
 // * The pool never blocks waiting for a stream (empty_cache and the
 //   out-of-memory retry skip blocks whose stream points are still pending), so
