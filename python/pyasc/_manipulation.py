@@ -319,12 +319,14 @@ def _pad_stat(chunk, axis, mode, dtype):
 def _pad_ramp(edge, end, width, axis, dtype):
     """``numpy.linspace(end, edge, width, endpoint=False, dtype=dtype, axis=axis)`` for the
     edge slice ``edge`` (length 1 along axis) and a scalar ``end``: computed in float64
-    (the end values are NumPy scalars), floored for integer dtypes."""
+    (complex128 for complex arrays; the end values are NumPy scalars), floored for integer
+    dtypes."""
     shape = [1] * edge.ndim
     shape[axis] = width
     i = _C.asarray(_np.arange(width, dtype=_np.float64).reshape(shape))
-    start = float(end)
-    delta = _C.subtract(_C.astype(edge, _np.float64, True), start)
+    cplx = dtype.kind == "c"  # complex arrays ramp in complex128 (NumPy's linspace dtype)
+    start = complex(end) if cplx else float(end)
+    delta = _C.subtract(_C.astype(edge, _np.complex128 if cplx else _np.float64, True), start)
     step = _C.true_divide(delta, width)
     if bool(_C.any(_C.equal(step, 0))):
         y = _C.multiply(_C.true_divide(i, width), delta)

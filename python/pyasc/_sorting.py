@@ -294,6 +294,34 @@ def digitize(x, bins, right=False):
     return _C.subtract(b.size, _C.searchsorted(b[::-1], xa, not right, None))
 
 
+def _unsigned_subtract(a, b):
+    """a - b for a >= b as NumPy's histogram takes it: signed integers subtract into the
+    unsigned type of the same size (an int16 range wider than 2**15 does not wrap)."""
+    dt = _np.result_type(a, b)
+    if dt.kind == "i":
+        return _np.subtract(_np.asarray(a, dtype=dt), _np.asarray(b, dtype=dt), casting="unsafe",
+                            dtype=_np.dtype(f"u{dt.itemsize}"))
+    return _np.subtract(a, b, dtype=dt)
+
+
+def _uniform_bin_indices(x, w, edges, nb, lo, hi, bin_type):
+    """Bin indices of the values of ``x`` inside [lo, hi] for ``nb`` equal bins, by NumPy's
+    rule: the float formula (v - lo) / (hi - lo) * nb in the edges' dtype, truncated, then
+    corrected by one against the edges array (v < edges[i]: i - 1; v >= edges[i + 1]: i + 1,
+    except in the last bin, which holds its right edge). Returns (indices, their weights)."""
+    keep = _C.logical_and(_C.greater_equal(x, lo), _C.less_equal(x, hi))
+    sel = _C.nonzero(keep)[0]
+    xs = _C.astype(_C.take_rows(x, sel), bin_type, False)
+    w = None if w is None else _C.take_rows(w, sel)
+    f = _C.multiply(_C.true_divide(_C.subtract(xs, lo), _unsigned_subtract(hi, lo)), nb)
+    idx = _C.astype(f, _np.int64, True)
+    idx = _C.where(_C.equal(idx, nb), nb - 1, idx)
+    idx = _C.where(_C.less(xs, _C.take_rows(edges, idx)), _C.subtract(idx, 1), idx)
+    up = _C.logical_and(_C.greater_equal(xs, _C.take_rows(edges, _C.add(idx, 1))), _C.not_equal(idx, nb - 1))
+    idx = _C.where(up, _C.add(idx, 1), idx)
+    return idx, w
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
     """Counts (int64, or float64 with ``weights``/``density``) of ``a`` in ``bins`` equal bins over
     ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
@@ -303,26 +331,37 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         from ._histograms import _estimate_bins
 
         bins, range = _estimate_bins("histogram", x, bins, range, weights)  # noqa: A001
+    uniform = None
     if _np.ndim(bins) == 0:
         nb = _operator.index(bins)
         if nb < 1:
             raise ValueError("`bins` must be positive, when an integer")
+        # The outer edges as NumPy takes them: the range's values, or the data's min/max as
+        # scalars of its dtype (so float32 data gives float32 edges computed in float32).
         if range is not None:
-            lo, hi = float(range[0]), float(range[1])
+            lo, hi = range
             if lo > hi:
                 raise ValueError("max must be larger than min in range parameter.")
+            if not (_np.isfinite(lo) and _np.isfinite(hi)):
+                raise ValueError(f"supplied range of [{lo}, {hi}] is not finite")
         elif x.size == 0:
-            lo, hi = 0.0, 1.0
+            lo, hi = 0, 1
         else:
-            lo, hi = float(_C.min(x)), float(_C.max(x))
-        if not (_np.isfinite(lo) and _np.isfinite(hi)):
-            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+            lo, hi = _np.asarray(_C.min(x))[()], _np.asarray(_C.max(x))[()]
+            if not (_np.isfinite(lo) and _np.isfinite(hi)):
+                raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges_np = _np.linspace(lo, hi, nb + 1, endpoint=True,
-                                dtype=_np.result_type(x.dtype, _np.float64) if x.dtype.kind in "biu"
-                                else _np.result_type(x.dtype, _np.float16))
+        bin_type = _np.result_type(lo, hi, x.dtype)
+        if bin_type.kind in "biu":
+            bin_type = _np.result_type(bin_type, float)
+        edges_np = _np.linspace(lo, hi, nb + 1, endpoint=True, dtype=bin_type)
+        if _np.any(edges_np[:-1] >= edges_np[1:]):
+            raise ValueError(f"Too many bins for data range. Cannot create {nb} finite-sized bins.")
         edges = _C.array(edges_np)
+        if weights is None or _np.can_cast(_arr(weights).dtype, _np.double) or \
+                _np.can_cast(_arr(weights).dtype, complex):
+            uniform = (lo, hi, bin_type)
     else:
         edges = _arr(bins)
         if edges.ndim != 1:
@@ -330,18 +369,23 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         if edges.size > 1 and not bool(_C.all(_C.greater_equal(_C.subtract(edges[1:], edges[:-1]), 0))):
             raise ValueError("`bins` must increase monotonically, when an array")
         nb = edges.size - 1
-    # Bin i holds edges[i] <= v < edges[i+1]; the last bin also v == edges[-1].
-    idx = _C.subtract(_C.searchsorted(edges, x, True, None), 1)
-    last = _C.equal(x, edges[-1])
-    idx = _C.where(last, nb - 1, idx)
-    inside = _C.logical_and(_C.greater_equal(idx, 0), _C.less(idx, nb))
-    sel = _C.nonzero(inside)[0]
-    idx_in = _C.take_rows(idx, sel)
-    w = None if weights is None else _C.take_rows(_C.reshape(_arr(weights), (-1,)), sel)
+    w_all = None if weights is None else _C.reshape(_arr(weights), (-1,))
+    if uniform is not None:
+        idx_in, w = _uniform_bin_indices(x, w_all, edges, nb, *uniform)
+    else:
+        # Bin i holds edges[i] <= v < edges[i+1]; the last bin also v == edges[-1].
+        idx = _C.subtract(_C.searchsorted(edges, x, True, None), 1)
+        last = _C.equal(x, edges[-1])
+        idx = _C.where(last, nb - 1, idx)
+        inside = _C.logical_and(_C.greater_equal(idx, 0), _C.less(idx, nb))
+        sel = _C.nonzero(inside)[0]
+        idx_in = _C.take_rows(idx, sel)
+        w = None if w_all is None else _C.take_rows(w_all, sel)
     hist = _C.bincount(idx_in, w, nb)
     if density:
-        widths = _C.subtract(edges[1:], edges[:-1])
-        hist = _C.true_divide(_C.true_divide(_C.astype(hist, _np.float64, True), _C.sum(hist)), widths)
+        # NumPy's order: n / float64(diff(edges)) / n.sum() (rounds differently from n / sum / width)
+        widths = _C.astype(_C.subtract(edges[1:], edges[:-1]), _np.float64, True)
+        hist = _C.true_divide(_C.true_divide(hist, widths), _C.sum(hist))
     return hist, edges
 
 

@@ -221,8 +221,12 @@ def _median_impl(name, a, axis, out, keepdims, ignore_nan):
         k = _C.full(lead + (1,), cnt, _np.int64)
     lo = _C.maximum(_C.floor_divide(_C.subtract(k, 1), 2), 0)
     hi = _C.minimum(_C.floor_divide(k, 2), cnt - 1)
-    pair = _C.concatenate([_C.take_along_axis(s, lo, -1), _C.take_along_axis(s, hi, -1)], -1)
-    m = _C.mean(pair, -1, None, None, False)
+    mid = _C.take_along_axis(s, lo, -1)
+    pair = _C.concatenate([mid, _C.take_along_axis(s, hi, -1)], -1)
+    # An odd count is the mean of the one middle element, as NumPy takes it (3e38 stays
+    # 3e38 in float32 where 3e38 + 3e38 would overflow); an even one the mean of the two.
+    m = _C.where(_C.equal(_C.reshape(lo, lead), _C.reshape(hi, lead)), _C.mean(mid, -1, None, None, False),
+                 _C.mean(pair, -1, None, None, False))
     if inexact:
         if ignore_nan:
             none = _C.equal(_C.reshape(k, lead), 0)

@@ -96,13 +96,19 @@ def _int_pair(x1, x2, name):
 
 
 def _gcd(a, b):
+    # NumPy's rule: the gcd of the magnitudes as unsigned integers, cast back to the signed
+    # type (|INT_MIN| is 2**(n-1), so gcd(1, INT_MIN) is 1 and gcd(INT_MIN, 0) wraps to INT_MIN).
+    dt = _np.dtype(a.dtype)
     a, b = _C.absolute(a), _C.absolute(b)
+    if dt.kind == "i":
+        ut = _np.dtype(f"u{dt.itemsize}")
+        a, b = _C.astype(a, ut, True), _C.astype(b, ut, True)
     while bool(_C.any(_C.not_equal(b, 0))):
         nz = _C.not_equal(b, 0)
         safe = _C.where(nz, b, 1)
         a, b = _C.where(nz, b, a), _C.where(nz, _C.remainder(a, safe), 0)
         a, b = _C.astype(a, a.dtype), _C.astype(b, b.dtype)  # materialise: keeps the lazy graph small
-    return a
+    return _C.astype(a, dt, True)
 
 
 def gcd(x1, x2, out=None):

@@ -61,15 +61,15 @@ inline std::complex<T> cdiv(std::complex<T> a, std::complex<T> b) {
   return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
 }
 
-/// NumPy's complex power (npy_cpow): b == 0 -> 1, 0**b, small integer
+/// NumPy's complex power (npy_cpow): b == 0 -> 1, 0**b (0 for Re(b) > 0), small integer
 /// exponents by repeated multiplication, else the C library's cpow.
 template <typename T>
 inline std::complex<T> cpow(std::complex<T> a, std::complex<T> b) {
   using C = std::complex<T>;
   const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
   if (br == 0 && bi == 0) return C(1, 0);
-  if (ar == 0 && ai == 0) {
-    if (br > 0 && bi == 0) return C(0, 0);
+  if (ar == 0 && ai == 0) {  // NumPy 2.4: 0 ** b is 0 for any Re(b) > 0 (0j ** (2+1j) too), else NaN
+    if (br > 0) return C(0, 0);
     const T nan = std::numeric_limits<T>::quiet_NaN();
     return C(nan, nan);
   }

@@ -89,7 +89,7 @@ struct Rad2DegF {
 };
 // spacing(x): the distance from x to the next value of larger magnitude, with
 // x's sign; NaN for NaN and +-Inf. As NumPy: spacing(-0) is +denorm_min for
-// float32/64; float16 results are always positive (npy_half_spacing);
+// float32/64; float16 follows npy_half_spacing (always positive, see below);
 // bfloat16 (ml_dtypes) gives -denorm_min for -0.
 struct SpacingF {
   template <typename T>
@@ -97,6 +97,16 @@ struct SpacingF {
     using C = Calc<T>;
     const C c = static_cast<C>(v);
     if (!std::isfinite(c)) return static_cast<T>(std::numeric_limits<C>::quiet_NaN());
+    if constexpr (std::is_same_v<T, float16>) {
+      // NumPy's npy_half_spacing: always positive; the ulp of |x|'s binade, except that a
+      // negative power of two (and -0) takes the ulp of the binade below (-8 -> 2**-8,
+      // not 2**-7); 65504 -> +inf.
+      const uint16_t h = static_cast<uint16_t>(to_bits(v));
+      if (h == 0x7bffu) return static_cast<T>(std::numeric_limits<float>::infinity());
+      int e = (h >> 10) & 0x1f;  // biased exponent
+      if ((h & 0x8000u) && (h & 0x03ffu) == 0) e -= 1;
+      return static_cast<T>(std::ldexp(1.0f, std::max(e, 1) - 25));
+    }
     if (c == 0 && !std::is_same_v<T, bfloat16>) return from_bits<T>(Bits<T>(1));
     const T inf = static_cast<T>(std::copysign(std::numeric_limits<C>::infinity(), c));
     const C r = static_cast<C>(next_after(v, inf)) - c;
