@@ -564,6 +564,8 @@ def parse_dtype(name):
         raise CompareInputError(f"unknown dtype {name!r}") from None
     if dt.kind in "OV" and not _ml_kind(dt):
         raise CompareInputError(f"dtype {name!r} is not a numeric dtype")
+    if dt.itemsize == 0:  # U0, S0, V0: no bytes per element, nothing to compare
+        raise CompareInputError(f"dtype {name!r} has item size 0; give a sized dtype (float32, int8, ...)")
     return dt
 
 
@@ -630,6 +632,12 @@ def load_array(spec, dtype=None, shape=None):
     except CompareInputError:
         raise
     except ValueError as e:
+        if "max_header_size" in str(e):  # NumPy refuses .npy headers over 10,000 bytes
+            raise CompareInputError(
+                f"{spec}: cannot read: its .npy header is larger than NumPy's limit "
+                f"(numpy.lib.format max_header_size, 10000 bytes): {str(e).splitlines()[0]} "
+                f"-- typically a structured dtype with very many fields; pyasc-compare does not "
+                f"raise the limit") from None
         if "allow_pickle" in str(e):
             raise CompareInputError(
                 f"{spec}: holds an object array (pickled Python objects); pyasc-compare never "

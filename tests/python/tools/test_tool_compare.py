@@ -513,3 +513,34 @@ def test_console_script_installed(files):
     p = _subprocess([str(script), files / "golden.npy", files / "same.npy", "--json"])
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["passed"] is True
+
+
+@pytest.mark.parametrize("dtype", ["U0", "S0", "U", "S"])
+def test_cli_zero_itemsize_dtype_is_bad_input(files, capsys, dtype):
+    # Issue 20.12: --dtype U0 / S0 raised ZeroDivisionError (exit 1, "mismatch") while
+    # sizing the raw file; a dtype without bytes is bad input (exit 2) naming the dtype.
+    np.arange(4, dtype=np.float32).tofile(files / "g.bin")
+    code, _, err = _run([files / "g.bin", files / "g.bin", "--dtype", dtype], capsys)
+    assert code == 2
+    assert repr(dtype) in err and "item size 0" in err
+    proc = subprocess.run([sys.executable, "-m", "pyasc.tools.compare", str(files / "g.bin"), str(files / "g.bin"),
+                           "--dtype", dtype], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_large_npy_header_reports_the_header_limit(files, capsys):
+    # Issue 20.12: a .npy whose header exceeds NumPy's 10,000-byte limit was reported as
+    # "holds an object array". It is a plain structured float32 array with 800 fields.
+    dt = np.dtype([(f"f{i}", "<f4") for i in range(800)])
+    np.save(files / "wide.npy", np.zeros(3, dtype=dt))
+    with pytest.raises(ValueError, match="max_header_size"):
+        np.load(files / "wide.npy", allow_pickle=False)  # NumPy's own refusal
+    code, _, err = _run([files / "wide.npy", files / "golden.npy"], capsys)
+    assert code == 2
+    assert "header" in err and "10000" in err and "max_header_size" in err
+    assert "object array" not in err and "pickled" not in err
+    # a small structured header still reads (only the size is refused)
+    np.save(files / "narrow.npy", np.zeros(3, dtype=[("a", "<f4"), ("b", "<f4")]))
+    code, _, err = _run([files / "narrow.npy", files / "narrow.npy"], capsys)
+    assert "max_header_size" not in err
