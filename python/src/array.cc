@@ -391,7 +391,13 @@ bool operand_like(py::handle h) {
 py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args, py::handle out) {
   Tensor ts[3];
   const int n = static_cast<int>(args.size());
-  if (n == 2 && out.is_none() && compare_out_of_range(op, args.begin(), &ts[0])) return py::cast(ts[0]);
+  if (n == 2 && compare_out_of_range(op, args.begin(), &ts[0])) {
+    if (out.is_none()) return py::cast(ts[0]);
+    if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
+    Tensor o = out.cast<Tensor>();
+    o.copy_from(ops::cast(ts[0], o.dtype()));
+    return py::reinterpret_borrow<py::object>(out);
+  }
   operands(args.begin(), n, ts, op.name);
   // ldexp's exponent is an integer operand: a Python int there stays int64
   // (NumPy's 'el->e' loops) instead of taking x1's float dtype.
@@ -640,11 +646,13 @@ bool python_values_as(py::handle obj, DType d, const char* op, Tensor* out) {
 // Creation helpers.
 Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dtype) {
   ops::Scalar s;
+  bool big = false;
   if (!dtype.is_none() && is_complex_value(value)) warn_complex_to(to_dtype(dtype));  // NumPy 2: cast, warn
-  if (weak_scalar(value, &s)) {
+  if (weak_scalar(value, &s, &big)) {
     const DType d = dtype.is_none() ? ops::default_scalar_dtype(s.kind) : to_dtype(dtype);
     Tensor t = Tensor::empty(shape, d);
-    ops::fill(t, s);
+    if (big) t.copy_from(big_int_operand(value, d, "full"));  // full(2, 2**64 - 1, uint64)
+    else ops::fill(t, s);
     return t;
   }
   Tensor v = to_tensor(value);

@@ -737,8 +737,9 @@ Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op) {
 
 void fill(const Tensor& t, const Scalar& s) {
   if (t.numel() == 0) return;
-  const bool wrap = s.kind == ScalarKind::kInt && s.i < 0 && dtype_traits(t.dtype()).kind == DTypeKind::kUnsignedInt;
-  t.copy_from(wrap ? scalar_constant(s, t.dtype()) : scalar_tensor(weak_scalar_value(s, t.dtype()), t.dtype(), "full"));
+  // NumPy 2 (NEP 50): an int outside the dtype's range is OverflowError, also
+  // -1 into unsigned (np.full(2, -1, np.uint8)); no wrap-around.
+  t.copy_from(scalar_tensor(weak_scalar_value(s, t.dtype()), t.dtype(), "full"));
 }
 
 Tensor full(const Shape& shape, const Scalar& s, DType dtype) {

@@ -183,9 +183,10 @@ Tensor scalar_tensor(const Scalar& s, DType dtype, const std::string& op = "asar
 /// A 0-d constant (Tensor::constant, no pool memory) holding `s` converted to
 /// `dtype` as astype would, without range checks (the identities of reductions).
 Tensor scalar_constant(const Scalar& s, DType dtype);
-/// A new tensor of `shape` filled with `s` (cast to dtype as astype would).
+/// A new tensor of `shape` filled with `s` (cast to dtype as astype would; an
+/// int outside dtype's range is kOverflow, as NumPy 2's full).
 Tensor full(const Shape& shape, const Scalar& s, DType dtype);
-/// Writes `s` into every element of `t` (cast as astype would).
+/// Writes `s` into every element of `t` (as full()).
 void fill(const Tensor& t, const Scalar& s);
 
 }  // namespace asc::ops

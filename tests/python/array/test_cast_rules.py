@@ -310,6 +310,14 @@ def test_out_of_range_python_ints(mode, dtype):
         both(lambda: na == s, lambda: a == s)
         both(lambda: s > na, lambda: s > a)
         both(lambda: na[::-2] <= s, lambda: a[::-2] <= s)
+        both(lambda: np.full(3, s, dtype), lambda: asc.full(3, s, dtype))
+        both(lambda: np.full_like(na, s), lambda: asc.full_like(a, s))
+
+        def into_out(xp, arr):
+            o = xp.zeros(arr.shape, np.bool_)
+            xp.less(arr, s, out=o)
+            return o
+        both(lambda: into_out(np, na), lambda: into_out(asc, a))
 
 
 @pytest.mark.parametrize("half", HALF, ids=ids)
