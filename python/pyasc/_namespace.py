@@ -28,8 +28,13 @@ def _arr(x):
 
 
 def _axis(axis, ndim):
-    """Normalises one axis like NumPy (AxisError, a ValueError and IndexError, when out of range)."""
+    """Normalises one axis like NumPy (AxisError, a ValueError and IndexError, when out of range;
+    NumPy's OverflowError for an int outside int64)."""
     axis = _operator.index(axis)
+    if not -(1 << 63) <= axis < (1 << 63):
+        from .errors import AscendOverflowError, ErrorCode
+
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C long ({axis})")
     if not -ndim <= axis < ndim:
         raise _np.exceptions.AxisError(axis, ndim)
     return axis % ndim if ndim else 0

@@ -7,7 +7,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "asc/core/tensor.h"
 #include "asc/runtime/stream.h"
@@ -41,6 +43,15 @@ asc::DType dtype_from_py(py::handle h);
 py::object dtype_to_py(asc::DType d);
 /// A zero-copy NumPy view of `t` whose base keeps `owner` alive.
 py::object numpy_view(const asc::Tensor& t, py::handle owner);
+/// operator.index(h) as an int64 with NumPy's errors (defined in convert.cc):
+/// AscendTypeError "'str' object cannot be interpreted as an integer" for a
+/// non-integer; beyond int64 AscendOverflowError "Python int too large to
+/// convert to C long", or with `dim` NumPy's ValueError "Maximum allowed
+/// dimension exceeded". `what` names the argument/operation in the message.
+int64_t index_from_py(py::handle h, const char* what = "axis", bool dim = false);
+/// An integer or a sequence of integers (axis tuples, shapes, reps), each
+/// through index_from_py.
+std::vector<int64_t> index_list_from_py(py::handle h, const char* what = "axis", bool dim = false);
 // Indexing entries of ndarray (defined in indexing.cc).
 asc::Tensor getitem_py(const asc::Tensor& t, py::handle key);
 void setitem_py(const asc::Tensor& t, py::handle key, py::handle value);

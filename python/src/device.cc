@@ -3,6 +3,7 @@
 #include <string>
 
 #include "asc/kernel/simd.h"
+#include "asc/ops/linalg.h"
 #include "asc/runtime/device.h"
 #include "bindings.h"
 
@@ -58,17 +59,16 @@ void init_device(py::module_& m) {
         d["simd_target"] = std::string(asc::kernel::simd::target_name());
         d["simd_targets_compiled"] = compiled_simd_targets();
         d["compiler"] = compiler_id();
-        // Whoever links a BLAS into libasc defines ASC_BLAS_NAME (PUBLIC) naming it.
-#ifdef ASC_BLAS_NAME
-        d["blas"] = std::string(ASC_BLAS_NAME);
-#else
-        d["blas"] = "none yet (OpenBLAS planned)";
-#endif
+        // The BLAS libasc calls, asked at run time (openblas_get_config /
+        // openblas_get_num_threads through the loaded library, not a build-time string).
+        d["blas"] = asc::ops::blas_config();
+        d["blas_num_threads"] = asc::ops::blas_num_threads();
         return d;
       },
       "Build information as a dict: version, simd_target (the Highway target the vector instructions "
       "dispatch to, after ASC_SIMD_TARGET), simd_targets_compiled (Highway targets compiled into libasc, "
-      "best first; empty when unknown), compiler, blas.");
+      "best first; empty when unknown), compiler, blas (the linked BLAS's own build description, read at "
+      "run time), blas_num_threads (the threads it uses for one call).");
 }
 
 }  // namespace pyasc

@@ -241,9 +241,9 @@ ops::IndexMode to_mode(const std::string& mode, const char* op) {
 std::vector<int64_t> axes_of(py::handle axis) {
   std::vector<int64_t> a;
   if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
-    for (auto v : axis) a.push_back(v.cast<int64_t>());
+    for (auto v : axis) a.push_back(index_from_py(v));
   } else {
-    a.push_back(axis.cast<int64_t>());
+    a.push_back(index_from_py(axis));
   }
   return a;
 }
@@ -271,7 +271,7 @@ void init_indexing(py::module_& m) {
         [](py::object x, py::object indices, py::object axis, const std::string& mode) {
           const Tensor t = tensor_from_py(x);
           const bool flat = axis.is_none();
-          return ops::take(t, tensor_from_py(indices), flat ? 0 : axis.cast<int64_t>(), flat, to_mode(mode, "take"));
+          return ops::take(t, tensor_from_py(indices), flat ? 0 : index_from_py(axis), flat, to_mode(mode, "take"));
         },
         py::arg("x"), py::arg("indices"), py::arg("axis") = py::none(), py::arg("mode") = "raise",
         "Elements of x at indices along axis (of the flattened x when axis is None); mode 'raise', 'wrap' or "
@@ -279,7 +279,7 @@ void init_indexing(py::module_& m) {
   m.def("take_along_axis",
         [](py::object x, py::object indices, py::object axis) {
           const bool flat = axis.is_none();
-          return ops::take_along_axis(tensor_from_py(x), tensor_from_py(indices), flat ? 0 : axis.cast<int64_t>(),
+          return ops::take_along_axis(tensor_from_py(x), tensor_from_py(indices), flat ? 0 : index_from_py(axis),
                                       flat);
         },
         py::arg("arr"), py::arg("indices"), py::arg("axis"),
@@ -289,7 +289,7 @@ void init_indexing(py::module_& m) {
           const bool flat = axis.is_none();
           Tensor v;
           if (!scalar_value(values, x.dtype(), &v)) v = tensor_from_py(values);
-          ops::put_along_axis(x, tensor_from_py(indices), v, flat ? 0 : axis.cast<int64_t>(), flat);
+          ops::put_along_axis(x, tensor_from_py(indices), v, flat ? 0 : index_from_py(axis), flat);
         },
         py::arg("arr"), py::arg("indices"), py::arg("values"), py::arg("axis"),
         "Writes values into arr at indices along axis (in place).");
@@ -314,7 +314,7 @@ void init_indexing(py::module_& m) {
             dp = &d;
           }
           const bool flat = axis.is_none();
-          const int64_t ax = flat ? 0 : axis.cast<int64_t>();
+          const int64_t ax = flat ? 0 : index_from_py(axis);
           if (!out.is_none()) {
             Tensor o = out.cast<Tensor>();
             return ops::concatenate(xs, ax, flat, dp, &o);
@@ -327,7 +327,7 @@ void init_indexing(py::module_& m) {
   m.def("repeat",
         [](py::object x, py::object repeats, py::object axis) {
           const bool flat = axis.is_none();
-          return ops::repeat(tensor_from_py(x), tensor_from_py(repeats), flat ? 0 : axis.cast<int64_t>(), flat);
+          return ops::repeat(tensor_from_py(x), tensor_from_py(repeats), flat ? 0 : index_from_py(axis), flat);
         },
         py::arg("a"), py::arg("repeats"), py::arg("axis") = py::none(),
         "Each element repeated `repeats` times along axis (flattened when axis is None).");

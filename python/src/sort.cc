@@ -29,7 +29,7 @@ ops::Attrs axis_attrs(py::handle axis) {
   ops::Attrs a;
   if (!axis.is_none()) {
     a.all_axes = false;
-    a.axes.push_back(axis.cast<int64_t>());
+    a.axes.push_back(index_from_py(axis));
   }
   return a;
 }
@@ -88,9 +88,9 @@ void init_sort(py::module_& m) {
         if (!axis.is_none()) {
           a.all_axes = false;
           if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
-            for (auto v : axis) a.axes.push_back(v.cast<int64_t>());
+            for (auto v : axis) a.axes.push_back(index_from_py(v));
           } else {
-            a.axes.push_back(axis.cast<int64_t>());
+            a.axes.push_back(index_from_py(axis));
           }
         }
         return call1("count_nonzero", x, a);
@@ -133,9 +133,9 @@ void init_sort(py::module_& m) {
       "Whether each element occurs in test_elements (bool array of element's shape).");
   def_replace(
       m, "bincount",
-      [](const Tensor& x, py::object weights, int64_t minlength) {
+      [](const Tensor& x, py::object weights, py::handle minlength) {
         ops::Attrs a;
-        a.flags = minlength;
+        a.flags = index_from_py(minlength, "bincount");
         if (weights.is_none()) return call1("bincount", x, a);
         return ops::call("bincount_weighted", {x, weights.cast<Tensor>()}, a);
       },

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -55,14 +56,32 @@ thread_local const BlockContext* t_block = nullptr;
 thread_local uint64_t t_block_serial = 0;  // asc/runtime/block_serial.h
 std::atomic<const LaunchCheckHooks*> g_check_hooks{nullptr};  // the kernel checker's
 
-size_t env_size(const char* name, size_t fallback) {
+// A positive integer environment variable. As PyTorch does for OMP_NUM_THREADS and
+// friends, a bad value never stops the program: a non-integer falls back to the
+// default and a value above `max` (ASC_NUM_CORES=99999999999999999999 used to reach
+// vector::resize) is clamped to it, each with a warning naming the variable and the
+// accepted range.
+// Accepted ranges of the environment variables (README.md): each core owns
+// ~1 MiB of UB/L1/L0 arenas, so 1024 cores is ~1 GiB; a UB above 16 MiB is far past any
+// Ascend part (192-256 KiB).
+constexpr size_t kMaxCores = 1024;
+constexpr size_t kMaxUbSize = size_t{16} << 20;
+
+size_t env_size(const char* name, size_t fallback, size_t max) {
   const char* s = std::getenv(name);
   if (!s || !*s) return fallback;
   char* end = nullptr;
-  long long v = std::strtoll(s, &end, 10);
+  errno = 0;
+  const long long v = std::strtoll(s, &end, 10);
+  const bool too_big = errno == ERANGE && v > 0;
   if (end == s || *end != '\0' || v <= 0) {
-    ASC_LOG_WARNING("device", name << "='" << s << "' is not a positive integer; using " << fallback);
+    ASC_LOG_WARNING("device", name << "='" << s << "' is not a positive integer (accepted: 1.." << max << "); using "
+                                   << fallback);
     return fallback;
+  }
+  if (too_big || static_cast<unsigned long long>(v) > max) {
+    ASC_LOG_WARNING("device", name << "='" << s << "' is out of range (accepted: 1.." << max << "); using " << max);
+    return max;
   }
   return static_cast<size_t>(v);
 }
@@ -93,8 +112,8 @@ class CpuDevice final : public Device {
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     props_.name = "cpu";
     props_.device_id = 0;
-    props_.num_cores = static_cast<int>(env_size("ASC_NUM_CORES", hw));
-    props_.ub_size = round_up(env_size("ASC_UB_SIZE", 192 * 1024), 32);
+    props_.num_cores = static_cast<int>(env_size("ASC_NUM_CORES", std::min<size_t>(hw, kMaxCores), kMaxCores));
+    props_.ub_size = round_up(env_size("ASC_UB_SIZE", 192 * 1024, kMaxUbSize), 32);
     props_.l1_size = 512 * 1024;
     props_.l0a_size = 64 * 1024;
     props_.l0b_size = 64 * 1024;

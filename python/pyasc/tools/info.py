@@ -86,7 +86,8 @@ def format_info(info):
     rows = [
         ["SIMD targets compiled", " ".join(compiled) or "unknown"],
         ["SIMD target selected", selected],
-        ["BLAS", b.get("blas", "")],
+        ["BLAS", f"{b.get('blas', '')} ({b['blas_num_threads']} threads)" if b.get("blas_num_threads")
+         else b.get("blas", "")],
         ["Compiler", b.get("compiler", "")],
         ["Platform", info["platform"]],
         ["CPU", f"{info['cpu']} ({info['hardware_threads']} hardware threads)"],

@@ -16,8 +16,8 @@ __all__ = ["collect_info", "ENVIRONMENT_VARIABLES"]
 #: Most are read once, when first needed; the values shown by ``pyasc-info``
 #: are those of its own process.
 ENVIRONMENT_VARIABLES = {
-    "ASC_NUM_CORES": "AI cores (worker threads) of the CPU device; default: hardware threads",
-    "ASC_UB_SIZE": "Unified Buffer bytes per core (default 196608)",
+    "ASC_NUM_CORES": "AI cores (worker threads) of the CPU device, 1..1024; default: hardware threads",
+    "ASC_UB_SIZE": "Unified Buffer bytes per core, up to 16 MiB (default 196608)",
     "ASC_MEMORY_LIMIT": "device memory pool capacity (bytes, K/M/G suffix allowed)",
     "ASC_SPIN_US": "microseconds a runtime thread spins before sleeping",
     "ASC_SIMD_TARGET": "caps the SIMD target: AVX3, AVX2, SSE4 or SCALAR",
@@ -64,7 +64,8 @@ def collect_info():
       compiled into libasc, best first); ``simd_target`` (the one the
       vector instructions use in this process: the best the CPU supports,
       capped by ``ASC_SIMD_TARGET``); ``simd_target_override`` (the
-      ``ASC_SIMD_TARGET`` value or None); ``blas``.
+      ``ASC_SIMD_TARGET`` value or None); ``blas`` (the linked BLAS's build description, read from
+      the library at run time) and ``blas_num_threads``.
     * ``devices`` -- one dict per device: :class:`~pyasc.DeviceProperties`
       fields (``name``, ``device_id``, ``num_cores``, ``ub_size``,
       ``l1_size``, ``l0a_size``, ``l0b_size``, ``l0c_size``,
@@ -81,7 +82,10 @@ def collect_info():
     build.pop("version", None)
     build["simd_targets_compiled"] = list(build.get("simd_targets_compiled", []))
     build["simd_target_override"] = os.environ.get("ASC_SIMD_TARGET") or None
-    build.setdefault("blas", "none yet (OpenBLAS planned)")
+    # The BLAS libasc really calls, asked at run time: its build description
+    # ("OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64") and threads.
+    build["blas"] = _C._linalg.blas_config().strip() or "unknown"
+    build["blas_num_threads"] = int(_C._linalg.blas_num_threads())
 
     devices = []
     for i in range(asc.device_count()):
