@@ -1,0 +1,101 @@
+"""Differential fuzzing of the public namespace against NumPy (tests/python/fuzz/fuzz_harness.py).
+
+CI mode: a fixed, derandomized hypothesis run of CI_EXAMPLES cases in a child
+process (a crash there is reported with the case it was running instead of
+killing pytest). The test fails on any crash, wrong result, silent accept or
+unclear error that is not in fuzz_harness.KNOWN; every KNOWN entry's
+reproducer is rerun and must still show its category, so an entry whose bug
+was fixed fails until it is removed.
+
+Long mode: PYASC_FUZZ_EXAMPLES=<n> [PYASC_FUZZ_SEED=<s>] runs n random cases
+(in child processes, restarted after a crash) and prints the summary table and
+every non-OK case with a reproducer line; it fails on unknown findings too.
+"""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import fuzz_harness as fh  # noqa: E402
+
+CI_EXAMPLES = 800
+CI_SEED = 0
+
+
+def _unknown(result):
+    out = []
+    for cat in fh.BAD:
+        for case, detail in result["found"][cat]:
+            try:
+                c = fh.parse_case(case)
+            except (ValueError, SyntaxError, NameError):
+                c = None
+            if c is None or fh.known_match(c, cat, detail) is None:
+                out.append(f"{cat}: {detail}\n    repro: python {fh.__file__} --case \"{case}\"")
+    return out
+
+
+def test_fuzz_namespace_ci():
+    examples = int(os.environ.get("PYASC_FUZZ_EXAMPLES", "0"))
+    if examples:
+        seed = int(os.environ.get("PYASC_FUZZ_SEED", "0"))
+        result = fh.drive(examples, seed, derandomize=False, chunk=2000)
+    else:
+        result = fh.drive(CI_EXAMPLES, CI_SEED, derandomize=True, timeout=120)
+    print(fh.summary(result))
+    tried = sum(result["counts"].values())
+    assert tried >= (examples or CI_EXAMPLES) // 2, f"only {tried} cases ran"
+    assert result["counts"]["ok"] > tried // 5, "too few comparable cases: the generator is broken"
+    unknown = _unknown(result)
+    assert not unknown, f"{len(unknown)} new findings (fix them or add them to fuzz_harness.KNOWN):\n" + \
+        "\n".join(unknown[:40])
+
+
+def test_known_findings_still_reproduce():
+    """Every known finding is asserted: its case must still classify as its
+    category and pattern; a fixed one fails here until its entry is removed."""
+    known = fh._load_known()
+    assert known, "known_findings.py is missing or empty"
+    stale = []
+    for e in known:
+        modes = ("lazy",) if e["pattern"] == "hang-huge" else ("lazy", "eager")
+        cat, detail = fh.classify(e["case"], modes=modes)
+        if cat != e["category"] or fh.pattern_of(e["case"], cat, detail)[0] != e["pattern"]:
+            stale.append(f"{e['kind']} {e['name']} ({e['category']}/{e['pattern']}, {e['issue']}) now: {cat} "
+                         f"{detail[:120]}\n    case={e['case']!r}")
+    assert not stale, f"{len(stale)} known findings changed (fixed? then remove their entries from " \
+        "tests/python/fuzz/known_findings.py):\n" + "\n".join(stale)
+
+
+def test_classifier_detects_each_category(monkeypatch):
+    """The classifier itself: a wrong value, a silent accept, an unclear error
+    and a clear error are each recognised (pyasc patched for one call)."""
+    import numpy as np
+
+    import pyasc as asc
+
+    case = ("fn", "negative", (("arr", "float32", (3,), "c", 1, "rand"),), ())
+    assert fh.classify(case)[0] == "ok"
+    monkeypatch.setattr(asc, "negative", lambda x: asc.asarray(np.asarray(x) + 1))
+    assert fh.classify(case)[0] == "wrong_result"
+    monkeypatch.setattr(asc, "negative", lambda x: (_ for _ in ()).throw(RuntimeError("Unable to cast")))
+    assert fh.classify(case)[0] == "unclear_error"
+    monkeypatch.setattr(asc, "negative", lambda x: (_ for _ in ()).throw(asc.AscendNotImplementedError(200006, "x")))
+    assert fh.classify(case)[0] == "clear_error"
+    bad = ("fn", "negative", (("py", "abc"),), ())
+    monkeypatch.setattr(asc, "negative", lambda x: asc.asarray(np.zeros(1)))
+    assert fh.classify(bad)[0] == "silent_accept"
+    monkeypatch.undo()
+    # NaN positions, -0 vs +0 and the ULP bound of a transcendental function
+    e = np.array([np.nan, 1.0, 0.0], np.float32)
+    assert fh._compare_arrays(e, e.copy(), case) is None
+    assert fh._compare_arrays(e, np.array([1.0, 1.0, 0.0], np.float32), case) == "NaN positions differ"
+    assert "exact" in fh._compare_arrays(e, np.array([np.nan, 1.0, -0.0], np.float32), case)
+    sin = ("fn", "sin", case[2], ())
+    one_ulp = np.array([np.nan, np.nextafter(np.float32(1), np.float32(2)), 0.0], np.float32)
+    assert fh._compare_arrays(e, one_ulp, sin) is None
+    far = np.array([np.nan, 1.001, 0.0], np.float32)
+    assert "ulp" in fh._compare_arrays(e, far, sin)
