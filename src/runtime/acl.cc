@@ -546,6 +546,15 @@ aclError malloc_block(const char* api, void** out, size_t size, bool host) {
   if (!out) return fail(api, ACL_ERROR_INVALID_PARAM, host ? "hostPtr is null" : "devPtr is null");
   *out = nullptr;
   if (size == 0) return fail(api, ACL_ERROR_INVALID_PARAM, "size must be greater than 0");
+  {
+    // After aclFinalize the runtime is uninitialised (CANN: ACL_ERROR_UNINITIALIZE until the
+    // next aclInit). Programs that never call aclInit keep working, as the CPU device
+    // initialises lazily.
+    State& st = state();
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (!st.initialized && st.finalized_once)
+      return fail(api, ACL_ERROR_UNINITIALIZE, "the runtime was finalized (aclFinalize); call aclInit first");
+  }
   rt::MemoryPool& pool = host ? rt::pinned_host_pool() : rt::device_pool();
   asc::Result<void*> r = pool.allocate(size);
   if (!r.ok()) return fail_status(api, r.status());

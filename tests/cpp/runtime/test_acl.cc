@@ -722,6 +722,28 @@ TEST_F(Acl, SynchronizeDeviceWaitsForAllStreams) {
 
 // ---------------------------------------------------------------- acl_base.h helpers
 
+// Issue 20.12: aclrtMalloc/aclrtMallocHost succeeded after aclFinalize. CANN's
+// code for an uninitialised runtime is ACL_ERROR_UNINITIALIZE (100001); the next
+// aclInit makes allocation work again.
+TEST(AclInit, MallocAfterFinalizeIsUninitialize) {
+  (void)aclFinalize();
+  (void)aclGetRecentErrMsg();
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS) << aclGetRecentErrMsg();
+  void* d = reinterpret_cast<void*>(0x1);
+  EXPECT_ACL_ERROR(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_UNINITIALIZE, "[aclrtMalloc]");
+  EXPECT_EQ(d, nullptr);
+  void* h = reinterpret_cast<void*>(0x1);
+  EXPECT_ACL_ERROR(aclrtMallocHost(&h, 64), ACL_ERROR_UNINITIALIZE, "aclInit");
+  EXPECT_EQ(h, nullptr);
+  EXPECT_EQ(ACL_ERROR_UNINITIALIZE, 100001);
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_NE(d, nullptr);
+  EXPECT_EQ(aclrtFree(d), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
 TEST(AclBase, Float16AndDataTypeSize) {
   EXPECT_EQ(aclFloatToFloat16(1.0f), 0x3C00);
   EXPECT_EQ(aclFloatToFloat16(-2.0f), 0xC000);
