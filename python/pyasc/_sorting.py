@@ -33,7 +33,11 @@ def _check_kind(kind, stable):
     if kind is not None and stable is not None:
         raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
                          "Use only one of them.")
-    if kind is not None and (not isinstance(kind, str) or not kind or kind[0].lower() not in "qhsm"):
+    if kind is not None and not isinstance(kind, (str, bytes)):
+        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
+    if isinstance(kind, bytes):
+        kind = kind.decode("latin-1")
+    if kind is not None and (not kind or kind[0].lower() not in "qhsm"):
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
 
 
@@ -84,10 +88,18 @@ def _check_kth(x, kth, axis):
             raise ValueError(f"kth(={k}) out of bounds ({n})")
 
 
+def _check_select_kind(kind):
+    if not isinstance(kind, (str, bytes)):
+        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
+    if (kind.decode("latin-1") if isinstance(kind, bytes) else kind) != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """``a`` partitioned around ``kth``: the element at each kth position is the one a sort
     puts there, smaller ones before it, larger after. (Computed by a full sort, which is one
     valid partition.)"""
+    _check_select_kind(kind)
     _check_order(order)
     x = _arr(a)
     _check_kth(x, kth, axis)
@@ -96,6 +108,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition ``a`` around ``kth`` (see :func:`partition`)."""
+    _check_select_kind(kind)
     _check_order(order)
     x = _arr(a)
     _check_kth(x, kth, axis)
@@ -105,8 +118,12 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 def searchsorted(a, v, side="left", sorter=None):
     """Indices where the elements of ``v`` would be inserted into the sorted 1-D ``a``
     (``side='right'``: after equal elements; ``sorter``: the permutation that sorts ``a``)."""
+    if isinstance(side, bytes):
+        side = side.decode("latin-1")
+    if not isinstance(side, str):
+        raise TypeError(f"search side must be str, not {type(side).__name__}")
     if side not in ("left", "right"):
-        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+        raise ValueError(f"search side must be 'left' or 'right' (got {side!r})")
     return _C.searchsorted(_arr(a), _arr(v), side == "right", None if sorter is None else _arr(sorter))
 
 

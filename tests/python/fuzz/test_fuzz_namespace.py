@@ -99,3 +99,22 @@ def test_classifier_detects_each_category(monkeypatch):
     assert fh._compare_arrays(e, one_ulp, sin) is None
     far = np.array([np.nan, 1.001, 0.0], np.float32)
     assert "ulp" in fh._compare_arrays(e, far, sin)
+
+
+def test_driver_reports_a_crash_with_its_case(monkeypatch):
+    """A child that dies (SIGABRT at the 7th case) is a crash with that case as the reproducer."""
+    monkeypatch.setenv("PYASC_FUZZ_ABORT_AT", "7")
+    result = fh.drive(20, CI_SEED, derandomize=True, timeout=60)
+    assert result["counts"]["crash"] == 1
+    (case, detail), = result["found"]["crash"]
+    assert "exit -6" in detail, detail
+    monkeypatch.delenv("PYASC_FUZZ_ABORT_AT")
+    # the same derandomized draws without the abort: the 7th distinct case is the one reported
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, "p")
+        subprocess.run([sys.executable, fh.__file__, "--worker", "--examples", "20", "--derandomize",
+                        "--progress", prog], check=True, capture_output=True, timeout=60)
+        lines = [ln for ln in open(prog).read().splitlines() if not ln.startswith("#")]
+    assert lines[6] == case

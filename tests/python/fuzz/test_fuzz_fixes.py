@@ -1,0 +1,57 @@
+"""Regressions for fuzz findings fixed in this suite's pass: sort/select kind and
+search side of the wrong type raise TypeError, bad strings ValueError (as NumPy)."""
+
+import numpy as np
+import pytest
+
+import pyasc as asc
+
+BAD_KINDS = [0, 2, None, 1.5, "x", "", b"q", b"introselect", "introselect", "stable", "Q", "m"]
+
+
+def _outcome(fn):
+    try:
+        return ("ok", np.asarray(fn()))
+    except Exception as e:  # noqa: BLE001
+        return ("raise", type(e))
+
+
+def _same(np_fn, asc_fn):
+    e, g = _outcome(np_fn), _outcome(asc_fn)
+    assert e[0] == g[0], (e, g)
+    if e[0] == "ok":
+        np.testing.assert_array_equal(g[1], e[1])
+        assert g[1].dtype == e[1].dtype
+    else:
+        assert issubclass(g[1], e[1]), (g[1], e[1])
+
+
+@pytest.mark.parametrize("eager", [False, True])
+@pytest.mark.parametrize("kind", BAD_KINDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float64])
+def test_kind_argument(kind, dtype, eager):
+    asc.set_eager(eager)
+    try:
+        data = np.array([3, 1, 2, 0, 5], dtype)[::-1]
+        a = asc.asarray(np.array([3, 1, 2, 0, 5], dtype))[::-1]
+        if kind is not None:  # kind=None is the default of sort/argsort
+            _same(lambda: np.sort(data, kind=kind), lambda: asc.sort(a, kind=kind))
+            _same(lambda: np.argsort(data, kind=kind), lambda: asc.argsort(a, kind=kind))
+        _same(lambda: np.partition(data, 2, kind=kind), lambda: asc.partition(a, 2, kind=kind))
+        _same(lambda: data.argpartition(2, kind=kind)[2:3], lambda: a.argpartition(2, kind=kind)[2:3])
+    finally:
+        asc.set_eager(False)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+@pytest.mark.parametrize("side", ["left", "right", "r", "x", "", None, 0, 1.5, b"left"])
+def test_searchsorted_side(side, eager):
+    asc.set_eager(eager)
+    try:
+        data = np.array([1.0, 2.0, 2.0, 4.0], np.float32)
+        a = asc.asarray(data)
+        v = np.array([[2.0, 0.0], [5.0, np.nan]], np.float32)
+        _same(lambda: np.searchsorted(data, v, side=side), lambda: asc.searchsorted(a, asc.asarray(v), side=side))
+        _same(lambda: data.searchsorted(v, side), lambda: a.searchsorted(asc.asarray(v), side))
+    finally:
+        asc.set_eager(False)
