@@ -188,26 +188,30 @@ struct ExtremumFold {
   }
 };
 
-// maximum/minimum propagate NaN (the first NaN operand wins). Ties (+0 vs -0)
-// return the second operand as NumPy's float32/float64/bfloat16 loops do
-// (its float16 loop returns the first; contiguous float16 runs take the SIMD
-// path, which matches that).
-struct MaxF : ExtremumFold<MaxF, simd::ReduceOp::kMax> {
+// maximum/minimum propagate NaN (the first NaN operand wins). Equal operands
+// (+0 vs -0) give what NumPy 2.4's loops give in every form (contiguous,
+// strided, scalar operand): the second operand for float32, float64 and
+// bfloat16, the first for float16 (its loop is `(a >= b || isnan(a)) ? a : b`).
+// kFirstOnTie selects the float16 rule (select_tie below); the contiguous
+// SIMD loops (kernel/simd/elementwise.cc ExtremumOp) follow the same rule.
+template <bool kFirstOnTie>
+struct MaxT : ExtremumFold<MaxT<kFirstOnTie>, simd::ReduceOp::kMax> {
   static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMax);
   static constexpr bool kSimdInt = true;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return (a > b || std::isnan(a)) ? a : b;
+    if constexpr (std::is_floating_point_v<C>) return ((kFirstOnTie ? a >= b : a > b) || std::isnan(a)) ? a : b;
     else return a >= b ? a : b;
   }
 };
 
-struct MinF : ExtremumFold<MinF, simd::ReduceOp::kMin> {
+template <bool kFirstOnTie>
+struct MinT : ExtremumFold<MinT<kFirstOnTie>, simd::ReduceOp::kMin> {
   static constexpr int kSimd = static_cast<int>(simd::BinaryOp::kMin);
   static constexpr bool kSimdInt = true;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return (a < b || std::isnan(a)) ? a : b;
+    if constexpr (std::is_floating_point_v<C>) return ((kFirstOnTie ? a <= b : a < b) || std::isnan(a)) ? a : b;
     else return a <= b ? a : b;
   }
 };
@@ -250,21 +254,28 @@ ASC_FLOAT_BINARY(CopysignF, std::copysign(a, b))
 #undef ASC_FLOAT_BINARY
 
 // fmax/fmin: NaN is ignored unless both are NaN; integers as maximum/minimum.
-struct FmaxF : NoFold {
+// +0 vs -0 ties as maximum/minimum (NumPy's float16 and bfloat16 loops and its
+// strided float32/float64 loops do so; its contiguous float32/float64 fmax
+// calls libm or SIMD code whose ±0 choice varies with length and alignment).
+template <bool kFirstOnTie>
+struct FmaxT : NoFold {
   static constexpr int kSimd = kNoSimd;
   static constexpr bool kSimdInt = false;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return std::isnan(b) ? a : std::isnan(a) ? b : (a >= b ? a : b);
+    if constexpr (std::is_floating_point_v<C>)
+      return std::isnan(b) ? a : std::isnan(a) ? b : ((kFirstOnTie ? a >= b : a > b) ? a : b);
     else return a >= b ? a : b;
   }
 };
-struct FminF : NoFold {
+template <bool kFirstOnTie>
+struct FminT : NoFold {
   static constexpr int kSimd = kNoSimd;
   static constexpr bool kSimdInt = false;
   template <typename C>
   static C apply(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>) return std::isnan(b) ? a : std::isnan(a) ? b : (a <= b ? a : b);
+    if constexpr (std::is_floating_point_v<C>)
+      return std::isnan(b) ? a : std::isnan(a) ? b : ((kFirstOnTie ? a <= b : a < b) ? a : b);
     else return a <= b ? a : b;
   }
 };
@@ -298,6 +309,13 @@ struct BinaryTable {
   static const LoopTable& table() { return TableBuilder<Make>::cached(); }
   static InnerLoop select(const LoopTypes& lt) { return table()[static_cast<int>(lt.in[0])]; }
 };
+
+// maximum/minimum/fmax/fmin: float16 loops keep the first operand on a ±0 tie,
+// every other dtype the second (see MaxT).
+template <template <bool> class F>
+InnerLoop select_tie(const LoopTypes& lt) {
+  return lt.in[0] == DType::kFloat16 ? BinaryTable<F<true>, false>::select(lt) : BinaryTable<F<false>, false>::select(lt);
+}
 
 // Float-only loops (true_divide): integer entries stay empty.
 template <typename F>
@@ -352,13 +370,13 @@ const OpRegistrar kOps[] = {
       d.value_errors = true;  // the lazy graph runs integer powers eagerly: the error raises at the call
       return d;
     }()),
-    OpRegistrar(binary_def("maximum", rule_promote, &with_complex_binary<CBinary::kMax, &BinaryTable<MaxF, false>::select>,
+    OpRegistrar(binary_def("maximum", rule_promote, &with_complex_binary<CBinary::kMax, &select_tie<MaxT>>,
                            "Elementwise maximum; NaN propagates.")),
-    OpRegistrar(binary_def("minimum", rule_promote, &with_complex_binary<CBinary::kMin, &BinaryTable<MinF, false>::select>,
+    OpRegistrar(binary_def("minimum", rule_promote, &with_complex_binary<CBinary::kMin, &select_tie<MinT>>,
                            "Elementwise minimum; NaN propagates.")),
-    OpRegistrar(binary_def("fmax", rule_promote, &with_complex_binary<CBinary::kFmax, &BinaryTable<FmaxF, false>::select>,
+    OpRegistrar(binary_def("fmax", rule_promote, &with_complex_binary<CBinary::kFmax, &select_tie<FmaxT>>,
                            "Elementwise maximum ignoring NaN (NaN only when both are NaN).")),
-    OpRegistrar(binary_def("fmin", rule_promote, &with_complex_binary<CBinary::kFmin, &BinaryTable<FminF, false>::select>,
+    OpRegistrar(binary_def("fmin", rule_promote, &with_complex_binary<CBinary::kFmin, &select_tie<FminT>>,
                            "Elementwise minimum ignoring NaN (NaN only when both are NaN).")),
     OpRegistrar(binary_def("arctan2", rule_float_fn, &select_math_binary<simd::MathBinaryOp::kArctan2>,
                            "Elementwise arc tangent of x1/x2 choosing the quadrant (radians).")),

@@ -315,22 +315,20 @@ def test_relu_matches_maximum_zero(mode, dtype, n_elems):
         n[:6] = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -1.5]).astype(dtype)
     zero = np.zeros((), dtype)
     same(asc.relu(asc.array(n)), np.maximum(n, zero))
-    if np.dtype(dtype) == np.float16:
-        n[n == 0] = 0  # -0.0 in strided float16 maximum: test_maximum_float16_strided_negative_zero
     same(asc.relu(asc.array(n)[::-1]), np.maximum(n[::-1], zero))  # NumPy's strided loop
 
 
-@pytest.mark.xfail(strict=True, reason="eager strided float16 maximum(-0.0, 0) gives +0.0 where NumPy's "
-                                       "strided float16 loop gives -0.0 (maximum's ±0 rule, not relu's)")
-def test_maximum_float16_strided_negative_zero():
-    prev = asc.is_eager()
-    asc.set_eager(True)
-    try:
-        n = np.array([-0.0, 1, -0.0, 2] * 5, np.float16)
-        got = np.asarray(asc.maximum(asc.array(n)[::-1], 0))
-        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.maximum(n[::-1], np.float16(0))))
-    finally:
-        asc.set_eager(prev)
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64])
+def test_maximum_strided_negative_zero(mode, dtype):
+    # NumPy keeps the first operand on a ±0 tie for float16, the second otherwise
+    # (the full matrix of paths: tests/python/array/test_signed_zero_extremum.py).
+    n = np.array([-0.0, 1, -0.0, 2, 0.0] * 5, dtype)
+    for z in (0, dtype(0.0), dtype(-0.0)):
+        got = np.asarray(asc.maximum(asc.array(n)[::-1], z))
+        want = np.maximum(n[::-1], z)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(got, want)
 
 
 def test_relu_keeps_dtype_and_propagates_nan(mode):

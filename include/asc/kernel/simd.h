@@ -65,6 +65,9 @@ const char* op_name(UnaryOp op) noexcept;   // "Exp", ...
 const char* op_name(ReduceOp op) noexcept;  // "ReduceSum", ...
 
 /// Supported dtypes: float32, float16 (all ops); int16, int32 (all but Div).
+/// Float Max/Min propagate NaN (the first NaN operand wins) and give NumPy's
+/// zero for +0 vs -0 on every target: the second operand for float32, the
+/// first for float16.
 void binary(BinaryOp op, DType dtype, void* dst, const void* a, const void* b, size_t n);
 /// `scalar` points to one element of `dtype`. Same dtypes as binary().
 void binary_scalar(ScalarOp op, DType dtype, void* dst, const void* src, const void* scalar, size_t n);

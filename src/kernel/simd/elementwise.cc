@@ -245,17 +245,21 @@ const ScalarOperandTable* GetScalarOperandTable() {
 // ---------------------------------------------------------------- tables
 // Which ops exist for which dtype family. Adding an op: one X(...) line here.
 
-#define ASC_FLOAT_BINARY_OPS(X) X(kAdd, AddOp) X(kSub, SubOp) X(kMul, MulOp) X(kDiv, DivOp) X(kMax, MaxOp) X(kMin, MinOp)
+#define ASC_FLOAT_BINARY_OPS(X) X(kAdd, AddOp) X(kSub, SubOp) X(kMul, MulOp) X(kDiv, DivOp)
 #define ASC_INT_BINARY_OPS(X) X(kAdd, AddOp) X(kSub, SubOp) X(kMul, MulOp) X(kMax, MaxOp) X(kMin, MinOp)
 #define ASC_SCALAR_OPS(X) X(kAdds, AddOp) X(kMuls, MulOp) X(kMaxs, MaxOp) X(kMins, MinOp)
 #define ASC_FLOAT_UNARY_OPS(X) X(kExp, ExpOp) X(kLn, LnOp) X(kAbs, AbsOp) X(kRelu, ReluOp) X(kSqrt, SqrtOp)
 #define ASC_INT_UNARY_OPS(X) X(kAbs, AbsOp) X(kRelu, ReluOp)
 
-template <class IO>
+// Float Max/Min take NumPy's ±0 tie rule (ExtremumOp: second operand, first
+// for float16) rather than hn::Max/Min, whose choice is the target's.
+template <class IO, bool kFirstOnTie = false>
 void AddFloatOps(ElementwiseTable& t, DType dt) {
 #define ASC_X(OP, F) t.binary[idx(BinaryOp::OP)][idx(dt)] = &BinaryLoop<IO, F>;
   ASC_FLOAT_BINARY_OPS(ASC_X)
 #undef ASC_X
+  t.binary[idx(BinaryOp::kMax)][idx(dt)] = &BinaryLoop<IO, ExtremumOp<true, kFirstOnTie>>;
+  t.binary[idx(BinaryOp::kMin)][idx(dt)] = &BinaryLoop<IO, ExtremumOp<false, kFirstOnTie>>;
 #define ASC_X(OP, F) t.scalar[idx(ScalarOp::OP)][idx(dt)] = &ScalarLoop<IO, F>;
   ASC_SCALAR_OPS(ASC_X)
 #undef ASC_X
@@ -280,7 +284,7 @@ void AddIntOps(ElementwiseTable& t, DType dt) {
 ElementwiseTable MakeElementwiseTable() {
   ElementwiseTable t;
   AddFloatOps<NativeIO<float>>(t, DType::kFloat32);
-  AddFloatOps<F16IO>(t, DType::kFloat16);
+  AddFloatOps<F16IO, true>(t, DType::kFloat16);
   AddIntOps<NativeIO<int16_t>>(t, DType::kInt16);
   AddIntOps<NativeIO<int32_t>>(t, DType::kInt32);
   t.fill[0] = &FillLoop<uint8_t>;
