@@ -326,6 +326,9 @@ void init_indexing(py::module_& m) {
         "Joins arrays along an existing axis (of the flattened arrays when axis is None).");
   m.def("repeat",
         [](py::object x, py::object repeats, py::object axis) {
+          // A Python int count outside int64 is NumPy's OverflowError (2**63 used to wrap to a
+          // negative count); sequences and arrays are checked by ops::repeat.
+          if (PyLong_Check(repeats.ptr())) (void)index_from_py(repeats, "repeat");
           const bool flat = axis.is_none();
           return ops::repeat(tensor_from_py(x), tensor_from_py(repeats), flat ? 0 : index_from_py(axis), flat);
         },

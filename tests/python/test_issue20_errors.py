@@ -127,6 +127,17 @@ def test_error_names_the_argument():
         x.reshape(2.0, 12)
 
 
+def test_repeat_count_beyond_int64_overflows():
+    # a Python int count of 2**63 wrapped to a negative count ("negative dimensions")
+    with pytest.raises(OverflowError, match="too large to convert to C long"):
+        np.repeat(_A, 2 ** 63)
+    x = asc.asarray(_A)
+    for call in (lambda: asc.repeat(x, 2 ** 63), lambda: x.repeat(2 ** 64), lambda: asc.repeat(x, 2 ** 63, axis=0)):
+        with pytest.raises(asc.errors.AscendOverflowError, match=r"\[repeat\] Python int too large to convert"):
+            call()
+    assert asc.repeat(x, np.int64(2), axis=1).shape == np.repeat(_A, 2, axis=1).shape
+
+
 # ------------------------------------------------------------------ ASC_NUM_CORES / ASC_UB_SIZE
 
 
