@@ -15,7 +15,7 @@ WHEEL_BUILD ?= build/wheel
 # The project's own code builds with -Werror (ASC_WERROR); third-party headers are system headers.
 WERROR ?= ON
 
-.PHONY: all setup build cpp-test install example py-test test test-latest lock demo bench clean
+.PHONY: all setup build cpp-test install example py-test test test-latest array-api lock demo bench clean
 
 all: test
 
@@ -56,6 +56,12 @@ test: cpp-test py-test
 test-latest:
 	PYASC_LATEST=1 $(MAKE) VENV=.venv-latest CPP_BUILD=build/latest/cpp EXAMPLE_BUILD=build/latest/vector_add \
 	  WHEEL_BUILD=build/latest/wheel py-test
+
+# The array API conformance suite against the installed package (not part of CI):
+#   make array-api ARRAY_API_TESTS=<git dir of data-apis/array-api-tests> ARRAY_API_SPEC=<git dir of data-apis/array-api>
+array-api: install
+	@test -n "$(ARRAY_API_TESTS)" -a -n "$(ARRAY_API_SPEC)" || { echo "usage: make array-api ARRAY_API_TESTS=DIR ARRAY_API_SPEC=DIR"; exit 2; }
+	bash scripts/array_api_tests.sh $(ARRAY_API_TESTS) $(ARRAY_API_SPEC)
 
 # Rewrite requirements/lock.txt with the newest releases (scripts/lock.sh).
 lock:
