@@ -548,6 +548,8 @@ def copy(a, order="K", subok=False):
 
 def iterable(y):
     """Whether ``iter(y)`` works (``numpy.iterable``; a 0-d array is not iterable)."""
+    if isinstance(y, _C.ndarray):  # without iterating (a broadcast view may have 2**62 rows)
+        return y.ndim > 0
     try:
         iter(y)
     except TypeError:

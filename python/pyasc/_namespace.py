@@ -129,6 +129,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match);
     ``device`` may only be 'cpu'."""
     _check_device("linspace", device)
+    # pyasc arrays go to NumPy as NumPy views (passing them would dispatch back here through
+    # __array_function__: infinite recursion)
+    start, stop = (v.numpy() if isinstance(v, _C.ndarray) else v for v in (start, stop))
     res = _np.linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
     if retstep:
         return _C.array(res[0]), res[1]

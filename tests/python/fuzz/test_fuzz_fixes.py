@@ -55,3 +55,32 @@ def test_searchsorted_side(side, eager):
         _same(lambda: data.searchsorted(v, side), lambda: a.searchsorted(asc.asarray(v), side))
     finally:
         asc.set_eager(False)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+@pytest.mark.parametrize("fn", ["linspace", "logspace", "geomspace"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.float16])
+def test_spaces_with_pyasc_array_arguments(fn, dtype, eager):
+    """linspace(start, <pyasc array>) recursed through __array_function__ (RecursionError)."""
+    asc.set_eager(eager)
+    try:
+        for start, stop in [(1, np.array([3, 4], dtype)), (np.array(2, dtype), 5), (np.array([1, 2], dtype)[::-1],
+                                                                                   np.array([[6], [9]], dtype))]:
+            for kw in ({"num": 4}, {"num": 0}, {"num": 3, "endpoint": False}, {"num": 3, "axis": -1}):
+                def conv(v, xp):
+                    return xp.asarray(v) if isinstance(v, np.ndarray) else v
+                with np.errstate(over="ignore"):
+                    _same(lambda: getattr(np, fn)(start, stop, **kw),
+                          lambda: getattr(asc, fn)(conv(start, asc), conv(stop, asc), **kw))
+        _same(lambda: np.linspace(None, np.int64(3)), lambda: asc.linspace(None, asc.asarray(np.int64(3))))
+    finally:
+        asc.set_eager(False)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (2 ** 62,), (2 ** 31, 2 ** 31)])
+def test_iterable_does_not_iterate(shape):
+    """iterable(broadcast_to(x, (2**62,))) looped over the rows (a hang)."""
+    a = np.broadcast_to(np.ones(1, np.int8), shape) if shape else np.int8(1)
+    b = asc.broadcast_to(asc.asarray(np.ones(1, np.int8)), shape) if shape else asc.asarray(np.int8(1))
+    assert asc.iterable(b) is np.iterable(a)
+    assert asc.iterable([1]) and not asc.iterable(3)
