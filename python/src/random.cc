@@ -29,12 +29,19 @@ ops::Attrs draw_attrs(const std::vector<int64_t>& shape, const std::string& dtyp
   return a;
 }
 
+/// A Python shape (any int or sequence of __index__ objects): NumPy's errors (a dimension
+/// past int64 is ValueError 'Maximum allowed dimension exceeded', not pybind11's
+/// 'incompatible function arguments').
+ops::Attrs draw_attrs(py::handle shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter) {
+  return draw_attrs(index_list_from_py(shape, "shape", /*dim=*/true), dtype, key0, key1, counter);
+}
+
 }  // namespace
 
 void init_random(py::module_& m) {
   m.def(
       "random_uniform",
-      [](const std::vector<int64_t>& shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
+      [](py::handle shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
          double low, double high) {
         ops::Attrs a = draw_attrs(shape, dtype, key0, key1, counter);
         a.param[0] = low;
@@ -45,7 +52,7 @@ void init_random(py::module_& m) {
       py::arg("high") = 1.0, "Uniform floats in [low, high) from the Philox stream (key0, key1) at counter.");
   m.def(
       "random_normal",
-      [](const std::vector<int64_t>& shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
+      [](py::handle shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
          double loc, double scale) {
         ops::Attrs a = draw_attrs(shape, dtype, key0, key1, counter);
         a.param[0] = loc;
@@ -56,7 +63,7 @@ void init_random(py::module_& m) {
       py::arg("scale") = 1.0, "Normal floats from the Philox stream.");
   m.def(
       "random_exponential",
-      [](const std::vector<int64_t>& shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
+      [](py::handle shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
          double scale) {
         ops::Attrs a = draw_attrs(shape, dtype, key0, key1, counter);
         a.param[0] = scale;
@@ -66,7 +73,7 @@ void init_random(py::module_& m) {
       "Exponential floats from the Philox stream.");
   m.def(
       "random_integers",
-      [](const std::vector<int64_t>& shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
+      [](py::handle shape, const std::string& dtype, uint64_t key0, uint64_t key1, uint64_t counter,
          uint64_t low, uint64_t range_minus_1) {
         ops::Attrs a = draw_attrs(shape, dtype, key0, key1, counter);
         a.ilow = low;
@@ -78,14 +85,15 @@ void init_random(py::module_& m) {
       "Integers low + [0, range_minus_1] (low as a two's-complement uint64) from the Philox stream.");
   m.def(
       "random_raw",
-      [](const std::vector<int64_t>& shape, uint64_t key0, uint64_t key1, uint64_t counter) {
+      [](py::handle shape, uint64_t key0, uint64_t key1, uint64_t counter) {
         return ops::call("random_raw", std::vector<Tensor>{}, draw_attrs(shape, "uint32", key0, key1, counter));
       },
       py::arg("shape"), py::arg("key0"), py::arg("key1"), py::arg("counter"), "Raw uint32 words of the Philox stream.");
   m.def(
       "random_permutation",
       [](int64_t n, uint64_t key0, uint64_t key1, uint64_t counter) {
-        return ops::call("random_permutation", std::vector<Tensor>{}, draw_attrs({n}, "int64", key0, key1, counter));
+        return ops::call("random_permutation", std::vector<Tensor>{},
+                         draw_attrs(std::vector<int64_t>{n}, "int64", key0, key1, counter));
       },
       py::arg("n"), py::arg("key0"), py::arg("key1"), py::arg("counter"),
       "A random permutation of range(n) (int64) from the Philox stream.");

@@ -246,3 +246,22 @@ def test_pyasc_info_reports_blas_threads(run_python, threads):
     blas_line = next(line for line in p.stdout.splitlines() if "BLAS" in line and "JSON" not in line)
     assert build["blas"] in blas_line and f"({threads} threads)" in blas_line
     assert "none yet" not in p.stdout
+
+
+@pytest.mark.parametrize("size", [("2",), (2.0,), (2 ** 63,), (2 ** 64, 1), (-(2 ** 63) - 1,)])
+@pytest.mark.parametrize("draw", ["random", "normal", "exponential", "integers"])
+def test_random_sizes_give_numpys_errors(size, draw):
+    # a size past int64 reached pybind11's 'incompatible function arguments' TypeError
+    def call(m):
+        g = m.random.default_rng(0)
+        return g.integers(0, 5, size=size) if draw == "integers" else getattr(g, draw)(size=size)
+
+    with pytest.raises(Exception) as want:
+        call(np)
+    with pytest.raises(Exception) as got:
+        call(asc)
+    base = next(c for c in type(want.value).__mro__ if c.__module__ == "builtins")  # UFuncTypeError -> TypeError
+    assert isinstance(got.value, base), (got.value, want.value)
+    assert "incompatible function arguments" not in str(got.value)
+    if isinstance(want.value, ValueError) and size[0] > 0:  # below -2**63: 'negative dimensions' (ValueError too)
+        assert "Maximum allowed dimension exceeded" in str(got.value)
