@@ -520,9 +520,9 @@ ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
   if (!axis.is_none()) {
     a.all_axes = false;
     if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
-      for (auto v : axis) a.axes.push_back(v.cast<int64_t>());
+      for (auto v : axis) a.axes.push_back(index_from_py(v));
     } else {
-      a.axes.push_back(axis.cast<int64_t>());
+      a.axes.push_back(index_from_py(axis));
     }
   }
   if (!dtype.is_none()) {
@@ -548,17 +548,7 @@ py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool k
 
 /// One dimension: a Python int beyond int64 is NumPy's ValueError ("Maximum
 /// allowed dimension exceeded"), not pybind11's cast error.
-int64_t to_dim(py::handle v) {
-  if (PyLong_Check(v.ptr())) {
-    int overflow = 0;
-    const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-    if (overflow)
-      throw Error(Status::Make(asc::ErrorCode::kInvalidShape, "shape",
-                               "Maximum allowed dimension exceeded (" + py::str(v).cast<std::string>() + ")"));
-    return static_cast<int64_t>(x);
-  }
-  return v.cast<int64_t>();
-}
+int64_t to_dim(py::handle v) { return index_from_py(v, "shape", /*dim=*/true); }
 
 asc::Shape to_shape(py::handle h) {
   asc::Shape s;
@@ -837,15 +827,19 @@ void init_array(py::module_& m) {
              if (axes.size() == 1 && axes[0].is_none()) return t.transpose();
              return t.permute(axes.size() == 1 ? to_shape(axes[0]) : to_shape(axes));
            })
-      .def("swapaxes", &Tensor::swapaxes)
+      .def("swapaxes", [](const Tensor& t, py::handle a1, py::handle a2) {
+        return t.swapaxes(index_from_py(a1), index_from_py(a2));
+      })
       .def("ravel", [](const Tensor& t) { return t.reshape({-1}); })
       .def("flatten", [](const Tensor& t) { return t.clone().reshape({-1}); })
       .def("squeeze",
            [](const Tensor& t, py::handle axis) {
-             return axis.is_none() ? t.squeeze() : t.squeeze(to_shape(axis));
+             return axis.is_none() ? t.squeeze() : t.squeeze(index_list_from_py(axis));
            },
            py::arg("axis") = py::none())
-      .def("diagonal", &Tensor::diagonal, py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1)
+      .def("diagonal", [](const Tensor& t, py::handle offset, py::handle a1, py::handle a2) {
+        return t.diagonal(index_from_py(offset, "diagonal"), index_from_py(a1), index_from_py(a2));
+      }, py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1)
       .def("is_contiguous", &Tensor::is_contiguous);
   cls.attr("__hash__") = py::none();
   cls.attr("__array_ufunc__") = py::none();  // NumPy operators defer to ours (reflected forms)
@@ -1059,13 +1053,13 @@ void init_array(py::module_& m) {
     Tensor t = to_tensor(x);
     return axes.is_none() ? t.transpose() : t.permute(to_shape(axes));
   }, py::arg("x"), py::arg("axes") = py::none());
-  m.def("expand_dims", [](py::object x, int64_t axis) { return to_tensor(x).expand_dims(axis); });
+  m.def("expand_dims", [](py::object x, py::handle axis) { return to_tensor(x).expand_dims(index_from_py(axis)); });
   m.def("squeeze", [](py::object x, py::object axis) {
     Tensor t = to_tensor(x);
-    return axis.is_none() ? t.squeeze() : t.squeeze(to_shape(axis));
+    return axis.is_none() ? t.squeeze() : t.squeeze(index_list_from_py(axis));
   }, py::arg("x"), py::arg("axis") = py::none());
-  m.def("diagonal", [](py::object x, int64_t offset, int64_t a1, int64_t a2) {
-    return to_tensor(x).diagonal(offset, a1, a2);
+  m.def("diagonal", [](py::object x, py::handle offset, py::handle a1, py::handle a2) {
+    return to_tensor(x).diagonal(index_from_py(offset, "diagonal"), index_from_py(a1), index_from_py(a2));
   }, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);
   m.def("result_type_of", [](py::args args) {
     std::vector<py::handle> hs(args.begin(), args.end());
