@@ -59,11 +59,12 @@ def test_debug_logs_graph_decisions(run_python):
         """
         import numpy as np, pyasc as asc
         asc.set_eager(False)
-        a = asc.asarray(np.arange(100000, dtype=np.float32))
+        # asc.array copies: ops on arrays that share NumPy memory run at the call.
+        a = asc.array(np.arange(100000, dtype=np.float32))
         r = a * 2 + 1
         s = (a - 3).sum()
         asc.eval(r, s)
-        b = asc.asarray(np.arange(10, dtype=np.float32))
+        b = asc.array(np.arange(10, dtype=np.float32))
         t = b + 5
         t.eval()
         """,
