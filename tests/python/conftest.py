@@ -30,3 +30,14 @@ def run_python():
             pytest.fail(f"subprocess timed out after {timeout}s (deadlock?)\nstdout: {e.stdout}\nstderr: {e.stderr}")
 
     return run
+
+
+@pytest.fixture(params=["lazy", "eager"])
+def mode(request):
+    """Runs the test once with lazy graphs (the default) and once eagerly; yields the mode's name."""
+    import pyasc as asc
+
+    previous = asc.is_eager()
+    asc.set_eager(request.param == "eager")
+    yield request.param
+    asc.set_eager(previous)

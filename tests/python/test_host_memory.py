@@ -18,14 +18,6 @@ REAL_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.ui
                np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    previous = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(previous)
-
-
 def same(got, expected):
     """Equal dtype, shape and values (NaN where NaN, the sign of zeros too)."""
     g = np.asarray(got)

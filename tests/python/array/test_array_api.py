@@ -23,14 +23,6 @@ IDS = lambda d: np.dtype(d).name  # noqa: E731
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    previous = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(previous)
-
-
 # ------------------------------------------------------------------ version, namespace, info
 
 

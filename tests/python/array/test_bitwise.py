@@ -25,14 +25,6 @@ UNARY = ["invert", "bitwise_count"]
 SIZES = list(range(0, 71)) + [127, 128, 129, 383, 384, 385, 4095, 4096, 4097, 70001]
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    prev = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(prev)
-
-
 def values(dt, n, seed=0):
     """n values of dt: the extremes, -1/0/1 and random bits."""
     dt = np.dtype(dt)

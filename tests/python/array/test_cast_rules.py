@@ -34,14 +34,6 @@ SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 
            2.0**32, 2.0**63, -2.0**63, 2.0**64, 3e38, -3e38, 1e-40, -1e-40]
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    prev = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(prev)
-
-
 def np_cast(a, dst):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

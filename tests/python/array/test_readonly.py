@@ -14,14 +14,6 @@ DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, 
           np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128]
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    previous = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(previous)
-
-
 def _writes(x):
     """Every way of writing into x, with the message NumPy gives for it."""
     one = np.ones((), np.dtype(x.dtype))[()]

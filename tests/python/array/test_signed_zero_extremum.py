@@ -23,14 +23,6 @@ OPS = ["maximum", "minimum", "fmax", "fmin"]
 LENGTHS = [1, 2, 7, 8, 15, 16, 17, 31, 33, 64, 65, 257, 4095, 4097]
 
 
-@pytest.fixture(params=["lazy", "eager"])
-def mode(request):
-    prev = asc.is_eager()
-    asc.set_eager(request.param == "eager")
-    yield request.param
-    asc.set_eager(prev)
-
-
 def _first_on_tie(dtype):
     return np.dtype(dtype) in (np.dtype(np.float16), np.dtype(np.complex64), np.dtype(np.complex128))
 
