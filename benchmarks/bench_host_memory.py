@@ -16,21 +16,13 @@
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 import pyasc as asc
+from _timing import best
 
 
-def best(fn, repeat):
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return min(ts) * 1e3
 
 
 def main():
