@@ -623,7 +623,7 @@ def _compare(e, g, case):
 
 
 def _is_unclear(exc):
-    if isinstance(exc, SystemError):
+    if isinstance(exc, (SystemError, RecursionError)):
         return True
     if isinstance(exc, RuntimeError) and not isinstance(exc, (asc.AscendError, NotImplementedError)):
         return "Unable to cast" in str(exc) or "incompatible function arguments" in str(exc) or \
