@@ -610,8 +610,6 @@ KNOWN = [
          case=('fn', 'nanstd', (('arr', 'uint8', (2, 3), 'c', 2527, 'edge'),), (('ddof', ('py', 3)), ('dtype', ('dtype', 'uint8'))))),
     dict(category='wrong_result', pattern='value', kind='fn', name='reciprocal', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'reciprocal', (('arr', 'int8', (5, 5, 5), 'c', 1, 'edge'),), ())),
-    dict(category='wrong_result', pattern='value', kind='fn', name='spacing', issue='issue 20: numerics of median/gcd/power/pad/spacing/histogram (errors)',
-         case=('fn', 'spacing', (('arr', 'int8', (1,), 'c', 1, 'rand'),), ())),
     dict(category='wrong_result', pattern='value', kind='fn', name='tanh', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'tanh', (('arr', 'int16', (3, 4, 4), 'rev', 3, 'rand'),), (('out', ('arr', 'float64', (3, 4, 4), 'c', 2, 'rand')),))),
     dict(category='wrong_result', pattern='value', kind='fn', name='var', issue='issue 20 item 15 (fuzz finding)',
