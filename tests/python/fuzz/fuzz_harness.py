@@ -845,18 +845,51 @@ def make_known(json_paths, out_path):
 
 # --------------------------------------------------------------------------- driver
 
-def run_examples(n, seed, progress_path=None, derandomize=False, results_path=None):
-    """Runs n hypothesis-drawn cases in this process; returns {category: [(case, detail)]}."""
+def read_cases(path):
+    """The cases of a case file (one repr per line; '#' lines are comments)."""
+    with open(path) as f:
+        return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+
+
+def run_examples(n, seed, progress_path=None, derandomize=False, results_path=None, cases_path=None):
+    """Runs n hypothesis-drawn cases in this process, or the cases of `cases_path`
+    (CI: a fixed list, since hypothesis' draws after the first few cases depend on
+    more than the seed); returns {category: [(case, detail)]}."""
+    found = {c: [] for c in CATEGORIES}
+    counts = {c: 0 for c in CATEGORIES}
+    prog = open(progress_path, "w", buffering=1) if progress_path else None
+    seen = set()
+    abort_at = int(os.environ.get("PYASC_FUZZ_ABORT_AT", "0"))
+
+    def one(case, key):
+        if prog:
+            prog.write(key + "\n")
+        if len(seen) == abort_at:  # self-test of the crash detection (test_fuzz_namespace)
+            os.abort()
+        cat, detail = classify(case)
+        counts[cat] += 1
+        if cat not in ("ok", "both_raise"):
+            found[cat].append((case, detail))
+
+    if cases_path:
+        for key in read_cases(cases_path):
+            if key not in seen:
+                seen.add(key)
+                one(parse_case(key), key)
+        if prog:
+            prog.write("#DONE\n")
+            prog.close()
+        result = {"counts": counts, "found": {c: [(repr(k), d) for k, d in v] for c, v in found.items()}}
+        if results_path:
+            with open(results_path, "w") as f:
+                json.dump(result, f)
+        return result
+
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
-    found = {c: [] for c in CATEGORIES}
-    counts = {c: 0 for c in CATEGORIES}
-    prog = open(progress_path, "w", buffering=1) if progress_path else None
     strat = _strategies()
-    seen = set()
-    abort_at = int(os.environ.get("PYASC_FUZZ_ABORT_AT", "0"))
 
     @settings(max_examples=n, derandomize=derandomize, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -867,14 +900,7 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
         if key in seen:
             return
         seen.add(key)
-        if prog:
-            prog.write(repr(case) + "\n")
-        if len(seen) == abort_at:  # self-test of the crash detection (test_fuzz_namespace)
-            os.abort()
-        cat, detail = classify(case)
-        counts[cat] += 1
-        if cat not in ("ok", "both_raise"):
-            found[cat].append((case, detail))
+        one(case, key)
 
     if not derandomize:
         body = hseed(seed)(body)
@@ -889,7 +915,7 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
     return result
 
 
-def drive(n, seed, derandomize=False, timeout=None, chunk=None):
+def drive(n, seed, derandomize=False, timeout=None, chunk=None, cases_path=None):
     """Runs the cases in child processes; a child that dies is a crash at the
     case it was running (the last line of its progress file); the driver then
     continues with a fresh child and the next seed."""
@@ -897,6 +923,9 @@ def drive(n, seed, derandomize=False, timeout=None, chunk=None):
 
     total = {c: 0 for c in CATEGORIES}
     found = {c: [] for c in CATEGORIES}
+    if cases_path:  # one child runs the whole list; a crash ends the run
+        n = len(read_cases(cases_path))
+        derandomize = True
     left, s, restarts = n, seed, 0
     chunk = chunk or n
     while left > 0 and restarts < 50:
@@ -904,7 +933,8 @@ def drive(n, seed, derandomize=False, timeout=None, chunk=None):
         with tempfile.TemporaryDirectory() as d:
             prog, res = os.path.join(d, "progress"), os.path.join(d, "result.json")
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--examples", str(k), "--seed", str(s),
-                   "--progress", prog, "--results", res] + (["--derandomize"] if derandomize else [])
+                   "--progress", prog, "--results", res] + (["--derandomize"] if derandomize else []) + \
+                (["--cases", cases_path] if cases_path else [])
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
                 rc, err = p.returncode, p.stderr[-2000:]
@@ -964,7 +994,21 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--make-known", nargs="+", metavar="RESULT_JSON")
+    ap.add_argument("--cases", help="run the cases of this file (one repr per line) instead of drawing")
+    ap.add_argument("--write-cases", metavar="FILE",
+                    help="draw --examples derandomized cases with --seed and write them as a case file")
     a = ap.parse_args(argv)
+    if a.write_cases:
+        tmp = a.write_cases + ".tmp"
+        run_examples(a.examples, a.seed, tmp, derandomize=True)
+        cases = read_cases(tmp)
+        os.remove(tmp)
+        with open(a.write_cases, "w") as f:
+            f.write(f"# The namespace fuzzer's CI cases: {len(cases)} distinct cases of {a.examples} derandomized\n"
+                    f"# hypothesis draws (seed {a.seed}), written by `fuzz_harness.py --write-cases`.\n")
+            f.write("".join(c + "\n" for c in cases))
+        print(f"{len(cases)} cases written to {a.write_cases}")
+        return 0
     if a.make_known:
         n = make_known(a.make_known, os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_findings.py"))
         print(f"{n} known entries written")
@@ -975,7 +1019,7 @@ def main(argv=None):
         print(cat, detail)
         return 0
     if a.worker:
-        run_examples(a.examples, a.seed, a.progress, a.derandomize, a.results)
+        run_examples(a.examples, a.seed, a.progress, a.derandomize, a.results, a.cases)
         return 0
     t = time.time()
     r = drive(a.examples, a.seed, a.derandomize, chunk=a.chunk)
