@@ -251,8 +251,6 @@ def expand_dims(a, axis):
 def squeeze(a, axis=None):
     """A view of ``a`` without its length-1 axes (all of them, or those in ``axis``: an int or a
     tuple; ``axis=()`` removes none, as NumPy)."""
-    if isinstance(axis, (tuple, list)) and len(axis) == 0:
-        return asarray(a)[...]
     return _C.squeeze(a, axis)
 
 

@@ -664,6 +664,14 @@ Tensor astype_warn(const Tensor& t, DType d, bool copy) {
 
 /// x.real / x.imag: strided views of a complex array's parts (writes show in
 /// x); of a real array, x itself and a new read-only-by-convention zero array.
+// axis=None squeezes every length-1 axis and an empty tuple none, as NumPy;
+// Tensor::squeeze reads an empty list as "all", so () returns a plain view here.
+Tensor squeeze_axes(const Tensor& t, py::handle axis) {
+  if (axis.is_none()) return t.squeeze();
+  const std::vector<int64_t> axes = index_list_from_py(axis);
+  return axes.empty() ? Tensor(t) : t.squeeze(axes);
+}
+
 Tensor complex_part(const Tensor& t, bool imag) {
   if (!asc::is_complex(t.dtype())) {
     if (!imag) return t;
@@ -832,10 +840,7 @@ void init_array(py::module_& m) {
       })
       .def("ravel", [](const Tensor& t) { return t.reshape({-1}); })
       .def("flatten", [](const Tensor& t) { return t.clone().reshape({-1}); })
-      .def("squeeze",
-           [](const Tensor& t, py::handle axis) {
-             return axis.is_none() ? t.squeeze() : t.squeeze(index_list_from_py(axis));
-           },
+      .def("squeeze", [](const Tensor& t, py::handle axis) { return squeeze_axes(t, axis); },
            py::arg("axis") = py::none())
       .def("diagonal", [](const Tensor& t, py::handle offset, py::handle a1, py::handle a2) {
         return t.diagonal(index_from_py(offset, "diagonal"), index_from_py(a1), index_from_py(a2));
@@ -1054,10 +1059,8 @@ void init_array(py::module_& m) {
     return axes.is_none() ? t.transpose() : t.permute(to_shape(axes));
   }, py::arg("x"), py::arg("axes") = py::none());
   m.def("expand_dims", [](py::object x, py::handle axis) { return to_tensor(x).expand_dims(index_from_py(axis)); });
-  m.def("squeeze", [](py::object x, py::object axis) {
-    Tensor t = to_tensor(x);
-    return axis.is_none() ? t.squeeze() : t.squeeze(index_list_from_py(axis));
-  }, py::arg("x"), py::arg("axis") = py::none());
+  m.def("squeeze", [](py::object x, py::object axis) { return squeeze_axes(to_tensor(x), axis); },
+        py::arg("x"), py::arg("axis") = py::none());
   m.def("diagonal", [](py::object x, py::handle offset, py::handle a1, py::handle a2) {
     return to_tensor(x).diagonal(index_from_py(offset, "diagonal"), index_from_py(a1), index_from_py(a2));
   }, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);

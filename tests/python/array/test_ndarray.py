@@ -113,6 +113,24 @@ def test_broadcast_squeeze_expand(check):
     check(lambda xp: xp.squeeze(xp.zeros((2, 3)), axis=0))
 
 
+@pytest.mark.parametrize("axis", [None, (), 0, (0, 2), -1, (-1,)])
+@pytest.mark.parametrize("method", [False, True])
+def test_squeeze_axes_as_numpy(check, axis, method):
+    # axis=() removes no axis (function and method alike); None removes every length-1 axis.
+    def body(xp):
+        x = xp.asarray(np.arange(3.0).reshape(1, 3, 1))[:, ::-1]
+        return x.squeeze(axis=axis) if method else xp.squeeze(x, axis=axis)
+
+    check(body)
+
+
+def test_squeeze_empty_axes_is_a_view():
+    x = asc.asarray(np.arange(3.0).reshape(1, 3, 1))
+    for y in (x.squeeze(axis=()), asc.squeeze(x, axis=())):
+        assert y.shape == (1, 3, 1) and y is not x
+        assert np.shares_memory(np.asarray(y), np.asarray(x))
+
+
 def test_errors_name_shapes_dtypes_and_axes():
     with pytest.raises(ValueError, match=r"\[add\].*\(2, 3\) \(4,\)"):
         asc.zeros((2, 3)) + asc.zeros(4)
