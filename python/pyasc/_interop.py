@@ -259,7 +259,17 @@ class _Flags:
     read-only memory raises ValueError); the other flags are read-only."""
 
     _ALIAS = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS", "FORTRAN": "F_CONTIGUOUS",
-              "O": "OWNDATA", "W": "WRITEABLE", "A": "ALIGNED"}
+              "O": "OWNDATA", "W": "WRITEABLE", "A": "ALIGNED", "B": "BEHAVED", "CA": "CARRAY", "FA": "FARRAY"}
+    # NumPy's combined flags, read-only, derived from the stored ones.
+    _DERIVED = {
+        "FNC": lambda d: d["F_CONTIGUOUS"] and not d["C_CONTIGUOUS"],
+        "FORC": lambda d: d["F_CONTIGUOUS"] or d["C_CONTIGUOUS"],
+        "BEHAVED": lambda d: d["ALIGNED"] and d["WRITEABLE"],
+        "CARRAY": lambda d: d["ALIGNED"] and d["WRITEABLE"] and d["C_CONTIGUOUS"],
+        # NumPy's flagsobject.c tests (flags & (ALIGNED|WRITEABLE|F_CONTIGUOUS)) != 0, i.e. any of
+        # the three, so a non-contiguous writeable array is an "farray" there: kept as NumPy has it.
+        "FARRAY": lambda d: (d["ALIGNED"] or d["WRITEABLE"] or d["F_CONTIGUOUS"]) and not d["C_CONTIGUOUS"],
+    }
 
     def __init__(self, d, array=None):
         object.__setattr__(self, "_d", dict(d))
@@ -267,6 +277,8 @@ class _Flags:
 
     def __getitem__(self, key):
         key = self._ALIAS.get(key, key)
+        if key in self._DERIVED:
+            return bool(self._DERIVED[key](self._d))
         if key not in self._d:
             raise KeyError(f"Unknown flag {key!r}")
         return self._d[key]
@@ -280,8 +292,8 @@ class _Flags:
 
     def __getattr__(self, name):
         key = name.upper()
-        if key in self._d:
-            return self._d[key]
+        if key in self._d or key in self._DERIVED:
+            return self[key]
         raise AttributeError(name)
 
     def __setattr__(self, name, value):

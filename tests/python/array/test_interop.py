@@ -231,6 +231,12 @@ def test_flags(k):
         assert x.flags["OWNDATA"] == n.flags["OWNDATA"]
     assert x.flags.c_contiguous == n.flags.c_contiguous
     assert x.flags["C"] == n.flags["C"]
+    # NumPy's combined flags (np.isfortran reads fnc)
+    for name in ("FNC", "FORC", "BEHAVED", "CARRAY", "FARRAY", "B", "CA", "FA"):
+        assert x.flags[name] == n.flags[name], name
+    for name in ("fnc", "forc", "behaved", "carray", "farray"):
+        assert getattr(x.flags, name) == getattr(n.flags, name), name
+    assert np.isfortran(x) == np.isfortran(n)
     assert not asc.asarray(np.zeros(3)).flags.owndata
 
 
