@@ -15,7 +15,7 @@ WHEEL_BUILD ?= build/wheel
 # The project's own code builds with -Werror (ASC_WERROR); third-party headers are system headers.
 WERROR ?= ON
 
-.PHONY: all setup build cpp-test install example py-test test test-latest array-api lock demo bench clean
+.PHONY: all setup build cpp-test install example py-test test test-latest test-sanitize test-tsan array-api lock demo bench clean
 
 all: test
 
@@ -56,6 +56,28 @@ test: cpp-test py-test
 test-latest:
 	PYASC_LATEST=1 $(MAKE) VENV=.venv-latest CPP_BUILD=build/latest/cpp EXAMPLE_BUILD=build/latest/vector_add \
 	  WHEEL_BUILD=build/latest/wheel py-test
+
+# Sanitizer runs of the GoogleTest suites (developer targets, not part of CI):
+# test-sanitize: ASan+UBSan build of libasc and every suite in build/asan;
+# test-tsan: TSan build of the runtime and graph suites in build/tsan. -O1 keeps
+# the 2-core build short; any report fails its test (halt_on_error, UBSan
+# without recovery, LeakSanitizer on).
+ASAN_BUILD ?= build/asan
+TSAN_BUILD ?= build/tsan
+SAN_CMAKE = cmake -S . -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DASC_WERROR=$(WERROR) -DASC_BUILD_BENCHMARKS=OFF
+test-sanitize: setup
+	$(SAN_CMAKE) -B $(ASAN_BUILD) -DASC_SANITIZE=address,undefined
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:check_initialization_order=1:allocator_may_return_null=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+test-tsan: setup
+	$(SAN_CMAKE) -B $(TSAN_BUILD) -DASC_SANITIZE=thread
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_runtime test_graph
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir $(TSAN_BUILD) -L '^(runtime|graph)$$' --output-on-failure -j $(JOBS)
 
 # The array API conformance suite against the installed package (not part of CI):
 #   make array-api ARRAY_API_TESTS=<git dir of data-apis/array-api-tests> ARRAY_API_SPEC=<git dir of data-apis/array-api>
