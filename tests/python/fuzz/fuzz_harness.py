@@ -871,11 +871,7 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
         if cat not in ("ok", "both_raise"):
             found[cat].append((case, detail))
 
-    if cases_path:
-        for key in read_cases(cases_path):
-            if key not in seen:
-                seen.add(key)
-                one(parse_case(key), key)
+    def finish():
         if prog:
             prog.write("#DONE\n")
             prog.close()
@@ -884,6 +880,13 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
             with open(results_path, "w") as f:
                 json.dump(result, f)
         return result
+
+    if cases_path:
+        for key in read_cases(cases_path):
+            if key not in seen:
+                seen.add(key)
+                one(parse_case(key), key)
+        return finish()
 
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
@@ -905,14 +908,7 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
     if not derandomize:
         body = hseed(seed)(body)
     body()
-    if prog:
-        prog.write("#DONE\n")
-        prog.close()
-    result = {"counts": counts, "found": {c: [(repr(k), d) for k, d in v] for c, v in found.items()}}
-    if results_path:
-        with open(results_path, "w") as f:
-            json.dump(result, f)
-    return result
+    return finish()
 
 
 def drive(n, seed, derandomize=False, timeout=None, chunk=None, cases_path=None):
