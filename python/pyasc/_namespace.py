@@ -52,15 +52,7 @@ def _axes(axis, ndim):
 # ------------------------------------------------------------------ dtypes
 
 
-def _dtype_of(x):
-    if isinstance(x, _C.ndarray):
-        return x.dtype
-    if hasattr(x, "dtype") and not isinstance(x, type):
-        return _np.dtype(x.dtype)
-    return _np.dtype(x)
-
-
-from ._array_api import finfo, iinfo  # noqa: E402 - NumPy's fields with the array API's types
+from ._array_api import _dtype_of, finfo, iinfo  # noqa: E402,F401 - NumPy's fields with the array API's types
 
 
 def can_cast(from_, to, casting="safe"):
