@@ -14,6 +14,7 @@ SYSTEM_PACKAGES=(
   libhwy-dev        # Google Highway: SIMD with dynamic dispatch
   libgtest-dev      # GoogleTest
   libopenblas-dev   # BLAS/LAPACK: matmul, Mmad, asc.linalg
+  libdnnl-dev       # oneDNN: convolution, pooling, normalisation primitives (asc.ops, src/nn)
   python3-dev python3-venv
 )
 

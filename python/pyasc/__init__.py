@@ -69,6 +69,8 @@ from .stream import (  # noqa: E402
     set_current_stream,
     synchronize,
 )
+from . import ops  # noqa: E402 - asc.ops: NN operators (torch.nn.functional's names)
+from .amp import *  # noqa: E402,F401,F403 - autocast / mixed precision
 
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__))
 
@@ -159,6 +161,7 @@ __all__ = [
     "set_eager",
     "is_eager",
     # submodules
+    "ops",
     "lazy",
     "device",
     "errors",

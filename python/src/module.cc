@@ -22,4 +22,6 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_interop(m);
   pyasc::init_graph(m);  // after init_array: adds ndarray.eval
   pyasc::init_debug(m);
+  pyasc::init_nn_conv(m);
+  pyasc::init_nn_norm_pool(m);
 }

@@ -1,0 +1,5 @@
+"""asc.ops: activation (see the package docstring)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,5 @@
+"""asc.ops: conv (see the package docstring)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
