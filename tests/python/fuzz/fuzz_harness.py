@@ -175,6 +175,14 @@ def catalog():
             out.append(("method", name))
     for name in OPS:
         out.append(("op", name))
+    # PYASC_FUZZ_NAMES restricts the draw to some names (a developer aid for a
+    # long run over one area): "fn:sin,method:sum,op:add", or the path of a file
+    # with such entries (one per line, any prefix before the kind:name is ignored).
+    only = os.environ.get("PYASC_FUZZ_NAMES")
+    if only:
+        text = open(only).read() if os.path.exists(only) else only.replace(",", "\n")
+        keep = {tuple(line.split()[-1].split(":", 1)) for line in text.splitlines() if ":" in line}
+        out = [e for e in out if e in keep]
     return out
 
 
