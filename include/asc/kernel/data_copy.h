@@ -72,7 +72,10 @@ inline void count_gm_bytes(uint64_t bytes) {
   }
 }
 // Contiguous copies with copy elision.
+// Zero-byte copies return first: a zero-length view may carry a null pointer,
+// and memcpy with a null pointer is undefined even for size 0 (UBSan flags it).
 inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
+  if (bytes == 0) return;
   count_gm_bytes(bytes);
   if (elide::State* s = elide::active_state()) {
     elide::load(*s, ub, gm, bytes);
@@ -81,6 +84,7 @@ inline void copy_in(void* ub, const void* gm, uint64_t bytes) {
   }
 }
 inline void copy_out(void* gm, const void* ub, uint64_t bytes, const char* op = "DataCopy") {
+  if (bytes == 0) return;
   count_gm_bytes(bytes);
   if (atomic::maybe_active() && atomic::store(op, gm, ub, 1, bytes, bytes, bytes)) return;
   if (elide::State* s = elide::pending_state()) {
@@ -90,6 +94,7 @@ inline void copy_out(void* gm, const void* ub, uint64_t bytes, const char* op = 
   }
 }
 inline void copy_local(void* dst, const void* src, uint64_t bytes) {
+  if (bytes == 0) return;
   if (elide::State* s = elide::pending_state()) {
     elide::copy_local(*s, dst, src, bytes);
   } else {
