@@ -30,6 +30,8 @@ __all__ = [
     "AscendRuntimeError",
     "AscendLinAlgError",
     "AscendOverflowError",
+    "AscendUnsupportedDtypeError",
+    "AscendUnsupportedIntError",
     "error_class",
 ]
 
@@ -92,6 +94,31 @@ class AscendLinAlgError(AscendError, _np_linalg.LinAlgError):
 
 class AscendOverflowError(AscendError, OverflowError):
     """A Python integer out of the range of the target dtype (an ``OverflowError``)."""
+
+
+class AscendUnsupportedDtypeError(AscendTypeError, ValueError):
+    """Array data of a dtype pyasc does not hold (str, bytes, object, datetime): a ``TypeError``
+    and a ``ValueError``, since NumPy raises either for the same input depending on which of its
+    checks fails first ("could not convert string to float", a missing ufunc loop, "object too
+    deep for desired array", a shape or axis check that runs before the dtype matters)."""
+
+
+class AscendUnsupportedIntError(AscendUnsupportedDtypeError, OverflowError):
+    """Object data holding a Python int beyond int64/uint64 (also an ``OverflowError``, NumPy's
+    "Python int too large to convert to C long")."""
+
+
+def _unsupported_input(arr):
+    """The exception for converting NumPy array ``arr`` of an unsupported dtype (C++ from_numpy)."""
+    cls = AscendUnsupportedDtypeError
+    if arr.dtype.kind == "O" and arr.size and any(type(v) is int for v in arr.flat[:64]):  # noqa: E721
+        cls = AscendUnsupportedIntError
+    shown = repr(arr.flat[0]) if arr.size else "[]"
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return cls(ErrorCode.INVALID_DTYPE,
+               f"[asarray] unsupported dtype {arr.dtype} (value {shown}, shape {arr.shape}): pyasc arrays hold "
+               "bool, integer, float and complex numbers")
 
 
 # The one code -> class table. Codes not listed map to AscendRuntimeError.

@@ -109,7 +109,12 @@ uint8_t numpy_access(const py::array& arr) {
 /// `private_copy`: the array was made by the conversion itself and nothing
 /// else refers to it (Storage::kPrivate: lazy nodes may read it later).
 Tensor from_numpy(py::array arr, bool private_copy = false) {
-  const DType dt = to_dtype(arr.dtype());
+  DType dt;
+  try {
+    dt = to_dtype(arr.dtype());
+  } catch (const Error&) {
+    unsupported_input(arr);  // str/bytes/object/datetime data: pyasc.errors decides the class
+  }
   if (!arr.dtype().attr("isnative").cast<bool>())
     throw Error(Status::TypeError("from_numpy", "non-native byte order is not supported"));
   const int64_t nd = arr.ndim();

@@ -55,6 +55,10 @@ int64_t index_from_py(py::handle h, const char* what = "axis", bool dim = false)
 /// An integer or a sequence of integers (axis tuples, shapes, reps), each
 /// through index_from_py.
 std::vector<int64_t> index_list_from_py(py::handle h, const char* what = "axis", bool dim = false);
+/// Raises the error for array data pyasc cannot hold (str, bytes, object,
+/// datetime: pyasc.errors._unsupported_input builds it, a TypeError that is
+/// also a ValueError as NumPy raises either for such input).
+[[noreturn]] void unsupported_input(py::handle arr);
 // Indexing entries of ndarray (defined in indexing.cc).
 asc::Tensor getitem_py(const asc::Tensor& t, py::handle key);
 void setitem_py(const asc::Tensor& t, py::handle key, py::handle value);

@@ -65,4 +65,10 @@ std::vector<int64_t> index_list_from_py(py::handle h, const char* what, bool dim
   return out;
 }
 
+[[noreturn]] void unsupported_input(py::handle arr) {
+  py::object exc = py::module_::import("pyasc.errors").attr("_unsupported_input")(arr);
+  py::set_error(py::type::handle_of(exc), exc);
+  throw py::error_already_set();
+}
+
 }  // namespace pyasc
