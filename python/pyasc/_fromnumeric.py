@@ -24,6 +24,8 @@ def choose(a, choices, out=None, mode="raise"):
     a = _arr(a)
     if a.dtype.kind not in "iub":
         raise _TE(f"[choose] index array must be integer, got {a.dtype}")
+    if a.dtype == _np.uint64:  # NumPy casts the indices to intp with the 'safe' rule
+        raise _TE("[choose] Cannot cast array data from dtype('uint64') to dtype('int64') according to the rule 'safe'")
     choices = [c if isinstance(c, _C.ndarray) else _C.array(_np.asarray(c)) for c in choices]
     n = len(choices)
     if n == 0:

@@ -618,6 +618,15 @@ def i0(x):
 
 def _window_start(M, name, *extra):
     """NumPy's window preamble: the float dtype of ``[0.0, M, *extra]``, and the result for M < 2."""
+    for v in (M, *extra):
+        # NumPy builds np.array([0.0, M, beta]): an array argument is its ValueError (checked
+        # before anything is sized: blackman(broadcast_to(x, (2**33,))) must not allocate), and
+        # None makes an object array, which pyasc has no dtype for.
+        if _np.ndim(v) != 0:
+            raise _VE(f"[{name}] setting an array element with a sequence: M and beta must be scalars, "
+                      f"got an array of shape {_np.shape(v)}")
+        if v is None or isinstance(v, (str, bytes)):
+            raise _TE(f"[{name}] M and beta must be numbers, got {v!r} (NumPy makes an object array)")
     dt = _np.result_type(0.0, M, *extra)
     if _np.dtype(dt).kind not in "fc":
         raise _TE(f"[{name}] M must be a real number, got {M!r}")

@@ -46,7 +46,7 @@ def ix_(*args):
 def _int_index_array(x, name):
     x = _arr(x)
     if x.dtype.kind not in "iu":
-        if x.size == 0 and not x.dtype.kind == "b":
+        if x.size == 0 and x.dtype.kind == "b":  # NumPy takes an empty bool array, never a float one
             return x.astype(_np.int64)
         raise _TE(f"[{name}] only int indices permitted, got {x.dtype}")
     return x.astype(_np.int64)
@@ -66,6 +66,8 @@ def unravel_index(indices, shape, order="C"):
         raise _VE(f"[unravel_index] only 'C' or 'F' order is permitted, got {order!r}")
     shape = _check_dims(shape, "unravel_index")
     idx = _int_index_array(indices, "unravel_index")
+    if not shape and idx.ndim:
+        raise _VE("[unravel_index] multiple indices are not supported for 0d arrays")
     total = int(_np.prod(shape, dtype=_np.int64))
     if idx.size and (int(_C.min(idx)) < 0 or int(_C.max(idx)) >= total):
         bad = int(_C.min(idx)) if int(_C.min(idx)) < 0 else int(_C.max(idx))

@@ -316,6 +316,13 @@ def _fill(self, value):
     _C._check_writeable(self, "fill")
     self[...] = value
 
+    if not isinstance(value, (int, float, complex, _np.generic)):
+        # A sequence, an array, a str, None: NumPy's scalar conversion for this dtype decides
+        # (ValueError "setting an array element with a sequence" for float64, TypeError for
+        # int32 and bfloat16, True for bool, NaN from None for floats), so it is asked.
+        probe = _np.empty(1, self.dtype)
+        probe.fill(value)
+        value = probe[0]
 
 def _setflags(self, write=None, align=None, uic=None):
     """NumPy's ``setflags``: ``write`` sets WRITEABLE (True on read-only memory raises

@@ -128,6 +128,12 @@ def array_split(ary, indices_or_sections, axis=0):
     x = _arr(ary)
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
+    count = getattr(indices_or_sections, "size", None)
+    if isinstance(count, int) and count > 1 << 28:
+        # one view per index: a huge (broadcast) index array is NumPy's MemoryError, not a 2**63-step loop
+        from .errors import AscendMemoryError, ErrorCode
+        raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[array_split] {count} split points give {count + 1} "
+                                "sub-arrays: too many to hold")
     try:
         bounds = [0] + [_operator.index(i) for i in indices_or_sections] + [n]
     except TypeError:
@@ -144,7 +150,12 @@ def array_split(ary, indices_or_sections, axis=0):
 def split(ary, indices_or_sections, axis=0):
     """As array_split, but an integer number of sections must divide the axis exactly."""
     x = _arr(ary)
-    if not hasattr(indices_or_sections, "__iter__"):
+    try:  # NumPy: anything without a len() (an int, a 0-d array) is a number of sections
+        len(indices_or_sections)
+        is_count = False
+    except TypeError:
+        is_count = True
+    if is_count:
         sections = _operator.index(indices_or_sections)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
@@ -214,7 +225,26 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
 def repeat(a, repeats, axis=None):
     """Each element repeated ``repeats`` times (an int or one count per element) along ``axis``."""
-    return _C.repeat(a, repeats, axis)
+    return _C.repeat(a, _repeat_counts(repeats), axis)
+
+
+def _repeat_counts(repeats):
+    """NumPy's reading of ``repeats``: an array must cast safely to int64 (uint64 and float
+    arrays are a TypeError); any other object (a str '2', a float, a list of str) is
+    converted with int64 as the target, as np.repeat does."""
+    if isinstance(repeats, int):
+        return repeats
+    if isinstance(repeats, (_np.ndarray, _C.ndarray)):
+        dt = _np.dtype(repeats.dtype)
+        if not _np.can_cast(dt, _np.int64, "safe"):
+            what = "scalar" if repeats.ndim == 0 else "array data"
+            raise TypeError(f"repeat: Cannot cast {what} from dtype('{dt}') to dtype('int64') "
+                            f"according to the rule 'safe'")
+        return repeats
+    try:
+        return _np.asarray(repeats, dtype=_np.int64)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise type(e)(f"repeat: repeats {repeats!r} is not an integer count: {e}") from None
 
 
 def _pad_pairs(width, ndim, name, integral=True):
@@ -222,6 +252,9 @@ def _pad_pairs(width, ndim, name, integral=True):
     if integral and w.dtype.kind not in "iu":
         if w.size == 0 or w.dtype.kind not in "iub":
             raise TypeError(f"`{name}` must be of integral type.")
+    # NumPy checks the widths before broadcasting (pad of a 0-d array with (4, -1) raises too)
+    if integral and (w < 0).any():
+        raise ValueError("index can't contain negative values")
     try:
         pairs = _np.broadcast_to(w, (ndim, 2))
     except ValueError:
@@ -501,25 +534,40 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return res.copy() if res is x else res
 
 
+def _is_seq(v):
+    return hasattr(v, "__iter__") and not isinstance(v, (str, bytes)) and getattr(v, "ndim", 1) != 0
+
+
+def _shift_int(v):
+    """One shift of roll as NumPy reads it (through an int64 array): an int, an integer
+    scalar, or a str / float such as '1' (np.roll(x, '1') shifts by 1)."""
+    if isinstance(v, (int, _np.integer)):
+        return _operator.index(v)
+    try:
+        return int(_np.asarray(v, dtype=_np.int64))
+    except (TypeError, ValueError, OverflowError) as e:
+        raise type(e)(f"roll: shift {v!r} is not an integer: {e}") from None
+
+
 def roll(a, shift, axis=None):
     """Elements shifted cyclically along ``axis`` (flattened when None): one gather per axis."""
     x = _arr(a)
     if axis is None:
         n = x.size
-        s = _builtins.sum(_operator.index(v) for v in shift) if hasattr(shift, "__iter__") else _operator.index(shift)
+        s = _builtins.sum(_shift_int(v) for v in shift) if _is_seq(shift) else _shift_int(shift)
         if n == 0:
             return x.copy()
         idx = _C.asarray(_np.arange(-(s % n), n - (s % n)))
         return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
     axes = tuple(_axis(v, x.ndim) for v in axis) if hasattr(axis, "__iter__") else (_axis(axis, x.ndim),)
-    shifts = tuple(shift) if hasattr(shift, "__iter__") else (shift,) * len(axes)
+    shifts = tuple(shift) if _is_seq(shift) else (shift,) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
         axes = axes * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
     total = {}
     for s, ax in zip(shifts, axes):
-        total[ax] = total.get(ax, 0) + _operator.index(s)
+        total[ax] = total.get(ax, 0) + _shift_int(s)
     res = x
     for ax, s in total.items():
         n = res.shape[ax]

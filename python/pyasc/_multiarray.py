@@ -184,7 +184,8 @@ def lexsort(keys, axis=-1):
     for v in ks:
         if tuple(v.shape) != shp:
             raise _VE(f"[lexsort] all keys need to be the same shape (got {shp} and {tuple(v.shape)})")
-    if len(shp) == 0:  # NumPy: 0-d keys sort trivially
+    if len(shp) == 0:  # NumPy: 0-d keys sort trivially (after checking axis: an int, -1 or 0)
+        _norm_axis(axis, 1, "lexsort")
         return _C.full((), 0, _np.int64)
     ax = _norm_axis(axis, len(shp), "lexsort")
     idx = _C.argsort(ks[0], ax, False)

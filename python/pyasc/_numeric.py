@@ -209,6 +209,8 @@ def correlate(a, v, mode="valid"):
     if mode not in _MODES:
         raise _VE(f"[correlate] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
     mode = _MODES[mode]
+    if _np.ndim(a) == 0 or _np.ndim(v) == 0:  # NumPy's correlate (unlike convolve) wants 1-d operands
+        raise _VE(f"[correlate] object of too small depth for desired array (shapes {_np.shape(a)}, {_np.shape(v)})")
     a, v = _check_1d(a, v, "correlate")
     rdt = _np.result_type(_dt(a), _dt(v))
     n, m = a.shape[0], v.shape[0]

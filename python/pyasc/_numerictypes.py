@@ -91,6 +91,8 @@ def issubdtype(arg1, arg2):
         return _is_bf16(arg2)
     if isinstance(arg1, _C.ndarray):
         raise _TE(f"[issubdtype] arg1 must be a dtype or scalar type, not {type(arg1).__name__}")
+    if isinstance(arg2, _C.ndarray):  # np.dtype(array) is NumPy's TypeError
+        raise _TE("[issubdtype] Cannot construct a dtype from an array (arg2)")
     return bool(_np.issubdtype(arg1, arg2))
 
 

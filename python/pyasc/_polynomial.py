@@ -52,6 +52,8 @@ def polyval(p, x):
     if isinstance(p, poly1d):
         p = p.coeffs
     pp = _arr(p)
+    if pp.ndim == 0:  # NumPy iterates over the coefficients
+        raise _TE("[polyval] iteration over a 0-d array: p must be a sequence of coefficients")
     xx = _arr(x)
     y = _C.full(tuple(xx.shape), 0, xx.dtype)
     for i in range(pp.shape[0] if pp.ndim else 1):
@@ -126,6 +128,8 @@ def poly(seq_of_zeros):
     result whose roots come in conjugate pairs is returned real. No roots gives 1.0.
     A square matrix (its characteristic polynomial in NumPy) is not supported: that needs
     general eigenvalues."""
+    if _np.ndim(seq_of_zeros) == 0:  # NumPy's dispatcher iterates over the argument
+        raise _TE(f"[poly] seq_of_zeros must be a sequence or an array, got {type(seq_of_zeros).__name__}")
     seq = _atleast_1d(seq_of_zeros)
     if seq.ndim == 2 and seq.shape[0] == seq.shape[1] and seq.shape[0] != 0:
         seq = _eig_array(_eigvals(seq, "poly"), _np.dtype(seq.dtype))  # the characteristic polynomial
@@ -476,9 +480,15 @@ def roots(p):
     trailing zero coefficient. Real (float64, float32 for float32 input) when every root is real,
     complex otherwise; integer/bool/bfloat16 coefficients compute in float64, float16 is a TypeError
     as in NumPy's linalg."""
+    if _np.ndim(p) == 0:  # NumPy's dispatcher iterates over the argument
+        raise _TE(f"[roots] p must be a sequence or an array of coefficients, got {type(p).__name__}")
     p = _atleast_1d(p)
     if p.ndim != 1:
         raise _VE(f"[roots] Input must be a rank-1 array, got shape {tuple(p.shape)}")
+    if p.shape[0] > 1 << 20:  # the companion matrix has (n - 1)**2 elements: refuse before any scan
+        from .errors import AscendMemoryError
+        raise AscendMemoryError(_Code.BAD_ALLOC,
+                                f"[roots] a companion matrix of {p.shape[0] - 1}**2 elements does not fit")
     nz = _C.nonzero(_C.not_equal(p, 0))[0]
     if nz.shape[0] == 0:
         return _C.empty((0,), _np.float64)

@@ -432,6 +432,8 @@ def _install_methods():
 
     def _partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         _C._check_writeable(self, "partition", "partition array is read-only")
+        if axis is None:  # in place there is no flattened result: NumPy's method wants an int
+            raise TypeError("partition: 'NoneType' object cannot be interpreted as an integer")
         self[...] = partition(self, kth, axis, kind, order)
 
     def _argpartition(self, kth, axis=-1, kind="introselect", order=None):

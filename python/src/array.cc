@@ -54,6 +54,10 @@ DType to_dtype(py::handle obj) {
   const auto& t = dtypes();
   for (int i = 0; i < asc::kNumDTypes; ++i)
     if (obj.ptr() == t.np[static_cast<size_t>(i)].ptr()) return static_cast<DType>(i);
+  // numpy.dtype() takes any object's .dtype attribute, but refuses arrays
+  // (np.dtype(np.ones(2))): so must a pyasc array (x.astype(y) is an error).
+  if (py::isinstance<Tensor>(obj))
+    throw Error(Status::TypeError("dtype", "Cannot construct a dtype from an array"));
   py::object d;
   try {
     d = py::module_::import("numpy").attr("dtype")(obj);
@@ -563,7 +567,10 @@ asc::Shape to_shape(py::handle h) {
       return s;
     }
   }
-  for (auto v : h) s.push_back(to_dim(v));
+  for (auto v : h) {
+    if (is_bool_like(v)) throw Error(Status::TypeError("shape", "an integer is required (got a bool in the shape)"));
+    s.push_back(to_dim(v));
+  }
   return s;
 }
 
@@ -581,6 +588,23 @@ void warn_complex_to(DType d) {
   if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
     throw py::error_already_set();
 }
+/// keepdims= as NumPy reads it: a bool or anything with __index__ (an int, an
+/// integer 0-d array); TypeError otherwise (keepdims=nan, keepdims=[1]).
+bool keepdims_from_py(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) return o == Py_True;
+  if (PyFloat_Check(o)) throw Error(Status::TypeError("keepdims", "integer argument expected, got float"));
+  PyObject* i = PyNumber_Index(o);
+  if (!i) {
+    PyErr_Clear();
+    throw Error(Status::TypeError("keepdims", std::string("'") + Py_TYPE(o)->tp_name +
+                                                  "' object cannot be interpreted as an integer"));
+  }
+  const int r = PyObject_IsTrue(i);
+  Py_DECREF(i);
+  return r == 1;
+}
+
 
 /// A complex value of any form: Python/NumPy complex scalar, complex array.
 bool is_complex_value(py::handle v) {
@@ -601,6 +625,11 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
   if (asc::is_complex(d) || d == DType::kBool || PyFloat_CheckExact(o) || PyLong_CheckExact(o)) return;
   const bool has_dtype = PyObject_HasAttrString(o, "dtype");
   bool py_complex = PyComplex_Check(o) && !has_dtype;
+  // argmax/argmin/cumsum/cumprod take one axis: NumPy refuses a tuple, even (1,).
+  if ((PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) &&
+      (op.name == "argmax" || op.name == "argmin" || op.name == "cumsum" || op.name == "cumprod"))
+    throw Error(Status::TypeError(op.name, std::string("'") + Py_TYPE(axis.ptr())->tp_name +
+                                               "' object cannot be interpreted as an integer"));
   if (!py_complex && !has_dtype && (PyList_Check(o) || PyTuple_Check(o))) {  // only sequences pay for the probe
     try {
       py_complex = py::str(py::module_::import("numpy").attr("asarray")(v).attr("dtype").attr("kind"))
@@ -617,8 +646,19 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
 
 /// asarray/array of a Python object (scalar, nested list, buffer) with an
 /// explicit dtype: converted by numpy.asarray(obj, dtype) so Python values that
+/// True for a Python bool or a numpy.bool_: NumPy refuses both as a shape
+/// (np.ones(True) is its TypeError, not the shape (1,)).
+bool is_bool_like(py::handle h) {
+  if (PyBool_Check(h.ptr())) return true;
+  static PyObject* np_bool = py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
+  return PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(np_bool)) != 0;
+}
+
 /// do not fit raise as NumPy 2 does (asarray([300], dtype='int8') and
 /// array(-1, dtype='uint8'): OverflowError; a float NaN into an integer dtype:
+  if (is_bool_like(h))
+    throw Error(Status::TypeError("shape", "expected a sequence of integers or a single integer, got '" +
+                                               std::string(py::str(h)) + "'"));
 /// ValueError) instead of wrapping through an int64/float64 intermediate.
 /// Tensors and NumPy arrays are cast (NumPy's astype rules) by the caller.
 bool python_values_as(py::handle obj, DType d, const char* op, Tensor* out) {
@@ -735,6 +775,9 @@ void init_array(py::module_& m) {
     type->tp_as_buffer->bf_releasebuffer = &tensor_releasebuffer;
   }
   cls.def_property_readonly("__array_interface__", [](py::object self) -> py::object {
+  // NumPy takes an int or a tuple of ints; a list is its TypeError.
+  if (PyList_Check(axis.ptr()))
+    throw Error(Status::TypeError("squeeze", "'list' object cannot be interpreted as an integer"));
     const Tensor& t = self.cast<const Tensor&>();
     if (t.dtype() == DType::kBFloat16) throw py::attribute_error("__array_interface__ (bfloat16 has no typestr)");
     // The consumer keeps the address with no end we could see: exported for good.
@@ -900,6 +943,7 @@ void init_array(py::module_& m) {
       {"__ifloordiv__", "floor_divide", false}, {"__imod__", "remainder", false},
       {"__ipow__", "power", false},
       {"__iand__", "bitwise_and", false}, {"__ior__", "bitwise_or", false},
+             if (shape.size() == 0) throw Error(Status::TypeError("reshape", "reshape() takes exactly 1 argument (0 given)"));
       {"__ixor__", "bitwise_xor", false}, {"__ilshift__", "left_shift", false},
       {"__irshift__", "right_shift", false},
   };
@@ -920,19 +964,24 @@ void init_array(py::module_& m) {
   for (const char* name : kReductions) {
     const ops::OpDef* op = &ops::get_op(name);
     cls.def(name,
-            [op](py::object self, py::object axis, py::object dtype, py::object out, bool keepdims) {
-              return reduce_op(*op, self, axis, keepdims, dtype, out);
+            [op](py::object self, py::object axis, py::object dtype, py::object out, py::object keepdims) {
+              return reduce_op(*op, self, axis, keepdims_from_py(keepdims), dtype, out);
             },
             py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
             py::arg("keepdims") = false, op->doc.c_str());
   }
   auto var_like = [](const ops::OpDef* op, py::handle x, py::handle axis, py::handle dtype, py::handle out,
-                     py::handle ddof, bool keepdims, py::handle correction) {
+                     py::handle ddof, py::handle keepdims, py::handle correction) {
     Tensor t = to_tensor(x);
-    ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
-    if (!ddof.is_none() && !correction.is_none())
+    ops::Attrs a = reduce_attrs(axis, keepdims_from_py(keepdims), dtype);
+    // NumPy: ddof is a number (ddof=None is its TypeError); correction may
+    // replace only the default ddof=0.
+    if (ddof.is_none() || PyBool_Check(ddof.ptr()) || !PyNumber_Check(ddof.ptr()))
+      throw Error(Status::TypeError(op->name, std::string("ddof must be a number, not ") + Py_TYPE(ddof.ptr())->tp_name));
+    const double dd = ddof.cast<double>();
+    if (!correction.is_none() && dd != 0)
       throw Error(Status::Invalid(op->name, "ddof and correction can't be provided simultaneously."));
-    a.ddof = !correction.is_none() ? correction.cast<double>() : ddof.is_none() ? 0.0 : ddof.cast<double>();
+    a.ddof = !correction.is_none() ? correction.cast<double>() : dd;
     if (!out.is_none()) {
       Tensor o = out.cast<Tensor>();
       ops::call(*op, &t, 1, a, &o);
@@ -944,19 +993,19 @@ void init_array(py::module_& m) {
     const ops::OpDef* op = &ops::get_op(name);
     cls.def(name,
             [op, var_like](py::object self, py::object axis, py::object dtype, py::object out, py::object ddof,
-                           bool keepdims, py::object correction) {
+                           py::object keepdims, py::object correction) {
               return var_like(op, self, axis, dtype, out, ddof, keepdims, correction);
             },
             py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
-            py::arg("ddof") = py::none(), py::arg("keepdims") = false, py::kw_only(),
+            py::arg("ddof") = 0, py::arg("keepdims") = false, py::kw_only(),
             py::arg("correction") = py::none(), op->doc.c_str());
     m.def(name,
           [op, var_like](py::object x, py::object axis, py::object dtype, py::object out, py::object ddof,
-                         bool keepdims, py::object correction) {
+                         py::object keepdims, py::object correction) {
             return var_like(op, x, axis, dtype, out, ddof, keepdims, correction);
           },
           py::arg("x"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
-          py::arg("ddof") = py::none(), py::arg("keepdims") = false, py::kw_only(),
+          py::arg("ddof") = 0, py::arg("keepdims") = false, py::kw_only(),
           py::arg("correction") = py::none(), op->doc.c_str());
   }
 
@@ -967,8 +1016,8 @@ void init_array(py::module_& m) {
     if (name == "var" || name == "std") continue;
     if (op->fusion == ops::FusionClass::kReduction) {
       m.def(name.c_str(),
-            [op](py::object x, py::object axis, py::object dtype, py::object out, bool keepdims) {
-              return reduce_op(*op, x, axis, keepdims, dtype, out);
+            [op](py::object x, py::object axis, py::object dtype, py::object out, py::object keepdims) {
+              return reduce_op(*op, x, axis, keepdims_from_py(keepdims), dtype, out);
             },
             py::arg("x"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
             py::arg("keepdims") = false, doc);

@@ -150,8 +150,57 @@ int64_t arg_extremum(const char* p, int64_t stride, int64_t n) {
   return at;
 }
 
+/// x with every broadcast (stride-0, length > 1) axis cut to length 1; false
+/// when it has none.
+bool drop_broadcast_axes(const Tensor& x, Tensor* y) {
+  bool any = false;
+  *y = x;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (x.strides()[k] == 0 && x.shape()[k] > 1) {
+      *y = y->slice(i, 0, 1, 1);
+      any = true;
+    }
+  }
+  return any;
+}
+
 Tensor run_arg(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   const bool is_max = op.name == "argmax";
+  // A broadcast axis repeats one value: the first extremum (or NaN) lies at
+  // index 0 along it. Answering from one element per broadcast axis keeps a
+  // huge view (broadcast_to(x, (2**62,))) from a 2**62-step scan.
+  Tensor cut;
+  if (inputs[0].numel() > 0 && drop_broadcast_axes(inputs[0], &cut)) {
+    const Tensor& x0 = inputs[0];
+    if (attrs.all_axes) {
+      Attrs a = attrs;
+      a.keepdims = false;
+      int64_t flat = *run_arg(op, {cut}, a).data_as<int64_t>();
+      // flat indexes cut (C order); the same multi-index in x0's shape.
+      int64_t idx = 0, scale = 1;
+      for (int64_t i = x0.ndim() - 1; i >= 0; --i) {
+        const size_t k = static_cast<size_t>(i);
+        const int64_t m = cut.shape()[k];
+        idx += (flat % m) * scale;
+        flat /= m;
+        scale *= x0.shape()[k];
+      }
+      Tensor r = Tensor::empty({}, DType::kInt64);
+      *r.data_as<int64_t>() = idx;
+      return attrs.keepdims ? r.reshape(Shape(static_cast<size_t>(x0.ndim()), 1)) : r;
+    }
+    if (attrs.axes.size() == 1 && x0.ndim() > 0) {
+      const int64_t ax = normalize_axis(attrs.axes[0], x0.ndim(), op.name.c_str());
+      if (x0.strides()[static_cast<size_t>(ax)] == 0) {
+        Shape keep = x0.shape();
+        keep[static_cast<size_t>(ax)] = 1;
+        Tensor r = Tensor::empty(keep, DType::kInt64);  // all zeros: index 0 along the broadcast axis
+        r.copy_from(scalar_constant(Scalar::from_int(0), DType::kInt64));
+        return attrs.keepdims ? r : r.reshape(axis_last(r, ax).select(-1, 0).shape());
+      }
+    }
+  }
   int64_t axis;
   const Tensor x = single_axis(op, inputs[0], attrs, &axis);
   if (x.ndim() == 0) throw Error(Status::Invalid(op.name, "axis out of bounds for a 0-d array"));

@@ -637,12 +637,35 @@ Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs
                                                      std::to_string(i) + " has dtype " +
                                                      dtype_name(inputs[i].dtype()) + ")"));
     Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
+/// For the idempotent reductions (max, min, all, any: combining a value with
+/// itself changes nothing) x with each reduced broadcast (stride-0) axis cut
+/// to length 1: the same result, from one element along it, so that a huge
+/// broadcast view (broadcast_to(x, (2**62,)).any()) is no 2**62-step loop.
+Tensor cut_idempotent(const OpDef& op, const Tensor& x, const Attrs& attrs) {
+  if (x.numel() == 0 ||
+      !(op.combine == "maximum" || op.combine == "minimum" || op.combine == "logical_or" || op.combine == "logical_and"))
+    return x;
+  const int64_t nd = x.ndim();
+  std::vector<bool> red(static_cast<size_t>(nd), attrs.all_axes);
+  if (!attrs.all_axes)
+    for (int64_t a : attrs.axes) {
+      if (a < -nd || a >= nd) return x;  // run_reduction reports it
+      red[static_cast<size_t>(a < 0 ? a + nd : a)] = true;
+    }
+  Tensor y = x;
+  for (int64_t i = 0; i < nd; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (red[k] && x.strides()[k] == 0 && x.shape()[k] > 1) y = y.slice(i, 0, 1, 1);
+  }
+  return y;
+}
+
     if (!out) return r;
     if (op.fusion == FusionClass::kReduction) check_reduction_out(op, r.shape(), *out, attrs.keepdims);
     out->copy_from(r.dtype() == out->dtype() ? r : cast(r, out->dtype()));
     return *out;
   }
-  if (op.fusion == FusionClass::kReduction) return run_reduction(op, inputs[0], attrs, out);
+  if (op.fusion == FusionClass::kReduction) return run_reduction(op, cut_idempotent(op, inputs[0], attrs), attrs, out);
   return run_elementwise(op, inputs, attrs, out);
 }
 
