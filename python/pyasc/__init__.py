@@ -45,6 +45,7 @@ from .errors import (  # noqa: E402
 )
 from ._log import get_log_level, set_log_level  # noqa: E402
 from .numeric import *  # noqa: E402,F401,F403
+from ._signatures import *  # noqa: E402,F401,F403 - NumPy's signatures over the narrower C++ bindings (sum, array, ...)
 from .memory import (  # noqa: E402
     MemoryAllocator,
     empty_cache,

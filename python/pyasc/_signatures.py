@@ -1,0 +1,388 @@
+"""NumPy 2.4's signatures for the functions and ndarray methods bound in C++ with a narrower one.
+
+The C++ bindings (``_C.sum``, ``_C.array``, ``ndarray.ravel``, ...) take the arguments pyasc's
+kernels use. NumPy's callers also pass ``order=``, ``like=``, ``ndmin=``, ``initial=``,
+``where=``, ``keepdims=<int>``, ...; without these wrappers pybind11 answered with its
+"incompatible function arguments" TypeError listing C++ types. Each wrapper takes NumPy's
+parameters, validates them as NumPy does (same exception class, a message naming the op and
+the parameter), implements them where the result is defined by values (``order`` of a
+reshape/ravel, ``where``/``initial`` of a reduction, ``ndmin``) and raises a clear
+NotImplementedError where pyasc cannot honour them (``like=`` another array library).
+The common call (NumPy's defaults) goes straight to the C++ binding.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import operator as _operator
+
+import numpy as _np
+
+from . import _C
+from .errors import AscendNotImplementedError, AscendTypeError, AscendValueError, ErrorCode
+
+_NV = _np._NoValue  # NumPy's "argument not given" marker (its own signatures show it)
+
+__all__ = ["sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "array", "asarray",
+           "empty", "full", "zeros", "ones", "empty_like", "zeros_like", "ones_like", "full_like", "reshape"]
+
+
+def _type_error(op, msg):
+    return AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{op}] {msg}")
+
+
+def _value_error(op, msg):
+    return AscendValueError(ErrorCode.INVALID_PARAM, f"[{op}] {msg}")
+
+
+def keepdims_flag(op, keepdims):
+    """``keepdims`` as NumPy's reductions take it: a Python bool or an integer (truthiness),
+    anything else (float, str, None, numpy.bool_, an array) NumPy's TypeError."""
+    if keepdims is _NV:
+        return False
+    try:  # NumPy: operator.index semantics (np.True_ is refused, 2 is True)
+        return bool(_operator.index(keepdims))
+    except TypeError:
+        raise _type_error(op, f"keepdims must be a bool or an integer, not {type(keepdims).__name__}") from None
+
+
+def check_order(op, order, allowed="CFAK", none_ok=True):
+    """NumPy's ``order`` check: a str among ``allowed`` (case-insensitive) or None; the upper-case
+    letter (None stays None). A non-str is NumPy's TypeError, another letter its ValueError."""
+    if order is None:
+        if none_ok:
+            return None
+        raise _type_error(op, "order must be str, not None")
+    if not isinstance(order, str):
+        raise _type_error(op, f"order must be str, not {type(order).__name__}")
+    o = order.upper()
+    if o not in "CFAK" or len(o) != 1:
+        raise _value_error(op, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if o not in allowed:
+        raise _value_error(op, f"only {' or '.join(repr(c) for c in allowed)} order is permitted (got {order!r})")
+    return o
+
+
+def check_like(op, like):
+    """``like=``: None or a pyasc/NumPy array (the result is a pyasc array either way); another
+    array library's object is not supported."""
+    if like is None or isinstance(like, (_C.ndarray, _np.ndarray)):
+        return
+    raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
+                                    f"[{op}] like= is only supported for pyasc or NumPy arrays "
+                                    f"(got {type(like).__name__})")
+
+
+def as_fortran(x):
+    """x with Fortran (column-major) strides: the transpose of a C-contiguous copy of x.T."""
+    if x.ndim < 2:
+        return x
+    return _C.ndarray.copy(x.T).T
+
+
+# --------------------------------------------------------------------------- reductions
+
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+_COMBINE = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def _axes(op, axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return _np.lib.array_utils.normalize_axis_tuple(axis, ndim)
+
+
+def _where_mask(op, where, shape):
+    w = where if isinstance(where, _C.ndarray) else _C.asarray(where)
+    if w.dtype != _np.bool_:
+        raise _type_error(op, f"where= must be a boolean array (got dtype {w.dtype}); NumPy casts it with "
+                              "casting='safe'")
+    return _C.broadcast_to(w, shape)
+
+
+def _initial_scalar(op, initial):
+    if isinstance(initial, (list, tuple)):  # NumPy converts it as a scalar: int()/float() of a list
+        raise _type_error(op, f"initial must be a scalar, not {type(initial).__name__}")
+    v = _np.asarray(initial.numpy() if isinstance(initial, _C.ndarray) else initial)
+    if v.ndim != 0:
+        raise _value_error(op, f"initial must be a scalar (setting an array element with a sequence), got an array "
+                               f"of shape {v.shape}")
+    return v[()]
+
+
+def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
+    """sum/prod/max/min/any/all with NumPy's ``initial`` and ``where``."""
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    w = None if where is _NV else _where_mask(op, where, x.shape)
+    init = None if initial is _NV else _initial_scalar(op, initial)
+    axes = _axes(op, axis, x.ndim)
+    fn = getattr(_C, op)
+    if init is not None and type(initial) is int:  # noqa: E721 - NEP 50: a Python int must fit the result dtype
+        target = x.dtype if op in ("max", "min") else _np.sum(_np.zeros(0, x.dtype), dtype=dtype).dtype
+        _np.array(initial, dtype=target)  # NumPy's OverflowError "Python integer -2 out of bounds for uint8"
+    if op in ("max", "min") and init is None and (w is not None or _builtins.any(x.shape[i] == 0 for i in axes)):
+        raise _value_error(op, f"reduction operation '{'maximum' if op == 'max' else 'minimum'}' does not have an "
+                               "identity, so to use a where mask one has to specify 'initial'")
+    if w is not None:
+        fill = _IDENTITY.get(op, init)
+        x = _C.where(w, x, _C.astype(_C.asarray(fill), x.dtype))
+    kw = {} if op in ("max", "min", "any", "all") else {"dtype": dtype}
+    if _builtins.any(x.shape[i] == 0 for i in axes) and op in ("max", "min"):
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else \
+            tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        r = _C.full(shape, init, x.dtype)
+    else:
+        r = fn(x, axis=tuple(axes), keepdims=keepdims, **kw)
+        if init is not None:
+            r = _C.astype(getattr(_C, _COMBINE[op])(r, init), r.dtype)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _reduction(op, with_dtype, with_initial):
+    cfn = getattr(_C, op)
+
+    if with_dtype and with_initial:
+        def f(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+            kd = keepdims_flag(op, keepdims)
+            if initial is _NV and where is _NV:
+                return cfn(a, axis, dtype, out, kd)
+            return _masked_reduce(op, a, axis, dtype, out, kd, initial, where)
+    elif with_initial:
+        def f(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+            kd = keepdims_flag(op, keepdims)
+            if initial is _NV and where is _NV:
+                return cfn(a, axis, None, out, kd)
+            return _masked_reduce(op, a, axis, None, out, kd, initial, where)
+    else:
+        def f(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
+            kd = keepdims_flag(op, keepdims)
+            if where is _NV:
+                return cfn(a, axis, None, out, kd)
+            return _masked_reduce(op, a, axis, None, out, kd, _NV, where)
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = (cfn.__doc__ or "").split("\n")[0] + \
+        "\n\nNumPy's signature: ``keepdims`` (bool or int), ``initial``, ``where`` (a boolean mask)."
+    return f
+
+
+sum = _reduction("sum", True, True)  # noqa: A001 - NumPy's name
+prod = _reduction("prod", True, True)
+max = _reduction("max", False, True)  # noqa: A001
+min = _reduction("min", False, True)  # noqa: A001
+amax = max
+amin = min
+any = _reduction("any", False, False)  # noqa: A001
+all = _reduction("all", False, False)  # noqa: A001
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
+    """Arithmetic mean (``numpy.mean``), with NumPy's ``keepdims`` (bool or int) and ``where``
+    (a boolean mask: the mean of the selected elements, NaN for an empty selection)."""
+    kd = keepdims_flag("mean", keepdims)
+    if where is _NV:
+        return _C.mean(a, axis, dtype, out, kd)
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    w = _where_mask("mean", where, x.shape)
+    axes = tuple(_axes("mean", axis, x.ndim))
+    if dtype is not None:
+        rt = _np.dtype(dtype) if not isinstance(dtype, _np.dtype) else dtype
+    else:
+        rt = x.dtype if x.dtype.kind in "fcV" else _np.dtype(_np.float64)
+    acc = _np.float32 if rt.itemsize == 2 else rt  # NumPy sums float16/bfloat16 in float32
+    num = _C.sum(_C.where(w, _C.astype(x, acc), 0), axes, None, None, kd)
+    den = _C.sum(w, axes, None, None, kd)
+    r = _C.astype(_C.true_divide(num, den), rt)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+# --------------------------------------------------------------------------- creation
+
+def _ndmin(op, ndmin):
+    try:
+        n = _operator.index(ndmin)
+    except TypeError:
+        raise _type_error(op, f"ndmin must be an integer, not {type(ndmin).__name__}") from None
+    if n > 64:
+        raise _value_error(op, f"ndmin bigger than allowable number of dimensions NPY_MAXDIMS (=64), got {n}")
+    return n
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):  # noqa: A002
+    """A pyasc array from ``object`` (``numpy.array``): ``copy`` True/None/False as NumPy 2
+    (False: no copy, ValueError when one is needed), ``order`` (C/F/A/K; 'F' gives Fortran
+    strides), ``ndmin`` (leading length-1 axes), ``like`` (a pyasc or NumPy array, ignored)."""
+    o = check_order("array", order)
+    n = _ndmin("array", ndmin)
+    if ndmax not in (0, None) and not isinstance(ndmax, (int, _np.integer)):
+        raise _type_error("array", f"ndmax must be an integer, not {type(ndmax).__name__}")
+    check_like("array", like)
+    if copy is None or (copy is not True and not copy):
+        x = asarray(object, dtype, copy=copy)
+    else:
+        x = _C.array(object, dtype, True)
+    if x.ndim < n:
+        x = _C.reshape(x, (1,) * (n - x.ndim) + x.shape)
+    if o == "F":
+        x = as_fortran(x)
+    return x
+
+
+def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None, obj=_NV):
+    """``a`` as a pyasc array (``numpy.asarray``; no copy when possible): ``copy`` True/None/False,
+    ``order`` (C/F/A/K/None; 'F' gives Fortran strides, copying when needed), ``device`` 'cpu',
+    ``like`` (a pyasc or NumPy array, ignored). ``obj`` is the array API standard's name of ``a``."""
+    if a is _NV:
+        if obj is _NV:
+            raise _type_error("asarray", "asarray() missing 1 required positional argument: 'a'")
+        a = obj
+    elif obj is not _NV:
+        raise _type_error("asarray", "asarray() got multiple values for argument 'a' (a and obj)")
+    if order is None and like is None:
+        return _C.asarray(a, dtype, copy, device=device)
+    o = check_order("asarray", order)
+    check_like("asarray", like)
+    x = _C.asarray(a, dtype, copy, device=device)
+    if o == "F" and x.ndim >= 2 and x.T.is_contiguous() is False:
+        if copy is False:
+            raise _value_error("asarray", "a copy is needed to make a Fortran-ordered array (copy=False)")
+        x = as_fortran(x)
+    return x
+
+
+def _new(op, shape, fill, dtype, order, device, like):
+    from ._array_api import check_device  # noqa: PLC0415
+    check_device(op, device)
+    o = check_order(op, order, allowed="CF") or "C" if order != "C" else "C"
+    check_like(op, like)
+    if fill is None:
+        x = _C.empty(shape, dtype)
+    else:
+        x = _C.full(shape, fill, dtype)
+    return as_fortran(x) if o == "F" else x
+
+
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    """An uninitialised array (``numpy.empty``); ``order`` 'C' or 'F' (Fortran strides)."""
+    return _new("empty", shape, None, dtype, order, device, like)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    """An array filled with ``fill_value`` (``numpy.full``); ``order`` 'C' or 'F'."""
+    return _new("full", shape, fill_value, dtype, order, device, like)
+
+
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    """An array of zeros (float64 unless ``dtype``; ``numpy.zeros``); ``order`` 'C' or 'F'."""
+    return _new("zeros", shape, 0, _np.float64 if dtype is None else dtype, order, device, like)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    """An array of ones (float64 unless ``dtype``; ``numpy.ones``); ``order`` 'C' or 'F'."""
+    return _new("ones", shape, 1, _np.float64 if dtype is None else dtype, order, device, like)
+
+
+def _like(op, a, fill, dtype, order, subok, shape, device):
+    o = check_order(op, order)
+    from ._array_api import check_device  # noqa: PLC0415
+    check_device(op, device)
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    shp = x.shape if shape is None else shape
+    dt = x.dtype if dtype is None else dtype
+    r = _C.empty(shp, dt) if fill is None else _C.full(shp, fill, dt)
+    # K/A keep the prototype's layout: Fortran when it is F- and not C-contiguous (as NumPy)
+    if o == "F" or (o in ("A", "K", None) and shape is None and x.ndim >= 2 and not x.is_contiguous()
+                    and x.T.is_contiguous()):
+        r = as_fortran(r)
+    return r
+
+
+def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An uninitialised array with the shape and dtype of ``prototype`` (or the given ones)."""
+    return _like("empty_like", prototype, None, dtype, order, subok, shape, device)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array of zeros with the shape and dtype of ``a`` (or the given ones)."""
+    return _like("zeros_like", a, 0, dtype, order, subok, shape, device)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array of ones with the shape and dtype of ``a`` (or the given ones)."""
+    return _like("ones_like", a, 1, dtype, order, subok, shape, device)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array filled with ``fill_value`` with the shape and dtype of ``a`` (or the given ones)."""
+    return _like("full_like", a, fill_value, dtype, order, subok, shape, device)
+
+
+# --------------------------------------------------------------------------- shape
+
+def _reshape_f(x, shape, copy):
+    """reshape in Fortran (column-major) index order: the reversed-axes reshape of x.T."""
+    if not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    shape = tuple(shape)
+    return _C.reshape(x.T, shape[::-1], copy=copy).T
+
+
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """``a`` with a new shape (``numpy.reshape``): ``order`` 'C', 'F' (column-major index order)
+    or 'A'; ``copy`` True (always), None (a view when possible), False (a view or ValueError)."""
+    if shape is None:
+        if newshape is None:
+            raise _type_error("reshape", "reshape() missing 1 required positional argument: 'shape'")
+        shape = newshape
+    if copy is not None and not isinstance(copy, (bool, _np.bool_)):
+        copy = bool(copy)
+    if order == "C":
+        return _C.reshape(a, shape, copy=copy)
+    o = check_order("reshape", order) or "C"
+    if o == "K":
+        raise _value_error("reshape", "order 'K' is not permitted for reshaping")
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    if o == "A":
+        o = "F" if x.ndim >= 2 and not x.is_contiguous() and x.T.is_contiguous() else "C"
+    return _reshape_f(x, shape, copy) if o == "F" else _C.reshape(x, shape, copy=copy)
+
+
+# --------------------------------------------------------------------------- ndarray methods
+
+_c_reshape = _C.ndarray.reshape
+_c_ravel = _C.ndarray.ravel
+_c_conj = _C.ndarray.conj
+
+
+def _method_reshape(self, *shape, order="C", copy=None):
+    """The array with a new shape (``ndarray.reshape(*shape, order='C', copy=None)``)."""
+    if not shape:
+        raise _type_error("reshape", "reshape() takes exactly 1 argument (0 given)")
+    if order == "C" and copy is None:
+        return _c_reshape(self, *shape)
+    return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
+
+
+def _method_ravel(self, order="C"):
+    """The array flattened (``ndarray.ravel(order='C')``; 'F' column-major, 'A'/'K' the memory
+    order when the array is Fortran-contiguous)."""
+    o = "C" if order == "C" else check_order("ravel", order, none_ok=True) or "C"
+    if o in ("A", "K") and self.ndim >= 2 and not self.is_contiguous() and self.T.is_contiguous():
+        o = "F"
+    return _c_ravel(self.T) if o == "F" else _c_ravel(self)
+
+
+def _method_conj(self, out=None):
+    """The complex conjugate, elementwise (``ndarray.conj()``)."""
+    return _c_conj(self, out)
+
+
+_C.ndarray.reshape = _method_reshape
+_C.ndarray.ravel = _method_ravel
+_C.ndarray.conj = _method_conj
+_C.ndarray.conjugate = _method_conj

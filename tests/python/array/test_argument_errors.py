@@ -1,0 +1,216 @@
+"""NumPy's parameters and exception classes for the non-ufunc functions and ndarray methods
+(issue 20 item 15, fuzz findings of pattern pybind-signature / class-mismatch): every case
+runs with NumPy and pyasc; both return equal results, or pyasc raises an instance of the
+class NumPy raises (or of its builtin base: AxisError -> ValueError/IndexError)."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import pyasc as asc
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def _run(xp, fn):
+    try:
+        return fn(xp), None
+    except Exception as e:  # noqa: BLE001
+        return None, e
+
+
+def _builtin_bases(cls):
+    return [b for b in cls.__mro__ if b.__module__ == "builtins" and b not in (BaseException, Exception, object)]
+
+
+def check(fn):
+    """fn(xp) with xp = np and asc: equal results, or matching exception classes."""
+    ref, rexc = _run(np, fn)
+    got, gexc = _run(asc, fn)
+    if rexc is not None:
+        assert gexc is not None, f"numpy raises {rexc!r}, pyasc returns {got!r}"
+        assert isinstance(gexc, type(rexc)) or any(isinstance(gexc, b) for b in _builtin_bases(type(rexc))), \
+            f"numpy {type(rexc).__name__}: {rexc} | pyasc {type(gexc).__name__}: {gexc}"
+        assert "incompatible function arguments" not in str(gexc)
+        return gexc
+    assert gexc is None, f"numpy returns, pyasc raises {gexc!r}"
+    _equal(ref, got)
+    return got
+
+
+def _equal(ref, got):
+    if isinstance(ref, (tuple, list)):
+        assert len(ref) == len(got)
+        for r, g in zip(ref, got):
+            _equal(r, g)
+        return
+    g = np.asarray(got)
+    r = np.asarray(ref)
+    assert g.dtype == r.dtype, (g.dtype, r.dtype)
+    assert g.shape == r.shape, (g.shape, r.shape)
+    np.testing.assert_allclose(g.astype(np.complex128), r.astype(np.complex128), rtol=1e-6, atol=0, equal_nan=True)
+
+
+def _a(xp, a):
+    return a if xp is np else asc.asarray(a)
+
+
+A = np.arange(24.0).reshape(2, 3, 4) - 7
+AI = np.arange(-6, 6, dtype=np.int16).reshape(3, 4)
+AN = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [-0.0, 2.0, np.inf]])
+W = np.array([[True, False, True, True], [False, False, False, False], [True, True, False, True]])
+
+
+# --------------------------------------------------------------- non-numeric data
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.diagonal(None),
+    lambda xp: xp.diff(2**64),
+    lambda xp: xp.cumprod(2**64, axis=3),
+    lambda xp: xp.flip(None, axis=0),
+    lambda xp: xp.sort("abc"),
+    lambda xp: xp.expand_dims((1, "a"), 5),
+    lambda xp: xp.linalg.det(None),
+    lambda xp: xp.linalg.inv((1, "a")),
+    lambda xp: xp.matrix_transpose("abc"),
+    lambda xp: xp.trace("abc"),
+    lambda xp: xp.union1d(2**70, 1),
+])
+def test_non_numeric_data_raises_numpys_class(call):
+    check(call)
+
+
+def test_non_numeric_data_error_is_type_and_value_error():
+    with pytest.raises(asc.errors.AscendUnsupportedDtypeError, match=r"unsupported dtype <U3") as ei:
+        asc.asarray(np.array(["abc"]))
+    assert isinstance(ei.value, TypeError) and isinstance(ei.value, ValueError)
+    with pytest.raises(OverflowError):
+        asc.asarray(np.array([2**70], dtype=object))
+
+
+# --------------------------------------------------------------- reductions: keepdims, initial, where
+
+RED = ["sum", "prod", "max", "min", "amax", "amin"]
+
+
+@pytest.mark.parametrize("name", RED + ["mean", "any", "all"])
+@pytest.mark.parametrize("keepdims", [True, 0, 2, np.True_, float("nan"), "a", None, np.array([1, 2])])
+def test_reduction_keepdims_values(name, keepdims):
+    check(lambda xp: getattr(xp, name)(_a(xp, A), axis=1, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1), -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduction_initial_where(name, axis, keepdims):
+    for a in (AI, AI.astype(np.float32), AI.astype(np.uint8)):
+        check(lambda xp: getattr(xp, name)(_a(xp, a), axis=axis, keepdims=keepdims, initial=3))
+        check(lambda xp: getattr(xp, name)(_a(xp, a), axis=axis, keepdims=keepdims, initial=-2, where=_a(xp, W)))
+        check(lambda xp: getattr(xp, name)(_a(xp, a), axis=axis, where=_a(xp, W[0])))
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_extremum_initial_on_empty(name):
+    e = np.zeros((0, 3), np.int32)
+    check(lambda xp: getattr(xp, name)(_a(xp, e), axis=0, initial=5))
+    check(lambda xp: getattr(xp, name)(_a(xp, e), initial=5))
+    check(lambda xp: getattr(xp, name)(_a(xp, e), axis=0))
+
+
+@pytest.mark.parametrize("where", [W, W[1], np.ones(4, np.int64), [[1], [2, 3]], np.ones((2, 4), bool)])
+def test_where_mask_errors(where):
+    for name in ("sum", "any", "all", "mean"):
+        check(lambda xp: getattr(xp, name)(_a(xp, AI), where=where))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("dtype", [None, np.float32])
+def test_mean_where(axis, dtype):
+    for a in (AI, AI.astype(np.float16), AN):
+        with np.errstate(all="ignore"):
+            check(lambda xp: xp.mean(_a(xp, a[:, :3]), axis=axis, dtype=dtype, where=_a(xp, W[:, :3])))
+
+
+@pytest.mark.parametrize("initial", [[1, 2], np.zeros((2, 0), np.uint8), "x"])
+def test_initial_must_be_scalar(initial):
+    check(lambda xp: xp.sum(_a(xp, AI), initial=initial))
+    check(lambda xp: xp.max(_a(xp, AI), initial=initial))
+
+
+# --------------------------------------------------------------- creation: order, like, ndmin, copy
+
+ORDERS = ["C", "F", "A", "K", "c", "f", None, "bogus", "CF", np.array(1), 3]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_new_array_order(name, order):
+    r = check(lambda xp: getattr(xp, name)((2, 3), order=order) * 0)
+    if order in ("F", "f") and not isinstance(r, Exception):
+        assert getattr(asc, name)((2, 3), order=order).T.is_contiguous()
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_full_and_like_order(order):
+    check(lambda xp: xp.full((2, 3), 7, order=order))
+    for name in ("zeros_like", "ones_like"):
+        check(lambda xp: getattr(xp, name)(_a(xp, A), order=order))
+    check(lambda xp: xp.full_like(_a(xp, A), -1, order=order))
+    check(lambda xp: xp.empty_like(_a(xp, A), order=order) * 0)
+
+
+def test_like_shape_subok():
+    check(lambda xp: xp.zeros_like(_a(xp, A), shape=(3, 1), subok=False))
+    check(lambda xp: xp.ones_like(_a(xp, AI), dtype=np.float32, subok=True, shape=5))
+    check(lambda xp: xp.zeros((2,), like=_a(xp, A)))
+    with pytest.raises(NotImplementedError, match=r"\[zeros\] like="):
+        asc.zeros(3, like=[1, 2])
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name", ["array", "asarray"])
+def test_array_order(name, order):
+    check(lambda xp: getattr(xp, name)(A.transpose(2, 0, 1), order=order))
+
+
+@pytest.mark.parametrize("ndmin", [0, 1, 4, np.int8(3), 1.5, "a", 65])
+def test_array_ndmin(ndmin):
+    check(lambda xp: xp.array(A[0], ndmin=ndmin))
+    check(lambda xp: xp.array(3.0, ndmin=ndmin))
+
+
+@pytest.mark.parametrize("copy", [True, False, None])
+def test_array_copy(copy):
+    src = np.arange(6.0)
+    check(lambda xp: xp.array(src, copy=copy))
+    check(lambda xp: xp.array(src, dtype=np.float32, copy=copy))
+    check(lambda xp: xp.asarray(src, dtype=np.float32, copy=copy))
+
+
+# --------------------------------------------------------------- shape: reshape / ravel / conj
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "f", None, "bogus", np.array(2)])
+@pytest.mark.parametrize("copy", [None, True, False])
+def test_reshape_order_copy(order, copy):
+    for a in (A, A.transpose(2, 1, 0)):
+        check(lambda xp: xp.reshape(_a(xp, a), (4, -1), order=order, copy=copy))
+        check(lambda xp: _a(xp, a).reshape(6, 4, order=order, copy=copy))
+        check(lambda xp: _a(xp, a).reshape((2, 12), order=order))
+
+
+def test_method_reshape_without_shape():
+    check(lambda xp: _a(xp, A).reshape())
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "a", None, "bogus", np.array(0)])
+def test_ravel_order(order):
+    for a in (A, A.transpose(2, 1, 0), A[:, ::2]):
+        check(lambda xp: _a(xp, a).ravel(order))
+        check(lambda xp: _a(xp, a).ravel(order=order))
+
+
+def test_conj_methods():
+    z = (A + 1j * A[::-1]).astype(np.complex64)
+    check(lambda xp: _a(xp, z).conj())
+    check(lambda xp: _a(xp, z).conjugate())
+    check(lambda xp: _a(xp, A).conj())
