@@ -12,6 +12,7 @@ import numpy as _np
 
 from . import _C
 from . import _namespace as _ns
+from . import _signatures as _sig
 from ._helpers import _TE, _VE, _arr, _axis, _bshape
 
 __all__ = [
@@ -21,6 +22,9 @@ __all__ = [
 
 def choose(a, choices, out=None, mode="raise"):
     """Builds an array from ``choices`` indexed by the integers of ``a`` (``numpy.choose``)."""
+    mode = _sig.clip_mode("choose", mode)  # NumPy converts mode first
+    if mode == "invalid":
+        raise _sig.int_mode_error("choose")
     a = _arr(a)
     if a.dtype.kind not in "iub":
         raise _TE(f"[choose] index array must be integer, got {a.dtype}")
@@ -30,8 +34,6 @@ def choose(a, choices, out=None, mode="raise"):
     n = len(choices)
     if n == 0:
         raise _VE("[choose] choices must be a non-empty sequence")
-    if mode not in ("raise", "wrap", "clip"):
-        raise _VE(f"[choose] clipmode must be one of 'clip', 'raise', or 'wrap', got {mode!r}")
     dtype = _np.result_type(*[c.dtype for c in choices])
     shp = _bshape("choose", a.shape, *[c.shape for c in choices])
     a = a.astype(_np.int64)

@@ -18,6 +18,8 @@ import numpy as _np
 
 from . import _C
 from . import _namespace as _ns
+from . import _signatures as _sig
+from ._helpers import _TE
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -624,8 +626,18 @@ def _to_out(res, out):
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
-    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None)."""
-    return _to_out(_C.take(a, indices, axis, mode), out)
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None);
+    ``mode`` as NumPy's clip-mode ('raise', 'wrap', 'clip', None, or 0/1/2)."""
+    mode = _sig.clip_mode("take", mode)
+    if axis is not None:  # NumPy checks axis before the indices, and takes a 0-d array as 1-d here
+        a = _arr(a)
+        axis = _np.lib.array_utils.normalize_axis_index(_operator.index(axis), _builtins.max(a.ndim, 1))
+        if a.ndim == 0:
+            a = _C.reshape(a, (1,))
+    r = _C.take(a, indices, axis, "raise" if mode == "invalid" else mode)
+    if mode == "invalid":
+        raise _sig.int_mode_error("take")
+    return _to_out(r, out)
 
 
 def take_along_axis(arr, indices, axis=-1):
@@ -710,16 +722,25 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     return _C.nanprod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
-    """Maximum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning."""
+def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_sig._NV):
+    """Maximum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning. ``initial`` and
+    ``where`` (a boolean mask) as NumPy: the maximum of the selected non-NaN elements and
+    ``initial``."""
+    keepdims = _sig.keepdims_flag("nanmax", keepdims)
+    if initial is not _sig._NV or where is not _sig._NV:
+        return _sig.nan_extremum("nanmax", a, axis, out, keepdims, initial, where)
     r = _C.nanmax(a, axis=axis, out=out, keepdims=keepdims)
     if _any_nan(r):
         _warn("All-NaN slice encountered")
     return r
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
-    """Minimum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning."""
+def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_sig._NV):
+    """Minimum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning. ``initial`` and
+    ``where`` as :func:`nanmax`."""
+    keepdims = _sig.keepdims_flag("nanmin", keepdims)
+    if initial is not _sig._NV or where is not _sig._NV:
+        return _sig.nan_extremum("nanmin", a, axis, out, keepdims, initial, where)
     r = _C.nanmin(a, axis=axis, out=out, keepdims=keepdims)
     if _any_nan(r):
         _warn("All-NaN slice encountered")
@@ -736,9 +757,22 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
     return _C.nanargmin(a, axis=axis, out=out, keepdims=keepdims)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning."""
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
+    """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
+    (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
+    keepdims = _sig.keepdims_flag("nanmean", keepdims)
     x = _arr(a)
+    inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
+    if inexact and dtype is not None and _np.dtype(dtype).kind not in "fcV":  # V: bfloat16
+        raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
+    if where is not _sig._NV:
+        if axis is not None and not inexact:  # NumPy: np.mean (axis first); else a sum (where= first)
+            axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
+        w = _sig._where_mask("nanmean", where, x.shape)
+        if inexact:
+            w = _C.logical_and(w, _C.logical_not(_C.isnan(x)))
+        with _np.errstate(all="ignore"):
+            return _sig.mean(x, axis, dtype, out, keepdims, where=w)
     r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"  # complex: NaN in either part
     if inexact and bool(_C.any(_C.isnan(r))) and _all_nan_slice(x, axis):
@@ -760,13 +794,31 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
     return r
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
-    """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0."""
+def _nanvar_extras(op, a, axis, keepdims, where, mean, correction):
+    """NumPy's where=/mean= of nanvar/nanstd: checked as NumPy does (keepdims, axis), then a
+    clear NotImplementedError; correction=<NoValue> is None."""
+    keepdims = _sig.keepdims_flag(op, keepdims)
+    if where is not _sig._NV or mean is not _sig._NV:
+        x = _arr(a)
+        if axis is not None:
+            _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
+        what = "where=" if where is not _sig._NV else "mean="
+        raise _sig.AscendNotImplementedError(_sig.ErrorCode.FEATURE_UNSUPPORTED, f"[{op}] {what} is not supported by pyasc")
+    return keepdims, None if correction is _sig._NV else correction
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
+           correction=_sig._NV):
+    """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0
+    (``where=``/``mean=``: NotImplementedError)."""
+    keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
+           correction=_sig._NV):
     """Standard deviation ignoring NaN (see nanvar)."""
+    keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
 
 

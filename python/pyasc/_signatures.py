@@ -113,6 +113,7 @@ def _initial_scalar(op, initial):
 def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
     """sum/prod/max/min/any/all with NumPy's ``initial`` and ``where``."""
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    # NumPy's ufunc.reduce converts where= (casting='safe') before it checks the axis
     w = None if where is _NV else _where_mask(op, where, x.shape)
     init = None if initial is _NV else _initial_scalar(op, initial)
     axes = _axes(op, axis, x.ndim)
@@ -185,8 +186,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     if where is _NV:
         return _C.mean(a, axis, dtype, out, kd)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    axes = tuple(_axes("mean", axis, x.ndim))  # NumPy's _mean counts the items (axis check) first
     w = _where_mask("mean", where, x.shape)
-    axes = tuple(_axes("mean", axis, x.ndim))
     if dtype is not None:
         rt = _np.dtype(dtype) if not isinstance(dtype, _np.dtype) else dtype
     else:
@@ -386,3 +387,46 @@ _C.ndarray.reshape = _method_reshape
 _C.ndarray.ravel = _method_ravel
 _C.ndarray.conj = _method_conj
 _C.ndarray.conjugate = _method_conj
+
+
+# --------------------------------------------------------------------------- shared argument checks
+
+def clip_mode(op, mode):
+    """NumPy's clip-mode converter (take/choose/put): 'raise'/'wrap'/'clip', None ('raise'), or an
+    int (0 'clip', 1 'wrap', anything else 'raise'); a float is its TypeError, another str its
+    ValueError."""
+    if mode is None:
+        return "raise"
+    if isinstance(mode, str):
+        if mode in ("raise", "wrap", "clip"):
+            return mode
+        if len(mode) <= 1 or mode.lower() in ("raise", "wrap", "clip"):
+            raise _value_error(op, "Use one of 'clip', 'raise', or 'wrap' for clip mode")
+        raise _value_error(op, f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    try:
+        m = _operator.index(mode)
+    except TypeError:
+        raise _type_error(op, f"clipmode not understood (got {type(mode).__name__})") from None
+    # NumPy: 0 clip, 1 wrap, 2 raise; any other int reads as 'raise' and its ValueError comes after
+    # the call ("invalid": the caller raises int_mode_error() when the indices were in bounds)
+    return {0: "clip", 1: "wrap", 2: "raise"}.get(m, "invalid")
+
+
+def int_mode_error(op):
+    return _value_error(op, "integer clipmode must be RAISE, WRAP, or CLIP")
+
+
+def nan_extremum(op, a, axis, out, keepdims, initial, where):
+    """nanmax/nanmin with NumPy's ``initial``/``where``: the extremum over the elements that are
+    selected and not NaN (``initial`` where none is)."""
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    w = _C.logical_not(_C.isnan(x)) if x.dtype.kind in "fcV" else None
+    if where is not _NV:
+        m = _where_mask(op, where, x.shape)
+        w = m if w is None else _C.logical_and(w, m)
+    if initial is _NV:
+        if where is not _NV:
+            raise _value_error(op, f"reduction operation 'f{op[3:]}' does not have an identity, so to use a where "
+                                   "mask one has to specify 'initial'")
+        return None
+    return _masked_reduce(op[3:], x, axis, None, out, keepdims, initial, _NV if w is None else w)

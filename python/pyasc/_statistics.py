@@ -17,6 +17,7 @@ import builtins as _builtins
 import numpy as _np
 
 from . import _C
+from . import _signatures as _sig
 from . import errors as _errors
 from ._helpers import _IE, _NIE, _TE, _VE, _arr, _axes, _dt, _is_inexact, _kind, _np_dtype, _to_out, _warn
 
@@ -253,9 +254,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # ------------------------------------------------------------------ averages, spread
 
 
-def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """The (weighted) average along ``axis``; ``returned`` adds the sum of the weights."""
+def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
+    """The (weighted) average along ``axis``; ``returned`` adds the sum of the weights. As NumPy,
+    ``axis`` is checked first (AxisError), then ``keepdims`` (a bool or an int)."""
     x = _arr(a)
+    if axis is not None:
+        axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim, argname="axis")
+    keepdims = _sig.keepdims_flag("average", keepdims)
     if weights is None:
         avg = _C.mean(x, axis, None, None, keepdims)
         scl = _C.full(tuple(avg.shape), x.size / _builtins.max(avg.size, 1), avg.dtype)

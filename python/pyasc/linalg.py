@@ -106,6 +106,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     only ``S`` without ``compute_uv``. ``hermitian``: ``a`` is taken as
     Hermitian (its lower triangle) and decomposed through ``eigh`` as NumPy
     does (S = |eigenvalues| descending, the signs moved into Vh)."""
+    compute_uv = bool(compute_uv)  # NumPy's truth-value rules (an array: ValueError); full_matrices only with U, Vh
+    full_matrices = bool(full_matrices) if compute_uv else False
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
     r = _L.svd(a, full_matrices, compute_uv)

@@ -48,7 +48,7 @@ def _equal(ref, got):
     r = np.asarray(ref)
     assert g.dtype == r.dtype, (g.dtype, r.dtype)
     assert g.shape == r.shape, (g.shape, r.shape)
-    np.testing.assert_allclose(g.astype(np.complex128), r.astype(np.complex128), rtol=1e-6, atol=0, equal_nan=True)
+    np.testing.assert_allclose(g.astype(np.complex128), r.astype(np.complex128), rtol=1e-6, atol=1e-12, equal_nan=True)
 
 
 def _a(xp, a):
@@ -214,3 +214,72 @@ def test_conj_methods():
     check(lambda xp: _a(xp, z).conj())
     check(lambda xp: _a(xp, z).conjugate())
     check(lambda xp: _a(xp, A).conj())
+
+
+# --------------------------------------------------------------- nan reductions, take/choose mode, svd, average
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_nan_extremum_initial_where(name, axis):
+    with np.errstate(all="ignore"):
+        check(lambda xp: getattr(xp, name)(_a(xp, AN), axis=axis, initial=-5.0))
+        check(lambda xp: getattr(xp, name)(_a(xp, AN), axis=axis, initial=7, where=_a(xp, W[:, :3])))
+        check(lambda xp: getattr(xp, name)(_a(xp, AI), axis=axis, initial=1, keepdims=True))
+        check(lambda xp: getattr(xp, name)(_a(xp, AN), axis=axis, where=_a(xp, W[:, :3])))  # no initial: ValueError
+        check(lambda xp: getattr(xp, name)(_a(xp, AI), initial=np.zeros((2, 0), np.uint8)))
+        check(lambda xp: getattr(xp, name)(_a(xp, AI), axis=5, initial=1))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, 3])
+def test_nanmean_where_and_dtype(axis):
+    with np.errstate(all="ignore"):
+        check(lambda xp: xp.nanmean(_a(xp, AN), axis=axis, where=_a(xp, W[:, :3])))
+        check(lambda xp: xp.nanmean(_a(xp, AN), axis=axis, where=_a(xp, W[:, :3].astype(np.float16))))
+        check(lambda xp: xp.nanmean(_a(xp, AN), axis=axis, dtype=np.uint16))
+        check(lambda xp: xp.nanmean(_a(xp, AI), axis=axis, dtype=np.float32))
+
+
+@pytest.mark.parametrize("name", ["nanstd", "nanvar"])
+def test_nanvar_mean_where(name):
+    check(lambda xp: getattr(xp, name)(_a(xp, AN), axis=-3, mean=_a(xp, AN)))
+    with pytest.raises(NotImplementedError, match=rf"\[{name}\] mean="):
+        getattr(asc, name)(asc.asarray(AN), axis=0, mean=asc.asarray(AN))
+    with pytest.raises(NotImplementedError, match=rf"\[{name}\] where="):
+        getattr(asc, name)(asc.asarray(AN), where=asc.asarray(AN > 0))
+
+
+@pytest.mark.parametrize("mode", [-1, 0, 1, 2, 3, "r", "raise", "wrap", "clip", "bogus", None, 1.5, np.int64(1)])
+def test_take_mode(mode):
+    check(lambda xp: xp.take(_a(xp, A[0, 0]), [5, -7, 2], mode=mode))
+    check(lambda xp: xp.take(_a(xp, A), [1, 0], axis=0, mode=mode))
+
+
+@pytest.mark.parametrize("axis", [-2, -1, 0, 1, 4])
+def test_take_axis_checked_before_indices(axis):
+    check(lambda xp: xp.take(_a(xp, np.float64(3.0)), 1j, axis=axis))
+    check(lambda xp: xp.take(_a(xp, np.float64(3.0)), [0], axis=axis))
+    check(lambda xp: _a(xp, A[0, 0]).take(_a(xp, np.array(1.5, BF16)), axis))
+
+
+@pytest.mark.parametrize("mode", ["constant", "r", "raise", "wrap", "clip", 0, 1])
+def test_choose_mode_checked_first(mode):
+    check(lambda xp: xp.choose(_a(xp, np.float64(0.0)), [_a(xp, np.int8(1))], mode=mode))
+    check(lambda xp: xp.choose(_a(xp, np.array([0, 3, 1])), [_a(xp, A[0, 0, :3]), _a(xp, -A[0, 0, :3])], mode=mode))
+
+
+def _singular_values(r):
+    return r[1] if isinstance(r, tuple) else r
+
+
+@pytest.mark.parametrize("flag", [True, False, 0, np.zeros((0, 0)), np.ones(2)])
+def test_svd_flags_truth_value(flag):
+    m = A[0, :, :3]
+    check(lambda xp: _singular_values(xp.linalg.svd(_a(xp, m), compute_uv=flag)))  # U, Vh: signs may differ
+    check(lambda xp: xp.linalg.svd(_a(xp, m), full_matrices=flag, compute_uv=False))
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, 6, (0, 1), np.array([0, 1], np.int8), np.array([127], np.int8)])
+@pytest.mark.parametrize("keepdims", [True, False, 2, np.ones((2, 2))])
+def test_average_axis_then_keepdims(axis, keepdims):
+    check(lambda xp: xp.average(_a(xp, A), axis=axis, keepdims=keepdims))
+    check(lambda xp: xp.average(_a(xp, np.float32(2.0)), axis=axis, keepdims=keepdims))
