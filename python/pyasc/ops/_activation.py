@@ -1,5 +1,390 @@
-"""asc.ops: activation (see the package docstring)."""
+"""asc.ops: activations and the softmax family (``torch.nn.functional`` signatures).
+
+Fusion class: every activation here is *elementwise* and is composed from pyasc's
+registry ops (maximum, where, exp/expm1/log1p, tanh, the device ops ``sigmoid``,
+``erf``, ``gelu``, ``gelu_tanh``), so it records into the lazy graph and fuses with
+its neighbours into one loop (``gelu`` is one node; ``silu`` / ``mish`` /
+``hardswish`` are short chains that fuse into one group). The softmax family is a
+*reduction* class: max, then exp(x - max) fused with the sum, then the divide;
+float16/bfloat16 inputs are computed in float32 and cast back (torch's half
+softmax accumulates in float32 as well). See docs/nn.md.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math as _math
+import warnings as _warnings
+
+import numpy as _np
+
+__all__ = [
+    "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "celu",
+    "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid",
+    "softplus", "softsign", "erf", "logsigmoid", "glu", "threshold", "threshold_", "tanhshrink",
+    "softshrink", "hardshrink", "rrelu", "softmax", "log_softmax", "softmin",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _asc():
+    import pyasc
+
+    return pyasc
+
+
+def _is_float_dtype(dt):
+    s = str(dt)
+    return s in ("float16", "float32", "float64", "bfloat16")
+
+
+def _in(x, op, *, allow_int=False):
+    """asarray(x) with torch's dtype rule for activations: floating only."""
+    asc = _asc()
+    a = x if isinstance(x, asc.ndarray) else asc.asarray(x)
+    if not _is_float_dtype(a.dtype) and not (allow_int and _np.dtype(str(a.dtype)).kind in "iu"):
+        raise asc.errors.AscendTypeError(
+            asc.errors.ErrorCode.INVALID_DTYPE,
+            f"[{op}] expects a floating input (float16/bfloat16/float32/float64), got {a.dtype}")
+    return a
+
+
+def _inplace(x, y, inplace):
+    """torch's ``inplace=True``: write ``y`` into ``x`` (which must be a pyasc array) and return x."""
+    if not inplace:
+        return y
+    asc = _asc()
+    if not isinstance(x, asc.ndarray):
+        raise asc.errors.AscendTypeError(asc.errors.ErrorCode.INVALID_PARAM,
+                                         "inplace=True needs a pyasc array input")
+    x[...] = y
+    return x
+
+
+def _param_error(op, msg):
+    asc = _asc()
+    return asc.errors.AscendValueError(asc.errors.ErrorCode.INVALID_PARAM, f"[{op}] {msg}")
+
+
+# -- pointwise -----------------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    """max(x, 0); NaN propagates (torch.nn.functional.relu)."""
+    x = _in(input, "relu", allow_int=True)
+    return _inplace(x, _asc().relu(x), inplace)
+
+
+def relu_(input):
+    """In-place :func:`relu`."""
+    return relu(input, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace, _op="relu6")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False, *, _op="hardtanh"):
+    """clamp(x, min_val, max_val); NaN propagates."""
+    if min_val > max_val:
+        raise _param_error(_op, f"min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    asc = _asc()
+    x = _in(input, _op)
+    return _inplace(x, asc.minimum(asc.maximum(x, min_val), max_val), inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x."""
+    asc = _asc()
+    x = _in(input, "leaky_relu")
+    return _inplace(x, asc.where(x > 0, x, x * negative_slope), inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, True)
+
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x; ``weight`` has 1 element or one per channel (dim 1)."""
+    asc = _asc()
+    x = _in(input, "prelu")
+    w = _in(weight, "prelu")
+    if w.ndim > 1:
+        raise _param_error("prelu", f"weight must be 0-d or 1-d, got shape {tuple(w.shape)}")
+    n = int(w.size)
+    if n != 1:
+        c = x.shape[1] if x.ndim >= 2 else (x.shape[0] if x.ndim == 1 else 1)
+        if n != c:
+            raise _param_error("prelu", f"weight has {n} elements but the input {tuple(x.shape)} "
+                                        f"has {c} channels (dim 1)")
+        if x.ndim >= 2:
+            w = w.reshape((1, n) + (1,) * (x.ndim - 2))
+    else:
+        w = w.reshape(())
+    w = w.astype(x.dtype)
+    return asc.where(x > 0, x, w * x)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU; in evaluation mode the slope is (lower + upper) / 2."""
+    asc = _asc()
+    x = _in(input, "rrelu")
+    if training:
+        slope = asc.random.uniform(lower, upper, size=tuple(x.shape)).astype(x.dtype)
+        y = asc.where(x >= 0, x, x * slope)
+    else:
+        y = asc.where(x >= 0, x, x * ((lower + upper) / 2))
+    return _inplace(x, y, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    asc = _asc()
+    x = _in(input, "elu")
+    return _inplace(x, asc.where(x > 0, x, asc.expm1(x) * alpha), inplace)
+
+
+def elu_(input, alpha=1.0):
+    """In-place :func:`elu`."""
+    return elu(input, alpha, True)
+
+
+def selu(input, inplace=False):
+    """scale * (x if x > 0 else alpha * (exp(x) - 1)) with the SELU constants."""
+    asc = _asc()
+    x = _in(input, "selu")
+    y = asc.where(x > 0, x * _SELU_SCALE, asc.expm1(x) * (_SELU_ALPHA * _SELU_SCALE))
+    return _inplace(x, y, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise _param_error("celu", "alpha cannot be 0 (ZeroDivisionError in x / alpha)")
+    asc = _asc()
+    x = _in(input, "celu")
+    return _inplace(x, asc.where(x > 0, x, asc.expm1(x * (1.0 / alpha)) * alpha), inplace)
+
+
+def gelu(input, approximate="none"):
+    """GELU: exact 0.5 x (1 + erf(x / sqrt 2)) or the tanh form (``approximate='tanh'``).
+
+    One registry node each (``gelu`` / ``gelu_tanh``), so it fuses with neighbours.
+    """
+    asc = _asc()
+    x = _in(input, "gelu")
+    if approximate == "none":
+        return asc._C.gelu(x)
+    if approximate == "tanh":
+        return asc._C.gelu_tanh(x)
+    raise _param_error("gelu", f"approximate must be 'none' or 'tanh', not {approximate!r}")
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x)) (device op ``sigmoid``)."""
+    return _asc().sigmoid(_in(input, "sigmoid"))
+
+
+def tanh(input):
+    """tanh(x)."""
+    return _asc().tanh(_in(input, "tanh"))
+
+
+def erf(input):
+    """Error function (device op ``erf``, vector math within the ULP bound of docs/vector_math.md)."""
+    return _asc().erf(_in(input, "erf"))
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    asc = _asc()
+    x = _in(input, "silu")
+    return _inplace(x, x * asc.sigmoid(x), inplace)
+
+
+def _softplus1(x):
+    # log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|))
+    asc = _asc()
+    return asc.maximum(x, 0) + asc.log1p(asc.exp(-asc.abs(x)))
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    asc = _asc()
+    x = _in(input, "mish")
+    return _inplace(x, x * asc.tanh(_softplus1(x)), inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    asc = _asc()
+    x = _in(input, "hardswish")
+    return _inplace(x, x * asc.minimum(asc.maximum(x + 3.0, 0.0), 6.0) * (1.0 / 6.0), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    asc = _asc()
+    x = _in(input, "hardsigmoid")
+    return _inplace(x, asc.minimum(asc.maximum(x + 3.0, 0.0), 6.0) * (1.0 / 6.0), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, or x where beta x > threshold (torch's linear region)."""
+    asc = _asc()
+    x = _in(input, "softplus")
+    bx = x * beta if beta != 1 else x
+    sp = _softplus1(bx)
+    if beta != 1:
+        sp = sp * (1.0 / beta)
+    return asc.where(bx > threshold, x, sp)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    asc = _asc()
+    x = _in(input, "softsign")
+    return x / (asc.abs(x) + 1.0)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|."""
+    asc = _asc()
+    x = _in(input, "logsigmoid")
+    return asc.minimum(x, 0) - asc.log1p(asc.exp(-asc.abs(x)))
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) where a, b are the two halves of ``input`` along ``dim``."""
+    asc = _asc()
+    x = _in(input, "glu")
+    if x.ndim == 0:
+        raise _param_error("glu", "glu does not support 0-d (scalar) tensors")
+    d = _norm_dim(dim, x.ndim, "glu")
+    n = x.shape[d]
+    if n % 2:
+        raise _param_error("glu", f"halving dimension must be even, but dimension {d} is size {n}")
+    h = n // 2
+    idx_a = [slice(None)] * x.ndim
+    idx_b = [slice(None)] * x.ndim
+    idx_a[d] = slice(0, h)
+    idx_b[d] = slice(h, n)
+    return x[tuple(idx_a)] * asc.sigmoid(x[tuple(idx_b)])
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x if x > threshold else value (NaN propagates, as torch)."""
+    asc = _asc()
+    x = _in(input, "threshold", allow_int=True)
+    return _inplace(x, asc.where(x <= threshold, asc.asarray(value, dtype=x.dtype), x), inplace)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`."""
+    return globals()["threshold"](input, threshold, value, True)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    asc = _asc()
+    x = _in(input, "tanhshrink")
+    return x - asc.tanh(x)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd if x > lambd, x + lambd if x < -lambd, else 0 (NaN propagates)."""
+    if lambd < 0:
+        raise _param_error("softshrink", f"lambda must be greater or equal to 0, but found to be {lambd}")
+    asc = _asc()
+    x = _in(input, "softshrink")
+    return asc.where(x > lambd, x - lambd, asc.where(x < -lambd, x + lambd, x * 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    """x if |x| > lambd else 0 (NaN propagates)."""
+    asc = _asc()
+    x = _in(input, "hardshrink")
+    return asc.where((x >= -lambd) & (x <= lambd), asc.asarray(0, dtype=x.dtype), x)
+
+
+# -- softmax family --------------------------------------------------------------------------------
+
+def _norm_dim(dim, ndim, op):
+    n = max(ndim, 1)
+    try:
+        d = int(dim)
+    except TypeError:
+        raise _param_error(op, f"dim must be an int, got {type(dim).__name__}") from None
+    if not -n <= d < n:
+        asc = _asc()
+        raise asc.errors.AscendIndexError(
+            asc.errors.ErrorCode.INVALID_PARAM,
+            f"[{op}] Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return d % n
+
+
+def _legacy_dim(ndim, op):
+    _warnings.warn(f"Implicit dimension choice for {op} has been deprecated. "
+                   "Change the call to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_prep(input, dim, dtype, op, _stacklevel=3):
+    asc = _asc()
+    x = _in(input, op)
+    if dtype is not None:
+        x = x.astype(dtype)
+    if dim is None:
+        dim = _legacy_dim(x.ndim, op)
+    out_dtype = x.dtype
+    if x.ndim == 0:
+        return x, None, out_dtype, True
+    d = _norm_dim(dim, x.ndim, op)
+    # half precisions: compute in float32 (torch's accumulate type), cast back at the end
+    if str(x.dtype) in ("float16", "bfloat16"):
+        x = x.astype(asc.float32)
+    return x, d, out_dtype, False
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x - max) / sum(exp(x - max)) along ``dim`` (numerically stable; any axis)."""
+    asc = _asc()
+    x, d, out_dtype, scalar = _softmax_prep(input, dim, dtype, "softmax")
+    if scalar:
+        return asc.where(asc.isnan(x), x, asc.ones_like(x))
+    if x.size == 0:
+        return x.astype(out_dtype)
+    e = asc.exp(x - asc.max(x, axis=d, keepdims=True))
+    y = e / asc.sum(e, axis=d, keepdims=True)
+    return y if y.dtype == out_dtype else y.astype(out_dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``."""
+    asc = _asc()
+    x = _in(input, "softmin")
+    if dtype is not None:
+        x = x.astype(dtype)
+    if dim is None:
+        dim = _legacy_dim(x.ndim, "softmin")
+    return softmax(-x, dim=dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - max - log(sum(exp(x - max))) along ``dim`` (numerically stable)."""
+    asc = _asc()
+    x, d, out_dtype, scalar = _softmax_prep(input, dim, dtype, "log_softmax")
+    if scalar:
+        return x - x
+    if x.size == 0:
+        return x.astype(out_dtype)
+    s = x - asc.max(x, axis=d, keepdims=True)
+    y = s - asc.log(asc.sum(asc.exp(s), axis=d, keepdims=True))
+    return y if y.dtype == out_dtype else y.astype(out_dtype)

@@ -332,3 +332,185 @@ class Identity(Module):
 
     def forward(self, x):
         return x
+
+
+# -- modules for the activation / tensor / loss ops -----------------------------------------------
+# Each wraps one functional op; constructor arguments are torch.nn's, stored as attributes
+# and passed to the functional form by name.
+
+def _functional(name):
+    from . import _activation, _loss, _tensor
+
+    for mod in (_activation, _tensor, _loss):
+        if hasattr(mod, name):
+            return getattr(mod, name)
+    raise AttributeError(name)
+
+
+def _make(cls_name, fn_name, params, doc, n_inputs=1, pass_training=False):
+    """Build a Module class calling ``asc.ops.<fn_name>(*inputs, **params)``."""
+    names = [p for p, _ in params]
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        if len(args) > len(names):
+            raise TypeError(f"{cls_name}() takes at most {len(names)} positional arguments")
+        vals = dict(params)
+        for k, v in zip(names, args):
+            vals[k] = v
+        for k, v in kwargs.items():
+            if k not in vals:
+                raise TypeError(f"{cls_name}() got an unexpected keyword argument {k!r}")
+            vals[k] = v
+        for k, v in vals.items():
+            setattr(self, k, v)
+
+    def forward(self, *inputs):
+        if len(inputs) != n_inputs:
+            raise TypeError(f"{cls_name}.forward takes {n_inputs} input(s), got {len(inputs)}")
+        kw = {k: getattr(self, k) for k in names}
+        if pass_training:
+            kw["training"] = self.training
+        return _functional(fn_name)(*inputs, **kw)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={getattr(self, k)!r}" for k in names)
+
+    cls = type(cls_name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+                                     "__doc__": doc, "__module__": __name__})
+    globals()[cls_name] = cls
+    __all__.append(cls_name)
+    return cls
+
+
+_RED = [("size_average", None), ("reduce", None), ("reduction", "mean")]
+for _spec in [
+    ("ReLU", "relu", [("inplace", False)]),
+    ("ReLU6", "relu6", [("inplace", False)]),
+    ("LeakyReLU", "leaky_relu", [("negative_slope", 0.01), ("inplace", False)]),
+    ("ELU", "elu", [("alpha", 1.0), ("inplace", False)]),
+    ("SELU", "selu", [("inplace", False)]),
+    ("CELU", "celu", [("alpha", 1.0), ("inplace", False)]),
+    ("GELU", "gelu", [("approximate", "none")]),
+    ("SiLU", "silu", [("inplace", False)]),
+    ("Mish", "mish", [("inplace", False)]),
+    ("Sigmoid", "sigmoid", []),
+    ("Tanh", "tanh", []),
+    ("Hardtanh", "hardtanh", [("min_val", -1.0), ("max_val", 1.0), ("inplace", False)]),
+    ("Hardswish", "hardswish", [("inplace", False)]),
+    ("Hardsigmoid", "hardsigmoid", [("inplace", False)]),
+    ("Softplus", "softplus", [("beta", 1.0), ("threshold", 20.0)]),
+    ("Softsign", "softsign", []),
+    ("LogSigmoid", "logsigmoid", []),
+    ("GLU", "glu", [("dim", -1)]),
+    ("Threshold", "threshold", [("threshold", 0.0), ("value", 0.0), ("inplace", False)]),
+    ("Tanhshrink", "tanhshrink", []),
+    ("Softshrink", "softshrink", [("lambd", 0.5)]),
+    ("Hardshrink", "hardshrink", [("lambd", 0.5)]),
+    ("Softmax", "softmax", [("dim", None)]),
+    ("LogSoftmax", "log_softmax", [("dim", None)]),
+    ("Softmin", "softmin", [("dim", None)]),
+    ("Flatten", "flatten", [("start_dim", 1), ("end_dim", -1)]),
+    ("Unflatten", "unflatten", [("dim", 1), ("sizes", (1,))]),
+    ("PixelShuffle", "pixel_shuffle", [("upscale_factor", 2)]),
+    ("PixelUnshuffle", "pixel_unshuffle", [("downscale_factor", 2)]),
+    ("Upsample", "interpolate", [("size", None), ("scale_factor", None), ("mode", "nearest"),
+                                 ("align_corners", None)]),
+    ("Unfold", "unfold", [("kernel_size", 1), ("dilation", 1), ("padding", 0), ("stride", 1)]),
+    ("Fold", "fold", [("output_size", 1), ("kernel_size", 1), ("dilation", 1), ("padding", 0), ("stride", 1)]),
+]:
+    _make(_spec[0], _spec[1], _spec[2], f"Module form of :func:`pyasc.ops.{_spec[1]}`.")
+
+for _spec in [("Dropout", "dropout"), ("Dropout1d", "dropout1d"), ("Dropout2d", "dropout2d"),
+              ("Dropout3d", "dropout3d"), ("AlphaDropout", "alpha_dropout")]:
+    _make(_spec[0], _spec[1], [("p", 0.5), ("inplace", False)],
+          f"Module form of :func:`pyasc.ops.{_spec[1]}` (identity in eval()).", pass_training=True)
+
+for _spec in [
+    ("MSELoss", "mse_loss", list(_RED)),
+    ("L1Loss", "l1_loss", list(_RED)),
+    ("SmoothL1Loss", "smooth_l1_loss", _RED + [("beta", 1.0)]),
+    ("HuberLoss", "huber_loss", [("reduction", "mean"), ("delta", 1.0)]),
+    ("SoftMarginLoss", "soft_margin_loss", list(_RED)),
+    ("KLDivLoss", "kl_div", _RED + [("log_target", False)]),
+    ("BCELoss", "binary_cross_entropy", [("weight", None)] + _RED),
+    ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits", [("weight", None)] + _RED + [("pos_weight", None)]),
+    ("NLLLoss", "nll_loss", [("weight", None), ("size_average", None), ("ignore_index", -100), ("reduce", None),
+                             ("reduction", "mean")]),
+    ("CrossEntropyLoss", "cross_entropy", [("weight", None), ("size_average", None), ("ignore_index", -100),
+                                           ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)]),
+]:
+    _make(_spec[0], _spec[1], _spec[2], f"Module form of :func:`pyasc.ops.{_spec[1]}` (input, target).",
+          n_inputs=2)
+del _spec
+
+
+class PReLU(Module):
+    """PReLU with a learnable slope per channel (``num_parameters``), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        self.num_parameters = int(num_parameters)
+        self.weight = Parameter(_np.full((self.num_parameters,), init, dtype=_np.float32))
+        if dtype is not None:
+            self.weight = self.weight.astype(dtype)
+
+    def forward(self, input):
+        from ._activation import prelu
+
+        return prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class Embedding(Module):
+    """Lookup table (num_embeddings, embedding_dim), weights ~ N(0, 1) from pyasc.random
+    (row ``padding_idx`` zeroed), or ``_weight``."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, dtype=None):
+        super().__init__()
+        asc = _asc()
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += self.num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        if _weight is None:
+            w = _np.asarray(asc.random.standard_normal((self.num_embeddings, self.embedding_dim))).astype(_np.float32)
+            if padding_idx is not None:
+                w[padding_idx] = 0
+            w = asc.asarray(w)
+        else:
+            w = asc.asarray(_weight)
+            if tuple(w.shape) != (self.num_embeddings, self.embedding_dim):
+                raise asc.errors.AscendValueError(
+                    asc.errors.ErrorCode.INVALID_SHAPE,
+                    f"[Embedding] _weight shape {tuple(w.shape)} does not match "
+                    f"({self.num_embeddings}, {self.embedding_dim})")
+        self.weight = Parameter(w.astype(dtype) if dtype is not None else w)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        e = _asc().asarray(embeddings)
+        if e.ndim != 2:
+            raise _asc().errors.AscendValueError(_asc().errors.ErrorCode.INVALID_SHAPE,
+                                                 f"[Embedding.from_pretrained] embeddings must be 2-D, got {tuple(e.shape)}")
+        return cls(e.shape[0], e.shape[1], padding_idx, max_norm, norm_type, _weight=e)
+
+    def forward(self, input):
+        from ._tensor import embedding
+
+        return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s
+
+
+__all__ += ["PReLU", "Embedding"]
