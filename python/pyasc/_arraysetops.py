@@ -30,7 +30,11 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def union1d(ar1, ar2):
     """The sorted unique values in either array (``numpy.union1d``)."""
-    return _srt.unique(_man.concatenate((_ns.ravel(_arr(ar1)), _ns.ravel(_arr(ar2)))))
+    # NumPy concatenates the operands as given: a Python scalar is weak (union1d(-1, int32) is int32)
+    weak = (bool, int, float, complex)
+    dt = _np.result_type(*(v if isinstance(v, weak) else _np.dtype(_arr(v).dtype) for v in (ar1, ar2)))
+    parts = [_ns.ravel(_arr(_np.asarray(v, dt) if isinstance(v, weak) else v)) for v in (ar1, ar2)]
+    return _srt.unique(_man.concatenate([p if _np.dtype(p.dtype) == dt else p.astype(dt) for p in parts]))
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):

@@ -595,16 +595,14 @@ def _chbevl(x, coef):
 
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (``numpy.i0``): Cephes's Chebyshev
-    expansions on [0, 8] and above, evaluated on the device. Integers and bool give float64; float16,
-    float32 and float64 keep their dtype; bfloat16 (float64 in NumPy, which does not know it as a
-    float) is computed in float32 and returned as bfloat16. Complex input is a TypeError."""
+    expansions on [0, 8] and above, evaluated on the device. Integers, bool and bfloat16 give
+    float64 (as NumPy, which does not know bfloat16 as a float); float16, float32 and float64 keep
+    their dtype. Complex input is a TypeError."""
     x = _arr(x)
     if _kind(x) == "c":
         raise _TE("[i0] i0 not supported for complex values")
     out_dt = None
-    if _dt(x) == _BF16:
-        out_dt, x = _BF16, _C.astype(x, _np.float32)
-    elif _kind(x) != "f":
+    if _kind(x) != "f" or _dt(x) == _BF16:
         x = _C.astype(x, _np.float64)
     x = _C.absolute(x)
     small = _C.less_equal(x, 8.0)

@@ -399,6 +399,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         idx_in = _C.take_rows(idx, sel)
         w = None if w_all is None else _C.take_rows(w_all, sel)
     hist = _C.bincount(idx_in, w, nb)
+    if w_all is not None and _np.dtype(hist.dtype) != _np.dtype(w_all.dtype):
+        hist = _C.astype(hist, w_all.dtype)  # NumPy's counts have the weights' dtype (uint32 weights: uint32)
     if density:
         # NumPy's order: n / float64(diff(edges)) / n.sum() (rounds differently from n / sum / width)
         widths = _C.astype(_C.subtract(edges[1:], edges[:-1]), _np.float64, True)

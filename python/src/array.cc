@@ -479,6 +479,13 @@ PyObject* fast_power(PyObject* a, PyObject* b, PyObject* mod) noexcept {
 
 PyObject* fast_richcompare(PyObject* self, PyObject* other, int cmp) noexcept {
   try {
+    if (other == Py_None && (cmp == Py_EQ || cmp == Py_NE)) {
+      // NumPy compares elementwise with None (an object): all False for ==, all True for !=
+      const Tensor& t = py::handle(self).cast<const Tensor&>();
+      Tensor r = Tensor::empty(t.shape(), DType::kBool);
+      ops::fill(r, ops::Scalar::from_bool(cmp == Py_NE));
+      return py::cast(r).release().ptr();
+    }
     if (!operand_like(other)) Py_RETURN_NOTIMPLEMENTED;
     return call_op(*g_fast_compare[cmp], {self, other}, py::none()).release().ptr();
   } catch (...) {
@@ -523,6 +530,23 @@ void install_fast_slots(py::handle cls) {
   PyType_Modified(type);
 }
 
+/// keepdims= as NumPy reads it: a bool or anything with __index__ (an int, an
+/// integer 0-d array); TypeError otherwise (keepdims=nan, keepdims=[1]).
+bool keepdims_from_py(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) return o == Py_True;
+  if (PyFloat_Check(o)) throw Error(Status::TypeError("keepdims", "integer argument expected, got float"));
+  PyObject* i = PyNumber_Index(o);
+  if (!i) {
+    PyErr_Clear();
+    throw Error(Status::TypeError("keepdims", std::string("'") + Py_TYPE(o)->tp_name +
+                                                  "' object cannot be interpreted as an integer"));
+  }
+  const int r = PyObject_IsTrue(i);
+  Py_DECREF(i);
+  return r == 1;
+}
+
 ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
   ops::Attrs a;
   a.keepdims = keepdims;
@@ -543,6 +567,11 @@ ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
 
 py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool keepdims, py::handle dtype,
                      py::handle out) {
+  // argmax/argmin/cumsum/cumprod take one axis: NumPy refuses a tuple, even (1,).
+  if ((PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) &&
+      (op.name == "argmax" || op.name == "argmin" || op.name == "cumsum" || op.name == "cumprod"))
+    throw Error(Status::TypeError(op.name, std::string("'") + Py_TYPE(axis.ptr())->tp_name +
+                                               "' object cannot be interpreted as an integer"));
   Tensor t = to_tensor(x);
   ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
   if (!out.is_none()) {
@@ -559,8 +588,19 @@ py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool k
 /// allowed dimension exceeded"), not pybind11's cast error.
 int64_t to_dim(py::handle v) { return index_from_py(v, "shape", /*dim=*/true); }
 
+/// True for a Python bool or a numpy.bool_: NumPy refuses both as a shape
+/// (np.ones(True) is its TypeError, not the shape (1,)).
+bool is_bool_like(py::handle h) {
+  if (PyBool_Check(h.ptr())) return true;
+  static PyObject* np_bool = py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
+  return PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(np_bool)) != 0;
+}
+
 asc::Shape to_shape(py::handle h) {
   asc::Shape s;
+  if (is_bool_like(h))
+    throw Error(Status::TypeError("shape", "expected a sequence of integers or a single integer, got '" +
+                                               std::string(py::str(h)) + "'"));
   if (PyLong_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__index__")) {
     if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) {
       s.push_back(to_dim(h));
@@ -588,23 +628,6 @@ void warn_complex_to(DType d) {
   if (PyErr_WarnEx(w.ptr(), "Casting complex values to real discards the imaginary part", 1) < 0)
     throw py::error_already_set();
 }
-/// keepdims= as NumPy reads it: a bool or anything with __index__ (an int, an
-/// integer 0-d array); TypeError otherwise (keepdims=nan, keepdims=[1]).
-bool keepdims_from_py(py::handle h) {
-  PyObject* o = h.ptr();
-  if (PyBool_Check(o)) return o == Py_True;
-  if (PyFloat_Check(o)) throw Error(Status::TypeError("keepdims", "integer argument expected, got float"));
-  PyObject* i = PyNumber_Index(o);
-  if (!i) {
-    PyErr_Clear();
-    throw Error(Status::TypeError("keepdims", std::string("'") + Py_TYPE(o)->tp_name +
-                                                  "' object cannot be interpreted as an integer"));
-  }
-  const int r = PyObject_IsTrue(i);
-  Py_DECREF(i);
-  return r == 1;
-}
-
 
 /// A complex value of any form: Python/NumPy complex scalar, complex array.
 bool is_complex_value(py::handle v) {
@@ -625,11 +648,6 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
   if (asc::is_complex(d) || d == DType::kBool || PyFloat_CheckExact(o) || PyLong_CheckExact(o)) return;
   const bool has_dtype = PyObject_HasAttrString(o, "dtype");
   bool py_complex = PyComplex_Check(o) && !has_dtype;
-  // argmax/argmin/cumsum/cumprod take one axis: NumPy refuses a tuple, even (1,).
-  if ((PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) &&
-      (op.name == "argmax" || op.name == "argmin" || op.name == "cumsum" || op.name == "cumprod"))
-    throw Error(Status::TypeError(op.name, std::string("'") + Py_TYPE(axis.ptr())->tp_name +
-                                               "' object cannot be interpreted as an integer"));
   if (!py_complex && !has_dtype && (PyList_Check(o) || PyTuple_Check(o))) {  // only sequences pay for the probe
     try {
       py_complex = py::str(py::module_::import("numpy").attr("asarray")(v).attr("dtype").attr("kind"))
@@ -646,19 +664,8 @@ void check_complex_to_real(DType d, py::handle v, const char* op) {
 
 /// asarray/array of a Python object (scalar, nested list, buffer) with an
 /// explicit dtype: converted by numpy.asarray(obj, dtype) so Python values that
-/// True for a Python bool or a numpy.bool_: NumPy refuses both as a shape
-/// (np.ones(True) is its TypeError, not the shape (1,)).
-bool is_bool_like(py::handle h) {
-  if (PyBool_Check(h.ptr())) return true;
-  static PyObject* np_bool = py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
-  return PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(np_bool)) != 0;
-}
-
 /// do not fit raise as NumPy 2 does (asarray([300], dtype='int8') and
 /// array(-1, dtype='uint8'): OverflowError; a float NaN into an integer dtype:
-  if (is_bool_like(h))
-    throw Error(Status::TypeError("shape", "expected a sequence of integers or a single integer, got '" +
-                                               std::string(py::str(h)) + "'"));
 /// ValueError) instead of wrapping through an int64/float64 intermediate.
 /// Tensors and NumPy arrays are cast (NumPy's astype rules) by the caller.
 bool python_values_as(py::handle obj, DType d, const char* op, Tensor* out) {
@@ -713,6 +720,9 @@ Tensor astype_warn(const Tensor& t, DType d, bool copy) {
 // Tensor::squeeze reads an empty list as "all", so () returns a plain view here.
 Tensor squeeze_axes(const Tensor& t, py::handle axis) {
   if (axis.is_none()) return t.squeeze();
+  // NumPy takes an int or a tuple of ints; a list is its TypeError.
+  if (PyList_Check(axis.ptr()))
+    throw Error(Status::TypeError("squeeze", "'list' object cannot be interpreted as an integer"));
   const std::vector<int64_t> axes = index_list_from_py(axis);
   return axes.empty() ? Tensor(t) : t.squeeze(axes);
 }
@@ -775,9 +785,6 @@ void init_array(py::module_& m) {
     type->tp_as_buffer->bf_releasebuffer = &tensor_releasebuffer;
   }
   cls.def_property_readonly("__array_interface__", [](py::object self) -> py::object {
-  // NumPy takes an int or a tuple of ints; a list is its TypeError.
-  if (PyList_Check(axis.ptr()))
-    throw Error(Status::TypeError("squeeze", "'list' object cannot be interpreted as an integer"));
     const Tensor& t = self.cast<const Tensor&>();
     if (t.dtype() == DType::kBFloat16) throw py::attribute_error("__array_interface__ (bfloat16 has no typestr)");
     // The consumer keeps the address with no end we could see: exported for good.
@@ -875,6 +882,7 @@ void init_array(py::module_& m) {
            py::arg("dtype"), py::arg("copy") = true)
       .def("reshape",
            [](const Tensor& t, py::args shape) {
+             if (shape.size() == 0) throw Error(Status::TypeError("reshape", "reshape() takes exactly 1 argument (0 given)"));
              return t.reshape(shape.size() == 1 ? to_shape(shape[0]) : to_shape(shape));
            })
       .def("transpose",
@@ -943,7 +951,6 @@ void init_array(py::module_& m) {
       {"__ifloordiv__", "floor_divide", false}, {"__imod__", "remainder", false},
       {"__ipow__", "power", false},
       {"__iand__", "bitwise_and", false}, {"__ior__", "bitwise_or", false},
-             if (shape.size() == 0) throw Error(Status::TypeError("reshape", "reshape() takes exactly 1 argument (0 given)"));
       {"__ixor__", "bitwise_xor", false}, {"__ilshift__", "left_shift", false},
       {"__irshift__", "right_shift", false},
   };

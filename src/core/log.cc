@@ -1,5 +1,6 @@
 #include "asc/core/log.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 namespace asc {
 namespace detail {
@@ -35,8 +37,25 @@ void set_log_level(LogLevel level) noexcept {
   detail::g_log_level.store(static_cast<int>(level), std::memory_order_relaxed);
 }
 
+namespace {
+// fork(): the forking thread holds the log lock across fork() (a leaf lock),
+// so no half-written line is in flight and the child's lock is re-created.
+std::mutex& log_mu();
+void log_fork_prepare() noexcept { log_mu().lock(); }
+void log_fork_parent() noexcept { log_mu().unlock(); }
+void log_fork_child() noexcept { new (&log_mu()) std::mutex(); }
+std::mutex& log_mu() {
+  static auto* m = [] {
+    auto* p = new std::mutex();  // leaked: logging may run during shutdown
+    ::pthread_atfork(&log_fork_prepare, &log_fork_parent, &log_fork_child);
+    return p;
+  }();
+  return *m;
+}
+}  // namespace
+
 void log_write(LogLevel level, const char* component, const std::string& message) {
-  static std::mutex mu;
+  std::mutex& mu = log_mu();
   static FILE* out = [] {
     const char* path = std::getenv("PYASC_LOG_FILE");
     if (path && *path) {

@@ -17,12 +17,15 @@
 // after the outermost lock is released: dropping a leaf may release a NumPy
 // array (which takes the GIL), and the GIL must never be requested under our
 // lock; for the same reason executors never release nodes or leaves.
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -38,8 +41,20 @@ namespace asc::graph {
 namespace detail {
 namespace {
 
+std::recursive_mutex& mu();
+// fork(): a thread of the parent may hold the registry lock at fork() and does
+// not exist in the child, where the lock would stay held forever: the child
+// re-creates it. (Not taken in a prepare handler: it is held across whole
+// evaluations, under which stream locks are taken, and the handlers' order
+// against the stream registry's is not fixed, so that could deadlock fork().)
+void graph_fork_child() noexcept { new (&mu()) std::recursive_mutex(); }
+
 std::recursive_mutex& mu() {
-  static auto* m = new std::recursive_mutex();  // leaked: usable during static destruction
+  static auto* m = [] {
+    auto* p = new std::recursive_mutex();  // leaked: usable during static destruction
+    ::pthread_atfork(nullptr, nullptr, &graph_fork_child);
+    return p;
+  }();
   return *m;
 }
 std::vector<Graph*>& registry() {

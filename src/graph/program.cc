@@ -11,12 +11,15 @@
 // values (a row's max, sum...) run row by row with those values as stride-0
 // operands. Programs are cached by structure: ops (their loops), dtypes,
 // register kinds and how values flow, never by array identity.
+#include <pthread.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -382,8 +385,20 @@ std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
   return prog;
 }
 
+// fork(): the forking thread holds the cache lock across fork() (a leaf lock:
+// nothing else is taken under it, so this cannot deadlock), so the child's
+// cache is consistent; the child re-creates the lock the forking thread held.
+std::mutex& cache_mu();
+void cache_fork_prepare() noexcept { cache_mu().lock(); }
+void cache_fork_parent() noexcept { cache_mu().unlock(); }
+void cache_fork_child() noexcept { new (&cache_mu()) std::mutex(); }
+
 std::mutex& cache_mu() {
-  static auto* m = new std::mutex();
+  static auto* m = [] {
+    auto* p = new std::mutex();
+    ::pthread_atfork(&cache_fork_prepare, &cache_fork_parent, &cache_fork_child);
+    return p;
+  }();
   return *m;
 }
 std::unordered_map<std::string, std::shared_ptr<Program>>& cache() {

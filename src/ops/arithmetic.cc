@@ -341,6 +341,12 @@ Status rule_bool_as_int8(const OpDef& op, const DType* in, const Attrs& attrs, L
 // Float-only binary functions (arctan2, hypot, copysign): integers compute in float_for.
 Status rule_float_fn(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t) {
   ASC_RETURN_IF_ERROR(rule_promote(op, in, attrs, t));
+  // NumPy takes the first float loop every input casts to safely: per input, not
+  // float_for of the promoted integer (arctan2(uint8, int8) is float16, not float32).
+  if (!is_inexact(t->out)) {
+    Result<DType> d = promote_types(float_for(in[0]), float_for(in[1]));
+    t->out = d.ok() ? d.value() : float_for(t->out);
+  }
   t->in[0] = t->in[1] = t->out = float_for(t->out);
   return Status::OK();
 }

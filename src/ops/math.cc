@@ -209,6 +209,12 @@ InnerLoop select_ldexp(const LoopTypes& lt) {
 // logaddexp(int8, int8) is float16, heaviside(int64, int64) float64).
 Status rule_float_binary(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes* t) {
   ASC_RETURN_IF_ERROR(rule_promote(op, in, attrs, t));
+  // NumPy takes the first float loop every input casts to safely: per input, not
+  // float_for of the promoted integer (arctan2(uint8, int8) is float16, not float32).
+  if (!is_inexact(t->out)) {
+    Result<DType> d = promote_types(float_for(in[0]), float_for(in[1]));
+    t->out = d.ok() ? d.value() : float_for(t->out);
+  }
   t->in[0] = t->in[1] = t->out = float_for(t->out);
   return Status::OK();
 }

@@ -521,6 +521,59 @@ void reduce_into(InnerLoop loop, const Tensor& acc, const Tensor& accv, const Te
   }
 }
 
+/// NumPy's sign of a zero max/min of a contiguous float32/float64 array. Its
+/// reduction (loops_minmax, AVX-512 on this class of CPU: 16 float / 8 double
+/// lanes, the accumulator seeded with element 0, eight vectors a step combined
+/// pairwise, then one vector a step, GCC's _mm512_reduce_max/min tree, then a
+/// scalar tail) gives the second operand on a +0/-0 tie (maxps/minps), so
+/// which zero survives depends on that order. Replayed here over the values,
+/// only when the result is a zero (no NaN then: NaN propagates).
+template <typename T>
+bool numpy_zero_sign(const T* p, int64_t n, bool is_max) {
+  constexpr int L = 64 / sizeof(T);
+  auto V = [is_max](T a, T b) { return (is_max ? a > b : a < b) ? a : b; };
+  T acc[L], v[8][L];
+  for (int i = 0; i < L; ++i) acc[i] = p[0];
+  const T* ip = p + 1;
+  int64_t len = n - 1;
+  for (; len >= 8 * L; len -= 8 * L, ip += 8 * L) {
+    for (int k = 0; k < 8; ++k)
+      for (int i = 0; i < L; ++i) v[k][i] = ip[k * L + i];
+    for (int i = 0; i < L; ++i)
+      acc[i] = V(acc[i], V(V(V(v[0][i], v[1][i]), V(v[2][i], v[3][i])), V(V(v[4][i], v[5][i]), V(v[6][i], v[7][i]))));
+  }
+  for (; len >= L; len -= L, ip += L)
+    for (int i = 0; i < L; ++i) acc[i] = V(acc[i], ip[i]);
+  T r;
+  if constexpr (L == 16) {
+    T t3[8], t6[4], t8[4];
+    for (int i = 0; i < 8; ++i) t3[i] = V(acc[8 + i], acc[i]);
+    for (int i = 0; i < 4; ++i) t6[i] = V(t3[4 + i], t3[i]);
+    const int s1[4] = {2, 3, 0, 1};
+    for (int i = 0; i < 4; ++i) t8[i] = V(t6[i], t6[s1[i]]);
+    r = V(t8[0], t8[1]);  // lane 0 of op(T8, shuffle(T8, {1, 0, 1, 0}))
+  } else {
+    T t3[4], t6[2];
+    for (int i = 0; i < 4; ++i) t3[i] = V(acc[4 + i], acc[i]);
+    for (int i = 0; i < 2; ++i) t6[i] = V(t3[2 + i], t3[i]);
+    r = V(t6[0], t6[1]);
+  }
+  for (; len > 0; --len, ++ip) r = V(r, *ip);
+  return std::signbit(r);
+}
+
+/// Gives a zero max/min over every axis of a contiguous float32/float64 `x`
+/// NumPy's sign (numpy_zero_sign); `acc` is the 0-d result.
+void fix_zero_sign(const Tensor& x, const Tensor& acc, bool is_max) {
+  if (x.dtype() == DType::kFloat32) {
+    float* r = acc.data_as<float>();
+    if (*r == 0) *r = numpy_zero_sign(x.data_as<const float>(), x.numel(), is_max) ? -0.0f : 0.0f;
+  } else {
+    double* r = acc.data_as<double>();
+    if (*r == 0) *r = numpy_zero_sign(x.data_as<const double>(), x.numel(), is_max) ? -0.0 : 0.0;
+  }
+}
+
 /// NumPy's rule for a reduction's out=: exactly the result's shape (no
 /// broadcasting into a larger out, no empty out for a 0-d result), else ValueError.
 void check_reduction_out(const OpDef& op, const Shape& result, const Tensor& out, bool keepdims) {
@@ -572,7 +625,14 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
   if (reduced_count == 0 && (op.identity == Identity::kLowest || op.identity == Identity::kHighest))
     throw Error(Status::Invalid(op.name, "zero-size array to reduction operation " + combine.name +
                                              " which has no identity"));
+  // max/min of a whole contiguous float32/float64 array: NumPy's sign of a zero
+  // result (fix_zero_sign) needs the input's bytes; an input already computed
+  // gains nothing from a lazy node, so such a reduction runs now.
+  const bool zero_sign = (combine.name == "maximum" || combine.name == "minimum") && kept.empty() &&
+                         x.numel() >= 2 && (lt.out == DType::kFloat32 || lt.out == DType::kFloat64) &&
+                         x.dtype() == lt.out && x.is_contiguous();
   if (!out && graph::lazy_enabled() && !reuse_buffer_active() && x.numel() > 0 &&
+      !(zero_sign && !x.is_pending()) &&
       !x.storage()->volatile_bytes() && graph::reduction_fusable(x.shape(), red)) {
     Tensor xin = x.dtype() == lt.in[0] ? x : cast(x, lt.in[0]);
     return graph::record_reduce(op.name.c_str(), loop, lt.out, xin, red, attrs.keepdims,
@@ -588,6 +648,7 @@ Tensor run_reduction(const OpDef& op, const Tensor& x, const Attrs& attrs, const
       if (!red[i]) st[i] = acc.strides()[k++];
     Tensor accv = Tensor::view_of(acc.storage(), acc.dtype(), x.shape(), st, acc.offset());
     reduce_into(loop, acc, accv, xin, red, op.identity, op.name);
+    if (zero_sign) fix_zero_sign(xin, acc, combine.name == "maximum");
   }
   Tensor result = attrs.keepdims ? acc.reshape(keep_shape) : acc;
   if (out) {
@@ -616,27 +677,6 @@ bool record_arg(const OpDef& op, const Tensor& x, const Attrs& attrs, Tensor* r)
   return true;
 }
 
-Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
-  if (n != op.arity)
-    throw Error(Status::Invalid(op.name, "expected " + std::to_string(op.arity) + " operands, got " +
-                                             std::to_string(n)));
-  for (int i = 0; i < n; ++i)
-    if (!inputs[i].defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
-  if (out) out->check_writeable(op.name.c_str(), "output array is read-only");
-  static const OpDef* const kArgmax = find_op("argmax");
-  static const OpDef* const kArgmin = find_op("argmin");
-  if (!out && (&op == kArgmax || &op == kArgmin)) {
-    Tensor r;
-    if (record_arg(op, inputs[0], attrs, &r)) return r;
-  }
-  if (op.run) {
-    if (!op.complex_ok)
-      for (int i = 0; i < n; ++i)
-        if (is_complex(inputs[i].dtype()))
-          throw Error(Status::TypeError(op.name, std::string("not supported for complex input (operand ") +
-                                                     std::to_string(i) + " has dtype " +
-                                                     dtype_name(inputs[i].dtype()) + ")"));
-    Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
 /// For the idempotent reductions (max, min, all, any: combining a value with
 /// itself changes nothing) x with each reduced broadcast (stride-0) axis cut
 /// to length 1: the same result, from one element along it, so that a huge
@@ -660,6 +700,27 @@ Tensor cut_idempotent(const OpDef& op, const Tensor& x, const Attrs& attrs) {
   return y;
 }
 
+Tensor call_unprofiled(const OpDef& op, const Tensor* inputs, int n, const Attrs& attrs, const Tensor* out) {
+  if (n != op.arity)
+    throw Error(Status::Invalid(op.name, "expected " + std::to_string(op.arity) + " operands, got " +
+                                             std::to_string(n)));
+  for (int i = 0; i < n; ++i)
+    if (!inputs[i].defined()) throw Error(Status::Invalid(op.name, "undefined tensor operand"));
+  if (out) out->check_writeable(op.name.c_str(), "output array is read-only");
+  static const OpDef* const kArgmax = find_op("argmax");
+  static const OpDef* const kArgmin = find_op("argmin");
+  if (!out && (&op == kArgmax || &op == kArgmin)) {
+    Tensor r;
+    if (record_arg(op, inputs[0], attrs, &r)) return r;
+  }
+  if (op.run) {
+    if (!op.complex_ok)
+      for (int i = 0; i < n; ++i)
+        if (is_complex(inputs[i].dtype()))
+          throw Error(Status::TypeError(op.name, std::string("not supported for complex input (operand ") +
+                                                     std::to_string(i) + " has dtype " +
+                                                     dtype_name(inputs[i].dtype()) + ")"));
+    Tensor r = op.run(op, std::vector<Tensor>(inputs, inputs + n), attrs);
     if (!out) return r;
     if (op.fusion == FusionClass::kReduction) check_reduction_out(op, r.shape(), *out, attrs.keepdims);
     out->copy_from(r.dtype() == out->dtype() ? r : cast(r, out->dtype()));

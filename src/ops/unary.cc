@@ -122,7 +122,9 @@ struct ReciprocalF {
   template <typename C>
   static C apply(C a) {
     if constexpr (std::is_integral_v<C>) {
-      if (a == 0) return std::numeric_limits<C>::min();  // what NumPy gives on x86-64 (it warns)
+      // What NumPy gives on x86-64 (it warns): int32/int64 the minimum; int8/int16 divide in
+      // int32 and keep the low bits of INT32_MIN, 0; unsigned 0.
+      if (a == 0) return sizeof(C) < 4 ? C(0) : std::numeric_limits<C>::min();
       if constexpr (std::is_signed_v<C>) {
         if (a == C(-1)) return C(-1);
       }

@@ -1,10 +1,12 @@
 #include "asc/runtime/profiler.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <mutex>
+#include <new>
 
 namespace asc::runtime::profiler {
 
@@ -21,8 +23,19 @@ struct Ring {
   size_t head = 0;  // next slot to write
   uint64_t total = 0;
 };
+Ring& ring();
+// fork(): the forking thread holds the ring lock across fork() (a leaf lock),
+// so the child's ring is consistent and its lock is re-created unlocked.
+void ring_fork_prepare() noexcept { ring().mu.lock(); }
+void ring_fork_parent() noexcept { ring().mu.unlock(); }
+void ring_fork_child() noexcept { new (&ring().mu) std::mutex(); }
+
 Ring& ring() {
-  static auto* r = new Ring();  // leaked: hooks may run during shutdown
+  static auto* r = [] {
+    auto* p = new Ring();  // leaked: hooks may run during shutdown
+    ::pthread_atfork(&ring_fork_prepare, &ring_fork_parent, &ring_fork_child);
+    return p;
+  }();
   return *r;
 }
 

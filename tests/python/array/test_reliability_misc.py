@@ -210,3 +210,69 @@ def test_split_sections_and_pad_and_choose():
     idx = np.zeros((0, 2, 1), "uint64")
     ch = [np.ones((2, 3), "float16"), np.float64(0), np.float64(0)]
     _raises_like(lambda: np.choose(idx, ch), lambda: asc.choose(asc.asarray(idx), [asc.asarray(c) for c in ch]))
+
+
+# ------------------------------------------------------------------ results NumPy's
+
+def test_contiguous_max_min_sign_of_zero_as_numpy():
+    """NumPy's float32/float64 max/min of a contiguous array: its SIMD reduction order decides
+    which of +0/-0 survives (registry.cc numpy_zero_sign); lazily and eagerly."""
+    rng = np.random.default_rng(0)
+    for eager in (True, False):
+        asc.set_eager(eager)
+        try:
+            for dt in (np.float32, np.float64):
+                for n in list(range(2, 140)) + [255, 256, 257, 1023, 1025, 4097, 70001]:
+                    c = rng.integers(0, 3, n)
+                    a = np.where(c == 0, -0.0, np.where(c == 1, 0.0, -rng.random(n))).astype(dt)
+                    for op, v in (("max", a), ("min", -a)):
+                        e = getattr(v, op)()
+                        g = np.asarray(getattr(asc, op)(asc.asarray(v)))
+                        assert g == e and np.signbit(g) == np.signbit(e), (dt, n, op)
+        finally:
+            asc.set_eager(False)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_integer_reciprocal_of_zero_as_numpy(dt):
+    info = np.iinfo(dt)
+    a = np.array([0, 1, 2, info.min, info.max] + ([-1] if info.min else []), dt).repeat(9)
+    with np.errstate(all="ignore"):
+        e = np.reciprocal(a)
+    np.testing.assert_array_equal(np.asarray(asc.reciprocal(asc.asarray(a))), e)
+
+
+@pytest.mark.parametrize("name", ["arctan2", "heaviside", "hypot", "copysign", "logaddexp"])
+def test_float_function_loops_per_input(name):
+    ints = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32"]
+    for d1 in ints:
+        for d2 in ints:
+            a, b = np.ones(3, d1), np.ones(3, d2)
+            e = getattr(np, name)(a, b)
+            g = getattr(asc, name)(asc.asarray(a), asc.asarray(b))
+            assert np.dtype(g.dtype) == e.dtype, (d1, d2)
+
+
+def test_compare_with_none_is_elementwise():
+    n = np.arange(4, dtype=np.int16)
+    x = asc.asarray(n)
+    for got, want in ((x == None, n == None), (x != None, n != None)):  # noqa: E711 - the operator itself
+        assert got.shape == want.shape and np.dtype(got.dtype) == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_union1d_i0_histogram_dtypes():
+    e = np.union1d(-1, np.zeros((3, 0, 2), "int32"))
+    g = asc.union1d(-1, asc.zeros((3, 0, 2), "int32"))
+    assert np.dtype(g.dtype) == e.dtype
+    np.testing.assert_array_equal(np.asarray(g), e)
+    b = np.array([0.5, 1.0, 3.0], ml_dtypes.bfloat16)
+    assert np.dtype(asc.i0(asc.asarray(b)).dtype) == np.i0(b).dtype == np.float64
+    np.testing.assert_allclose(np.asarray(asc.i0(asc.asarray(b))), np.i0(b), rtol=1e-12)
+    for w in ("uint32", "int8", "bool", "float32", "float16"):
+        x = np.arange(7.0)
+        wt = np.arange(7).astype(w)
+        e = np.histogram(x, bins=3, weights=wt)[0]
+        g = asc.histogram(asc.asarray(x), bins=3, weights=asc.asarray(wt))[0]
+        assert np.dtype(g.dtype) == e.dtype
+        np.testing.assert_array_equal(np.asarray(g), e)
