@@ -72,6 +72,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = _ufunc_fn(name)
         if fn is None:
             raise TypeError(f"pyasc does not support the NumPy ufunc '{name}'")
+        if ufunc.nout == 1:  # pyasc's ufuncs take NumPy's keywords themselves (pyasc._ufunc)
+            return fn(*inputs, **kwargs)
         out = _unwrap_out(kwargs)
         dtype = kwargs.pop("dtype", None)
         if kwargs.get("casting") == "same_kind":
@@ -314,8 +316,6 @@ def _fill(self, value):
     """Sets every element to ``value`` (NumPy's ``ndarray.fill``: cast to this array's
     dtype; ValueError on a read-only array)."""
     _C._check_writeable(self, "fill")
-    self[...] = value
-
     if not isinstance(value, (int, float, complex, _np.generic)):
         # A sequence, an array, a str, None: NumPy's scalar conversion for this dtype decides
         # (ValueError "setting an array element with a sequence" for float64, TypeError for
@@ -323,6 +323,8 @@ def _fill(self, value):
         probe = _np.empty(1, self.dtype)
         probe.fill(value)
         value = probe[0]
+    self[...] = value
+
 
 def _setflags(self, write=None, align=None, uic=None):
     """NumPy's ``setflags``: ``write`` sets WRITEABLE (True on read-only memory raises
