@@ -39,6 +39,14 @@ def _asc():
     return pyasc
 
 
+def _note_param(arr):
+    # autocast(cache_enabled=True) casts module parameters once per region
+    if arr is not None:
+        from .. import amp
+
+        amp._note_param(arr)
+
+
 class Parameter:
     """Marks an array as a module parameter: ``self.weight = Parameter(arr)``.
 
@@ -79,6 +87,7 @@ class Module:
             d["_buffers"].pop(name, None)
             d["_modules"].pop(name, None)
             d["_parameters"][name] = value.data
+            _note_param(value.data)
             return
         if isinstance(value, Module):
             self._check_init()
@@ -89,6 +98,7 @@ class Module:
         if "_parameters" in d:
             if name in d["_parameters"]:
                 d["_parameters"][name] = None if value is None else _asc().asarray(value)
+                _note_param(d["_parameters"][name])
                 return
             if name in d["_buffers"]:
                 d["_buffers"][name] = None if value is None else _asc().asarray(value)
@@ -122,6 +132,7 @@ class Module:
         self._check_init()
         self.__dict__["_parameters"][name] = None if value is None else _asc().asarray(
             value.data if isinstance(value, Parameter) else value)
+        _note_param(self.__dict__["_parameters"][name])
 
     def register_buffer(self, name, value, persistent=True):
         """Register ``value`` (array or None) as buffer ``name`` (saved in state_dict)."""
@@ -222,6 +233,8 @@ class Module:
                     f"{type(self).__name__}.load_state_dict: {key!r} has shape {tuple(new.shape)}, "
                     f"the module expects {tuple(cur.shape)}")
             table[name] = asc.asarray(new.astype(_np.dtype(cur.dtype), copy=True))
+            if table is m._parameters:
+                _note_param(table[name])
         return missing, unexpected
 
     # -- mode / call --------------------------------------------------------
