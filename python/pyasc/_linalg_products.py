@@ -20,6 +20,8 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from . import _ufunc
+from .errors import AscendOverflowError as _OverflowError
 from .errors import AscendTypeError as _TypeError
 from .errors import AscendValueError as _ValueError
 from .errors import ErrorCode as _Code
@@ -86,9 +88,40 @@ def _to_out(r, out, op):
 
 #: Matrix product (``numpy.matmul``): stacks of matrices broadcast over the
 #: leading dimensions; a 1-d first operand is a row vector, a 1-d second one a
-#: column vector (the added dimension is removed from the result). The C++
-#: binding itself (no Python frame: the per-call overhead of small products).
-matmul = _C._linalg.matmul
+#: column vector (the added dimension is removed from the result). The plain
+#: call goes straight to the C++ binding; NumPy's gufunc keywords (dtype=,
+#: casting=, out=(o,), ...) through pyasc._ufunc.
+def _matmul_fast(x1, x2, out=None):
+    if out is not None:
+        # NumPy checks out's dtype (the loop) before any shape: a bad one takes the keyword path
+        # for NumPy's error; a good one writes straight into out.
+        try:
+            if not (isinstance(x1, _C.ndarray) and isinstance(x2, _C.ndarray) and isinstance(out, _C.ndarray)):
+                raise TypeError
+            _np.matmul.resolve_dtypes((x1.dtype, x2.dtype, out.dtype))
+        except TypeError:
+            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True)
+        try:
+            return _C._linalg.matmul(x1, x2, out)
+        except ValueError:  # an out with more loop dimensions (NumPy broadcasts into it), or NumPy's error
+            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True)
+    try:
+        return _C._linalg.matmul(x1, x2, out)
+    except TypeError:
+        # NumPy converts a Python int outside int64 with the C long loop: OverflowError
+        for x in (x1, x2):
+            if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+                raise _OverflowError(_Code.OVERFLOW, f"[matmul] Python int too large to convert to C long ({x})") \
+                    from None
+        raise
+
+
+def _matmul_loop(x1, x2):
+    return _C._linalg.matmul(x1, x2, None)
+
+
+matmul = _ufunc.make("matmul", 2, _matmul_fast, _matmul_loop, core=True,
+                     doc=_C._linalg.matmul.__doc__)
 
 
 def dot(a, b, out=None):
@@ -208,9 +241,7 @@ def matrix_transpose(x, /):
     return x.mT
 
 
-def vecdot(x1, x2, /, *, axis=-1):
-    """``numpy.vecdot``: dot products of vectors along ``axis``, broadcasting the
-    other dimensions (one batched matrix product; dtypes as ``matmul``)."""
+def _vecdot(x1, x2, axis=-1):
     a0, b0 = _arr(x1), _arr(x2)
     if a0.ndim == 0 or b0.ndim == 0:
         raise _shape_error("vecdot", "operands must have at least one dimension")
@@ -223,6 +254,19 @@ def vecdot(x1, x2, /, *, axis=-1):
         a = _C.conjugate(a)
     r = _C._linalg.matmul(_C.expand_dims(a, -2), _C.expand_dims(b, -1), None)
     return r[..., 0, 0]
+
+
+def _vecdot_fast(x1, x2, out=None):
+    if out is None:
+        return _vecdot(x1, x2)
+    return _ufunc.call("vecdot", 2, (x1, x2), {"out": out}, impl=_vecdot, core=True, extra=("axis",))
+
+
+vecdot = _ufunc.make("vecdot", 2, _vecdot_fast, _vecdot, core=True, extra=("axis",), doc=(
+    """``numpy.vecdot``: dot products of vectors along ``axis``, broadcasting the
+    other dimensions (one batched matrix product; dtypes as ``matmul``). NumPy's gufunc
+    keywords ``out``, ``dtype``, ``casting``, ``order``, ``subok``, ``signature``
+    (:mod:`pyasc._ufunc`)."""))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):

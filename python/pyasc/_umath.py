@@ -3,12 +3,10 @@ registry): ``modf``, ``frexp``, ``divmod``, ``gcd``, ``lcm``, ``fabs``,
 ``float_power``, the gufuncs ``matvec``/``vecmat`` (batched matmul), and
 ``frompyfunc`` (a host loop calling a Python function, as NumPy's).
 
-The ufunc keywords of ``fabs``/``float_power``/``matvec``/``vecmat`` are
-NumPy's: ``out``, ``dtype`` and ``where`` (with ``out``: elements where it is
-False keep ``out``'s values) are honoured; ``casting`` must allow the result
-dtype into ``out``; ``order`` and ``subok`` are accepted and change nothing
-(pyasc results are C-contiguous pyasc arrays); ``signature`` is not supported.
-Re-exported by :mod:`pyasc.numeric`.
+``fabs``/``float_power`` take NumPy's ufunc keywords and ``matvec``/``vecmat``
+its gufunc keywords, through the one implementation in :mod:`pyasc._ufunc`
+(loop dtypes from NumPy's ``resolve_dtypes``, ``where=``, ``casting=``,
+``order=``, ``out=`` as a tuple). Re-exported by :mod:`pyasc.numeric`.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ import numpy as _np
 from . import _C
 from . import _linalg_products as _lp
 from . import _namespace as _ns
+from . import _ufunc
 from ._helpers import _BF16, _NIE, _TE, _VE, _arr, _dt, _host, _kind, _np_dtype, _to_out
 
 __all__ = [
@@ -111,63 +110,60 @@ def _gcd(a, b):
     return _C.astype(a, dt, True)
 
 
-def gcd(x1, x2, out=None):
-    """Greatest common divisor of ``|x1|`` and ``|x2|`` (integers; ``gcd(0, 0) = 0``)."""
+def _gcd_call(x1, x2):
     a, b = _int_pair(x1, x2, "gcd")
-    dt = a.dtype
-    return _to_out(_C.astype(_gcd(a, b), dt), out)
+    return _C.astype(_gcd(a, b), a.dtype)
 
 
-def lcm(x1, x2, out=None):
-    """Lowest common multiple of ``|x1|`` and ``|x2|`` (integers; 0 if either is 0)."""
+def _lcm_call(x1, x2):
     a, b = _int_pair(x1, x2, "lcm")
-    dt = a.dtype
     g = _gcd(a, b)
     zero = _C.equal(g, 0)
     # |a / g| * |b| in the result dtype: wraps on overflow exactly as NumPy's loop does
     r = _C.multiply(_C.absolute(_C.floor_divide(a, _C.where(zero, 1, g))), _C.absolute(b))
-    return _to_out(_C.astype(_C.where(zero, 0, r), dt), out)
+    return _C.astype(_C.where(zero, 0, r), a.dtype)
 
 
-def _ufunc_tail(name, res, out, where, casting, dtype, signature):
-    """Applies NumPy's ufunc keywords (see the module docstring) to a computed result."""
-    if signature is not None:
-        raise _NIE(f"[{name}] signature= is not supported by pyasc")
-    if dtype is not None:
-        res = _C.astype(res, _np.dtype(dtype))
-    if out is not None:
-        if isinstance(out, tuple):
-            if len(out) != 1:
-                raise _VE(f"[{name}] has 1 output, got a tuple of {len(out)} for out")
-            out = out[0]
-        if not isinstance(out, _C.ndarray):
-            raise _TE(f"[{name}] out must be a pyasc array, not {type(out).__name__}")
-        if not _np.can_cast(_np.dtype(res.dtype), _np.dtype(out.dtype), casting=casting):
-            raise _TE(f"[{name}] Cannot cast ufunc '{name}' output from dtype('{res.dtype}') to "
-                      f"dtype('{out.dtype}') with casting rule '{casting}'")
-    if where is not True:
+def _with_out(name, fn):
+    def fast(x1, x2, out=None):
         if out is None:
-            raise _NIE(f"[{name}] where= without out= leaves unset elements; pass out= as well")
-        res = _C.where(_arr(where), res, out)
-    return _to_out(res, out)
+            return fn(x1, x2)
+        return _ufunc.call(name, 2, (x1, x2), {"out": out}, impl=fn)  # NumPy's casting check into out
+    return fast
 
 
-def fabs(x, /, out=None, *, where=True, casting="same_kind", order="K", dtype=None, subok=True, signature=None):
-    """The absolute value of real numbers, computed in floating point (``numpy.fabs``: integers and
-    bool give the smallest float that holds them, complex is a TypeError)."""
+gcd = _ufunc.make("gcd", 2, _with_out("gcd", _gcd_call), _gcd_call, doc=(
+    """Greatest common divisor of ``|x1|`` and ``|x2|`` (integers; ``gcd(0, 0) = 0``); NumPy's ufunc
+    keywords (:mod:`pyasc._ufunc`)."""))
+lcm = _ufunc.make("lcm", 2, _with_out("lcm", _lcm_call), _lcm_call, doc=(
+    """Lowest common multiple of ``|x1|`` and ``|x2|`` (integers; 0 if either is 0); NumPy's ufunc
+    keywords (:mod:`pyasc._ufunc`)."""))
+
+
+def _fabs_fast(x, out=None):
+    if out is not None:  # NumPy's casting check into out, naming fabs: the keyword path
+        return _ufunc.call("fabs", 1, (x,), {"out": out}, impl=_C.absolute)
     x = _arr(x)
     if _kind(x) == "c":
         raise _TE(f"[fabs] ufunc 'fabs' not supported for the input types: {x.dtype}")
     if _dt(x) != _BF16 and _kind(x) != "f":
         x = _C.astype(x, _np_dtype(_np.fabs, _dt(x)))
-    return _ufunc_tail("fabs", _C.absolute(x), out, where, casting, dtype, signature)
+    return _C.absolute(x)
 
 
-def float_power(x1, x2, /, out=None, *, where=True, casting="same_kind", order="K", dtype=None, subok=True,
-                signature=None):
-    """``x1 ** x2`` computed in float64 (complex128 for complex operands) whatever the input dtypes
-    (``numpy.float_power``; a negative base with a non-integral exponent gives NaN). Operands whose
-    common dtype is bfloat16 use ml_dtypes' bfloat16 loop, as NumPy does: float32 math, bfloat16 result."""
+fabs = _ufunc.make("fabs", 1, _fabs_fast, _C.absolute, doc=(
+    """The absolute value of real numbers, computed in floating point (``numpy.fabs``: integers and
+    bool give the smallest float that holds them, complex is a TypeError). NumPy's ufunc keywords
+    (``dtype``, ``where``, ``casting``, ``order``, ``signature``: :mod:`pyasc._ufunc`)."""))
+
+
+def _weak(x):
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
+
+
+def _float_power_fast(x1, x2, out=None):
+    if out is not None:  # NumPy's casting check into out: the keyword path
+        return _ufunc.call("float_power", 2, (x1, x2), {"out": out}, impl=_float_power_loop)
     a, b = _arr(x1), _arr(x2)
     rt = _np.dtype(_ns.result_type(x1 if _weak(x1) else a, x2 if _weak(x2) else b))
     if rt == _BF16:  # ml_dtypes' bfloat16 loop: computed in float32, rounded once
@@ -175,23 +171,23 @@ def float_power(x1, x2, /, out=None, *, where=True, casting="same_kind", order="
     else:
         dt = _np.dtype(_np.complex128 if rt.kind == "c" else _np.float64)
         res = _C.power(_C.astype(a, dt), _C.astype(b, dt))
-    return _ufunc_tail("float_power", res, out, where, casting, dtype, signature)
+    return res
 
 
-def _weak(x):
-    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
+def _float_power_loop(a, b):
+    if _dt(a) == _BF16:  # ml_dtypes' bfloat16 loop: computed in float32, rounded once
+        return _C.astype(_C.power(_C.astype(a, _np.float32), _C.astype(b, _np.float32)), _BF16)
+    return _C.power(a, b)
 
 
-def _gufunc_checks(name, axes, axis, keepdims):
-    if axes is not _np._NoValue or axis is not _np._NoValue or keepdims:
-        raise _NIE(f"[{name}] axes=, axis= and keepdims= are not supported by pyasc")
+float_power = _ufunc.make("float_power", 2, _float_power_fast, _float_power_loop, doc=(
+    """``x1 ** x2`` computed in float64 (complex128 for complex operands) whatever the input dtypes
+    (``numpy.float_power``; a negative base with a non-integral exponent gives NaN). Operands whose
+    common dtype is bfloat16 use ml_dtypes' bfloat16 loop, as NumPy does: float32 math, bfloat16 result.
+    NumPy's ufunc keywords as every ufunc (:mod:`pyasc._ufunc`)."""))
 
 
-def matvec(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdims=False, casting="same_kind",
-           order="K", dtype=None, subok=True, signature=None):
-    """Matrix-vector products over stacks: ``x1[..., i, j] x2[..., j]`` summed over j (no conjugation)
-    (``numpy.matvec``; the stack dimensions broadcast). One batched matmul."""
-    _gufunc_checks("matvec", axes, axis, keepdims)
+def _matvec(x1, x2):
     a, v = _arr(x1), _arr(x2)
     if a.ndim < 2 or v.ndim < 1:
         raise _VE(f"[matvec] needs a matrix and a vector operand (at least 2-d and 1-d), got shapes "
@@ -199,15 +195,10 @@ def matvec(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdim
     if a.shape[-1] != v.shape[-1]:
         raise _VE(f"[matvec] core dimension mismatch: {tuple(a.shape)} (n={a.shape[-1]}) and "
                   f"{tuple(v.shape)} (n={v.shape[-1]})")
-    res = _lp.matmul(a, _C.expand_dims(v, -1))[..., 0]
-    return _ufunc_tail("matvec", res, out, True, casting, dtype, signature)
+    return _lp.matmul(a, _C.expand_dims(v, -1))[..., 0]
 
 
-def vecmat(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdims=False, casting="same_kind",
-           order="K", dtype=None, subok=True, signature=None):
-    """Vector-matrix products over stacks: ``conj(x1[..., i]) x2[..., i, j]`` summed over i
-    (``numpy.vecmat``; the vector is conjugated, as in ``vecdot``). One batched matmul."""
-    _gufunc_checks("vecmat", axes, axis, keepdims)
+def _vecmat(x1, x2):
     v, a = _arr(x1), _arr(x2)
     if v.ndim < 1 or a.ndim < 2:
         raise _VE(f"[vecmat] needs a vector and a matrix operand (at least 1-d and 2-d), got shapes "
@@ -217,8 +208,24 @@ def vecmat(x1, x2, /, out=None, *, axes=_np._NoValue, axis=_np._NoValue, keepdim
                   f"{tuple(a.shape)} (n={a.shape[-2]})")
     if _kind(v) == "c":
         v = _C.conjugate(v)
-    res = _lp.matmul(_C.expand_dims(v, -2), a)[..., 0, :]
-    return _ufunc_tail("vecmat", res, out, True, casting, dtype, signature)
+    return _lp.matmul(_C.expand_dims(v, -2), a)[..., 0, :]
+
+
+def _gufunc_fast(fn):
+    def fast(x1, x2, out=None):
+        return _ufunc.call(fn.__name__.lstrip("_"), 2, (x1, x2), {"out": out}, impl=fn, core=True) \
+            if out is not None else fn(x1, x2)
+    return fast
+
+
+matvec = _ufunc.make("matvec", 2, _gufunc_fast(_matvec), _matvec, core=True, doc=(
+    """Matrix-vector products over stacks: ``x1[..., i, j] x2[..., j]`` summed over j (no conjugation)
+    (``numpy.matvec``; the stack dimensions broadcast). One batched matmul. NumPy's gufunc keywords
+    ``out``, ``dtype``, ``casting``, ``order``, ``subok``, ``signature`` (:mod:`pyasc._ufunc`)."""))
+vecmat = _ufunc.make("vecmat", 2, _gufunc_fast(_vecmat), _vecmat, core=True, doc=(
+    """Vector-matrix products over stacks: ``conj(x1[..., i]) x2[..., i, j]`` summed over i
+    (``numpy.vecmat``; the vector is conjugated, as in ``vecdot``). One batched matmul. NumPy's gufunc
+    keywords as :func:`matvec`."""))
 
 
 class _PyUfunc:

@@ -13,6 +13,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from . import _ufunc
 from ._array_api import check_device as _check_device
 from ._namespace import *  # noqa: F401,F403 - creation, manipulation, dtype queries
 from ._namespace import __all__ as _namespace_all
@@ -168,16 +169,15 @@ def _float32_for_bfloat16(x):
     return x
 
 
-def radians(x, *, out=None):
-    """Degrees to radians, elementwise (``numpy.radians``). ml_dtypes 0.7 has a bfloat16 loop
-    for deg2rad but none for radians: NumPy computes bfloat16 in float32, so does this."""
-    return _C.deg2rad(_float32_for_bfloat16(x), out=out)
-
-
-def degrees(x, *, out=None):
-    """Radians to degrees, elementwise (``numpy.degrees``); bfloat16 gives float32 as NumPy's
-    (ml_dtypes 0.7 has no bfloat16 loop for degrees, only for rad2deg)."""
-    return _C.rad2deg(_float32_for_bfloat16(x), out=out)
+radians = _ufunc.make(
+    "radians", 1, lambda x, out=None: _C.deg2rad(_float32_for_bfloat16(x), out=out), lambda x: _C.deg2rad(x),
+    doc="""Degrees to radians, elementwise (``numpy.radians``). ml_dtypes 0.7 has a bfloat16 loop
+    for deg2rad but none for radians: NumPy computes bfloat16 in float32, so does this. NumPy's
+    ufunc keywords (dtype=, where=, ...: :mod:`pyasc._ufunc`).""")
+degrees = _ufunc.make(
+    "degrees", 1, lambda x, out=None: _C.rad2deg(_float32_for_bfloat16(x), out=out), lambda x: _C.rad2deg(x),
+    doc="""Radians to degrees, elementwise (``numpy.degrees``); bfloat16 gives float32 as NumPy's
+    (ml_dtypes 0.7 has no bfloat16 loop for degrees, only for rad2deg). NumPy's ufunc keywords.""")
 
 spacing = _C.spacing
 nextafter = _C.nextafter

@@ -296,10 +296,29 @@ Tensor big_int_operand(py::handle h, DType d, const std::string& op) {
                            "Python integer " + std::string(py::str(h)) + " out of bounds for " + asc::dtype_name(d)));
 }
 
+/// The float input dtype of `op`'s loop for operand i (a weak int whose NEP 50
+/// dtype, next to `strong`, cannot hold it), or kBool when the loop is not a
+/// float one (then the int's OverflowError stands) or there is no `op`.
+DType float_loop_dtype(const ops::OpDef* op, const bool* weak, const ops::Scalar* scal, DType strong,
+                       const Tensor* ts, int n, int i) {
+  if (!op || op->fusion != ops::FusionClass::kElementwise || !op->dtype_rule || scal[i].kind != ops::ScalarKind::kInt ||
+      n != op->arity)
+    return DType::kBool;
+  DType in[3];
+  for (int j = 0; j < n; ++j) in[j] = weak[j] ? ops::weak_scalar_dtype(strong, scal[j].kind) : ts[j].dtype();
+  ops::LoopTypes lt;
+  if (!op->dtype_rule(*op, in, {}, &lt).ok() || !asc::is_inexact(lt.in[i])) return DType::kBool;
+  return lt.in[i];
+}
+
 /// Operands of an op: tensors as they are, weak scalars take the dtype NEP 50
 /// gives them next to the strongest tensor dtype among the operands (0-d
 /// constants held by value, no pool memory). Fills ts[0..n).
-void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) {
+/// With `loop_op`: a weak Python int that does not fit the integer dtype NEP 50
+/// gives it is converted to the loop's input dtype instead when that loop is a
+/// float one, as NumPy's ufuncs convert it (np.arctan2(int8_array, 300): the
+/// float16 loop takes 300; np.add(int8_array, 300) still overflows).
+void operands(const py::handle* args, int n, Tensor* ts, const std::string& op, const ops::OpDef* loop_op = nullptr) {
   ops::Scalar scal[3];
   bool weak[3] = {false, false, false};
   bool big[3] = {false, false, false};
@@ -323,8 +342,14 @@ void operands(const py::handle* args, int n, Tensor* ts, const std::string& op) 
     if (weak[i]) {
       const DType d =
           have_strong ? ops::weak_scalar_dtype(strong, scal[i].kind) : ops::default_scalar_dtype(scal[i].kind);
-      ts[i] = big[i] ? big_int_operand(args[i], d, op)
-                     : ops::scalar_tensor(ufunc ? ops::weak_scalar_value(scal[i], d) : scal[i], d, op);
+      try {
+        ts[i] = big[i] ? big_int_operand(args[i], d, op)
+                       : ops::scalar_tensor(ufunc ? ops::weak_scalar_value(scal[i], d) : scal[i], d, op);
+      } catch (const Error&) {
+        const DType ld = float_loop_dtype(loop_op, weak, scal, have_strong ? strong : d, ts, n, i);
+        if (ld == DType::kBool) throw;
+        ts[i] = big[i] ? big_int_operand(args[i], ld, op) : ops::scalar_tensor(scal[i], ld, op);
+      }
     }
 }
 
@@ -397,9 +422,37 @@ bool operand_like(py::handle h) {
 
 // ------------------------------------------------------------------ op calls
 
+/// A lone Python int outside int64 as the operand of a unary ufunc: NumPy's
+/// asarray makes it uint64 when it fits (np.sin(2**63)), else an object
+/// array, which has no loop: NumPy's TypeError. Returns false for any other
+/// operand (the usual NEP 50 conversion applies).
+bool unary_big_int(const ops::OpDef& op, py::handle h, Tensor* t) {
+  PyObject* o = h.ptr();
+  if (!PyLong_Check(o) || PyBool_Check(o) || PyObject_HasAttrString(o, "dtype")) return false;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (!overflow) return false;
+  const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+  if (!PyErr_Occurred()) {
+    *t = ops::scalar_constant(ops::Scalar::from_int(static_cast<int64_t>(u)), DType::kUInt64);
+    return true;
+  }
+  PyErr_Clear();
+  throw Error(Status::TypeError(op.name, "loop of ufunc does not support argument 0 of type int which has no "
+                                         "callable " + op.name + " method (" + std::string(py::str(h)) +
+                                         " is outside int64 and uint64: NumPy makes it an object array)"));
+}
+
 py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args, py::handle out) {
   Tensor ts[3];
   const int n = static_cast<int>(args.size());
+  if (n == 1 && op.fusion == ops::FusionClass::kElementwise && unary_big_int(op, *args.begin(), &ts[0])) {
+    if (out.is_none()) return py::cast(ops::call(op, ts, 1));
+    if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
+    Tensor o = out.cast<Tensor>();
+    ops::call(op, ts, 1, {}, &o);
+    return py::reinterpret_borrow<py::object>(out);
+  }
   if (n == 2 && compare_out_of_range(op, args.begin(), &ts[0])) {
     if (out.is_none()) return py::cast(ts[0]);
     if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
@@ -407,12 +460,19 @@ py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args,
     o.copy_from(ops::cast(ts[0], o.dtype()));
     return py::reinterpret_borrow<py::object>(out);
   }
-  operands(args.begin(), n, ts, op.name);
+  operands(args.begin(), n, ts, op.name, &op);
   // ldexp's exponent is an integer operand: a Python int there stays int64
   // (NumPy's 'el->e' loops) instead of taking x1's float dtype.
   static const ops::OpDef* const kLdexp = ops::find_op("ldexp");
-  if (&op == kLdexp && n == 2 && !is_tensor(args.begin()[1]) && PyLong_Check(args.begin()[1].ptr()))
+  if (&op == kLdexp && n == 2 && !is_tensor(args.begin()[1]) && PyLong_Check(args.begin()[1].ptr())) {
+    int overflow = 0;  // NumPy converts the exponent to a C long
+    PyLong_AsLongLongAndOverflow(args.begin()[1].ptr(), &overflow);
+    if (overflow)
+      throw Error(Status::Make(asc::ErrorCode::kOverflow, op.name,
+                               "Python int too large to convert to C long (" +
+                                   std::string(py::str(args.begin()[1])) + " as the exponent)"));
     ts[1] = to_tensor(args.begin()[1]);
+  }
   if (!out.is_none()) {
     if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
     Tensor o = out.cast<Tensor>();
@@ -420,6 +480,15 @@ py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args,
     return py::reinterpret_borrow<py::object>(out);
   }
   return py::cast(ops::call(op, ts, n));
+}
+
+/// A ufunc call the fast bindings do not take (NumPy's keywords, out= as a
+/// tuple or positional): pyasc._ufunc.call(name, nin, args, kwargs), the one
+/// implementation of NumPy's ufunc keyword semantics.
+py::object ufunc_keywords(const ops::OpDef& op, py::tuple args, py::dict kwargs = py::dict()) {
+  // Leaked on purpose: no Python object is destroyed after the interpreter.
+  static py::object* const impl = new py::object(py::module_::import("pyasc._ufunc").attr("call"));
+  return (*impl)(op.name, op.arity, args, kwargs);
 }
 
 /// In-place operator: the result is cast back to self's dtype (same_kind rule).
@@ -811,7 +880,13 @@ void init_array(py::module_& m) {
     return to_numpy(self.cast<const Tensor&>(), self).attr("__complex__")();
   });
   for (const char* name : {"conj", "conjugate"})
-    cls.def(name, [](const Tensor& t) { return ops::call("conjugate", {t}); }, "The complex conjugate, elementwise.");
+    cls.def(name, [](py::object self, py::object out) {
+      // NumPy: a real array's conj() without out is the array itself (no copy).
+      if (out.is_none() && !asc::is_complex(self.cast<const Tensor&>().dtype())) return self;
+      static const ops::OpDef* const conj = &ops::get_op("conjugate");
+      return call_op(*conj, {self}, out);
+    }, py::arg("out") = py::none(), py::pos_only(),
+    "The complex conjugate, elementwise; a real array itself (NumPy). out: NumPy's positional out.");
   cls.def_property_readonly("shape", [](const Tensor& t) { return to_tuple(t.shape()); })
       .def_property_readonly("dtype", [](const Tensor& t) { return np_dtype(t.dtype()); })
       .def_property_readonly("ndim", &Tensor::ndim)
@@ -1032,12 +1107,26 @@ void init_array(py::module_& m) {
       m.def("astype",
             [](py::object x, py::object dtype, bool copy) { return astype_warn(to_tensor(x), to_dtype(dtype), copy); },
             py::arg("x"), py::arg("dtype"), py::arg("copy") = true, "x converted to dtype (NumPy casting).");
-    } else if (op->arity == 1) {
-      m.def(name.c_str(), [op](py::object x, py::object out) { return call_op(*op, {x}, out); }, py::arg("x"),
-            py::kw_only(), py::arg("out") = py::none(), doc);
-    } else if (op->arity == 2) {
-      m.def(name.c_str(), [op](py::object a, py::object b, py::object out) { return call_op(*op, {a, b}, out); },
-            py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(), doc);
+    } else if (op->arity == 1 || op->arity == 2) {
+      // Ufuncs: the fast overload takes the operands and out= (a pyasc array
+      // or None); any other call (NumPy's ufunc keywords dtype=, where=,
+      // casting=, order=, subok=, signature=, out as a tuple or positional)
+      // falls through to the second overload, pyasc._ufunc.call (Python).
+      const bool elementwise = op->fusion == ops::FusionClass::kElementwise;
+      if (op->arity == 1) {
+        m.def(name.c_str(), [op, elementwise](py::object x, py::object out) {
+          if (elementwise && !out.is_none() && !is_tensor(out)) return ufunc_keywords(*op, py::make_tuple(x), py::dict(py::arg("out") = out));
+          return call_op(*op, {x}, out);
+        }, py::arg("x"), py::kw_only(), py::arg("out") = py::none(), doc);
+      } else {
+        m.def(name.c_str(), [op, elementwise](py::object a, py::object b, py::object out) {
+          if (elementwise && !out.is_none() && !is_tensor(out)) return ufunc_keywords(*op, py::make_tuple(a, b), py::dict(py::arg("out") = out));
+          return call_op(*op, {a, b}, out);
+        }, py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(), doc);
+      }
+      if (elementwise)
+        m.def(name.c_str(), [op](py::args args, py::kwargs kwargs) { return ufunc_keywords(*op, args, kwargs); },
+              doc);
     } else if (op->arity == 3) {
       m.def(name.c_str(),
             [op](py::object a, py::object b, py::object c) { return call_op(*op, {a, b, c}, py::none()); }, doc);

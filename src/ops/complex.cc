@@ -413,7 +413,8 @@ void copy_loop(char** p, const int64_t* s, int64_t n) {
   for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1]) std::memcpy(o, a, sizeof(T));
 }
 
-// conjugate of a real array is a copy (NumPy: same dtype, also bool).
+// conjugate of a real array is a copy (NumPy: same dtype; bool has no loop
+// and computes in int8, see rule_conjugate).
 InnerLoop select_conjugate(const LoopTypes& lt) {
   if (is_complex(lt.in[0])) return complex_unary(CUnary::kConj, lt.in[0]);
   switch (dtype_size(lt.in[0])) {
@@ -424,12 +425,14 @@ InnerLoop select_conjugate(const LoopTypes& lt) {
   }
 }
 
-Status rule_same_dtype(const OpDef&, const DType* in, const Attrs&, LoopTypes* t) {
-  t->in[0] = t->out = in[0];
+// NumPy's loops: every numeric dtype to itself; bool has none and takes the
+// int8 one (np.conjugate(True) is int8 1; ndarray.conj() of a bool array is the array).
+Status rule_conjugate(const OpDef&, const DType* in, const Attrs&, LoopTypes* t) {
+  t->in[0] = t->out = in[0] == DType::kBool ? DType::kInt8 : in[0];
   return Status::OK();
 }
 
-const OpRegistrar kConjugate(elementwise_op("conjugate", 1, rule_same_dtype, &select_conjugate,
+const OpRegistrar kConjugate(elementwise_op("conjugate", 1, rule_conjugate, &select_conjugate,
                                             "Complex conjugate (re, -im), elementwise; real arrays are copied."));
 
 }  // namespace

@@ -360,6 +360,12 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
   if (!loop)
     throw Error(Status::TypeError(op.name, "no kernel for the operand dtypes " +
                                                detail::dtypes_str(in_dtypes, op.arity)));
+  // NumPy's default casting for outputs is 'same_kind' (no float -> int, no
+  // int -> bool), checked with the loop, before any shape (as NumPy does).
+  if (out && !can_cast_same_kind(lt.out, out->dtype()))
+    throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc '") + op.name + "' output from dtype('" +
+                                               dtype_name(lt.out) + "') to dtype('" + dtype_name(out->dtype()) +
+                                               "') with casting rule 'same_kind'"));
   const Shape* shape_ptr = &inputs[0].shape();
   Shape bshape;
   for (int i = 1; i < op.arity; ++i) {
@@ -370,6 +376,30 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     } catch (const Error&) {
       throw_broadcast(op, inputs, op.arity);
     }
+    shape_ptr = &bshape;
+  }
+  if (out && out->shape() != *shape_ptr) {
+    // NumPy broadcasts the inputs up to a larger out (np.add(1, x, out=o2d));
+    // out itself never broadcasts.
+    Shape oshape;
+    bool compatible = true;
+    try {
+      oshape = broadcast_shapes(*shape_ptr, out->shape(), op.name.c_str());
+    } catch (const Error&) {
+      compatible = false;
+    }
+    if (!compatible) {
+      std::string shapes;
+      for (int i = 0; i < op.arity; ++i) shapes += " " + Tensor::shape_str(inputs[i].shape());
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
+                               "operands could not be broadcast together with shapes" + shapes + " " +
+                                   Tensor::shape_str(out->shape()) + " (the last is out)"));
+    }
+    if (oshape != out->shape())
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
+                               "non-broadcastable output operand with shape " + Tensor::shape_str(out->shape()) +
+                                   " doesn't match the broadcast shape " + Tensor::shape_str(oshape)));
+    bshape = out->shape();
     shape_ptr = &bshape;
   }
   const Shape& shape = *shape_ptr;
@@ -392,15 +422,6 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
   }
   Tensor result;
   if (out) {
-    if (out->shape() != shape)
-      throw Error(Status::Make(ErrorCode::kInvalidShape, op.name,
-                               "non-broadcastable output operand with shape " + Tensor::shape_str(out->shape()) +
-                                   " doesn't match the broadcast shape " + Tensor::shape_str(shape)));
-    // NumPy's default casting for outputs is 'same_kind': no float -> int, no int -> bool.
-    if (!can_cast_same_kind(lt.out, out->dtype()))
-      throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc '") + op.name + "' output from dtype " +
-                                                 dtype_name(lt.out) + " to " + dtype_name(out->dtype()) +
-                                                 " with casting rule 'same_kind'"));
     // In-place update of a pending value (c = a + b; c *= 2), or of a value
     // the graph computed and nobody got a pointer to: recorded, so that it
     // fuses with its neighbours (graph::record_elementwise_into).

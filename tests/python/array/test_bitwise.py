@@ -317,7 +317,7 @@ def test_inplace_casts_back_and_refuses_unsafe():
     x <<= asc.asarray(np.array([1, 2, 3], np.int64))  # int64 result cast back to int8 (same_kind)
     same(x, np.array([2, 8, 24], np.int8))
     b = asc.asarray(np.array([True, False]))
-    with pytest.raises(TypeError, match="Cannot cast ufunc 'bitwise_and' output from dtype int64 to bool"):
+    with pytest.raises(TypeError, match=r"Cannot cast ufunc 'bitwise_and' output from dtype\('int64'\) to dtype\('bool'\)"):
         b &= 1  # NumPy: the same UFuncTypeError
 
 
@@ -337,9 +337,9 @@ def test_out_argument(mode):
     inv = asc.empty(300, dtype=np.uint16)
     asc.invert(asc.asarray(a), out=inv)
     same(inv, ~a)
-    with pytest.raises(TypeError, match="Cannot cast ufunc 'bitwise_and' output from dtype uint16 to bool"):
+    with pytest.raises(TypeError, match=r"Cannot cast ufunc 'bitwise_and' output from dtype\('uint16'\) to dtype\('bool'\)"):
         asc.bitwise_and(asc.asarray(a), asc.asarray(a), out=asc.empty(300, dtype=np.bool_))
-    with pytest.raises(ValueError, match="non-broadcastable output"):
+    with pytest.raises(ValueError, match="could not be broadcast together"):
         asc.bitwise_or(asc.asarray(a), asc.asarray(a), out=asc.empty(3, dtype=np.uint16))
 
 

@@ -54,8 +54,10 @@ def test_ufunc_unsupported_raises_type_error():
         np.isnat(asc.asarray(np.arange(3)))  # gcd is supported since _statistics
     with pytest.raises(TypeError, match="add.outer"):
         np.add.outer(x, x)
-    with pytest.raises(TypeError, match="where"):
-        np.add(x, 1, where=np.array([True, False, True]))
+    # where= is a supported ufunc keyword since pyasc._ufunc (issue 20): masked-off elements keep out's
+    o = asc.full(3, 9.0)
+    assert np.add(x, 1, out=o, where=np.array([True, False, True])) is o
+    np.testing.assert_array_equal(np.asarray(o), [1.0, 9.0, 3.0])
 
 
 # ------------------------------------------------------------------ __array_function__

@@ -1,0 +1,320 @@
+"""NumPy's ufunc keywords for pyasc's elementwise functions (one implementation).
+
+Every elementwise function of the namespace (``sin``, ``add``, ``maximum``,
+``bitwise_and``, ``isfinite``, ``copysign``, ... and the array-API aliases
+``acos``, ``pow``, ``bitwise_invert``, ...) takes NumPy's ufunc arguments::
+
+    f(x1[, x2][, out], /, *, out=None, where=True, casting='same_kind', order='K',
+      dtype=None, subok=True, signature=None)
+
+The plain call ``f(x)`` / ``f(x1, x2, out=arr)`` is the C++ binding's fast
+path (python/src/array.cc); every other call comes here (:func:`call`). The
+loop dtypes are NumPy's own: ``numpy.<ufunc>.resolve_dtypes`` on the operand
+dtypes (Python scalars passed as the weak ``int``/``float``/``complex`` of NEP
+50), with ``signature``/``dtype`` and ``casting``. So ``dtype=`` picks the loop
+as NumPy does (``sin(int8_array, dtype='float32')`` computes in float32), and
+the casting errors are NumPy's (``Cannot cast ufunc 'add' input 0 from
+dtype('float64') to dtype('uint8') with casting rule 'same_kind'``) raised as
+:class:`pyasc.AscendTypeError` (a ``TypeError``, the base of NumPy's
+``UFuncTypeError``). The operands are cast to the loop dtypes and the pyasc op
+runs on them (lazily, like any op).
+
+* ``out``: a pyasc array (or a NumPy array, written on the host), positional or
+  keyword, or a 1-tuple; a read-only ``out`` is ValueError, a larger ``out`` gets
+  the result broadcast into it, a smaller one is NumPy's ValueError.
+* ``where``: a bool mask broadcast with the operands; with ``out`` the masked-off
+  elements keep ``out``'s values; without ``out`` NumPy leaves them
+  uninitialised, pyasc sets them to 0.
+* ``order``: 'K' (default) and 'C' give pyasc's C-contiguous result, 'F' a
+  Fortran-contiguous one, 'A' Fortran when every array operand is (and not C).
+* ``subok`` must be a bool (pyasc has no subclasses to keep).
+
+Functions that are not NumPy ufuncs (``sigmoid``, ``erf``, ``rsqrt``, ...)
+take the same keywords; ``dtype=`` then casts the operands (``casting``
+checked with ``numpy.can_cast``) and ``signature`` is not supported.
+Generalised ufuncs (``matmul``, ``matvec``, ``vecmat``, ``vecdot``) take
+``out``/``dtype``/``casting``/``order``/``subok``/``signature`` (no ``where``,
+as NumPy); ``axes``/``keepdims`` are not supported (``vecdot``'s ``axis`` is).
+"""
+
+from __future__ import annotations
+
+import functools as _functools
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _C
+from . import errors as _errors
+
+_BF16 = _np.dtype(_ml_dtypes.bfloat16)
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_KEYWORDS = frozenset(("out", "where", "casting", "order", "dtype", "subok", "signature"))
+_GUFUNC_KEYWORDS = frozenset(("out", "casting", "order", "dtype", "subok", "signature", "axes", "axis", "keepdims"))
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2 ** 63), 2 ** 63 - 1, 2 ** 64 - 1
+
+
+def _te(msg):
+    return _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, msg)
+
+
+def _ve(msg):
+    return _errors.AscendValueError(_errors.ErrorCode.INVALID_PARAM, msg)
+
+
+def _nie(msg):
+    return _errors.AscendNotImplementedError(_errors.ErrorCode.FEATURE_UNSUPPORTED, msg)
+
+
+@_functools.lru_cache(maxsize=None)
+def _np_ufunc(name):
+    f = getattr(_np, name, None)
+    return f if isinstance(f, _np.ufunc) else None
+
+
+def _is_weak(x):
+    """A Python scalar NEP 50 treats as weak (bool is not: it is numpy.bool)."""
+    return isinstance(x, (int, float, complex)) and not isinstance(x, (bool, _np.generic))
+
+
+def _shape_str(s):
+    s = tuple(s)
+    return "(" + ",".join(str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def _parse_out(name, args, nin, kwargs):
+    """NumPy's out= rules: positional or keyword (not both), a 1-tuple, None entries."""
+    out = None
+    if len(args) > nin:
+        out = args[nin]
+        if "out" in kwargs:
+            raise _te(f"[{name}] cannot specify 'out' as both a positional and keyword argument")
+        if isinstance(out, tuple):
+            raise _te(f"[{name}] return arrays must be of ArrayType (positional out cannot be a tuple)")
+    elif "out" in kwargs:
+        out = kwargs["out"]
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise _ve(f"[{name}] The 'out' tuple must have exactly one entry per ufunc output "
+                          f"(1 output, got a tuple of {len(out)})")
+            out = out[0]
+    if out is None:
+        return None
+    if isinstance(out, _C.ndarray):
+        _C._check_writeable(out, name, "output array is read-only")
+    elif isinstance(out, _np.ndarray):
+        if not out.flags.writeable:
+            raise _ve(f"[{name}] output array is read-only")
+    else:
+        raise _te(f"[{name}] return arrays must be of ArrayType (out is a {type(out).__name__})")
+    return out
+
+
+def _check_options(name, kwargs, core, extra):
+    casting = kwargs.get("casting", "same_kind")
+    if not isinstance(casting, str):
+        raise _te(f"[{name}] casting must be str, not {type(casting).__name__}")
+    if casting not in _CASTINGS:
+        raise _ve(f"[{name}] casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got {casting!r})")
+    order = kwargs.get("order", "K")
+    if order is None:
+        order = "K"
+    if not isinstance(order, str):
+        raise _te(f"[{name}] order must be str, not {type(order).__name__}")
+    if len(order) != 1 or order.upper() not in "KACF":
+        raise _ve(f"[{name}] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    subok = kwargs.get("subok", True)
+    if not isinstance(subok, bool):
+        raise _te(f"[{name}] 'subok' must be a boolean")
+    if core:
+        if kwargs.get("axes") is not None or kwargs.get("keepdims", False) or \
+                (kwargs.get("axis") is not None and "axis" not in extra):
+            raise _nie(f"[{name}] axes=, axis= and keepdims= are not supported by pyasc for {name}")
+    dtype, signature = kwargs.get("dtype"), kwargs.get("signature")
+    if dtype is not None and signature is not None:
+        raise _te(f"[{name}] cannot specify both 'signature' and 'dtype'")
+    if dtype is not None:
+        if isinstance(dtype, (_C.ndarray, _np.ndarray)):  # np.dtype() would take a pyasc array's .dtype
+            raise _te(f"[{name}] Cannot construct a dtype from an array (dtype=)")
+        try:
+            dtype = _np.dtype(dtype)
+        except TypeError as e:
+            raise _te(f"[{name}] {e}") from None
+    return casting, order.upper(), dtype, signature
+
+
+def _operand(name, nin, i, x, npname):
+    """(value, dtype for resolve_dtypes): arrays as they are, weak Python scalars as their type."""
+    if isinstance(x, _C.ndarray):
+        return x, _np.dtype(x.dtype)
+    if isinstance(x, bool):
+        return x, _np.dtype(bool)
+    if _is_weak(x):
+        if isinstance(x, int) and not _INT64_MIN <= x <= _INT64_MAX and nin == 1:
+            # NumPy's asarray: uint64 when it fits, else an object array (no loop)
+            if 0 <= x <= _UINT64_MAX:
+                return _C.asarray(_np.array(x, _np.uint64)), _np.dtype(_np.uint64)
+            raise _te(f"[{name}] loop of ufunc does not support argument {i} of type int which has no callable "
+                      f"{npname} method ({x} is outside int64 and uint64: NumPy makes it an object array)")
+        return x, type(x)
+    a = _C.asarray(x)
+    return a, _np.dtype(a.dtype)
+
+
+def _weak_as(name, x, dt):
+    """A weak Python scalar as a 0-d array of the loop dtype, converted as NumPy's ufuncs do (an int
+    out of an integer dtype's range is OverflowError; a float bound for bfloat16 goes through float32)."""
+    if isinstance(x, int):
+        try:
+            with _np.errstate(all="ignore"):
+                return _C.asarray(_np.array(x, dt))
+        except OverflowError as e:
+            raise _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW, f"[{name}] {e}") from None
+    if isinstance(x, float):
+        v = _np.array(x)
+    else:
+        v = _np.array(x, _np.complex128)
+    if dt == _BF16 and v.dtype.kind == "f":
+        v = v.astype(_np.float32)
+    with _np.errstate(all="ignore"):
+        return _C.asarray(v.astype(dt) if v.dtype != dt else v)
+
+
+def _resolve(name, npu, dts, out_dt, signature, casting):
+    kw = {} if signature is None else {"signature": signature}
+    try:
+        return npu.resolve_dtypes(tuple(dts) + (out_dt,), casting=casting, **kw)
+    except TypeError as e:
+        raise _te(f"[{name}] {e}") from None
+    except ValueError as e:
+        raise _ve(f"[{name}] {e}") from None
+
+
+def _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt):
+    """Loop dtypes of a function NumPy has no ufunc for: dtype= casts the operands."""
+    if signature is not None:
+        raise _nie(f"[{name}] signature= is not supported by pyasc for {name} (not a NumPy ufunc)")
+    if dtype is None:
+        return None
+    for i, d in enumerate(dts):
+        if isinstance(d, _np.dtype) and not _np.can_cast(d, dtype, casting=casting):
+            raise _te(f"[{name}] Cannot cast ufunc '{name}' input {i} from dtype('{d}') to dtype('{dtype}') with "
+                      f"casting rule '{casting}'")
+    return (dtype,) * nin + (dtype,)
+
+
+def _mask(name, where):
+    m = where if isinstance(where, _C.ndarray) else _C.asarray(where)
+    if m.dtype != _np.bool_:
+        if not _np.can_cast(m.dtype, _np.bool_, casting="safe"):
+            raise _te(f"[{name}] Cannot cast array data from dtype('{m.dtype}') to dtype('bool') according to the "
+                      f"rule 'safe' (where=)")
+        m = _C.astype(m, _np.bool_)
+    return m
+
+
+def _f_layout(x):
+    if x.ndim < 2 or x.flags.f_contiguous:
+        return x
+    return _C.transpose(_C.transpose(x).copy())
+
+
+def call(name, nin, args, kwargs, impl=None, core=False, extra=()):
+    """``name(*args, **kwargs)`` with NumPy's ufunc semantics (see the module docstring).
+
+    ``impl(*operands, **extra_kwargs)`` computes the result from operands of the loop dtypes
+    (default: the registry op ``pyasc._C.<name>``); ``core``: a generalised ufunc (no where=);
+    ``extra``: the function's own keywords, passed to ``impl`` (``vecdot``'s ``axis``)."""
+    if impl is None:
+        impl = getattr(_C, name)
+    npu = _np_ufunc(name)
+    npname = npu.__name__ if npu is not None else name
+    if not nin <= len(args) <= nin + 1:
+        raise _te(f"[{name}] {name}() takes from {nin} to {nin + 1} positional arguments but {len(args)} were given")
+    allowed = (_GUFUNC_KEYWORDS if core else _KEYWORDS) | frozenset(extra)
+    for k in kwargs:
+        if k not in allowed:
+            raise _te(f"[{name}] {name}() got an unexpected keyword argument '{k}'")
+    out = _parse_out(name, args, nin, kwargs)
+    casting, order, dtype, signature = _check_options(name, kwargs, core, extra)
+    ops = [_operand(name, nin, i, x, npname) for i, x in enumerate(args[:nin])]
+    vals, dts = [v for v, _ in ops], [d for _, d in ops]
+    out_dt = _np.dtype(out.dtype) if out is not None else None
+    if npu is not None:
+        if dtype is not None:  # NumPy: dtype= fixes the output dtype of the loop
+            signature = (None,) * nin + (dtype,)
+        loop = _resolve(name, npu, dts, out_dt, signature, casting)
+    else:
+        loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)
+    where = kwargs.get("where", True)
+    mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
+    if loop is not None:
+        vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else
+                (v if isinstance(v, bool) or _np.dtype(v.dtype) == loop[i] else _C.astype(v, loop[i]))
+                for i, v in enumerate(vals)]
+        vals = [_C.asarray(_np.array(v, loop[i])) if isinstance(v, bool) else v for i, v in enumerate(vals)]
+    res = impl(*vals, **{k: kwargs[k] for k in extra if k in kwargs})
+    if not isinstance(res, _C.ndarray):
+        res = _C.asarray(res)
+    if loop is not None and _np.dtype(res.dtype) != loop[-1]:
+        res = _C.astype(res, loop[-1])
+    if out is not None and out_dt is not None and npu is None and \
+            not _np.can_cast(_np.dtype(res.dtype), out_dt, casting=casting):
+        raise _te(f"[{name}] Cannot cast ufunc '{name}' output from dtype('{res.dtype}') to dtype('{out_dt}') with "
+                  f"casting rule '{casting}'")
+    shapes = [tuple(res.shape)] + ([tuple(mask.shape)] if mask is not None else []) + \
+        ([tuple(out.shape)] if out is not None else [])
+    try:
+        bshape = _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise _ve(f"[{name}] operands could not be broadcast together with shapes "
+                  f"{' '.join(_shape_str(s) for s in shapes)} (result{', where' if mask is not None else ''}"
+                  f"{', out' if out is not None else ''})") from None
+    if out is not None and bshape != tuple(out.shape):
+        raise _ve(f"[{name}] non-broadcastable output operand with shape {_shape_str(out.shape)} doesn't match the "
+                  f"broadcast shape {_shape_str(bshape)}")
+    if out is None:
+        if mask is not None:
+            res = _C.where(mask, res, _C.full((), 0, res.dtype))
+        elif tuple(res.shape) != bshape:
+            res = _C.broadcast_to(res, bshape).copy()
+        if order == "F" or (order == "A" and _all_fortran(args[:nin])):
+            res = _f_layout(res)
+        return res
+    if isinstance(out, _np.ndarray):
+        host = _np.asarray(res)
+        if mask is None:
+            _np.copyto(out, host, casting="unsafe")
+        else:
+            _np.copyto(out, host, casting="unsafe", where=_np.asarray(mask))
+        return out
+    if _np.dtype(res.dtype) != out_dt:
+        res = _C.astype(res, out_dt)
+    if mask is not None:
+        res = _C.where(mask, res, out)
+    _C._copy_into(out, res)
+    return out
+
+
+def _all_fortran(xs):
+    arrays = [x for x in xs if isinstance(x, _C.ndarray) and x.ndim >= 2]
+    return bool(arrays) and all(x.flags.f_contiguous and not x.flags.c_contiguous for x in arrays)
+
+
+def make(name, nin, fast, impl=None, *, doc=None, core=False, extra=()):
+    """A Python-level ufunc: ``fast(*operands, out=None)`` for the plain call (``f(x)``,
+    ``f(x, out=pyasc_array)``), :func:`call` with ``impl`` (default ``fast`` without out) for
+    any call with NumPy's keywords. ``extra`` keywords go to both."""
+    loop = impl if impl is not None else fast
+
+    def ufunc(*args, **kwargs):
+        if len(args) == nin:
+            o = kwargs.get("out")
+            if len(kwargs) == (1 if "out" in kwargs else 0) and (o is None or isinstance(o, _C.ndarray)):
+                return fast(*args, out=o)
+        return call(name, nin, args, kwargs, impl=loop, core=core, extra=extra)
+
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = doc if doc is not None else getattr(fast, "__doc__", None)
+    ufunc.nin, ufunc.nout = nin, 1
+    return ufunc
