@@ -40,12 +40,16 @@ Tensor run_mean(const OpDef&, const std::vector<Tensor>& inputs, const Attrs& at
   if (!is_inexact(acc)) acc = DType::kFloat64;
   static const OpDef& sum = get_op("sum");
   static const OpDef& div = get_op("true_divide");
+  // NumPy's _mean with an integer (or bool) dtype sums in that dtype (wrapping)
+  // and divides into it ('unsafe': truncation); a float sum is not the same.
+  if (!is_inexact(result)) acc = result;
   Attrs a = attrs;
   a.has_dtype = true;
   a.dtype = acc;
   Tensor s = call(sum, {x}, a);
   const int64_t count = s.numel() == 0 ? 0 : x.numel() / s.numel();
-  Tensor q = call(div, {s, scalar_tensor(Scalar::from_float(static_cast<double>(count)), acc)});
+  const DType fdt = is_inexact(acc) ? acc : DType::kFloat64;
+  Tensor q = call(div, {s, scalar_tensor(Scalar::from_float(static_cast<double>(count)), fdt)});
   return cast(q, result);
 }
 
@@ -64,6 +68,41 @@ Status rule_bool(const OpDef&, const DType*, const Attrs&, LoopTypes* t) {
 /// integers and float32 for float16/bfloat16 (NumPy's result dtypes). Complex
 /// input: the mean is complex, |d|**2 = real(d * conj(d)) and the result real
 /// (float32 for complex64), as NumPy's _var.
+/// var/std with an integer (or bool) dtype, step by step as NumPy's _var: the
+/// sum, the mean (divided into the dtype, truncating), the deviations and
+/// their squares all in that dtype (wrapping), the final division truncated
+/// into it. std's square root goes through NumPy's same_kind out= check when
+/// the result is an array (an error for an integer dtype), and is cast when
+/// it is a scalar (every axis reduced, no keepdims).
+Tensor int_var(const OpDef& op, const Tensor& x, const Attrs& attrs, DType result) {
+  static const OpDef& sum = get_op("sum");
+  static const OpDef& sub = get_op("subtract");
+  static const OpDef& mul = get_op("multiply");
+  static const OpDef& div = get_op("true_divide");
+  static const OpDef& sqrt = get_op("sqrt");
+  const Tensor xa = cast(x, result);
+  Attrs a = attrs;
+  a.has_dtype = true;
+  a.dtype = result;
+  a.keepdims = true;
+  const Tensor s = call(sum, {xa}, a);
+  const int64_t count = s.numel() == 0 ? 0 : x.numel() / s.numel();
+  const Tensor mean = cast(call(div, {s, scalar_tensor(Scalar::from_float(static_cast<double>(count)), DType::kFloat64)}), result);
+  const Tensor d = call(sub, {x, mean});  // NumPy: arr - arrmean, promoted (float input stays float)
+  a.keepdims = attrs.keepdims;
+  const Tensor ss = call(sum, {call(mul, {d, d})}, a);  // summed in the dtype
+  const double denom = std::max(static_cast<double>(count) - attrs.ddof, 0.0);
+  const Tensor q = call(div, {ss, scalar_tensor(Scalar::from_float(denom), DType::kFloat64)});
+  Tensor v = cast(q, result);
+  if (op.name != "std") return v;
+  const Tensor r = call(sqrt, {v});
+  if (v.ndim() != 0)
+    throw Error(Status::TypeError(op.name, std::string("Cannot cast ufunc 'sqrt' output from dtype('") +
+                                               dtype_name(r.dtype()) + "') to dtype('" + dtype_name(result) +
+                                               "') with casting rule 'same_kind'"));
+  return cast(r, result);
+}
+
 Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
   const bool cplx = is_complex(x.dtype());
@@ -79,6 +118,7 @@ Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& 
   static const OpDef& mul = get_op("multiply");
   static const OpDef& div = get_op("true_divide");
   static const OpDef& sqrt = get_op("sqrt");
+  if (!is_inexact(result)) return int_var(op, x, attrs, result);
   const Tensor xa = cast(x, acc);
   Attrs a = attrs;
   a.has_dtype = true;
