@@ -101,6 +101,28 @@ typedef enum {
   ACL_COMPLEX32 = 33
 } aclDataType;
 
+/* Tensor formats (CANN's aclFormat ids). NC1HWC0: C split into C1 = ceil(C / C0)
+ * blocks of C0 (16 for 2/4-byte types, 32 for 1-byte), zero padded; FRACTAL_Z: the
+ * convolution weight format (C1 * H * W, ceil(N / 16), 16, C0). pyasc.ops.to_format
+ * converts NCHW / NHWC to and from NC1HWC0 and FRACTAL_Z. */
+typedef enum {
+  ACL_FORMAT_UNDEFINED = -1,
+  ACL_FORMAT_NCHW = 0,
+  ACL_FORMAT_NHWC = 1,
+  ACL_FORMAT_ND = 2,
+  ACL_FORMAT_NC1HWC0 = 3,
+  ACL_FORMAT_FRACTAL_Z = 4,
+  ACL_FORMAT_NC1HWC0_C04 = 12,
+  ACL_FORMAT_HWCN = 16,
+  ACL_FORMAT_NDHWC = 27,
+  ACL_FORMAT_FRACTAL_NZ = 29,
+  ACL_FORMAT_NCDHW = 30,
+  ACL_FORMAT_NDC1HWC0 = 32,
+  ACL_FRACTAL_Z_3D = 33,
+  ACL_FORMAT_NC = 35,
+  ACL_FORMAT_NCL = 47
+} aclFormat;
+
 /* Bytes per element of `dataType`; 0 for ACL_DT_UNDEFINED, ACL_STRING, the
  * sub-byte types (ACL_INT4, ACL_UINT1) and unknown values. */
 ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);

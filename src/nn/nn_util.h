@@ -1,0 +1,71 @@
+// Small helpers shared by the hand-written NN kernels (pool.cc, norm.cc):
+// floating-dtype dispatch and reading/writing 1-D parameter tensors of any
+// floating dtype and strides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "asc/core/dtype.h"
+#include "asc/core/half.h"
+#include "asc/core/status.h"
+#include "asc/core/tensor.h"
+
+namespace asc::nn::detail {
+
+/// Calls fn(T{}) with the C++ element type of a floating dtype; kInvalidDtype otherwise.
+template <class F>
+void dispatch_float(DType d, const std::string& op, const char* what, F&& fn) {
+  switch (d) {
+    case DType::kFloat32: fn(float{}); return;
+    case DType::kFloat64: fn(double{}); return;
+    case DType::kFloat16: fn(asc::float16{}); return;
+    case DType::kBFloat16: fn(asc::bfloat16{}); return;
+    default:
+      throw Error(Status::TypeError(op, std::string(what) + " must have a floating dtype (float16, bfloat16, "
+                                                             "float32, float64), got " + dtype_name(d)));
+  }
+}
+
+/// Accumulation type: double for double, float otherwise.
+template <class T> struct Acc { using type = float; };
+template <> struct Acc<double> { using type = double; };
+
+/// The values of a 1-D floating tensor (any strides) as doubles; checks its length.
+inline std::vector<double> read_vec(const Tensor& t, int64_t n, const std::string& op, const char* what) {
+  if (t.ndim() != 1 || t.shape()[0] != n) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             std::string(what) + " must have shape (" + std::to_string(n) + ",), got " +
+                                 Tensor::shape_str(t.shape())));
+  }
+  std::vector<double> v(static_cast<size_t>(n));
+  dispatch_float(t.dtype(), op, what, [&](auto tag) {
+    using T = decltype(tag);
+    const uint8_t* p = t.data();
+    const int64_t s = t.strides()[0];
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = static_cast<double>(*reinterpret_cast<const T*>(p + i * s));
+  });
+  return v;
+}
+
+/// Running statistics are updated in place: they must be writeable and not a
+/// broadcast (stride-0) view, else kInvalidParam before anything is computed.
+inline void check_writable(const Tensor& t, const std::string& op, const char* what) {
+  if (!t.writeable() || (t.ndim() == 1 && t.shape()[0] > 1 && t.strides()[0] == 0)) {
+    throw Error(Status::Invalid(op, std::string(what) + " is updated in place and must be a writeable array "
+                                                        "(not read-only or a broadcast view)"));
+  }
+}
+
+/// Writes doubles into a 1-D floating tensor in place (any strides).
+inline void write_vec(const Tensor& t, const std::vector<double>& v, const std::string& op, const char* what) {
+  dispatch_float(t.dtype(), op, what, [&](auto tag) {
+    using T = decltype(tag);
+    uint8_t* p = t.data();
+    const int64_t s = t.strides()[0];
+    for (size_t i = 0; i < v.size(); ++i) *reinterpret_cast<T*>(p + int64_t(i) * s) = static_cast<T>(v[i]);
+  });
+}
+
+}  // namespace asc::nn::detail

@@ -1,0 +1,620 @@
+// Normalisation kernels (include/asc/nn/norm.h).
+//
+// Statistics are two-pass (mean, then the sum of squared deviations) in double for
+// every dtype: one extra read of a row that is in cache, and no catastrophic
+// cancellation for rows with a large mean (E[x^2] - E[x]^2 loses everything there).
+// The output pass is a per-row (or per-channel) scale and shift in float (double
+// for float64). float32 layer_norm and batch_norm inference use oneDNN's primitives.
+#include "asc/nn/norm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "nn/nn_util.h"
+#include "nn/onednn.h"
+
+namespace asc::nn {
+namespace {
+
+using detail::Acc;
+using detail::dispatch_float;
+using detail::read_vec;
+using detail::write_vec;
+
+[[noreturn]] void bad_param(const std::string& op, const std::string& msg) {
+  throw Error(Status::Invalid(op, msg));
+}
+[[noreturn]] void bad_shape(const std::string& op, const std::string& msg) {
+  throw Error(Status::Make(ErrorCode::kInvalidShape, op, msg));
+}
+
+void check_float(const Tensor& x, const std::string& op) { dispatch_float(x.dtype(), op, "input", [](auto) {}); }
+
+void check_eps(double eps, const std::string& op) {
+  if (!(eps >= 0)) bad_param(op, "eps must be non-negative, got " + std::to_string(eps));
+}
+
+/// Per-channel (N, C, S) view sizes of x (N, C, *) or (N, C).
+struct NCS {
+  int64_t n = 0, c = 0, s = 1;
+};
+NCS ncs_of(const Tensor& x, const std::string& op, int64_t min_ndim) {
+  if (x.ndim() < min_ndim) {
+    bad_shape(op, "expected an input with at least " + std::to_string(min_ndim) + " dimensions (N, C, ...), got " +
+                      Tensor::shape_str(x.shape()));
+  }
+  NCS r;
+  r.n = x.shape()[0];
+  r.c = x.shape()[1];
+  for (int64_t i = 2; i < x.ndim(); ++i) r.s *= x.shape()[size_t(i)];
+  return r;
+}
+
+std::vector<double> opt_vec(const Tensor* t, int64_t n, double fill, const std::string& op, const char* what) {
+  if (!t) return std::vector<double>(size_t(n), fill);
+  return read_vec(*t, n, op, what);
+}
+
+/// y[i] = x[i] * sc + sh over `n` elements.
+template <class T>
+void affine_row(const T* x, T* y, int64_t n, double sc, double sh) {
+  using A = typename Acc<T>::type;
+  const A a = static_cast<A>(sc), b = static_cast<A>(sh);
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<A>(x[i]) * a + b);
+}
+
+/// Mean and biased variance of `n` elements (two-pass, double).
+template <class T>
+void moments(const T* x, int64_t n, double& mean, double& var) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
+  mean = n ? s / double(n) : std::numeric_limits<double>::quiet_NaN();
+  double q = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    q += d * d;
+  }
+  var = n ? q / double(n) : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// Per-(n, c) or per-channel scale/shift application on (N, C, S).
+template <class T>
+void apply_channels(const T* x, T* y, const NCS& d, const std::vector<double>& sc, const std::vector<double>& sh,
+                    bool per_instance) {
+  for (int64_t n = 0; n < d.n; ++n) {
+    for (int64_t c = 0; c < d.c; ++c) {
+      const size_t i = size_t(per_instance ? n * d.c + c : c);
+      const int64_t off = (n * d.c + c) * d.s;
+      affine_row<T>(x + off, y + off, d.s, sc[i], sh[i]);
+    }
+  }
+}
+
+bool onednn_ok(const Tensor& x) { return x.dtype() == DType::kFloat32 && x.numel() > 0; }
+
+/// oneDNN batch normalisation, inference with the given statistics (float32, contiguous x).
+void onednn_bnorm_infer(const Tensor& x, Tensor& y, const NCS& d, const std::vector<double>& mean,
+                        const std::vector<double>& var, const std::vector<double>& w, const std::vector<double>& b,
+                        double eps) {
+  using namespace dnnl;
+  const memory::dims dims = {d.n, d.c, d.s};
+  const std::string key = "batch_norm_inf:" + std::to_string(d.n) + "," + std::to_string(d.c) + "," +
+                          std::to_string(d.s) + ":" + std::to_string(eps);
+  guarded("batch_norm", [&] {
+    set_threads();
+    auto prim = PrimitiveCache::instance().get<batch_normalization_forward>(key, [&] {
+      const memory::desc md(dims, memory::data_type::f32, memory::format_tag::abc);
+      const auto flags = normalization_flags::use_global_stats | normalization_flags::use_scale |
+                         normalization_flags::use_shift;
+      const batch_normalization_forward::desc desc(prop_kind::forward_inference, md, static_cast<float>(eps), flags);
+      const batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
+      return std::make_shared<const batch_normalization_forward>(pd);
+    });
+    const memory::desc md(dims, memory::data_type::f32, memory::format_tag::abc);
+    const memory::desc vd({d.c}, memory::data_type::f32, memory::format_tag::a);
+    std::vector<float> fm(mean.begin(), mean.end()), fv(var.begin(), var.end()), fw(w.begin(), w.end()),
+        fb(b.begin(), b.end());
+    engine& eng = cpu_engine();
+    memory src(md, eng, x.data()), dst(md, eng, y.data());
+    memory mm(vd, eng, fm.data()), vm(vd, eng, fv.data()), wm(vd, eng, fw.data()), bm(vd, eng, fb.data());
+    stream& st = thread_stream();
+    prim->execute(st, {{DNNL_ARG_SRC, src},
+                       {DNNL_ARG_DST, dst},
+                       {DNNL_ARG_MEAN, mm},
+                       {DNNL_ARG_VARIANCE, vm},
+                       {DNNL_ARG_SCALE, wm},
+                       {DNNL_ARG_SHIFT, bm}});
+    st.wait();
+  });
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x_in, const Tensor* running_mean, const Tensor* running_var, const Tensor* weight,
+                  const Tensor* bias, const NormAttrs& a) {
+  const std::string op = "batch_norm";
+  check_float(x_in, op);
+  check_eps(a.eps, op);
+  const NCS d = ncs_of(x_in, op, 2);
+  if (!a.training && (!running_mean || !running_var)) {
+    bad_param(op, "running_mean and running_var are required when training=False");
+  }
+  if (a.training && running_mean) detail::check_writable(*running_mean, op, "running_mean");
+  if (a.training && running_var) detail::check_writable(*running_var, op, "running_var");
+  std::vector<double> rm = running_mean ? read_vec(*running_mean, d.c, op, "running_mean") : std::vector<double>();
+  std::vector<double> rv = running_var ? read_vec(*running_var, d.c, op, "running_var") : std::vector<double>();
+  const std::vector<double> w = opt_vec(weight, d.c, 1.0, op, "weight");
+  const std::vector<double> b = opt_vec(bias, d.c, 0.0, op, "bias");
+  if (a.training && d.n * d.s <= 1) {
+    bad_param(op, "expected more than 1 value per channel when training, got input of shape " +
+                      Tensor::shape_str(x_in.shape()));
+  }
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  std::vector<double> mean(size_t(d.c)), var(size_t(d.c));
+  if (a.training) {
+    dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data_as<const T>();
+      const double cnt = double(d.n * d.s);
+      for (int64_t c = 0; c < d.c; ++c) {
+        double s = 0;
+        for (int64_t n = 0; n < d.n; ++n) {
+          const T* r = xp + (n * d.c + c) * d.s;
+          for (int64_t i = 0; i < d.s; ++i) s += static_cast<double>(r[i]);
+        }
+        const double m = s / cnt;
+        double q = 0;
+        for (int64_t n = 0; n < d.n; ++n) {
+          const T* r = xp + (n * d.c + c) * d.s;
+          for (int64_t i = 0; i < d.s; ++i) {
+            const double e = static_cast<double>(r[i]) - m;
+            q += e * e;
+          }
+        }
+        mean[size_t(c)] = m;
+        var[size_t(c)] = q / cnt;
+      }
+    });
+    if (running_mean && running_var) {
+      const double cnt = double(d.n * d.s);
+      for (size_t c = 0; c < size_t(d.c); ++c) {
+        rm[c] = (1 - a.momentum) * rm[c] + a.momentum * mean[c];
+        rv[c] = (1 - a.momentum) * rv[c] + a.momentum * var[c] * cnt / (cnt - 1);
+      }
+    } else if (running_mean) {
+      for (size_t c = 0; c < size_t(d.c); ++c) rm[c] = (1 - a.momentum) * rm[c] + a.momentum * mean[c];
+    } else if (running_var) {
+      const double cnt = double(d.n * d.s);
+      for (size_t c = 0; c < size_t(d.c); ++c) rv[c] = (1 - a.momentum) * rv[c] + a.momentum * var[c] * cnt / (cnt - 1);
+    }
+  } else {
+    mean = rm;
+    var = rv;
+  }
+  if (x.numel() > 0) {
+    if (!a.training && onednn_ok(x)) {
+      onednn_bnorm_infer(x, y, d, mean, var, w, b, a.eps);
+    } else {
+      std::vector<double> sc(size_t(d.c)), sh(size_t(d.c));
+      for (size_t c = 0; c < size_t(d.c); ++c) {
+        sc[c] = w[c] / std::sqrt(var[c] + a.eps);
+        sh[c] = b[c] - mean[c] * sc[c];
+      }
+      dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+        using T = decltype(tag);
+        apply_channels<T>(x.data_as<const T>(), y.data_as<T>(), d, sc, sh, false);
+      });
+    }
+  }
+  if (a.training) {
+    if (running_mean) write_vec(*running_mean, rm, op, "running_mean");
+    if (running_var) write_vec(*running_var, rv, op, "running_var");
+  }
+  return y;
+}
+
+namespace {
+
+/// Normalised trailing axes: (outer, inner) sizes; checks weight/bias shapes.
+void rows_of(const Tensor& x, int64_t k, const std::string& op, int64_t& outer, int64_t& inner, Shape& norm_shape) {
+  if (k < 1 || k > x.ndim()) {
+    bad_shape(op, "normalized_shape has " + std::to_string(k) + " dimensions but the input has shape " +
+                      Tensor::shape_str(x.shape()));
+  }
+  outer = 1;
+  inner = 1;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    if (i < x.ndim() - k) {
+      outer *= x.shape()[size_t(i)];
+    } else {
+      inner *= x.shape()[size_t(i)];
+      norm_shape.push_back(x.shape()[size_t(i)]);
+    }
+  }
+}
+
+std::vector<double> affine_param(const Tensor* t, const Shape& shape, int64_t inner, const std::string& op,
+                                 const char* what) {
+  if (!t) return {};
+  if (t->shape() != shape) {
+    bad_shape(op, std::string(what) + " must have the normalized shape " + Tensor::shape_str(shape) + ", got " +
+                      Tensor::shape_str(t->shape()));
+  }
+  return read_vec(t->reshape({inner}), inner, op, what);
+}
+
+void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, const std::vector<double>& w,
+                  const std::vector<double>& b, double eps) {
+  using namespace dnnl;
+  const memory::dims dims = {outer, inner};
+  const bool sc = !w.empty(), sh = !b.empty();
+  const std::string key = "layer_norm:" + std::to_string(outer) + "," + std::to_string(inner) + ":" +
+                          std::to_string(eps) + ":" + (sc ? "w" : "") + (sh ? "b" : "");
+  guarded("layer_norm", [&] {
+    set_threads();
+    auto prim = PrimitiveCache::instance().get<layer_normalization_forward>(key, [&] {
+      const memory::desc md(dims, memory::data_type::f32, memory::format_tag::ab);
+      auto flags = normalization_flags::none;
+      if (sc) flags = flags | normalization_flags::use_scale;
+      if (sh) flags = flags | normalization_flags::use_shift;
+      const layer_normalization_forward::desc desc(prop_kind::forward_inference, md, static_cast<float>(eps), flags);
+      const layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
+      return std::make_shared<const layer_normalization_forward>(pd);
+    });
+    const memory::desc md(dims, memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc vd({inner}, memory::data_type::f32, memory::format_tag::a);
+    const memory::desc statd({outer}, memory::data_type::f32, memory::format_tag::a);
+    std::vector<float> fw(w.begin(), w.end()), fb(b.begin(), b.end());
+    std::vector<float> fm(static_cast<size_t>(outer)), fv(static_cast<size_t>(outer));
+    engine& eng = cpu_engine();
+    memory src(md, eng, x.data()), dst(md, eng, y.data());
+    memory mm(statd, eng, fm.data()), vm(statd, eng, fv.data());
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}};
+    if (sc) args[DNNL_ARG_SCALE] = memory(vd, eng, fw.data());
+    if (sh) args[DNNL_ARG_SHIFT] = memory(vd, eng, fb.data());
+    stream& st = thread_stream();
+    prim->execute(st, args);
+    st.wait();
+  });
+}
+
+/// Row normalisation: y = (x - mean) * rstd * w[j] + b[j] (layer_norm) or
+/// y = x * rsqrt(mean(x^2) + eps) * w[j] (rms).
+template <class T>
+void norm_rows(const T* x, T* y, int64_t outer, int64_t inner, const std::vector<double>& w,
+               const std::vector<double>& b, double eps, bool rms) {
+  using A = typename Acc<T>::type;
+  std::vector<A> wa(w.begin(), w.end()), ba(b.begin(), b.end());
+  for (int64_t r = 0; r < outer; ++r) {
+    const T* xr = x + r * inner;
+    T* yr = y + r * inner;
+    double mean = 0, var = 0;
+    if (rms) {
+      double q = 0;
+      for (int64_t i = 0; i < inner; ++i) {
+        const double v = static_cast<double>(xr[i]);
+        q += v * v;
+      }
+      var = q / double(inner);
+    } else {
+      moments(xr, inner, mean, var);
+    }
+    const A rstd = static_cast<A>(1.0 / std::sqrt(var + eps));
+    const A m = static_cast<A>(mean);
+    for (int64_t i = 0; i < inner; ++i) {
+      A v = (static_cast<A>(xr[i]) - m) * rstd;
+      if (!wa.empty()) v *= wa[size_t(i)];
+      if (!ba.empty()) v += ba[size_t(i)];
+      yr[i] = static_cast<T>(v);
+    }
+  }
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x_in, const Tensor* weight, const Tensor* bias, const NormAttrs& a) {
+  const std::string op = "layer_norm";
+  check_float(x_in, op);
+  check_eps(a.eps, op);
+  int64_t outer = 0, inner = 0;
+  Shape ns;
+  rows_of(x_in, a.normalized_ndim, op, outer, inner, ns);
+  const std::vector<double> w = affine_param(weight, ns, inner, op, "weight");
+  const std::vector<double> b = affine_param(bias, ns, inner, op, "bias");
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  if (x.numel() == 0) return y;
+  if (onednn_ok(x)) {
+    onednn_lnorm(x, y, outer, inner, w, b, a.eps);
+    return y;
+  }
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    norm_rows<T>(x.data_as<const T>(), y.data_as<T>(), outer, inner, w, b, a.eps, false);
+  });
+  return y;
+}
+
+Tensor rms_norm(const Tensor& x_in, const Tensor* weight, const NormAttrs& a) {
+  const std::string op = "rms_norm";
+  check_float(x_in, op);
+  int64_t outer = 0, inner = 0;
+  Shape ns;
+  rows_of(x_in, a.normalized_ndim, op, outer, inner, ns);
+  const std::vector<double> w = affine_param(weight, ns, inner, op, "weight");
+  double eps = a.eps;
+  if (eps < 0) {
+    switch (x_in.dtype()) {
+      case DType::kFloat64: eps = std::numeric_limits<double>::epsilon(); break;
+      case DType::kFloat16: eps = 0.0009765625; break;
+      case DType::kBFloat16: eps = 0.0078125; break;
+      default: eps = std::numeric_limits<float>::epsilon(); break;
+    }
+  }
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  if (x.numel() == 0) return y;
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    norm_rows<T>(x.data_as<const T>(), y.data_as<T>(), outer, inner, w, {}, eps, true);
+  });
+  return y;
+}
+
+Tensor group_norm(const Tensor& x_in, const Tensor* weight, const Tensor* bias, const NormAttrs& a) {
+  const std::string op = "group_norm";
+  check_float(x_in, op);
+  check_eps(a.eps, op);
+  const NCS d = ncs_of(x_in, op, 2);
+  const int64_t g = a.num_groups;
+  if (g <= 0 || d.c % g != 0) {
+    bad_param(op, "expected the number of channels " + std::to_string(d.c) + " to be divisible by num_groups " +
+                      std::to_string(g) + ", input shape " + Tensor::shape_str(x_in.shape()));
+  }
+  const std::vector<double> w = opt_vec(weight, d.c, 1.0, op, "weight");
+  const std::vector<double> b = opt_vec(bias, d.c, 0.0, op, "bias");
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  if (x.numel() == 0) return y;
+  const int64_t cg = d.c / g, inner = cg * d.s;
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = x.data_as<const T>();
+    T* yp = y.data_as<T>();
+    for (int64_t r = 0; r < d.n * g; ++r) {
+      double mean = 0, var = 0;
+      moments(xp + r * inner, inner, mean, var);
+      const double rstd = 1.0 / std::sqrt(var + a.eps);
+      for (int64_t j = 0; j < cg; ++j) {
+        const size_t c = size_t((r % g) * cg + j);
+        const double sc = rstd * w[c];
+        const int64_t off = r * inner + j * d.s;
+        affine_row<T>(xp + off, yp + off, d.s, sc, b[c] - mean * sc);
+      }
+    }
+  });
+  return y;
+}
+
+Tensor instance_norm(const Tensor& x_in, const Tensor* running_mean, const Tensor* running_var, const Tensor* weight,
+                     const Tensor* bias, const NormAttrs& a) {
+  const std::string op = "instance_norm";
+  check_float(x_in, op);
+  check_eps(a.eps, op);
+  const NCS d = ncs_of(x_in, op, 2);
+  if (!a.training && (!running_mean || !running_var)) {
+    bad_param(op, "running_mean and running_var are required when use_input_stats=False");
+  }
+  if (a.training && running_mean) detail::check_writable(*running_mean, op, "running_mean");
+  if (a.training && running_var) detail::check_writable(*running_var, op, "running_var");
+  std::vector<double> rm = running_mean ? read_vec(*running_mean, d.c, op, "running_mean") : std::vector<double>();
+  std::vector<double> rv = running_var ? read_vec(*running_var, d.c, op, "running_var") : std::vector<double>();
+  const std::vector<double> w = opt_vec(weight, d.c, 1.0, op, "weight");
+  const std::vector<double> b = opt_vec(bias, d.c, 0.0, op, "bias");
+  if (a.training && d.s <= 1) {
+    bad_param(op, "expected more than 1 spatial element when training, got input of shape " +
+                      Tensor::shape_str(x_in.shape()));
+  }
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  const size_t nc = size_t(d.n * d.c);
+  std::vector<double> sc(a.training ? nc : size_t(d.c)), sh(sc.size());
+  if (a.training) {
+    std::vector<double> mean(nc), var(nc);
+    dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+      using T = decltype(tag);
+      for (size_t i = 0; i < nc; ++i) moments(x.data_as<const T>() + int64_t(i) * d.s, d.s, mean[i], var[i]);
+    });
+    for (size_t i = 0; i < nc; ++i) {
+      const size_t c = i % size_t(d.c);
+      sc[i] = w[c] / std::sqrt(var[i] + a.eps);
+      sh[i] = b[c] - mean[i] * sc[i];
+    }
+    if (d.n > 0) {
+      const double unb = double(d.s) / double(d.s - 1);
+      for (size_t c = 0; c < size_t(d.c); ++c) {
+        double m = 0, v = 0;
+        for (int64_t n = 0; n < d.n; ++n) {
+          m += mean[size_t(n) * size_t(d.c) + c];
+          v += var[size_t(n) * size_t(d.c) + c] * unb;
+        }
+        if (running_mean) rm[c] = (1 - a.momentum) * rm[c] + a.momentum * m / double(d.n);
+        if (running_var) rv[c] = (1 - a.momentum) * rv[c] + a.momentum * v / double(d.n);
+      }
+      if (running_mean) write_vec(*running_mean, rm, op, "running_mean");
+      if (running_var) write_vec(*running_var, rv, op, "running_var");
+    }
+  } else {
+    for (size_t c = 0; c < size_t(d.c); ++c) {
+      sc[c] = w[c] / std::sqrt(rv[c] + a.eps);
+      sh[c] = b[c] - rm[c] * sc[c];
+    }
+  }
+  if (x.numel() == 0) return y;
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    apply_channels<T>(x.data_as<const T>(), y.data_as<T>(), d, sc, sh, a.training);
+  });
+  return y;
+}
+
+Tensor local_response_norm(const Tensor& x_in, int64_t size, double alpha, double beta, double k) {
+  const std::string op = "local_response_norm";
+  check_float(x_in, op);
+  if (size <= 0) bad_param(op, "size must be positive, got " + std::to_string(size));
+  const NCS d = ncs_of(x_in, op, 3);
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  if (x.numel() == 0) return y;
+  const int64_t lo = size / 2, hi = (size - 1) / 2;
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    using A = typename Acc<T>::type;
+    const T* xp = x.data_as<const T>();
+    T* yp = y.data_as<T>();
+    std::vector<A> acc(size_t(d.s));
+    for (int64_t n = 0; n < d.n; ++n) {
+      for (int64_t c = 0; c < d.c; ++c) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        for (int64_t cc = std::max<int64_t>(0, c - lo); cc <= std::min(d.c - 1, c + hi); ++cc) {
+          const T* r = xp + (n * d.c + cc) * d.s;
+          for (int64_t i = 0; i < d.s; ++i) {
+            const A v = static_cast<A>(r[i]);
+            acc[size_t(i)] += v * v;
+          }
+        }
+        const T* xr = xp + (n * d.c + c) * d.s;
+        T* yr = yp + (n * d.c + c) * d.s;
+        for (int64_t i = 0; i < d.s; ++i) {
+          const A div = std::pow(static_cast<A>(k) + static_cast<A>(alpha) * acc[size_t(i)] / static_cast<A>(size),
+                                 static_cast<A>(beta));
+          yr[i] = static_cast<T>(static_cast<A>(xr[i]) / div);
+        }
+      }
+    }
+  });
+  return y;
+}
+
+namespace {
+
+/// Axis of each of N, C, H, W in a layout string (-1 when absent); checks it.
+void parse_layout(const std::string& l, int pos[4], const std::string& op) {
+  static const char kAxes[4] = {'N', 'C', 'H', 'W'};
+  for (int i = 0; i < 4; ++i) pos[i] = -1;
+  bool ok = l.size() == 3 || l.size() == 4;
+  for (size_t i = 0; ok && i < l.size(); ++i) {
+    const char* f = std::find(kAxes, kAxes + 4, l[i]);
+    if (f == kAxes + 4 || pos[f - kAxes] != -1) {
+      ok = false;
+    } else {
+      pos[f - kAxes] = int(i);
+    }
+  }
+  if (ok && (pos[1] < 0 || pos[2] < 0 || pos[3] < 0 || (l.size() == 3) != (pos[0] < 0))) ok = false;
+  if (!ok) bad_param(op, "layout must be a permutation of 'CHW' or 'NCHW', got '" + l + "'");
+}
+
+}  // namespace
+
+Tensor normalize_image(const Tensor& x_in, const std::vector<double>& mean, const std::vector<double>& stdv,
+                       const std::string& layout, const std::string& out_layout, DType out_dtype, double scale) {
+  const std::string op = "normalize_image";
+  int ip[4], opos[4];
+  parse_layout(layout, ip, op);
+  parse_layout(out_layout, opos, op);
+  if (layout.size() != out_layout.size()) {
+    bad_param(op, "layout '" + layout + "' and out_layout '" + out_layout + "' must have the same axes");
+  }
+  if (x_in.ndim() != int64_t(layout.size())) {
+    bad_shape(op, "layout '" + layout + "' needs a " + std::to_string(layout.size()) + "-D input, got shape " +
+                      Tensor::shape_str(x_in.shape()));
+  }
+  const DTypeKind kind = dtype_traits(x_in.dtype()).kind;
+  if (kind == DTypeKind::kComplex) throw Error(Status::TypeError(op, "complex images are not supported"));
+  const int64_t c = x_in.shape()[size_t(ip[1])];
+  auto expand = [&](const std::vector<double>& v, const char* what) {
+    if (v.size() == 1) return std::vector<double>(size_t(c), v[0]);
+    if (int64_t(v.size()) != c) {
+      bad_shape(op, std::string(what) + " has " + std::to_string(v.size()) + " entries but the image has " +
+                        std::to_string(c) + " channels (shape " + Tensor::shape_str(x_in.shape()) + ", layout '" +
+                        layout + "')");
+    }
+    return v;
+  };
+  const std::vector<double> m = expand(mean, "mean"), s = expand(stdv, "std");
+  for (double v : s) {
+    if (v == 0) bad_param(op, "std evaluated to zero, leading to division by zero");
+  }
+  // Permute the input (a view) into the output's axis order, then one pass.
+  std::vector<int64_t> perm;
+  for (char ch : out_layout) perm.push_back(int64_t(layout.find(ch)));
+  const Tensor xv = x_in.permute(perm);
+  Tensor y = Tensor::empty(xv.shape(), out_dtype);
+  const int cax = opos[1];
+  std::vector<double> sc(static_cast<size_t>(c)), sh(static_cast<size_t>(c));
+  for (size_t i = 0; i < size_t(c); ++i) {
+    sc[i] = scale / s[i];
+    sh[i] = -m[i] / s[i];
+  }
+  if (y.numel() == 0) return y;
+  const int64_t nd = xv.ndim();
+  const uint8_t* base = xv.data();
+  auto run = [&](auto in_tag, auto out_tag) {
+    using I = decltype(in_tag);
+    using O = decltype(out_tag);
+    using A = typename Acc<O>::type;
+    std::vector<A> fsc(sc.begin(), sc.end()), fsh(sh.begin(), sh.end());
+    O* out = y.data_as<O>();
+    std::vector<int64_t> idx(size_t(nd), 0);
+    const int64_t last = xv.shape()[size_t(nd - 1)], lstride = xv.strides()[size_t(nd - 1)];
+    const bool c_last = cax == nd - 1;
+    const int64_t rows = y.numel() / last;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t off = 0;
+      for (int64_t ax = 0; ax < nd - 1; ++ax) off += idx[size_t(ax)] * xv.strides()[size_t(ax)];
+      const uint8_t* p = base + off;
+      O* o = out + r * last;
+      if (c_last) {
+        for (int64_t i = 0; i < last; ++i) {
+          o[i] = static_cast<O>(static_cast<A>(*reinterpret_cast<const I*>(p + i * lstride)) * fsc[size_t(i)] +
+                                fsh[size_t(i)]);
+        }
+      } else {
+        const size_t ch = size_t(idx[size_t(cax)]);
+        const A a = fsc[ch], b = fsh[ch];
+        if (lstride == int64_t(sizeof(I))) {
+          const I* q = reinterpret_cast<const I*>(p);
+          for (int64_t i = 0; i < last; ++i) o[i] = static_cast<O>(static_cast<A>(q[i]) * a + b);
+        } else {
+          for (int64_t i = 0; i < last; ++i) {
+            o[i] = static_cast<O>(static_cast<A>(*reinterpret_cast<const I*>(p + i * lstride)) * a + b);
+          }
+        }
+      }
+      for (int64_t ax = nd - 2; ax >= 0; --ax) {
+        if (++idx[size_t(ax)] < xv.shape()[size_t(ax)]) break;
+        idx[size_t(ax)] = 0;
+      }
+    }
+  };
+  auto with_out = [&](auto in_tag) {
+    dispatch_float(out_dtype, op, "dtype", [&](auto out_tag) { run(in_tag, out_tag); });
+  };
+  switch (x_in.dtype()) {
+    case DType::kUInt8: with_out(uint8_t{}); break;
+    case DType::kInt8: with_out(int8_t{}); break;
+    case DType::kUInt16: with_out(uint16_t{}); break;
+    case DType::kInt16: with_out(int16_t{}); break;
+    case DType::kInt32: with_out(int32_t{}); break;
+    case DType::kBool: with_out(uint8_t{}); break;
+    default:
+      dispatch_float(x_in.dtype(), op, "input", [&](auto in_tag) { with_out(in_tag); });
+  }
+  return y;
+}
+
+}  // namespace asc::nn

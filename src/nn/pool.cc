@@ -1,0 +1,329 @@
+// Max / average / adaptive pooling (include/asc/nn/pool.h).
+//
+// One plane (n, c) at a time, spatial axes padded to 3 (leading size-1 axes), so
+// one loop nest serves 1-D, 2-D and 3-D. Window bounds follow torch's CPU kernels
+// exactly (output size with ceil_mode, clipping of average windows, divisor rules,
+// first-valid-element index for all -inf windows) because users compare with them.
+//
+// Why not oneDNN's pooling primitive: it has no NaN-propagating max, no torch-style
+// indices (its workspace is opaque), and ceil_mode / count_include_pad edge windows
+// need padding bookkeeping of their own; pooling is memory-bound, so the direct
+// loops here are within a small factor of it (not measured in this change).
+#include "asc/nn/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "nn/nn_util.h"
+
+namespace asc::nn {
+namespace {
+
+using detail::Acc;
+using detail::dispatch_float;
+
+[[noreturn]] void bad_param(const std::string& op, const std::string& msg) {
+  throw Error(Status::Invalid(op, msg));
+}
+
+std::string vec_str(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+/// The input as C-contiguous (B, *spatial3) with B = N * C; returns the out shape prefix.
+struct Planes {
+  Tensor x;              // contiguous
+  Shape prefix;          // (N, C) or (C,)
+  int64_t planes = 0;    // product of prefix
+  int64_t in[3] = {1, 1, 1};
+};
+
+Planes planes_of(const Tensor& x, int nsp, const std::string& op) {
+  if (nsp < 1 || nsp > 3) bad_param(op, "spatial_ndim must be 1, 2 or 3");
+  if (x.ndim() != nsp + 1 && x.ndim() != nsp + 2) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "expected a " + std::to_string(nsp + 1) + "-D (unbatched) or " +
+                                 std::to_string(nsp + 2) + "-D (batched) input, got shape " +
+                                 Tensor::shape_str(x.shape())));
+  }
+  Planes p;
+  const int64_t lead = x.ndim() - nsp;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    if (x.shape()[size_t(i)] == 0 && !(lead == 2 && i == 0)) {
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                               "expected non-zero sizes for the non-batch axes, got shape " +
+                                   Tensor::shape_str(x.shape())));
+    }
+  }
+  p.planes = 1;
+  for (int64_t i = 0; i < lead; ++i) {
+    p.prefix.push_back(x.shape()[size_t(i)]);
+    p.planes *= x.shape()[size_t(i)];
+  }
+  for (int i = 0; i < nsp; ++i) p.in[3 - nsp + i] = x.shape()[size_t(lead + i)];
+  dispatch_float(x.dtype(), op, "input", [](auto) {});
+  p.x = x.contiguous();
+  return p;
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+template <class T>
+void max_pool_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const int64_t* in, const int64_t* out,
+                     const int64_t* k, const int64_t* s, const int64_t* pd, const int64_t* dl) {
+  const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* xp = x + p * in_plane;
+    T* yp = y + p * out_plane;
+    int64_t* ip = idx ? idx + p * out_plane : nullptr;
+    int64_t o = 0;
+    for (int64_t od = 0; od < out[0]; ++od) {
+      int64_t d0 = od * s[0] - pd[0];
+      while (d0 < 0) d0 += dl[0];
+      const int64_t d1 = std::min(od * s[0] - pd[0] + (k[0] - 1) * dl[0] + 1, in[0]);
+      for (int64_t oh = 0; oh < out[1]; ++oh) {
+        int64_t h0 = oh * s[1] - pd[1];
+        while (h0 < 0) h0 += dl[1];
+        const int64_t h1 = std::min(oh * s[1] - pd[1] + (k[1] - 1) * dl[1] + 1, in[1]);
+        for (int64_t ow = 0; ow < out[2]; ++ow, ++o) {
+          int64_t w0 = ow * s[2] - pd[2];
+          while (w0 < 0) w0 += dl[2];
+          const int64_t w1 = std::min(ow * s[2] - pd[2] + (k[2] - 1) * dl[2] + 1, in[2]);
+          float best = -std::numeric_limits<float>::infinity();
+          double bestd = -std::numeric_limits<double>::infinity();
+          int64_t bi = (d0 * in[1] + h0) * in[2] + w0;
+          for (int64_t d = d0; d < d1; d += dl[0]) {
+            for (int64_t h = h0; h < h1; h += dl[1]) {
+              const int64_t row = (d * in[1] + h) * in[2];
+              for (int64_t w = w0; w < w1; w += dl[2]) {
+                if constexpr (std::is_same_v<T, double>) {
+                  const double v = xp[row + w];
+                  if (v > bestd || std::isnan(v)) {
+                    bestd = v;
+                    bi = row + w;
+                    if (std::isnan(v)) goto done;
+                  }
+                } else {
+                  const float v = static_cast<float>(xp[row + w]);
+                  if (v > best || std::isnan(v)) {
+                    best = v;
+                    bi = row + w;
+                    if (std::isnan(v)) goto done;
+                  }
+                }
+              }
+            }
+          }
+        done:
+          if constexpr (std::is_same_v<T, double>) {
+            yp[o] = bestd;
+          } else {
+            yp[o] = static_cast<T>(best);
+          }
+          if (ip) ip[o] = bi;
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+void avg_pool_kernel(const T* x, T* y, int64_t planes, const int64_t* in, const int64_t* out, const int64_t* k,
+                     const int64_t* s, const int64_t* pd, bool count_include_pad, int64_t divisor_override) {
+  using A = typename Acc<T>::type;
+  const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* xp = x + p * in_plane;
+    T* yp = y + p * out_plane;
+    int64_t o = 0;
+    for (int64_t od = 0; od < out[0]; ++od) {
+      int64_t d0 = od * s[0] - pd[0], d1 = std::min(d0 + k[0], in[0] + pd[0]);
+      const int64_t sd = d1 - d0;
+      d0 = std::max<int64_t>(d0, 0);
+      d1 = std::min(d1, in[0]);
+      for (int64_t oh = 0; oh < out[1]; ++oh) {
+        int64_t h0 = oh * s[1] - pd[1], h1 = std::min(h0 + k[1], in[1] + pd[1]);
+        const int64_t sh = h1 - h0;
+        h0 = std::max<int64_t>(h0, 0);
+        h1 = std::min(h1, in[1]);
+        for (int64_t ow = 0; ow < out[2]; ++ow, ++o) {
+          int64_t w0 = ow * s[2] - pd[2], w1 = std::min(w0 + k[2], in[2] + pd[2]);
+          const int64_t sw = w1 - w0;
+          w0 = std::max<int64_t>(w0, 0);
+          w1 = std::min(w1, in[2]);
+          if (d0 >= d1 || h0 >= h1 || w0 >= w1) {
+            yp[o] = static_cast<T>(A(0));
+            continue;
+          }
+          A sum = 0;
+          for (int64_t d = d0; d < d1; ++d) {
+            for (int64_t h = h0; h < h1; ++h) {
+              const T* r = xp + (d * in[1] + h) * in[2];
+              for (int64_t w = w0; w < w1; ++w) sum += static_cast<A>(r[w]);
+            }
+          }
+          const int64_t div = divisor_override
+                                  ? divisor_override
+                                  : (count_include_pad ? sd * sh * sw : (d1 - d0) * (h1 - h0) * (w1 - w0));
+          yp[o] = static_cast<T>(sum / static_cast<A>(div));
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+void adaptive_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const int64_t* in, const int64_t* out,
+                     bool is_max) {
+  using A = typename Acc<T>::type;
+  const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
+  auto lo = [](int64_t o, int64_t n, int64_t m) { return (o * n) / m; };
+  auto hi = [](int64_t o, int64_t n, int64_t m) { return ((o + 1) * n + m - 1) / m; };
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* xp = x + p * in_plane;
+    T* yp = y + p * out_plane;
+    int64_t* ip = idx ? idx + p * out_plane : nullptr;
+    int64_t o = 0;
+    for (int64_t od = 0; od < out[0]; ++od) {
+      const int64_t d0 = lo(od, in[0], out[0]), d1 = hi(od, in[0], out[0]);
+      for (int64_t oh = 0; oh < out[1]; ++oh) {
+        const int64_t h0 = lo(oh, in[1], out[1]), h1 = hi(oh, in[1], out[1]);
+        for (int64_t ow = 0; ow < out[2]; ++ow, ++o) {
+          const int64_t w0 = lo(ow, in[2], out[2]), w1 = hi(ow, in[2], out[2]);
+          if (is_max) {
+            A best = -std::numeric_limits<A>::infinity();
+            int64_t bi = (d0 * in[1] + h0) * in[2] + w0;
+            bool nan = false;
+            for (int64_t d = d0; d < d1 && !nan; ++d) {
+              for (int64_t h = h0; h < h1 && !nan; ++h) {
+                const int64_t row = (d * in[1] + h) * in[2];
+                for (int64_t w = w0; w < w1; ++w) {
+                  const A v = static_cast<A>(xp[row + w]);
+                  if (v > best || std::isnan(v)) {
+                    best = v;
+                    bi = row + w;
+                    if (std::isnan(v)) {
+                      nan = true;
+                      break;
+                    }
+                  }
+                }
+              }
+            }
+            yp[o] = static_cast<T>(best);
+            if (ip) ip[o] = bi;
+          } else {
+            A sum = 0;
+            for (int64_t d = d0; d < d1; ++d) {
+              for (int64_t h = h0; h < h1; ++h) {
+                const T* r = xp + (d * in[1] + h) * in[2];
+                for (int64_t w = w0; w < w1; ++w) sum += static_cast<A>(r[w]);
+              }
+            }
+            yp[o] = static_cast<T>(sum / static_cast<A>((d1 - d0) * (h1 - h0) * (w1 - w0)));
+          }
+        }
+      }
+    }
+  }
+}
+
+Shape out_shape(const Planes& p, int nsp, const int64_t* out) {
+  Shape s = p.prefix;
+  for (int i = 0; i < nsp; ++i) s.push_back(out[3 - nsp + i]);
+  return s;
+}
+
+}  // namespace
+
+PoolResult pool(const Tensor& x_in, const PoolAttrs& a) {
+  const std::string& op = a.op;
+  const int nsp = a.spatial_ndim;
+  const bool is_max = a.kind == PoolKind::kMax;
+  auto check_len = [&](const std::vector<int64_t>& v, const char* what, bool allow_empty) {
+    if (!(v.size() == size_t(nsp) || (allow_empty && v.empty()))) {
+      bad_param(op, std::string(what) + " must have " + std::to_string(nsp) + " entries, got " + vec_str(v));
+    }
+  };
+  check_len(a.kernel, "kernel_size", false);
+  check_len(a.stride, "stride", true);
+  check_len(a.padding, "padding", true);
+  check_len(a.dilation, "dilation", true);
+  Planes p = planes_of(x_in, nsp, op);
+  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pd[3] = {0, 0, 0}, dl[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  for (int i = 0; i < nsp; ++i) {
+    const int j = 3 - nsp + i;
+    k[j] = a.kernel[size_t(i)];
+    s[j] = a.stride.empty() ? k[j] : a.stride[size_t(i)];
+    pd[j] = a.padding.empty() ? 0 : a.padding[size_t(i)];
+    dl[j] = a.dilation.empty() ? 1 : a.dilation[size_t(i)];
+  }
+  for (int j = 3 - nsp; j < 3; ++j) {
+    if (k[j] <= 0) bad_param(op, "kernel_size must be greater than zero, got " + vec_str(a.kernel));
+    if (s[j] <= 0) bad_param(op, "stride must be greater than zero, got " + vec_str(a.stride));
+    if (dl[j] <= 0) bad_param(op, "dilation must be greater than zero, got " + vec_str(a.dilation));
+    if (!is_max && dl[j] != 1) bad_param(op, "average pooling has no dilation");
+    const int64_t eff = (k[j] - 1) * dl[j] + 1;
+    if (pd[j] < 0 || pd[j] > (is_max ? eff / 2 : k[j] / 2)) {
+      bad_param(op, "pad should be non-negative and at most half of the effective kernel size, got padding " +
+                        vec_str(a.padding) + " for kernel_size " + vec_str(a.kernel));
+    }
+    int64_t o = floor_div(p.in[j] + 2 * pd[j] - eff + (a.ceil_mode ? s[j] - 1 : 0), s[j]) + 1;
+    if (a.ceil_mode && (o - 1) * s[j] >= p.in[j] + pd[j]) --o;
+    if (o < 1) {
+      std::vector<int64_t> ins(p.in + 3 - nsp, p.in + 3);
+      bad_param(op, "output size is too small: input spatial size " + vec_str(ins) + ", kernel_size " +
+                        vec_str(a.kernel) + ", padding " + vec_str(a.padding) + ", dilation " + vec_str(a.dilation));
+    }
+    out[j] = o;
+  }
+  if (!is_max && a.divisor_override < 0) bad_param(op, "divisor must be non-zero");
+  PoolResult r;
+  const Shape os = out_shape(p, nsp, out);
+  r.out = Tensor::empty(os, p.x.dtype());
+  if (is_max && a.return_indices) r.indices = Tensor::empty(os, DType::kInt64);
+  if (r.out.numel() == 0) return r;
+  dispatch_float(p.x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    if (is_max) {
+      max_pool_kernel<T>(p.x.data_as<const T>(), r.out.data_as<T>(),
+                         a.return_indices ? r.indices.data_as<int64_t>() : nullptr, p.planes, p.in, out, k, s, pd,
+                         dl);
+    } else {
+      avg_pool_kernel<T>(p.x.data_as<const T>(), r.out.data_as<T>(), p.planes, p.in, out, k, s, pd,
+                         a.count_include_pad, a.divisor_override);
+    }
+  });
+  return r;
+}
+
+PoolResult adaptive_pool(const Tensor& x_in, PoolKind kind, const std::vector<int64_t>& output_size,
+                         bool return_indices, const std::string& op) {
+  const int nsp = static_cast<int>(output_size.size());
+  if (nsp < 1 || nsp > 3) bad_param(op, "output_size must have 1 to 3 entries, got " + vec_str(output_size));
+  Planes p = planes_of(x_in, nsp, op);
+  int64_t out[3] = {1, 1, 1};
+  for (int i = 0; i < nsp; ++i) {
+    const int64_t o = output_size[size_t(i)];
+    if (o < 0) bad_param(op, "output_size must be non-negative, got " + vec_str(output_size));
+    out[3 - nsp + i] = o;
+  }
+  PoolResult r;
+  const Shape os = out_shape(p, nsp, out);
+  r.out = Tensor::empty(os, p.x.dtype());
+  const bool is_max = kind == PoolKind::kMax;
+  if (is_max && return_indices) r.indices = Tensor::empty(os, DType::kInt64);
+  if (r.out.numel() == 0) return r;
+  dispatch_float(p.x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    adaptive_kernel<T>(p.x.data_as<const T>(), r.out.data_as<T>(),
+                       is_max && return_indices ? r.indices.data_as<int64_t>() : nullptr, p.planes, p.in, out,
+                       is_max);
+  });
+  return r;
+}
+
+}  // namespace asc::nn
