@@ -100,11 +100,14 @@ def _matmul_fast(x1, x2, out=None):
                 raise TypeError
             _np.matmul.resolve_dtypes((x1.dtype, x2.dtype, out.dtype))
         except TypeError:
-            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True)
+            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True, core_dims=2)
         try:
             return _C._linalg.matmul(x1, x2, out)
-        except ValueError:  # an out with more loop dimensions (NumPy broadcasts into it), or NumPy's error
-            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True)
+        except ValueError:
+            if out.ndim <= max(x1.ndim, x2.ndim):
+                raise
+            # an out with more loop dimensions: NumPy broadcasts into it
+            return _ufunc.call("matmul", 2, (x1, x2), {"out": out}, impl=_matmul_loop, core=True, core_dims=2)
     try:
         return _C._linalg.matmul(x1, x2, out)
     except TypeError:
@@ -120,7 +123,7 @@ def _matmul_loop(x1, x2):
     return _C._linalg.matmul(x1, x2, None)
 
 
-matmul = _ufunc.make("matmul", 2, _matmul_fast, _matmul_loop, core=True,
+matmul = _ufunc.make("matmul", 2, _matmul_fast, _matmul_loop, core=True, core_dims=2,
                      doc=_C._linalg.matmul.__doc__)
 
 

@@ -219,11 +219,12 @@ def _f_layout(x):
     return _C.transpose(_C.transpose(x).copy())
 
 
-def call(name, nin, args, kwargs, impl=None, core=False, extra=()):
+def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
     """``name(*args, **kwargs)`` with NumPy's ufunc semantics (see the module docstring).
 
     ``impl(*operands, **extra_kwargs)`` computes the result from operands of the loop dtypes
-    (default: the registry op ``pyasc._C.<name>``); ``core``: a generalised ufunc (no where=);
+    (default: the registry op ``pyasc._C.<name>``); ``core``: a generalised ufunc (no where=) whose
+    result has ``core_dims`` core dimensions (an out must match them; its loop dimensions broadcast);
     ``extra``: the function's own keywords, passed to ``impl`` (``vecdot``'s ``axis``)."""
     if impl is None:
         impl = getattr(_C, name)
@@ -248,6 +249,8 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=()):
         loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)
     where = kwargs.get("where", True)
     mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
+    if not core:  # NumPy broadcasts every operand before it casts any (a huge view must not be cast first)
+        _broadcast(name, [tuple(v.shape) for v in vals if isinstance(v, _C.ndarray)], mask, out)
     if loop is not None:
         vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else
                 (v if isinstance(v, bool) or _np.dtype(v.dtype) == loop[i] else _C.astype(v, loop[i]))
@@ -262,17 +265,12 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=()):
             not _np.can_cast(_np.dtype(res.dtype), out_dt, casting=casting):
         raise _te(f"[{name}] Cannot cast ufunc '{name}' output from dtype('{res.dtype}') to dtype('{out_dt}') with "
                   f"casting rule '{casting}'")
-    shapes = [tuple(res.shape)] + ([tuple(mask.shape)] if mask is not None else []) + \
-        ([tuple(out.shape)] if out is not None else [])
-    try:
-        bshape = _np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise _ve(f"[{name}] operands could not be broadcast together with shapes "
-                  f"{' '.join(_shape_str(s) for s in shapes)} (result{', where' if mask is not None else ''}"
-                  f"{', out' if out is not None else ''})") from None
-    if out is not None and bshape != tuple(out.shape):
-        raise _ve(f"[{name}] non-broadcastable output operand with shape {_shape_str(out.shape)} doesn't match the "
-                  f"broadcast shape {_shape_str(bshape)}")
+    if core and out is not None and core_dims:
+        k = min(core_dims, res.ndim)
+        if k and (out.ndim < k or tuple(out.shape[out.ndim - k:]) != tuple(res.shape[res.ndim - k:])):
+            raise _ve(f"[{name}] Output operand 0 has a mismatch in its core dimensions: out has shape "
+                      f"{_shape_str(out.shape)}, the result {_shape_str(res.shape)}")
+    bshape = _broadcast(name, [tuple(res.shape)], mask, out)
     if out is None:
         if mask is not None:
             res = _C.where(mask, res, _C.full((), 0, res.dtype))
@@ -296,12 +294,30 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=()):
     return out
 
 
+def _broadcast(name, shapes, mask, out):
+    """The broadcast shape of the operands, where= and out (NumPy's errors: out never broadcasts)."""
+    shapes = list(shapes) + ([tuple(mask.shape)] if mask is not None else [])
+    try:
+        bshape = _np.broadcast_shapes(*shapes)
+        if out is not None:
+            full = _np.broadcast_shapes(bshape, tuple(out.shape))
+    except ValueError:
+        every = shapes + ([tuple(out.shape)] if out is not None else [])
+        raise _ve(f"[{name}] operands could not be broadcast together with shapes "
+                  f"{' '.join(_shape_str(s) for s in every)}{' (where= included)' if mask is not None else ''}"
+                  f"{' (the last is out)' if out is not None else ''}") from None
+    if out is not None and full != tuple(out.shape):
+        raise _ve(f"[{name}] non-broadcastable output operand with shape {_shape_str(out.shape)} doesn't match the "
+                  f"broadcast shape {_shape_str(full)}")
+    return full if out is not None else bshape
+
+
 def _all_fortran(xs):
     arrays = [x for x in xs if isinstance(x, _C.ndarray) and x.ndim >= 2]
     return bool(arrays) and all(x.flags.f_contiguous and not x.flags.c_contiguous for x in arrays)
 
 
-def make(name, nin, fast, impl=None, *, doc=None, core=False, extra=()):
+def make(name, nin, fast, impl=None, *, doc=None, core=False, extra=(), core_dims=0):
     """A Python-level ufunc: ``fast(*operands, out=None)`` for the plain call (``f(x)``,
     ``f(x, out=pyasc_array)``), :func:`call` with ``impl`` (default ``fast`` without out) for
     any call with NumPy's keywords. ``extra`` keywords go to both."""
@@ -312,7 +328,7 @@ def make(name, nin, fast, impl=None, *, doc=None, core=False, extra=()):
             o = kwargs.get("out")
             if len(kwargs) == (1 if "out" in kwargs else 0) and (o is None or isinstance(o, _C.ndarray)):
                 return fast(*args, out=o)
-        return call(name, nin, args, kwargs, impl=loop, core=core, extra=extra)
+        return call(name, nin, args, kwargs, impl=loop, core=core, extra=extra, core_dims=core_dims)
 
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = doc if doc is not None else getattr(fast, "__doc__", None)

@@ -213,16 +213,16 @@ def _vecmat(x1, x2):
 
 def _gufunc_fast(fn):
     def fast(x1, x2, out=None):
-        return _ufunc.call(fn.__name__.lstrip("_"), 2, (x1, x2), {"out": out}, impl=fn, core=True) \
+        return _ufunc.call(fn.__name__.lstrip("_"), 2, (x1, x2), {"out": out}, impl=fn, core=True, core_dims=1) \
             if out is not None else fn(x1, x2)
     return fast
 
 
-matvec = _ufunc.make("matvec", 2, _gufunc_fast(_matvec), _matvec, core=True, doc=(
+matvec = _ufunc.make("matvec", 2, _gufunc_fast(_matvec), _matvec, core=True, core_dims=1, doc=(
     """Matrix-vector products over stacks: ``x1[..., i, j] x2[..., j]`` summed over j (no conjugation)
     (``numpy.matvec``; the stack dimensions broadcast). One batched matmul. NumPy's gufunc keywords
     ``out``, ``dtype``, ``casting``, ``order``, ``subok``, ``signature`` (:mod:`pyasc._ufunc`)."""))
-vecmat = _ufunc.make("vecmat", 2, _gufunc_fast(_vecmat), _vecmat, core=True, doc=(
+vecmat = _ufunc.make("vecmat", 2, _gufunc_fast(_vecmat), _vecmat, core=True, core_dims=1, doc=(
     """Vector-matrix products over stacks: ``conj(x1[..., i]) x2[..., i, j]`` summed over i
     (``numpy.vecmat``; the vector is conjugated, as in ``vecdot``). One batched matmul. NumPy's gufunc
     keywords as :func:`matvec`."""))

@@ -397,6 +397,17 @@ def test_gufuncs(mode):
     big = asc.zeros((4, 2, 3, 3))
     assert asc.matmul(asc.asarray(a), asc.asarray(b), out=big) is big  # loop dims broadcast into out
     same(big, np.matmul(a, b, out=np.zeros((4, 2, 3, 3))))
+    # core dimensions never broadcast into out (NumPy's ValueError), loop dimensions do
+    check(lambda: np.matmul(np.ones((1, 1), np.int16), np.ones((1, 1), np.uint8), out=np.zeros((2, 5), np.int16)),
+          lambda: asc.matmul(asc.ones((1, 1), np.int16), asc.ones((1, 1), np.uint8), out=asc.zeros((2, 5), np.int16)))
+    check(lambda: np.matvec(a, v, out=np.zeros((2, 4))), lambda: asc.matvec(asc.asarray(a), asc.asarray(v),
+                                                                            out=asc.zeros((2, 4))))
+    # shapes are checked before any cast: a huge broadcast view is never materialised
+    huge_np = np.broadcast_to(np.ones(1, bool), (2 ** 31, 2 ** 31))
+    huge = asc.broadcast_to(asc.ones(1, bool), (2 ** 31, 2 ** 31))
+    check(lambda: np.matmul(np.ones((3, 3), np.int8), huge_np, out=np.zeros((3, 3), np.int8)),
+          lambda: asc.matmul(asc.ones((3, 3), np.int8), huge, out=asc.zeros((3, 3), np.int8)))
+    check(lambda: np.add(np.ones(3), huge_np, dtype=np.float32), lambda: asc.add(asc.ones(3), huge, dtype=np.float32))
     with pytest.raises(NotImplementedError, match="axes"):
         asc.matmul(asc.asarray(a), asc.asarray(b), axes=[(-2, -1), (-2, -1), (-2, -1)])
     with pytest.raises(TypeError):
