@@ -353,6 +353,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X, rdt = _cov_matrix(m, y, rowvar, "cov", dtype)
     if X.shape[0] == 0:
         return _C.reshape(_C.full((0,), 0, rdt), (0, 0)) if X.ndim == 2 else X
+    if _np.dtype(rdt).kind in "iub":  # NumPy subtracts the float mean in place (X -= avg): same_kind
+        raise _TE(f"[cov] Cannot cast ufunc 'subtract' output from dtype('float64') to dtype('{_np.dtype(rdt)}') "
+                  "with casting rule 'same_kind'")
     if ddof is None:
         ddof = 0 if bias else 1
     N = X.shape[1]

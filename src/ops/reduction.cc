@@ -90,7 +90,15 @@ Tensor int_var(const OpDef& op, const Tensor& x, const Attrs& attrs, DType resul
   const Tensor mean = cast(call(div, {s, scalar_tensor(Scalar::from_float(static_cast<double>(count)), DType::kFloat64)}), result);
   const Tensor d = call(sub, {x, mean});  // NumPy: arr - arrmean, promoted (float input stays float)
   a.keepdims = attrs.keepdims;
-  const Tensor ss = call(sum, {call(mul, {d, d})}, a);  // summed in the dtype
+  // Complex deviations square to |d|**2 (NumPy views them as pairs of reals).
+  Tensor sq;
+  if (is_complex(d.dtype())) {
+    static const OpDef& conj = get_op("conjugate");
+    sq = cast(call(mul, {d, call(conj, {d})}), complex_part_dtype(d.dtype()));
+  } else {
+    sq = call(mul, {d, d});
+  }
+  const Tensor ss = call(sum, {sq}, a);  // summed in the dtype
   const double denom = std::max(static_cast<double>(count) - attrs.ddof, 0.0);
   const Tensor q = call(div, {ss, scalar_tensor(Scalar::from_float(denom), DType::kFloat64)});
   Tensor v = cast(q, result);

@@ -298,3 +298,19 @@ def test_integer_dtype_mean_var_std_as_numpy(dt):
                     g = np.asarray(getattr(asc, name)(x, axis=axis, dtype=dt, **kw))
                     assert g.dtype == np.asarray(e).dtype, (name, axis)
                     np.testing.assert_array_equal(g, e, err_msg=f"{name} {axis} {kw} {src.dtype}")
+
+
+def test_cov_corrcoef_integer_dtype_is_numpys_casting_error():
+    for m in (np.ones((2, 3)), np.array([True, False]), 0):
+        for dt in ("int32", "bool", "uint8"):
+            for name in ("cov", "corrcoef"):
+                _raises_like(lambda: getattr(np, name)(m, dtype=dt), lambda: getattr(asc, name)(m, dtype=dt))
+    np.testing.assert_allclose(np.asarray(asc.cov(asc.ones((2, 3)), dtype="float32")), np.cov(np.ones((2, 3)), dtype="float32"))
+
+
+def test_complex_var_with_integer_dtype():
+    src = (np.arange(4) + 1j * np.arange(4)[::-1]).astype(np.complex64).reshape(2, 2, 1)
+    with np.errstate(all="ignore"), pytest.warns(Warning):
+        e = np.var(src, dtype="int16")
+    g = asc.var(asc.asarray(src), dtype="int16")
+    np.testing.assert_array_equal(np.asarray(g), e)
