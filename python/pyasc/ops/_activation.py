@@ -2,9 +2,9 @@
 
 Fusion class: every activation here is *elementwise* and is composed from pyasc's
 registry ops (maximum, where, exp/expm1/log1p, tanh, the device ops ``sigmoid``,
-``erf``, ``gelu``, ``gelu_tanh``), so it records into the lazy graph and fuses with
-its neighbours into one loop (``gelu`` is one node; ``silu`` / ``mish`` /
-``hardswish`` are short chains that fuse into one group). The softmax family is a
+``erf``, ``erfc``), so it records into the lazy graph and fuses with its neighbours
+into one loop (``gelu``, ``silu``, ``mish``, ``hardswish`` are short chains that run as
+one fused group). The softmax family is a
 *reduction* class: max, then exp(x - max) fused with the sum, then the divide;
 float16/bfloat16 inputs are computed in float32 and cast back (torch's half
 softmax accumulates in float32 as well). See docs/nn.md.
@@ -174,16 +174,22 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def gelu(input, approximate="none"):
-    """GELU: exact 0.5 x (1 + erf(x / sqrt 2)) or the tanh form (``approximate='tanh'``).
+    """GELU: exact 0.5 x erfc(-x / sqrt 2) (= 0.5 x (1 + erf(x / sqrt 2)) without the cancellation
+    for x << 0), or the tanh form (``approximate='tanh'``) as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)).
 
-    One registry node each (``gelu`` / ``gelu_tanh``), so it fuses with neighbours.
+    Composed from the ``erfc`` / ``sigmoid`` registry ops in the input's lanes (float32 for
+    float32/float16/bfloat16), 3-5 elementwise nodes that fuse into one loop with their
+    neighbours. pyasc's top-level ``asc.gelu`` keeps the float64-lane device op (0.5 ULP, about
+    6x slower); this one is torch-class accuracy (a few ULP, see docs/nn.md). gelu(-inf) is
+    NaN, as torch's formula gives.
     """
     asc = _asc()
     x = _in(input, "gelu")
     if approximate == "none":
-        return asc._C.gelu(x)
+        return (x * 0.5) * asc.erfc(x * -0.7071067811865476)
     if approximate == "tanh":
-        return asc._C.gelu_tanh(x)
+        # 0.5 (1 + tanh(v)) = sigmoid(2 v), v = sqrt(2/pi) (x + 0.044715 x^3)
+        return x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
     raise _param_error("gelu", f"approximate must be 'none' or 'tanh', not {approximate!r}")
 
 
