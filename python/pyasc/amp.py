@@ -313,11 +313,20 @@ def _install():
         from . import ops as _ops
     except Exception:  # noqa: BLE001 - ops failing to import is reported by ops itself
         return
+    import sys
+
+    # the family modules too (pyasc.ops._conv.conv2d, ...), so module classes that look the
+    # functional up at call time get the same policy; one wrapper object per function
+    families = [m for k, m in sys.modules.items() if k.startswith(_ops.__name__ + "._") and m is not None]
     for policy, names in (("lower", LOWER_PRECISION_OPS), ("fp32", FP32_OPS)):
         for n in names:
             fn = getattr(_ops, n, None)
             if callable(fn) and not isinstance(fn, type):
-                setattr(_ops, n, autocast_op(policy, n)(fn))
+                w = autocast_op(policy, n)(fn)
+                setattr(_ops, n, w)
+                for mod in families:
+                    if getattr(mod, n, None) is fn:
+                        setattr(mod, n, w)
 
 
 _install()
