@@ -7,7 +7,7 @@ fraction of memory bandwidth, measured against a native triad (bench_fusion_tria
 gelu reads and writes n floats (8n bytes); softmax over rows of 1024 reads x twice in the
 fused form (max pass, exp-sum-normalise pass) and writes once, so its traffic floor is 8n
 bytes as well (one read + one write) - the fraction is reported against that floor. The triad
-moves 16n bytes (3 reads + 1 write... counted as 12n read + 4n write).
+out = a * b + c moves 16n bytes (three reads, one write).
 """
 
 from __future__ import annotations
@@ -31,9 +31,6 @@ def _np_softmax(x):
     e = np.exp(x - m)
     e /= e.sum(axis=-1, keepdims=True)
     return e
-
-
-_verf = None
 
 
 def _np_gelu(x):

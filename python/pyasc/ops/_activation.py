@@ -12,7 +12,6 @@ softmax accumulates in float32 as well). See docs/nn.md.
 
 from __future__ import annotations
 
-import math as _math
 import warnings as _warnings
 
 import numpy as _np

@@ -508,8 +508,9 @@ class Embedding(Module):
                         scale_grad_by_freq=False, sparse=False):
         e = _asc().asarray(embeddings)
         if e.ndim != 2:
-            raise _asc().errors.AscendValueError(_asc().errors.ErrorCode.INVALID_SHAPE,
-                                                 f"[Embedding.from_pretrained] embeddings must be 2-D, got {tuple(e.shape)}")
+            raise _asc().errors.AscendValueError(
+                _asc().errors.ErrorCode.INVALID_SHAPE,
+                f"[Embedding.from_pretrained] embeddings must be 2-D, got {tuple(e.shape)}")
         return cls(e.shape[0], e.shape[1], padding_idx, max_norm, norm_type, _weight=e)
 
     def forward(self, input):

@@ -1,7 +1,6 @@
 """asc.ops activations and softmax family vs independent NumPy (float64) references of torch's formulas."""
 
 import math
-import warnings
 
 import ml_dtypes
 import numpy as np
