@@ -90,8 +90,17 @@ def atleast_3d(*arys):
 
 
 def _seq(tup, name):
-    if isinstance(tup, _C.ndarray) or not hasattr(tup, "__iter__"):
-        raise TypeError(f"arrays to {name} must be passed as a sequence type such as list or tuple.")
+    if isinstance(tup, (_C.ndarray, _np.ndarray)):  # NumPy iterates an array along its first axis
+        if tup.ndim == 0:
+            raise _TE(f"[{name}] arrays to {name} must be passed as a sequence type such as list or tuple "
+                      "(got a 0-d array)")
+        if tup.shape[0] > 1 << 28:
+            from .errors import AscendMemoryError, ErrorCode
+            raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[{name}] an array of {tup.shape[0]} rows as the "
+                                    "sequence of arrays: too many to hold")
+        return list(tup)
+    if not hasattr(tup, "__iter__"):
+        raise _TE(f"[{name}] arrays to {name} must be passed as a sequence type such as list or tuple.")
     return list(tup)
 
 
@@ -159,7 +168,9 @@ def split(ary, indices_or_sections, axis=0):
         is_count = True
     if is_count:
         sections = _operator.index(indices_or_sections)
-        if sections <= 0:
+        if sections == 0:  # NumPy: N % sections
+            raise ZeroDivisionError("[split] integer modulo by zero: the number of sections must be larger than 0")
+        if sections < 0:
             raise ValueError("number sections must be larger than 0.")
         if x.shape[_axis(axis, x.ndim)] % sections:
             raise ValueError("array split does not result in an equal division")
@@ -834,6 +845,9 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _cumulative(fn, identity, x, axis, dtype, include_initial):
     x = _arr(x)
+    _sig.check_dtype("cumulative", dtype)  # NumPy: dtype and axis are converted before the ndim check
+    if axis is not None:
+        _operator.index(axis)
     if x.ndim == 0:
         raise ValueError("cumulative functions need an array of at least one dimension")
     if axis is None:

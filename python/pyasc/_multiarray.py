@@ -116,6 +116,8 @@ def may_share_memory(a, b, /, max_work=None):
 
 
 def _check_bitorder(bitorder, name):
+    if not isinstance(bitorder, str):  # NumPy: "pack() argument 3 must be str"
+        raise _TE(f"[{name}] 'bitorder' must be str, not {type(bitorder).__name__}")
     if bitorder not in ("big", "little"):
         raise _VE(f"[{name}] 'order' must be either 'little' or 'big', got {bitorder!r}")
 
@@ -171,6 +173,10 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
 
 def lexsort(keys, axis=-1):
     """Indices that sort by several keys, the last key primary (stable successive argsorts)."""
+    try:  # NumPy converts axis before it looks at the keys
+        _operator.index(axis)
+    except TypeError:
+        raise _TE(f"[lexsort] axis must be an integer, not {type(axis).__name__}") from None
     if isinstance(keys, _C.ndarray) or isinstance(keys, _np.ndarray):
         k = _arr(keys)
         if k.ndim == 0:

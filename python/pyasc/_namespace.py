@@ -18,6 +18,7 @@ import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from . import _C
+from . import errors as _errors
 from ._array_api import check_device as _check_device
 
 _BF16 = _np.dtype(_ml_dtypes.bfloat16)
@@ -157,7 +158,8 @@ def tril(m, k=0):
     """A copy of ``m`` with the elements above the k-th diagonal zeroed (last two axes)."""
     x = _arr(m)
     if x.ndim < 1:
-        raise ValueError("tril requires an array of at least one dimension")
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, "[tril] needs an array of at least one "
+                                      "dimension, got a 0-d array (NumPy: TypeError)")
     x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
     return _C.where(_tri_mask(x2, k, True), x2, _C.full((), 0, x.dtype))
 
@@ -166,7 +168,8 @@ def triu(m, k=0):
     """A copy of ``m`` with the elements below the k-th diagonal zeroed (last two axes)."""
     x = _arr(m)
     if x.ndim < 1:
-        raise ValueError("triu requires an array of at least one dimension")
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, "[triu] needs an array of at least one "
+                                      "dimension, got a 0-d array (NumPy: TypeError)")
     x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
     return _C.where(_tri_mask(x2, k, False), x2, _C.full((), 0, x.dtype))
 

@@ -345,4 +345,7 @@ def binary_repr(num, width=None):
 def base_repr(number, base=2, padding=0):
     """The string of ``number`` in ``base`` (2..36), left-padded with ``padding`` zeros
     (``numpy.base_repr``: string formatting, done on the host)."""
+    if isinstance(number, str):  # NumPy: int(number) ('abc': ValueError), then number < 0 (TypeError)
+        int(number)
+        raise _TE(f"[base_repr] number must be an integer, not str ({number!r})")
     return _np.base_repr(_host_int(number, "base_repr"), base, padding)

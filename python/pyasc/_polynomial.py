@@ -221,7 +221,7 @@ def polyder(p, m=1):
         return poly1d(polyder(p.coeffs, m))
     p = _arr(p)
     if p.ndim != 1:
-        raise _TE(f"[polyder] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
+        raise _VE(f"[polyder] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
     for _ in range(m):
         n = p.shape[0] - 1
         p = _C.multiply(p[:-1], _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 0, _np.int64))
@@ -243,7 +243,7 @@ def polyint(p, m=1, k=None):
         return poly1d(polyint(p.coeffs, m, kk))
     p = _arr(p)
     if p.ndim != 1:
-        raise _TE(f"[polyint] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
+        raise _VE(f"[polyint] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
     for i in range(m):
         n = p.shape[0]
         y = _C.true_divide(p, _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 1, _np.int64))

@@ -142,6 +142,14 @@ def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
     return r
 
 
+def numpy_order_checks(op, a, axis, dtype, out):
+    """After a binding failed: the checks of a ufunc reduction in NumPy's order (dtype, out, then
+    the axis), so that a call with two bad arguments raises NumPy's class."""
+    check_dtype(op, dtype)
+    check_out(op, out)
+    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim)
+
+
 def _reduction(op, with_dtype, with_initial):
     cfn = getattr(_C, op)
 
@@ -149,19 +157,31 @@ def _reduction(op, with_dtype, with_initial):
         def f(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
             kd = keepdims_flag(op, keepdims)
             if initial is _NV and where is _NV:
-                return cfn(a, axis, dtype, out, kd)
+                try:
+                    return cfn(a, axis, dtype, out, kd)
+                except Exception:
+                    numpy_order_checks(op, a, axis, dtype, out)  # NumPy's exception class when it differs
+                    raise
             return _masked_reduce(op, a, axis, dtype, out, kd, initial, where)
     elif with_initial:
         def f(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
             kd = keepdims_flag(op, keepdims)
             if initial is _NV and where is _NV:
-                return cfn(a, axis, None, out, kd)
+                try:
+                    return cfn(a, axis, None, out, kd)
+                except Exception:
+                    numpy_order_checks(op, a, axis, None, out)  # NumPy's exception class when it differs
+                    raise
             return _masked_reduce(op, a, axis, None, out, kd, initial, where)
     else:
         def f(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
             kd = keepdims_flag(op, keepdims)
             if where is _NV:
-                return cfn(a, axis, None, out, kd)
+                try:
+                    return cfn(a, axis, None, out, kd)
+                except Exception:
+                    numpy_order_checks(op, a, axis, None, out)  # NumPy's exception class when it differs
+                    raise
             return _masked_reduce(op, a, axis, None, out, kd, _NV, where)
     f.__name__ = f.__qualname__ = op
     f.__doc__ = (cfn.__doc__ or "").split("\n")[0] + \
@@ -256,7 +276,15 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
     return x
 
 
+def shape_arg(shape):
+    """A shape as NumPy reads it: an integer array (NumPy iterates it) becomes a tuple of ints."""
+    if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim == 1 and shape.dtype.kind in "iu":
+        return tuple(int(v) for v in _np.asarray(shape).tolist())
+    return shape
+
+
 def _new(op, shape, fill, dtype, order, device, like):
+    shape = shape_arg(shape)
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
     o = check_order(op, order, allowed="CF") or "C" if order != "C" else "C"
@@ -293,7 +321,7 @@ def _like(op, a, fill, dtype, order, subok, shape, device):
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
-    shp = x.shape if shape is None else shape
+    shp = x.shape if shape is None else shape_arg(shape)
     dt = x.dtype if dtype is None else dtype
     r = _C.empty(shp, dt) if fill is None else _C.full(shp, fill, dt)
     # K/A keep the prototype's layout: Fortran when it is F- and not C-contiguous (as NumPy)
@@ -430,3 +458,132 @@ def nan_extremum(op, a, axis, out, keepdims, initial, where):
                                    "mask one has to specify 'initial'")
         return None
     return _masked_reduce(op[3:], x, axis, None, out, keepdims, initial, _NV if w is None else w)
+
+
+# --------------------------------------------------------------------------- reduction methods
+#
+# NumPy checks the arguments of ndarray.sum & co. in an order the C++ bindings do not share:
+# the ufunc reductions (sum, prod, max, min, any, all) convert dtype= and out= before the axis,
+# and an axis tuple element by element (axis (1, 'a') of a 0-d array is an AxisError);
+# mean/var/std (numpy._core._methods) count the items along the axis first; argmax/argmin
+# check out= first. The wrappers check in NumPy's order, then call the binding unchanged.
+
+def check_axis(axis, ndim):
+    """NumPy's axis check, element by element in order (an out-of-range element before a later
+    non-integer one is NumPy's AxisError; a non-integer its TypeError; a repeat its ValueError)."""
+    if axis is None:
+        return
+    if not isinstance(axis, (tuple, list)):
+        try:
+            axis = (_operator.index(axis),)
+        except TypeError as e:
+            if isinstance(axis, str) or not hasattr(axis, "__iter__"):
+                raise _type_error("axis", str(e)) from None
+            axis = tuple(axis)
+    seen = []
+    for ax in axis:
+        try:
+            i = _operator.index(ax)
+        except TypeError as e:
+            raise _type_error("axis", str(e)) from None
+        seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
+    if len(set(seen)) != len(seen):
+        raise _value_error("axis", "repeated axis")
+
+
+def check_dtype(op, dtype):
+    if isinstance(dtype, (_C.ndarray, _np.ndarray)):  # np.dtype() would read its .dtype
+        raise _type_error(op, "Cannot construct a dtype from an array")
+    if dtype is not None and not isinstance(dtype, _np.dtype):
+        try:
+            _np.dtype(dtype)
+        except TypeError as e:
+            raise _type_error(op, str(e)) from None
+
+
+def check_out(op, out, msg="return arrays must be of ArrayType"):
+    if out is not None and not isinstance(out, (_C.ndarray, _np.ndarray)):
+        raise _type_error(op, f"{msg} (out= got {type(out).__name__})")
+
+
+_UFUNC_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
+
+
+def _install_reduction_methods():
+    for op in ("max", "min"):  # NumPy: (axis, out, keepdims, initial, where)
+        cm = getattr(_C.ndarray, op)
+
+        def xmethod(self, axis=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
+            if axis is None and out is None and keepdims is False and not kw:
+                return _cm(self)
+            check_out(_op, out)
+            keepdims = keepdims_flag(_op, keepdims)
+            check_axis(axis, self.ndim)
+            return globals()[_op](self, axis, out, keepdims, **kw)
+
+        xmethod.__name__ = xmethod.__qualname__ = op
+        xmethod.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, xmethod)
+    for op in ("any", "all"):  # NumPy (_methods._any): (axis, dtype, out, keepdims, *, where)
+        cm = getattr(_C.ndarray, op)
+
+        def bmethod(self, axis=None, dtype=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
+            if axis is None and dtype is None and out is None and keepdims is False and not kw:
+                return _cm(self)
+            check_dtype(_op, dtype)
+            check_out(_op, out)
+            keepdims = keepdims_flag(_op, keepdims)
+            check_axis(axis, self.ndim)
+            if dtype is not None and _np.dtype(dtype) != _np.bool_:
+                raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
+                                                f"[{_op}] dtype={_np.dtype(dtype)} is not supported (bool only)")
+            return globals()[_op](self, axis, out, keepdims, **kw)
+
+        bmethod.__name__ = bmethod.__qualname__ = op
+        bmethod.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, bmethod)
+    for op in ("sum", "prod", "mean"):
+        cm = getattr(_C.ndarray, op)
+
+        def method(self, axis=None, dtype=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
+            if axis is None and dtype is None and out is None and keepdims is False and not kw:
+                return _cm(self)
+            if _op == "mean":
+                check_axis(axis, self.ndim)
+                check_dtype(_op, dtype)
+            else:
+                check_dtype(_op, dtype)
+                check_out(_op, out)
+                keepdims = keepdims_flag(_op, keepdims)
+                check_axis(axis, self.ndim)
+            return globals()[_op](self, axis, dtype, out, keepdims, **kw)
+
+        method.__name__ = method.__qualname__ = op
+        method.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, method)
+    for op in ("var", "std"):
+        cm = getattr(_C.ndarray, op)
+
+        def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
+            check_axis(axis, self.ndim)
+            check_dtype(_op, dtype)
+            return _cm(self, axis, dtype, out, ddof, keepdims, **kw)
+
+        vmethod.__name__ = vmethod.__qualname__ = op
+        vmethod.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, vmethod)
+    for op in ("argmax", "argmin"):
+        cm = getattr(_C.ndarray, op)
+
+        def amethod(self, axis=None, out=None, *, keepdims=False, _op=op, _cm=cm):
+            check_out(_op, out, "output must be an array")
+            if axis is not None:
+                _np.lib.array_utils.normalize_axis_index(_operator.index(axis), _builtins.max(self.ndim, 1))
+            return _cm(self, axis, None, out, keepdims)
+
+        amethod.__name__ = amethod.__qualname__ = op
+        amethod.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, amethod)
+
+
+_install_reduction_methods()

@@ -167,11 +167,17 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
     return _to_out(res, out)
 
 
+def _weights_unsupported(name, method):
+    if method != "inverted_cdf":  # NumPy's check, before any use of the weights
+        raise _VE(f"[{name}] Only method 'inverted_cdf' supports weights. Got: {method}.")
+    raise _NIE(f"[{name}] weights are not supported by pyasc")
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
     """The ``q``-th quantiles (0 <= q <= 1) of ``a`` along ``axis`` (NumPy's 13 ``method`` values)."""
     if weights is not None:
-        raise _NIE("[quantile] weights are not supported by pyasc")
+        _weights_unsupported("quantile", method)
     return _quantile_impl("quantile", a, q, axis, out, overwrite_input, method, keepdims, False, 1)
 
 
@@ -179,7 +185,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                weights=None):
     """The ``q``-th percentiles (0 <= q <= 100) of ``a`` along ``axis`` (see :func:`quantile`)."""
     if weights is not None:
-        raise _NIE("[percentile] weights are not supported by pyasc")
+        _weights_unsupported("percentile", method)
     return _quantile_impl("percentile", a, q, axis, out, overwrite_input, method, keepdims, False, 100)
 
 
@@ -187,7 +193,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
                 weights=None):
     """Quantiles ignoring NaN; an all-NaN slice gives NaN and a RuntimeWarning."""
     if weights is not None:
-        raise _NIE("[nanquantile] weights are not supported by pyasc")
+        _weights_unsupported("nanquantile", method)
     return _quantile_impl("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True, 1)
 
 
@@ -195,7 +201,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                   weights=None):
     """Percentiles ignoring NaN; an all-NaN slice gives NaN and a RuntimeWarning."""
     if weights is not None:
-        raise _NIE("[nanpercentile] weights are not supported by pyasc")
+        _weights_unsupported("nanpercentile", method)
     return _quantile_impl("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, True, 100)
 
 

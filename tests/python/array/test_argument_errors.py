@@ -283,3 +283,55 @@ def test_svd_flags_truth_value(flag):
 def test_average_axis_then_keepdims(axis, keepdims):
     check(lambda xp: xp.average(_a(xp, A), axis=axis, keepdims=keepdims))
     check(lambda xp: xp.average(_a(xp, np.float32(2.0)), axis=axis, keepdims=keepdims))
+
+
+# --------------------------------------------------------------- argument order of methods and helpers
+
+@pytest.mark.parametrize("call", [
+    lambda xp: _a(xp, np.int32(3)).max(_a(xp, np.uint32(0)), np.dtype(np.int32)),  # out first: TypeError
+    lambda xp: _a(xp, np.int32(3)).max(1, None, True),
+    lambda xp: _a(xp, A).min(axis=(0, 2), keepdims=2),
+    lambda xp: _a(xp, A).any(0, None, True),
+    lambda xp: _a(xp, A).sum(2 ** 64, -3),  # dtype first: TypeError
+    lambda xp: _a(xp, A).sum(1, np.float32),
+    lambda xp: _a(xp, A[0]).mean((1, 2), ()),  # mean: axis first: AxisError
+    lambda xp: _a(xp, np.float32(1.0)).var(0, -3),
+    lambda xp: _a(xp, np.float32(1.0)).prod((1, "a")),  # axis elements in order: AxisError
+    lambda xp: _a(xp, np.int64(1)).argmax(4, np.dtype(np.float64)),  # out first
+    lambda xp: _a(xp, A).argmin(-1),
+    lambda xp: xp.sum(_a(xp, A), 2 ** 64, -3),
+    lambda xp: xp.max(_a(xp, A), 7, np.dtype(np.int8)),
+])
+def test_reduction_argument_order(call):
+    check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.split(_a(xp, A), 0),
+    lambda xp: xp.hsplit(_a(xp, A), 0),
+    lambda xp: xp.vsplit(_a(xp, A), 0),
+    lambda xp: xp.array_split(_a(xp, A), 0),
+    lambda xp: xp.split(_a(xp, A), -1),
+    lambda xp: xp.vstack(_a(xp, A)),
+    lambda xp: xp.vstack(_a(xp, A[0, 0])),
+    lambda xp: xp.hstack(_a(xp, A)),
+    lambda xp: xp.vstack(_a(xp, np.float64(1.0))),
+    lambda xp: xp.tril(5),
+    lambda xp: xp.triu(_a(xp, np.float32(3.0))),
+    lambda xp: xp.cumulative_sum(_a(xp, np.float64(5.0)), axis=1j),
+    lambda xp: xp.cumulative_prod(_a(xp, np.uint8(5)), dtype=_a(xp, np.ones(7, bool))),
+    lambda xp: xp.base_repr("abc"),
+    lambda xp: xp.base_repr("12", 3),
+    lambda xp: xp.packbits(_a(xp, np.uint8(3)), axis=0, bitorder=_a(xp, np.uint8(6))),
+    lambda xp: xp.unpackbits(_a(xp, np.arange(3, dtype=np.uint8)), bitorder=3),
+    lambda xp: xp.polyder(_a(xp, np.zeros((5, 0, 5), np.int64))),
+    lambda xp: xp.polyint(_a(xp, np.ones((2, 2, 2), np.int8))),
+    lambda xp: xp.percentile(_a(xp, A), 50, weights=2),
+    lambda xp: xp.quantile(_a(xp, A), 0.5, weights=_a(xp, A), method="nearest"),
+    lambda xp: xp.lexsort([_a(xp, A[0]), _a(xp, np.uint64(0))], axis=None),
+    lambda xp: xp.zeros(_a(xp, np.array([2, 3], np.uint32)), dtype=np.int64),
+    lambda xp: xp.zeros(_a(xp, np.full(7, 2 ** 31, np.uint32)), dtype=np.int64),
+    lambda xp: xp.ones_like(_a(xp, A), shape=_a(xp, np.array([4, 1], np.int16))),
+])
+def test_numpys_check_order(call):
+    check(call)
