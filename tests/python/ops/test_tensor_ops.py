@@ -250,3 +250,22 @@ def test_unfold_fold(k, d, p, s):
     _close(F.fold(u, (7, 6), k, dilation=d, padding=p, stride=s), _ref_fold(ref, (7, 6), k, d, p, s))
     with pytest.raises(ValueError, match="fold"):
         F.fold(u, (9, 9), k, dilation=d, padding=p, stride=s)
+
+
+def test_interpolate_bicubic_antialias():
+    """Bicubic antialias 2x downsampling = PIL's bicubic filter (a = -0.5) stretched by 2: eight
+    taps at (j - 3.5) / 2, normalised; interior outputs only (the borders renormalise)."""
+    def pil_cubic(t, a=-0.5):
+        t = abs(t)
+        if t < 1:
+            return ((a + 2) * t - (a + 3)) * t * t + 1
+        if t < 2:
+            return (((t - 5) * t + 8) * t - 4) * a
+        return 0.0
+    w = np.array([pil_cubic((j - 3.5) / 2) for j in range(8)])
+    w /= w.sum()
+    x = np.random.default_rng(9).standard_normal((1, 1, 1, 24))
+    y = np.asarray(F.interpolate(x, size=(1, 12), mode="bicubic", antialias=True))[0, 0, 0]
+    r = x[0, 0, 0]
+    for i in range(2, 10):
+        assert abs(y[i] - w @ r[2 * i - 3:2 * i + 5]) < 1e-12
