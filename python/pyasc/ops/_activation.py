@@ -66,6 +66,11 @@ def _param_error(op, msg):
     return asc.errors.AscendValueError(asc.errors.ErrorCode.INVALID_PARAM, f"[{op}] {msg}")
 
 
+def _shape_error(op, msg):
+    asc = _asc()
+    return asc.errors.AscendValueError(asc.errors.ErrorCode.INVALID_SHAPE, f"[{op}] {msg}")
+
+
 # -- pointwise -----------------------------------------------------------------------------------
 
 def relu(input, inplace=False):
@@ -116,12 +121,12 @@ def prelu(input, weight):
     x = _in(input, "prelu")
     w = _in(weight, "prelu")
     if w.ndim > 1:
-        raise _param_error("prelu", f"weight must be 0-d or 1-d, got shape {tuple(w.shape)}")
+        raise _shape_error("prelu", f"weight must be 0-d or 1-d, got shape {tuple(w.shape)}")
     n = int(w.size)
     if n != 1:
         c = x.shape[1] if x.ndim >= 2 else (x.shape[0] if x.ndim == 1 else 1)
         if n != c:
-            raise _param_error("prelu", f"weight has {n} elements but the input {tuple(x.shape)} "
+            raise _shape_error("prelu", f"weight has {n} elements but the input {tuple(x.shape)} "
                                         f"has {c} channels (dim 1)")
         if x.ndim >= 2:
             w = w.reshape((1, n) + (1,) * (x.ndim - 2))
@@ -275,7 +280,7 @@ def glu(input, dim=-1):
     d = _norm_dim(dim, x.ndim, "glu")
     n = x.shape[d]
     if n % 2:
-        raise _param_error("glu", f"halving dimension must be even, but dimension {d} is size {n}")
+        raise _shape_error("glu", f"halving dimension must be even, but dimension {d} is size {n}")
     h = n // 2
     idx_a = [slice(None)] * x.ndim
     idx_b = [slice(None)] * x.ndim

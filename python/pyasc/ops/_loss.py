@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from ._activation import _asc, _in, _param_error, log_softmax
+from ._activation import _asc, _in, _shape_error, _param_error, log_softmax
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -53,7 +53,7 @@ def _pair(input, target, op):
         try:
             _np.broadcast_shapes(tuple(x.shape), tuple(t.shape))
         except ValueError:
-            raise _param_error(op, f"input shape {tuple(x.shape)} and target shape {tuple(t.shape)} "
+            raise _shape_error(op, f"input shape {tuple(x.shape)} and target shape {tuple(t.shape)} "
                                    "do not broadcast") from None
     return x, t
 
@@ -126,7 +126,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     r = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
     x, t = _pair(input, target, "binary_cross_entropy")
     if tuple(x.shape) != tuple(t.shape):
-        raise _param_error("binary_cross_entropy", f"target size {tuple(t.shape)} must be the same as "
+        raise _shape_error("binary_cross_entropy", f"target size {tuple(t.shape)} must be the same as "
                                                    f"input size {tuple(x.shape)}")
     xu, tu = _up(x), _up(t)
     if x.size:
@@ -148,7 +148,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     r = _reduction(size_average, reduce, reduction, op)
     x, t = _pair(input, target, op)
     if tuple(x.shape) != tuple(t.shape):
-        raise _param_error(op, f"target size {tuple(t.shape)} must be the same as input size {tuple(x.shape)}")
+        raise _shape_error(op, f"target size {tuple(t.shape)} must be the same as input size {tuple(x.shape)}")
     xu, tu = _up(x), _up(t)
     sp = asc.log1p(asc.exp(-asc.abs(xu))) + asc.maximum(-xu, 0)
     if pos_weight is not None:
@@ -192,11 +192,11 @@ def _class_layout(x, target, op):
     t = target
     if x.ndim == 1:
         if t.ndim != 0:
-            raise _param_error(op, f"for a 1-D input {tuple(x.shape)} the target must be 0-d, got {tuple(t.shape)}")
+            raise _shape_error(op, f"for a 1-D input {tuple(x.shape)} the target must be 0-d, got {tuple(t.shape)}")
         return x[None], t.reshape((1,)), True
     exp = (x.shape[0],) + tuple(x.shape[2:])
     if tuple(t.shape) != exp:
-        raise _param_error(op, f"expected target shape {exp} for input {tuple(x.shape)}, got {tuple(t.shape)}")
+        raise _shape_error(op, f"expected target shape {exp} for input {tuple(x.shape)}, got {tuple(t.shape)}")
     return x, t, False
 
 
@@ -231,7 +231,7 @@ def _nll(x, t, weight, ignore_index, r, op, out_dtype, smoothing=0.0, logp_for_s
     if weight is not None:
         w = _up(_in(weight, op))
         if tuple(w.shape) != (C,):
-            raise _param_error(op, f"weight must have shape ({C},), got {tuple(w.shape)}")
+            raise _shape_error(op, f"weight must have shape ({C},), got {tuple(w.shape)}")
     else:
         w = None
     picked = asc.squeeze(asc.take_along_axis(x2, tv[:, None], axis=1), axis=1)
@@ -276,7 +276,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                          f"[{op}] target must be class indices (integer) or probabilities "
                                          f"(floating), got {t.dtype}")
     if tuple(t.shape) != tuple(x.shape):
-        raise _param_error(op, f"probability target shape {tuple(t.shape)} must equal input shape {tuple(x.shape)}")
+        raise _shape_error(op, f"probability target shape {tuple(t.shape)} must equal input shape {tuple(x.shape)}")
     C = x.shape[cdim]
     tu = _up(t)
     if label_smoothing:
@@ -285,7 +285,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if weight is not None:
         w = _up(_in(weight, op))
         if tuple(w.shape) != (C,):
-            raise _param_error(op, f"weight must have shape ({C},), got {tuple(w.shape)}")
+            raise _shape_error(op, f"weight must have shape ({C},), got {tuple(w.shape)}")
         prod = prod * w.reshape((C,) + (1,) * (x.ndim - 1 - cdim))
     loss = -asc.sum(prod, axis=cdim)
     if r == "mean":

@@ -15,7 +15,7 @@ import math as _math
 
 import numpy as _np
 
-from ._activation import _asc, _in, _is_float_dtype, _param_error, _inplace
+from ._activation import _asc, _in, _shape_error, _is_float_dtype, _param_error, _inplace
 
 __all__ = [
     "pad", "interpolate", "upsample", "resize", "pixel_shuffle", "pixel_unshuffle", "embedding",
@@ -52,7 +52,7 @@ def pad(input, pad, mode="constant", value=None):
     x = _arr(input)
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
-        raise _param_error("pad", f"padding length must be even and at most 2*ndim ({2 * x.ndim}), "
+        raise _shape_error("pad", f"padding length must be even and at most 2*ndim ({2 * x.ndim}), "
                                   f"got {len(pad)} for input shape {tuple(x.shape)}")
     if mode not in _PAD_MODES:
         raise _param_error("pad", f"mode must be one of {sorted(_PAD_MODES)}, got {mode!r}")
@@ -71,10 +71,10 @@ def pad(input, pad, mode="constant", value=None):
             if lo < 0 or hi < 0:
                 raise _param_error("pad", f"negative padding {widths[ax]} is only supported in constant mode")
             if mode == "reflect" and (lo >= n or hi >= n) and (lo or hi):
-                raise _param_error("pad", f"reflect padding ({lo}, {hi}) must be < the input size {n} "
+                raise _shape_error("pad", f"reflect padding ({lo}, {hi}) must be < the input size {n} "
                                           f"of dim {ax} (input shape {tuple(x.shape)})")
             if mode == "circular" and (lo > n or hi > n):
-                raise _param_error("pad", f"circular padding ({lo}, {hi}) must be <= the input size {n} "
+                raise _shape_error("pad", f"circular padding ({lo}, {hi}) must be <= the input size {n} "
                                           f"of dim {ax} (input shape {tuple(x.shape)})")
             if mode == "replicate" and n == 0 and (lo or hi):
                 raise _param_error("pad", f"replicate padding of the empty dim {ax}")
@@ -85,7 +85,7 @@ def pad(input, pad, mode="constant", value=None):
     if any(lo < 0 or hi < 0 for lo, hi in widths):
         for ax, (lo, hi) in enumerate(widths):
             if x.shape[ax] + lo + hi < 0:
-                raise _param_error("pad", f"the padded size of dim {ax} would be negative "
+                raise _shape_error("pad", f"the padded size of dim {ax} would be negative "
                                           f"({x.shape[ax]} + {lo} + {hi})")
         x = x[crop]
     pos = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
@@ -182,9 +182,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise _param_error(op, f"unsupported mode {mode!r} (one of {sorted(_MODES)})")
     sd = x.ndim - 2
     if sd < 1:
-        raise _param_error(op, f"expects a batched input with >= 1 spatial dim, got shape {tuple(x.shape)}")
+        raise _shape_error(op, f"expects a batched input with >= 1 spatial dim, got shape {tuple(x.shape)}")
     if _MODES[mode] and _MODES[mode] != sd:
-        raise _param_error(op, f"mode {mode!r} expects {_MODES[mode] + 2}-D input, got shape {tuple(x.shape)}")
+        raise _shape_error(op, f"mode {mode!r} expects {_MODES[mode] + 2}-D input, got shape {tuple(x.shape)}")
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
             raise _param_error(op, "align_corners option can only be set with the interpolating modes: "
@@ -208,9 +208,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if recompute_scale_factor:
             sfs = (None,) * sd
     if any(o <= 0 for o in out_sp) or any(o < 0 for o in out_sp):
-        raise _param_error(op, f"output spatial size {out_sp} must be positive (input {tuple(x.shape)})")
+        raise _shape_error(op, f"output spatial size {out_sp} must be positive (input {tuple(x.shape)})")
     if any(n == 0 for n in in_sp):
-        raise _param_error(op, f"input spatial size {in_sp} must be non-empty")
+        raise _shape_error(op, f"input spatial size {in_sp} must be non-empty")
     if not (_is_float_dtype(x.dtype) or mode in ("nearest", "nearest-exact")):
         raise _param_error(op, f"mode {mode!r} needs a floating input, got {x.dtype}")
     y = x
@@ -258,7 +258,7 @@ def pixel_shuffle(input, upscale_factor):
     x = _arr(input)
     r = int(upscale_factor)
     if x.ndim < 3 or r <= 0 or x.shape[-3] % (r * r):
-        raise _param_error("pixel_shuffle", f"input {tuple(x.shape)} needs >= 3 dims and a channel count "
+        raise _shape_error("pixel_shuffle", f"input {tuple(x.shape)} needs >= 3 dims and a channel count "
                                             f"divisible by upscale_factor^2 = {r * r}")
     *b, c, h, w = x.shape
     oc = c // (r * r)
@@ -273,7 +273,7 @@ def pixel_unshuffle(input, downscale_factor):
     x = _arr(input)
     r = int(downscale_factor)
     if x.ndim < 3 or r <= 0 or x.shape[-1] % r or x.shape[-2] % r:
-        raise _param_error("pixel_unshuffle", f"input {tuple(x.shape)} needs >= 3 dims and H, W divisible "
+        raise _shape_error("pixel_unshuffle", f"input {tuple(x.shape)} needs >= 3 dims and H, W divisible "
                                               f"by downscale_factor = {r}")
     *b, c, h, w = x.shape
     nb = len(b)
@@ -328,7 +328,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise asc.errors.AscendTypeError(asc.errors.ErrorCode.INVALID_DTYPE,
                                          f"[embedding] indices must be an integer array, got {idx.dtype}")
     if w.ndim != 2:
-        raise _param_error("embedding", f"weight must be 2-D, got shape {tuple(w.shape)}")
+        raise _shape_error("embedding", f"weight must be 2-D, got shape {tuple(w.shape)}")
     n = w.shape[0]
     if padding_idx is not None and not -n <= padding_idx < n:
         raise _param_error("embedding", f"padding_idx {padding_idx} must be within num_embeddings {n}")
@@ -407,7 +407,7 @@ def _feature_dropout(input, p, training, inplace, op, nsp, generator=None):
     asc = _asc()
     x = _in(input, op)
     if x.ndim not in (nsp + 1, nsp + 2):
-        raise _param_error(op, f"expects a {nsp + 1}-D or {nsp + 2}-D input, got shape {tuple(x.shape)}")
+        raise _shape_error(op, f"expects a {nsp + 1}-D or {nsp + 2}-D input, got shape {tuple(x.shape)}")
     if not training or p == 0.0:
         return x
     if p == 1.0:
@@ -460,7 +460,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if x.ndim == 3:
         x = x[None]
     elif x.ndim != 4:
-        raise _param_error(op, f"expects a 3-D or 4-D input, got shape {tuple(x.shape)}")
+        raise _shape_error(op, f"expects a 3-D or 4-D input, got shape {tuple(x.shape)}")
     kh, kw = _pair(kernel_size, 2, op, "kernel_size")
     dh, dw = _pair(dilation, 2, op, "dilation")
     ph, pw = _pair(padding, 2, op, "padding")
@@ -471,7 +471,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     if oh <= 0 or ow <= 0:
-        raise _param_error(op, f"calculated output size ({oh}, {ow}) is too small for input {tuple(x.shape)}, "
+        raise _shape_error(op, f"calculated output size ({oh}, {ow}) is too small for input {tuple(x.shape)}, "
                                f"kernel ({kh}, {kw})")
     xp = asc.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
     cols = []
@@ -492,7 +492,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if x.ndim == 2:
         x = x[None]
     elif x.ndim != 3:
-        raise _param_error(op, f"expects a 2-D or 3-D input, got shape {tuple(x.shape)}")
+        raise _shape_error(op, f"expects a 2-D or 3-D input, got shape {tuple(x.shape)}")
     H, W = _pair(output_size, 2, op, "output_size")
     kh, kw = _pair(kernel_size, 2, op, "kernel_size")
     dh, dw = _pair(dilation, 2, op, "dilation")
@@ -502,13 +502,13 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise _param_error(op, "kernel_size, dilation, stride must be positive and padding non-negative")
     n, ck, L = x.shape
     if ck % (kh * kw):
-        raise _param_error(op, f"expected size of input's dimension 1 ({ck}) to be divisible by the "
+        raise _shape_error(op, f"expected size of input's dimension 1 ({ck}) to be divisible by the "
                                f"product of kernel_size ({kh * kw})")
     c = ck // (kh * kw)
     oh = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     if oh <= 0 or ow <= 0 or oh * ow != L:
-        raise _param_error(op, f"given output_size=({H}, {W}), kernel_size=({kh}, {kw}), the number of "
+        raise _shape_error(op, f"given output_size=({H}, {W}), kernel_size=({kh}, {kw}), the number of "
                                f"blocks is {max(oh, 0) * max(ow, 0)} but the input has {L} (shape {tuple(x.shape)})")
     xr = x.reshape((n, c, kh, kw, oh, ow))
     out = asc.zeros((n, c, H + 2 * ph, W + 2 * pw), dtype=x.dtype)

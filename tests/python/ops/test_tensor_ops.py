@@ -269,3 +269,12 @@ def test_interpolate_bicubic_antialias():
     r = x[0, 0, 0]
     for i in range(2, 10):
         assert abs(y[i] - w @ r[2 * i - 3:2 * i + 5]) < 1e-12
+
+
+def test_error_codes():
+    with pytest.raises(asc.AscendValueError) as e:
+        F.pixel_shuffle(np.ones((1, 3, 2, 2), np.float32), 2)
+    assert e.value.code == asc.errors.ErrorCode.INVALID_SHAPE and "pixel_shuffle" in e.value.message
+    with pytest.raises(asc.AscendValueError) as e:
+        F.pad(np.ones((2, 2), np.float32), (1, 1), mode="wrap")
+    assert e.value.code == asc.errors.ErrorCode.INVALID_PARAM
