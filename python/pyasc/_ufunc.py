@@ -52,6 +52,7 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _KEYWORDS = frozenset(("out", "where", "casting", "order", "dtype", "subok", "signature"))
 _GUFUNC_KEYWORDS = frozenset(("out", "casting", "order", "dtype", "subok", "signature", "axes", "axis", "keepdims"))
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2 ** 63), 2 ** 63 - 1, 2 ** 64 - 1
+_DEFAULT = {int: _np.int64, float: _np.float64, complex: _np.complex128}
 
 
 def _te(msg):
@@ -240,11 +241,25 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
     casting, order, dtype, signature = _check_options(name, kwargs, core, extra)
     ops = [_operand(name, nin, i, x, npname) for i, x in enumerate(args[:nin])]
     vals, dts = [v for v, _ in ops], [d for _, d in ops]
+    if nin == 1 and isinstance(dts[0], type):  # a unary ufunc's Python scalar is not weak: int64/float64/...
+        dts = [_np.dtype(_DEFAULT[dts[0]])]
     out_dt = _np.dtype(out.dtype) if out is not None else None
     if npu is not None:
         if dtype is not None:  # NumPy: dtype= fixes the output dtype of the loop
             signature = (None,) * nin + (dtype,)
-        loop = _resolve(name, npu, dts, out_dt, signature, casting)
+        try:
+            loop = _resolve(name, npu, dts, out_dt, signature, casting)
+        except TypeError as e:
+            # NumPy converts a Python int outside int64/uint64 before it checks the casts into a non-float loop
+            # (a C long, or uint64 for a uint64 loop)
+            hi = _UINT64_MAX if dtype == _np.uint64 else _INT64_MAX
+            inexact = dtype is not None and dtype.kind in "fc"
+            for v in (vals if "Cannot cast ufunc" in str(e) and not inexact else ()):
+                if type(v) is int and not _INT64_MIN <= v <= hi:
+                    raise _errors.AscendOverflowError(
+                        _errors.ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})") \
+                        from None
+            raise
     else:
         loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)
     where = kwargs.get("where", True)

@@ -348,6 +348,24 @@ def test_huge_python_ints(mode):
                       lambda: getattr(asc, name)(asc.asarray(a), v, dtype=np.float64))
     for v in (2 ** 100, -(2 ** 63) - 1):
         check(lambda: np.matmul(v, np.ones((2, 2), np.int16)), lambda: asc.matmul(v, asc.ones((2, 2), np.int16)))
+    # with dtype=: NumPy converts an int outside int64/uint64 before it checks a non-float loop
+    f = np.ones(2, np.float32)
+    for v in (2 ** 63, 2 ** 64, 2 ** 100, -(2 ** 63) - 1):
+        for dt in (np.uint64, np.int8, np.float64):
+            check(lambda: np.add(f, v, dtype=dt), lambda: asc.add(asc.asarray(f), v, dtype=dt))
+            check(lambda: np.vecdot(np.ones((), np.float32), v, dtype=dt),
+                  lambda: asc.vecdot(asc.ones((), np.float32), v, dtype=dt))
+
+
+def test_only_python_scalars_take_numpys_default_dtypes(mode):
+    # a unary ufunc's Python scalar is int64/float64/complex128 for the loop search; binary ones stay weak
+    for args in ((-1,), (2,), (1.5,), (1j,)):
+        for dt in (np.uint64, np.int8, np.float16, np.complex64, np.bool_):
+            check(lambda: np.invert(*args, dtype=dt), lambda: asc.invert(*args, dtype=dt))
+            check(lambda: np.sin(*args, dtype=dt), lambda: asc.sin(*args, dtype=dt))
+    for a, b in ((1, 2), (-1, 2), (300, 2), (1, 2.5), (2.5, 1j), (True, 3), (2 ** 63, 1), (2 ** 100, 1.5)):
+        for dt in (np.int8, np.uint64, np.float32, np.complex128):
+            check(lambda: np.add(a, b, dtype=dt), lambda: asc.add(a, b, dtype=dt))
 
 
 def test_python_level_ufuncs(mode):
