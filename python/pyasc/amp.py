@@ -170,8 +170,16 @@ def get_autocast_dtype():
 
 
 def _is_float_array(x):
+    """Arrays autocast may cast: float16/bfloat16/float32 (float64 is left alone, as torch's
+    autocast leaves double tensors)."""
     asc = _asc()
-    return isinstance(x, (asc.ndarray, _np.ndarray)) and str(x.dtype) in _FLOATS
+    return isinstance(x, (asc.ndarray, _np.ndarray)) and str(x.dtype) in _FLOATS[:3]
+
+
+def _has_f64(args, kwargs):
+    asc = _asc()
+    return any(isinstance(v, (asc.ndarray, _np.ndarray)) and str(v.dtype) == "float64"
+               for v in list(args) + list(kwargs.values()))
 
 
 def _cast(x, dtype, cache_enabled):
@@ -237,8 +245,6 @@ def _target_dtype(policy, op, arrays):
     if policy != "lower":
         raise asc.errors.AscendValueError(asc.errors.ErrorCode.INVALID_PARAM,
                                           f"[autocast] unknown policy {policy!r} for {op} ('lower' or 'fp32')")
-    if any(str(a.dtype) == "float64" for a in arrays):
-        pass  # torch casts float64 too on the lower list
     if dtype == "auto":
         return _auto_choice(op, arrays, tol)
     return dtype
@@ -299,7 +305,8 @@ def autocast_op(policy, name=None):
                 out = fn(*args, **kwargs)
             finally:
                 _state.stack.pop()
-            return _cast_out(out, dt) if policy == "lower" else out
+            # a float64 operand (left uncast) makes the result float64: keep it
+            return _cast_out(out, dt) if policy == "lower" and not _has_f64(args, kwargs) else out
 
         wrapper._asc_autocast_policy = policy
         return wrapper

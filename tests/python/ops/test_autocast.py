@@ -69,6 +69,9 @@ def test_lower_and_fp32_policies(dt):
         assert F.softmax(h, dim=1).dtype == np.float32
         assert F.cross_entropy(h, np.zeros(16, np.int64)).dtype == np.float32
         assert F.relu(h).dtype == np.dtype(dt)  # not on a list: keeps its dtype
+        d = a.astype(np.float64)
+        assert mm(d, d.T).dtype == np.float64
+        assert F.softmax(d, dim=1).dtype == np.float64
     assert mm(a, a.T).dtype == np.float32
     assert F.softmax(asc.asarray(a).astype(dt), dim=1).dtype == np.dtype(dt)
 
@@ -114,7 +117,7 @@ def test_auto_choice_and_log(capfd):
             assert mm(a, a).dtype == np.float16               # in range, rounding ~2^-12
             assert mm(a * 1e5, a).dtype == np.float32          # max|x| >= 65504
             assert mm(a * 1e-7, a).dtype == np.float32         # float16 subnormals: relative error too big
-            assert mm(a, a.astype(np.float64)).dtype == np.float16
+            assert mm(a, a.astype(np.float64)).dtype == np.float64  # float64 is never cast (torch)
             with asc.autocast("auto", tol=1e-9):
                 assert mm(a, a).dtype == np.float32            # tighter tolerance than float16 gives
     finally:
