@@ -278,3 +278,31 @@ def test_error_codes():
     with pytest.raises(asc.AscendValueError) as e:
         F.pad(np.ones((2, 2), np.float32), (1, 1), mode="wrap")
     assert e.value.code == asc.errors.ErrorCode.INVALID_PARAM
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_dtypes_movement_ops(dt):
+    """Data-movement ops keep the dtype and the values exactly (NaN/Inf included)."""
+    x = np.random.default_rng(10).standard_normal((2, 4, 4, 6)).astype(dt)
+    x[0, 0, 0, :3] = [np.nan, np.inf, -np.inf]
+    x[0, 1, 0, 0] = -0.0
+    xa = asc.asarray(x)
+    y = F.pixel_shuffle(xa, 2)
+    assert str(y.dtype) == np.dtype(dt).name
+    np.testing.assert_array_equal(np.asarray(F.pixel_unshuffle(y, 2)).astype(np.float64), x.astype(np.float64))
+    u = F.unfold(xa, (2, 2), stride=2)
+    assert str(u.dtype) == np.dtype(dt).name
+    np.testing.assert_array_equal(np.asarray(u).astype(np.float64), _ref_unfold(x.astype(np.float64), (2, 2), (1, 1),
+                                                                                 (0, 0), (2, 2)))
+    f = F.fold(u, (4, 6), (2, 2), stride=2)  # non-overlapping: fold inverts unfold exactly
+    np.testing.assert_array_equal(np.asarray(f).astype(np.float64), x.astype(np.float64))
+    e = F.embedding(np.array([3, 0]), xa[0, 0])
+    assert str(e.dtype) == np.dtype(dt).name
+    np.testing.assert_array_equal(np.asarray(e).astype(np.float64), x[0, 0][[3, 0]].astype(np.float64))
+    d = F.dropout(xa, 0.5, training=True)
+    assert str(d.dtype) == np.dtype(dt).name
+    dn = np.asarray(d).astype(np.float64)
+    kept = dn != 0
+    finite = np.isfinite(x.astype(np.float64)) & kept & (x.astype(np.float64) != 0)
+    np.testing.assert_allclose(dn[finite], 2 * x.astype(np.float64)[finite], rtol=TOL[dt])
+    assert np.signbit(np.asarray(F.pad(xa, (1, 1)))[0, 1, 0, 1])  # -0.0 kept by constant pad
