@@ -4,11 +4,12 @@
 // every dtype: one extra read of a row that is in cache, and no catastrophic
 // cancellation for rows with a large mean (E[x^2] - E[x]^2 loses everything there).
 // The output pass is a per-row (or per-channel) scale and shift in float (double
-// for float64). float32 layer_norm and batch_norm inference use oneDNN's primitives.
+// for float64). float32 layer_norm uses oneDNN's layer_normalization primitive.
 #include "asc/nn/norm.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "nn/nn_util.h"
@@ -91,42 +92,13 @@ void apply_channels(const T* x, T* y, const NCS& d, const std::vector<double>& s
   }
 }
 
-bool onednn_ok(const Tensor& x) { return x.dtype() == DType::kFloat32 && x.numel() > 0; }
-
-/// oneDNN batch normalisation, inference with the given statistics (float32, contiguous x).
-void onednn_bnorm_infer(const Tensor& x, Tensor& y, const NCS& d, const std::vector<double>& mean,
-                        const std::vector<double>& var, const std::vector<double>& w, const std::vector<double>& b,
-                        double eps) {
-  using namespace dnnl;
-  const memory::dims dims = {d.n, d.c, d.s};
-  const std::string key = "batch_norm_inf:" + std::to_string(d.n) + "," + std::to_string(d.c) + "," +
-                          std::to_string(d.s) + ":" + std::to_string(eps);
-  guarded("batch_norm", [&] {
-    set_threads();
-    auto prim = PrimitiveCache::instance().get<batch_normalization_forward>(key, [&] {
-      const memory::desc md(dims, memory::data_type::f32, memory::format_tag::abc);
-      const auto flags = normalization_flags::use_global_stats | normalization_flags::use_scale |
-                         normalization_flags::use_shift;
-      const batch_normalization_forward::desc desc(prop_kind::forward_inference, md, static_cast<float>(eps), flags);
-      const batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
-      return std::make_shared<const batch_normalization_forward>(pd);
-    });
-    const memory::desc md(dims, memory::data_type::f32, memory::format_tag::abc);
-    const memory::desc vd({d.c}, memory::data_type::f32, memory::format_tag::a);
-    std::vector<float> fm(mean.begin(), mean.end()), fv(var.begin(), var.end()), fw(w.begin(), w.end()),
-        fb(b.begin(), b.end());
-    engine& eng = cpu_engine();
-    memory src(md, eng, x.data()), dst(md, eng, y.data());
-    memory mm(vd, eng, fm.data()), vm(vd, eng, fv.data()), wm(vd, eng, fw.data()), bm(vd, eng, fb.data());
-    stream& st = thread_stream();
-    prim->execute(st, {{DNNL_ARG_SRC, src},
-                       {DNNL_ARG_DST, dst},
-                       {DNNL_ARG_MEAN, mm},
-                       {DNNL_ARG_VARIANCE, vm},
-                       {DNNL_ARG_SCALE, wm},
-                       {DNNL_ARG_SHIFT, bm}});
-    st.wait();
-  });
+/// oneDNN for float32 layer_norm unless ASC_NN_NORM_OWN=1 (benchmarks compare the engines).
+bool onednn_ok(const Tensor& x) {
+  static const bool own = [] {
+    const char* e = std::getenv("ASC_NN_NORM_OWN");
+    return e && e[0] == '1';
+  }();
+  return !own && x.dtype() == DType::kFloat32 && x.numel() > 0;
 }
 
 }  // namespace
@@ -194,19 +166,18 @@ Tensor batch_norm(const Tensor& x_in, const Tensor* running_mean, const Tensor* 
     var = rv;
   }
   if (x.numel() > 0) {
-    if (!a.training && onednn_ok(x)) {
-      onednn_bnorm_infer(x, y, d, mean, var, w, b, a.eps);
-    } else {
-      std::vector<double> sc(size_t(d.c)), sh(size_t(d.c));
-      for (size_t c = 0; c < size_t(d.c); ++c) {
-        sc[c] = w[c] / std::sqrt(var[c] + a.eps);
-        sh[c] = b[c] - mean[c] * sc[c];
-      }
-      dispatch_float(x.dtype(), op, "input", [&](auto tag) {
-        using T = decltype(tag);
-        apply_channels<T>(x.data_as<const T>(), y.data_as<T>(), d, sc, sh, false);
-      });
+    // Own kernel for every dtype: a per-channel scale/shift, one read and one write. oneDNN's
+    // batch_normalization (nchw, use_global_stats) measured 7.6 ms vs 1.16 ms for this loop on
+    // 2^22 float32 (8, 64, 64, 128), one thread, so it is not used here.
+    std::vector<double> sc(size_t(d.c)), sh(size_t(d.c));
+    for (size_t c = 0; c < size_t(d.c); ++c) {
+      sc[c] = w[c] / std::sqrt(var[c] + a.eps);
+      sh[c] = b[c] - mean[c] * sc[c];
     }
+    dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+      using T = decltype(tag);
+      apply_channels<T>(x.data_as<const T>(), y.data_as<T>(), d, sc, sh, false);
+    });
   }
   if (a.training) {
     if (running_mean) write_vec(*running_mean, rm, op, "running_mean");
