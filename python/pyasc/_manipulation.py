@@ -20,6 +20,7 @@ from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
 from ._helpers import _TE
+from ._helpers import _VE as _VE_tile
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -218,6 +219,9 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
     """``A`` repeated ``reps`` times per axis: a broadcast view copied once on all cores."""
     x = _arr(A)
     reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
+    for r in reps:  # NumPy repeats with int(r): a str is its ValueError
+        if isinstance(r, str):
+            raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")
     reps = tuple(_operator.index(r) for r in reps)
     nd = _builtins.max(x.ndim, len(reps))
     reps = (1,) * (nd - len(reps)) + reps

@@ -243,6 +243,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
     if ndmax not in (0, None) and not isinstance(ndmax, (int, _np.integer)):
         raise _type_error("array", f"ndmax must be an integer, not {type(ndmax).__name__}")
     check_like("array", like)
+    if copy is not None and not isinstance(copy, bool):
+        copy = bool(copy)
     if copy is None or (copy is not True and not copy):
         x = asarray(object, dtype, copy=copy)
     else:
@@ -264,6 +266,8 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
         a = obj
     elif obj is not _NV:
         raise _type_error("asarray", "asarray() got multiple values for argument 'a' (a and obj)")
+    if copy is not None and not isinstance(copy, bool):
+        copy = bool(copy)  # NumPy's truth value (an array of several elements: ValueError)
     if order is None and like is None:
         return _C.asarray(a, dtype, copy, device=device)
     o = check_order("asarray", order)
@@ -587,3 +591,73 @@ def _install_reduction_methods():
 
 
 _install_reduction_methods()
+
+
+# --------------------------------------------------------------------------- partition, einsum
+
+def _partition_checks(op, a, kth, axis, kind):
+    """NumPy's order for partition/argpartition: the axis converted (TypeError), the kind, the
+    axis against the dimensions (a 0-d array counts as 1-d), then kth's dtype."""
+    ndim = a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a)
+    if axis is not None:
+        try:
+            ax = _operator.index(axis)
+        except TypeError as e:
+            raise _type_error(op, str(e)) from None
+    if kind != "introselect":
+        raise _value_error(op, f"select kind must be 'introselect' (got {kind!r})")
+    if axis is not None:
+        _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(ndim, 1))
+    k = kth.numpy() if isinstance(kth, _C.ndarray) else kth
+    try:
+        kd = _np.asarray(k).dtype
+    except Exception:  # noqa: BLE001 - an inhomogeneous list: not an integer either
+        kd = _np.dtype(object)
+    if kd.kind not in "iu":
+        raise _type_error(op, f"Partition index must be integer (kth has dtype {kd})")
+
+
+def _with_partition_checks(op, impl):
+    def f(a, kth, axis=-1, kind="introselect", order=None):
+        try:
+            return impl(a, kth, axis, kind, order)
+        except Exception:
+            _partition_checks(op, a, kth, axis, kind)  # NumPy's exception class when it differs
+            raise
+
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = impl.__doc__
+    return f
+
+
+def _install_partition():
+    from . import _sorting  # noqa: PLC0415 - imported after the namespace is built
+
+    g = globals()
+    for op in ("partition", "argpartition"):
+        g[op] = _with_partition_checks(op, getattr(_sorting, op))
+        meth = getattr(_C.ndarray, op)
+
+        def m(self, kth, axis=-1, kind="introselect", order=None, *, _op=op, _meth=meth):
+            try:
+                return _meth(self, kth, axis, kind, order)
+            except Exception:
+                _partition_checks(_op, self, kth, axis, kind)
+                raise
+
+        m.__name__ = m.__qualname__ = op
+        m.__doc__ = meth.__doc__
+        setattr(_C.ndarray, op, m)
+
+
+_install_partition()
+__all__ += ["partition", "argpartition", "einsum"]
+
+
+def einsum(*operands, **kwargs):
+    """``numpy.einsum`` (pyasc's, :func:`pyasc._linalg_products.einsum`); fewer than two
+    arguments is NumPy's ValueError."""
+    if len(operands) < 2:
+        raise _value_error("einsum", "must provide at least an operand and a subscripts list to einsum")
+    from . import _linalg_products  # noqa: PLC0415
+    return _linalg_products.einsum(*operands, **kwargs)

@@ -335,3 +335,27 @@ def test_reduction_argument_order(call):
 ])
 def test_numpys_check_order(call):
     check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.partition(_a(xp, np.ones((4, 5), bool)), None, axis=-3),  # axis before kth
+    lambda xp: xp.argpartition(_a(xp, np.int64(3)), 5, axis=_a(xp, np.array([1, 2]))),
+    lambda xp: xp.argpartition(_a(xp, np.float32(2.0)), None),
+    lambda xp: _a(xp, np.array(3, np.int32)).partition(5, np.dtype(np.uint16)),
+    lambda xp: _a(xp, np.array(1.0)).argpartition(np.dtype(np.float16), 0),
+    lambda xp: _a(xp, np.array(1.0)).partition(-3, (3, 1, 4)),
+    lambda xp: xp.partition(_a(xp, A[0]), 1, axis=_a(xp, np.array([0, 1])), kind="bogus"),
+    lambda xp: xp.partition(_a(xp, A[0]), 1, kind="bogus"),
+    lambda xp: xp.partition(_a(xp, A[0]), 2, axis=0),
+    lambda xp: xp.einsum(_a(xp, A)),
+    lambda xp: xp.einsum(_a(xp, np.uint64(3))),
+    lambda xp: xp.einsum("ij->j", _a(xp, A[0])),
+    lambda xp: xp.asarray(_a(xp, A[0, 0]), copy=_a(xp, np.ones(7, bool))),
+    lambda xp: xp.asarray(_a(xp, A[0, 0]), copy=np.True_),
+    lambda xp: xp.array(_a(xp, A[0, 0]), copy=np.ones(3)),
+    lambda xp: xp.tile(_a(xp, A[0]), "abc"),
+    lambda xp: xp.tile(_a(xp, A[0]), (1, "a")),
+    lambda xp: xp.tile(_a(xp, A[0]), (2, 1)),
+])
+def test_partition_einsum_copy_tile(call):
+    check(call)
