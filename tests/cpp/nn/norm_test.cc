@@ -64,7 +64,7 @@ TEST(Norm, BatchNormTrainingUpdatesRunningStats) {
   EXPECT_NEAR(rv.data_as<float>()[1], 0.5 + 0.5 * q / 11, 1e-6);
 }
 
-TEST(Norm, BatchNormInferenceOneDnnMatchesFormula) {
+TEST(Norm, BatchNormInferenceMatchesFormula) {
   Tensor x = vals({2, 3, 5}, DType::kFloat32);
   Tensor rm = vals({3}, DType::kFloat32, 0.5), rv = vals({3}, DType::kFloat32, 0.2, 1.0);
   NormAttrs a;
