@@ -339,7 +339,9 @@ def make(name, nin, fast, impl=None, *, doc=None, core=False, extra=(), core_dim
     loop = impl if impl is not None else fast
 
     def ufunc(*args, **kwargs):
-        if len(args) == nin:
+        # (a gufunc's Python scalar operand takes the keyword path: NumPy converts it to the loop
+        # dtype, OverflowError and all, before it looks at core dimensions)
+        if len(args) == nin and not (core and any(_is_weak(a) for a in args)):
             o = kwargs.get("out")
             if len(kwargs) == (1 if "out" in kwargs else 0) and (o is None or isinstance(o, _C.ndarray)):
                 return fast(*args, out=o)

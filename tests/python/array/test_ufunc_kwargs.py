@@ -348,6 +348,10 @@ def test_huge_python_ints(mode):
                       lambda: getattr(asc, name)(asc.asarray(a), v, dtype=np.float64))
     for v in (2 ** 100, -(2 ** 63) - 1):
         check(lambda: np.matmul(v, np.ones((2, 2), np.int16)), lambda: asc.matmul(v, asc.ones((2, 2), np.int16)))
+    for fn in (lambda xp: xp.matvec(2 ** 63, xp.asarray(np.ones((3, 2, 2), np.int8))),
+               lambda xp: xp.vecmat(300, xp.asarray(np.ones((3, 2, 2), np.int8))),
+               lambda xp: xp.vecdot(1.5, xp.asarray(np.ones(2, np.int8)))):
+        check(lambda: fn(np), lambda: fn(asc))
     # with dtype=: NumPy converts an int outside int64/uint64 before it checks a non-float loop
     f = np.ones(2, np.float32)
     for v in (2 ** 63, 2 ** 64, 2 ** 100, -(2 ** 63) - 1):
