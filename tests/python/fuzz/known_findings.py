@@ -88,8 +88,6 @@ KNOWN = [
          case=('fn', 'quantile', (('arr', 'bfloat16', (4,), 'step2', 463, 'special'), ('py', 0.25)), (('keepdims', ('py', True)),))),
     dict(category='wrong_result', pattern='value', kind='fn', name='angle', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'angle', (('arr', 'complex64', (), 'rev', 0, 'rand'),), ())),
-    dict(category='wrong_result', pattern='value', kind='fn', name='tanh', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'tanh', (('arr', 'int16', (3, 4, 4), 'rev', 3, 'rand'),), (('out', ('arr', 'float64', (3, 4, 4), 'c', 2, 'rand')),))),
 ]
 
 # The reason of each pattern (fuzz_harness.pattern_of)
