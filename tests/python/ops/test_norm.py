@@ -266,3 +266,18 @@ def test_modules_other_norms():
                                rtol=1e-6)
     with pytest.raises(asc.errors.AscendValueError):
         ops.GroupNorm(3, 4)
+
+
+def test_lazy_inputs_and_in_place_running_stats_ordering():
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    xa = asc.asarray(x)
+    np.testing.assert_allclose(np.asarray(ops.layer_norm(xa * 3, (6,))), np.asarray(ops.layer_norm(x * 3, (6,))),
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(ops.max_pool2d(xa * 2 + 1, 2)),
+                                  np.asarray(ops.max_pool2d(x, 2)) * 2 + 1)
+    rm = asc.zeros(3) + 0  # a pending (lazy) running mean
+    rv = asc.asarray(np.ones(3, np.float32))
+    before = rm * 2 + 1  # recorded before the in-place update: must see the old values
+    ops.batch_norm(xa, rm, rv, training=True)
+    np.testing.assert_allclose(np.asarray(rm), 0.1 * x.astype(np.float64).mean(axis=(0, 2, 3)), rtol=1e-5)
+    np.testing.assert_array_equal(np.asarray(before), np.ones(3))
