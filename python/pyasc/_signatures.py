@@ -147,7 +147,7 @@ def numpy_order_checks(op, a, axis, dtype, out):
     the axis), so that a call with two bad arguments raises NumPy's class."""
     check_dtype(op, dtype)
     check_out(op, out)
-    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim)
+    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, ufunc=True)
 
 
 def _reduction(op, with_dtype, with_initial):
@@ -472,16 +472,17 @@ def nan_extremum(op, a, axis, out, keepdims, initial, where):
 # mean/var/std (numpy._core._methods) count the items along the axis first; argmax/argmin
 # check out= first. The wrappers check in NumPy's order, then call the binding unchanged.
 
-def check_axis(axis, ndim):
+def check_axis(axis, ndim, ufunc=False):
     """NumPy's axis check, element by element in order (an out-of-range element before a later
-    non-integer one is NumPy's AxisError; a non-integer its TypeError; a repeat its ValueError)."""
+    non-integer one is NumPy's AxisError; a non-integer its TypeError; a repeat its ValueError).
+    ``ufunc``: a ufunc reduction's axis (a tuple or an int; an array is not iterated)."""
     if axis is None:
         return
     if not isinstance(axis, (tuple, list)):
         try:
             axis = (_operator.index(axis),)
         except TypeError as e:
-            if isinstance(axis, str) or not hasattr(axis, "__iter__"):
+            if ufunc or isinstance(axis, str) or not hasattr(axis, "__iter__"):
                 raise _type_error("axis", str(e)) from None
             axis = tuple(axis)
     seen = []
@@ -522,7 +523,7 @@ def _install_reduction_methods():
                 return _cm(self)
             check_out(_op, out)
             keepdims = keepdims_flag(_op, keepdims)
-            check_axis(axis, self.ndim)
+            check_axis(axis, self.ndim, ufunc=True)
             return globals()[_op](self, axis, out, keepdims, **kw)
 
         xmethod.__name__ = xmethod.__qualname__ = op
@@ -537,7 +538,7 @@ def _install_reduction_methods():
             check_dtype(_op, dtype)
             check_out(_op, out)
             keepdims = keepdims_flag(_op, keepdims)
-            check_axis(axis, self.ndim)
+            check_axis(axis, self.ndim, ufunc=True)
             if dtype is not None and _np.dtype(dtype) != _np.bool_:
                 raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
                                                 f"[{_op}] dtype={_np.dtype(dtype)} is not supported (bool only)")
@@ -559,7 +560,7 @@ def _install_reduction_methods():
                 check_dtype(_op, dtype)
                 check_out(_op, out)
                 keepdims = keepdims_flag(_op, keepdims)
-                check_axis(axis, self.ndim)
+                check_axis(axis, self.ndim, ufunc=True)
             return globals()[_op](self, axis, dtype, out, keepdims, **kw)
 
         method.__name__ = method.__qualname__ = op
@@ -610,9 +611,12 @@ def _partition_checks(op, a, kth, axis, kind):
         _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(ndim, 1))
     k = kth.numpy() if isinstance(kth, _C.ndarray) else kth
     try:
-        kd = _np.asarray(k).dtype
+        ka = _np.asarray(k)
+        kd = ka.dtype
     except Exception:  # noqa: BLE001 - an inhomogeneous list: not an integer either
-        kd = _np.dtype(object)
+        ka, kd = None, _np.dtype(object)
+    if ka is not None and ka.ndim > 1:
+        raise _value_error(op, f"object too deep for desired array (kth has {ka.ndim} dimensions)")
     if kd.kind not in "iu":
         raise _type_error(op, f"Partition index must be integer (kth has dtype {kd})")
 

@@ -148,7 +148,15 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
 def lstsq(a, b, rcond=None):
     """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)``.
     ``rcond`` defaults to machine epsilon times max(M, N) (NumPy 2)."""
-    return tuple(_L.lstsq(a, b, -1.0 if rcond is None else float(rcond)))
+    try:
+        rc = -1.0 if rcond is None else float(rcond)
+    except (TypeError, ValueError):
+        _L.lstsq(a, b, -1.0)  # NumPy checks the shapes first (its LinAlgError); then rcond's error
+        if _np.size(rcond) > 1:  # NumPy compares rcond elementwise: the truth value of an array
+            raise ValueError(f"[lstsq] rcond must be a scalar, got an array of shape {_np.shape(rcond)} (the "
+                             "truth value of an array with more than one element is ambiguous)") from None
+        raise
+    return tuple(_L.lstsq(a, b, rc))
 
 
 # ------------------------------------------------------------------ compositions

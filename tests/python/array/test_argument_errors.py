@@ -359,3 +359,15 @@ def test_numpys_check_order(call):
 ])
 def test_partition_einsum_copy_tile(call):
     check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.amin(_a(xp, A[0, 0]), axis=_a(xp, np.array([0, 2 ** 62]))),  # ufunc axis: no array
+    lambda xp: xp.sum(_a(xp, A), axis=_a(xp, np.array([0, 1]))),
+    lambda xp: xp.mean(_a(xp, A), axis=np.array([0, 1])),  # mean iterates it
+    lambda xp: _a(xp, A).argpartition(_a(xp, np.zeros((0, 5), np.complex128))),  # kth 2-d: ValueError
+    lambda xp: xp.linalg.lstsq(_a(xp, A[0, :2, :2]), _a(xp, np.zeros((0, 0))), rcond=_a(xp, A[0, :2, :2])),
+    lambda xp: xp.linalg.lstsq(_a(xp, A[0, :3, :2]), _a(xp, A[0, :3, 0]), rcond=_a(xp, A[0, :2, :2])),
+])
+def test_axis_arrays_kth_depth_lstsq_order(call):
+    check(call)
