@@ -4,7 +4,7 @@
 // every dtype: one extra read of a row that is in cache, and no catastrophic
 // cancellation for rows with a large mean (E[x^2] - E[x]^2 loses everything there).
 // The output pass is a per-row (or per-channel) scale and shift in float (double
-// for float64). float32 layer_norm uses oneDNN's layer_normalization primitive.
+// for float64). float32 / bfloat16 layer_norm use oneDNN's layer_normalization primitive.
 #include "asc/nn/norm.h"
 
 #include <algorithm>
@@ -92,13 +92,14 @@ void apply_channels(const T* x, T* y, const NCS& d, const std::vector<double>& s
   }
 }
 
-/// oneDNN for float32 layer_norm unless ASC_NN_NORM_OWN=1 (benchmarks compare the engines).
-bool onednn_ok(const Tensor& x) {
+/// oneDNN for float32 / bfloat16 layer_norm unless ASC_NN_NORM_OWN=1 (benchmarks compare
+/// the engines); bfloat16 runs with float32 statistics inside the primitive.
+bool onednn_lnorm_ok(const Tensor& x) {
   static const bool own = [] {
     const char* e = std::getenv("ASC_NN_NORM_OWN");
     return e && e[0] == '1';
   }();
-  return !own && x.dtype() == DType::kFloat32 && x.numel() > 0;
+  return !own && (x.dtype() == DType::kFloat32 || x.dtype() == DType::kBFloat16) && x.numel() > 0;
 }
 
 }  // namespace
@@ -221,12 +222,13 @@ void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, cons
   using namespace dnnl;
   const memory::dims dims = {outer, inner};
   const bool sc = !w.empty(), sh = !b.empty();
-  const std::string key = "layer_norm:" + std::to_string(outer) + "," + std::to_string(inner) + ":" +
+  const memory::data_type dt = to_dnnl(x.dtype(), "layer_norm");
+  const std::string key = "layer_norm:" + std::string(dtype_name(x.dtype())) + ":" + std::to_string(outer) + "," + std::to_string(inner) + ":" +
                           std::to_string(eps) + ":" + (sc ? "w" : "") + (sh ? "b" : "");
   guarded("layer_norm", [&] {
     set_threads();
     auto prim = PrimitiveCache::instance().get<layer_normalization_forward>(key, [&] {
-      const memory::desc md(dims, memory::data_type::f32, memory::format_tag::ab);
+      const memory::desc md(dims, dt, memory::format_tag::ab);
       auto flags = normalization_flags::none;
       if (sc) flags = flags | normalization_flags::use_scale;
       if (sh) flags = flags | normalization_flags::use_shift;
@@ -234,7 +236,7 @@ void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, cons
       const layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
       return std::make_shared<const layer_normalization_forward>(pd);
     });
-    const memory::desc md(dims, memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc md(dims, dt, memory::format_tag::ab);
     const memory::desc vd({inner}, memory::data_type::f32, memory::format_tag::a);
     const memory::desc statd({outer}, memory::data_type::f32, memory::format_tag::a);
     std::vector<float> fw(w.begin(), w.end()), fb(b.begin(), b.end());
@@ -298,9 +300,14 @@ Tensor layer_norm(const Tensor& x_in, const Tensor* weight, const Tensor* bias, 
   const Tensor x = x_in.contiguous();
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   if (x.numel() == 0) return y;
-  if (onednn_ok(x)) {
-    onednn_lnorm(x, y, outer, inner, w, b, a.eps);
-    return y;
+  if (onednn_lnorm_ok(x)) {
+    try {
+      onednn_lnorm(x, y, outer, inner, w, b, a.eps);
+      return y;
+    } catch (const Error& e) {
+      // a configuration this oneDNN build does not implement: the own kernel below
+      if (e.code() != ErrorCode::kApiNotSupport) throw;
+    }
   }
   dispatch_float(x.dtype(), op, "input", [&](auto tag) {
     using T = decltype(tag);

@@ -6,7 +6,7 @@
 // input's dtype. Floating dtypes only: float32 and float64, float16 / bfloat16
 // with float32 statistics (float64 statistics for float64 inputs).
 //
-// Engine: layer_norm on float32 runs oneDNN's layer_normalization primitive
+// Engine: layer_norm on float32 / bfloat16 runs oneDNN's layer_normalization primitive
 // (src/nn/onednn.h, planned once per shape in the primitive cache; ASC_NN_NORM_OWN=1
 // selects the own kernel for comparisons); everything else, batch_norm inference
 // included (measured faster than oneDNN's, see docs/nn.md), runs the kernels of
