@@ -1,10 +1,54 @@
-// Bindings of src/nn for asc.ops (see python/pyasc/ops). Thin: no logic.
+// Bindings of src/nn convolution (pyasc._C.nn.conv) for asc.ops (python/pyasc/ops/_conv.py).
+// Thin: argument conversion only; the Python layer normalises torch-style arguments.
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "asc/core/tensor.h"
+#include "asc/nn/conv.h"
 #include "bindings.h"
 
 namespace pyasc {
 
 void init_nn_conv(py::module_& m) {
-  (void)m;
+  py::module_ nnm = m.def_submodule("nn");
+  nnm.def(
+      "conv",
+      [](py::handle x, py::handle w, py::handle b, py::handle r, std::vector<int64_t> stride,
+         std::vector<int64_t> pad_l, std::vector<int64_t> pad_r, std::vector<int64_t> dilation,
+         std::vector<int64_t> output_padding, int64_t groups, bool transposed, bool channels_last,
+         std::string act, double alpha, std::string engine, std::string op) {
+        namespace nn = asc::nn;
+        nn::ConvAttrs a;
+        a.spatial_ndim = static_cast<int>(stride.size());
+        a.stride = std::move(stride);
+        a.pad_l = std::move(pad_l);
+        a.pad_r = std::move(pad_r);
+        a.dilation = std::move(dilation);
+        a.output_padding = std::move(output_padding);
+        a.groups = groups;
+        a.transposed = transposed;
+        a.channels_last = channels_last;
+        a.act = nn::activation_of(act, op);
+        a.alpha = static_cast<float>(alpha);
+        a.engine = engine == "ascendc" ? nn::ConvEngine::kAscendC : nn::ConvEngine::kOneDnn;
+        a.op = std::move(op);
+        const asc::Tensor xt = tensor_from_py(x), wt = tensor_from_py(w);
+        std::optional<asc::Tensor> bt, rt;
+        if (!b.is_none()) bt = tensor_from_py(b);
+        if (!r.is_none()) rt = tensor_from_py(r);
+        py::gil_scoped_release nogil;
+        return nn::conv(xt, wt, bt ? &*bt : nullptr, rt ? &*rt : nullptr, a);
+      },
+      py::arg("x"), py::arg("w"), py::arg("b"), py::arg("residual"), py::arg("stride"), py::arg("pad_l"),
+      py::arg("pad_r"), py::arg("dilation"), py::arg("output_padding"), py::arg("groups"), py::arg("transposed"),
+      py::arg("channels_last"), py::arg("act"), py::arg("alpha"), py::arg("engine"), py::arg("op"));
+  nnm.def("cache_stats", [] {
+    const auto s = asc::nn::conv_cache_stats();
+    return py::make_tuple(s.first, s.second);
+  });
 }
 
 }  // namespace pyasc

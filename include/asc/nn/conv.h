@@ -1,0 +1,71 @@
+// Convolution and transposed convolution of asc.ops (1 to 3 spatial axes), CPU device.
+//
+// x: (N, C, *spatial) for layout NCHW or (N, *spatial, C) for NHWC (batched; the
+// Python layer adds/removes the batch axis of unbatched inputs). Weights in torch's
+// layout: forward (C_out, C_in / groups, *k); transposed (C_in, C_out / groups, *k).
+// Any strides (non-contiguous inputs are copied once). The output is a new
+// C-contiguous tensor from the device pool in x's layout and dtype.
+//
+// Engines (ConvAttrs::engine):
+//  * kOneDnn (default): oneDNN convolution_forward / deconvolution_forward with
+//    format_tag::any for src, weights and dst (oneDNN picks its blocked layouts,
+//    e.g. nChw16c / OIhw16i16o on AVX-512; reorders in and out are cached with the
+//    primitive). float16 is computed in float32 lanes (the reorders convert; oneDNN
+//    2.6 has no f16 convolution on AVX-512 without FP16), bfloat16 natively
+//    (AVX512_BF16, float32 accumulation, bfloat16 output). Bias, residual (sum
+//    post-op) and activation (eltwise post-op) fuse into the primitive:
+//    out = act(conv(x, w) + bias + residual).
+//  * kAscendC: the Ascend C model path: img2col of each group into a row-major
+//    matrix + the cube engine behind Mmad (asc::kernel::cube::gemm, float32 NZ
+//    accumulation), forward convolution only, float32/float16/bfloat16.
+//  float64 (not a oneDNN type) always runs a direct reference loop in double.
+//
+// Primitive planning is cached in PrimitiveCache keyed by (op, shapes, strides,
+// dtypes, layout, attributes): steady-state calls do no planning.
+//
+// Errors (asc::Error, messages start "[<op>]"): kInvalidDtype for non-floating or
+// mismatched dtypes; kInvalidShape for wrong ranks, channel counts not matching
+// groups/weights, bias/residual shapes, an empty output; kInvalidParam for
+// stride/dilation/groups < 1, negative padding, output_padding >= stride and
+// >= dilation, an unknown activation.
+//
+// Thread-safety: conv() may be called concurrently from several threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "asc/core/tensor.h"
+
+namespace asc::nn {
+
+enum class Activation : uint8_t { kNone, kRelu, kLeakyRelu, kGelu, kGeluTanh, kSilu, kSigmoid, kTanh, kElu, kRelu6 };
+enum class ConvEngine : uint8_t { kOneDnn, kAscendC };
+
+/// Attributes of a convolution call (typed; one entry per spatial axis).
+struct ConvAttrs {
+  int spatial_ndim = 2;
+  std::vector<int64_t> stride, pad_l, pad_r, dilation, output_padding;  // output_padding: transposed only
+  int64_t groups = 1;
+  bool transposed = false;
+  bool channels_last = false;  // NHWC (N, *spatial, C)
+  Activation act = Activation::kNone;
+  float alpha = 0.f;  // leaky_relu slope / elu alpha
+  ConvEngine engine = ConvEngine::kOneDnn;
+  std::string op = "conv2d";
+};
+
+/// act(conv(x, w) + bias + residual). bias: (C_out,) or null; residual: the
+/// output's shape or null.
+Tensor conv(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* residual, const ConvAttrs& attrs);
+
+/// Activation by name ("none", "relu", "leaky_relu", "gelu", "gelu_tanh", "silu",
+/// "sigmoid", "tanh", "elu", "relu6"); kInvalidParam otherwise.
+Activation activation_of(const std::string& name, const std::string& op);
+
+/// (hits, misses) of the process-wide primitive cache (PrimitiveCache), for tests.
+std::pair<int64_t, int64_t> conv_cache_stats();
+
+}  // namespace asc::nn
