@@ -107,6 +107,8 @@ def _with_order(x, order, name):
         return x if x.flags.c_contiguous else _c_copy(x)
     if order in ("F", "f"):
         return _f_layout(x)
+    if not isinstance(order, str):  # NumPy: TypeError for a non-str order
+        raise _TE(f"[{name}] order must be str, not {type(order).__name__}")
     raise _VE(f"[{name}] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 

@@ -19,7 +19,7 @@ import operator as _operator
 import numpy as _np
 
 from . import _C
-from .errors import AscendNotImplementedError, AscendTypeError, AscendValueError, ErrorCode
+from .errors import AscendNotImplementedError, AscendOverflowError, AscendTypeError, AscendValueError, ErrorCode
 
 _NV = _np._NoValue  # NumPy's "argument not given" marker (its own signatures show it)
 
@@ -40,10 +40,13 @@ def keepdims_flag(op, keepdims):
     anything else (float, str, None, numpy.bool_, an array) NumPy's TypeError."""
     if keepdims is _NV:
         return False
-    try:  # NumPy: operator.index semantics (np.True_ is refused, 2 is True)
-        return bool(_operator.index(keepdims))
+    try:  # NumPy: operator.index semantics (np.True_ is refused, 2 is True), a C long
+        v = _operator.index(keepdims)
     except TypeError:
         raise _type_error(op, f"keepdims must be a bool or an integer, not {type(keepdims).__name__}") from None
+    if not -(1 << 63) <= v < (1 << 63):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] keepdims: Python int too large to convert to C long")
+    return bool(v)
 
 
 def check_order(op, order, allowed="CFAK", none_ok=True):
@@ -289,6 +292,7 @@ def shape_arg(shape):
 
 def _new(op, shape, fill, dtype, order, device, like):
     shape = shape_arg(shape)
+    check_dtype(op, dtype)  # NumPy: dtype before order
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
     o = check_order(op, order, allowed="CF") or "C" if order != "C" else "C"
@@ -553,8 +557,8 @@ def _install_reduction_methods():
         def method(self, axis=None, dtype=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
             if axis is None and dtype is None and out is None and keepdims is False and not kw:
                 return _cm(self)
-            if _op == "mean":
-                check_axis(axis, self.ndim)
+            if _op == "mean":  # _methods._mean: normalize_axis_index per element (an array: TypeError)
+                check_axis(axis, self.ndim, ufunc=True)
                 check_dtype(_op, dtype)
             else:
                 check_dtype(_op, dtype)
@@ -607,8 +611,8 @@ def _partition_checks(op, a, kth, axis, kind):
             raise _type_error(op, str(e)) from None
     if kind != "introselect":
         raise _value_error(op, f"select kind must be 'introselect' (got {kind!r})")
-    if axis is not None:
-        _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(ndim, 1))
+    if axis is not None:  # argpartition takes a 0-d array as 1-d (PyArray_CheckAxis), partition does not
+        _np.lib.array_utils.normalize_axis_index(ax, ndim if op == "partition" else _builtins.max(ndim, 1))
     k = kth.numpy() if isinstance(kth, _C.ndarray) else kth
     try:
         ka = _np.asarray(k)

@@ -371,3 +371,17 @@ def test_partition_einsum_copy_tile(call):
 ])
 def test_axis_arrays_kth_depth_lstsq_order(call):
     check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.zeros((2, 4), dtype=_a(xp, A[0]), order="bogus"),  # dtype before order
+    lambda xp: xp.any(_a(xp, A), keepdims=-(2 ** 63) - 1),  # keepdims is a C long
+    lambda xp: xp.nanmin(_a(xp, A), keepdims=2 ** 63),
+    lambda xp: _a(xp, np.array(1.0, np.float32)).partition(2 ** 64),  # partition: a 0-d array has no axis -1
+    lambda xp: xp.partition(None, None, axis=0),
+    lambda xp: _a(xp, np.arange(5, dtype=np.uint32)).mean(_a(xp, np.arange(5, dtype=np.int8)), np.uint16),
+    lambda xp: xp.asanyarray(_a(xp, A), order=_a(xp, np.ones(3, bool))),
+    lambda xp: xp.asanyarray(_a(xp, A), order="bogus"),
+])
+def test_more_numpy_orders(call):
+    check(call)
