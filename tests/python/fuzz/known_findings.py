@@ -28,8 +28,6 @@ KNOWN = [
          case=('fn', 'result_type', (('py', 1.5), ('arr', 'float64', (5, 5, 2), 'c', 1905, 'rand'), ('arr', 'bfloat16', (2,), 'c', 13839, 'edge')), ())),
     dict(category='unclear_error', pattern='class-mismatch', kind='fn', name='array_split', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'array_split', (('py', 1.5), ('arr', 'int64', (2,), 'rev', 300, 'rand')), ())),
-    dict(category='unclear_error', pattern='class-mismatch', kind='fn', name='asanyarray', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'asanyarray', (('arr', 'bfloat16', (), 'T', 512, 'rand'),), (('order', ('huge', 'int8', (4611686018427387904,))),))),
     dict(category='unclear_error', pattern='class-mismatch', kind='fn', name='broadcast_to', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'broadcast_to', (('arr', 'float64', (3, 3, 4), 'rev', 4, 'rand'), ('arr', 'float64', (7,), 'rev', 4, 'rand')), ())),
     dict(category='unclear_error', pattern='class-mismatch', kind='fn', name='count_nonzero', issue='issue 20 item 15 (fuzz finding)',
