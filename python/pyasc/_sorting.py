@@ -343,6 +343,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """Counts (int64, or float64 with ``weights``/``density``) of ``a`` in ``bins`` equal bins over
     ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
     last bin includes its right edge. Returns ``(hist, bin_edges)``."""
+    if range is not None and getattr(range, "shape", (2,)) not in ((2,), [2]) and tuple(range.shape) != (2,):
+        raise ValueError(f"[histogram] too many values to unpack (expected 2): range has shape {tuple(range.shape)}")
     x = _C.reshape(_arr(a), (-1,))
     if isinstance(bins, str):  # NumPy's width estimators ('auto', 'fd', ...): pyasc._histograms
         from ._histograms import _estimate_bins

@@ -676,6 +676,21 @@ asc::Shape to_shape(py::handle h) {
       return s;
     }
   }
+  // An array or a sequence longer than NumPy's 64 dimensions is refused before it is
+  // iterated (a huge broadcast view as the shape); a non-integer array is a TypeError.
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    if (!asc::is_integer(t.dtype()))
+      throw Error(Status::TypeError("shape", std::string("expected a sequence of integers or a single integer, got an "
+                                                         "array of dtype ") + asc::dtype_name(t.dtype())));
+  }
+  if (PySequence_Check(h.ptr())) {
+    const Py_ssize_t n = PySequence_Size(h.ptr());
+    if (n < 0) PyErr_Clear();
+    if (n > 64)
+      throw Error(Status::Invalid("shape", "maximum supported dimension for an ndarray is currently 64, found " +
+                                               std::to_string(n)));
+  }
   for (auto v : h) {
     if (is_bool_like(v)) throw Error(Status::TypeError("shape", "an integer is required (got a bool in the shape)"));
     s.push_back(to_dim(v));
@@ -945,7 +960,13 @@ void init_array(py::module_& m) {
       .def("__float__",
            [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__float__")(); })
       .def("__index__",
-           [](py::object self) { return to_numpy(self.cast<const Tensor&>(), self).attr("__index__")(); })
+           [](py::object self) {
+             // Only a 0-d array is an index (NumPy): refuse others before converting them
+             // (a huge broadcast view would be materialised first).
+             if (self.cast<const Tensor&>().ndim() != 0)
+               throw Error(Status::TypeError("index", "only integer scalar arrays can be converted to a scalar index"));
+             return to_numpy(self.cast<const Tensor&>(), self).attr("__index__")();
+           })
       .def("__getitem__", &getitem_py)
       .def("__setitem__",
            [](const Tensor& t, py::handle key, py::handle value) {
