@@ -95,6 +95,10 @@ lock:
 demo: example
 	PYTHONPATH=$(CURDIR)/$(EXAMPLE_BUILD) $(PY) examples/vector_add/demo.py
 
+# Benchmark peers (onnxruntime, onnx; requirements/bench.txt) into build/bench/site.
+bench-setup:
+	scripts/bench_setup.sh
+
 # Every benchmark prints its ratio against a peer measured in the same run.
 bench: build example install
 	$(CPP_BUILD)/bench_vector_add

@@ -1,0 +1,135 @@
+"""conv2d (asc.ops) on ResNet-50's layer shapes vs onnxruntime, the FMA peak, bf16 and the Ascend C path.
+
+``run()`` returns result dicts for the bench_nn.py driver. Per shape (batch 1 and 8,
+float32): our oneDNN time, onnxruntime's (single-Conv ONNX model, when installed by
+scripts/bench_setup.sh), GFLOP/s and the fraction of the FMA peak measured in the same
+run (a register-blocked AVX-512 FMA loop compiled on the fly, one thread per core),
+bfloat16 vs our float32, and the Ascend C img2col + Mmad path (batch 1 only: slow).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.join(ROOT, "build", "bench", "site"))
+
+# (name, C_in, C_out, H, k, stride, pad, groups)
+SHAPES = [
+    ("stem7x7/2 3-64 @224", 3, 64, 224, 7, 2, 3, 1),
+    ("1x1 64-256 @56", 64, 256, 56, 1, 1, 0, 1),
+    ("1x1 256-64 @56", 256, 64, 56, 1, 1, 0, 1),
+    ("3x3 64-64 @56", 64, 64, 56, 3, 1, 1, 1),
+    ("3x3/2 128 @28", 128, 128, 28, 3, 2, 1, 1),
+    ("1x1 1024-2048 @7", 1024, 2048, 7, 1, 1, 0, 1),
+    ("dw3x3 32 @112", 32, 32, 112, 3, 1, 1, 32),
+]
+
+_FMA_SRC = r"""
+#include <immintrin.h>
+#include <omp.h>
+double fma_peak(long iters, int threads) {
+  double t0 = omp_get_wtime();
+  #pragma omp parallel num_threads(threads)
+  {
+    __m512 a[12]; __m512 b = _mm512_set1_ps(1.0000001f), c = _mm512_set1_ps(1e-7f);
+    for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps((float)i);
+    for (long it = 0; it < iters; ++it)
+      for (int i = 0; i < 12; ++i) a[i] = _mm512_fmadd_ps(a[i], b, c);
+    float s = 0; for (int i = 0; i < 12; ++i) s += _mm512_reduce_add_ps(a[i]);
+    if (s == 12345.f) __asm__ volatile("");
+  }
+  double t = omp_get_wtime() - t0;
+  return 2.0 * 16 * 12 * (double)iters * threads / t / 1e9;
+}
+"""
+
+
+def fma_peak_gflops(threads):
+    d = os.path.join(ROOT, "build", "bench")
+    os.makedirs(d, exist_ok=True)
+    src, lib = os.path.join(d, "fma_peak.c"), os.path.join(d, "fma_peak.so")
+    with open(src, "w") as f:
+        f.write(_FMA_SRC)
+    subprocess.run(["cc", "-O2", "-mavx512f", "-fopenmp", "-shared", "-fPIC", src, "-o", lib], check=True)
+    so = ctypes.CDLL(lib)
+    so.fma_peak.restype = ctypes.c_double
+    so.fma_peak.argtypes = [ctypes.c_long, ctypes.c_int]
+    return max(so.fma_peak(20_000_000, threads) for _ in range(3))
+
+
+def best(fn, repeat):
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return min(ts) * 1e3
+
+
+def _ort(x, w, b, s, p, g):
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError:
+        return None
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], strides=[s, s], pads=[p] * 4, group=g)
+    graph = helper.make_graph([node], "c", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 2
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return lambda: sess.run(None, {"x": x})
+
+
+def run(repeat=5, batches=(1, 8)):
+    import ml_dtypes
+    import pyasc as asc
+    from pyasc import ops
+
+    peak = fma_peak_gflops(2)
+    rng = np.random.default_rng(0)
+    results = []
+    for n in batches:
+        for name, ci, co, h, k, s, p, g in SHAPES:
+            x = rng.standard_normal((n, ci, h, h)).astype(np.float32)
+            w = rng.standard_normal((co, ci // g, k, k)).astype(np.float32) * 0.1
+            b = rng.standard_normal(co).astype(np.float32)
+            oh = (h + 2 * p - k) // s + 1
+            flops = 2.0 * n * co * oh * oh * (ci // g) * k * k
+            xa, wa, ba = asc.asarray(x), asc.asarray(w), asc.asarray(b)
+            t = best(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g), repeat)
+            xb, wb, bb = (asc.asarray(v.astype(ml_dtypes.bfloat16)) for v in (x, w, b))
+            tb = best(lambda: ops.conv2d(xb, wb, bb, s, p, 1, g), repeat)
+            r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
+                     peak_frac=flops / t / 1e6 / peak, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            o = _ort(x, w, b, s, p, g)
+            if o is not None:
+                r["onnxruntime_ms"] = best(o, repeat)
+                r["ort_over_pyasc"] = r["onnxruntime_ms"] / t
+            if n == 1:
+                r["ascendc_ms"] = best(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g, engine="ascendc"), 2)
+                r["onednn_over_ascendc"] = r["ascendc_ms"] / t
+            results.append(r)
+    tot_t = sum(r["pyasc_ms"] for r in results)
+    tot_f = sum(r["flops"] for r in results)
+    results.append(dict(bench="conv2d", shape="SUM", pyasc_ms=tot_t, gflops=tot_f / tot_t / 1e6,
+                        peak_frac=tot_f / tot_t / 1e6 / peak, peak_gflops=peak,
+                        ort_over_pyasc=(sum(r.get("onnxruntime_ms", np.nan) for r in results) / tot_t)))
+    return results
+
+
+if __name__ == "__main__":
+    for r in run():
+        print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()})
