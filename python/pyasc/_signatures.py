@@ -252,6 +252,13 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
         x = asarray(object, dtype, copy=copy)
     else:
         x = _C.array(object, dtype, True)
+    if copy is False and x.ndim >= 2 and ((o == "C" and not x.is_contiguous()) or
+                                          (o == "F" and not x.T.is_contiguous())):
+        raise _value_error("array", f"Unable to avoid copy while creating an array as requested (order={order!r} "
+                                    "needs a copy of this view; copy=False)")
+    if copy is False and o == "C" and x.ndim == 1 and not x.is_contiguous():
+        raise _value_error("array", "Unable to avoid copy while creating an array as requested (order='C' needs a "
+                                    "copy of this view; copy=False)")
     if x.ndim < n:
         x = _C.reshape(x, (1,) * (n - x.ndim) + x.shape)
     if o == "F":
@@ -381,9 +388,15 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if order == "C":
         return _C.reshape(a, shape, copy=copy)
     o = check_order("reshape", order) or "C"
-    if o == "K":
-        raise _value_error("reshape", "order 'K' is not permitted for reshaping")
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    if o == "K":
+        try:  # NumPy converts the shape (TypeError) before it looks at the order
+            _C.reshape(x, shape)
+        except TypeError:
+            raise
+        except Exception:  # noqa: BLE001, S110 - a size mismatch: the order's ValueError comes first
+            pass
+        raise _value_error("reshape", "order 'K' is not permitted for reshaping")
     if o == "A":
         o = "F" if x.ndim >= 2 and not x.is_contiguous() and x.T.is_contiguous() else "C"
     return _reshape_f(x, shape, copy) if o == "F" else _C.reshape(x, shape, copy=copy)

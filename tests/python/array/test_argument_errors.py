@@ -385,3 +385,15 @@ def test_axis_arrays_kth_depth_lstsq_order(call):
 ])
 def test_more_numpy_orders(call):
     check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.array(_a(xp, A[0, 0, ::-1]), copy=False, order="C"),  # a copy is needed
+    lambda xp: xp.array(_a(xp, A[0].T), copy=False, order="C"),
+    lambda xp: xp.array(_a(xp, A[0]), copy=False, order="F"),
+    lambda xp: xp.array(_a(xp, A[0]), copy=False, order="C"),
+    lambda xp: xp.reshape(_a(xp, np.int16(5)), _a(xp, np.ones((1, 1, 1, 1), np.uint64)), order="K"),
+    lambda xp: xp.reshape(_a(xp, A), (5, 5), order="K"),
+])
+def test_array_copy_false_order_and_reshape_k(call):
+    check(call)
