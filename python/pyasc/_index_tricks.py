@@ -53,6 +53,11 @@ def _int_index_array(x, name):
 
 
 def _check_dims(dims, name):
+    if getattr(dims, "ndim", 0) != 0 and (_np.dtype(dims.dtype).kind not in "iu" or dims.size > 64):
+        # an array of shape entries: integers, at most NumPy's 64 dimensions (checked before a
+        # huge broadcast view would be iterated)
+        raise _TE(f"[{name}] expected a sequence of integers or a single integer for the shape, got an array "
+                  f"of dtype {_np.dtype(dims.dtype)} and size {dims.size}")
     dims = (dims,) if _np.ndim(dims) == 0 else tuple(dims)
     dims = tuple(_operator.index(d) for d in dims)
     if _builtins.any(d < 0 for d in dims):

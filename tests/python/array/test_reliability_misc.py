@@ -327,3 +327,12 @@ def test_huge_views_as_shape_axis_or_range_fail_fast():
                  lambda: asc.histogram(asc.ones((4, 5)), range=_huge((2 ** 31, 2 ** 31))))
     assert time.time() - t < 2
     assert int(asc.asarray(np.array(2)).__index__()) == 2
+
+
+def test_index_helpers_refuse_huge_shape_arrays():
+    t = time.time()
+    h = _huge((2 ** 62,), "bool")
+    _raises_like(lambda: np.unravel_index(np.ones(2, "uint64")[::2], np.broadcast_to(np.ones(1, bool), (2 ** 62,))),
+                 lambda: asc.unravel_index(asc.ones(2, "uint64")[::2], h))
+    assert time.time() - t < 2
+    np.testing.assert_array_equal(np.asarray(asc.unravel_index(5, asc.asarray(np.array([2, 3])))[1]), 2)
