@@ -35,16 +35,26 @@ SHAPES = [
 _FMA_SRC = r"""
 #include <immintrin.h>
 #include <omp.h>
+/* 12 independent accumulators in named zmm registers (FMA latency x throughput). */
 double fma_peak(long iters, int threads) {
   double t0 = omp_get_wtime();
   #pragma omp parallel num_threads(threads)
   {
-    __m512 a[12]; __m512 b = _mm512_set1_ps(1.0000001f), c = _mm512_set1_ps(1e-7f);
-    for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps((float)i);
-    for (long it = 0; it < iters; ++it)
-      for (int i = 0; i < 12; ++i) a[i] = _mm512_fmadd_ps(a[i], b, c);
-    float s = 0; for (int i = 0; i < 12; ++i) s += _mm512_reduce_add_ps(a[i]);
-    if (s == 12345.f) __asm__ volatile("");
+    __m512 b = _mm512_set1_ps(1.0000001f), c = _mm512_set1_ps(1e-7f);
+#define D(i) __m512 a##i = _mm512_set1_ps((float)i);
+    D(0) D(1) D(2) D(3) D(4) D(5) D(6) D(7) D(8) D(9) D(10) D(11)
+#define F(i) a##i = _mm512_fmadd_ps(a##i, b, c);
+    for (long it = 0; it < iters; ++it) {
+      F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11)
+      /* keeps the compiler from folding the chains */
+      __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7),
+                       "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11));
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+               _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)),
+                             _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11))));
+    volatile float sink = _mm512_reduce_add_ps(s);
+    (void)sink;
   }
   double t = omp_get_wtime() - t0;
   return 2.0 * 16 * 12 * (double)iters * threads / t / 1e9;
