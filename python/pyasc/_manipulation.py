@@ -242,6 +242,8 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
 def repeat(a, repeats, axis=None):
     """Each element repeated ``repeats`` times (an int or one count per element) along ``axis``."""
+    if axis is not None and not isinstance(axis, int):
+        axis = _operator.index(axis)  # NumPy converts the axis before the counts (TypeError first)
     return _C.repeat(a, _repeat_counts(repeats), axis)
 
 

@@ -622,7 +622,9 @@ def _partition_checks(op, a, kth, axis, kind):
             ax = _operator.index(axis)
         except TypeError as e:
             raise _type_error(op, str(e)) from None
-    if kind != "introselect":
+    if not isinstance(kind, (str, bytes)):
+        raise _type_error(op, f"select kind must be str, not {type(kind).__name__}")
+    if (kind.decode("latin-1") if isinstance(kind, bytes) else kind) != "introselect":
         raise _value_error(op, f"select kind must be 'introselect' (got {kind!r})")
     if axis is not None:  # argpartition takes a 0-d array as 1-d (PyArray_CheckAxis), partition does not
         _np.lib.array_utils.normalize_axis_index(ax, ndim if op == "partition" else _builtins.max(ndim, 1))

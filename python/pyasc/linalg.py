@@ -152,6 +152,10 @@ def lstsq(a, b, rcond=None):
         rc = -1.0 if rcond is None else float(rcond)
     except (TypeError, ValueError):
         _L.lstsq(a, b, -1.0)  # NumPy checks the shapes first (its LinAlgError); then rcond's error
+        rdt = _np.asarray(rcond.numpy() if hasattr(rcond, "numpy") else rcond).dtype
+        if rdt.kind in "cOSU":  # NumPy's gufunc casts rcond to the float loop first
+            raise TypeError(f"[lstsq] Cannot cast ufunc 'lstsq' input 2 from dtype('{rdt}') to dtype('float64') "
+                            "with casting rule 'same_kind'") from None
         if _np.size(rcond) > 1:  # NumPy compares rcond elementwise: the truth value of an array
             raise ValueError(f"[lstsq] rcond must be a scalar, got an array of shape {_np.shape(rcond)} (the "
                              "truth value of an array with more than one element is ambiguous)") from None

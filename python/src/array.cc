@@ -621,10 +621,17 @@ ops::Attrs reduce_attrs(py::handle axis, bool keepdims, py::handle dtype) {
   a.keepdims = keepdims;
   if (!axis.is_none()) {
     a.all_axes = false;
+    // NumPy's reduction axis converter (PyArray_AxisConverter) refuses bools,
+    // though swapaxes/expand_dims/moveaxis take them as 0/1.
+    auto one = [](py::handle v) {
+      if (PyBool_Check(v.ptr()))
+        throw Error(Status::Make(asc::ErrorCode::kInvalidDtype, "axis", "an integer is required for the axis"));
+      return index_from_py(v);
+    };
     if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
-      for (auto v : axis) a.axes.push_back(index_from_py(v));
+      for (auto v : axis) a.axes.push_back(one(v));
     } else {
-      a.axes.push_back(index_from_py(axis));
+      a.axes.push_back(one(axis));
     }
   }
   if (!dtype.is_none()) {
