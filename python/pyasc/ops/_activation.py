@@ -12,6 +12,8 @@ softmax accumulates in float32 as well). See docs/nn.md.
 
 from __future__ import annotations
 
+from ._util import _asc  # noqa: F401 - shared helpers
+
 import warnings as _warnings
 
 import numpy as _np
@@ -25,12 +27,6 @@ __all__ = [
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
 
 
 def _is_float_dtype(dt):

@@ -13,6 +13,8 @@ Dense ops (linear, matmul, mm, bmm, addmm, baddbmm, einsum) reuse
 
 from __future__ import annotations
 
+from ._util import _asc, _err, _tuple  # noqa: F401 - shared helpers
+
 import operator as _operator
 
 from .. import _C
@@ -22,35 +24,6 @@ __all__ = [
     "linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "einsum",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Linear",
 ]
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
-
-
-def _err(cls, code, msg):
-    e = _asc().errors
-    return getattr(e, cls)(getattr(e.ErrorCode, code), msg)
-
-
-def _tuple(v, n, name, op):
-    if isinstance(v, (list, tuple)):
-        if len(v) == 1:
-            v = tuple(v) * n
-        if len(v) != n:
-            raise _err("AscendValueError", "INVALID_PARAM",
-                       f"[{op}] {name} must be an int or a tuple of {n} ints, got {tuple(v)!r}")
-        try:
-            return [_operator.index(e) for e in v]
-        except TypeError:
-            raise _err("AscendTypeError", "INVALID_PARAM", f"[{op}] {name} must contain ints, got {tuple(v)!r}") from None
-    try:
-        return [_operator.index(v)] * n
-    except TypeError:
-        raise _err("AscendTypeError", "INVALID_PARAM",
-                   f"[{op}] {name} must be an int or a tuple of ints, got {type(v).__name__}") from None
 
 
 def _layout(layout, op):

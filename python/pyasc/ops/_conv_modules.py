@@ -7,17 +7,13 @@ Weights use torch's default init: kaiming_uniform(a=sqrt(5)), i.e. U(-1/sqrt(fan
 
 from __future__ import annotations
 
+from ._util import _asc  # noqa: F401 - shared helpers
+
 import math as _math
 
 import numpy as _np
 
 from ._modules import Module, Parameter
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
 
 
 def _tup(v, n):

@@ -23,6 +23,8 @@ internally (oneDNN picks its own blocked layouts, e.g. nChw16c, inside a primiti
 
 from __future__ import annotations
 
+from ._util import _asc, _err  # noqa: F401 - shared helpers
+
 import operator as _operator
 
 __all__ = ["to_format", "format_id", "c0_of", "FORMAT_IDS"]
@@ -35,17 +37,6 @@ FORMAT_IDS = {
 }
 
 _SUPPORTED = ("NCHW", "NHWC", "NC1HWC0", "FRACTAL_Z")
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
-
-
-def _err(cls, code, msg):
-    e = _asc().errors
-    return getattr(e, cls)(getattr(e.ErrorCode, code), msg)
 
 
 def format_id(name):

@@ -20,6 +20,8 @@ that inference and simple training loops use:
 
 from __future__ import annotations
 
+from ._util import _asc  # noqa: F401 - shared helpers
+
 from collections import OrderedDict
 
 import numpy as _np
@@ -31,12 +33,6 @@ __all__ = [
     "ModuleList",
     "Identity",
 ]
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
 
 
 def _note_param(arr):

@@ -17,6 +17,8 @@ See docs/nn.md.
 
 from __future__ import annotations
 
+from ._util import _asc, _err  # noqa: F401 - shared helpers
+
 import operator as _operator
 
 import numpy as _np
@@ -27,17 +29,6 @@ __all__ = [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
     "local_response_norm", "normalize", "normalize_image",
 ]
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
-
-
-def _err(cls, code, msg):
-    e = _asc().errors
-    return getattr(e, cls)(getattr(e.ErrorCode, code), msg)
 
 
 def _opt(t):

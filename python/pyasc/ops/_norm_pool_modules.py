@@ -11,15 +11,11 @@ num_batches_tracked buffers, train()/eval()), ``InstanceNorm1d/2d/3d``,
 
 from __future__ import annotations
 
+from ._util import _asc  # noqa: F401 - shared helpers
+
 import operator as _operator
 
 from ._modules import Module, Parameter
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
 
 
 def _pool_fn(name):

@@ -13,6 +13,8 @@ as torch returns them. Engine: the direct window kernels of src/nn/pool.cc
 
 from __future__ import annotations
 
+from ._util import _asc, _err, _tuple  # noqa: F401 - shared helpers
+
 import operator as _operator
 
 from .. import _C
@@ -25,40 +27,6 @@ __all__ = [
     "lp_pool1d", "lp_pool2d", "lp_pool3d",
     "global_avg_pool", "global_max_pool",
 ]
-
-
-def _asc():
-    import pyasc
-
-    return pyasc
-
-
-def _err(cls, code, msg):
-    e = _asc().errors
-    return getattr(e, cls)(getattr(e.ErrorCode, code), msg)
-
-
-def _tuple(v, n, name, op, allow_none=False):
-    """torch's _single/_pair/_triple: an int repeated, or a sequence of n ints."""
-    if v is None and allow_none:
-        return []
-    if isinstance(v, (list, tuple)):
-        if len(v) == 0 and allow_none:
-            return []
-        if len(v) == 1:
-            v = tuple(v) * n
-        if len(v) != n:
-            raise _err("AscendValueError", "INVALID_PARAM", f"[{op}] {name} must be an int or a tuple of {n} ints, "
-                                                            f"got {tuple(v)!r}")
-        try:
-            return [_operator.index(e) for e in v]
-        except TypeError:
-            raise _err("AscendTypeError", "INVALID_PARAM", f"[{op}] {name} must contain ints, got {tuple(v)!r}") from None
-    try:
-        return [_operator.index(v)] * n
-    except TypeError:
-        raise _err("AscendTypeError", "INVALID_PARAM",
-                   f"[{op}] {name} must be an int or a tuple of ints, got {type(v).__name__}") from None
 
 
 def _max_pool(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
