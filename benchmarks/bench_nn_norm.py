@@ -12,8 +12,6 @@ re-reads a row that is in cache); the fraction is reported against that floor an
 
 from __future__ import annotations
 
-import argparse
-import math
 import os
 import sys
 
@@ -23,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import pyasc as asc  # noqa: E402
-from _timing import best  # noqa: E402
+from _nn_common import cli, measure, triad_gbps  # noqa: E402
 
 
 def _np_layer_norm(x, w, b, eps=1e-5):
@@ -81,15 +79,7 @@ def run(log2n=22, repeat=10, cols=1024):
     xla, xba = asc.array(xl), asc.array(xb)
     wa, ba, rma, rva, bwa, bba = (asc.array(v) for v in (w, b, rm, rv, bw, bb))
     F = asc.ops
-    try:
-        from bench_fusion import NativeTriad
-
-        triad = NativeTriad(log2n, os.cpu_count() or 2)
-        triad_ms = triad.best_ms(repeat) if triad.fn else float("nan")
-        triad.close()
-    except Exception:  # noqa: BLE001 - no compiler: report without the fraction
-        triad_ms = float("nan")
-    triad_gbs = 16 * n / (triad_ms * 1e-3) / 1e9 if triad_ms == triad_ms else float("nan")
+    triad_gbs = triad_gbps(log2n, repeat)
     ort = _ort_sessions(xl.shape, xb.shape, cols, c, (w, b, rm, rv, bw, bb))
     cases = [
         ("layer_norm", lambda: F.layer_norm(xla, (cols,), wa, ba), lambda: _np_layer_norm(xl, w, b),
@@ -98,35 +88,13 @@ def run(log2n=22, repeat=10, cols=1024):
          {"x": xb}),
     ]
     results = []
-    for name, f, g, feed in cases:
-        t = best(f, repeat)  # opaque ops: outputs are materialised on return
-        u = best(g, repeat)
-        r = {"case": name, "n": n, "pyasc_ms": t, "numpy_ms": u, "numpy_over_pyasc": u / t,
-             "pyasc_GBps": 8 * n / (t * 1e-3) / 1e9, "triad_GBps": triad_gbs}
-        r["bandwidth_fraction"] = r["pyasc_GBps"] / triad_gbs if triad_gbs == triad_gbs else float("nan")
-        if ort and name in ort:
-            s = ort[name]
-            o = best(lambda: s.run(None, feed), repeat)
-            r["onnxruntime_ms"] = o
-            r["ort_over_pyasc"] = o / t
-        results.append(r)
+    for name, f, g, feed in cases:  # opaque ops: outputs are materialised on return
+        results.append(measure(name, f, g, n, triad_gbs, repeat, ort.get(name) if ort else None, feed))
     return results
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--log2n", type=int, default=22)
-    ap.add_argument("--repeat", type=int, default=10)
-    a = ap.parse_args()
-    res = run(a.log2n, a.repeat)
-    print(f"asc.ops norms, float32 2^{a.log2n}, {os.cpu_count()} cores; native triad "
-          f"{res[0]['triad_GBps']:.1f} GB/s")
-    print(f"{'case':10s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s} {'ort ms':>8s} {'ort/pyasc':>9s} "
-          f"{'GB/s':>6s} {'of triad':>8s}")
-    for r in res:
-        print(f"{r['case']:10s} {r['pyasc_ms']:9.2f} {r['numpy_ms']:9.2f} {r['numpy_over_pyasc']:9.2f} "
-              f"{r.get('onnxruntime_ms', math.nan):8.2f} {r.get('ort_over_pyasc', math.nan):9.2f} "
-              f"{r['pyasc_GBps']:6.1f} {r['bandwidth_fraction']:8.2f}")
+    cli(run, __doc__, "norms")
 
 
 if __name__ == "__main__":
