@@ -496,6 +496,14 @@ void reduce_into(InnerLoop loop, const Tensor& acc, const Tensor& accv, const Te
   const Tensor ops3[2] = {accv, x};
   const int64_t total = x.numel();
   const int cores = total >= kParallelMinElements ? num_cores() : 1;
+  // A block must never wait for a stream: Hooks::sync inside a core worker
+  // deadlocks against an in-flight batch that needs the cores (an eager max/min
+  // of a value still being read or computed by a batch). The raw accesses the
+  // blocks make are made here first, on the calling thread, so they return at once there.
+  if (cores > 1) {
+    (void)x.data();
+    (void)accv.data();
+  }
   if (cores <= 1) {
     run_loop(loop, accv, ops3, 2, name, /*order_by=*/2, /*parallel_ok=*/false);
     return;
