@@ -14,12 +14,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(os.path.join(ROOT, "build", "bench", "site"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best  # noqa: E402 - the benchmarks' one best-of-n timer
 
 # (name, C_in, C_out, H, k, stride, pad, groups)
 SHAPES = [
@@ -73,16 +74,6 @@ def fma_peak_gflops(threads):
     so.fma_peak.restype = ctypes.c_double
     so.fma_peak.argtypes = [ctypes.c_long, ctypes.c_int]
     return max(so.fma_peak(20_000_000, threads) for _ in range(3))
-
-
-def best(fn, repeat):
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return min(ts) * 1e3
 
 
 def _ort(x, w, b, s, p, g):
