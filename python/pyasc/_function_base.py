@@ -13,6 +13,7 @@ through NumPy. Re-exported by :mod:`pyasc.numeric`.
 from __future__ import annotations
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -21,6 +22,7 @@ from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _sorting as _srt
 from ._creation import _c_copy
+from ._helpers import _MAX_REQUEST, _alloc_check
 from ._helpers import _BF16, _IE, _TE, _VE, _arr, _axes, _axis, _bshape, _dt, _dt_or_scalar, _host, _kind, _norm_axis
 
 __all__ = [
@@ -224,6 +226,12 @@ def insert(arr, obj, values, axis=None):
         return new
     if ind.size == 0 and not isinstance(obj, (_np.ndarray, _C.ndarray)):
         ind = ind.astype(_np.intp)
+    if ind.dtype.kind == "u":
+        # NumPy shifts the indices in place (indices[order] += arange(numnew)): an unsigned array
+        # cannot hold the signed sum, whatever its values
+        out_dt = "float64" if ind.dtype.itemsize == 8 else "int64"
+        raise _TE(f"[insert] Cannot cast ufunc 'add' output from dtype('{out_dt}') to dtype('{ind.dtype}') with "
+                  "casting rule 'same_kind' (the index array obj is unsigned)")
     if ind.dtype.kind not in "iu":
         raise _IE(f"[insert] index arrays must be of integer type, got {ind.dtype}")
     if ind.size and (ind.min() < -n or ind.max() > n):
@@ -355,13 +363,36 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         dxs = [varargs[0]] * nax
     elif nv == nax:
         dxs = list(varargs)
+        for i, dx in enumerate(dxs):  # NumPy checks every spacing before edge_order and the shapes
+            if _np.ndim(dx) == 0:
+                continue
+            d = _arr(dx)
+            if d.ndim != 1:
+                raise _VE("[gradient] distances must be either scalars or 1d")
+            if d.shape[0] != x.shape[axes[i]]:
+                raise _VE("[gradient] when 1d, distances must match the length of the corresponding "
+                          "dimension")
+            if d.shape[0] < 2:  # NumPy: diffx = np.diff(distances); diffx[0] of an empty diffx
+                raise _IE(f"[gradient] index 0 is out of bounds for axis 0 with size 0 (the spacing "
+                          f"for axis {axes[i]} has {d.shape[0]} coordinates; at least 2 are required)")
+            if _kind(d) in "iu":  # (bool coordinates stay: their diff is not_equal, as NumPy's)
+                d = _C.astype(d, _np.float64)
+            dxa = _C.not_equal(d[1:], d[:-1]) if _kind(d) == "b" else _C.subtract(d[1:], d[:-1])
+            # NumPy: constant spacing is the scalar case (its formulas, and no bool subtraction
+            # where a bool f gives a result)
+            dxs[i] = dxa[0].numpy()[()] if bool(_C.all(_C.equal(dxa, dxa[0]))) else dxa
     else:
         raise _TE("[gradient] invalid number of arguments")
     if edge_order > 2 or edge_order < 1:
         raise _VE("[gradient] 'edge_order' greater than 2 not supported")
+    if x.size > _MAX_REQUEST >> 4:
+        # (a huge broadcast view) NumPy's np.empty_like(f, otype) for the first axis fails before any
+        # subtraction
+        if axes and x.shape[axes[0]] >= edge_order + 1:
+            _alloc_check("gradient", x.shape, x.dtype if _kind(x) in "fc" else _np.float64)
     if _kind(x) in "iu":  # bool stays: subtracting booleans is a TypeError, as in NumPy
         x = _C.astype(x, _np.float64)
-    odt = x.dtype
+    odt = _np.dtype(_np.float64) if _kind(x) == "b" else x.dtype
     outs = []
     for ax, dx in zip(axes, dxs):
         n = x.shape[ax]
@@ -374,15 +405,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
         uniform = _np.ndim(dx) == 0
         if not uniform:
-            d = _arr(dx)
-            if d.ndim != 1:
-                raise _VE("[gradient] distances must be either scalars or 1d")
-            if d.shape[0] != n:
-                raise _VE("[gradient] when 1d, distances must match the length of the corresponding "
-                                 "dimension")
-            if _kind(d) in "iub":
-                d = _C.astype(d, _np.float64)
-            dxa = _C.subtract(d[1:], d[:-1])
+            dxa = dx  # (the coordinates' differences, above)
             bshape = [1] * N
 
             def B(v):
@@ -429,10 +452,27 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+def _list_axis(axis, nd, name):
+    """``axis`` as NumPy's trapezoid uses it, the index of a list of ``nd`` slices: Python's list
+    errors (IndexError out of range, TypeError for a non-integer), no AxisError."""
+    slots = [None] * nd
+    try:
+        slots[axis] = 0
+    except IndexError as e:
+        raise _IE(f"[{name}] axis {axis!r} for {nd} dimensions: {e}") from None
+    except TypeError as e:
+        raise _TE(f"[{name}] axis: {e}") from None
+    return _operator.index(axis) % nd
+
+
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of ``y`` along ``axis`` by the composite trapezoidal rule (sample points ``x`` or spacing ``dx``)."""
+    if x is None:
+        # NumPy converts y to an object array if it must (a 2**64 int) and then fails on the axis:
+        # the axis is checked before pyasc's conversion of y
+        _list_axis(axis, y.ndim if isinstance(y, _C.ndarray) else _np.ndim(y), "trapezoid")
     yy = _arr(y)
-    ax = _norm_axis(axis, yy.ndim, "trapezoid")
+    ax = _list_axis(axis, yy.ndim, "trapezoid")
     n = yy.shape[ax]
     if x is None:
         d = dx
@@ -625,6 +665,11 @@ def _window_start(M, name, *extra):
                       f"got an array of shape {_np.shape(v)}")
         if v is None or isinstance(v, (str, bytes)):
             raise _TE(f"[{name}] M and beta must be numbers, got {v!r} (NumPy makes an object array)")
+        if v is M and isinstance(v, int) and v >= 1 << 64:  # NumPy's arange(1 - M, M, 2)
+            raise _VE(f"[{name}] Maximum allowed size exceeded (M = {v})")
+        if isinstance(v, int) and not -(1 << 63) <= v < 1 << 64:  # np.array([0.0, v]) is object too
+            raise _TE(f"[{name}] M and beta must fit in int64 or uint64, got {v} (NumPy makes an object "
+                      "array, which pyasc has no dtype for)")
     dt = _np.result_type(0.0, M, *extra)
     if _np.dtype(dt).kind not in "fc":
         raise _TE(f"[{name}] M must be a real number, got {M!r}")

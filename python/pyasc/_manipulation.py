@@ -135,8 +135,22 @@ def column_stack(tup):
 # ------------------------------------------------------------------ splitting (views)
 
 
+def _sections(v):
+    """A number of sections as NumPy's split takes it: an integer, or a float (split tests
+    ``N % sections``, array_split takes ``int(sections)``; NaN/inf are int()'s errors)."""
+    if isinstance(v, (float, _np.floating)):
+        return v
+    return _operator.index(v)
+
+
 def array_split(ary, indices_or_sections, axis=0):
     """Views of ``ary`` split along ``axis``: N nearly equal sections, or at the given indices."""
+    if not hasattr(ary, "shape"):
+        # NumPy takes len() of a non-array first: a Python scalar is its TypeError, before the axis
+        try:
+            len(ary)
+        except TypeError:
+            raise _TE(f"[array_split] ary must be an array or a sequence, not {type(ary).__name__}") from None
     x = _arr(ary)
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
@@ -149,7 +163,7 @@ def array_split(ary, indices_or_sections, axis=0):
     try:
         bounds = [0] + [_operator.index(i) for i in indices_or_sections] + [n]
     except TypeError:
-        sections = _operator.index(indices_or_sections)
+        sections = int(_sections(indices_or_sections))
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.") from None
         each, extra = divmod(n, sections)
@@ -168,12 +182,13 @@ def split(ary, indices_or_sections, axis=0):
     except TypeError:
         is_count = True
     if is_count:
-        sections = _operator.index(indices_or_sections)
+        n = x.shape[_axis(axis, x.ndim)]  # NumPy reads ary.shape[axis] first (a 0-d array: IndexError)
+        sections = _sections(indices_or_sections)
         if sections == 0:  # NumPy: N % sections
             raise ZeroDivisionError("[split] integer modulo by zero: the number of sections must be larger than 0")
         if sections < 0:
             raise ValueError("number sections must be larger than 0.")
-        if x.shape[_axis(axis, x.ndim)] % sections:
+        if n % sections:
             raise ValueError("array split does not result in an equal division")
     return array_split(x, indices_or_sections, axis)
 
@@ -267,10 +282,12 @@ def _repeat_counts(repeats):
 
 
 def _pad_pairs(width, ndim, name, integral=True):
+    if integral and isinstance(width, _C.ndarray) and _np.dtype(width.dtype).kind != "i":
+        # (checked on the dtype: a huge broadcast view is never copied to the host)
+        raise _TE(f"[pad] `{name}` must be of integral type (got dtype {width.dtype}).")
     w = _np.asarray(width)
-    if integral and w.dtype.kind not in "iu":
-        if w.size == 0 or w.dtype.kind not in "iub":
-            raise TypeError(f"`{name}` must be of integral type.")
+    if integral and w.dtype.kind != "i":  # NumPy: signed integers only (a bool, a 2**63 uint64 refused)
+        raise _TE(f"[pad] `{name}` must be of integral type (got dtype {w.dtype}).")
     # NumPy checks the widths before broadcasting (pad of a 0-d array with (4, -1) raises too)
     if integral and (w < 0).any():
         raise ValueError("index can't contain negative values")
@@ -803,6 +820,10 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
     x = _arr(a)
+    if _is_inexact(x) and dtype is not None:  # NumPy's nanvar/nanstd; other input goes to var/std
+        _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)
+        if _np.dtype(dtype).kind not in "fcV":  # V: bfloat16
+            raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
     r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
     if _is_inexact(x) and _any_nan(r):
         cnt = _C.sum(_C.logical_not(_C.isnan(x)), axis=axis)

@@ -513,6 +513,25 @@ def check_axis(axis, ndim, ufunc=False):
         raise _value_error("axis", "repeated axis")
 
 
+def check_count_axis(axis, ndim):
+    """The axis of var/std as numpy._core._methods._count_reduce_items reads it first: a tuple
+    element by element, anything else one axis (a list or an array of axes is NumPy's TypeError),
+    each a C int (OverflowError) within range (AxisError); then the ufunc's repeat check."""
+    if axis is None:
+        return
+    seen = []
+    for ax in axis if isinstance(axis, tuple) else (axis,):
+        try:
+            i = _operator.index(ax)
+        except TypeError as e:
+            raise _type_error("axis", str(e)) from None
+        if not -(1 << 31) <= i < (1 << 31):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C int ({i})")
+        seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
+    if len(set(seen)) != len(seen):
+        raise _value_error("axis", "duplicate value in 'axis'")
+
+
 def check_dtype(op, dtype):
     if isinstance(dtype, (_C.ndarray, _np.ndarray)):  # np.dtype() would read its .dtype
         raise _type_error(op, "Cannot construct a dtype from an array")
@@ -587,7 +606,7 @@ def _install_reduction_methods():
         cm = getattr(_C.ndarray, op)
 
         def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
-            check_axis(axis, self.ndim)
+            check_count_axis(axis, self.ndim)
             check_dtype(_op, dtype)
             return _cm(self, axis, dtype, out, ddof, keepdims, **kw)
 
@@ -613,9 +632,10 @@ _install_reduction_methods()
 
 # --------------------------------------------------------------------------- partition, einsum
 
-def _partition_checks(op, a, kth, axis, kind):
+def _partition_checks(op, a, kth, axis, kind, order=None):
     """NumPy's order for partition/argpartition: the axis converted (TypeError), the kind, the
-    axis against the dimensions (a 0-d array counts as 1-d), then kth's dtype."""
+    order (no structured dtypes: any order is a ValueError), the axis against the dimensions
+    (a 0-d array counts as 1-d), then kth's dtype."""
     ndim = a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a)
     if axis is not None:
         try:
@@ -626,6 +646,8 @@ def _partition_checks(op, a, kth, axis, kind):
         raise _type_error(op, f"select kind must be str, not {type(kind).__name__}")
     if (kind.decode("latin-1") if isinstance(kind, bytes) else kind) != "introselect":
         raise _value_error(op, f"select kind must be 'introselect' (got {kind!r})")
+    if order is not None:  # array_partition checks the fields before it converts kth
+        raise _value_error(op, f"Cannot specify order when the array has no fields (order={order!r})")
     if axis is not None:  # argpartition takes a 0-d array as 1-d (PyArray_CheckAxis), partition does not
         _np.lib.array_utils.normalize_axis_index(ax, ndim if op == "partition" else _builtins.max(ndim, 1))
     k = kth.numpy() if isinstance(kth, _C.ndarray) else kth
@@ -645,7 +667,7 @@ def _with_partition_checks(op, impl):
         try:
             return impl(a, kth, axis, kind, order)
         except Exception:
-            _partition_checks(op, a, kth, axis, kind)  # NumPy's exception class when it differs
+            _partition_checks(op, a, kth, axis, kind, order)  # NumPy's exception class when it differs
             raise
 
     f.__name__ = f.__qualname__ = op
@@ -665,7 +687,7 @@ def _install_partition():
             try:
                 return _meth(self, kth, axis, kind, order)
             except Exception:
-                _partition_checks(_op, self, kth, axis, kind)
+                _partition_checks(_op, self, kth, axis, kind, order)
                 raise
 
         m.__name__ = m.__qualname__ = op
@@ -684,3 +706,162 @@ def einsum(*operands, **kwargs):
         raise _value_error("einsum", "must provide at least an operand and a subscripts list to einsum")
     from . import _linalg_products  # noqa: PLC0415
     return _linalg_products.einsum(*operands, **kwargs)
+
+
+# --------------------------------------------------------------------------- squeeze
+
+def check_squeeze_axis(axis, ndim):
+    """NumPy's PyArray_ConvertMultiAxis for squeeze: a bool (Python's or NumPy's) is no integer
+    there (TypeError), a tuple is checked element by element (a bool, then the bounds: AxisError,
+    then a repeat: ValueError). The binding takes True as axis 1 and ignores repeats."""
+    if isinstance(axis, tuple):
+        seen = set()
+        for ax in axis:
+            if isinstance(ax, (bool, _np.bool_)):
+                raise _type_error("squeeze", f"integers are required for the axis tuple elements (got {ax!r})")
+            try:
+                i = _operator.index(ax)
+            except TypeError:
+                raise _type_error("squeeze", "integers are required for the axis tuple elements "
+                                             f"(got {type(ax).__name__})") from None
+            i = _np.lib.array_utils.normalize_axis_index(i, ndim)
+            if i in seen:
+                raise _value_error("squeeze", f"duplicate value in 'axis' ({axis!r})")
+            seen.add(i)
+    elif isinstance(axis, (bool, _np.bool_)):
+        raise _type_error("squeeze", f"an integer is required for the axis (got {axis!r})")
+
+
+_c_squeeze_method = _C.ndarray.squeeze
+
+
+def _method_squeeze(self, axis=None):
+    """The array without its length-1 axes (``ndarray.squeeze(axis=None)``)."""
+    if axis is None or type(axis) is int:  # noqa: E721 - the common call goes straight to the binding
+        return _c_squeeze_method(self, axis)
+    check_squeeze_axis(axis, self.ndim)
+    return _c_squeeze_method(self, axis)
+
+
+_C.ndarray.squeeze = _method_squeeze
+
+
+# --------------------------------------------------------------------------- shapes and axes lists
+
+def intp_tuple(op, obj, what="shape"):
+    """A sequence of integers or a single integer, read as NumPy's PyArray_IntpConverter reads a
+    shape or an axes list: a non-sequence (a 0-d array too) is one integer (else TypeError
+    "expected a sequence of integers..."), a sequence is converted element by element (a float,
+    a str or a 1-d array element: TypeError), at most 64 entries, each within intp (else
+    NumPy's ValueError "Maximum allowed dimension exceeded")."""
+    if isinstance(obj, _C.ndarray):
+        if obj.ndim and obj.size > 64:  # (a huge broadcast view: never iterated)
+            raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found {obj.size} "
+                                   f"({what})")
+        obj = obj.numpy()
+    if isinstance(obj, _np.ndarray):
+        seq = obj.ndim > 0
+    else:
+        seq = hasattr(obj, "__len__") and hasattr(obj, "__getitem__")
+    if not seq:
+        try:
+            items = (_operator.index(obj),)
+        except TypeError:
+            raise _type_error(op, f"expected a sequence of integers or a single integer, got '{obj}' ({what})") \
+                from None
+    else:
+        if len(obj) > 64:
+            raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found {len(obj)} "
+                                   f"({what})")
+        items = []
+        for v in obj:
+            try:
+                items.append(_operator.index(v))
+            except TypeError as e:
+                raise _type_error(op, f"{e} ({what})") from None
+    for i in items:
+        if not -(1 << 63) <= i < (1 << 63):
+            raise _value_error(op, f"Maximum allowed dimension exceeded ({what} {i})")
+    return tuple(items)
+
+
+_c_broadcast_to = _C.broadcast_to
+
+
+def broadcast_to(array, shape, subok=False):
+    """``numpy.broadcast_to``: a read-only view of ``array`` with the given shape."""
+    try:
+        return _c_broadcast_to(array, shape)
+    except Exception:
+        # NumPy's _broadcast_to: tuple(shape), the scalar check, each element compared with 0 (a
+        # negative float is NumPy's ValueError before the integer conversion), then nditer's shape
+        sh = shape.numpy() if isinstance(shape, _C.ndarray) and (shape.ndim == 0 or shape.size <= 64) else shape
+        if not isinstance(sh, _C.ndarray):
+            sh = tuple(sh) if _np.iterable(sh) else (sh,)
+            a_shape = array.shape if isinstance(array, _C.ndarray) else _np.shape(array)
+            if not sh and a_shape:
+                raise _value_error("broadcast_to", "cannot broadcast a non-scalar to a scalar array") from None
+            try:
+                negative = _builtins.any(s < 0 for s in sh)
+            except TypeError as e:
+                raise _type_error("broadcast_to", f"{e} (shape)") from None
+            except ValueError as e:  # an element that is an array
+                raise _value_error("broadcast_to", f"{e} (shape)") from None
+            if negative:
+                raise _value_error("broadcast_to", "all elements of broadcast shape must be non-negative") from None
+            sh = intp_tuple("broadcast_to", sh)
+            if type(shape) is not tuple or sh != shape:  # an integer array: the shape NumPy reads
+                return _c_broadcast_to(array, sh)
+        raise
+
+
+def transpose_axes(op, axes, ndim):
+    """``axes`` of a transpose as NumPy checks them: converted as an intp sequence, as many as the
+    dimensions (ValueError "axes don't match array"), each in range (AxisError), no repeat."""
+    ax = intp_tuple(op, axes, "axes")
+    if len(ax) != ndim:
+        raise _value_error(op, f"axes don't match array (axes {ax} for {ndim} dimensions)")
+    seen = set()
+    for i in ax:
+        j = _np.lib.array_utils.normalize_axis_index(i, ndim)
+        if j in seen:
+            raise _value_error(op, f"repeated axis in transpose ({ax})")
+        seen.add(j)
+    return ax
+
+
+def _with_axes_checks(op, cfn):
+    def f(a, axes=None):
+        try:
+            return cfn(a, axes)
+        except Exception:
+            if axes is None:
+                raise
+            ax = transpose_axes(op, axes, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
+            if type(axes) is not tuple or ax != axes:  # an integer array of axes: NumPy reads it as a sequence
+                return cfn(a, ax)
+            raise
+
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = cfn.__doc__
+    return f
+
+
+permute_dims = _with_axes_checks("permute_dims", _C.transpose)
+transpose = _with_axes_checks("transpose", _C.transpose)
+__all__ += ["broadcast_to", "permute_dims", "transpose"]
+
+
+_c_var = _C.var
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    """``numpy.var`` (the binding), with NumPy's axis check first: numpy._core._methods._var
+    counts the items along the axis before anything else (a list or an array of axes is its
+    TypeError, an axis beyond a C int its OverflowError)."""
+    if axis is not None and (type(axis) is not int or not -(1 << 31) <= axis < (1 << 31)):  # noqa: E721
+        check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
+    return _c_var(a, axis, dtype, out, ddof, keepdims, **kwargs)
+
+
+__all__ += ["var"]

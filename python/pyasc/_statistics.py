@@ -19,6 +19,7 @@ import numpy as _np
 from . import _C
 from . import _signatures as _sig
 from . import errors as _errors
+from ._helpers import _MAX_REQUEST, _alloc_check
 from ._helpers import _IE, _NIE, _TE, _VE, _arr, _axes, _dt, _is_inexact, _kind, _np_dtype, _to_out, _warn
 
 __all__ = [
@@ -94,39 +95,77 @@ def _indices(n, q, method):
     return prev, nxt, (None if g is None else _C.astype(g, f64))
 
 
-def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ignore_nan, scale):
+def _q_array(name, q, scale):
+    """q as NumPy's quantile/percentile check it, on the host (q is a parameter, not data):
+    percentile's ``true_divide(q, 100)`` (a str q: TypeError), then ``_quantile_is_valid`` (a short
+    1-d q element by element, any other q.min()/q.max(): an empty 2-d q is a ValueError, a q beyond
+    int64 (an object array) compares as Python numbers)."""
+    qa = _np.asarray(q)
+    if scale != 1:
+        try:
+            qa = _np.asarray(_np.true_divide(qa, scale))
+        except TypeError as e:
+            raise _TE(f"[{name}] q: {e}") from None
+    try:
+        if qa.ndim == 1 and qa.size < 10:
+            ok = _builtins.all(0.0 <= v <= 1.0 for v in qa)
+        elif qa.size == 0:
+            raise _VE(f"[{name}] zero-size array to reduction operation minimum which has no identity "
+                      f"(q of shape {qa.shape})")
+        else:
+            ok = bool(qa.min() >= 0 and qa.max() <= 1)
+    except TypeError as e:  # a str q: its comparison / minimum loop
+        raise _TE(f"[{name}] q must be real numbers: {e}") from None
+    if not ok:
+        rng = "[0, 100]" if scale == 100 else "[0, 1]"
+        raise _VE(f"[{name}] {'Percentiles' if scale == 100 else 'Quantiles'} must be in the range {rng}")
+    if qa.dtype.kind not in "biuf":
+        raise _TE(f"[{name}] q must be real numbers, not {qa.dtype}")
+    return qa.astype(_np.float64), qa.dtype
+
+
+def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ignore_nan, scale, weights=None):
+    """NumPy's order of checks: a's dtype, q, weights, (nan*: an empty a is nanmean's), the axis,
+    q's dimensions, the method, an empty slice, then the kernel's dtype errors."""
     del overwrite_input  # the input is never modified: the sort works on a copy
-    if method not in _METHODS:
-        raise _VE(f"[{name}] {method!r} is not a valid method. Use one of: {_METHODS}")
     x = _arr(a)
     if _kind(x) == "c":
         raise _TE(f"[{name}] a must be an array of real numbers, not {x.dtype}")
-    qn = _np.asarray(q, dtype=_np.float64) / scale if scale != 1 else _np.asarray(q, dtype=_np.float64)
-    if _np.asarray(q).dtype.kind not in "biuf":
-        raise _TE(f"[{name}] q must be real numbers, not {_np.asarray(q).dtype}")
-    if qn.size and not (_np.all(qn >= 0) and _np.all(qn <= 1)):
-        rng = "[0, 100]" if scale == 100 else "[0, 1]"
-        raise _VE(f"[{name}] {'Percentiles' if scale == 100 else 'Quantiles'} must be in the range {rng}")
-    weak_q = isinstance(q, (int, float)) and not isinstance(q, bool)
-    qdt = _np.float64 if isinstance(q, (int, float)) else _np.asarray(q).dtype
-    if weak_q:
-        rdt = _np_dtype(_np.quantile, _dt(x), 0.5, method=method)
-    else:
-        rdt = _np_dtype(_np.quantile, _dt(x), _np.asarray([0.5], dtype=qdt), method=method)
+    qn, qdt = _q_array(name, q, scale)
+    if weights is not None:
+        _weights_unsupported(name, method)
+    if ignore_nan and x.size == 0:  # NumPy's _nanquantile_unchecked: nanmean (NaN, q's shape dropped)
+        from . import numeric as _numeric  # noqa: PLC0415 - (imports this module)
+        return _numeric.nanmean(x, axis, out=out, keepdims=keepdims)
     axs = _axes(axis, x.ndim, name)
+    if qn.ndim > 2:
+        raise _VE(f"[{name}] q must be a scalar or 1d (got {qn.ndim} dimensions)")
+    if x.size > _MAX_REQUEST >> 4:
+        # (a huge broadcast view) NumPy's _ureduce checks the axis, then copies the input before
+        # the kernel (whose dtype errors, a bool subtraction, come after)
+        _alloc_check(name, x.shape, x.dtype)
+    if method not in _METHODS:
+        raise _VE(f"[{name}] {method!r} is not a valid method. Use one of: {_METHODS}")
+    cnt = 1
+    for i in axs:
+        cnt *= x.shape[i]
+    if cnt == 0 and not ignore_nan and (qn.size or _is_inexact(x)):
+        # NumPy indexes the empty slice (arr[-1] for its NaN check, arr[index] for a q)
+        raise _IE(f"[{name}] cannot take a quantile of an empty slice (shape {tuple(x.shape)}, axis {axis!r})")
+    weak_q = type(q) in (int, float)  # noqa: E721 - NumPy's rule: exact Python int/float are weak
+    # NumPy's 'linear' with an integer (or bool) q takes the elements at (n - 1) * q: no
+    # interpolation, the input's dtype (a bool array too)
+    int_q = method == "linear" and qdt.kind in "biu"
+    if weak_q:
+        rdt = _np_dtype(_np.quantile, _dt(x), 0 if int_q else 0.5, method=method)
+    else:
+        rdt = _np_dtype(_np.quantile, _dt(x), _np.asarray([0.5]).astype(qdt), method=method)
     keep_shape = tuple(1 if i in axs else s for i, s in enumerate(x.shape))
     rest = [i for i in range(x.ndim) if i not in axs]
     # Move the reduced axes last and merge them into one.
     y = _C.transpose(x, tuple(rest) + axs) if x.ndim else x
     lead = tuple(x.shape[i] for i in rest)
-    cnt = 1
-    for i in axs:
-        cnt *= x.shape[i]
     y = _C.reshape(y, lead + (cnt,))
-    if cnt == 0:
-        if not ignore_nan:
-            raise _IE(f"[{name}] cannot take a quantile of an empty slice (shape {tuple(x.shape)}, "
-                             f"axis {axis!r})")
     s = _C.sort(y, -1, False)  # NaN last
     qflat = _C.asarray(qn.reshape(-1))
     nq = qflat.shape[0]
@@ -142,7 +181,7 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
         res = _C.full(lead + (nq,), _np.nan, rdt)
     else:
         a_ = _C.take_along_axis(s, prev, -1)
-        if g is None:
+        if g is None or int_q:
             res = _C.astype(a_, rdt)
         else:
             # NumPy's _lerp: the difference in the input dtype, gamma weak (a Python float) for a scalar q.
@@ -176,33 +215,25 @@ def _weights_unsupported(name, method):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
     """The ``q``-th quantiles (0 <= q <= 1) of ``a`` along ``axis`` (NumPy's 13 ``method`` values)."""
-    if weights is not None:
-        _weights_unsupported("quantile", method)
-    return _quantile_impl("quantile", a, q, axis, out, overwrite_input, method, keepdims, False, 1)
+    return _quantile_impl("quantile", a, q, axis, out, overwrite_input, method, keepdims, False, 1, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None):
     """The ``q``-th percentiles (0 <= q <= 100) of ``a`` along ``axis`` (see :func:`quantile`)."""
-    if weights is not None:
-        _weights_unsupported("percentile", method)
-    return _quantile_impl("percentile", a, q, axis, out, overwrite_input, method, keepdims, False, 100)
+    return _quantile_impl("percentile", a, q, axis, out, overwrite_input, method, keepdims, False, 100, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                 weights=None):
     """Quantiles ignoring NaN; an all-NaN slice gives NaN and a RuntimeWarning."""
-    if weights is not None:
-        _weights_unsupported("nanquantile", method)
-    return _quantile_impl("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True, 1)
+    return _quantile_impl("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True, 1, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None):
     """Percentiles ignoring NaN; an all-NaN slice gives NaN and a RuntimeWarning."""
-    if weights is not None:
-        _weights_unsupported("nanpercentile", method)
-    return _quantile_impl("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, True, 100)
+    return _quantile_impl("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, True, 100, weights)
 
 
 def _median_impl(name, a, axis, out, keepdims, ignore_nan):
