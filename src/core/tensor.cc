@@ -267,7 +267,15 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous() const {
+  // Opaque ops (conv, norms, pools, sort, ...) call this on their inputs before
+  // allocating their results. A pending input is computed *first*: its graph then
+  // releases what only it kept alive (relu(bn(x)) frees bn's output) before the
+  // result exists, so such an op peaks at its input + output, as in eager mode,
+  // instead of three activations (issue 13). The caller reads the bytes next anyway.
+  if (is_pending()) (void)data();
+  return is_contiguous() ? *this : clone();
+}
 
 Tensor Tensor::permute(const std::vector<int64_t>& axes) const {
   const int64_t nd = ndim();
