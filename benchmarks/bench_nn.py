@@ -1,6 +1,6 @@
 """Driver of the NN benchmarks: runs every benchmarks/bench_nn_*.py module's ``run()`` and prints ratios.
 
-Usage: PYTHONPATH=<pyasc site> python benchmarks/bench_nn.py [family ...]   (e.g. ``conv``).
+Usage: PYTHONPATH=<pyasc site> python benchmarks/bench_nn.py [family ...]   (e.g. ``conv``, ``memory``).
 Peers (onnxruntime) come from scripts/bench_setup.sh (``make bench-setup``).
 """
 
