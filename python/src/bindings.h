@@ -35,6 +35,7 @@ void init_debug(py::module_& m);
 // NN operators (asc.ops): convolution/dense in nn_conv.cc, pooling and normalisation in nn_norm_pool.cc.
 void init_nn_conv(py::module_& m);
 void init_nn_norm_pool(py::module_& m);
+void init_nn_softmax(py::module_& m);
 
 // Conversions shared by the binding files (defined in array.cc).
 /// Any array-like (pyasc array, NumPy array shared without a copy, Python

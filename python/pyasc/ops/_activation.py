@@ -4,15 +4,16 @@ Fusion class: every activation here is *elementwise* and is composed from pyasc'
 registry ops (maximum, where, exp/expm1/log1p, tanh, the device ops ``sigmoid``,
 ``erf``, ``erfc``), so it records into the lazy graph and fuses with its neighbours
 into one loop (``gelu``, ``silu``, ``mish``, ``hardswish`` are short chains that run as
-one fused group). The softmax family is a
-*reduction* class: max, then exp(x - max) fused with the sum, then the divide;
-float16/bfloat16 inputs are computed in float32 and cast back (torch's half
-softmax accumulates in float32 as well). See docs/nn.md.
+one fused group). The softmax family is *opaque*: one native kernel per call
+(src/nn/softmax.cc; its input is materialised, its output starts a new fusion group)
+that reads each row from memory once; float16/bfloat16 are read and written in place
+with float32 arithmetic (torch's accumulate type). See docs/nn.md.
 """
 
 from __future__ import annotations
 
 from ._util import _asc  # noqa: F401 - shared helpers
+from .. import _C
 
 import warnings as _warnings
 
@@ -342,55 +343,31 @@ def _legacy_dim(ndim, op):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_prep(input, dim, dtype, op, _stacklevel=3):
-    asc = _asc()
+def _softmax_call(input, dim, dtype, op, log, negate=False):
+    """The softmax family through the native kernel (src/nn/softmax.cc): any axis, the input's
+    dtype (float16/bfloat16 read and written in place with float32 arithmetic)."""
     x = _in(input, op)
     if dtype is not None:
         x = x.astype(dtype)
     if dim is None:
         dim = _legacy_dim(x.ndim, op)
-    out_dtype = x.dtype
-    if x.ndim == 0:
-        return x, None, out_dtype, True
     d = _norm_dim(dim, x.ndim, op)
-    # half precisions: compute in float32 (torch's accumulate type), cast back at the end
-    if str(x.dtype) in ("float16", "bfloat16"):
-        x = x.astype(asc.float32)
-    return x, d, out_dtype, False
+    return _C.nn.softmax(x, d if x.ndim else 0, log, negate)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(x - max) / sum(exp(x - max)) along ``dim`` (numerically stable; any axis)."""
-    asc = _asc()
-    x, d, out_dtype, scalar = _softmax_prep(input, dim, dtype, "softmax")
-    if scalar:
-        return asc.where(asc.isnan(x), x, asc.ones_like(x))
-    if x.size == 0:
-        return x.astype(out_dtype)
-    e = asc.exp(x - asc.max(x, axis=d, keepdims=True))
-    y = e / asc.sum(e, axis=d, keepdims=True)
-    return y if y.dtype == out_dtype else y.astype(out_dtype)
+    """exp(x - max) / sum(exp(x - max)) along ``dim`` (numerically stable; any axis).
+
+    One opaque kernel (max, exp-sum, normalise; rows over all cores). A row holding NaN or
+    +inf, or only -inf, is NaN (torch's formula); -inf entries of other rows give 0."""
+    return _softmax_call(input, dim, dtype, "softmax", False)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """softmax(-x) along ``dim``."""
-    asc = _asc()
-    x = _in(input, "softmin")
-    if dtype is not None:
-        x = x.astype(dtype)
-    if dim is None:
-        dim = _legacy_dim(x.ndim, "softmin")
-    return softmax(-x, dim=dim)
+    """softmax(-x) along ``dim`` (the negation happens inside the kernel)."""
+    return _softmax_call(input, dim, dtype, "softmin", False, True)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """x - max - log(sum(exp(x - max))) along ``dim`` (numerically stable)."""
-    asc = _asc()
-    x, d, out_dtype, scalar = _softmax_prep(input, dim, dtype, "log_softmax")
-    if scalar:
-        return x - x
-    if x.size == 0:
-        return x.astype(out_dtype)
-    s = x - asc.max(x, axis=d, keepdims=True)
-    y = s - asc.log(asc.sum(asc.exp(s), axis=d, keepdims=True))
-    return y if y.dtype == out_dtype else y.astype(out_dtype)
+    """(x - max) - log(sum(exp(x - max))) along ``dim`` (numerically stable; one kernel)."""
+    return _softmax_call(input, dim, dtype, "log_softmax", True)

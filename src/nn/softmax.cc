@@ -1,0 +1,436 @@
+// softmax / log_softmax kernels (include/asc/nn/softmax.h), Highway dynamic dispatch.
+//
+// Contiguous rows (softmax over the last axis, or any axis whose trailing axes have
+// size 1): three passes over each row, one from memory and two from cache:
+//   1. max (with a NaN check), 2. e = exp(x - max) summed (softmax keeps e in a
+//   per-thread float scratch row, so pass 3 needs no second exp), 3. y = e / sum, or
+//   y = (x - max) - log(sum). Rows longer than the scratch recompute exp in pass 3.
+// Measured (benchmarks/bench_nn_act.py): an online one-pass max+sum needs a second exp
+// per element (the rescale) and gains nothing for rows that fit in L1/L2, which is
+// what softmax rows are in practice; the row is read from memory once either way.
+// Large outputs are written with streaming (non-temporal) stores, so the output costs
+// one write instead of a read-for-ownership plus a write.
+//
+// Strided case (the axis has trailing axes of size `inner` > 1): a slab (n, w) of w
+// adjacent inner columns is processed with per-column max/sum vectors, w chosen so the
+// slab stays in L2; each pass reads contiguous rows of w elements.
+//
+// Special values: a NaN anywhere in the row, or a max of +-inf (a +inf entry, or only
+// -inf entries), turns the row's max into NaN, which the later passes propagate: the
+// whole row is NaN, as torch's formula gives. exp(-inf) = 0 (our exp clamps below the
+// underflow point), so -inf entries of finite rows give 0 / -inf.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "nn/softmax.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/cache_control.h>
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "kernel/simd/float16-inl.h"
+#include "kernel/simd/tables.h"
+
+#ifndef ASC_NN_SOFTMAX_ONCE
+#define ASC_NN_SOFTMAX_ONCE
+namespace asc::nn::softmax_detail {
+enum Flags : int { kLog = 1, kNeg = 2, kStream = 4 };
+// dtype codes of the per-target entry points
+enum Code : int { kF32 = 0, kF64 = 1, kF16 = 2, kBF16 = 3 };
+// Rows up to this many elements keep exp(x - max) in the scratch row (64 KiB of float).
+constexpr int64_t kScratchMax = 16384;
+// Strided slabs: n * w * sizeof(compute type) at most this many bytes.
+constexpr int64_t kSlabBytes = 128 * 1024;
+}  // namespace asc::nn::softmax_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace asc::kernel::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sd = asc::nn::softmax_detail;
+
+namespace {
+
+template <class D>
+HWY_INLINE hn::VFromD<D> Kc(D d, double c) {
+  return hn::Set(d, static_cast<hn::TFromD<D>>(c));
+}
+
+// exp(z) for z <= 0 or NaN (z = x - max). float32: the shifter-based kernel of
+// math.cc's ExpF32Fast when every lane is >= -87 (normal results), else Highway's Exp
+// on z clamped to just below the underflow point; exactly 0 below it (so -inf -> 0);
+// NaN propagates.
+template <class D, class V>
+HWY_INLINE V ExpNonPos(D d, V z) {
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    if (HWY_LIKELY(hn::AllTrue(d, hn::Ge(z, Kc(d, -87.0))))) {
+      const hn::RebindToSigned<D> di;
+      const V shifter = Kc(d, 12582912.0);  // 1.5 * 2^23
+      const V kx = hn::MulAdd(z, Kc(d, 1.442695040888963407359924681), shifter);
+      const V k = hn::Sub(kx, shifter);
+      V r = hn::NegMulAdd(k, Kc(d, 0.693145751953125), z);
+      r = hn::NegMulAdd(k, Kc(d, 1.428606765330187045e-6), r);
+      const V r2 = hn::Mul(r, r);
+      const V p01 = hn::MulAdd(Kc(d, 0.166666671633720397949219), r, Kc(d, 0.5));
+      const V p23 = hn::MulAdd(Kc(d, 0.00833336077630519866943359), r, Kc(d, 0.0416664853692054748535156));
+      const V p45 = hn::MulAdd(Kc(d, 0.000198527617612853646278381), r, Kc(d, 0.00139304355252534151077271));
+      const V poly = hn::MulAdd(hn::MulAdd(p45, r2, p23), r2, p01);
+      const V e = hn::Add(hn::MulAdd(poly, r2, r), Kc(d, 1.0));
+      const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, kx));
+      return hn::BitCast(d, hn::Add(hn::BitCast(di, e), scale));
+    }
+  }
+  const double lo = sizeof(hn::TFromD<D>) == 4 ? -104.0 : -746.0;
+  const V zc = hn::Max(z, Kc(d, lo));
+  V r = hn::IfThenZeroElse(hn::Le(zc, Kc(d, lo)), hn::Exp(d, zc));
+  return hn::IfThenElse(hn::IsNaN(z), z, r);
+}
+
+template <class IO, class D>
+HWY_INLINE hn::VFromD<D> LoadTail(D d, const typename IO::S* p, size_t r) {
+  typename IO::S buf[kMaxLanes<typename IO::C>] = {};
+  std::memcpy(buf, p, r * sizeof(typename IO::S));
+  return IO::Load(d, buf);
+}
+
+template <class IO, class D>
+HWY_INLINE void StoreTail(D d, hn::VFromD<D> v, typename IO::S* p, size_t r) {
+  typename IO::S buf[kMaxLanes<typename IO::C>];
+  IO::Store(d, v, buf);
+  std::memcpy(p, buf, r * sizeof(typename IO::S));
+}
+
+// Full-vector store at p, streaming when `stream` and p is vector aligned (float32 /
+// float64 outputs only: half outputs are demoted vectors).
+template <class IO, class D>
+HWY_INLINE void StoreOut(D d, hn::VFromD<D> v, typename IO::S* p, bool stream) {
+  if constexpr (std::is_same_v<typename IO::S, typename IO::C>) {
+    if (stream && (reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(typename IO::S))) == 0) {
+      hn::Stream(v, d, p);
+      return;
+    }
+  }
+  IO::Store(d, v, p);
+}
+
+template <class C>
+std::vector<C>& Scratch() {
+  thread_local std::vector<C> s;
+  return s;
+}
+
+// Rows [r0, r1) of length n, contiguous.
+template <class IO>
+void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flags) {
+  using S = typename IO::S;
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  using V = hn::VFromD<decltype(d)>;
+  const size_t N = hn::Lanes(d);
+  const bool log = flags & sd::kLog, stream = flags & sd::kStream;
+  const V sign = hn::Set(d, (flags & sd::kNeg) ? C(-0.0) : C(0.0));
+  const size_t un = static_cast<size_t>(n);
+  const size_t body = un - un % N, rem = un - body;
+  const bool keep = !log && n <= sd::kScratchMax;
+  std::vector<C>& scratch = Scratch<C>();
+  if (keep && scratch.size() < body + N) scratch.resize(body + N);
+  C* e_row = scratch.data();
+  const auto tail_mask = hn::FirstN(d, rem);
+  for (int64_t row = r0; row < r1; ++row) {
+    const S* x = static_cast<const S*>(xv) + row * n;
+    S* y = static_cast<S*>(yv) + row * n;
+    auto ld = [&](size_t i) { return hn::Xor(IO::Load(d, x + i), sign); };
+    // 1. max and NaN check (two accumulators for ILP)
+    V m0 = hn::Set(d, -std::numeric_limits<C>::infinity()), m1 = m0;
+    V bad = hn::Zero(d);
+    size_t i = 0;
+    for (; i + 2 * N <= body; i += 2 * N) {
+      const V a = ld(i), b = ld(i + N);
+      m0 = hn::Max(m0, a);
+      m1 = hn::Max(m1, b);
+      bad = hn::Or(bad, hn::VecFromMask(d, hn::Or(hn::IsNaN(a), hn::IsNaN(b))));
+    }
+    for (; i < body; i += N) {
+      const V a = ld(i);
+      m0 = hn::Max(m0, a);
+      bad = hn::Or(bad, hn::VecFromMask(d, hn::IsNaN(a)));
+    }
+    V tail = hn::Zero(d);
+    if (rem) {
+      tail = hn::Xor(LoadTail<IO>(d, x + body, rem), sign);
+      m1 = hn::Max(m1, hn::IfThenElse(tail_mask, tail, m0));
+      bad = hn::Or(bad, hn::VecFromMask(d, hn::And(tail_mask, hn::IsNaN(tail))));
+    }
+    C m = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+    if (!hn::AllTrue(d, hn::Eq(bad, hn::Zero(d))) || std::isinf(m)) m = std::numeric_limits<C>::quiet_NaN();
+    const V vm = hn::Set(d, m);
+    // 2. sum of exp(x - max)
+    V s0 = hn::Zero(d), s1 = hn::Zero(d);
+    i = 0;
+    for (; i + 2 * N <= body; i += 2 * N) {
+      const V a = ExpNonPos(d, hn::Sub(ld(i), vm));
+      const V b = ExpNonPos(d, hn::Sub(ld(i + N), vm));
+      if (keep) {
+        hn::StoreU(a, d, e_row + i);
+        hn::StoreU(b, d, e_row + i + N);
+      }
+      s0 = hn::Add(s0, a);
+      s1 = hn::Add(s1, b);
+    }
+    for (; i < body; i += N) {
+      const V a = ExpNonPos(d, hn::Sub(ld(i), vm));
+      if (keep) hn::StoreU(a, d, e_row + i);
+      s0 = hn::Add(s0, a);
+    }
+    V et = hn::Zero(d);
+    if (rem) {
+      et = hn::IfThenElseZero(tail_mask, ExpNonPos(d, hn::Sub(tail, vm)));
+      s1 = hn::Add(s1, et);
+    }
+    const C s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
+    // 3. output
+    if (log) {
+      const V ls = hn::Set(d, std::log(s));
+      for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Sub(hn::Sub(ld(i), vm), ls), y + i, stream);
+      if (rem) StoreTail<IO>(d, hn::Sub(hn::Sub(tail, vm), ls), y + body, rem);
+    } else {
+      const V inv = hn::Set(d, C(1) / s);
+      if (keep) {
+        for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Mul(hn::LoadU(d, e_row + i), inv), y + i, stream);
+      } else {
+        for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Mul(ExpNonPos(d, hn::Sub(ld(i), vm)), inv), y + i, stream);
+      }
+      if (rem) StoreTail<IO>(d, hn::Mul(et, inv), y + body, rem);
+    }
+  }
+  if (stream) hwy::FlushStream();
+}
+
+// One strided slab: x is (n, inner) at the slab's outer index, columns [j0, j1).
+template <class IO>
+void SlabT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int64_t j1, int flags) {
+  using S = typename IO::S;
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  using V = hn::VFromD<decltype(d)>;
+  const size_t N = hn::Lanes(d);
+  const bool log = flags & sd::kLog;
+  const V sign = hn::Set(d, (flags & sd::kNeg) ? C(-0.0) : C(0.0));
+  const size_t w = static_cast<size_t>(j1 - j0);
+  const size_t body = w - w % N, rem = w - body;
+  const auto tail_mask = hn::FirstN(d, rem);
+  std::vector<C>& scratch = Scratch<C>();
+  const size_t wp = body + (rem ? N : 0);
+  if (scratch.size() < 3 * wp) scratch.resize(3 * wp);
+  C* mv = scratch.data();
+  C* sv = mv + wp;
+  C* bv = sv + wp;
+  const S* x0 = static_cast<const S*>(xv) + j0;
+  S* y0 = static_cast<S*>(yv) + j0;
+  auto ld = [&](int64_t k, size_t i) {
+    const S* p = x0 + k * inner + i;
+    return hn::Xor(i < body ? IO::Load(d, p) : LoadTail<IO>(d, p, rem), sign);
+  };
+  // 1. column max and NaN flags
+  for (size_t i = 0; i < wp; i += N) {
+    hn::StoreU(hn::Set(d, -std::numeric_limits<C>::infinity()), d, mv + i);
+    hn::StoreU(hn::Zero(d), d, bv + i);
+    hn::StoreU(hn::Zero(d), d, sv + i);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < wp; i += N) {
+      const V a = ld(k, i);
+      hn::StoreU(hn::Max(hn::LoadU(d, mv + i), a), d, mv + i);
+      hn::StoreU(hn::Or(hn::LoadU(d, bv + i), hn::VecFromMask(d, hn::IsNaN(a))), d, bv + i);
+    }
+  }
+  for (size_t i = 0; i < wp; i += N) {
+    const V m = hn::LoadU(d, mv + i);
+    // flags are all-ones bit patterns, i.e. NaNs (an ordered != would miss them)
+    const auto nanrow = hn::Or(hn::IsNaN(hn::LoadU(d, bv + i)), hn::IsInf(m));
+    hn::StoreU(hn::IfThenElse(nanrow, hn::NaN(d), m), d, mv + i);
+  }
+  // 2. column sums
+  for (int64_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < wp; i += N) {
+      const V e = ExpNonPos(d, hn::Sub(ld(k, i), hn::LoadU(d, mv + i)));
+      hn::StoreU(hn::Add(hn::LoadU(d, sv + i), e), d, sv + i);
+    }
+  }
+  // 3. output (1 / sum, or log(sum), once per column)
+  for (size_t i = 0; i < wp; i += N) {
+    const V s = hn::LoadU(d, sv + i);
+    hn::StoreU(log ? hn::Log(d, s) : hn::Div(hn::Set(d, C(1)), s), d, sv + i);
+  }
+  // hn::Log(0) is not -inf on every target, but s >= 1 unless the column is NaN (s NaN).
+  for (int64_t k = 0; k < n; ++k) {
+    S* y = y0 + k * inner;
+    for (size_t i = 0; i < wp; i += N) {
+      const V z = hn::Sub(ld(k, i), hn::LoadU(d, mv + i));
+      const V r = log ? hn::Sub(z, hn::LoadU(d, sv + i)) : hn::Mul(ExpNonPos(d, z), hn::LoadU(d, sv + i));
+      if (i < body) {
+        IO::Store(d, r, y + i);
+      } else {
+        StoreTail<IO>(d, r, y + i, rem);
+      }
+    }
+  }
+  (void)tail_mask;
+}
+
+}  // namespace
+
+void SoftmaxRows(int code, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, int flags) {
+  switch (code) {
+    case sd::kF32: RowsT<NativeIO<float>>(x, y, r0, r1, n, flags); break;
+    case sd::kF64: RowsT<NativeIO<double>>(x, y, r0, r1, n, flags); break;
+    case sd::kF16: RowsT<F16IO>(x, y, r0, r1, n, flags); break;
+    default: RowsT<BF16IO>(x, y, r0, r1, n, flags); break;
+  }
+}
+
+void SoftmaxSlab(int code, const void* x, void* y, int64_t n, int64_t inner, int64_t j0, int64_t j1, int flags) {
+  switch (code) {
+    case sd::kF32: SlabT<NativeIO<float>>(x, y, n, inner, j0, j1, flags); break;
+    case sd::kF64: SlabT<NativeIO<double>>(x, y, n, inner, j0, j1, flags); break;
+    case sd::kF16: SlabT<F16IO>(x, y, n, inner, j0, j1, flags); break;
+    default: SlabT<BF16IO>(x, y, n, inner, j0, j1, flags); break;
+  }
+}
+
+}  // namespace asc::kernel::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "asc/nn/softmax.h"
+#include "asc/runtime/device.h"
+#include "nn/nn_util.h"
+
+namespace asc::kernel::simd {
+HWY_EXPORT(SoftmaxRows);
+HWY_EXPORT(SoftmaxSlab);
+namespace {
+void init_targets() {
+  static const bool once = (apply_target_override(), true);
+  (void)once;
+}
+void softmax_rows(int code, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, int flags) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxRows)(code, x, y, r0, r1, n, flags);
+}
+void softmax_slab(int code, const void* x, void* y, int64_t n, int64_t inner, int64_t j0, int64_t j1, int flags) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxSlab)(code, x, y, n, inner, j0, j1, flags);
+}
+}  // namespace
+}  // namespace asc::kernel::simd
+
+namespace asc::nn {
+namespace {
+
+namespace sd = softmax_detail;
+
+// Below this many elements the work runs on the calling thread.
+constexpr int64_t kParallelMin = 1 << 15;
+// Outputs of at least this many bytes are written with streaming stores (they would
+// evict the cache anyway; below it the caller likely reads the result from cache).
+constexpr int64_t kStreamMin = 4 << 20;
+
+int code_of(DType t) {
+  switch (t) {
+    case DType::kFloat32: return sd::kF32;
+    case DType::kFloat64: return sd::kF64;
+    case DType::kFloat16: return sd::kF16;
+    default: return sd::kBF16;
+  }
+}
+
+/// Runs fn(lo, hi) over [0, total) split into one range per core when the work is large.
+template <typename Fn>
+void parallel_for(const char* name, int64_t total, int64_t work, Fn&& fn) {
+  const int c = runtime::current_device().properties().num_cores;
+  if (c <= 1 || work < kParallelMin || total < 2) {
+    fn(int64_t{0}, total);
+    return;
+  }
+  const int64_t blocks = std::min<int64_t>(c, total);
+  runtime::KernelInvocation inv;
+  inv.name = name;
+  inv.block_dim = static_cast<uint32_t>(blocks);
+  inv.body = [&](const runtime::BlockContext& ctx) {
+    const int64_t b = ctx.block_idx;
+    fn(total * b / blocks, total * (b + 1) / blocks);
+  };
+  runtime::current_device().run_kernel(inv).ThrowIfError();
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x_in, int64_t axis, bool log, bool negate) {
+  const std::string op = log ? "log_softmax" : "softmax";
+  detail::dispatch_float(x_in.dtype(), op, "input", [](auto) {});
+  const int64_t nd = std::max<int64_t>(x_in.ndim(), 1);
+  if (axis < -nd || axis >= nd) {
+    throw Error(Status::Invalid(op, "dim " + std::to_string(axis) + " is out of range for an input with " +
+                                        std::to_string(x_in.ndim()) + " dimensions"));
+  }
+  if (axis < 0) axis += nd;
+  kernel::simd::init_targets();
+  const Tensor x = x_in.contiguous();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  if (x.numel() == 0) return y;
+  int64_t outer = 1, n = 1, inner = 1;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    const int64_t s = x.shape()[size_t(i)];
+    if (i < axis) outer *= s;
+    else if (i == axis) n = s;
+    else inner *= s;
+  }
+  const int code = code_of(x.dtype());
+  const size_t item = x.itemsize();
+  // raw accesses on the calling thread (materialises pending lazy work) before launching
+  const uint8_t* xp = x.data();
+  uint8_t* yp = y.data();
+  const int64_t total = x.numel();
+  int flags = (log ? sd::kLog : 0) | (negate ? sd::kNeg : 0);
+  // ASC_NN_SOFTMAX_STREAM=0 turns the streaming stores off (benchmark comparisons)
+  static const bool stream_ok = [] {
+    const char* e = std::getenv("ASC_NN_SOFTMAX_STREAM");
+    return !(e && e[0] == '0');
+  }();
+  if (stream_ok && int64_t(total * item) >= kStreamMin) flags |= sd::kStream;
+  if (inner == 1) {
+    parallel_for(op.c_str(), outer, total, [&](int64_t lo, int64_t hi) {
+      kernel::simd::softmax_rows(code, xp, yp, lo, hi, n, flags);
+    });
+    return y;
+  }
+  // strided: slabs of w columns per outer index
+  const int64_t csize = x.dtype() == DType::kFloat64 ? 8 : 4;
+  // w columns: as many as keep the (n, w) slab in L2, but at least 256 (1 KiB rows: the
+  // passes then stream whole contiguous rows from memory with the hardware prefetcher
+  // when n is large; narrow column strips at a large row stride measured 10x slower).
+  int64_t w = sd::kSlabBytes / std::max<int64_t>(1, n * csize);
+  w = std::max<int64_t>(w, 256);
+  w = w < inner ? std::min<int64_t>(w / 16 * 16, 4096) : inner;
+  const int64_t per = (inner + w - 1) / w;
+  parallel_for(op.c_str(), outer * per, total, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t o = t / per, j0 = (t % per) * w, j1 = std::min(inner, j0 + w);
+      const uint8_t* xo = xp + size_t(o * n * inner) * item;
+      uint8_t* yo = yp + size_t(o * n * inner) * item;
+      kernel::simd::softmax_slab(code, xo, yo, n, inner, j0, j1, flags & ~sd::kStream);
+    }
+  });
+  return y;
+}
+
+}  // namespace asc::nn
+#endif  // HWY_ONCE
