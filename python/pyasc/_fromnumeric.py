@@ -13,7 +13,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _TE, _VE, _arr, _axis, _bshape
+from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape
 
 __all__ = [
     "choose", "shape", "size", "ndim", "resize",
@@ -98,6 +98,10 @@ def resize(a, new_shape):
         new_size *= d
     if a.size == 0 or new_size == 0:
         return _C.full(new_shape, 0, a.dtype)
+    if -(-new_size // a.size) > (1 << 63) - 1:
+        # NumPy concatenates (a,) * repeats: a repeat count past ssize_t is its OverflowError
+        raise _OE(f"[resize] cannot fit 'int' into an index-sized integer ({-(-new_size // a.size)} repeats of "
+                  f"{a.size} elements for new_shape {new_shape})")
     # The result is allocated first (as NumPy does): a size beyond the memory raises
     # AscendMemoryError at once instead of after building the repeats (2**40 elements
     # took 18 s to reach std::bad_alloc), then filled with whole copies and a tail.

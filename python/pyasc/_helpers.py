@@ -90,25 +90,62 @@ def _warn(msg):
     _warnings.warn(msg, RuntimeWarning, stacklevel=3)
 
 
+_C_INT = 1 << 31
+_MAX_REQUEST = 1 << 60  # the memory pool's largest supported allocation (kMaxRequest, src/runtime/memory_pool.cc)
+
+
+def _alloc_check(name, shape, dtype):
+    """The error NumPy's allocation of a ``shape``/``dtype`` result raises, for a function that
+    allocates it before any other check can fail (a huge broadcast view as input): ValueError
+    when the byte count overflows intp, MemoryError above the pool's largest allocation."""
+    n = 1
+    for d in shape:
+        n *= int(d)
+    nbytes = n * _np.dtype(dtype).itemsize
+    if nbytes > (1 << 63) - 1:
+        raise _VE(f"[{name}] array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+                  f"possible size (shape {tuple(shape)}, dtype {_np.dtype(dtype)})")
+    if nbytes > _MAX_REQUEST:
+        raise _errors.AscendMemoryError(_errors.ErrorCode.BAD_ALLOC,
+                                        f"[{name}] unable to allocate {nbytes} bytes for an array with shape "
+                                        f"{tuple(shape)} and data type {_np.dtype(dtype)}")
+
+
 def _norm_axis(axis, ndim, name):
+    """NumPy's ``normalize_axis_index``: an integer (TypeError), a C int (OverflowError), in range
+    (AxisError)."""
     try:
         a = _operator.index(axis)
     except TypeError:
         raise _TE(f"[{name}] axis must be an integer, not {type(axis).__name__}") from None
+    if not -_C_INT <= a < _C_INT:
+        raise _OE(f"[{name}] axis {a}: Python int too large to convert to C int")
     if not -ndim <= a < ndim:
         raise _np.exceptions.AxisError(a, ndim)
     return a % ndim
 
 
 def _axes(axis, ndim, name):
+    """NumPy's ``normalize_axis_tuple``: an integer, else any iterable of integers (a tuple, a list,
+    an array of axes, a str), element by element in order, then the repeat check."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axs = tuple(_norm_axis(a, ndim, name) for a in axis)
-        if len(set(axs)) != len(axs):
-            raise _VE(f"[{name}] repeated axis in {axis!r}")
-        return axs
-    return (_norm_axis(axis, ndim, name),)
+    if not isinstance(axis, (tuple, list)):
+        try:
+            axis = (_operator.index(axis),)
+        except TypeError:
+            if isinstance(axis, _C.ndarray):
+                if axis.size > 64:  # (a huge broadcast view: never iterated; more axes than any ndim)
+                    _norm_axis(axis.numpy().flat[0], ndim, name)
+                    raise _VE(f"[{name}] repeated axis: {axis.size} axes given") from None
+                axis = list(axis.numpy())
+            elif not hasattr(axis, "__iter__"):
+                raise _TE(f"[{name}] axis must be an integer or a tuple of integers, not "
+                          f"{type(axis).__name__}") from None
+    axs = tuple(_norm_axis(a, ndim, name) for a in axis)
+    if len(set(axs)) != len(axs):
+        raise _VE(f"[{name}] repeated axis in {axis!r}")
+    return axs
 
 
 def _moveaxis(x, src, dst):

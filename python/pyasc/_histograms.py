@@ -105,6 +105,12 @@ def _estimate_bins(name, a, bins, range, weights):  # noqa: A002
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
     """The bin edges :func:`pyasc.histogram` uses for ``a`` (``numpy.histogram_bin_edges``; string
     ``bins`` name NumPy's width estimators, see the module docstring)."""
+    if weights is not None:  # NumPy's _ravel_and_check_weights, before the bins are read
+        a_shape = a.shape if isinstance(a, _C.ndarray) else _np.shape(a)
+        w_shape = weights.shape if isinstance(weights, _C.ndarray) else _np.shape(weights)
+        if tuple(w_shape) != tuple(a_shape):
+            raise _VE(f"[histogram_bin_edges] weights should have the same shape as a ({tuple(w_shape)} and "
+                      f"{tuple(a_shape)})")
     if isinstance(bins, str):
         bins, range = _estimate_bins("histogram_bin_edges", a, bins, range, weights)  # noqa: A001
         weights = None
@@ -135,17 +141,18 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     (min, max) pairs. Returns ``(hist, edges)``: float64 counts (weighted sums with ``weights``,
     a density with ``density``) and the list of D edge arrays. The last bin of each axis includes
     its right edge."""
-    if isinstance(sample, _C.ndarray) and sample.ndim == 2:
-        s = sample
-    elif hasattr(sample, "shape") and len(sample.shape) == 2:
-        s = _arr(sample)
+    shape = getattr(sample, "shape", None)
+    if shape is not None and len(shape) == 2:
+        s = sample if isinstance(sample, _C.ndarray) else _arr(sample)
     else:
-        cols = [_C.reshape(_arr(c), (-1,)) for c in sample] if not isinstance(sample, _C.ndarray) \
-            else [sample.reshape((-1,))]
-        n0 = {c.shape[0] for c in cols}
-        if len(n0) > 1:
-            raise _VE(f"[histogramdd] the coordinate arrays have different lengths {sorted(n0)}")
-        s = _man.stack(cols, axis=1) if cols else _C.empty((0, 0), _np.float64)
+        # NumPy's reading of anything else: atleast_2d(sample).T, so a sequence of D coordinate
+        # arrays must stack into one (N, D) array (equal shapes, their common dtype); a 0-d or 1-d
+        # sample is D = 1, and one of three or more dimensions is rejected.
+        s = _arr(sample)
+        if s.ndim > 2:
+            raise _VE(f"[histogramdd] sample must be an (N, D) array or a sequence of D 1-d arrays "
+                      f"(got {s.ndim} dimensions: too many values to unpack (expected 2))")
+        s = _C.transpose(_C.reshape(s, (1, -1)) if s.ndim < 2 else s)
     n, d = s.shape
     try:
         nbins_arg = len(bins)
@@ -159,11 +166,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
         range = (None,) * d  # noqa: A001
     elif len(range) != d:
         raise _VE(f"[histogramdd] range argument must have one entry per dimension ({len(range)} != {d})")
-    wts = None
-    if weights is not None:
-        wts = _C.reshape(_C.astype(_arr(weights), _np.float64), (-1,))
-        if wts.shape[0] != n:
-            raise _VE(f"[histogramdd] weights must have one value per sample ({wts.shape[0]} != {n})")
+    wts = None if weights is None else _arr(weights)
     edges, nbin = [], []
     for i in _builtins.range(d):
         b = per_dim[i]
@@ -186,6 +189,18 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
                 raise _VE(f"[histogramdd] `bins[{i}]` must be monotonically increasing, when an array")
         edges.append(e)
         nbin.append(e.shape[0] + 1)  # with the two outlier bins
+    if d == 0:  # NumPy's ravel_multi_index of no coordinates
+        raise _VE("[histogramdd] sample has no dimensions (D = 0): object of too small depth for desired array")
+    if wts is not None and n:  # NumPy's bincount checks (it ignores the weights of no samples)
+        if wts.ndim != 1:
+            raise _VE(f"[histogramdd] weights must be a 1-d array (got {wts.ndim} dimensions): object "
+                      f"{'of too small depth' if wts.ndim == 0 else 'too deep'} for desired array")
+        if not _np.can_cast(_np.dtype(wts.dtype), _np.float64, "safe"):
+            raise _TE(f"[histogramdd] Cannot cast the weights from dtype({_np.dtype(wts.dtype)}) to "
+                      "dtype('float64') according to the rule 'safe'")
+        if wts.shape[0] != n:
+            raise _VE(f"[histogramdd] The weights and list don't have the same length ({wts.shape[0]} != {n})")
+        wts = _C.astype(wts, _np.float64)
     flat = _C.full((n,), 0, _np.int64)
     for i in _builtins.range(d):
         col = s[:, i]

@@ -15,6 +15,7 @@ import numpy as _np
 
 from . import _C
 from . import _namespace as _ns
+from . import _signatures as _sig
 from . import _sorting as _srt
 from ._fromnumeric import resize
 from ._helpers import _INTP, _TE, _VE, _arr, _bshape
@@ -45,21 +46,15 @@ def ix_(*args):
 
 def _int_index_array(x, name):
     x = _arr(x)
-    if x.dtype.kind not in "iu":
-        if x.size == 0 and x.dtype.kind == "b":  # NumPy takes an empty bool array, never a float one
-            return x.astype(_np.int64)
+    if x.dtype.kind not in "biu":  # NumPy casts the indices to intp 'same_kind': bools too, never floats
         raise _TE(f"[{name}] only int indices permitted, got {x.dtype}")
     return x.astype(_np.int64)
 
 
 def _check_dims(dims, name):
-    if getattr(dims, "ndim", 0) != 0 and (_np.dtype(dims.dtype).kind not in "iu" or dims.size > 64):
-        # an array of shape entries: integers, at most NumPy's 64 dimensions (checked before a
-        # huge broadcast view would be iterated)
-        raise _TE(f"[{name}] expected a sequence of integers or a single integer for the shape, got an array "
-                  f"of dtype {_np.dtype(dims.dtype)} and size {dims.size}")
-    dims = (dims,) if _np.ndim(dims) == 0 else tuple(dims)
-    dims = tuple(_operator.index(d) for d in dims)
+    # NumPy's PyArray_IntpConverter (an integer array is a sequence of dimensions; a float, an
+    # entry past intp or more than 64 entries refused; a huge broadcast view never iterated)
+    dims = _sig.intp_tuple(name, dims, "dims")
     if _builtins.any(d < 0 for d in dims):
         raise _VE(f"[{name}] dimensions must be non-negative, got {dims}")
     return dims
@@ -67,10 +62,10 @@ def _check_dims(dims, name):
 
 def unravel_index(indices, shape, order="C"):
     """Flat indices to a tuple of coordinate arrays for ``shape`` (``numpy.unravel_index``)."""
-    if order not in ("C", "F"):
-        raise _VE(f"[unravel_index] only 'C' or 'F' order is permitted, got {order!r}")
+    # NumPy's order: the shape (an argument converter), the indices' dtype, then the order
     shape = _check_dims(shape, "unravel_index")
     idx = _int_index_array(indices, "unravel_index")
+    order = _sig.check_order("unravel_index", order, "CF") or "C"
     if not shape and idx.ndim:
         raise _VE("[unravel_index] multiple indices are not supported for 0d arrays")
     total = int(_np.prod(shape, dtype=_np.int64))
@@ -89,14 +84,17 @@ def unravel_index(indices, shape, order="C"):
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """Coordinate arrays to flat indices for ``dims`` (``numpy.ravel_multi_index``)."""
-    if order not in ("C", "F"):
-        raise _VE(f"[ravel_multi_index] only 'C' or 'F' order is permitted, got {order!r}")
+    # NumPy's argument converters run in order: the dims, the mode(s), the order; then the lengths
     dims = _check_dims(dims, "ravel_multi_index")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    for md in modes:
+        if isinstance(md, str) and md not in ("raise", "wrap", "clip"):
+            raise _VE(f"[ravel_multi_index] clipmode must be one of 'clip', 'raise', or 'wrap' (got {md!r})")
+    if len(modes) != len(dims):
+        raise _VE(f"[ravel_multi_index] list of clipmodes has wrong length ({len(modes)} instead of {len(dims)})")
+    order = _sig.check_order("ravel_multi_index", order, "CF") or "C"
     if len(multi_index) != len(dims):
         raise _VE(f"[ravel_multi_index] parameter multi_index must be a sequence of length {len(dims)}")
-    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
-    if len(modes) != len(dims):
-        raise _VE(f"[ravel_multi_index] mode must have length {len(dims)}")
     total = 1
     for d in dims:
         total *= d

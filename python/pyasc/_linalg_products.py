@@ -21,6 +21,7 @@ import numpy as _np
 
 from . import _C
 from . import _ufunc
+from .errors import AscendIndexError as _IndexError
 from .errors import AscendOverflowError as _OverflowError
 from .errors import AscendTypeError as _TypeError
 from .errors import AscendValueError as _ValueError
@@ -352,11 +353,31 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
     (``numpy.einsum_path``: ``(path, string)``). Only the operands' shapes matter: NumPy's optimizer
     runs on data-free stand-ins of the same shapes (pyasc's own ``einsum`` chooses its pairs greedily
     in C++ whatever the path). ``einsum_call=True`` (NumPy-internal) is not supported."""
-    if einsum_call:
+    if not operands:
+        raise _ValueError(_Code.INVALID_PARAM, "[einsum_path] No input operands")
+    # NumPy's own Python parser reads the subscripts (its errors and letters: a sublist entry that
+    # is no integer is its TypeError, one beyond its 52 symbols an IndexError), on data-free
+    # stand-ins of the operands
+    if isinstance(operands[0], str):
+        args = [operands[0]] + [_shape_dummy(x) for x in operands[1:]]
+    else:
+        n = len(operands) // 2 * 2
+        args = [(_shape_dummy(x) if i % 2 == 0 else _host_sublist(x)) if i < n else _host_sublist(x)
+                for i, x in enumerate(operands)]
+    try:
+        res = _np.einsum_path(*args, optimize=optimize)
+    except (IndexError, TypeError, ValueError) as e:  # NumPy's parser's errors, as pyasc's of the same class
+        cls = _IndexError if isinstance(e, IndexError) else _TypeError if isinstance(e, TypeError) else _ValueError
+        raise cls(_Code.INVALID_PARAM, f"[einsum_path] {e}") from None
+    if einsum_call:  # (NumPy reads it last, after the parse)
         raise _TypeError(_Code.INVALID_PARAM,
                          "[einsum_path] einsum_call=True is NumPy-internal, not supported by pyasc")
-    subscripts, ops = _einsum_args(operands)
-    return _np.einsum_path(subscripts, *[_shape_dummy(x) for x in ops], optimize=optimize)
+    return res
+
+
+def _host_sublist(sub):
+    """A sublist as NumPy iterates it (a pyasc array: its NumPy view)."""
+    return sub.numpy() if isinstance(sub, _C.ndarray) else sub
 
 
 __all__ = ["matmul", "dot", "vdot", "inner", "tensordot", "outer", "kron", "einsum", "matrix_transpose", "vecdot",

@@ -21,6 +21,7 @@ from . import _namespace as _ns
 from . import _signatures as _sig
 from ._helpers import _TE
 from ._helpers import _VE as _VE_tile
+from ._helpers import _axes as _axes_tuple
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -222,7 +223,13 @@ def unstack(x, /, *, axis=0):
     x = _arr(x)
     if x.ndim == 0:
         raise ValueError("Input array must be at least 1-d.")
-    axis = _axis(axis, x.ndim)
+    # NumPy: tuple(moveaxis(x, axis, 0)), the axis read by normalize_axis_tuple (an array of axes
+    # is iterated), then as many sources as destinations
+    src = _axes_tuple(axis, x.ndim, "unstack")
+    if len(src) != 1:
+        raise _VE_tile(f"[unstack] `source` and `destination` arguments must have the same number of elements "
+                       f"(axis {axis!r})")
+    axis = src[0]
     lead = (slice(None),) * axis
     return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
 
@@ -531,10 +538,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if callable(mode):
         return _pad_callable(x, pairs, mode, kwargs)
     if mode not in allowed:
-        raise ValueError(f"mode '{mode}' is not supported")
+        raise _VE_tile(f"[pad] mode '{mode}' is not supported")
     extra = set(kwargs) - allowed[mode]
     if extra:
-        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {extra}")
+        raise _VE_tile(f"[pad] unsupported keyword arguments for mode '{mode}': {extra}")
     odd = kwargs.get("reflect_type", "even") == "odd"
     if mode not in ("constant", "empty") and x.size == 0:
         for ax, (b, a) in enumerate(pairs):
@@ -588,7 +595,16 @@ def _shift_int(v):
 def roll(a, shift, axis=None):
     """Elements shifted cyclically along ``axis`` (flattened when None): one gather per axis."""
     x = _arr(a)
+
+    def check_shift():  # NumPy's broadcast(shift, axis).ndim > 1, before any shift is read
+        if _np.ndim(shift) > 1:
+            raise _VE_tile(f"[roll] 'shift' and 'axis' should be scalars or 1D sequences (shift has "
+                           f"{_np.ndim(shift)} dimensions)")
+
     if axis is None:
+        if x.size > 1 << 32:  # NumPy rolls a.ravel(): a huge broadcast view's copy fails first
+            _ns.ravel(x)
+        check_shift()
         n = x.size
         s = _builtins.sum(_shift_int(v) for v in shift) if _is_seq(shift) else _shift_int(shift)
         if n == 0:
@@ -596,6 +612,7 @@ def roll(a, shift, axis=None):
         idx = _C.asarray(_np.arange(-(s % n), n - (s % n)))
         return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
     axes = tuple(_axis(v, x.ndim) for v in axis) if hasattr(axis, "__iter__") else (_axis(axis, x.ndim),)
+    check_shift()
     shifts = tuple(shift) if _is_seq(shift) else (shift,) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
         axes = axes * len(shifts)
@@ -704,7 +721,12 @@ def compress(condition, a, axis=None, out=None):
 
 def extract(condition, arr):
     """The elements of ``arr`` where ``condition`` is true (both flattened)."""
-    (idx,) = _C._nonzero(_C.reshape(_arr(condition), (-1,)))
+    c = _C.reshape(_arr(condition), (-1,))
+    if c.size > 1 << 32 and 0 in tuple(c.strides):
+        # NumPy's ravel(condition) copies a broadcast view before nonzero: a huge one is its
+        # MemoryError at once, where scanning the view element by element would never end
+        c = c.copy()
+    (idx,) = _C._nonzero(c)
     return _C.take(arr, idx, None, "raise")
 
 
@@ -746,14 +768,37 @@ def _warn(msg):
     _warnings.warn(msg, RuntimeWarning, stacklevel=3)
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Sum treating NaN as zero."""
-    return _C.nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+def _nan_replaced(a, fill):
+    """NumPy's _replace_nan: a copy of an inexact ``a`` with its NaNs set to ``fill``."""
+    x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    if _np.dtype(x.dtype).kind in "fcV":
+        x = _C.where(_C.isnan(x), _C.astype(_C.asarray(fill), x.dtype), x)
+    return x
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Product treating NaN as one."""
-    return _C.nanprod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
+    """Sum treating NaN as zero (``initial``/``where`` as :func:`sum`'s)."""
+    if initial is _sig._NV and where is _sig._NV:
+        try:
+            return _C.nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        except Exception:
+            if _sig._zero_d_axis(a, axis):  # NumPy's reduction takes axis 0/-1 of a 0-d array as None
+                return _C.nansum(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
+            raise
+    # NumPy: np.sum(_replace_nan(a, 0), ..., initial=initial, where=where)
+    return _sig.sum(_nan_replaced(a, 0), axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
+    """Product treating NaN as one (``initial``/``where`` as :func:`prod`'s)."""
+    if initial is _sig._NV and where is _sig._NV:
+        try:
+            return _C.nanprod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        except Exception:
+            if _sig._zero_d_axis(a, axis):  # NumPy's reduction takes axis 0/-1 of a 0-d array as None
+                return _C.nanprod(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
+            raise
+    return _sig.prod(_nan_replaced(a, 1), axis, dtype, out, keepdims, initial, where)
 
 
 def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_sig._NV):
@@ -824,6 +869,11 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
         _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)
         if _np.dtype(dtype).kind not in "fcV":  # V: bfloat16
             raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
+    if _np.ndim(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) > 0:
+        # NumPy divides by (count - ddof) with out= the result: an array of ddof values fails there
+        # (ValueError) unless it broadcasts with the result, which pyasc does not support
+        raise _VE_tile(f"[{'nanstd' if is_std else 'nanvar'}] ddof must be a scalar, got an array of shape "
+                       f"{_np.shape(ddof)}")
     r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
     if _is_inexact(x) and _any_nan(r):
         cnt = _C.sum(_C.logical_not(_C.isnan(x)), axis=axis)

@@ -58,6 +58,9 @@ from ._array_api import _dtype_of, finfo, iinfo  # noqa: E402,F401 - NumPy's fie
 
 def can_cast(from_, to, casting="safe"):
     """Whether a value of dtype (or array) ``from_`` can be cast to ``to`` under ``casting``."""
+    if isinstance(to, (_C.ndarray, _np.ndarray)):  # NumPy's np.dtype(to); _dtype_of would read .dtype
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
+                                      "[can_cast] Cannot construct a dtype from an array (to)")
     return bool(_np.can_cast(_dtype_of(from_), _dtype_of(to), casting=casting))
 
 
@@ -75,14 +78,39 @@ _KINDS = {
 def isdtype(dtype, kind):
     """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
     'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or a tuple of them."""
-    d = _np.dtype(dtype)
-    if isinstance(kind, tuple):
-        return _builtins.any(isdtype(d, k) for k in kind)
-    if isinstance(kind, str):
-        if kind not in _KINDS:
-            raise ValueError(f"kind argument must be a dtype or one of {sorted(_KINDS)}, got {kind!r}")
-        return _KINDS[kind](d)
-    return d == _np.dtype(kind)
+    from .errors import AscendTypeError, AscendUnsupportedDtypeError, AscendValueError, ErrorCode
+
+    d = _isdtype_arg(dtype)
+    if d is None:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[isdtype] dtype argument must be a NumPy dtype, but it is "
+                                                       f"a {type(dtype)}")
+    found = False
+    for k in kind if isinstance(kind, tuple) else (kind,):  # NumPy reads every kind, then answers
+        if isinstance(k, str):
+            if k not in _KINDS:
+                # bfloat16 is pyasc's extension: NumPy would refuse that dtype first (TypeError),
+                # the kind is NumPy's ValueError for its own dtypes; the error is both for bfloat16
+                cls = AscendUnsupportedDtypeError if d == _BF16 else AscendValueError
+                raise cls(ErrorCode.INVALID_PARAM, f"[isdtype] kind argument is a string, but {k!r} is not a known "
+                                                   f"kind name (one of {sorted(_KINDS)})")
+            found = _KINDS[k](d) or found
+        else:
+            kd = _isdtype_arg(k)
+            if kd is None:
+                raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[isdtype] kind argument must be comprised of NumPy "
+                                                               f"dtypes or strings only, but is a {type(k)}")
+            found = found or d == kd
+    return found
+
+
+def _isdtype_arg(x):
+    """A dtype argument of isdtype as NumPy's _preprocess_dtype takes it: a dtype instance or a
+    NumPy scalar type (pyasc adds bfloat16), not a str, a Python type or an array; None if not."""
+    if isinstance(x, _np.dtype):
+        return x
+    if isinstance(x, type) and (issubclass(x, _np.generic) or x is _BF16.type):
+        return _np.dtype(x)
+    return None
 
 
 def result_type(*arrays_and_dtypes):
@@ -122,6 +150,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match);
     ``device`` may only be 'cpu'."""
     _check_device("linspace", device)
+    _dtype_arg("linspace", dtype)
     # pyasc arrays go to NumPy as NumPy views (passing them would dispatch back here through
     # __array_function__: infinite recursion)
     start, stop = (v.numpy() if isinstance(v, _C.ndarray) else v for v in (start, stop))
@@ -131,20 +160,42 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return _C.array(res)
 
 
-def eye(N, M=None, k=0, dtype=float, *, device=None):  # noqa: N803 - NumPy's names
+def _dtype_arg(op, dtype):  # NumPy's np.dtype(dtype) rejects an array; np.dtype would read a pyasc one's .dtype
+    from ._signatures import check_dtype
+
+    check_dtype(op, dtype)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # noqa: N803 - NumPy's names
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere (float64 unless ``dtype``);
-    ``device`` may only be 'cpu'."""
+    ``order`` 'C' or 'F' (Fortran strides), ``device`` may only be 'cpu', ``like`` a pyasc or
+    NumPy array (ignored)."""
+    from ._signatures import as_fortran, check_like  # noqa: PLC0415 - (imports this module's users)
+
+    check_like("eye", like)
     _check_device("eye", device)
-    return _C.array(_np.eye(N, M, k=k, dtype=float if dtype is None else dtype))
+    _dtype_arg("eye", dtype)
+    try:  # NumPy's zeros((N, M), dtype, order) checks the shape, then the order, then k
+        res = _np.eye(N, M, k=k, dtype=float if dtype is None else dtype, order=order)
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise
+        if isinstance(e, TypeError):
+            raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[eye] {e}") from None
+        raise _errors.AscendValueError(_errors.ErrorCode.INVALID_PARAM, f"[eye] {e}") from None
+    x = _C.array(res)
+    return as_fortran(x) if res.ndim == 2 and res.flags.f_contiguous and not res.flags.c_contiguous else x
 
 
 def identity(n, dtype=None):
     """The n x n identity matrix (float64 unless ``dtype``)."""
+    _dtype_arg("identity", dtype)
     return _C.array(_np.identity(n, dtype=float if dtype is None else dtype))
 
 
 def tri(N, M=None, k=0, dtype=float):  # noqa: N803
     """An N x M array with ones at and below the k-th diagonal."""
+    _dtype_arg("tri", dtype)
     return _C.array(_np.tri(N, M, k=k, dtype=dtype))
 
 
@@ -210,7 +261,15 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def ravel(x):
     """The elements of ``x`` as a 1-D array (a view when the strides allow)."""
-    return _C.reshape(_arr(x), (-1,))
+    x = _arr(x)
+    if x.size > 1 << 32 and not x.is_contiguous():
+        # a huge broadcast view: NumPy copies it (its MemoryError, or "array is too big"), where
+        # the strides would let pyasc return a stride-0 view of 2**44 elements or more
+        from ._helpers import _alloc_check
+
+        _alloc_check("ravel", x.shape, x.dtype)
+        return _C.ndarray.copy(_C.reshape(x, (-1,)))
+    return _C.reshape(x, (-1,))
 
 
 def swapaxes(x, axis1, axis2):
@@ -254,7 +313,13 @@ def clip(x, min=None, max=None, out=None):  # noqa: A002 - the array API's names
     if min is not None and max is not None and result_type(r, min, max) == _BF16:
         r = _arr(r).astype(_np.float32)
     if min is None and max is None:
-        r = _C.positive(r) if _arr(r).dtype != _np.bool_ else _arr(r).copy()
+        # NumPy: um.positive, a TypeError for bool (it has no bool loop), before any allocation
+        if _np.dtype((r if isinstance(r, _C.ndarray) else _arr(r)).dtype) == _np.bool_:
+            from .errors import AscendTypeError, ErrorCode
+
+            raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[clip] ufunc 'positive' did not contain a loop with "
+                                                           "signature matching types bool (no min and no max)")
+        r = _C.positive(r)
     if min is not None:
         r = _C.maximum(r, min)
     if max is not None:
@@ -268,6 +333,8 @@ def clip(x, min=None, max=None, out=None):  # noqa: A002 - the array API's names
 def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """``x`` rounded to ``decimals`` decimals, halves to even (integers are returned as they are
     for ``decimals >= 0``)."""
+    if type(decimals) is not int or not -(1 << 31) <= decimals < (1 << 31):  # noqa: E721
+        decimals = _round_decimals(decimals)
     a = _arr(x)
     if a.dtype.kind in "iu" and decimals >= 0:
         r = a.copy()
@@ -285,6 +352,20 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
         out[...] = r
         return out
     return r
+
+
+def _round_decimals(decimals):
+    """``decimals`` as ndarray.round parses it, before the array is read: an integer (an array
+    of more than 0 dimensions is NumPy's TypeError), within a C int (OverflowError)."""
+    from .errors import AscendOverflowError, AscendTypeError, ErrorCode
+
+    try:
+        d = _operator.index(decimals)
+    except TypeError as e:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[round] decimals: {e}") from None
+    if not -(1 << 31) <= d < (1 << 31):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[round] decimals {d}: signed integer is greater than maximum")
+    return d
 
 
 around = round

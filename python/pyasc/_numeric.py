@@ -43,6 +43,8 @@ def indices(dimensions, dtype=int, sparse=False):
     """An index grid: ``res[i][...] = index along axis i`` (``numpy.indices``)."""
     dimensions = tuple(dimensions)
     nd = len(dimensions)
+    if not sparse:  # NumPy allocates empty((N,) + dimensions) first: its shape errors
+        _shape_dims("indices", (nd,) + dimensions)
     parts = []
     for i, d in enumerate(dimensions):
         idx = _C.array(_np.arange(d, dtype=dtype)).reshape((1,) * i + (d,) + (1,) * (nd - i - 1))
@@ -315,16 +317,20 @@ def isfortran(a):
 def broadcast_shapes(*args):
     """The shape that arrays of the given shapes broadcast to (``numpy.broadcast_shapes``;
     an int stands for a 1-d shape). ValueError naming the shapes when they do not broadcast."""
-    shapes = []
-    for s in args:
-        if isinstance(s, (tuple, list)):
-            shape = tuple(_operator.index(d) for d in s)
-        else:
-            shape = (_operator.index(s),)
-        if _builtins.any(d < 0 for d in shape):
-            raise _VE(f"[broadcast_shapes] negative dimensions are not allowed, got {shape}")
-        shapes.append(shape)
-    return _bshape("broadcast_shapes", *shapes)
+    # NumPy makes np.empty(shape, bool) of each: its shape conversion (an integer array is a
+    # sequence of dimensions, a float a TypeError), then the negative check
+    return _bshape("broadcast_shapes", *[_shape_dims("broadcast_shapes", s) for s in args])
+
+
+def _shape_dims(name, shape):
+    """``shape`` as np.empty reads it: NumPy's conversion errors, then ValueError for a negative
+    dimension."""
+    from ._signatures import intp_tuple  # noqa: PLC0415 - _signatures is imported after this module
+
+    dims = intp_tuple(name, shape)
+    if _builtins.any(d < 0 for d in dims):
+        raise _VE(f"[{name}] negative dimensions are not allowed, got {dims}")
+    return dims
 
 
 def _host_int(num, name):

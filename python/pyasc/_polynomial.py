@@ -33,7 +33,7 @@ from . import _linalg_products as _lp
 from . import _manipulation as _man
 from .errors import AscendLinAlgError as _LinAlgError
 from .errors import ErrorCode as _Code
-from ._helpers import _TE, _VE, _arr
+from ._helpers import _IE, _TE, _VE, _arr
 from ._numeric import convolve
 from ._type_check import mintypecode
 
@@ -80,7 +80,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise _TE(f"[polyfit] expected x and y to have same length ({xx.shape[0]} and {yy.shape[0]})")
     if rcond is None:
         rcond = xx.shape[0] * _np.finfo(_np.dtype(xx.dtype)).eps
-    pw = _C.asarray(_np.arange(deg, -1, -1, dtype=_np.float64))
+    pw = _C.asarray(_np.arange(order - 1, -1, -1, dtype=_np.float64))  # NumPy: vander(x, int(deg) + 1)
     lhs = _C.power(_C.reshape(xx, (-1, 1)), _C.reshape(pw, (1, -1)))
     rhs = yy
     if w is not None:
@@ -190,6 +190,10 @@ def polydiv(u, v):
     results; leading remainder terms within 1e-14 (relative) of zero are dropped, as NumPy does."""
     uu = _C.add(_atleast_1d(u), 0.0)
     vv = _C.add(_atleast_1d(v), 0.0)
+    for c in (uu, vv):  # NumPy reads u[0] and v[0] first
+        if c.shape[0] == 0:
+            raise _IE(f"[polydiv] index 0 is out of bounds for axis 0 with size 0 (coefficients of shape "
+                      f"{tuple(c.shape)})")
     if uu.ndim != 1 or vv.ndim != 1:
         raise _VE(f"[polydiv] needs 1-d coefficient arrays, got shapes {tuple(uu.shape)} and {tuple(vv.shape)}")
     w = _C.add(uu[0], vv[0])
@@ -480,7 +484,14 @@ def roots(p):
     trailing zero coefficient. Real (float64, float32 for float32 input) when every root is real,
     complex otherwise; integer/bool/bfloat16 coefficients compute in float64, float16 is a TypeError
     as in NumPy's linalg."""
-    if _np.ndim(p) == 0:  # NumPy's dispatcher iterates over the argument
+    if isinstance(p, (str, bytes)):  # iterable for the dispatcher: NumPy converts its 1-element array to float
+        if not p:
+            return _C.empty((0,), _np.float64)
+        try:
+            p = _np.atleast_1d(p).astype(float)
+        except ValueError as e:
+            raise _VE(f"[roots] {e}") from None
+    elif _np.ndim(p) == 0:  # NumPy's dispatcher iterates over the argument
         raise _TE(f"[roots] p must be a sequence or an array of coefficients, got {type(p).__name__}")
     p = _atleast_1d(p)
     if p.ndim != 1:

@@ -103,27 +103,48 @@ def _where_mask(op, where, shape):
     return _C.broadcast_to(w, shape)
 
 
-def _initial_scalar(op, initial):
-    if isinstance(initial, (list, tuple)):  # NumPy converts it as a scalar: int()/float() of a list
-        raise _type_error(op, f"initial must be a scalar, not {type(initial).__name__}")
-    v = _np.asarray(initial.numpy() if isinstance(initial, _C.ndarray) else initial)
-    if v.ndim != 0:
-        raise _value_error(op, f"initial must be a scalar (setting an array element with a sequence), got an array "
-                               f"of shape {v.shape}")
-    return v[()]
+def _initial_scalar(op, initial, target):
+    """``initial`` converted as NumPy's reduce converts it: stored into one element of the result
+    dtype (a list is int()'s TypeError for an integer result and a float's ValueError, an
+    array of several elements "setting an array element with a sequence", 2.5 is 2 in an
+    integer reduction, a Python int out of the dtype's range its OverflowError)."""
+    v = initial.numpy() if isinstance(initial, _C.ndarray) else initial
+    buf = _np.empty(1, target)
+    try:
+        buf[0] = v
+    except TypeError as e:
+        raise _type_error(op, f"initial={type(initial).__name__} for a {target} reduction: {e}") from None
+    except ValueError as e:
+        raise _value_error(op, f"initial for a {target} reduction: {e}") from None
+    except OverflowError as e:
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] initial: {e}") from None
+    return buf[0]
+
+
+def _zero_d_axis(a, axis):
+    """NumPy's ufunc reductions take an integer axis 0 or -1 of a 0-d array as no axis."""
+    if axis is None or isinstance(axis, (tuple, list)) or _np.ndim(a) != 0:
+        return False
+    try:
+        return _operator.index(axis) in (0, -1)
+    except TypeError:
+        return False
 
 
 def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
     """sum/prod/max/min/any/all with NumPy's ``initial`` and ``where``."""
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
-    # NumPy's ufunc.reduce converts where= (casting='safe') before it checks the axis
+    if where is True:  # NumPy: where=True is no mask (max needs no initial then)
+        where = _NV
+    if _zero_d_axis(x, axis):
+        axis = None
+    # NumPy's ufunc.reduce converts where= (casting='safe') before it checks the axis, the
+    # initial value after
     w = None if where is _NV else _where_mask(op, where, x.shape)
-    init = None if initial is _NV else _initial_scalar(op, initial)
     axes = _axes(op, axis, x.ndim)
+    target = x.dtype if op in ("max", "min", "any", "all") else _np.sum(_np.zeros(0, x.dtype), dtype=dtype).dtype
+    init = None if initial is _NV else _initial_scalar(op, initial, target)
     fn = getattr(_C, op)
-    if init is not None and type(initial) is int:  # noqa: E721 - NEP 50: a Python int must fit the result dtype
-        target = x.dtype if op in ("max", "min") else _np.sum(_np.zeros(0, x.dtype), dtype=dtype).dtype
-        _np.array(initial, dtype=target)  # NumPy's OverflowError "Python integer -2 out of bounds for uint8"
     if op in ("max", "min") and init is None and (w is not None or _builtins.any(x.shape[i] == 0 for i in axes)):
         raise _value_error(op, f"reduction operation '{'maximum' if op == 'max' else 'minimum'}' does not have an "
                                "identity, so to use a where mask one has to specify 'initial'")
@@ -137,8 +158,8 @@ def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
         r = _C.full(shape, init, x.dtype)
     else:
         r = fn(x, axis=tuple(axes), keepdims=keepdims, **kw)
-        if init is not None:
-            r = _C.astype(getattr(_C, _COMBINE[op])(r, init), r.dtype)
+        if init is not None:  # (init holds the result dtype's value: 2.5 is 2 in an integer sum)
+            r = _C.astype(getattr(_C, _COMBINE[op])(r, _C.asarray(init)), r.dtype)
     if out is not None:
         out[...] = r
         return out
@@ -163,6 +184,8 @@ def _reduction(op, with_dtype, with_initial):
                 try:
                     return cfn(a, axis, dtype, out, kd)
                 except Exception:
+                    if _zero_d_axis(a, axis):
+                        return cfn(a, None, dtype, out, kd)
                     numpy_order_checks(op, a, axis, dtype, out)  # NumPy's exception class when it differs
                     raise
             return _masked_reduce(op, a, axis, dtype, out, kd, initial, where)
@@ -173,6 +196,8 @@ def _reduction(op, with_dtype, with_initial):
                 try:
                     return cfn(a, axis, None, out, kd)
                 except Exception:
+                    if _zero_d_axis(a, axis):
+                        return cfn(a, None, None, out, kd)
                     numpy_order_checks(op, a, axis, None, out)  # NumPy's exception class when it differs
                     raise
             return _masked_reduce(op, a, axis, None, out, kd, initial, where)
@@ -183,6 +208,8 @@ def _reduction(op, with_dtype, with_initial):
                 try:
                     return cfn(a, axis, None, out, kd)
                 except Exception:
+                    if _zero_d_axis(a, axis):
+                        return cfn(a, None, None, out, kd)
                     numpy_order_checks(op, a, axis, None, out)  # NumPy's exception class when it differs
                     raise
             return _masked_reduce(op, a, axis, None, out, kd, _NV, where)

@@ -158,7 +158,18 @@ def where(condition, x=None, y=None):
 
 def count_nonzero(a, axis=None, *, keepdims=False):
     """The number of nonzero (true) elements over ``axis`` (all when None), as int64."""
-    return _C.count_nonzero(_arr(a), axis, bool(keepdims))
+    x = _arr(a)
+    try:
+        return _C.count_nonzero(x, axis, bool(keepdims))
+    except Exception:
+        # NumPy sums a bool view with a.sum(axis=axis, keepdims=keepdims): keepdims converted,
+        # then the axis element by element (an out-of-range axis before a later non-integer)
+        if axis is not None or keepdims is not False:
+            from . import _signatures as _sig  # noqa: PLC0415 - _signatures imports this module
+
+            _sig.keepdims_flag("count_nonzero", keepdims)
+            _sig.check_axis(axis, x.ndim, ufunc=True)
+        raise
 
 
 # ------------------------------------------------------------------ sets
@@ -293,10 +304,14 @@ def bincount(x, weights=None, minlength=0):
 
 def digitize(x, bins, right=False):
     """Index of the bin of each element of ``x`` (bins monotonically increasing or decreasing)."""
+    xa = _arr(x)
+    if _np.dtype(xa.dtype).kind == "c":  # NumPy's first check, before the bins'
+        from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[digitize] x may not be complex")
     b = _arr(bins)
     if b.ndim != 1:
         raise ValueError("object too deep for desired array")
-    xa = _arr(x)
     if b.size > 1:
         d = _C.subtract(b[1:], b[:-1])
         inc = bool(_C.all(_C.greater_equal(d, 0)))
@@ -345,7 +360,14 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     last bin includes its right edge. Returns ``(hist, bin_edges)``."""
     if range is not None and getattr(range, "shape", (2,)) not in ((2,), [2]) and tuple(range.shape) != (2,):
         raise ValueError(f"[histogram] too many values to unpack (expected 2): range has shape {tuple(range.shape)}")
-    x = _C.reshape(_arr(a), (-1,))
+    x = _arr(a)
+    if weights is not None and tuple(_arr(weights).shape) != tuple(x.shape):
+        # NumPy's _ravel_and_check_weights: before the bins, the range and any use of the weights
+        from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[histogram] weights should have the same shape as a "
+                                                        f"(weights {tuple(_arr(weights).shape)}, a {tuple(x.shape)})")
+    x = _C.reshape(x, (-1,))
     if isinstance(bins, str):  # NumPy's width estimators ('auto', 'fd', ...): pyasc._histograms
         from ._histograms import _estimate_bins
 

@@ -246,12 +246,15 @@ def _median_impl(name, a, axis, out, keepdims, ignore_nan):
     if x.size == 0:
         _warn("Mean of empty slice")
         rdt = _np_dtype(_np.mean, _dt(x))
-        return _to_out(_C.full(keep_shape if keepdims else lead, _np.nan, rdt), out)
+        # NumPy's mean of nothing: 0 / 0, a complex division for complex (NaN in both parts)
+        fill = complex(_np.nan, _np.nan) if _np.dtype(rdt).kind == "c" else _np.nan
+        return _to_out(_C.full(keep_shape if keepdims else lead, fill, rdt), out)
     cnt = 1
     for i in axs:
         cnt *= x.shape[i]
     y = _C.transpose(x, tuple(rest) + axs) if x.ndim else x
-    s = _C.sort(_C.reshape(y, lead + (cnt,)), -1, False)  # NaN last
+    y_ = _C.reshape(y, lead + (cnt,))
+    s = _C.sort(y_, -1, False)  # NaN last
     inexact = _is_inexact(x)
     if ignore_nan and inexact:
         k = _C.sum(_C.logical_not(_C.isnan(s)), -1, _np.int64, None, True)
@@ -270,7 +273,13 @@ def _median_impl(name, a, axis, out, keepdims, ignore_nan):
             none = _C.equal(_C.reshape(k, lead), 0)
             if bool(_C.any(none)):
                 _warn("All-NaN slice encountered")
-                m = _C.where(none, _np.nan, m)
+                fill = _np.nan
+                if _kind(x) == "c" and (len(axs) == x.ndim or cnt >= 600):
+                    # NumPy's _nanmedian1d (the path of a 1-d reduction, and of slices of 600 or
+                    # more) answers an all-NaN slice with its last element, complex NaN parts as
+                    # they are; the masked small-slice path fills nan + 0j
+                    fill = _C.reshape(_C.take(y_, _C.asarray(_np.array([cnt - 1])), -1, "raise"), lead)
+                m = _C.where(none, fill, m)
         else:
             last = _C.reshape(_C.take(s, _C.asarray(_np.array([cnt - 1])), -1, "raise"), lead)
             m = _C.where(_C.isnan(last), _C.astype(last, m.dtype), m)
@@ -296,7 +305,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
     ``axis`` is checked first (AxisError), then ``keepdims`` (a bool or an int)."""
     x = _arr(a)
     if axis is not None:
-        axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim, argname="axis")
+        axis = _axes(axis, x.ndim, "average")  # NumPy's normalize_axis_tuple
     keepdims = _sig.keepdims_flag("average", keepdims)
     if weights is None:
         avg = _C.mean(x, axis, None, None, keepdims)

@@ -259,6 +259,14 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
                     raise _errors.AscendOverflowError(
                         _errors.ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})") \
                         from None
+            if dtype is not None and dtype.kind in "iu" and "Cannot cast ufunc" in str(e):
+                # then the int into the integer loop dtype= names (-1 into uint64), still before the casts
+                info = _np.iinfo(dtype)
+                for v in vals:
+                    if type(v) is int and not info.min <= v <= info.max:
+                        raise _errors.AscendOverflowError(
+                            _errors.ErrorCode.OVERFLOW, f"[{name}] Python integer {v} out of bounds for {dtype}") \
+                            from None
             raise
     else:
         loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)

@@ -93,6 +93,11 @@ def cholesky(a, /, *, upper=False):
 def qr(a, mode="reduced"):
     """QR factorisation. ``mode``: 'reduced' -> (Q (M,K), R (K,N)), 'complete' ->
     (Q (M,M), R (M,N)), 'r' -> R, 'raw' -> (h, tau) as LAPACK returns them."""
+    if not isinstance(mode, str) or mode not in ("reduced", "complete", "r", "raw", "f", "full", "e", "economic"):
+        # NumPy compares mode with its names (`mode not in (...)`): anything else, a non-str too, is
+        # its ValueError (never the binding's incompatible-arguments TypeError)
+        shown = mode if isinstance(mode, (str, int, float, complex)) else type(mode).__name__
+        raise _ValueError(_Code.INVALID_PARAM, f"[qr] Unrecognized mode '{shown}'")
     r = _L.qr(a, mode)
     if mode == "r":
         return r[0]
@@ -279,6 +284,9 @@ def cond(x, p=None):
     x = _arr(x)
     if x.size == 0 and _math.prod(x.shape[-2:]) == 0:
         raise _linalg_error("cond", "cond is not defined on empty arrays")
+    if isinstance(p, (_C.ndarray, _np.ndarray)):  # NumPy: `p in {2, -2}` hashes p
+        raise _TypeError(_Code.INVALID_DTYPE, f"[cond] unhashable type: '{type(p).__name__}' (p must be None, a "
+                                              "number or a norm name)")
     if p is None or (not isinstance(p, str) and p in (2, -2)):
         s = svdvals(x)
         big, small = s[..., 0], s[..., -1]
