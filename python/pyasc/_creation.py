@@ -65,6 +65,11 @@ def asarray_chkfinite(a, dtype=None, order=None):
 
     As NumPy 2.4, only NumPy's own float and complex types are checked (ml_dtypes'
     bfloat16, type char 'E', is not in ``typecodes['AllFloat']``)."""
+    if order is not None:  # NumPy's asarray(a, dtype, order) checks the order first
+        if not isinstance(order, str):
+            raise _TE(f"[asarray_chkfinite] order must be str, not {type(order).__name__}")
+        if order.upper() not in ("C", "F", "A", "K"):
+            raise _VE(f"[asarray_chkfinite] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     a = _C.asarray(a) if dtype is None else _C.asarray(a).astype(dtype)
     if a.dtype.kind in "fc":
         if not bool(_C.all(_C.isfinite(a))):

@@ -99,6 +99,11 @@ def issubdtype(arg1, arg2):
 def promote_types(type1, type2, /):
     """The smallest dtype to which both dtypes may be safely cast (``numpy.promote_types``;
     bfloat16 promotes as in :func:`pyasc.result_type`)."""
+    for t in (type1, type2):
+        if t is None:  # np.dtype(None) is float64, but NumPy's promote_types rejects None
+            raise _TE("[promote_types] did not understand one of the types (None)")
+        if isinstance(t, (_C.ndarray, _np.ndarray)):  # _dtype_of would read the array's .dtype
+            raise _TE("[promote_types] Cannot construct a dtype from an array")
     d1, d2 = _ns._dtype_of(type1), _ns._dtype_of(type2)
     for d in (d1, d2):
         if d.kind not in "biufc" and d != _BF16:

@@ -20,7 +20,7 @@ from . import _C
 from . import _signatures as _sig
 from . import errors as _errors
 from ._helpers import _MAX_REQUEST, _alloc_check
-from ._helpers import _IE, _NIE, _TE, _VE, _arr, _axes, _dt, _is_inexact, _kind, _np_dtype, _to_out, _warn
+from ._helpers import _BF16, _IE, _NIE, _TE, _VE, _arr, _axes, _dt, _is_inexact, _kind, _np_dtype, _to_out, _warn
 
 __all__ = [
     "median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile", "average", "ptp", "cov",
@@ -196,7 +196,9 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
                 if bool(_C.any(empty_slice)):
                     _warn("All-NaN slice encountered")
                     res = _C.where(empty_slice, _np.nan, res)
-            else:
+            elif _np.dtype(x.dtype) != _BF16:
+                # (NumPy propagates NaN only for its own inexact types: np.issubdtype(bfloat16,
+                # np.inexact) is False, so a bfloat16 NaN just sorts last and enters the lerp)
                 last = _C.take(s, _C.asarray(_np.array([cnt - 1])), -1, "raise")
                 res = _C.where(_C.isnan(last), _C.astype(last, rdt), res)
     # NumPy puts the q dimensions first.
@@ -280,7 +282,7 @@ def _median_impl(name, a, axis, out, keepdims, ignore_nan):
                     # they are; the masked small-slice path fills nan + 0j
                     fill = _C.reshape(_C.take(y_, _C.asarray(_np.array([cnt - 1])), -1, "raise"), lead)
                 m = _C.where(none, fill, m)
-        else:
+        elif _np.dtype(x.dtype) != _BF16:  # (as in quantile: NumPy's median propagates no bfloat16 NaN)
             last = _C.reshape(_C.take(s, _C.asarray(_np.array([cnt - 1])), -1, "raise"), lead)
             m = _C.where(_C.isnan(last), _C.astype(last, m.dtype), m)
     m = _C.astype(m, m.dtype)

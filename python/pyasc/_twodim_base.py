@@ -15,7 +15,7 @@ from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _sorting as _srt
-from ._helpers import _VE, _arr
+from ._helpers import _TE, _VE, _arr
 
 __all__ = [
     "fliplr", "flipud", "triu_indices", "tril_indices", "triu_indices_from", "tril_indices_from", "mask_indices",
@@ -100,12 +100,21 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
     return v if increasing else _ns.flip(v, 1)
 
 
+def _len(v, name):  # NumPy's len(x): a TypeError for a scalar or a 0-d array
+    if getattr(v, "shape", None) == () or not hasattr(v, "__len__"):
+        raise _TE(f"[histogram2d] `{name}` must be a sequence: len() of unsized object")
+    return len(v)
+
+
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
     """The 2-d histogram of the points ``(x[i], y[i])`` (``numpy.histogram2d``): ``bins`` is a count,
     a pair of counts, an edge array for both axes or a pair of edge arrays. Returns
     ``(hist, xedges, yedges)``, hist float64 as NumPy's."""
     from ._histograms import histogramdd
 
+    lx, ly = _len(x, "x"), _len(y, "y")
+    if lx != ly:
+        raise _VE(f"[histogram2d] x and y must have the same length ({lx} != {ly})")
     try:
         nb = len(bins)
     except TypeError:

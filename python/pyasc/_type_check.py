@@ -87,7 +87,9 @@ def common_type(*arrays):
         return _np.float16
     dts = []
     for a in arrays:
-        d = _np.dtype(a.dtype) if hasattr(a, "dtype") else _np.dtype(_arr(a).dtype)
+        if not hasattr(a, "dtype"):  # NumPy reads a.dtype (an AttributeError for a Python scalar or a list)
+            raise _TE(f"[common_type] the arguments must be arrays (got {type(a).__name__})")
+        d = _np.dtype(a.dtype)
         if d.kind in "iu":
             d = _np.dtype(_np.float64)
         elif d.kind not in "fc" and d != _BF16:

@@ -84,11 +84,14 @@ def _int_pair(x1, x2, name):
     if not arrays:
         ops = [_arr(v) for v in ops]
         arrays = ops
-    # zeros of the NEP 50 result dtype and the broadcast shape (Python ints stay weak)
-    r = _C.multiply(arrays[0], 0)
+    # zeros of the NEP 50 result dtype and the broadcast shape (Python ints stay weak; a bool
+    # array promotes with the other array, gcd(bool, uint32) is uint32, not bool * 0's int64)
+    dt = _np.dtype(_ns.result_type(*ops))
+    r = _C.astype(_C.multiply(arrays[0], 0), dt) if dt.kind in "iu" else None
     for v in ops:
-        r = _C.add(r, _C.multiply(v, 0) if isinstance(v, _C.ndarray) else v * 0)
-    if _np.dtype(r.dtype).kind not in "iu":
+        if r is not None and isinstance(v, _C.ndarray):
+            r = _C.add(r, _C.astype(_C.multiply(v, 0), dt))
+    if dt.kind not in "iu":
         raise _TE(f"[{name}] ufunc '{name}' not supported for the input types ({_arr(x1).dtype}, "
                         f"{_arr(x2).dtype})")
     return _C.add(ops[0], r), _C.add(ops[1], r)

@@ -67,9 +67,36 @@ less = _C.less
 less_equal = _C.less_equal
 greater = _C.greater
 greater_equal = _C.greater_equal
-logical_and = _C.logical_and
-logical_or = _C.logical_or
-logical_xor = _C.logical_xor
+
+
+def _logical(cfn, name):
+    """NumPy's logical_and/or/xor read a Python int as a C long whatever the other operand's
+    dtype (not as a weak scalar of it): one outside int64 is its OverflowError (also next to a
+    float array), one inside only counts by its truth (int8 array and 2**63 - 1 is fine)."""
+
+    def fn(x1, x2, /, *args, **kwargs):
+        if type(x1) is int or type(x2) is int:
+            ops = []
+            for v in (x1, x2):
+                if type(v) is int:
+                    if not -(1 << 63) <= v < 1 << 63:
+                        from .errors import AscendOverflowError, ErrorCode
+
+                        raise AscendOverflowError(ErrorCode.OVERFLOW,
+                                                  f"[{name}] Python int too large to convert to C long ({v})")
+                    v = v != 0
+                ops.append(v)
+            x1, x2 = ops
+        return cfn(x1, x2, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = cfn.__doc__
+    return fn
+
+
+logical_and = _logical(_C.logical_and, "logical_and")
+logical_or = _logical(_C.logical_or, "logical_or")
+logical_xor = _logical(_C.logical_xor, "logical_xor")
 logical_not = _C.logical_not
 exp = _C.exp
 log = _C.log

@@ -227,9 +227,10 @@ Status rule_fmod(const OpDef& op, const DType* in, const Attrs& attrs, LoopTypes
 }
 
 // ldexp: x1 in float_for(x1), x2 must be an integer (or bool): NumPy has no
-// loop for a float exponent.
+// loop for a float exponent, none for complex, and uint64 does not cast
+// safely to its int32/int64 exponents.
 Status rule_ldexp(const OpDef& op, const DType* in, const Attrs&, LoopTypes* t) {
-  if (is_floating(in[1]))
+  if (is_floating(in[1]) || is_complex(in[1]) || is_complex(in[0]) || in[1] == DType::kUInt64)
     return Status::TypeError(op.name, "ufunc 'ldexp' not supported for the input types " + dtypes_str(in, 2) +
                                           " (the exponent x2 must be an integer)");
   t->in[0] = t->out = float_for(in[0]);

@@ -200,6 +200,9 @@ Tensor run_nanvar(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a
   // dof <= 0: NaN (NumPy's "Degrees of freedom <= 0 for slice").
   const Tensor bad = call2("less_equal", dof, constant(0.0, acc));
   Tensor v = call3("where", bad, constant(std::nan(""), acc), call2("true_divide", ss, dof));
+  // A complex dtype: NumPy takes std's root of the complex variance, and the complex sqrt of
+  // the NaN of a slice without degrees of freedom is NaN in both parts.
+  if (is_std && is_complex(result)) return call1("sqrt", cast(v, result));
   if (is_std) v = call1("sqrt", v);
   return cast(v, result);
 }

@@ -150,6 +150,13 @@ Tensor run_var(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& 
   const double denom = std::max(static_cast<double>(count) - attrs.ddof, 0.0);
   Tensor v = call(div, {ss, scalar_tensor(Scalar::from_float(denom), racc)});
   if (op.name == "std") v = call(sqrt, {v});
+  if (is_complex(result) && denom == 0.0) {
+    // NumPy divides the complex sum by N - ddof = 0 as a complex division (a + 0j) / 0:
+    // the imaginary part is 0 / 0 = NaN (and stays NaN through std's complex sqrt).
+    static const OpDef& add = get_op("add");
+    Scalar nan_imag = Scalar::from_complex(0.0, std::nan(""));
+    return call(add, {cast(v, result), scalar_tensor(nan_imag, result)});
+  }
   return cast(v, result);
 }
 

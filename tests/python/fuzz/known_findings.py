@@ -6,30 +6,8 @@ the entry must go."""
 nan = float("nan")
 
 KNOWN = [
-    dict(category='silent_accept', pattern='silent', kind='fn', name='common_type', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'common_type', (('arr', 'bfloat16', (1, 4, 5), 'rev', 19640, 'rand'),), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='histogram2d', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'histogram2d', (('arr', 'int16', (), 'c', 59, 'special'), ('py', 1.5)), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='histogramdd', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'histogramdd', (('arr', 'uint64', (1, 0, 4), 'c', 0, 'edge'),), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='ldexp', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'ldexp', (('arr', 'uint64', (), 'c', 3166, 'rand'), ('arr', 'uint64', (), 'c', 0, 'rand')), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='logical_and', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'logical_and', (('arr', 'complex128', (), 'c', 21813, 'special'), ('py', 1267650600228229401496703205376)), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='logical_or', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'logical_or', (('arr', 'float32', (), 'c', 1, 'edge'), ('py', -9223372036854775809)), ())),
-    dict(category='silent_accept', pattern='silent', kind='fn', name='result_type', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'result_type', (('py', 1.5), ('arr', 'float64', (5, 5, 2), 'c', 1905, 'rand'), ('arr', 'bfloat16', (2,), 'c', 13839, 'edge')), ())),
-    dict(category='wrong_result', pattern='dtype', kind='fn', name='gcd', issue='issue 20: numerics of median/gcd/power/pad/spacing/histogram (errors)',
-         case=('fn', 'gcd', (('arr', 'bool', (), 'T', 9121, 'special'), ('arr', 'uint32', (), 'T', 146, 'special')), ())),
-    dict(category='wrong_result', pattern='dtype', kind='fn', name='nanquantile', issue='issue 20: casts/promotion (semantics)',
-         case=('fn', 'nanquantile', (('arr', 'float16', (0, 4, 4), 'c', 192, 'edge'), ('arr', 'float64', (1, 1, 1, 1), 'c', 3446, 'edge')), (('keepdims', ('py', True)),))),
     dict(category='wrong_result', pattern='nan', kind='fn', name='nanprod', issue='issue 20 item 15 (fuzz finding)',
          case=('fn', 'nanprod', (('arr', 'complex128', (), 'T', 168, 'special'),), ())),
-    dict(category='wrong_result', pattern='nan', kind='fn', name='quantile', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'quantile', (('arr', 'bfloat16', (4,), 'step2', 463, 'special'), ('py', 0.25)), (('keepdims', ('py', True)),))),
-    dict(category='wrong_result', pattern='value', kind='fn', name='angle', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'angle', (('arr', 'complex64', (), 'rev', 0, 'rand'),), ())),
 ]
 
 # The reason of each pattern (fuzz_harness.pattern_of)
