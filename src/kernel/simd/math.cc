@@ -539,35 +539,117 @@ struct SigmoidF {
   }
 };
 
+// Chebyshev series -> power basis in u (double, at compile time), so the float32
+// kernels evaluate them by Horner: one FMA per term instead of Clenshaw's two
+// operations. The series of math_erf-inl.h converge fast (sum |a_k| ~ 1.2 on
+// [-1, 1]), so Horner's rounding stays at Clenshaw's level.
+template <size_t N>
+struct PowerPoly {
+  double a[N] = {};
+};
+template <size_t N>
+constexpr PowerPoly<N> ChebToPower(const double (&c)[N]) {
+  PowerPoly<N> p;
+  double tm[N] = {}, t0[N] = {}, tn[N] = {};
+  tm[0] = 1.0;  // T_0
+  p.a[0] = c[0];
+  if constexpr (N > 1) {
+    t0[1] = 1.0;  // T_1
+    p.a[1] = c[1];
+  }
+  for (size_t k = 2; k < N; ++k) {
+    for (size_t j = 0; j < N; ++j) tn[j] = (j ? 2.0 * t0[j - 1] : 0.0) - tm[j];
+    for (size_t j = 0; j < N; ++j) {
+      p.a[j] += c[k] * tn[j];
+      tm[j] = t0[j];
+      t0[j] = tn[j];
+    }
+  }
+  return p;
+}
+constexpr PowerPoly<12> kErfcPolyF32 = ChebToPower(erf_coeffs::kErfcChebF32);
+constexpr PowerPoly<6> kErfSmallPolyF32 = ChebToPower(erf_coeffs::kErfSmallChebF32);
+
+template <size_t N, class D, class V>
+HWY_INLINE V Horner(D d, const PowerPoly<N>& p, V u) {
+  V r = K(d, p.a[N - 1]);
+  for (size_t k = N - 1; k >= 1; --k) r = hn::MulAdd(r, u, K(d, p.a[k - 1]));
+  return r;
+}
+
 // erf(x) for |x| < 0.5: x * Q(8 x^2 - 1).
 template <class D, class V>
 HWY_INLINE V ErfSmall(D d, V x) {
   const V w = hn::MulSub(hn::Mul(x, x), K(d, 8.0), K(d, 1.0));
-  if constexpr (kF32<D>) return hn::Mul(x, Clenshaw(d, erf_coeffs::kErfSmallChebF32, w));
+  if constexpr (kF32<D>) return hn::Mul(x, Horner(d, kErfSmallPolyF32, w));
   else return hn::Mul(x, Clenshaw(d, erf_coeffs::kErfSmallChebF64, w));
 }
 
+// float32 erfc(a) for a >= 0.5 given a^2 = s2hi + s2lo: t exp(-a^2 + P(u)),
+// t = 2 / (2 + a), in one exponential whose argument keeps a^2's low part:
+// k = round((P - s2hi) / ln 2), r = ((-s2hi - k ln2_hi) + P) - s2lo - k ln2_lo.
+// -s2hi - k ln2_hi is exact (s2hi < 103 and k ln2_hi are multiples of 2^-17 whose
+// difference is below 4), so r carries no rounding of the large a^2 and the
+// result keeps erfc's relative accuracy for large a with one exp instead of two.
+// The result t e 2^k is scaled by adding k to the exponent, or in two factors when it
+// is (near) denormal.
+template <class D, class V>
+HWY_INLINE V ErfcLargeF32(D d, V a, V s2hi, V s2lo) {
+  const hn::RebindToSigned<D> di;
+  constexpr double xmax = 10.1;
+  const V ac = hn::Min(a, K(d, xmax));
+  const V q = hn::Add(K(d, 2.0), ac);
+  // a correctly rounded t: a reciprocal estimate + Newton steps measured 1.2 ulp worse
+  // near a = 0.5 (where P's Horner sum is at the end of its interval)
+  const V t = hn::Div(K(d, 2.0), q);
+  const V p = Horner(d, kErfcPolyF32, hn::MulAdd(t, K(d, erf_coeffs::kErfcAF32), K(d, erf_coeffs::kErfcBF32)));
+  const V shifter = K(d, 12582912.0);  // 1.5 * 2^23: round to integer
+  const V kx = hn::MulAdd(hn::Sub(p, s2hi), K(d, 1.442695040888963407359924681), shifter);
+  const V k = hn::Sub(kx, shifter);
+  V r = hn::NegMulAdd(k, K(d, 0.693145751953125), hn::Neg(s2hi));
+  r = hn::Sub(hn::Add(r, p), s2lo);
+  r = hn::NegMulAdd(k, K(d, 1.428606765330187045e-6), r);
+  const V r2 = hn::Mul(r, r);
+  const V p01 = hn::MulAdd(K(d, 0.166666671633720397949219), r, K(d, 0.5));
+  const V p23 = hn::MulAdd(K(d, 0.00833336077630519866943359), r, K(d, 0.0416664853692054748535156));
+  const V p45 = hn::MulAdd(K(d, 0.000198527617612853646278381), r, K(d, 0.00139304355252534151077271));
+  const V poly = hn::MulAdd(hn::MulAdd(p45, r2, p23), r2, p01);
+  const V te = hn::MulAdd(t, hn::MulAdd(poly, r2, r), t);  // t exp(r) in [0.1, 1.2], one rounding
+  const auto ki = hn::ConvertTo(di, k);
+  V res;
+  if (HWY_LIKELY(hn::AllTrue(di, hn::Gt(ki, hn::Set(di, -121))))) {
+    res = hn::BitCast(d, hn::Add(hn::BitCast(di, te), hn::ShiftLeft<23>(ki)));
+  } else {
+    const auto h = hn::ShiftRight<1>(ki);  // both factors normal, one rounding
+    const V f1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(h, hn::Set(di, 127))));
+    const V f2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ki, h), hn::Set(di, 127))));
+    res = hn::Mul(hn::Mul(te, f1), f2);
+  }
+  return hn::IfThenZeroElse(hn::Gt(a, K(d, xmax)), res);
+}
+
 // erfc(a) for a >= 0.5 given a^2 = s2hi + s2lo: t exp(-a^2 + P(u)),
-// t = 2 / (2 + a). kAccurate keeps erfc's relative accuracy for large a (the
-// rounding of -a^2 + P would cost up to a^2 ulps): two exponentials.
+// t = 2 / (2 + a). float32: ErfcLargeF32. float64: kAccurate keeps erfc's
+// relative accuracy for large a (the rounding of -a^2 + P would cost up to a^2
+// ulps): two exponentials.
 template <bool kAccurate, class D, class V>
 HWY_INLINE V ErfcLarge(D d, V a, V s2hi, V s2lo) {
-  const double xmax = kF32<D> ? 10.1 : 27.3;
-  const V ac = hn::Min(a, K(d, xmax));
-  const V t = hn::Div(K(d, 2.0), hn::Add(K(d, 2.0), ac));
-  V p;
   if constexpr (kF32<D>) {
-    p = Clenshaw(d, erf_coeffs::kErfcChebF32, hn::MulAdd(t, K(d, erf_coeffs::kErfcAF32), K(d, erf_coeffs::kErfcBF32)));
+    return ErfcLargeF32(d, a, s2hi, s2lo);
   } else {
-    p = Clenshaw(d, erf_coeffs::kErfcChebF64, hn::MulAdd(t, K(d, erf_coeffs::kErfcAF64), K(d, erf_coeffs::kErfcBF64)));
+    const double xmax = 27.3;
+    const V ac = hn::Min(a, K(d, xmax));
+    const V t = hn::Div(K(d, 2.0), hn::Add(K(d, 2.0), ac));
+    const V p = Clenshaw(d, erf_coeffs::kErfcChebF64,
+                         hn::MulAdd(t, K(d, erf_coeffs::kErfcAF64), K(d, erf_coeffs::kErfcBF64)));
+    V r;
+    if constexpr (kAccurate) {
+      r = hn::Mul(hn::Mul(t, hn::Exp(d, hn::Neg(s2hi))), hn::Exp(d, hn::Sub(p, s2lo)));
+    } else {
+      r = hn::Mul(t, hn::Exp(d, hn::Sub(hn::Sub(p, s2lo), s2hi)));
+    }
+    return hn::IfThenZeroElse(hn::Gt(a, K(d, xmax)), r);
   }
-  V r;
-  if constexpr (kAccurate) {
-    r = hn::Mul(hn::Mul(t, hn::Exp(d, hn::Neg(s2hi))), hn::Exp(d, hn::Sub(p, s2lo)));
-  } else {
-    r = hn::Mul(t, hn::Exp(d, hn::Sub(hn::Sub(p, s2lo), s2hi)));
-  }
-  return hn::IfThenZeroElse(hn::Gt(a, K(d, xmax)), r);
 }
 
 struct ErfF {
@@ -577,7 +659,10 @@ struct ErfF {
     const auto small = hn::Lt(ax, K(d, 0.5));
     const V rs = ErfSmall(d, x);
     if (hn::AllTrue(d, small)) return rs;
-    const V e = ErfcLarge<false>(d, ax, hn::Mul(ax, ax), hn::Zero(d));
+    V s2lo = hn::Zero(d);
+    const V s2hi = hn::Mul(ax, ax);
+    if constexpr (kF32<D>) s2lo = hn::IfThenElseZero(hn::IsFinite(s2hi), ProdErr(d, ax, ax, s2hi));
+    const V e = ErfcLarge<false>(d, ax, s2hi, s2lo);
     const V rl = hn::CopySign(hn::Sub(K(d, 1.0), e), x);
     return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(small, rs, rl));
   }
@@ -591,7 +676,8 @@ HWY_INLINE V Erfc2(D d, V yh, V yl) {
   const V rs = hn::Sub(K(d, 1.0), ErfSmall(d, hn::Add(yh, yl)));
   if (hn::AllTrue(d, small)) return rs;
   const V s2hi = hn::Mul(yh, yh);
-  const V s2lo = hn::MulAdd(hn::Add(yh, yh), yl, ProdErr(d, yh, yh, s2hi));
+  V s2lo = hn::MulAdd(hn::Add(yh, yh), yl, ProdErr(d, yh, yh, s2hi));
+  if constexpr (kF32<D>) s2lo = hn::IfThenElseZero(hn::IsFinite(s2lo), s2lo);  // |y| so large that y^2 overflows
   const V e = ErfcLarge<true>(d, ay, s2hi, s2lo);
   const V rl = hn::IfThenElse(hn::Lt(yh, hn::Zero(d)), hn::Sub(K(d, 2.0), e), e);
   return hn::IfThenElse(small, rs, rl);
