@@ -186,12 +186,20 @@ def gelu(input, approximate="none"):
     """
     asc = _asc()
     x = _in(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise _param_error("gelu", f"approximate must be 'none' or 'tanh', not {approximate!r}")
+    half = str(x.dtype) in ("float16", "bfloat16")
+    if half:
+        # one cast in, one out (fused into the same loop): the chain's intermediates stay
+        # float32 - each half-dtype node would otherwise round its result to the half dtype
+        # (the erfc argument x/sqrt 2 to 8 bits) and convert in and out (measured 1.5x slower)
+        out_dtype, x = x.dtype, x.astype(asc.float32)
     if approximate == "none":
-        return (x * 0.5) * asc.erfc(x * -0.7071067811865476)
-    if approximate == "tanh":
+        y = (x * 0.5) * asc.erfc(x * -0.7071067811865476)
+    else:
         # 0.5 (1 + tanh(v)) = sigmoid(2 v), v = sqrt(2/pi) (x + 0.044715 x^3)
-        return x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
-    raise _param_error("gelu", f"approximate must be 'none' or 'tanh', not {approximate!r}")
+        y = x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
+    return y.astype(out_dtype) if half else y
 
 
 def sigmoid(input):
