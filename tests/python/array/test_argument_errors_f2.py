@@ -99,3 +99,64 @@ def test_quantile_check_order(name, a, q, kw):
         return getattr(xp, name)(_a(xp, a), _a(xp, q) if isinstance(q, np.ndarray) else q, **k)
 
     check(call)
+
+
+# --------------------------------------------------------------- eye order=, like=
+
+@pytest.mark.parametrize("order", ["C", "F", "K", "A", None, "f", 1, "CF"])
+@pytest.mark.parametrize("args", [(3,), (2, 3, 1), (0,), (3, None, (1, "a")), ("a",), (3, 2.5)])
+def test_eye_order(order, args):
+    check(lambda xp: xp.eye(*args, order=order))
+
+
+def test_eye_order_f_strides_and_like():
+    check(lambda xp: xp.eye(3, 4, order="F").strides)
+    check(lambda xp: xp.eye(3, like=np.ones(2)))
+
+
+# --------------------------------------------------------------- histogram weights
+
+@pytest.mark.parametrize("weights", [2, np.ones(3), np.ones((2, 1, 2)), np.float64(1.0)])
+@pytest.mark.parametrize("kw", [{}, {"density": True}, {"bins": [0, 1, 2]}, {"range": (0, 1, 2)}])
+def test_histogram_weights_shape_checked_first(weights, kw):
+    a = np.arange(4.0).reshape(2, 1, 2)
+    check(lambda xp: xp.histogram(_a(xp, a), weights=_a(xp, weights) if isinstance(weights, np.ndarray) else weights,
+                                  **kw))
+
+
+# --------------------------------------------------------------- nansum/nanprod initial, where; reductions of 0-d
+
+AN = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [-0.0, 2.0, np.inf]])
+WN = np.array([[True, False, True], [False, False, False], [True, True, False]])
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanprod"])
+@pytest.mark.parametrize("a", [AN, AN.astype(np.float32), np.arange(6, dtype=np.int16).reshape(2, 3), np.float64(np.nan),
+                               np.ones((2, 0))], ids=lambda a: f"{np.asarray(a).dtype}{np.shape(a)}")
+@pytest.mark.parametrize("kw", [{}, {"initial": 5}, {"initial": np.ones(3)}, {"initial": np.ones(())}, {"where": WN},
+                                {"where": True}, {"initial": 2.5, "axis": 0}, {"axis": -3, "initial": np.ones(())},
+                                {"initial": 1, "keepdims": True, "axis": 1}, {"initial": [1]}, {"initial": "a"},
+                                {"initial": -1, "dtype": np.uint8}], ids=repr)
+def test_nansum_nanprod_initial_where(name, a, kw):
+    def call(xp):
+        k = {kk: (_a(xp, v) if isinstance(v, np.ndarray) else v) for kk, v in kw.items()}
+        return getattr(xp, name)(_a(xp, a), **k)
+
+    check(call)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "any", "all", "nansum", "nanprod"])
+@pytest.mark.parametrize("axis", [0, -1, 1, (0,), (), None])
+@pytest.mark.parametrize("kw", [{}, {"initial": 2}, {"where": True}, {"keepdims": True}], ids=repr)
+def test_reduction_of_0d_takes_axis_0(name, axis, kw):
+    if name in ("any", "all") and "initial" in kw:
+        pytest.skip("no initial")
+    check(lambda xp: getattr(xp, name)(_a(xp, np.array(1.5)), axis=axis, **kw))
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.float32, np.complex128])
+@pytest.mark.parametrize("initial", [[1], np.ones(3), np.ones(1), (1,), "a", 2.5, 1000])
+@pytest.mark.parametrize("name", ["sum", "max"])
+def test_initial_converted_as_numpy(dt, initial, name):
+    check(lambda xp: getattr(xp, name)(_a(xp, np.arange(6).astype(dt).reshape(2, 3)), axis=0,
+                                       initial=_a(xp, initial) if isinstance(initial, np.ndarray) else initial))
