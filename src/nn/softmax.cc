@@ -177,6 +177,9 @@ void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flag
     V s0 = hn::Zero(d), s1 = hn::Zero(d);
     i = 0;
     for (; i + 2 * N <= body; i += 2 * N) {
+      // the next row's line at this offset: its DRAM fetch overlaps this row's
+      // in-cache passes 2 and 3 instead of stalling pass 1 of the next row
+      if (row + 1 < r1) hwy::Prefetch(x + n + i);
       const V a = ExpNonPos(d, hn::Sub(ld(i), vm));
       const V b = ExpNonPos(d, hn::Sub(ld(i + N), vm));
       if (keep) {
