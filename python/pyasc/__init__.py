@@ -72,6 +72,16 @@ from .stream import (  # noqa: E402
 )
 from . import ops  # noqa: E402 - asc.ops: NN operators (torch.nn.functional's names)
 from .amp import *  # noqa: E402,F401,F403 - autocast / mixed precision
+from . import models  # noqa: E402 - ONNX model inference (onnxruntime's session interface)
+from .models import (  # noqa: E402
+    GraphOptimizationLevel,
+    InferenceSession,
+    ModelMetadata,
+    NodeArg,
+    RunOptions,
+    SessionOptions,
+    get_available_providers,
+)
 
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__))
 
@@ -163,6 +173,14 @@ __all__ = [
     "is_eager",
     # submodules
     "ops",
+    "models",
+    "InferenceSession",
+    "SessionOptions",
+    "RunOptions",
+    "NodeArg",
+    "ModelMetadata",
+    "GraphOptimizationLevel",
+    "get_available_providers",
     "lazy",
     "device",
     "errors",

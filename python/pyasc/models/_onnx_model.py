@@ -1,0 +1,274 @@
+"""ONNX import: parse and check a model, resolve opsets, fold constants, run the graph.
+
+The ``onnx`` package parses (protobuf; nothing in a model file is executed or
+unpickled) and checks the model; :class:`Model` keeps the nodes in topological
+order with typed attributes, the initializers as pyasc arrays, the graph
+inputs/outputs with their declared types and shapes, and each value's last use
+so a run drops intermediates as soon as nothing reads them (the memory pool
+reuses their blocks).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import _onnx_math, _onnx_nn, _onnx_resize, _onnx_tensor  # noqa: F401 - they register their ops
+from ._registry import NAME_TO_ONNX, ONNX_DTYPES, ORT_TYPE, Node, lookup
+
+MIN_OPSET, MAX_OPSET = 7, 21
+
+
+def _asc():
+    import pyasc
+
+    return pyasc
+
+
+def _err(cls, msg, code="INVALID_PARAM"):
+    from ..ops._util import _err as make
+
+    return make(cls, code, f"[InferenceSession] {msg}")
+
+
+def _onnx():
+    try:
+        import onnx
+    except ImportError:  # pragma: no cover - onnx is a dependency of the lock
+        raise _err("AscendNotImplementedError", "loading ONNX models needs the 'onnx' package "
+                   "(pip install 'pyasc[onnx]')", "FEATURE_UNSUPPORTED") from None
+    return onnx
+
+
+def _attr_value(a, node_name):
+    onnx = _onnx()
+    from onnx import numpy_helper
+
+    t = a.type
+    A = onnx.AttributeProto
+    if t == A.FLOAT:
+        return float(a.f)
+    if t == A.INT:
+        return int(a.i)
+    if t == A.STRING:
+        return a.s.decode("utf-8", "replace")
+    if t == A.TENSOR:
+        return numpy_helper.to_array(a.t)
+    if t == A.FLOATS:
+        return [float(v) for v in a.floats]
+    if t == A.INTS:
+        return [int(v) for v in a.ints]
+    if t == A.STRINGS:
+        return [s.decode("utf-8", "replace") for s in a.strings]
+    raise _err("AscendNotImplementedError", f"node '{node_name}': attribute '{a.name}' of type "
+               f"{A.AttributeType.Name(t)} (subgraphs, sparse tensors) is not supported", "FEATURE_UNSUPPORTED")
+
+
+class ValueInfo:
+    """A graph input/output: name, ONNX element type, shape (ints, dim_param strings, None)."""
+
+    __slots__ = ("name", "elem_type", "shape")
+
+    def __init__(self, name, elem_type, shape):
+        self.name, self.elem_type, self.shape = name, elem_type, shape
+
+    @classmethod
+    def from_proto(cls, vi):
+        tt = vi.type.tensor_type
+        shape = None
+        if tt.HasField("shape"):
+            shape = []
+            for d in tt.shape.dim:
+                if d.HasField("dim_value"):
+                    shape.append(int(d.dim_value))
+                elif d.HasField("dim_param"):
+                    shape.append(d.dim_param)
+                else:
+                    shape.append(None)
+        return cls(vi.name, int(tt.elem_type), shape)
+
+    @property
+    def type(self):
+        return ORT_TYPE.get(self.elem_type, f"tensor(unknown {self.elem_type})")
+
+    @property
+    def dtype(self):
+        return ONNX_DTYPES.get(self.elem_type)
+
+
+class Model:
+    """A loaded, checked ONNX graph ready to run."""
+
+    def __init__(self, source, optimize=True):
+        onnx = _onnx()
+        self.path = None
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            proto = self._parse(bytes(source), "<bytes>")
+        elif isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            if not os.path.isfile(path):
+                raise _err("AscendValueError", f"model file '{path}' does not exist", "INVALID_FILE")
+            self.path = path
+            with open(path, "rb") as f:
+                proto = self._parse(f.read(), path)
+            if any(t.data_location == onnx.TensorProto.EXTERNAL for t in proto.graph.initializer):
+                from onnx.external_data_helper import load_external_data_for_model
+
+                try:
+                    load_external_data_for_model(proto, os.path.dirname(os.path.abspath(path)))
+                except (OSError, ValueError) as e:
+                    raise _err("AscendValueError", f"'{path}': external weights cannot be read ({e})",
+                               "INVALID_FILE") from None
+        elif isinstance(source, onnx.ModelProto):
+            proto = source
+        else:
+            raise _err("AscendTypeError", f"a model is a path, bytes or onnx.ModelProto, not {type(source).__name__}")
+        self.where = self.path or "<bytes>"
+        try:
+            onnx.checker.check_model(proto)
+        except onnx.checker.ValidationError as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else "invalid model"
+            raise _err("AscendValueError", f"'{self.where}' is not a valid ONNX model: {first}", "INVALID_FILE") from None
+        self.proto = proto
+        self.opsets = {("" if o.domain in ("", "ai.onnx") else o.domain): int(o.version) for o in proto.opset_import}
+        main = self.opsets.get("")
+        if main is not None and not MIN_OPSET <= main <= MAX_OPSET:
+            raise _err("AscendNotImplementedError", f"'{self.where}' uses ONNX opset {main}; opsets {MIN_OPSET}-"
+                       f"{MAX_OPSET} are supported", "FEATURE_UNSUPPORTED")
+        g = proto.graph
+        from onnx import numpy_helper
+
+        asc = _asc()
+        self.constants = {}
+        for t in g.initializer:
+            if t.data_type not in ONNX_DTYPES:
+                raise _err("AscendNotImplementedError", f"initializer '{t.name}' has ONNX data type {t.data_type} "
+                           "(strings are not supported)", "INVALID_DTYPE")
+            self.constants[t.name] = asc.asarray(np.array(numpy_helper.to_array(t)))
+        init = set(self.constants)
+        self.inputs = [ValueInfo.from_proto(v) for v in g.input if v.name not in init]
+        self.outputs = [ValueInfo.from_proto(v) for v in g.output]
+        # initializers also listed as graph inputs: from IR 4 on, inputs a feed may override; before
+        # IR 4 every initializer had to be listed, so they are constants there (onnxruntime's rule)
+        self.overridable = [ValueInfo.from_proto(v) for v in g.input if v.name in init] if proto.ir_version >= 4 \
+            else []
+        for vi in self.inputs + self.outputs:
+            if vi.elem_type not in ONNX_DTYPES:
+                raise _err("AscendNotImplementedError", f"graph value '{vi.name}' has type {vi.type}, which pyasc "
+                           "does not hold", "INVALID_DTYPE")
+        self.nodes = self._nodes(g)
+        self.folded = 0
+        if optimize:
+            self._fold_constants()
+        self._plan()
+
+    # ---------------------------------------------------------------- load
+
+    @staticmethod
+    def _parse(data, where):
+        onnx = _onnx()
+        from google.protobuf.message import DecodeError
+
+        if data[:8] == b"PYASCOM\x00":
+            raise _err("AscendNotImplementedError", f"'{where}' is a pyasc .om model; .om files are not "
+                       "supported by this version (use the .onnx model)", "FEATURE_UNSUPPORTED")
+        try:
+            proto = onnx.ModelProto()
+            proto.ParseFromString(data)
+        except (DecodeError, ValueError, RuntimeError) as e:
+            raise _err("AscendValueError", f"'{where}' is not an ONNX model (protobuf parse failed: {e})",
+                       "INVALID_FILE") from None
+        if not proto.HasField("graph"):
+            raise _err("AscendValueError", f"'{where}' is not an ONNX model (no graph)", "INVALID_FILE")
+        return proto
+
+    def _nodes(self, g):
+        nodes, unsupported = [], []
+        for i, n in enumerate(g.node):
+            name = n.name or f"{n.op_type}_{i}"
+            domain = "" if n.domain in ("", "ai.onnx") else n.domain
+            opset = self.opsets.get(domain, 0)
+            entry = lookup(domain, n.op_type)
+            if entry is None or opset < entry[1]:
+                unsupported.append(f"node '{name}' (op_type {n.op_type}, domain '{domain or 'ai.onnx'}', "
+                                   f"opset {opset})")
+                continue
+            attrs = {a.name: _attr_value(a, name) for a in n.attribute}
+            nodes.append(Node(name, n.op_type, domain, opset, attrs, list(n.input), list(n.output)))
+        if unsupported:
+            more = f" and {len(unsupported) - 5} more" if len(unsupported) > 5 else ""
+            raise _err("AscendNotImplementedError", f"'{self.where}': unsupported operator(s): "
+                       + "; ".join(unsupported[:5]) + more, "FEATURE_UNSUPPORTED")
+        return nodes
+
+    # ---------------------------------------------------------------- passes
+
+    def _fold_constants(self):
+        """Runs once, at load, every node whose inputs are all constants (weights, Shape chains)."""
+        asc = _asc()
+        keep = []
+        graph_inputs = {v.name for v in self.inputs} | {v.name for v in self.overridable}
+        for node in self.nodes:
+            ins = [x for x in node.inputs if x]
+            if node.op_type in ("Dropout",) or any(x not in self.constants or x in graph_inputs for x in ins):
+                keep.append(node)
+                continue
+            outs = self._run_node(node, {k: self.constants[k] for k in ins})
+            for name, v in zip(node.outputs, outs):
+                if name:
+                    self.constants[name] = asc.asarray(v)
+            self.folded += 1
+        self.nodes = keep
+
+    def _plan(self):
+        """Checks that every input is defined before use; records each value's last reader."""
+        defined = set(self.constants) | {v.name for v in self.inputs} | {""}
+        self.last_use = {}
+        for i, node in enumerate(self.nodes):
+            for x in node.inputs:
+                if x not in defined:
+                    raise _err("AscendValueError", f"'{self.where}': {node.where()} reads '{x}', which no earlier node, "
+                               "input or initializer defines", "INVALID_FILE")
+                self.last_use[x] = i
+            defined.update(node.outputs)
+        for vi in self.outputs:
+            if vi.name not in defined:
+                raise _err("AscendValueError", f"'{self.where}': graph output '{vi.name}' is never computed",
+                           "INVALID_FILE")
+
+    # ---------------------------------------------------------------- run
+
+    @staticmethod
+    def _run_node(node, env):
+        handler = lookup(node.domain, node.op_type)[0]
+        ins = [env[x] if x else None for x in node.inputs]
+        try:
+            out = handler(node, ins)
+        except Exception as e:  # noqa: BLE001 - re-raised with the node named, same class
+            from ..errors import AscendError
+
+            if isinstance(e, AscendError) and "[InferenceSession]" in str(e):
+                raise
+            if isinstance(e, AscendError):
+                raise type(e)(e.code, f"[InferenceSession] {node.where()}: {e.message}") from e
+            raise _err("AscendRuntimeError", f"{node.where()}: {type(e).__name__}: {e}", "INTERNAL") from e
+        return out if isinstance(out, tuple) else (out,)
+
+    def run(self, feeds, output_names):
+        env = dict(self.constants)
+        env.update(feeds)
+        wanted = set(output_names)
+        for i, node in enumerate(self.nodes):
+            outs = self._run_node(node, env)
+            for name, v in zip(node.outputs, outs):
+                if name:
+                    env[name] = v
+            for x in node.inputs:  # drop intermediates nobody reads any more
+                if x and self.last_use.get(x) == i and x not in wanted and x not in self.constants:
+                    env.pop(x, None)
+        return [env[n] for n in output_names]
+
+    @staticmethod
+    def elem_type_of(dtype):
+        return NAME_TO_ONNX.get(str(dtype))

@@ -1,0 +1,491 @@
+"""ONNX neural-network ops over ``asc.ops``: convolution, pooling, normalisation, activations.
+
+ONNX pads are (begin_1, ..., begin_n, end_1, ..., end_n) and may be asymmetric or
+come from ``auto_pad``; torch-style ``asc.ops`` take one symmetric padding per
+axis, so asymmetric (or over-large) pads are applied to the input first.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._registry import op
+
+
+def _asc():
+    import pyasc
+
+    return pyasc
+
+
+def _spatial(x, node):
+    n = x.ndim - 2
+    if n < 1 or n > 3:
+        raise node.error("AscendValueError", f"input of shape {tuple(x.shape)} needs 1 to 3 spatial axes "
+                                             "(N, C, D1, ...)", "INVALID_SHAPE")
+    return n
+
+
+def _auto_pad(node):
+    p = node.attr("auto_pad", "NOTSET")
+    return p.decode() if isinstance(p, bytes) else p
+
+
+def _pads(node, in_sizes, kernel, strides, dilations):
+    """(begins, ends) of a Conv/Pool node from ``pads`` / ``auto_pad``."""
+    n = len(in_sizes)
+    mode = _auto_pad(node)
+    if mode in ("SAME_UPPER", "SAME_LOWER"):
+        begins, ends = [], []
+        for i in range(n):
+            out = -(-in_sizes[i] // strides[i])
+            total = max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in_sizes[i])
+            small = total // 2
+            b = small if mode == "SAME_UPPER" else total - small
+            begins.append(b)
+            ends.append(total - b)
+        return begins, ends
+    if mode == "VALID":
+        return [0] * n, [0] * n
+    if mode != "NOTSET":
+        raise node.error("AscendValueError", f"auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got {mode!r}")
+    pads = list(node.attr("pads", [0] * (2 * n)))
+    if len(pads) != 2 * n:
+        raise node.error("AscendValueError", f"pads {pads} must have 2 x {n} entries")
+    return pads[:n], pads[n:]
+
+
+def _pad_input(x, begins, ends, value=0.0):
+    """x padded on its trailing spatial axes (begins/ends in axis order)."""
+    if not any(begins) and not any(ends):
+        return x
+    width = [(0, 0), (0, 0)] + list(zip(begins, ends))
+    if value == 0.0:
+        return _asc().pad(x, width)
+    return _asc().pad(x, width, constant_values=value)
+
+
+def _ints(node, key, n, default):
+    v = node.attr(key)
+    return [default] * n if v is None else [int(e) for e in v]
+
+
+# ------------------------------------------------------------------ convolution
+
+
+@op("Conv")
+def _conv(node, inputs):
+    asc = _asc()
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else None
+    n = _spatial(x, node)
+    kernel = list(w.shape[2:])
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, list(x.shape[2:]), kernel, strides, dil)
+    padding = begins
+    if begins != ends:
+        x, padding = _pad_input(x, begins, ends), [0] * n
+    fn = (asc.ops.conv1d, asc.ops.conv2d, asc.ops.conv3d)[n - 1]
+    return fn(x, w, b, stride=strides, padding=padding, dilation=dil, groups=node.attr("group", 1))
+
+
+@op("ConvTranspose")
+def _conv_transpose(node, inputs):
+    asc = _asc()
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else None
+    n = _spatial(x, node)
+    group = node.attr("group", 1)
+    kernel = list(w.shape[2:])
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    out_pad = _ints(node, "output_padding", n, 0)
+    ins = list(x.shape[2:])
+    full = [(ins[i] - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 for i in range(n)]
+    out_shape = node.attr("output_shape")
+    mode = _auto_pad(node)
+    if out_shape is not None or mode in ("SAME_UPPER", "SAME_LOWER"):
+        target = list(out_shape)[-n:] if out_shape is not None else [ins[i] * strides[i] for i in range(n)]
+        begins = []
+        for i in range(n):
+            total = full[i] + out_pad[i] - target[i]
+            # SAME_UPPER puts the odd pad at the end; SAME_LOWER and an explicit output_shape at the start
+            # (onnxruntime's rule, which the ONNX spec text states for output_shape too)
+            begins.append(total // 2 if mode == "SAME_UPPER" else total - total // 2)
+    else:
+        pb, pe = _pads(node, ins, kernel, strides, dil) if mode == "NOTSET" else ([0] * n, [0] * n)
+        begins = pb
+        target = [full[i] + out_pad[i] - pb[i] - pe[i] for i in range(n)]
+    fn = (asc.ops.conv_transpose1d, asc.ops.conv_transpose2d, asc.ops.conv_transpose3d)[n - 1]
+    y = fn(x, w, None, stride=strides, padding=0, groups=group, dilation=dil)
+    # crop [begin, begin + target) of the unpadded result; rows past it (output_padding) get bias only
+    lo = [max(0, bi) for bi in begins]
+    grow = [(max(0, -begins[i]), max(0, begins[i] + target[i] - full[i])) for i in range(n)]
+    if any(g != (0, 0) for g in grow):
+        y = asc.pad(y, [(0, 0), (0, 0)] + grow)
+        lo = [begins[i] + grow[i][0] for i in range(n)]
+    y = y[(slice(None), slice(None)) + tuple(slice(lo[i], lo[i] + target[i]) for i in range(n))]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * n)
+    return y
+
+
+# ------------------------------------------------------------------ pooling
+
+
+def _pool_geometry(node, x):
+    n = _spatial(x, node)
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, list(x.shape[2:]), kernel, strides, dil)
+    return n, kernel, strides, dil, begins, ends
+
+
+@op("MaxPool")
+def _max_pool(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    n, kernel, strides, dil, begins, ends = _pool_geometry(node, x)
+    ceil = bool(node.attr("ceil_mode", 0))
+    want_idx = len(node.outputs) > 1 and node.outputs[1] != ""
+    if want_idx and node.attr("storage_order", 0):
+        raise node.error("AscendNotImplementedError", "Indices with storage_order=1 are not supported",
+                         "FEATURE_UNSUPPORTED")
+    fn = (asc.ops.max_pool1d, asc.ops.max_pool2d, asc.ops.max_pool3d)[n - 1]
+    sym = begins == ends and all(begins[i] <= kernel[i] // 2 for i in range(n))
+    xp, padding = (x, begins) if sym else (_pad_input(x, begins, ends, -np.inf if x.dtype.kind == "f" else
+                                                      np.iinfo(x.dtype).min), [0] * n)
+    if not want_idx:
+        return fn(xp, kernel, stride=strides, padding=padding, dilation=dil, ceil_mode=ceil)
+    y, idx = fn(xp, kernel, stride=strides, padding=padding, dilation=dil, ceil_mode=ceil, return_indices=True)
+    idx = idx.astype("int64")
+    sp = list(x.shape[2:])
+    if not sym:  # plane index of the padded input -> of the input
+        psp = list(xp.shape[2:])
+        coords, rest = [], idx
+        for i in reversed(range(n)):
+            coords.append(rest % psp[i] - begins[i])
+            rest = rest // psp[i]
+        coords.reverse()
+        idx = coords[0]
+        for i in range(1, n):
+            idx = idx * sp[i] + coords[i]
+    # onnxruntime's Indices index the whole (N, C, spatial...) tensor, row-major
+    plane = int(np.prod(sp))
+    nc = asc.arange(x.shape[0] * x.shape[1], dtype="int64").reshape((x.shape[0], x.shape[1]) + (1,) * n) * plane
+    return y, idx + nc
+
+
+@op("AveragePool")
+def _avg_pool(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    n, kernel, strides, dil, begins, ends = _pool_geometry(node, x)
+    if any(d != 1 for d in dil):
+        raise node.error("AscendNotImplementedError", f"dilations {dil} are not supported by AveragePool",
+                         "FEATURE_UNSUPPORTED")
+    ceil = bool(node.attr("ceil_mode", 0))
+    include = bool(node.attr("count_include_pad", 0))
+    fn = (asc.ops.avg_pool1d, asc.ops.avg_pool2d, asc.ops.avg_pool3d)[n - 1]
+    if not ceil and begins == ends and all(begins[i] <= kernel[i] // 2 for i in range(n)):
+        return fn(x, kernel, stride=strides, padding=begins, count_include_pad=include)
+    if ceil:
+        # windows that hang past the end: onnxruntime divides them by the whole kernel with
+        # count_include_pad=1 (torch does not), so pad them explicitly and pool without ceil_mode
+        ends = list(ends)
+        for i in range(n):
+            span = x.shape[2 + i] + begins[i] + ends[i]
+            out = -(-(span - kernel[i]) // strides[i]) + 1
+            if (out - 1) * strides[i] >= x.shape[2 + i] + begins[i]:  # the last window starts in the end pad
+                out -= 1
+            ends[i] += max(0, (out - 1) * strides[i] + kernel[i] - span)
+    xp = _pad_input(x, begins, ends)
+    s = fn(xp, kernel, stride=strides)
+    if include:  # the explicit pads count, and so does the ceil_mode extension (onnxruntime)
+        return s
+    # average over the real elements only: the window mean of a 1/0 mask rescales
+    mask = _pad_input(asc.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype), begins, ends)
+    return s / fn(mask, kernel, stride=strides)
+
+
+@op("LpPool")
+def _lp_pool(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    n, kernel, strides, dil, begins, ends = _pool_geometry(node, x)
+    p = float(node.attr("p", 2))
+    if any(d != 1 for d in dil):
+        raise node.error("AscendNotImplementedError", f"dilations {dil} are not supported by LpPool",
+                         "FEATURE_UNSUPPORTED")
+    fn = (asc.ops.avg_pool1d, asc.ops.avg_pool2d, asc.ops.avg_pool3d)[n - 1]
+    xp = _pad_input(asc.abs(x) ** p, begins, ends)
+    s = fn(xp, kernel, stride=strides, ceil_mode=bool(node.attr("ceil_mode", 0))) * float(np.prod(kernel))
+    return s ** (1.0 / p)
+
+
+def _spatial_axes(x):
+    return tuple(range(2, x.ndim))
+
+
+@op("GlobalAveragePool")
+def _gap(node, inputs):
+    x = inputs[0]
+    return _asc().mean(x, axis=_spatial_axes(x), keepdims=True).astype(x.dtype)
+
+
+@op("GlobalMaxPool")
+def _gmp(node, inputs):
+    x = inputs[0]
+    return _asc().max(x, axis=_spatial_axes(x), keepdims=True)
+
+
+@op("GlobalLpPool", since=2)
+def _glp(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    p = float(node.attr("p", 2))
+    return (asc.sum(asc.abs(x) ** p, axis=_spatial_axes(x), keepdims=True) ** (1.0 / p)).astype(x.dtype)
+
+
+# ------------------------------------------------------------------ normalisation
+
+
+@op("BatchNormalization")
+def _batch_norm(node, inputs):
+    asc = _asc()
+    x, scale, bias, mean, var = inputs[:5]
+    if node.opset >= 14 and node.attr("training_mode", 0):
+        raise node.error("AscendNotImplementedError", "training_mode=1 is not supported in an inference session",
+                         "FEATURE_UNSUPPORTED")
+    eps = float(node.attr("epsilon", 1e-5))
+    if x.ndim < 2:
+        raise node.error("AscendValueError", f"input of shape {tuple(x.shape)} needs a channel axis",
+                         "INVALID_SHAPE")
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    inv = asc.reciprocal(asc.sqrt(var.astype("float32") + eps))
+    a = (scale.astype("float32") * inv)
+    c = bias.astype("float32") - mean.astype("float32") * a
+    y = x * a.reshape(shape).astype(x.dtype) + c.reshape(shape).astype(x.dtype)
+    outs = [y]
+    if len(node.outputs) > 1:  # opset < 14 may name running mean / var outputs: the inputs pass through
+        outs += [mean, var, mean, var][: len(node.outputs) - 1]
+    return tuple(outs) if len(outs) > 1 else y
+
+
+@op("InstanceNormalization", since=6)
+def _instance_norm(node, inputs):
+    x, scale, bias = inputs
+    return _asc().ops.instance_norm(x, weight=scale, bias=bias, eps=float(node.attr("epsilon", 1e-5)))
+
+
+@op("LayerNormalization", since=17)
+def _layer_norm(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    scale = inputs[1]
+    bias = inputs[2] if len(inputs) > 2 else None
+    axis = node.attr("axis", -1)
+    axis = axis + x.ndim if axis < 0 else axis
+    eps = float(node.attr("epsilon", 1e-5))
+    axes = tuple(range(axis, x.ndim))
+    xf = x.astype("float32") if x.dtype.kind == "f" and x.itemsize < 4 else x
+    mean = asc.mean(xf, axis=axes, keepdims=True)
+    d = xf - mean
+    inv = asc.reciprocal(asc.sqrt(asc.mean(d * d, axis=axes, keepdims=True) + eps))
+    y = d * inv * scale.astype(xf.dtype)
+    if bias is not None:
+        y = y + bias.astype(xf.dtype)
+    y = y.astype(x.dtype)
+    outs = [y]
+    if len(node.outputs) > 1:
+        outs += [mean, inv][: len(node.outputs) - 1]
+    return tuple(outs) if len(outs) > 1 else y
+
+
+@op("GroupNormalization", since=18)
+def _group_norm(node, inputs):
+    asc = _asc()
+    x, scale, bias = inputs
+    g = int(node.attr("num_groups"))
+    c = x.shape[1]
+    if c % g:
+        raise node.error("AscendValueError", f"{c} channels are not divisible into {g} groups")
+    eps = float(node.attr("epsilon", 1e-5))
+    if node.opset < 21 and scale.shape == (g,) and g != c:  # opset 18: one scale/bias per group
+        scale, bias = asc.repeat(scale, c // g), asc.repeat(bias, c // g)
+    return asc.ops.group_norm(x, g, weight=scale, bias=bias, eps=eps)
+
+
+@op("LRN")
+def _lrn(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    size = int(node.attr("size"))
+    if size < 1 or size % 2 == 0:  # onnxruntime's rule (the window is centred)
+        raise node.error("AscendValueError", f"size must be a positive odd number, got {size}")
+    alpha, beta, bias = float(node.attr("alpha", 1e-4)), float(node.attr("beta", 0.75)), float(node.attr("bias", 1.0))
+    # window over channels [c - floor((size-1)/2), c + ceil((size-1)/2)] (ONNX; torch's differs for even size)
+    lo = (size - 1) // 2
+    sq = asc.pad(x * x, [(0, 0), (lo, size - 1 - lo)] + [(0, 0)] * (x.ndim - 2))
+    c = x.shape[1]
+    s = sq[:, 0:c]
+    for k in range(1, size):
+        s = s + sq[:, k:k + c]
+    return x / (bias + (alpha / size) * s) ** beta
+
+
+# ------------------------------------------------------------------ activations
+
+
+@op("Relu")
+def _relu(node, inputs):
+    return _asc().ops.relu(inputs[0])
+
+
+@op("LeakyRelu")
+def _leaky(node, inputs):
+    return _asc().ops.leaky_relu(inputs[0], float(node.attr("alpha", 0.01)))
+
+
+@op("PRelu")
+def _prelu(node, inputs):
+    asc = _asc()
+    x, slope = inputs
+    return asc.where(x < 0, x * slope.astype(x.dtype), x)
+
+
+@op("Elu")
+def _elu(node, inputs):
+    return _asc().ops.elu(inputs[0], float(node.attr("alpha", 1.0)))
+
+
+@op("Celu", since=12)
+def _celu(node, inputs):
+    return _asc().ops.celu(inputs[0], float(node.attr("alpha", 1.0)))
+
+
+@op("Selu")
+def _selu(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    alpha = float(node.attr("alpha", 1.67326319217681884765625))
+    gamma = float(node.attr("gamma", 1.05070102214813232421875))
+    return asc.where(x > 0, x * gamma, (asc.exp(x) - 1) * (alpha * gamma))
+
+
+@op("ThresholdedRelu", since=10)
+def _thresholded_relu(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    return asc.where(x > float(node.attr("alpha", 1.0)), x, asc.zeros_like(x))
+
+
+@op("Sigmoid")
+def _sigmoid(node, inputs):
+    return _asc().ops.sigmoid(inputs[0])
+
+
+@op("HardSigmoid")
+def _hard_sigmoid(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    a, b = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
+    return asc.clip(x * a + b, 0, 1).astype(x.dtype)
+
+
+@op("HardSwish", since=14)
+def _hard_swish(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    return x * asc.clip(x * (1 / 6) + 0.5, 0, 1).astype(x.dtype)
+
+
+@op("Softplus")
+def _softplus(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    # log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)
+    return asc.maximum(x, 0).astype(x.dtype) + asc.log1p(asc.exp(-asc.abs(x)))
+
+
+@op("Softsign")
+def _softsign(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    return x / (asc.abs(x) + 1)
+
+
+@op("Mish", since=18)
+def _mish(node, inputs):
+    return _asc().ops.mish(inputs[0])
+
+
+@op("Gelu", since=20)
+def _gelu(node, inputs):
+    a = node.attr("approximate", "none")
+    a = a.decode() if isinstance(a, bytes) else a
+    return _asc().ops.gelu(inputs[0], approximate=a)
+
+
+@op("Shrink", since=9)
+def _shrink(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    lambd, bias = float(node.attr("lambd", 0.5)), float(node.attr("bias", 0.0))
+    return asc.where(x < -lambd, x + bias, asc.where(x > lambd, x - bias, asc.zeros_like(x))).astype(x.dtype)
+
+
+def _softmax_like(kind):
+    def run(node, inputs):
+        asc = _asc()
+        x = inputs[0]
+        if node.opset < 13:  # the input is coerced to 2-D at axis (default 1)
+            axis = node.attr("axis", 1)
+            axis = axis + x.ndim if axis < 0 else axis
+            rows = int(np.prod(x.shape[:axis]))
+            x2 = x.reshape((rows, -1))
+            return run_axis(x2, 1).reshape(x.shape)
+        return run_axis(x, node.attr("axis", -1))
+
+    def run_axis(x, axis):
+        asc = _asc()
+        if kind == "Softmax":
+            return asc.ops.softmax(x, dim=axis)
+        if kind == "LogSoftmax":
+            return asc.ops.log_softmax(x, dim=axis)
+        # Hardmax: one-hot of the first maximum
+        idx = asc.argmax(x, axis=axis, keepdims=True)
+        pos = asc.arange(x.shape[axis]).reshape([-1 if i == (axis % x.ndim) else 1 for i in range(x.ndim)])
+        return (pos == idx).astype(x.dtype)
+
+    return run
+
+
+op("Softmax")(_softmax_like("Softmax"))
+op("LogSoftmax")(_softmax_like("LogSoftmax"))
+op("Hardmax")(_softmax_like("Hardmax"))
+
+
+@op("Dropout")
+def _dropout(node, inputs):
+    asc = _asc()
+    x = inputs[0]
+    if node.opset >= 12 and len(inputs) > 2 and inputs[2] is not None and bool(np.asarray(inputs[2])):
+        raise node.error("AscendNotImplementedError", "training_mode=True is not supported in an inference session",
+                         "FEATURE_UNSUPPORTED")
+    if len(node.outputs) > 1 and node.outputs[1]:
+        return x.copy(), asc.ones(x.shape, dtype=bool)
+    return x.copy()
+
+
+@op("Flatten")
+def _flatten(node, inputs):
+    x = inputs[0]
+    axis = node.attr("axis", 1)
+    axis = axis + x.ndim if axis < 0 else axis
+    if not 0 <= axis <= x.ndim:
+        raise node.error("AscendValueError", f"axis {node.attr('axis', 1)} is out of range for rank {x.ndim}")
+    rows = math.prod(x.shape[:axis])
+    return x.reshape((rows, math.prod(x.shape[axis:])))
+
