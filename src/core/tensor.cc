@@ -66,6 +66,11 @@ std::atomic<LazyHooks*> g_lazy_hooks{nullptr};
 
 void set_lazy_hooks(LazyHooks* hooks) noexcept { g_lazy_hooks.store(hooks, std::memory_order_release); }
 
+uint64_t Storage::next_uid() noexcept {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void Storage::sync_lazy() const {
   if (LazyHooks* h = g_lazy_hooks.load(std::memory_order_acquire)) h->sync(*this);
 }

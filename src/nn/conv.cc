@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -23,6 +24,7 @@
 #include "asc/kernel/cube.h"
 #include "nn/nn_util.h"
 #include "nn/onednn.h"
+#include "asc/runtime/device.h"
 
 namespace asc::nn {
 namespace {
@@ -252,26 +254,6 @@ Tensor conv_reference(const Tensor& x, const Tensor& w, const Tensor* bias, cons
 }
 
 // ---- oneDNN path ---------------------------------------------------------------
-memory::desc act_desc(const Geometry& G, const std::vector<int64_t>& sp, int64_t c, bool cl, memory::data_type dt) {
-  memory::dims dims{G.n, c};
-  for (int64_t v : sp) dims.push_back(v);
-  memory::dims st(dims.size());
-  int64_t plane = 1;
-  for (int64_t v : sp) plane *= v;
-  if (cl) {
-    st[1] = 1;
-    int64_t acc = c;
-    for (int i = int(sp.size()) - 1; i >= 0; --i) { st[size_t(2 + i)] = acc; acc *= sp[size_t(i)]; }
-    st[0] = acc;
-  } else {
-    int64_t acc = 1;
-    for (int i = int(sp.size()) - 1; i >= 0; --i) { st[size_t(2 + i)] = acc; acc *= sp[size_t(i)]; }
-    st[1] = acc;
-    st[0] = acc * c;
-  }
-  return memory::desc(dims, dt, st);
-}
-
 memory::desc wei_desc(const Geometry& G, bool transposed, memory::data_type dt, bool user) {
   int64_t K = 1;
   for (int64_t v : G.k) K *= v;
@@ -307,12 +289,116 @@ dnnl::algorithm eltwise_of(Activation a, float* alpha, float* beta) {
   }
 }
 
+// One piece of a call's work: images [n0, n0 + nb) and output rows [o0, o1) along
+// the first spatial axis, which read input rows [i0, i0 + ih) with pt / pb rows of
+// implicit zero padding before / after them (the call's own padding where the
+// piece touches the border, 0 inside).
+struct Chunk {
+  int64_t n0 = 0, nb = 0, o0 = 0, o1 = 0, i0 = 0, ih = 0, pt = 0, pb = 0;
+  int64_t oc0 = 0, noc = -1;  // output channels [oc0, oc0 + noc) (-1: all)
+};
+
+// Plain (user-layout) descriptor of a chunk's piece of an activation: dims
+// (nb, c, rows, *rest), strides of the whole tensor (N, c, full...).
+memory::desc piece_desc(int64_t nb, int64_t cn, int64_t c, int64_t rows, const std::vector<int64_t>& full, bool cl,
+                        memory::data_type dt) {
+  const size_t nsp = full.size();
+  memory::dims dims{nb, cn}, st(nsp + 2);
+  dims.push_back(rows);
+  for (size_t i = 1; i < nsp; ++i) dims.push_back(full[i]);
+  int64_t acc = cl ? c : 1;
+  for (int i = int(nsp) - 1; i >= 0; --i) { st[size_t(2 + i)] = acc; acc *= full[size_t(i)]; }
+  if (cl) {
+    st[1] = 1;
+    st[0] = acc;
+  } else {
+    st[1] = acc;
+    st[0] = acc * c;
+  }
+  return memory::desc(dims, dt, st);
+}
+
+// Byte offset of (image n0, row r0 of the first spatial axis) in a contiguous
+// activation with c channels and spatial dims `full`.
+int64_t piece_offset(int64_t n0, int64_t r0, int64_t c, const std::vector<int64_t>& full, bool cl, size_t item,
+                     int64_t c0 = 0) {
+  int64_t plane = 1, row = 1;
+  for (size_t i = 0; i < full.size(); ++i) plane *= full[i];
+  for (size_t i = 1; i < full.size(); ++i) row *= full[i];
+  return (n0 * plane * c + r0 * row * (cl ? c : 1) + c0 * (cl ? 1 : plane)) * int64_t(item);
+}
+
+// The call's pieces. Forward convolutions on several cores are cut into about
+// 2 x cores pieces (whole images when the batch is large enough, else bands of
+// output rows of each image), each run single-threaded by the device's core
+// workers, which hand pieces out through an atomic counter (runtime::Device::
+// run_kernel; the calling thread takes pieces too). Unlike an OpenMP team with its
+// static split, a worker the OS descheduled (the machine is shared) delays nothing:
+// the others take its pieces, and nobody spins at a barrier. Transposed
+// convolutions are one piece run by the calling thread's OpenMP team.
+std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
+  std::vector<Chunk> v;
+  const int64_t H = G.in[0], OH = G.out[0];
+  if (a.transposed) {
+    v.push_back(Chunk{0, G.n, 0, OH, 0, H, a.pad_l[0], a.pad_r[0] - a.output_padding[0]});
+    return v;
+  }
+  const int64_t s0 = a.stride[0], ek = a.dilation[0] * (G.k[0] - 1) + 1;
+  const auto whole = [&](int64_t n0, int64_t nb) { return Chunk{n0, nb, 0, OH, 0, H, a.pad_l[0], a.pad_r[0]}; };
+  const int64_t target = cores > 1 ? 2 * int64_t(cores) : 1;
+  const int64_t nb = (G.n + target - 1) / target;
+  int64_t K = G.icg;
+  for (int64_t v : G.k) K *= v;
+  int64_t plane = 1;
+  for (int64_t v : G.in) plane *= v;
+  if (G.n < target && G.g == 1 && G.oc >= 32 && G.oc * K > G.c * plane) {
+    // Weights larger than an image (1x1 1024->2048 at 7x7): bands of rows would each
+    // stream all the weights; slices of output channels (multiples of 16, oneDNN's
+    // channel blocking) read one slice each and the (small) image.
+    const int64_t parts = std::min(G.oc / 16, (target + G.n - 1) / G.n);
+    const int64_t step = (G.oc / parts + 15) / 16 * 16;
+    for (int64_t n = 0; n < G.n; ++n) {
+      for (int64_t oc0 = 0; oc0 < G.oc; oc0 += step) {
+        Chunk c = whole(n, 1);
+        c.oc0 = oc0;
+        c.noc = std::min(step, G.oc - oc0);
+        v.push_back(c);
+      }
+    }
+    return v;
+  }
+  if (G.n < target) {
+    const int64_t parts = std::min(OH, (target + G.n - 1) / G.n);
+    bool ok = parts > 1;
+    for (int64_t n = 0; ok && n < G.n; ++n) {
+      for (int64_t r = 0; ok && r < parts; ++r) {
+        const int64_t o0 = OH * r / parts, o1 = OH * (r + 1) / parts;
+        // Input rows the band's windows cover (inclusive), clipped to the input;
+        // what lies outside is the band's own zero padding.
+        const int64_t lo = o0 * s0 - a.pad_l[0], hi = (o1 - 1) * s0 - a.pad_l[0] + ek - 1;
+        const int64_t i0 = std::max<int64_t>(lo, 0), i1 = std::min<int64_t>(hi, H - 1);
+        if (i1 < i0) { ok = false; break; }  // a band wholly in the padding: keep images whole
+        v.push_back(Chunk{n, 1, o0, o1, i0, i1 - i0 + 1, i0 - lo, hi - i1});
+      }
+    }
+    if (ok) return v;
+    v.clear();
+  }
+  for (int64_t n0 = 0; n0 < G.n; n0 += nb) v.push_back(whole(n0, std::min(nb, G.n - n0)));
+  return v;
+}
+
+struct Reorder {
+  dnnl::reorder prim;
+  memory::desc scratch;
+};
+
 struct Plan {
   dnnl::primitive prim;
-  memory::desc src_user, wei_user, dst_user, bias_user, res_user;
-  memory::desc src_p, wei_p, dst_p, bias_p;
-  dnnl::reorder src_r, wei_r, dst_r, bias_r, res_r;
-  bool src_same = true, wei_same = true, dst_same = true, bias_same = true, res_same = true;
+  memory::desc src_user, wei_user, dst_user, bias_user;
+  memory::desc src_p, wei_p, dst_p, bias_p, scratch;
+  Reorder src_r, dst_r, res_r;
+  bool src_same = true, dst_same = true, bias_same = true;
 };
 
 std::string key_of(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a) {
@@ -325,26 +411,40 @@ std::string key_of(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
   return k;
 }
 
+// oneDNN answers a bfloat16 convolution the ISA has no kernel for (AVX2) with its
+// reference loops (~50x slower than float32 here); plan_of then computes in float32.
+void reject_ref(const dnnl::primitive_desc_base& pd, memory::data_type cdt) {
+  if (cdt == memory::data_type::bf16 && std::strncmp(pd.impl_info_str(), "ref", 3) == 0) {
+    throw dnnl::error(dnnl_unimplemented, "bfloat16 convolution has only a reference implementation here");
+  }
+}
+
+// The primitive of one piece shape, made with `cdt` as the compute type. Planned
+// for the calling thread's current OpenMP team size (oneDNN fixes its thread
+// decomposition at creation): 1 for pieces, the core count for a team call.
 std::shared_ptr<const Plan> make_plan(const Tensor& x, const Tensor* b, const Tensor* r, const ConvAttrs& a,
-                                      const Geometry& G) {
+                                      const Geometry& G, const Chunk& c, memory::data_type cdt) {
   auto p = std::make_shared<Plan>();
   const auto udt = to_dnnl(x.dtype(), a.op);
-  const auto cdt = x.dtype() == DType::kBFloat16 ? memory::data_type::bf16 : memory::data_type::f32;
-  p->src_user = act_desc(G, G.in, G.c, a.channels_last, udt);
-  p->dst_user = act_desc(G, G.out, G.oc, a.channels_last, udt);
-  p->wei_user = wei_desc(G, a.transposed, udt, true);
-  memory::dims src_dims = p->src_user.dims(), dst_dims = p->dst_user.dims();
-  const memory::desc src_any(src_dims, cdt, memory::format_tag::any);
-  const memory::desc dst_any(dst_dims, cdt, memory::format_tag::any);
-  const memory::desc wei_any = wei_desc(G, a.transposed, cdt, false);
+  const int64_t rows = c.o1 - c.o0;
+  Geometry Gs = G;  // the piece's output channels (a slice only for groups == 1)
+  if (c.noc >= 0) Gs.oc = Gs.ocg = c.noc;
+  p->src_user = piece_desc(c.nb, G.c, G.c, c.ih, G.in, a.channels_last, udt);
+  p->dst_user = piece_desc(c.nb, Gs.oc, G.oc, rows, G.out, a.channels_last, udt);
+  p->wei_user = wei_desc(Gs, a.transposed, udt, true);
+  const memory::desc src_any(p->src_user.dims(), cdt, memory::format_tag::any);
+  const memory::desc dst_any(p->dst_user.dims(), cdt, memory::format_tag::any);
+  const memory::desc wei_any = wei_desc(Gs, a.transposed, cdt, false);
   memory::desc bias_md;
   if (b) {
-    p->bias_user = memory::desc({G.oc}, to_dnnl(b->dtype(), a.op), memory::format_tag::a);
-    bias_md = memory::desc({G.oc}, memory::data_type::f32, memory::format_tag::a);
+    p->bias_user = memory::desc({Gs.oc}, to_dnnl(b->dtype(), a.op), memory::format_tag::a);
+    bias_md = memory::desc({Gs.oc}, memory::data_type::f32, memory::format_tag::a);
   }
   memory::dims st(a.stride.begin(), a.stride.end()), dil, pl(a.pad_l.begin(), a.pad_l.end()), pr;
   for (size_t i = 0; i < a.dilation.size(); ++i) dil.push_back(a.dilation[i] - 1);
   for (size_t i = 0; i < a.pad_r.size(); ++i) pr.push_back(a.pad_r[i] - (a.transposed ? a.output_padding[i] : 0));
+  pl[0] = c.pt;
+  pr[0] = c.pb;
   dnnl::post_ops po;
   if (r) po.append_sum(1.f);
   if (a.act != Activation::kNone) {
@@ -354,6 +454,9 @@ std::shared_ptr<const Plan> make_plan(const Tensor& x, const Tensor* b, const Te
   }
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
+  // Pieces of one call run the same primitive on several threads at once: each
+  // execution brings its own scratchpad (a primitive-owned one would be shared).
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   auto& eng = cpu_engine();
   const auto kind = dnnl::prop_kind::forward_inference;
   if (!a.transposed) {
@@ -362,8 +465,10 @@ std::shared_ptr<const Plan> make_plan(const Tensor& x, const Tensor* b, const Te
                : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src_any, wei_any, dst_any,
                                                  st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc pd(d, attr, eng);
+    reject_ref(pd, cdt);
     p->src_p = pd.src_desc(); p->wei_p = pd.weights_desc(); p->dst_p = pd.dst_desc();
     if (b) p->bias_p = pd.bias_desc();
+    p->scratch = pd.scratchpad_desc();
     p->prim = dnnl::convolution_forward(pd);
   } else {
     auto d = b ? dnnl::deconvolution_forward::desc(kind, dnnl::algorithm::deconvolution_direct, src_any, wei_any,
@@ -371,59 +476,178 @@ std::shared_ptr<const Plan> make_plan(const Tensor& x, const Tensor* b, const Te
                : dnnl::deconvolution_forward::desc(kind, dnnl::algorithm::deconvolution_direct, src_any, wei_any,
                                                    dst_any, st, dil, pl, pr);
     dnnl::deconvolution_forward::primitive_desc pd(d, attr, eng);
+    reject_ref(pd, cdt);
     p->src_p = pd.src_desc(); p->wei_p = pd.weights_desc(); p->dst_p = pd.dst_desc();
     if (b) p->bias_p = pd.bias_desc();
+    p->scratch = pd.scratchpad_desc();
     p->prim = dnnl::deconvolution_forward(pd);
   }
-  auto mk = [&](const memory::desc& from, const memory::desc& to, dnnl::reorder* out, bool* same) {
-    *same = from == to;
-    if (!*same) *out = dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+  dnnl::primitive_attr rattr;
+  rattr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  auto mk = [&](const memory::desc& from, const memory::desc& to, Reorder* out) {
+    dnnl::reorder::primitive_desc rpd(eng, from, eng, to, rattr);
+    out->prim = dnnl::reorder(rpd);
+    out->scratch = rpd.scratchpad_desc();
   };
-  mk(p->src_user, p->src_p, &p->src_r, &p->src_same);
-  mk(p->wei_user, p->wei_p, &p->wei_r, &p->wei_same);
-  mk(p->dst_p, p->dst_user, &p->dst_r, &p->dst_same);
-  if (b) mk(p->bias_user, p->bias_p, &p->bias_r, &p->bias_same);
-  if (r) {
-    p->res_user = act_desc(G, G.out, G.oc, a.channels_last, udt);
-    mk(p->res_user, p->dst_p, &p->res_r, &p->res_same);
-  }
+  p->src_same = p->src_user == p->src_p;
+  p->dst_same = p->dst_p == p->dst_user;
+  if (!p->src_same) mk(p->src_user, p->src_p, &p->src_r);
+  if (!p->dst_same) mk(p->dst_p, p->dst_user, &p->dst_r);
+  if (b) p->bias_same = p->bias_user == p->bias_p;
+  // The residual piece has the output piece's layout: one reorder (or strided
+  // copy) puts it into dst, where the sum post-op reads it.
+  if (r) mk(p->dst_user, p->dst_p, &p->res_r);
   return p;
 }
+
+// bfloat16 computes natively where oneDNN has bfloat16 convolutions (AVX512_BF16,
+// AMX; AVX-512 emulates), else in float32 lanes as float16 always does (the
+// reorders convert; the output is rounded once).
+std::shared_ptr<const Plan> plan_of(const std::string& key, const Tensor& x, const Tensor* b, const Tensor* r,
+                                    const ConvAttrs& a, const Geometry& G, const Chunk& c) {
+  return PrimitiveCache::instance().get<Plan>(key, [&]() -> std::shared_ptr<const Plan> {
+    if (x.dtype() == DType::kBFloat16) {
+      try {
+        return make_plan(x, b, r, a, G, c, memory::data_type::bf16);
+      } catch (const dnnl::error& e) {
+        if (e.status != dnnl_unimplemented) throw;
+      }
+    }
+    return make_plan(x, b, r, a, G, c, memory::data_type::f32);
+  });
+}
+
+// The calling thread's scratchpad for primitive executions (grown, never shrunk;
+// 64-byte aligned as oneDNN wants).
+void* thread_scratch(size_t bytes) {
+  struct Buf {
+    void* p = nullptr;
+    size_t n = 0;
+    ~Buf() { std::free(p); }
+  };
+  thread_local Buf buf;
+  if (bytes > buf.n) {
+    std::free(buf.p);
+    buf.n = 0;
+    buf.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!buf.p) throw std::bad_alloc();
+    buf.n = bytes;
+  }
+  return buf.p;
+}
+
+// Sets the calling thread's OpenMP team size for a scope (ICVs are per thread).
+struct ScopedThreads {
+  int prev;
+  explicit ScopedThreads(int n) : prev(omp_get_max_threads()) {
+    if (prev != n) omp_set_num_threads(n);
+  }
+  ~ScopedThreads() {
+    if (omp_get_max_threads() != prev) omp_set_num_threads(prev);
+  }
+};
 
 Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
                    const Geometry& G) {
   Tensor out = Tensor::empty(out_shape(G, a.channels_last), x.dtype());
   guarded(a.op, [&] {
-    auto plan = PrimitiveCache::instance().get<Plan>(key_of(x, w, b, r, a), [&] { return make_plan(x, b, r, a, G); });
-    set_threads();
-    auto& eng = cpu_engine();
-    auto& s = thread_stream();
-    auto ptr = [](const Tensor& t) { return static_cast<void*>(t.data()); };
-    memory src_u(plan->src_user, eng, ptr(x)), wei_u(plan->wei_user, eng, ptr(w)), dst_u(plan->dst_user, eng, ptr(out));
-    memory src = plan->src_same ? src_u : memory(plan->src_p, eng);
-    memory wei = plan->wei_same ? wei_u : memory(plan->wei_p, eng);
-    memory dst = plan->dst_same ? dst_u : memory(plan->dst_p, eng);
-    if (!plan->src_same) plan->src_r.execute(s, src_u, src);
-    if (!plan->wei_same) plan->wei_r.execute(s, wei_u, wei);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-    if (b) {
-      memory bu(plan->bias_user, eng, ptr(*b));
-      memory bm = plan->bias_same ? bu : memory(plan->bias_p, eng);
-      if (!plan->bias_same) plan->bias_r.execute(s, bu, bm);
-      args[DNNL_ARG_BIAS] = bm;
-    }
-    if (r) {
-      memory ru(plan->res_user, eng, ptr(*r));
-      if (plan->res_same) {
-        // dst is the user's output buffer: the sum post-op reads it, so copy first.
-        std::memcpy(out.data(), r->data(), out.nbytes());
+    // Nested inside a kernel block (a core worker), the pieces run right here.
+    const bool nested = runtime::current_block() != nullptr;
+    const int cores = device_cores();
+    const std::vector<Chunk> chunks = chunks_of(G, a, nested ? 1 : cores);
+    const bool team = a.transposed && !nested;
+    if (team) set_threads();
+    // Plans, weights and bias are prepared here, on the calling thread; the pieces
+    // only read them.
+    ScopedThreads threads(team ? omp_get_max_threads() : 1);
+    const std::string base = key_of(x, w, b, r, a);
+    struct Job {
+      const Chunk* c;
+      std::shared_ptr<const Plan> plan;
+      memory wei, bias;
+    };
+    std::vector<Job> jobs;
+    jobs.reserve(chunks.size());
+    for (const Chunk& c : chunks) {
+      const std::string key = base + "|p" + std::to_string(c.nb) + "," + std::to_string(c.ih) + "," +
+                              std::to_string(c.pt) + "," + std::to_string(c.pb) + "," + std::to_string(c.o1 - c.o0) +
+                              "," + std::to_string(c.noc) + (team ? "|team" : "|1");
+      Job j{&c, plan_of(key, x, b, r, a, G, c), memory(), memory()};
+      // Pieces of one call mostly share a plan; its weights are looked up once.
+      if (!jobs.empty() && jobs.back().plan == j.plan && jobs.back().c->oc0 == c.oc0) {
+        j.wei = jobs.back().wei;
+        j.bias = jobs.back().bias;
       } else {
-        plan->res_r.execute(s, ru, dst);
+        // A channel slice's weights / bias: views at the slice's offset (cached per offset).
+        auto slice = [&](const Tensor& t) {
+          if (c.noc < 0) return t;
+          Shape sh = t.shape();
+          sh[0] = c.noc;
+          return Tensor::view_of(t.storage(), t.dtype(), sh, t.strides(), t.offset() + c.oc0 * t.strides()[0]);
+        };
+        const Tensor ws = slice(w);
+        j.wei = j.plan->wei_user == j.plan->wei_p
+                    ? memory(j.plan->wei_p, cpu_engine(), const_cast<uint8_t*>(ws.storage()->read_data() + ws.offset()))
+                    : reordered_const(ws, j.plan->wei_user, j.plan->wei_p);
+        if (b) {
+          const Tensor bs = slice(*b);
+          j.bias = j.plan->bias_same
+                       ? memory(j.plan->bias_p, cpu_engine(), const_cast<uint8_t*>(bs.storage()->read_data() + bs.offset()))
+                       : reordered_const(bs, j.plan->bias_user, j.plan->bias_p);
+        }
       }
+      jobs.push_back(std::move(j));
     }
-    plan->prim.execute(s, args);
-    if (!plan->dst_same) plan->dst_r.execute(s, dst, dst_u);
-    s.wait();
+    uint8_t* xb = const_cast<uint8_t*>(x.storage()->read_data() + x.offset());
+    uint8_t* ob = out.data();
+    uint8_t* rb = r ? const_cast<uint8_t*>(r->storage()->read_data() + r->offset()) : nullptr;
+    const size_t item = x.itemsize();
+    auto run = [&](const Job& j) {
+      const Plan& p = *j.plan;
+      const Chunk& c = *j.c;
+      auto& eng = cpu_engine();
+      auto& s = thread_stream();
+      memory src_u(p.src_user, eng, xb + piece_offset(c.n0, c.i0, G.c, G.in, a.channels_last, item));
+      memory dst_u(p.dst_user, eng, ob + piece_offset(c.n0, c.o0, G.oc, G.out, a.channels_last, item, c.oc0));
+      memory src = p.src_same ? src_u : memory(p.src_p, eng);
+      memory dst = p.dst_same ? dst_u : memory(p.dst_p, eng);
+      auto reorder = [&](const Reorder& ro, const memory& from, const memory& to) {
+        std::unordered_map<int, memory> ra{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        if (ro.scratch.get_size() > 0) ra[DNNL_ARG_SCRATCHPAD] = memory(ro.scratch, eng, thread_scratch(ro.scratch.get_size()));
+        ro.prim.execute(s, ra);
+      };
+      if (!p.src_same) reorder(p.src_r, src_u, src);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, j.wei}, {DNNL_ARG_DST, dst}};
+      if (b) args[DNNL_ARG_BIAS] = j.bias;
+      if (p.scratch.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = memory(p.scratch, eng, thread_scratch(p.scratch.get_size()));
+      if (r) {
+        memory ru(p.dst_user, eng, rb + piece_offset(c.n0, c.o0, G.oc, G.out, a.channels_last, item, c.oc0));
+        reorder(p.res_r, ru, dst);
+      }
+      p.prim.execute(s, args);
+      if (!p.dst_same) reorder(p.dst_r, dst, dst_u);
+      s.wait();
+    };
+    if (team || jobs.size() == 1) {
+      for (const Job& j : jobs) run(j);
+      return;
+    }
+    std::mutex mu;
+    std::exception_ptr err;
+    runtime::KernelInvocation inv;
+    inv.name = a.op;
+    inv.block_dim = static_cast<uint32_t>(jobs.size());
+    inv.body = [&](const runtime::BlockContext& ctx) {
+      try {
+        ScopedThreads one(1);  // the piece's plan was made for one thread
+        run(jobs[ctx.block_idx]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!err) err = std::current_exception();
+      }
+    };
+    runtime::cpu_device().run_kernel(inv).ThrowIfError();
+    if (err) std::rethrow_exception(err);
   });
   return out;
 }
@@ -507,6 +731,11 @@ Tensor conv_ascendc(const Tensor& x, const Tensor& w, const Tensor* b, const Ten
 
 std::pair<int64_t, int64_t> conv_cache_stats() {
   const auto s = PrimitiveCache::instance().stats();
+  return {s.hits, s.misses};
+}
+
+std::pair<int64_t, int64_t> conv_weight_cache_stats() {
+  const auto s = reorder_cache_stats();
   return {s.hits, s.misses};
 }
 

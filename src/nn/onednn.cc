@@ -5,9 +5,11 @@
 
 #include <cstdlib>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <utility>
 
 #include "asc/runtime/device.h"
 
@@ -23,13 +25,18 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
-void set_threads() {
-  // Per calling thread (OpenMP ICVs are per thread): the device's core count,
-  // read once; ASC_NUM_CORES sets it for the whole device.
+int device_cores() {
   static const int cores = [] {
     int n = runtime::cpu_device().properties().num_cores;
     return n > 0 ? n : 1;
   }();
+  return cores;
+}
+
+void set_threads() {
+  // Per calling thread (OpenMP ICVs are per thread): the device's core count,
+  // read once; ASC_NUM_CORES sets it for the whole device.
+  const int cores = device_cores();
   thread_local int set = 0;
   if (set != cores) {
     omp_set_num_threads(cores);
@@ -147,5 +154,139 @@ void PrimitiveCache::clear() {
 }
 
 int64_t PrimitiveCache::capacity() const noexcept { return impl_->capacity; }
+
+// ---- reordered constants (weights, bias) ----------------------------------------
+namespace {
+
+// A stable text form of a memory descriptor (dims, type and blocking), for keys.
+std::string desc_key(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  std::string k = std::to_string(m.ndims) + ":" + std::to_string(int(m.data_type)) + ":" +
+                  std::to_string(int(m.format_kind)) + ":" + std::to_string(m.offset0);
+  for (int i = 0; i < m.ndims; ++i) k += "," + std::to_string(m.dims[i]) + "/" + std::to_string(m.padded_dims[i]);
+  if (m.format_kind == dnnl_blocked) {
+    const auto& b = m.format_desc.blocking;
+    for (int i = 0; i < m.ndims; ++i) k += ";" + std::to_string(b.strides[i]);
+    for (int i = 0; i < b.inner_nblks; ++i) k += "|" + std::to_string(b.inner_blks[i]) + "@" + std::to_string(b.inner_idxs[i]);
+  }
+  k += "#" + std::to_string(m.extra.flags);
+  return k;
+}
+
+struct ReorderCache {
+  struct Entry {
+    std::weak_ptr<Storage> owner;  // expired: the storage is gone, the entry can never hit
+    uint64_t version = 0;
+    dnnl::memory mem;
+    int64_t bytes = 0;
+    std::list<std::string>::iterator lru;
+  };
+  std::mutex mu;
+  std::unordered_map<std::string, Entry> map;
+  std::list<std::string> lru;  // front: most recently used
+  int64_t bytes = 0, capacity = int64_t(512) << 20;
+  int64_t hits = 0, misses = 0, uncached = 0;
+
+  ReorderCache() {
+    if (const char* env = std::getenv("ASC_NN_WEIGHT_CACHE_MB")) {
+      char* end = nullptr;
+      long long v = std::strtoll(env, &end, 10);
+      if (end != env && *end == '\0' && v >= 0 && v <= (1LL << 30)) capacity = v << 20;
+    }
+  }
+  void erase(std::unordered_map<std::string, Entry>::iterator it) {
+    bytes -= it->second.bytes;
+    lru.erase(it->second.lru);
+    map.erase(it);
+  }
+};
+
+ReorderCache& reorder_cache() {
+  static ReorderCache* c = new ReorderCache();  // leaked like PrimitiveCache
+  return *c;
+}
+
+dnnl::memory reorder_now(const uint8_t* src, const dnnl::memory::desc& user, const dnnl::memory::desc& want) {
+  auto& eng = cpu_engine();
+  dnnl::memory from(user, eng, const_cast<uint8_t*>(src));  // a reorder only reads its source
+  dnnl::memory to(want, eng);
+  auto& s = thread_stream();
+  dnnl::reorder(dnnl::reorder::primitive_desc(eng, user, eng, want)).execute(s, from, to);
+  s.wait();
+  return to;
+}
+
+}  // namespace
+
+dnnl::memory reordered_const(const Tensor& t, const dnnl::memory::desc& user, const dnnl::memory::desc& want) {
+  auto& c = reorder_cache();
+  const std::shared_ptr<Storage>& st = t.storage();
+  const uint8_t* base = st->read_data();  // syncs pending writes; leaves the version alone
+  const uint8_t* src = base + t.offset();
+  if (st->volatile_bytes() || c.capacity == 0) {
+    {
+      std::lock_guard<std::mutex> lock(c.mu);
+      ++c.uncached;
+    }
+    return reorder_now(src, user, want);
+  }
+  // Read after the sync: a write that starts later bumps it past this value.
+  const uint64_t version = st->version();
+  const std::string key = std::to_string(st->uid()) + "+" + std::to_string(t.offset()) + "|" + desc_key(user) +
+                          "|" + desc_key(want);
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.map.find(key);
+    if (it != c.map.end()) {
+      if (it->second.version == version) {
+        ++c.hits;
+        c.lru.splice(c.lru.begin(), c.lru, it->second.lru);
+        return it->second.mem;
+      }
+      c.erase(it);  // written since: stale
+    }
+    ++c.misses;
+  }
+  dnnl::memory mem = reorder_now(src, user, want);  // unlocked: may be large
+  const int64_t nbytes = static_cast<int64_t>(want.get_size());
+  std::lock_guard<std::mutex> lock(c.mu);
+  // Entries of storages that died can never hit again.
+  for (auto it = c.map.begin(); it != c.map.end();) {
+    auto next = std::next(it);
+    if (it->second.owner.expired()) c.erase(it);
+    it = next;
+  }
+  if (nbytes > c.capacity) return mem;
+  auto it = c.map.find(key);
+  if (it != c.map.end()) {
+    if (it->second.version >= version) return it->second.mem;  // another thread cached it meanwhile
+    c.erase(it);
+  }
+  while (c.bytes + nbytes > c.capacity && !c.lru.empty()) c.erase(c.map.find(c.lru.back()));
+  c.lru.push_front(key);
+  ReorderCache::Entry e;
+  e.owner = st;
+  e.version = version;
+  e.mem = mem;
+  e.bytes = nbytes;
+  e.lru = c.lru.begin();
+  c.map.emplace(key, std::move(e));
+  c.bytes += nbytes;
+  return mem;
+}
+
+ReorderCacheStats reorder_cache_stats() {
+  auto& c = reorder_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return ReorderCacheStats{c.hits, c.misses, c.uncached, static_cast<int64_t>(c.map.size()), c.bytes};
+}
+
+void reorder_cache_clear() {
+  auto& c = reorder_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.map.clear();
+  c.lru.clear();
+  c.bytes = 0;
+}
 
 }  // namespace asc::nn

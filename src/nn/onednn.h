@@ -35,6 +35,26 @@ dnnl::stream& thread_stream();
 /// Limits the OpenMP team of the calling thread to the device's core count.
 /// Called by every NN entry point before it executes a primitive.
 void set_threads();
+/// The device's core count (ASC_NUM_CORES), at least 1.
+int device_cores();
+
+/// `t`'s bytes (laid out as `user`) reordered into `want` (another layout and/or
+/// data type), cached process-wide per (t's storage uid, offset, user, want) and
+/// valid while the storage's write generation (Storage::version) is unchanged:
+/// steady-state calls with the same weights do no reorder, and any write through
+/// pyasc (eager, in place, or a pending graph write) makes the next call reorder
+/// again. Storages NumPy or an export may write behind pyasc's back
+/// (Storage::volatile_bytes) are reordered on every call and never cached.
+/// The reorder runs on the calling thread with its current OpenMP team. Bounded
+/// by bytes (least recently used entries evicted past 512 MiB; ASC_NN_WEIGHT_CACHE_MB
+/// overrides, 0 disables); entries of freed storages are dropped on the next miss.
+/// The returned memory is shared and must only be read.
+dnnl::memory reordered_const(const Tensor& t, const dnnl::memory::desc& user, const dnnl::memory::desc& want);
+struct ReorderCacheStats {
+  int64_t hits = 0, misses = 0, uncached = 0, entries = 0, bytes = 0;
+};
+ReorderCacheStats reorder_cache_stats();
+void reorder_cache_clear();
 
 /// True when oneDNN supports `d` for compute primitives (float32, float16,
 /// bfloat16, int8, uint8, int32; float64 is not a oneDNN type).

@@ -201,10 +201,29 @@ class Storage {
 
   /// The bytes, made final first when lazy work is pending (see LazyHooks):
   /// safe to read and to write. May throw the error of failed pending work.
+  /// Every call counts as a possible write (see version()).
   uint8_t* data() const {
+    if (lazy_flags_.load(std::memory_order_acquire) != 0) sync_lazy();
+    version_.fetch_add(1, std::memory_order_acq_rel);
+    return data_;
+  }
+  /// data() for a caller that only reads the bytes: the same synchronisation,
+  /// but version() is left unchanged.
+  const uint8_t* read_data() const {
     if (lazy_flags_.load(std::memory_order_acquire) != 0) sync_lazy();
     return data_;
   }
+  /// Identity of this storage that is never reused in the process (addresses
+  /// are, after a free), for caches of data derived from the bytes.
+  uint64_t uid() const noexcept { return uid_; }
+  /// Write generation: changes whenever the bytes may have changed through
+  /// pyasc: on every data() call (any mutable pointer handed out) and when
+  /// pending lazy work writing the storage completes (set_lazy_flags clearing
+  /// kPendingWrite). A cache keyed by (uid(), version()) read right after
+  /// read_data() is stale-proof for storages that are not volatile_bytes()
+  /// (memory NumPy or an export can write is invisible to it). Used by the
+  /// reordered-weight cache of src/nn/conv.cc.
+  uint64_t version() const noexcept { return version_.load(std::memory_order_acquire); }
   size_t nbytes() const noexcept { return nbytes_; }
   bool is_external() const noexcept { return kind_ == kExternal; }
   bool is_inline() const noexcept { return kind_ == kInline; }
@@ -256,7 +275,10 @@ class Storage {
   /// while deferred).
   uint8_t* raw_data() const noexcept { return data_; }
   uint8_t lazy_flags() const noexcept { return lazy_flags_.load(std::memory_order_acquire); }
-  void set_lazy_flags(uint8_t f) const noexcept { lazy_flags_.store(f, std::memory_order_release); }
+  void set_lazy_flags(uint8_t f) const noexcept {
+    const uint8_t was = lazy_flags_.exchange(f, std::memory_order_acq_rel);
+    if ((was & kPendingWrite) != 0 && (f & kPendingWrite) == 0) version_.fetch_add(1, std::memory_order_acq_rel);
+  }
   /// The pending work producing this storage (opaque to core), or null.
   const std::shared_ptr<void>& producer() const noexcept { return producer_; }
   void set_producer(std::shared_ptr<void> p) const noexcept { producer_ = std::move(p); }
@@ -278,6 +300,9 @@ class Storage {
   std::shared_ptr<void> keep_alive_;
   mutable std::atomic<uint8_t> lazy_flags_{0};
   mutable std::shared_ptr<void> producer_;
+  const uint64_t uid_ = next_uid();
+  mutable std::atomic<uint64_t> version_{0};
+  static uint64_t next_uid() noexcept;
   alignas(16) uint8_t inline_[kInlineBytes] = {};
 };
 

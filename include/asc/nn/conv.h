@@ -12,8 +12,10 @@
 //    e.g. nChw16c / OIhw16i16o on AVX-512; reorders in and out are cached with the
 //    primitive). float16 is computed in float32 lanes (the reorders convert; oneDNN
 //    2.6 has no f16 convolution on AVX-512 without FP16), bfloat16 natively
-//    (AVX512_BF16, float32 accumulation, bfloat16 output). Bias, residual (sum
-//    post-op) and activation (eltwise post-op) fuse into the primitive:
+//    where oneDNN has bfloat16 convolutions (AVX512_BF16 / AVX-512; float32
+//    accumulation, bfloat16 output), else in float32 lanes like float16 (AVX2).
+//    Bias, residual (sum post-op) and activation (eltwise post-op) fuse into
+//    the primitive:
 //    out = act(conv(x, w) + bias + residual).
 //  * kAscendC: the Ascend C model path: img2col of each group into a row-major
 //    matrix + the cube engine behind Mmad (asc::kernel::cube::gemm, float32 NZ
@@ -21,7 +23,21 @@
 //  float64 (not a oneDNN type) always runs a direct reference loop in double.
 //
 // Primitive planning is cached in PrimitiveCache keyed by (op, shapes, strides,
-// dtypes, layout, attributes): steady-state calls do no planning.
+// dtypes, layout, attributes): steady-state calls do no planning. Weights (and a
+// bias that needs converting) reordered into the primitive's layout are cached
+// per (storage uid, offset, layouts) and reused while Storage::version() is
+// unchanged: steady-state calls do no weight reorder; any write through pyasc
+// (eager, in place, out=, a pending graph write) makes the next call reorder
+// again. Weights in memory NumPy may write (asarray views of NumPy arrays, live
+// exports) are reordered on every call.
+//
+// Threads: a forward convolution on a device with several cores is cut into
+// about 2 x cores pieces (groups of images, or bands of output rows of each image
+// when the batch is small), each a single-threaded oneDNN call; the device's core
+// workers (and the calling thread) take pieces from an atomic counter
+// (runtime::Device::run_kernel), so a worker the OS deschedules on a shared
+// machine delays nothing and no thread spins in an OpenMP barrier. Transposed
+// convolutions run as one call on the calling thread's OpenMP team.
 //
 // Errors (asc::Error, messages start "[<op>]"): kInvalidDtype for non-floating or
 // mismatched dtypes; kInvalidShape for wrong ranks, channel counts not matching
@@ -67,5 +83,9 @@ Activation activation_of(const std::string& name, const std::string& op);
 
 /// (hits, misses) of the process-wide primitive cache (PrimitiveCache), for tests.
 std::pair<int64_t, int64_t> conv_cache_stats();
+
+/// (hits, misses) of the reordered weight/bias cache (src/nn/onednn.h
+/// reordered_const), for tests: a steady-state call with unchanged weights hits.
+std::pair<int64_t, int64_t> conv_weight_cache_stats();
 
 }  // namespace asc::nn

@@ -64,6 +64,41 @@ TEST(Conv, SteadyStateCallsHitTheCache) {
   EXPECT_GE(after.first - before.first, 4);
 }
 
+TEST(Conv, StorageVersionTracksWrites) {
+  // The write generation the weight cache keys on (include/asc/core/tensor.h).
+  const Tensor t = Tensor::empty({4}, DType::kFloat32), u = Tensor::empty({4}, DType::kFloat32);
+  EXPECT_NE(t.storage()->uid(), u.storage()->uid());
+  const uint64_t v0 = t.storage()->version();
+  (void)t.storage()->read_data();
+  EXPECT_EQ(t.storage()->version(), v0);  // a read leaves it
+  (void)t.data();
+  EXPECT_NE(t.storage()->version(), v0);  // any mutable pointer may write
+  const uint64_t v1 = t.storage()->version();
+  t.storage()->set_lazy_flags(Storage::kPendingWrite);  // as the graph does around a deferred write
+  t.storage()->set_lazy_flags(0);                       // ... when that write completed
+  EXPECT_NE(t.storage()->version(), v1);
+}
+
+TEST(Conv, ReorderedWeightsCachedUntilWritten) {
+  const Tensor x = filled({2, 8, 9, 9}, DType::kFloat32, 1), w = filled({16, 8, 3, 3}, DType::kFloat32, 2);
+  const Tensor xd = filled({2, 8, 9, 9}, DType::kFloat64, 1);
+  const ConvAttrs a = attrs2d(1, 1, 1);
+  (void)conv(x, w, nullptr, nullptr, a);
+  const auto s0 = conv_weight_cache_stats();
+  for (int i = 0; i < 3; ++i) (void)conv(x, w, nullptr, nullptr, a);
+  const auto s1 = conv_weight_cache_stats();
+  EXPECT_EQ(s1.second, s0.second);  // no reorder in the steady state
+  EXPECT_GE(s1.first - s0.first, 3);
+  // A write through data() (what eager kernels and in-place ops do) invalidates.
+  w.data_as<float>()[0] += 2.f;
+  const Tensor y = conv(x, w, nullptr, nullptr, a);
+  EXPECT_EQ(conv_weight_cache_stats().second, s1.second + 1);
+  Tensor wd = Tensor::empty(w.shape(), DType::kFloat64);
+  for (int64_t i = 0; i < w.numel(); ++i) wd.data_as<double>()[i] = w.data_as<float>()[i];
+  const Tensor yd = conv(xd, wd, nullptr, nullptr, a);
+  for (int64_t i = 0; i < y.numel(); ++i) EXPECT_NEAR(y.data_as<float>()[i], yd.data_as<double>()[i], 1e-4) << i;
+}
+
 TEST(Conv, ErrorsNameTheOpAndShapes) {
   const Tensor x = filled({1, 4, 5, 5}, DType::kFloat32, 1);
   ConvAttrs a = attrs2d(1, 0, 1);
