@@ -712,9 +712,24 @@ def put(a, ind, v, mode="raise"):
 
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where the 1-d ``condition`` is true."""
-    c = _arr(condition)
+    if axis is not None:  # NumPy's ndarray.compress converts the axis (TypeError) before the condition
+        try:
+            _operator.index(axis)
+        except TypeError as e:
+            raise _TE(f"[compress] axis: {e}") from None
+        a = _arr(a)
+        if a.ndim == 0:  # NumPy's PyArray_CheckAxis takes a 0-d array as 1-d
+            a = _C.reshape(a, (1,))
+    try:
+        c = _arr(condition)
+    except TypeError:
+        # a condition pyasc holds no dtype for (strings): NumPy takes its truth values (nonzero)
+        cn = _np.asarray(condition)
+        if cn.ndim != 1:
+            raise ValueError("[compress] condition must be a 1-d array") from None
+        return _to_out(_C.take(a, _C.asarray(_np.nonzero(cn)[0].astype(_np.int64)), axis, "raise"), out)
     if c.ndim != 1:
-        raise ValueError("condition must be a 1-d array")
+        raise ValueError("[compress] condition must be a 1-d array")
     (idx,) = _C._nonzero(c)
     return _to_out(_C.take(a, idx, axis, "raise"), out)
 

@@ -279,9 +279,11 @@ def swapaxes(x, axis1, axis2):
 
 def moveaxis(x, source, destination):
     """A view of ``x`` with axes moved from ``source`` to ``destination`` (ints or sequences)."""
+    from ._helpers import _axes as _axis_tuple  # noqa: PLC0415 - NumPy's normalize_axis_tuple (iterates an array)
+
     x = _arr(x)
-    src = _axes(source, x.ndim)
-    dst = _axes(destination, x.ndim)
+    src = _axis_tuple(source, x.ndim, "moveaxis: source")
+    dst = _axis_tuple(destination, x.ndim, "moveaxis: destination")
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in src]

@@ -264,14 +264,26 @@ def _ndmin(op, ndmin):
     return n
 
 
+def _ndmax(op, ndmax):
+    """NumPy's ndmax: an integer (operator.index: an array of several elements, None, a float are
+    its TypeError) in [0, 64]."""
+    try:
+        n = _operator.index(ndmax)
+    except TypeError as e:
+        raise _type_error(op, f"ndmax: {e}") from None
+    if not 0 <= n <= 64:
+        raise _value_error(op, f"ndmax must be in the range [0, NPY_MAXDIMS (64)] (got {n})")
+    return n
+
+
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):  # noqa: A002
     """A pyasc array from ``object`` (``numpy.array``): ``copy`` True/None/False as NumPy 2
     (False: no copy, ValueError when one is needed), ``order`` (C/F/A/K; 'F' gives Fortran
     strides), ``ndmin`` (leading length-1 axes), ``like`` (a pyasc or NumPy array, ignored)."""
     o = check_order("array", order)
     n = _ndmin("array", ndmin)
-    if ndmax not in (0, None) and not isinstance(ndmax, (int, _np.integer)):
-        raise _type_error("array", f"ndmax must be an integer, not {type(ndmax).__name__}")
+    if type(ndmax) is not int or ndmax:  # noqa: E721 - (the default 0 costs nothing)
+        _ndmax("array", ndmax)
     check_like("array", like)
     if copy is not None and not isinstance(copy, bool):
         copy = bool(copy)

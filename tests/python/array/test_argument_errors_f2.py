@@ -160,3 +160,31 @@ def test_reduction_of_0d_takes_axis_0(name, axis, kw):
 def test_initial_converted_as_numpy(dt, initial, name):
     check(lambda xp: getattr(xp, name)(_a(xp, np.arange(6).astype(dt).reshape(2, 3)), axis=0,
                                        initial=_a(xp, initial) if isinstance(initial, np.ndarray) else initial))
+
+
+# --------------------------------------------------------------- moveaxis, compress, array(ndmax=)
+
+@pytest.mark.parametrize("a", [np.ones((2, 3, 4)), np.ones(5), np.float64(1)], ids=lambda a: str(np.shape(a)))
+@pytest.mark.parametrize("src", [0, -1, 3, (0, 1), [0, 0], np.array([0, 1]), np.array([3, 0]), "a", 1.0], ids=repr)
+@pytest.mark.parametrize("dst", [0, -2, (1, 0), np.array([1, 2]), 5], ids=repr)
+def test_moveaxis_axis_arrays_iterated(a, src, dst):
+    check(lambda xp: xp.moveaxis(_a(xp, a), _a(xp, src) if isinstance(src, np.ndarray) else src,
+                                 _a(xp, dst) if isinstance(dst, np.ndarray) else dst).shape)
+
+
+@pytest.mark.parametrize("a", [np.ones((2, 3)), np.arange(5.0), np.ones((4, 0, 2)), np.float64(2)],
+                         ids=lambda a: str(np.shape(a)))
+@pytest.mark.parametrize("cond", [[True, False], (1, "a"), np.ones((2, 2), bool), [1, 0, 1], ["", "x"]], ids=repr)
+@pytest.mark.parametrize("axis", [None, 0, 1, "abc", (1, 3), 5])
+@pytest.mark.parametrize("method", [False, True])
+def test_compress_axis_converted_first(a, cond, axis, method):
+    if method:
+        check(lambda xp: _a(xp, a).compress(cond, axis))
+    else:
+        check(lambda xp: xp.compress(cond, _a(xp, a), axis=axis))
+
+
+@pytest.mark.parametrize("ndmax", [0, 1, 2, -1, 65, 64, True, 1.0, None, np.int64(3), np.ones((3, 3)), np.array(2), "a"],
+                         ids=repr)
+def test_array_ndmax_checked_as_numpy(ndmax):
+    check(lambda xp: xp.array(np.ones((2, 3)), ndmax=_a(xp, ndmax) if isinstance(ndmax, np.ndarray) else ndmax))
