@@ -27,6 +27,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -317,6 +318,7 @@ HWY_AFTER_NAMESPACE();
 #include "asc/nn/softmax.h"
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
+#include "runtime/parallel_for.h"
 
 namespace asc::kernel::simd {
 HWY_EXPORT(SoftmaxRows);
@@ -355,23 +357,10 @@ int code_of(DType t) {
   }
 }
 
-/// Runs fn(lo, hi) over [0, total) split into one range per core when the work is large.
+/// runtime::parallel_for with this file's threshold.
 template <typename Fn>
 void parallel_for(const char* name, int64_t total, int64_t work, Fn&& fn) {
-  const int c = runtime::current_device().properties().num_cores;
-  if (c <= 1 || work < kParallelMin || total < 2) {
-    fn(int64_t{0}, total);
-    return;
-  }
-  const int64_t blocks = std::min<int64_t>(c, total);
-  runtime::KernelInvocation inv;
-  inv.name = name;
-  inv.block_dim = static_cast<uint32_t>(blocks);
-  inv.body = [&](const runtime::BlockContext& ctx) {
-    const int64_t b = ctx.block_idx;
-    fn(total * b / blocks, total * (b + 1) / blocks);
-  };
-  runtime::current_device().run_kernel(inv).ThrowIfError();
+  runtime::parallel_for(name, total, work, kParallelMin, std::forward<Fn>(fn));
 }
 
 }  // namespace

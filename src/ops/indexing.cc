@@ -18,11 +18,13 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "asc/ops/iterator.h"
 #include "asc/ops/registry.h"
 #include "asc/runtime/device.h"
 #include "ops/loops.h"
+#include "runtime/parallel_for.h"
 
 namespace asc::ops {
 namespace {
@@ -35,24 +37,10 @@ constexpr int64_t kParallelMin = 1 << 16;
 
 int cores() { return runtime::current_device().properties().num_cores; }
 
-/// Runs fn(lo, hi) over [0, total) split into one range per core (a launch)
-/// when total is large, else inline.
+/// runtime::parallel_for with this file's threshold.
 template <typename Fn>
 void parallel_for(const char* name, int64_t total, int64_t work, Fn&& fn) {
-  const int c = cores();
-  if (c <= 1 || work < kParallelMin || total < 2) {
-    fn(int64_t{0}, total);
-    return;
-  }
-  const int64_t blocks = std::min<int64_t>(c, total);
-  runtime::KernelInvocation inv;
-  inv.name = name;
-  inv.block_dim = static_cast<uint32_t>(blocks);
-  inv.body = [&](const runtime::BlockContext& ctx) {
-    const int64_t b = ctx.block_idx;
-    fn(total * b / blocks, total * (b + 1) / blocks);
-  };
-  runtime::current_device().run_kernel(inv).ThrowIfError();
+  runtime::parallel_for(name, total, work, kParallelMin, std::forward<Fn>(fn));
 }
 
 /// The first error raised by any block, rethrown on the calling thread.
