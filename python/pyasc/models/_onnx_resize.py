@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..ops._tensor import _axis_weights, _cubic
 from ._registry import host, host_ints, op
 
 
@@ -63,12 +64,6 @@ def _nearest(xs, n_in, how):
     return np.clip(i, 0, n_in - 1).astype(np.int64)
 
 
-def _cubic(t, a):
-    t = np.abs(t)
-    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
-                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
-
-
 def _weights(kind, xs, n_in, scale, a, exclude_outside, antialias):
     """(out, in) float64 interpolation matrix for linear / cubic."""
     n_out = len(xs)
@@ -86,25 +81,15 @@ def _weights(kind, xs, n_in, scale, a, exclude_outside, antialias):
                 k = k / k.sum()
             np.add.at(w[o], js, k)
         return w
-    if kind == "linear":
-        xc = np.clip(xs, 0, n_in - 1)
-        i0 = np.floor(xc).astype(np.int64)
-        i1 = np.minimum(i0 + 1, n_in - 1)
-        f = xc - i0
-        rows = np.arange(n_out)
-        np.add.at(w, (rows, i0), 1 - f)
-        np.add.at(w, (rows, i1), f)
-        return w
+    if kind == "linear" or not exclude_outside:
+        return _axis_weights(xs, n_in, kind, a)
+    # exclude_outside: taps outside the input get no weight, the others are renormalised
     i0 = np.floor(xs).astype(np.int64)
-    r = xs - i0
     for o in range(n_out):
         js = i0[o] + np.arange(-1, 3)
+        js = js[(js >= 0) & (js < n_in)]
         k = _cubic(js - xs[o], a)
-        if exclude_outside:
-            k = np.where((js >= 0) & (js < n_in), k, 0.0)
-            k = k / k.sum() if k.sum() != 0 else k
-        np.add.at(w[o], np.clip(js, 0, n_in - 1), k)
-    del r
+        w[o, js] += k / k.sum() if k.sum() != 0 else k
     return w
 
 

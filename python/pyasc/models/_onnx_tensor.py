@@ -147,13 +147,8 @@ def _gather(node, inputs):
     asc = _asc()
     x, ind = inputs
     axis = _axis(node, node.attr("axis", 0), x.ndim)
-    n = x.shape[axis]
-    ind_h = None
-    if ind.size and (asc.min(ind) < -n or asc.max(ind) >= n):
-        ind_h = host(ind)
-        bad = ind_h[(ind_h < -n) | (ind_h >= n)].reshape(-1)[0]
-        raise node.error("AscendIndexError", f"index {int(bad)} is out of bounds for axis {axis} with size {n}",
-                         "INDEX_OUT_OF_RANGE")
+    # take wraps negative indices as ONNX does and raises AscendIndexError (named with the node by the
+    # run loop) for out-of-range ones
     return asc.take(x, ind.astype("int64"), axis=axis)
 
 

@@ -109,6 +109,27 @@ def _src_scale(n_in, n_out, align_corners, sf):
     return (1.0 / sf) if sf is not None else n_in / n_out
 
 
+def _axis_weights(src, n_in, mode, a=-0.75):
+    """(len(src), n_in) float64 linear or cubic (coefficient ``a``) weights at the source coordinates
+    ``src``, taps clamped to the border (shared with the ONNX Resize importer)."""
+    n_out = len(src)
+    W = _np.zeros((n_out, n_in))
+    rows = _np.arange(n_out)
+    if mode == "linear":
+        src = _np.maximum(src, 0.0)
+        i0 = _np.minimum(_np.floor(src).astype(_np.int64), n_in - 1)
+        i1 = _np.minimum(i0 + 1, n_in - 1)
+        lam = src - i0
+        _np.add.at(W, (rows, i0), 1.0 - lam)
+        _np.add.at(W, (rows, i1), lam)
+        return W
+    i0 = _np.floor(src).astype(_np.int64)
+    t = src - i0
+    for k in range(-1, 3):
+        _np.add.at(W, (rows, _np.clip(i0 + k, 0, n_in - 1)), _cubic(t - k, a))
+    return W
+
+
 def _interp_matrix(n_in, n_out, mode, align_corners, sf, antialias):
     """(n_out, n_in) float64 matrix of torch's interpolation weights along one axis."""
     W = _np.zeros((n_out, n_in))
@@ -136,24 +157,7 @@ def _interp_matrix(n_in, n_out, mode, align_corners, sf, antialias):
         src = dst * scale
     else:
         src = (dst + 0.5) * scale - 0.5
-    if mode == "linear":
-        if not align_corners:
-            src = _np.maximum(src, 0.0)
-        i0 = _np.minimum(_np.floor(src).astype(_np.int64), n_in - 1)
-        i1 = _np.minimum(i0 + 1, n_in - 1)
-        lam = src - i0
-        rows = _np.arange(n_out)
-        _np.add.at(W, (rows, i0), 1.0 - lam)
-        _np.add.at(W, (rows, i1), lam)
-        return W
-    # cubic, A = -0.75, taps clamped to the border
-    i0 = _np.floor(src).astype(_np.int64)
-    t = src - i0
-    rows = _np.arange(n_out)
-    for k in range(-1, 3):
-        idx = _np.clip(i0 + k, 0, n_in - 1)
-        _np.add.at(W, (rows, idx), _cubic(t - k, -0.75))
-    return W
+    return _axis_weights(src, n_in, mode)
 
 
 def _nearest_index(n_in, n_out, sf, exact):
