@@ -791,29 +791,27 @@ def _nan_replaced(a, fill):
     return x
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
-    """Sum treating NaN as zero (``initial``/``where`` as :func:`sum`'s)."""
+def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where):
+    """nansum/nanprod: the C++ kernel unless initial/where are given, else NumPy's definition
+    (the full reduction of a with NaN replaced by ``fill``)."""
     if initial is _sig._NV and where is _sig._NV:
         try:
-            return _C.nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+            return fast(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         except Exception:
             if _sig._zero_d_axis(a, axis):  # NumPy's reduction takes axis 0/-1 of a 0-d array as None
-                return _C.nansum(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
+                return fast(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
             raise
-    # NumPy: np.sum(_replace_nan(a, 0), ..., initial=initial, where=where)
-    return _sig.sum(_nan_replaced(a, 0), axis, dtype, out, keepdims, initial, where)
+    return full(_nan_replaced(a, fill), axis, dtype, out, keepdims, initial, where)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
+    """Sum treating NaN as zero (``initial``/``where`` as :func:`sum`'s)."""
+    return _nan_reduce(_C.nansum, _sig.sum, 0, a, axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
     """Product treating NaN as one (``initial``/``where`` as :func:`prod`'s)."""
-    if initial is _sig._NV and where is _sig._NV:
-        try:
-            return _C.nanprod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-        except Exception:
-            if _sig._zero_d_axis(a, axis):  # NumPy's reduction takes axis 0/-1 of a 0-d array as None
-                return _C.nanprod(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
-            raise
-    return _sig.prod(_nan_replaced(a, 1), axis, dtype, out, keepdims, initial, where)
+    return _nan_reduce(_C.nanprod, _sig.prod, 1, a, axis, dtype, out, keepdims, initial, where)
 
 
 def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_sig._NV):
