@@ -259,8 +259,10 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
                     raise _errors.AscendOverflowError(
                         _errors.ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})") \
                         from None
-            if dtype is not None and dtype.kind in "iu" and "Cannot cast ufunc" in str(e):
-                # then the int into the integer loop dtype= names (-1 into uint64), still before the casts
+            if nin >= 2 and dtype is not None and dtype.kind in "iu" and "Cannot cast ufunc" in str(e):
+                # then the int into the integer loop dtype= names (-1 into uint64), still before the casts;
+                # only for NumPy's weak-scalar promotion of several operands (invert(-1, dtype=uint64) is
+                # the casting error)
                 info = _np.iinfo(dtype)
                 for v in vals:
                     if type(v) is int and not info.min <= v <= info.max:
