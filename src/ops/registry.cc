@@ -550,18 +550,39 @@ void reduce_into(InnerLoop loop, const Tensor& acc, const Tensor& accv, const Te
   }
 }
 
+/// The vector width in bytes of NumPy's max/min reduction loop (loops_minmax) on this CPU:
+/// 64 where it dispatches AVX512_SKX, 32 for AVX2, else 16 (its SSE / NEON baseline).
+int numpy_minmax_vector_bytes() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int bytes = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+      return 64;
+    return __builtin_cpu_supports("avx2") ? 32 : 16;
+  }();
+  return bytes;
+#else
+  return 16;
+#endif
+}
+
 /// NumPy's sign of a zero max/min of a contiguous float32/float64 array. Its
-/// reduction (loops_minmax, AVX-512 on this class of CPU: 16 float / 8 double
-/// lanes, the accumulator seeded with element 0, eight vectors a step combined
-/// pairwise, then one vector a step, GCC's _mm512_reduce_max/min tree, then a
-/// scalar tail) gives the second operand on a +0/-0 tie (maxps/minps), so
-/// which zero survives depends on that order. Replayed here over the values,
-/// only when the result is a zero (no NaN then: NaN propagates).
+/// reduction (loops_minmax: vectors of numpy_minmax_vector_bytes(), the accumulator
+/// seeded with element 0, eight vectors a step combined pairwise, then one vector a
+/// step, a horizontal reduction, then a scalar tail) gives the second operand on a
+/// +0/-0 tie (maxps/minps), so which zero survives depends on that order. Replayed
+/// here over the values, only when the result is a zero (no NaN then: NaN propagates).
+/// The horizontal reduction is GCC's _mm512_reduce_max/min tree for AVX-512 and
+/// NumPy's own halving for AVX2 / 128-bit (op(low half, high half) down to 128 bits,
+/// then op(v, v[2, 3, ...]) and op(v, v[1, ...])); both checked against NumPy 2.4
+/// on machines of each kind.
 template <typename T>
 bool numpy_zero_sign(const T* p, int64_t n, bool is_max) {
-  constexpr int L = 64 / sizeof(T);
+  const int L = numpy_minmax_vector_bytes() / static_cast<int>(sizeof(T));
   auto V = [is_max](T a, T b) { return (is_max ? a > b : a < b) ? a : b; };
-  T acc[L], v[8][L];
+  T acc[16], v[8][16];
   for (int i = 0; i < L; ++i) acc[i] = p[0];
   const T* ip = p + 1;
   int64_t len = n - 1;
@@ -574,18 +595,28 @@ bool numpy_zero_sign(const T* p, int64_t n, bool is_max) {
   for (; len >= L; len -= L, ip += L)
     for (int i = 0; i < L; ++i) acc[i] = V(acc[i], ip[i]);
   T r;
-  if constexpr (L == 16) {
-    T t3[8], t6[4], t8[4];
-    for (int i = 0; i < 8; ++i) t3[i] = V(acc[8 + i], acc[i]);
-    for (int i = 0; i < 4; ++i) t6[i] = V(t3[4 + i], t3[i]);
-    const int s1[4] = {2, 3, 0, 1};
-    for (int i = 0; i < 4; ++i) t8[i] = V(t6[i], t6[s1[i]]);
-    r = V(t8[0], t8[1]);  // lane 0 of op(T8, shuffle(T8, {1, 0, 1, 0}))
+  if (L * sizeof(T) == 64) {
+    const int H = L / 2;  // GCC's _mm512_reduce tree
+    T t3[8], t6[4];
+    for (int i = 0; i < H; ++i) t3[i] = V(acc[H + i], acc[i]);
+    for (int i = 0; i < H / 2; ++i) t6[i] = V(t3[H / 2 + i], t3[i]);
+    if constexpr (sizeof(T) == 4) {
+      T t8[4];
+      const int s1[4] = {2, 3, 0, 1};
+      for (int i = 0; i < 4; ++i) t8[i] = V(t6[i], t6[s1[i]]);
+      r = V(t8[0], t8[1]);  // lane 0 of op(T8, shuffle(T8, {1, 0, 1, 0}))
+    } else {
+      r = V(t6[0], t6[1]);
+    }
   } else {
-    T t3[4], t6[2];
-    for (int i = 0; i < 4; ++i) t3[i] = V(acc[4 + i], acc[i]);
-    for (int i = 0; i < 2; ++i) t6[i] = V(t3[2 + i], t3[i]);
-    r = V(t6[0], t6[1]);
+    int m = L;
+    for (; m * static_cast<int>(sizeof(T)) > 16; m /= 2)
+      for (int i = 0; i < m / 2; ++i) acc[i] = V(acc[i], acc[m / 2 + i]);
+    if (m == 4) {
+      acc[0] = V(acc[0], acc[2]);
+      acc[1] = V(acc[1], acc[3]);
+    }
+    r = V(acc[0], acc[1]);
   }
   for (; len > 0; --len, ++ip) r = V(r, *ip);
   return std::signbit(r);
