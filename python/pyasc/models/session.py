@@ -163,15 +163,19 @@ class InferenceSession:
         return self._args(self._model.overridable)
 
     def get_modelmeta(self):
+        """The model's metadata (producer, graph name, domain, version, custom map)."""
         return ModelMetadata(self._model.proto)
 
     def get_providers(self):
+        """The execution providers this session runs on."""
         return list(_PROVIDERS)
 
     def get_provider_options(self):
+        """Each provider's options (none are configurable)."""
         return {p: {} for p in _PROVIDERS}
 
     def get_session_options(self):
+        """The SessionOptions the session was created with."""
         return self._options
 
     @property
