@@ -795,6 +795,12 @@ def intp_tuple(op, obj, what="shape"):
     NumPy's ValueError "Maximum allowed dimension exceeded")."""
     if isinstance(obj, _C.ndarray):
         if obj.ndim and obj.size > 64:  # (a huge broadcast view: never iterated)
+            if obj.size >= 1 << 44:
+                # NumPy first turns the array into a sequence of Python objects; beyond the
+                # address space (8-byte pointers, 2**47 bytes) that allocation fails and NumPy
+                # treats the object as a non-sequence: its TypeError
+                raise _type_error(op, f"expected a sequence of integers or a single integer, got an array of "
+                                      f"{obj.size} elements ({what})")
             raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found {obj.size} "
                                    f"({what})")
         obj = obj.numpy()
