@@ -38,6 +38,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include "kernel/simd/exp_f32-inl.h"
 #include "kernel/simd/float16-inl.h"
 #include "kernel/simd/tables.h"
 
@@ -67,27 +68,14 @@ HWY_INLINE hn::VFromD<D> Kc(D d, double c) {
 }
 
 // exp(z) for z <= 0 or NaN (z = x - max). float32: the shifter-based kernel of
-// math.cc's ExpF32Fast when every lane is >= -87 (normal results), else Highway's Exp
+// ExpF32Fast (kernel/simd/exp_f32-inl.h) when every lane is >= -87 (normal results), else Highway's Exp
 // on z clamped to just below the underflow point; exactly 0 below it (so -inf -> 0);
 // NaN propagates.
 template <class D, class V>
 HWY_INLINE V ExpNonPos(D d, V z) {
   if constexpr (sizeof(hn::TFromD<D>) == 4) {
     if (HWY_LIKELY(hn::AllTrue(d, hn::Ge(z, Kc(d, -87.0))))) {
-      const hn::RebindToSigned<D> di;
-      const V shifter = Kc(d, 12582912.0);  // 1.5 * 2^23
-      const V kx = hn::MulAdd(z, Kc(d, 1.442695040888963407359924681), shifter);
-      const V k = hn::Sub(kx, shifter);
-      V r = hn::NegMulAdd(k, Kc(d, 0.693145751953125), z);
-      r = hn::NegMulAdd(k, Kc(d, 1.428606765330187045e-6), r);
-      const V r2 = hn::Mul(r, r);
-      const V p01 = hn::MulAdd(Kc(d, 0.166666671633720397949219), r, Kc(d, 0.5));
-      const V p23 = hn::MulAdd(Kc(d, 0.00833336077630519866943359), r, Kc(d, 0.0416664853692054748535156));
-      const V p45 = hn::MulAdd(Kc(d, 0.000198527617612853646278381), r, Kc(d, 0.00139304355252534151077271));
-      const V poly = hn::MulAdd(hn::MulAdd(p45, r2, p23), r2, p01);
-      const V e = hn::Add(hn::MulAdd(poly, r2, r), Kc(d, 1.0));
-      const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, kx));
-      return hn::BitCast(d, hn::Add(hn::BitCast(di, e), scale));
+      return asc::kernel::simd::HWY_NAMESPACE::ExpF32Fast(d, z);
     }
   }
   const double lo = sizeof(hn::TFromD<D>) == 4 ? -104.0 : -746.0;

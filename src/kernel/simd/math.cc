@@ -27,6 +27,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include "kernel/simd/exp_f32-inl.h"
 #include "kernel/simd/float16-inl.h"
 #include "kernel/simd/math_erf-inl.h"
 #include "kernel/simd/math_table.h"
@@ -151,31 +152,7 @@ HWY_INLINE V Clenshaw(D d, const double (&c)[N], V u) {
 
 // ---------------------------------------------------------------- exp / log
 
-// float32 exp for vectors whose lanes all have |x| < 87 (so 2^k and the result
-// are normal): k = round(x / ln 2) by adding the 1.5 * 2^23 shifter (the low
-// mantissa bits of the sum are k), r = x - k ln 2 in two parts, exp(r) =
-// 1 + r + r^2 P(r) with the same minimax P as Highway's Exp, and k added to
-// the exponent field directly. About half the instructions of hn::Exp plus
-// ExpF's end pinning (general rounding, two-step scaling, range masks),
-// which only vectors with a large, infinite or NaN lane still take.
-template <class D, class V>
-HWY_INLINE V ExpF32Fast(D d, V x) {
-  const hn::RebindToSigned<D> di;
-  const V shifter = K(d, 12582912.0);  // 1.5 * 2^23
-  const V kx = hn::MulAdd(x, K(d, 1.442695040888963407359924681), shifter);
-  const V k = hn::Sub(kx, shifter);
-  V r = hn::NegMulAdd(k, K(d, 0.693145751953125), x);  // k * ln2_hi is exact (|k| <= 126)
-  r = hn::NegMulAdd(k, K(d, 1.428606765330187045e-6), r);
-  const V r2 = hn::Mul(r, r);
-  const V p01 = hn::MulAdd(K(d, 0.166666671633720397949219), r, K(d, 0.5));
-  const V p23 = hn::MulAdd(K(d, 0.00833336077630519866943359), r, K(d, 0.0416664853692054748535156));
-  const V p45 = hn::MulAdd(K(d, 0.000198527617612853646278381), r, K(d, 0.00139304355252534151077271));
-  const V poly = hn::MulAdd(hn::MulAdd(p45, r2, p23), r2, p01);
-  const V e = hn::Add(hn::MulAdd(poly, r2, r), K(d, 1.0));
-  // (bits(kx) << 23) == k << 23: the shifter's own bits leave the word.
-  const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, kx));
-  return hn::BitCast(d, hn::Add(hn::BitCast(di, e), scale));
-}
+// ExpF32Fast (float32 exp for |x| < 87) is in exp_f32-inl.h, shared with src/nn/softmax.cc.
 
 struct ExpF {
   template <class D, class V>
@@ -610,10 +587,7 @@ HWY_INLINE V ErfcLargeF32(D d, V a, V s2hi, V s2lo) {
   r = hn::Sub(hn::Add(r, p), s2lo);
   r = hn::NegMulAdd(k, K(d, 1.428606765330187045e-6), r);
   const V r2 = hn::Mul(r, r);
-  const V p01 = hn::MulAdd(K(d, 0.166666671633720397949219), r, K(d, 0.5));
-  const V p23 = hn::MulAdd(K(d, 0.00833336077630519866943359), r, K(d, 0.0416664853692054748535156));
-  const V p45 = hn::MulAdd(K(d, 0.000198527617612853646278381), r, K(d, 0.00139304355252534151077271));
-  const V poly = hn::MulAdd(hn::MulAdd(p45, r2, p23), r2, p01);
+  const V poly = ExpPolyF32(d, r, r2);
   const V te = hn::MulAdd(t, hn::MulAdd(poly, r2, r), t);  // t exp(r) in [0.1, 1.2], one rounding
   const auto ki = hn::ConvertTo(di, k);
   V res;
