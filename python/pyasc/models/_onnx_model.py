@@ -145,7 +145,9 @@ class Model:
             if t.data_type not in ONNX_DTYPES:
                 raise _err("AscendNotImplementedError", f"initializer '{t.name}' has ONNX data type {t.data_type} "
                            "(strings are not supported)", "INVALID_DTYPE")
-            self.constants[t.name] = asc.asarray(np.array(numpy_helper.to_array(t)))
+            # copied into device memory: weights the caller's NumPy cannot change are cached by the
+            # kernels (conv reorders their layout once), where external bytes are re-read every run
+            self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
         init = set(self.constants)
         self.inputs = [ValueInfo.from_proto(v) for v in g.input if v.name not in init]
         self.outputs = [ValueInfo.from_proto(v) for v in g.output]
@@ -268,6 +270,34 @@ class Model:
                 if x and self.last_use.get(x) == i and x not in wanted and x not in self.constants:
                     env.pop(x, None)
         return [env[n] for n in output_names]
+
+    def to_proto(self):
+        """The graph as it runs (after the passes) as an onnx.ModelProto: the nodes, the constants they
+        read as initializers, the graph's inputs/outputs and opset imports (pyasc's fused nodes are in
+        the ``ai.pyasc`` domain, which :func:`lookup` knows)."""
+        onnx = _onnx()
+        from onnx import helper, numpy_helper
+
+        g = self.proto.graph
+        used = {x for n in self.nodes for x in n.inputs} | {v.name for v in self.outputs}
+        inits = [numpy_helper.from_array(np.asarray(v), name) for name, v in self.constants.items() if name in used]
+        nodes = [helper.make_node(n.op_type, n.inputs, n.outputs, name=n.name, domain=n.domain or None,
+                                  **dict(n.attrs)) for n in self.nodes]
+        keep = {v.name for v in self.inputs + self.overridable}
+        graph = helper.make_graph(nodes, g.name, [vi for vi in g.input if vi.name in keep], list(g.output), inits)
+        opsets = list(self.proto.opset_import)
+        domains = {o.domain for o in opsets}
+        for n in self.nodes:
+            if n.domain and n.domain not in domains:
+                opsets.append(helper.make_opsetid(n.domain, 1))
+                domains.add(n.domain)
+        model = helper.make_model(graph, opset_imports=opsets, producer_name="pyasc")
+        model.ir_version = self.proto.ir_version
+        for p in self.proto.metadata_props:
+            model.metadata_props.add(key=p.key, value=p.value)
+        model.model_version = self.proto.model_version
+        model.doc_string = self.proto.doc_string
+        return model
 
     @staticmethod
     def elem_type_of(dtype):

@@ -289,16 +289,5 @@ class InferenceSession:
 
     def _save_optimized(self, path):
         import onnx
-        from onnx import helper, numpy_helper
 
-        m = self._model
-        g = m.proto.graph
-        used = {x for n in m.nodes for x in n.inputs} | {v.name for v in m.outputs}
-        inits = [numpy_helper.from_array(np.asarray(v), name) for name, v in m.constants.items() if name in used]
-        nodes = [helper.make_node(n.op_type, n.inputs, n.outputs, name=n.name, domain=n.domain or None,
-                                  **{k: v for k, v in n.attrs.items()}) for n in m.nodes]
-        graph = helper.make_graph(nodes, g.name, [vi for vi in g.input if vi.name in {v.name for v in m.inputs + m.overridable}],
-                                  list(g.output), inits)
-        model = helper.make_model(graph, opset_imports=list(m.proto.opset_import), producer_name="pyasc")
-        model.ir_version = m.proto.ir_version
-        onnx.save(model, path)
+        onnx.save(self._model.to_proto(), path)
