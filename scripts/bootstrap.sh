@@ -15,6 +15,7 @@ SYSTEM_PACKAGES=(
   libgtest-dev      # GoogleTest
   libopenblas-dev   # BLAS/LAPACK: matmul, Mmad, asc.linalg
   libdnnl-dev       # oneDNN: convolution, pooling, normalisation primitives (asc.ops, src/nn)
+  openmpi-bin libopenmpi-dev   # OpenMPI: asc.distributed collectives (mpi4py), mpirun in the tests
   python3-dev python3-venv
 )
 
