@@ -16,6 +16,7 @@ SYSTEM_PACKAGES=(
   libopenblas-dev   # BLAS/LAPACK: matmul, Mmad, asc.linalg
   libdnnl-dev       # oneDNN: convolution, pooling, normalisation primitives (asc.ops, src/nn)
   openmpi-bin libopenmpi-dev   # OpenMPI: asc.distributed collectives (mpi4py), mpirun in the tests
+  libjpeg62-turbo-dev libpng-dev   # asc.image: JPEG (libjpeg-turbo) and PNG decode/encode
   python3-dev python3-venv
 )
 
