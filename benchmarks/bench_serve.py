@@ -1,0 +1,378 @@
+"""pyasc-serve figures (issue 18), loopback, bounded runs.
+
+1. Per-request overhead for a 1x64 -> 64 linear ONNX model: median / p99 latency of
+   in-process ``asc.InferenceSession.run`` (the peer), and of the same request through the
+   server over gRPC (tritonclient.grpc, and a bare grpc stub with a pre-built request so the
+   client's own cost is small) and HTTP (tritonclient.http, binary and JSON). The server runs
+   in a subprocess (its own GIL), as in production. Overhead = server median - in-process median.
+2. Throughput (requests/s) over gRPC at concurrency 1, 16, 64 (bare stub, threads).
+3. Dynamic batching: throughput of an MLP (or ResNet-50 with --resnet) at concurrency 8
+   with ``dynamic_batching`` vs without, and the ratio.
+4. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
+   mode); prints failed requests and the server's RSS / pool at start and end (``make serve-soak``).
+
+    python benchmarks/bench_serve.py [--quick] [--resnet] [--soak 600] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _linear(path, k, n, seed=0, batch_dim="batch"):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch_dim, k])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch_dim, n])
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["xw"]), helper.make_node("Add", ["xw", "b"], ["y"])],
+                          "linear", [x], [y], [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    onnx.save(m, path)
+
+
+def _mlp(path, dims=(256, 1024, 1024, 256), seed=0):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    nodes, inits, cur = [], [], "x"
+    for i, (a, b) in enumerate(zip(dims[:-1], dims[1:])):
+        inits += [numpy_helper.from_array((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32), f"w{i}"),
+                  numpy_helper.from_array(np.zeros(b, np.float32), f"b{i}")]
+        nodes += [helper.make_node("MatMul", [cur, f"w{i}"], [f"m{i}"]), helper.make_node("Add", [f"m{i}", f"b{i}"],
+                                                                                          [f"a{i}"])]
+        cur = f"a{i}"
+        if i < len(dims) - 2:
+            nodes.append(helper.make_node("Relu", [cur], [f"r{i}"]))
+            cur = f"r{i}"
+    nodes.append(helper.make_node("Identity", [cur], ["y"]))
+    g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", dims[0]])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", dims[-1]])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    onnx.save(m, path)
+    return dims[0]
+
+
+def _resnet(path):
+    """ResNet-50 of onnx's light models with generated weights and a free batch dimension."""
+    import onnx
+    from onnx import numpy_helper
+
+    sys.path.insert(0, os.path.join(HERE, "..", "tests", "python", "models"))
+    from light_models import light_models, with_random_weights
+
+    m = with_random_weights(light_models()["resnet50"], seed=0)
+    i = [v for v in m.graph.input if v.name not in {t.name for t in m.graph.initializer}][0]
+    i.type.tensor_type.shape.dim[0].dim_param = "batch"
+    for o in m.graph.output:
+        o.type.tensor_type.shape.dim[0].dim_param = "batch"
+    for n in m.graph.node:  # the zoo's Reshape to [1, -1] pins batch 1: [0, -1] keeps it
+        if n.op_type == "Reshape":
+            for t in m.graph.initializer:
+                if t.name == n.input[1]:
+                    a = numpy_helper.to_array(t).copy()
+                    if a.size == 2 and a[0] == 1:
+                        a[0] = 0
+                        t.CopyFrom(numpy_helper.from_array(a, t.name))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    onnx.save(m, path)
+    return i.name, [d.dim_value for d in i.type.tensor_type.shape.dim][1:], m.graph.output[0].name
+
+
+def _config(name, in_name, out_name, in_dims, out_dims, mbs, batching="", extra=""):
+    dims = lambda d: ", ".join(str(x) for x in d)  # noqa: E731
+    return (f'name: "{name}"\nplatform: "onnxruntime_onnx"\nmax_batch_size: {mbs}\n'
+            f'input [ {{ name: "{in_name}" data_type: TYPE_FP32 dims: [ {dims(in_dims)} ] }} ]\n'
+            f'output [ {{ name: "{out_name}" data_type: TYPE_FP32 dims: [ {dims(out_dims)} ] }} ]\n{batching}\n{extra}\n')
+
+
+class ServerProc:
+    """pyasc-serve in a subprocess on free ports."""
+
+    def __init__(self, repo, *extra):
+        self.http, self.grpc, self.metrics = _free_port(), _free_port(), _free_port()
+        cmd = [sys.executable, "-m", "pyasc.serve.cli", "--model-repository", repo, "--http-port", str(self.http),
+               "--grpc-port", str(self.grpc), "--metrics-port", str(self.metrics), *extra]
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        import tritonclient.http as httpclient
+
+        c = httpclient.InferenceServerClient(f"127.0.0.1:{self.http}")
+        t0 = time.time()
+        while True:
+            try:
+                if c.is_server_ready():
+                    break
+            except Exception:  # noqa: BLE001 - not up yet
+                pass
+            if self.p.poll() is not None or time.time() - t0 > 120:
+                raise RuntimeError("server did not start: " + (self.p.stdout.read() if self.p.stdout else ""))
+            time.sleep(0.1)
+
+    def rss(self):
+        with open(f"/proc/{self.p.pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    def metric(self, name):
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics", timeout=10) as r:
+            for ln in r.read().decode().splitlines():
+                if ln.startswith(name + " ") or ln.startswith(name + "{"):
+                    return float(ln.rsplit(" ", 1)[1])
+        return float("nan")
+
+    def stop(self):
+        self.p.terminate()
+        try:
+            self.p.wait(30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def _stats(ts):
+    a = np.array(ts) * 1e6
+    return float(np.median(a)), float(np.percentile(a, 99))
+
+
+def _lat(fn, n, warm=50):
+    for _ in range(warm):
+        fn()
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return _stats(ts)
+
+
+def _bare_stub(port, req_bytes):
+    import grpc
+
+    ch = grpc.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 1 << 30),
+                                                             ("grpc.max_send_message_length", 1 << 30)])
+    call = ch.unary_unary("/inference.GRPCInferenceService/ModelInfer", request_serializer=None,
+                          response_deserializer=None)
+    return ch, lambda: call(req_bytes, timeout=60)
+
+
+def _request_bytes(model, in_name, x):
+    from pyasc.serve import _proto
+
+    M = _proto.messages()
+    r = M["ModelInferRequest"](model_name=model)
+    r.inputs.add(name=in_name, datatype="FP32", shape=list(x.shape))
+    r.raw_input_contents.append(x.tobytes())
+    return r.SerializeToString()
+
+
+def _throughput(port, req, conc, secs):
+    done = [0] * conc
+    errs = [0] * conc
+    stop = threading.Event()
+
+    def worker(i):
+        ch, call = _bare_stub(port, req)
+        while not stop.is_set():
+            try:
+                call()
+                done[i] += 1
+            except Exception:  # noqa: BLE001 - counted
+                errs[i] += 1
+        ch.close()
+
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(conc)]
+    for t in ts:
+        t.start()
+    time.sleep(0.3)  # warm up
+    d0 = sum(done)
+    t0 = time.perf_counter()
+    time.sleep(secs)
+    n = sum(done) - d0
+    dt = time.perf_counter() - t0
+    stop.set()
+    for t in ts:
+        t.join(60)
+    return n / dt, sum(errs)
+
+
+def bench_overhead(a, out):
+    import pyasc as asc
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+
+    repo = tempfile.mkdtemp(prefix="bench_serve_")
+    path = os.path.join(repo, "linear", "1", "model.onnx")
+    _linear(path, 64, 64)
+    with open(os.path.join(repo, "linear", "config.pbtxt"), "w") as f:
+        f.write(_config("linear", "x", "y", [64], [64], 64))
+    x = np.random.default_rng(0).standard_normal((1, 64)).astype(np.float32)
+    n = 300 if a.quick else 2000
+    sess = asc.InferenceSession(path)
+    inproc = _lat(lambda: sess.run(None, {"x": x}), n)
+    srv = ServerProc(repo)
+    try:
+        g = grpcclient.InferenceServerClient(f"127.0.0.1:{srv.grpc}")
+        gi = grpcclient.InferInput("x", [1, 64], "FP32")
+        gi.set_data_from_numpy(x)
+        r = g.infer("linear", [gi]).as_numpy("y")
+        np.testing.assert_allclose(r, sess.run(None, {"x": x})[0], rtol=1e-5, atol=1e-5)
+        grpc_tc = _lat(lambda: g.infer("linear", [gi]), n)
+        ch, bare = _bare_stub(srv.grpc, _request_bytes("linear", "x", x))
+        grpc_bare = _lat(bare, n)
+        h = httpclient.InferenceServerClient(f"127.0.0.1:{srv.http}")
+        hb = httpclient.InferInput("x", [1, 64], "FP32")
+        hb.set_data_from_numpy(x, binary_data=True)
+        hj = httpclient.InferInput("x", [1, 64], "FP32")
+        hj.set_data_from_numpy(x, binary_data=False)
+        ob = [httpclient.InferRequestedOutput("y", binary_data=True)]
+        oj = [httpclient.InferRequestedOutput("y", binary_data=False)]
+        http_bin = _lat(lambda: h.infer("linear", [hb], outputs=ob), n)
+        http_json = _lat(lambda: h.infer("linear", [hj], outputs=oj), n)
+        req = _request_bytes("linear", "x", x)
+        secs = 1.5 if a.quick else 4.0
+        tput = {c: _throughput(srv.grpc, req, c, secs) for c in (1, 16, 64)}
+        ch.close()
+    finally:
+        srv.stop()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"{'1x64->64 linear':<34} {'median us':>10} {'p99 us':>10} {'overhead us':>12}")
+    rows = [("in-process InferenceSession.run", inproc), ("gRPC bare stub", grpc_bare), ("gRPC tritonclient", grpc_tc),
+            ("HTTP tritonclient binary", http_bin), ("HTTP tritonclient JSON", http_json)]
+    for name, (med, p99) in rows:
+        ov = med - inproc[0]
+        print(f"{name:<34} {med:10.1f} {p99:10.1f} {ov:12.1f}")
+        out[name] = {"median_us": med, "p99_us": p99, "overhead_us": ov}
+    print(f"gRPC overhead goal <= 100 us median: bare {grpc_bare[0] - inproc[0]:.1f} us, tritonclient "
+          f"{grpc_tc[0] - inproc[0]:.1f} us")
+    for c, (rps, errs) in tput.items():
+        print(f"throughput gRPC concurrency {c:>2}: {rps:9.0f} req/s (errors {errs}); in-process serial "
+              f"{1e6 / inproc[0]:9.0f} runs/s")
+        out[f"throughput_c{c}"] = {"rps": rps, "errors": errs}
+    out["inprocess_runs_per_s"] = 1e6 / inproc[0]
+
+
+def bench_batching(a, out):
+    repo = tempfile.mkdtemp(prefix="bench_serve_db_")
+    if a.resnet:
+        in_name, in_dims, out_name = _resnet(os.path.join(repo, "m_nb", "1", "model.onnx"))
+        out_dims = [1000]
+        label = "ResNet-50"
+    else:
+        k = _mlp(os.path.join(repo, "m_nb", "1", "model.onnx"))
+        in_name, in_dims, out_name, out_dims = "x", [k], "y", [256]
+        label = "MLP 256-1024-1024-256"
+    os.makedirs(os.path.join(repo, "m_db", "1"))
+    os.link(os.path.join(repo, "m_nb", "1", "model.onnx"), os.path.join(repo, "m_db", "1", "model.onnx"))
+    inst = "instance_group [ { count: 2 kind: KIND_CPU } ]"
+    with open(os.path.join(repo, "m_nb", "config.pbtxt"), "w") as f:
+        f.write(_config("m_nb", in_name, out_name, in_dims, out_dims, 8, "", inst))
+    with open(os.path.join(repo, "m_db", "config.pbtxt"), "w") as f:
+        f.write(_config("m_db", in_name, out_name, in_dims, out_dims, 8,
+                        "dynamic_batching { preferred_batch_size: [ 8 ] max_queue_delay_microseconds: 2000 }", inst))
+    x = np.random.default_rng(1).standard_normal([1] + in_dims).astype(np.float32)
+    srv = ServerProc(repo)
+    try:
+        secs = (6.0 if a.resnet else 2.0) if a.quick else (20.0 if a.resnet else 5.0)
+        nb, e1 = _throughput(srv.grpc, _request_bytes("m_nb", in_name, x), 8, secs)
+        db, e2 = _throughput(srv.grpc, _request_bytes("m_db", in_name, x), 8, secs)
+    finally:
+        srv.stop()
+    print(f"{label} concurrency 8: without batching {nb:8.1f} req/s, with dynamic batching {db:8.1f} req/s, "
+          f"ratio {db / nb:5.2f}x (errors {e1 + e2})")
+    out["batching"] = {"model": label, "no_batching_rps": nb, "dynamic_batching_rps": db, "ratio": db / nb}
+
+
+def bench_soak(a, out):
+    """Concurrency 16 for a.soak seconds, a new version every 30 s (poll mode)."""
+    repo = tempfile.mkdtemp(prefix="bench_serve_soak_")
+    _linear(os.path.join(repo, "soak", "1", "model.onnx"), 64, 64, seed=1)
+    with open(os.path.join(repo, "soak", "config.pbtxt"), "w") as f:
+        f.write(_config("soak", "x", "y", [64], [64], 64))
+    srv = ServerProc(repo, "--model-control-mode", "poll", "--repository-poll-secs", "1")
+    x = np.random.default_rng(2).standard_normal((1, 64)).astype(np.float32)
+    req = _request_bytes("soak", "x", x)
+    try:
+        _throughput(srv.grpc, req, 16, 5.0)  # warm-up: pools and caches reach their steady state
+        rss0, pool0 = srv.rss(), srv.metric("pyasc_pool_reserved_bytes")
+        stop = threading.Event()
+        result = {}
+
+        def load():
+            result["rps"], result["errors"] = _throughput(srv.grpc, req, 16, a.soak)
+            stop.set()
+
+        t = threading.Thread(target=load)
+        t.start()
+        version, t0 = 1, time.time()
+        while not stop.wait(30):
+            version += 1
+            old = os.path.join(repo, "soak", str(version - 1))
+            # written aside and renamed in: the poller never sees a half-written version
+            tmp = os.path.join(repo, f".v{version}")
+            _linear(os.path.join(tmp, "model.onnx"), 64, 64, seed=version)
+            os.rename(tmp, os.path.join(repo, "soak", str(version)))
+            time.sleep(3)
+            # keep the directory small: the old version is unloaded once the new one serves
+            import shutil
+
+            shutil.rmtree(old, ignore_errors=True)
+        t.join()
+        time.sleep(3)
+        rss1, pool1 = srv.rss(), srv.metric("pyasc_pool_reserved_bytes")
+        fails = srv.metric("nv_inference_request_failure")
+    finally:
+        srv.stop()
+    print(f"soak {a.soak:.0f} s concurrency 16, {version - 1} reloads: {result['rps']:.0f} req/s, client errors "
+          f"{result['errors']}, server failures {fails:.0f}; RSS {rss0 / 2**20:.1f} -> {rss1 / 2**20:.1f} MiB "
+          f"({(rss1 - rss0) / rss0 * 100:+.1f}%), pool reserved {pool0 / 2**20:.2f} -> {pool1 / 2**20:.2f} MiB")
+    out["soak"] = {"secs": a.soak, "reloads": version - 1, "rps": result["rps"], "client_errors": result["errors"],
+                   "rss_start": rss0, "rss_end": rss1, "pool_start": pool0, "pool_end": pool1}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="short runs")
+    p.add_argument("--resnet", action="store_true", help="dynamic batching ratio on ResNet-50 (slow)")
+    p.add_argument("--soak", type=float, default=0, help="run only the soak for this many seconds")
+    p.add_argument("--json", help="write the figures here")
+    a = p.parse_args()
+    out = {}
+    if a.soak:
+        bench_soak(a, out)
+    else:
+        bench_overhead(a, out)
+        bench_batching(a, out)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""Scheduling of executions: instance slots and Triton's dynamic batcher.
+
+* :class:`DirectScheduler` -- no ``dynamic_batching`` in the config: the calling thread
+  (a gRPC worker or an HTTP executor thread) runs the model itself once one of the
+  ``instance_group`` slots is free. Each thread has its own default pyasc stream, so
+  concurrent requests run on separate streams; the C++ kernels release the GIL.
+* :class:`DynamicBatcher` -- requests wait in one queue; ``count`` worker threads each
+  form a batch (up to the largest ``preferred_batch_size``, or ``max_batch_size``) or take
+  what is there once the oldest request has waited ``max_queue_delay_microseconds``, run
+  it as one execution and hand each request its slice.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+
+from .errors import UnavailableError
+
+__all__ = ["DirectScheduler", "DynamicBatcher"]
+
+
+class _Item:
+    __slots__ = ("feeds", "names", "size", "t_enq", "done", "result", "queue_ns", "exec_ns")
+
+    def __init__(self, feeds, names, size):
+        self.feeds = feeds
+        self.names = names
+        self.size = size
+        self.t_enq = time.perf_counter_ns()
+        self.done = threading.Event()
+        self.result = None
+        self.queue_ns = 0
+        self.exec_ns = 0
+
+
+def _execute(backend, stats, items, stream=None):
+    t0 = time.perf_counter_ns()
+    for it in items:
+        it.queue_ns = t0 - it.t_enq
+    if stream is not None:
+        with stream:
+            results = backend.run_batch([(it.feeds, it.names) for it in items])
+    else:
+        results = backend.run_batch([(it.feeds, it.names) for it in items])
+    dt = time.perf_counter_ns() - t0
+    stats.executed(sum(it.size for it in items), 0, dt, 0)
+    for it, r in zip(items, results):
+        it.result = r
+        it.exec_ns = dt
+
+
+class DirectScheduler:
+    """Runs each request in the caller's thread, at most ``count`` at a time."""
+
+    def __init__(self, backend, stats, count):
+        self._backend = backend
+        self._stats = stats
+        self._slots = threading.BoundedSemaphore(max(1, count))
+        self._closed = False
+
+    def submit(self, feeds, names, size, stream=None):
+        """Runs one request; returns (outputs dict or exception, queue ns, exec ns)."""
+        if self._closed:
+            raise UnavailableError("model is unloading")
+        it = _Item(feeds, names, size)
+        with self._slots:
+            _execute(self._backend, self._stats, [it], stream)
+        return it.result, it.queue_ns, it.exec_ns
+
+    def close(self):
+        self._closed = True
+
+
+class DynamicBatcher:
+    """Triton's dynamic batcher over ``count`` worker threads."""
+
+    def __init__(self, backend, stats, count, max_batch_size, preferred, max_delay_us, name=""):
+        self._backend = backend
+        self._stats = stats
+        self._max = max(1, int(max_batch_size))
+        pref = [p for p in preferred if 0 < p <= self._max]
+        self._target = max(pref) if pref else self._max
+        self._delay_ns = int(max_delay_us) * 1000
+        self._q = collections.deque()
+        self._cv = threading.Condition()
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"pyasc-batcher-{name}-{i}", daemon=True)
+                         for i in range(max(1, count))]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, feeds, names, size, stream=None):
+        """Queues one request and waits for its batch; returns (result, queue ns, exec ns).
+
+        ``stream`` is ignored: a batch mixes sessions and runs on its worker's stream."""
+        if size > self._max:
+            # Larger than any batch: run it alone.
+            it = _Item(feeds, names, size)
+            _execute(self._backend, self._stats, [it])
+            return it.result, it.queue_ns, it.exec_ns
+        it = _Item(feeds, names, size)
+        with self._cv:
+            if self._closed:
+                raise UnavailableError("model is unloading")
+            self._q.append(it)
+            self._cv.notify()
+        it.done.wait()
+        return it.result, it.queue_ns, it.exec_ns
+
+    def _take(self):
+        with self._cv:
+            while not self._q and not self._closed:
+                self._cv.wait()
+            if not self._q:
+                return None
+            batch = [self._q.popleft()]
+            total = batch[0].size
+            deadline = batch[0].t_enq + self._delay_ns
+            while total < self._target:
+                while self._q and total + self._q[0].size <= self._max and total < self._target:
+                    it = self._q.popleft()
+                    batch.append(it)
+                    total += it.size
+                if total >= self._target or (self._q and total + self._q[0].size > self._max):
+                    break
+                left = deadline - time.perf_counter_ns()
+                if left <= 0 or self._closed:
+                    break
+                self._cv.wait(left / 1e9)
+            return batch
+
+    def _work(self):
+        while True:
+            batch = self._take()
+            if batch is None:
+                return
+            try:
+                _execute(self._backend, self._stats, batch)
+            except Exception as e:  # noqa: BLE001 - every waiting request must be woken
+                for it in batch:
+                    it.result = e
+            for it in batch:
+                it.done.set()
+
+    def close(self):
+        """Stops accepting requests; queued ones still run; workers exit when the queue is empty."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        for t in self._threads:
+            t.join(timeout=30)

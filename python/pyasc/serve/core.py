@@ -1,0 +1,310 @@
+"""The protocol-independent server: metadata, routing, validation, sessions and execution.
+
+The HTTP and gRPC front ends decode a request into :class:`InferRequest` (tensors already
+NumPy arrays), call :meth:`InferenceCore.infer` and encode the :class:`InferResponse`.
+Validation happens here once: input names, datatypes, shapes against the model's config
+(``-1`` free, the batch dimension bounded by ``max_batch_size``), requested output names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+import time
+
+import numpy as np
+
+from . import _dtypes
+from . import config as _config
+from .errors import InternalServerError, InvalidArgumentError, NotFoundError, ServeError
+from .repository import ModelRepository
+from .sessions import SessionManager
+from .stats import StatsRegistry, render_metrics
+
+__all__ = ["InferRequest", "InferResponse", "InferenceCore", "SERVER_NAME", "EXTENSIONS"]
+
+SERVER_NAME = "pyasc"
+EXTENSIONS = ["classification", "model_repository", "model_repository(unload_dependents)", "schedule_policy",
+              "model_configuration", "statistics", "binary_tensor_data", "parameters"]
+
+
+class InferRequest:
+    """A decoded inference request."""
+
+    __slots__ = ("model_name", "model_version", "id", "inputs", "outputs", "parameters", "session_id")
+
+    def __init__(self, model_name, model_version="", id="", inputs=None, outputs=None, parameters=None,  # noqa: A002
+                 session_id=None):
+        self.model_name = model_name
+        self.model_version = model_version or ""
+        self.id = id or ""
+        self.inputs = inputs or {}  # name -> (datatype, ndarray)
+        self.outputs = outputs or []  # requested output names ([] = all)
+        self.parameters = parameters or {}
+        self.session_id = session_id
+
+
+class InferResponse:
+    """The result: model name/version, request id, outputs as [(name, datatype, ndarray)]."""
+
+    __slots__ = ("model_name", "model_version", "id", "outputs", "parameters")
+
+    def __init__(self, model_name, model_version, id, outputs, parameters=None):  # noqa: A002
+        self.model_name = model_name
+        self.model_version = model_version
+        self.id = id
+        self.outputs = outputs
+        self.parameters = parameters or {}
+
+
+class InferenceCore:
+    """Model repository + execution; thread-safe, shared by every front end."""
+
+    def __init__(self, model_repository, control_mode="none", load_models=(), max_tensor_bytes=64 << 20,
+                 session_quota_bytes=0, session_idle_secs=300.0, strict_load=False):
+        if control_mode not in ("none", "poll", "explicit"):
+            raise InvalidArgumentError(f"model control mode must be none, poll or explicit, not '{control_mode}'")
+        self.control_mode = control_mode
+        self.max_tensor_bytes = int(max_tensor_bytes)
+        self.stats = StatsRegistry()
+        self.sessions = SessionManager(session_quota_bytes, session_idle_secs)
+        self.repository = ModelRepository(model_repository, self.stats)
+        self._rng = random.Random()
+        self._rng_lock = threading.Lock()
+        self.live = True
+        self.load_errors = {}
+        names = self.repository.names()
+        if control_mode == "explicit":
+            wanted = names if "*" in load_models else list(load_models)
+        else:
+            wanted = names
+        for n in wanted:
+            try:
+                self.repository.load(n)
+            except ServeError as e:
+                self.load_errors[n] = e.message
+                if strict_load:
+                    raise
+
+    # ---------------------------------------------------------------- server
+
+    def server_metadata(self):
+        from .. import __version__
+
+        return {"name": SERVER_NAME, "version": __version__, "extensions": list(EXTENSIONS)}
+
+    def ready(self):
+        """Ready: live, and every model it was asked to load at start loaded (Triton's strict readiness)."""
+        return self.live and not any(n not in self.repository.loaded() for n in self.load_errors)
+
+    # ---------------------------------------------------------------- models
+
+    def model_ready(self, name, version=""):
+        try:
+            self.repository.get_version(name, version)
+            return True
+        except ServeError:
+            return False
+
+    def model_metadata(self, name, version=""):
+        mv = self.repository.get_version(name, version)
+        entry = self.repository.get(name)
+        cfg = mv.config
+        batch = [-1] if cfg.max_batch_size > 0 else []
+
+        def tensors(items):
+            return [{"name": t.name, "datatype": _dtypes.config_to_datatype(_type_name(t.data_type)),
+                     "shape": batch + [int(d) for d in t.dims]} for t in items]
+
+        versions = [str(v) for v in sorted(entry.versions)] if not version else [str(mv.version)]
+        return {"name": name, "versions": versions, "platform": cfg.platform or cfg.backend,
+                "inputs": tensors(cfg.input), "outputs": tensors(cfg.output)}
+
+    def model_config(self, name, version=""):
+        return self.repository.get_version(name, version).config
+
+    def model_statistics(self, name="", version=""):
+        if name:
+            if version:
+                mvs = [self.repository.get_version(name, version)]
+            else:
+                mvs = list(self.repository.get(name).versions.values())
+        else:
+            mvs = [mv for e in self.repository.loaded().values() for mv in e.versions.values()]
+        out = []
+        for mv in sorted(mvs, key=lambda m: (m.name, m.version)):
+            s = mv.stats.snapshot()
+            s.pop("pending")
+            s.pop("load_secs")
+            out.append(s)
+        return {"model_stats": out}
+
+    def repository_index(self, ready=False):
+        return self.repository.index(ready_only=ready)
+
+    def load_model(self, name, config_text=None):
+        if self.control_mode != "explicit":
+            raise InvalidArgumentError("explicit model load / unload is not allowed if polling is enabled"
+                                       if self.control_mode == "poll" else
+                                       "explicit model load / unload is not allowed in model control mode 'none'")
+        self.repository.load(name, config_text)
+        self.load_errors.pop(name, None)
+
+    def unload_model(self, name):
+        if self.control_mode != "explicit":
+            raise InvalidArgumentError("explicit model load / unload is not allowed if polling is enabled"
+                                       if self.control_mode == "poll" else
+                                       "explicit model load / unload is not allowed in model control mode 'none'")
+        _config.validate_name(name)
+        self.repository.unload(name)
+        self.load_errors.pop(name, None)
+
+    def metrics_text(self):
+        return render_metrics(self.stats, self.sessions)
+
+    # ---------------------------------------------------------------- inference
+
+    def _route(self, req):
+        """The ModelVersion to run: the requested version, or an ab_split arm, or the latest."""
+        if req.model_version:
+            return self.repository.get_version(req.model_name, req.model_version)
+        entry = self.repository.get(req.model_name)
+        if not entry.arms:
+            return entry.latest
+        total = sum(w for _, w in entry.arms)
+        if req.session_id:  # sticky: the same session always lands on the same arm
+            h = hashlib.blake2b(f"{req.model_name}\0{req.session_id}".encode(), digest_size=8).digest()
+            x = int.from_bytes(h, "little") / 2.0 ** 64 * total
+        else:
+            with self._rng_lock:
+                x = self._rng.random() * total
+        for (model, version), w in entry.arms:
+            if x < w:
+                break
+            x -= w
+        arm = (model or req.model_name) + (f"/{version}" if version else "")
+        self.stats.count_arm(req.model_name, arm)
+        if model and model != req.model_name:
+            return self.repository.get_version(model, version)
+        return self.repository.get_version(req.model_name, version)
+
+    def _check_inputs(self, mv, req):
+        cfg = mv.config
+        batched = cfg.max_batch_size > 0
+        known = {}
+        for i in cfg.input:
+            known[i.name] = i
+        feeds = {}
+        batch = None
+        for name, (datatype, arr) in req.inputs.items():
+            spec = known.get(name)
+            if spec is None:
+                raise InvalidArgumentError(f"unexpected inference input '{name}' for model '{mv.name}': its inputs "
+                                           f"are {sorted(known)}")
+            want = _dtypes.config_to_datatype(_type_name(spec.data_type))
+            if datatype != want:
+                raise InvalidArgumentError(f"inference input '{name}' data-type is '{datatype}', but model "
+                                           f"'{mv.name}' expects '{want}'")
+            dims = [int(d) for d in spec.dims]
+            shape = list(arr.shape)
+            if batched:
+                if not shape:
+                    raise InvalidArgumentError(f"inference input '{name}' of model '{mv.name}' needs a batch "
+                                               f"dimension (max_batch_size {cfg.max_batch_size})")
+                b = shape[0]
+                if b > cfg.max_batch_size or b < 1:
+                    raise InvalidArgumentError(f"inference request batch-size {b} must be in [1, "
+                                               f"{cfg.max_batch_size}] for model '{mv.name}'")
+                if batch is not None and b != batch:
+                    raise InvalidArgumentError(f"inputs of one request have different batch sizes ({batch} and {b})")
+                batch = b
+                item = shape[1:]
+            else:
+                item = shape
+            if len(item) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, item)):
+                full = ([-1] if batched else []) + dims
+                raise InvalidArgumentError(f"unexpected shape for input '{name}' for model '{mv.name}'. Expected "
+                                           f"{full}, got {shape}")
+            feeds[name] = arr
+        missing = [n for n, s in known.items() if n not in feeds and not s.optional]
+        if missing:
+            raise InvalidArgumentError(f"expected {len(known)} inputs but got {len(feeds)} inputs for model "
+                                       f"'{mv.name}': missing {missing}")
+        return feeds, (batch if batched else 1)
+
+    def infer(self, req):
+        """Runs one request; returns an InferResponse or raises a ServeError."""
+        t_start = time.perf_counter_ns()
+        mv = self._route(req)
+        stats = mv.stats
+        mv.enter()
+        stats.add_pending(1)
+        session = None
+        charged = 0
+        ok = False
+        queue_ns = exec_ns = in_ns = out_ns = 0
+        size = 1
+        try:
+            feeds, size = self._check_inputs(mv, req)
+            names = list(req.outputs)
+            if names:
+                outs = {o.name for o in mv.config.output}
+                bad = [n for n in names if n not in outs]
+                if bad:
+                    raise InvalidArgumentError(f"unexpected inference output '{bad[0]}' for model '{mv.name}': its "
+                                               f"outputs are {sorted(outs)}")
+            stream = None
+            if req.session_id:
+                charged = sum(int(a.nbytes) for _, a in req.inputs.values())
+                session = self.sessions.charge(req.session_id, charged)
+                stream = self.sessions.stream(session)
+            t_in = time.perf_counter_ns()
+            in_ns = t_in - t_start
+            result, queue_ns, exec_ns = mv.scheduler.submit(feeds, names, size, stream)
+            if isinstance(result, BaseException):
+                raise _as_serve_error(result, mv)
+            t_out = time.perf_counter_ns()
+            order = names or [o.name for o in mv.config.output]
+            outputs = []
+            for n in order:
+                a = result.get(n)
+                if a is None:
+                    raise InternalServerError(f"model '{mv.name}' produced no output '{n}'")
+                a = np.asarray(a)
+                outputs.append((n, _dtypes.datatype_of(a.dtype), a))
+            if session is not None:
+                nb = sum(int(a.nbytes) for _, _, a in outputs)
+                self.sessions.add(session, nb)
+                charged += nb
+            out_ns = time.perf_counter_ns() - t_out
+            ok = True
+            return InferResponse(mv.name, str(mv.version), req.id, outputs)
+        finally:
+            if session is not None:
+                self.sessions.release(session, charged)
+            stats.add_pending(-1)
+            mv.leave()
+            stats.request_done(ok, time.perf_counter_ns() - t_start, queue_ns, in_ns, exec_ns, out_ns, size)
+
+    def close(self):
+        self.live = False
+        self.repository.close()
+
+
+def _as_serve_error(e, mv):
+    if isinstance(e, ServeError):
+        return e
+    from ..errors import AscendError
+
+    if isinstance(e, (ValueError, TypeError, IndexError)) and isinstance(e, AscendError):
+        return InvalidArgumentError(f"model '{mv.name}' version {mv.version}: {e}")
+    if isinstance(e, KeyError):
+        return NotFoundError(f"model '{mv.name}' version {mv.version}: {e}")
+    return InternalServerError(f"model '{mv.name}' version {mv.version} failed: {type(e).__name__}: {e}")
+
+
+def _type_name(value):
+    from . import _proto
+
+    return _proto.data_type_enum().values_by_number[value].name

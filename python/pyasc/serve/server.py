@@ -1,0 +1,85 @@
+"""The whole server: core + HTTP + gRPC + metrics + repository polling + session expiry."""
+
+from __future__ import annotations
+
+import threading
+from concurrent import futures
+
+from .core import InferenceCore
+from .grpc_server import GRPCFrontend
+from .http_server import HTTPFrontend
+
+__all__ = ["Server"]
+
+
+class Server:
+    """``Server(model_repository, ...)``; ``start()`` binds (port 0 picks a free one, see
+    ``ports``), ``stop()`` shuts everything down and frees the models. Also a context manager.
+
+    Arguments are the command-line flags of ``pyasc-serve`` (docs/serve.md)."""
+
+    def __init__(self, model_repository, host="127.0.0.1", http_port=8000, grpc_port=8001, metrics_port=8002,
+                 model_control_mode="none", repository_poll_secs=15.0, load_models=(), max_request_bytes=64 << 20,
+                 max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
+                 session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False):
+        self.core = InferenceCore(model_repository, model_control_mode, load_models,
+                                  max_tensor_bytes if max_tensor_bytes is not None else max_request_bytes,
+                                  session_quota_bytes, session_idle_secs, strict_load)
+        self._pool = futures.ThreadPoolExecutor(max_workers=http_workers, thread_name_prefix="pyasc-serve-http")
+        self.http = HTTPFrontend(self.core, host, http_port, metrics_port if allow_metrics else None,
+                                 max_request_bytes, self._pool) if (allow_http or allow_metrics) else None
+        self._http_enabled = allow_http
+        self.grpc = GRPCFrontend(self.core, host, grpc_port, max_request_bytes, grpc_workers) if allow_grpc else None
+        self.poll_secs = float(repository_poll_secs)
+        self._stop = threading.Event()
+        self._threads = []
+        self.ports = {}
+
+    def start(self):
+        if self.http is not None:
+            bound = self.http.start()
+            if self._http_enabled:
+                self.ports["http"] = bound["http"]
+            if "metrics" in bound:
+                self.ports["metrics"] = bound["metrics"]
+        if self.grpc is not None:
+            self.ports["grpc"] = self.grpc.start()
+        if self.core.control_mode == "poll":
+            self._spawn(self._poll, "pyasc-serve-poll")
+        self._spawn(self._janitor, "pyasc-serve-sessions")
+        return self.ports
+
+    def _spawn(self, fn, name):
+        t = threading.Thread(target=fn, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _poll(self):
+        while not self._stop.wait(self.poll_secs):
+            try:
+                self.core.repository.poll_once()
+            except Exception:  # noqa: BLE001 - a scan that fails is retried at the next poll
+                pass
+
+    def _janitor(self):
+        while not self._stop.wait(min(30.0, max(0.5, self.core.sessions.idle_secs / 4))):
+            self.core.sessions.expire()
+
+    def stop(self):
+        self._stop.set()
+        self.core.live = False
+        if self.grpc is not None:
+            self.grpc.stop()
+        if self.http is not None:
+            self.http.stop()
+        for t in self._threads:
+            t.join(10)
+        self._pool.shutdown(wait=True)
+        self.core.close()
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
