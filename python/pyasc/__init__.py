@@ -83,6 +83,12 @@ from .models import (  # noqa: E402
     get_available_providers,
 )
 
+from . import custom_ops  # noqa: E402 - register_op / hybrid_operator / load_op_library (asc.ops.<name>)
+from .custom_ops import hybrid_operator, load_op_library, register_grad, register_op  # noqa: E402
+from . import autograd  # noqa: E402 - asc.grad / asc.vjp / asc.value_and_grad (tape-based reverse mode)
+from .autograd import grad, value_and_grad, vjp  # noqa: E402
+from . import testing  # noqa: E402 - asc.testing.gradcheck
+
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__))
 
 #: Directory to add to ``CMAKE_PREFIX_PATH`` so that ``find_package(pyasc)``
@@ -171,8 +177,19 @@ __all__ = [
     "eval",
     "set_eager",
     "is_eager",
+    # custom operators and autograd
+    "register_op",
+    "register_grad",
+    "hybrid_operator",
+    "load_op_library",
+    "grad",
+    "vjp",
+    "value_and_grad",
     # submodules
     "ops",
+    "custom_ops",
+    "autograd",
+    "testing",
     "models",
     "InferenceSession",
     "SessionOptions",

@@ -35,3 +35,7 @@ def _export(names):
 
 
 _export(("_conv", "_pool", "_norm", "_activation", "_loss", "_tensor", "_format", "_modules"))
+
+# The custom-operator registry's look-ups (registered ops themselves become attributes of this
+# module: asc.ops.<name>; see pyasc/custom_ops).
+from ..custom_ops._registry import get, registered, reset_stats, stats, unregister_op as unregister  # noqa: E402,F401

@@ -40,6 +40,8 @@ _LAZY = {
 
 
 def __getattr__(name):
+    if name == "cpp_extension":  # a submodule (asc.utils.cpp_extension.load), imported on first use
+        return importlib.import_module(f"{__name__}.cpp_extension")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,435 @@
+"""VJP rules of the ``asc.ops`` NN operators (torch.nn.functional's derivatives).
+
+Same rule signature as :mod:`._rules`. Positional-or-keyword arguments of the torch signatures
+are read with :func:`_arg` (a call may pass them either way). Convolution and pooling backward
+passes are img2col / col2img (``asc.ops.unfold`` / ``fold``) plus matmul, so they cover stride,
+padding (also 'same'), dilation and groups with one formula.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+import numpy as _np
+
+from ._rules import unbroadcast
+
+
+def _asc():
+    import pyasc
+
+    return pyasc
+
+
+def _nie(msg):
+    asc = _asc()
+    return asc.errors.AscendNotImplementedError(asc.ErrorCode.API_NOT_SUPPORT, f"[asc.grad] {msg}")
+
+
+def _arg(rest, kw, i, name, default):
+    """Argument ``name`` at positional index ``i`` of ``rest`` (the operands after the input)."""
+    if name in kw:
+        return kw[name]
+    return rest[i] if i < len(rest) else default
+
+
+def _pointwise(deriv):
+    """A rule for ``f(input, *params)``: the input's cotangent is g * deriv(x, out, rest, kw)."""
+    def rule(g, out, x, *rest, needs, **kw):
+        return (g * deriv(x, out, rest, kw),) + (None,) * len(rest)
+
+    return rule
+
+
+def _f(x, mask):
+    return mask.astype(x.dtype)
+
+
+def _gelu_d(x, out, rest, kw):
+    asc = _asc()
+    if _arg(rest, kw, 0, "approximate", "none") == "tanh":
+        a, b = 1.5957691216057308, 0.0713548162726
+        s = asc.sigmoid(x * (a + x * x * b))
+        return s + x * s * (1 - s) * (a + x * x * (3 * b))
+    return asc.erfc(x * -0.7071067811865476) * 0.5 + x * asc.exp(x * x * -0.5) * (1.0 / _math.sqrt(2 * _math.pi))
+
+
+def _softplus_d(x, out, rest, kw):
+    asc = _asc()
+    beta = _arg(rest, kw, 0, "beta", 1.0)
+    thr = _arg(rest, kw, 1, "threshold", 20.0)
+    return asc.where(x * beta > thr, 1.0, asc.sigmoid(x * beta)).astype(x.dtype)
+
+
+def _mish_d(x, out, rest, kw):
+    asc = _asc()
+    sp = asc.maximum(x, 0) + asc.log1p(asc.exp(-asc.abs(x)))
+    t = asc.tanh(sp)
+    return t + x * (1 - t * t) * asc.sigmoid(x)
+
+
+def _hardtanh_d(lo_default, hi_default):
+    def d(x, out, rest, kw):
+        lo = _arg(rest, kw, 0, "min_val", lo_default)
+        hi = _arg(rest, kw, 1, "max_val", hi_default)
+        return _f(x, (x > lo) & (x < hi))
+    return d
+
+
+def _pointwise_rules():
+    asc = _asc()
+    sg = asc.sigmoid
+    return {
+        "relu": _pointwise(lambda x, o, r, k: _f(x, x > 0)),
+        "relu6": _pointwise(lambda x, o, r, k: _f(x, (x > 0) & (x < 6))),
+        "leaky_relu": _pointwise(lambda x, o, r, k: asc.where(x > 0, 1.0, _arg(r, k, 0, "negative_slope", 0.01))
+                                 .astype(x.dtype)),
+        "elu": _pointwise(lambda x, o, r, k: asc.where(x > 0, 1.0, asc.exp(x) * _arg(r, k, 0, "alpha", 1.0))
+                          .astype(x.dtype)),
+        "selu": _pointwise(lambda x, o, r, k: asc.where(x > 0, 1.0507009873554805,
+                                                        asc.exp(x) * (1.0507009873554805 * 1.6732632423543772))
+                           .astype(x.dtype)),
+        "celu": _pointwise(lambda x, o, r, k: asc.where(x > 0, 1.0, asc.exp(x / _arg(r, k, 0, "alpha", 1.0)))
+                           .astype(x.dtype)),
+        "gelu": _pointwise(_gelu_d),
+        "silu": _pointwise(lambda x, o, r, k: sg(x) * (1 + x * (1 - sg(x)))),
+        "sigmoid": _pointwise(lambda x, o, r, k: o * (1 - o)),
+        "tanh": _pointwise(lambda x, o, r, k: 1 - o * o),
+        "erf": _pointwise(lambda x, o, r, k: asc.exp(-(x * x)) * (2.0 / _math.sqrt(_math.pi))),
+        "softplus": _pointwise(_softplus_d),
+        "mish": _pointwise(_mish_d),
+        "hardtanh": _pointwise(_hardtanh_d(-1.0, 1.0)),
+        "hardswish": _pointwise(lambda x, o, r, k: asc.where(x < -3, 0.0, asc.where(x > 3, 1.0, x / 3 + 0.5))
+                                .astype(x.dtype)),
+        "hardsigmoid": _pointwise(lambda x, o, r, k: _f(x, (x > -3) & (x < 3)) * (1.0 / 6)),
+        "softsign": _pointwise(lambda x, o, r, k: 1 / ((1 + asc.abs(x)) * (1 + asc.abs(x)))),
+        "logsigmoid": _pointwise(lambda x, o, r, k: 1 - sg(x)),
+        "tanhshrink": _pointwise(lambda x, o, r, k: asc.tanh(x) * asc.tanh(x)),
+    }
+
+
+# -- softmax family ------------------------------------------------------------------------------
+
+def _softmax_dim(x, rest, kw):
+    dim = _arg(rest, kw, 0, "dim", None)
+    if dim is None:
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    return dim % max(x.ndim, 1)
+
+
+def _softmax(g, out, x, *rest, needs, **kw):
+    asc = _asc()
+    d = _softmax_dim(x, rest, kw)
+    return (out * (g - asc.sum(g * out, axis=d, keepdims=True)),) + (None,) * len(rest)
+
+
+def _log_softmax(g, out, x, *rest, needs, **kw):
+    asc = _asc()
+    d = _softmax_dim(x, rest, kw)
+    return (g - asc.exp(out) * asc.sum(g, axis=d, keepdims=True),) + (None,) * len(rest)
+
+
+# -- dense -----------------------------------------------------------------------------------------
+
+def _linear(g, out, x, w, b=None, *rest, needs, **kw):
+    asc = _asc()
+    b = kw.get("bias", b)
+    gx = gw = gb = None
+    if needs[0]:
+        gx = asc.matmul(g, w)
+    g2 = g.reshape((-1, w.shape[0]))
+    if len(needs) > 1 and needs[1]:
+        gw = asc.matmul(asc.transpose(g2), x.reshape((-1, w.shape[1])))
+    if len(needs) > 2 and needs[2] and b is not None:
+        gb = unbroadcast(g, tuple(b.shape))
+    return (gx, gw, gb) + (None,) * len(rest)
+
+
+# -- convolution -----------------------------------------------------------------------------------
+
+def _pad2(x, pads, value=0.0):
+    asc = _asc()
+    (pt, pb), (pl, pr) = pads
+    if not (pt or pb or pl or pr):
+        return x
+    return asc.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+
+
+def _pair(v):
+    if isinstance(v, (list, tuple)):
+        return (int(v[0]), int(v[-1])) if len(v) in (1, 2) else None
+    return (int(v), int(v))
+
+
+def _conv2d(g, out, x, w, b=None, *rest, needs, **kw):
+    asc = _asc()
+    F = asc.ops
+    b = kw.get("bias", b)
+    stride = _pair(_arg(rest, kw, 0, "stride", 1))
+    padding = _arg(rest, kw, 1, "padding", 0)
+    dil = _pair(_arg(rest, kw, 2, "dilation", 1))
+    groups = int(_arg(rest, kw, 3, "groups", 1))
+    if kw.get("layout", "NCHW") != "NCHW" or kw.get("activation") is not None or kw.get("residual") is not None:
+        raise _nie("conv2d's gradient covers layout='NCHW' without fused activation/residual")
+    unb = x.ndim == 3
+    if unb:
+        x, g = x[None], g[None]
+    n, c, h, wd = x.shape
+    o, cg, kh, kw_ = w.shape
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0), (0, 0))
+        else:
+            th, tw = dil[0] * (kh - 1), dil[1] * (kw_ - 1)
+            pads = ((th // 2, th - th // 2), (tw // 2, tw - tw // 2))
+    else:
+        ph, pw = _pair(padding)
+        pads = ((ph, ph), (pw, pw))
+    xp = _pad2(x, pads)
+    hp, wp = xp.shape[2], xp.shape[3]
+    og = o // groups
+    L = g.shape[2] * g.shape[3]
+    gr = g.reshape((n, groups, og, L))
+    gx = gw = gb = None
+    if len(needs) > 1 and needs[1]:
+        cols = F.unfold(xp, (kh, kw_), dilation=dil, padding=0, stride=stride).reshape((n, groups, cg * kh * kw_, L))
+        gw = asc.sum(asc.matmul(gr, asc.swapaxes(cols, -1, -2)), axis=0).reshape(w.shape)
+    if needs[0]:
+        wr = w.reshape((groups, og, cg * kh * kw_))
+        gcols = asc.matmul(asc.swapaxes(wr, -1, -2), gr).reshape((n, c * kh * kw_, L))
+        gxp = F.fold(gcols, (hp, wp), (kh, kw_), dilation=dil, padding=0, stride=stride)
+        gx = gxp[:, :, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd]
+        gx = gx[0] if unb else gx
+    if len(needs) > 2 and needs[2] and b is not None:
+        gb = asc.sum(g, axis=(0, 2, 3))
+    return (gx, gw, gb) + (None,) * len(rest)
+
+
+# -- normalisation ----------------------------------------------------------------------------------
+
+def _norm_backward(g, x, axes, w_b_shape, w, eps, mean=None, var=None):
+    """Shared by layer_norm / batch_norm: cotangents of x, weight, bias for y = xhat * w + b with
+    xhat normalised over ``axes`` (batch statistics when ``mean`` is None)."""
+    asc = _asc()
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    if mean is None:
+        mean = asc.mean(x, axis=axes, keepdims=True)
+        var = asc.mean((x - mean) * (x - mean), axis=axes, keepdims=True)
+        batch = True
+    else:
+        batch = False
+    inv = 1.0 / asc.sqrt(var + eps)
+    xhat = (x - mean) * inv
+    gxhat = g if w is None else g * w.reshape(w_b_shape)
+    if batch:
+        gx = inv * (gxhat - asc.mean(gxhat, axis=axes, keepdims=True)
+                    - xhat * asc.mean(gxhat * xhat, axis=axes, keepdims=True))
+    else:
+        gx = gxhat * inv
+    return gx, xhat
+
+
+def _layer_norm(g, out, x, normalized_shape, w=None, b=None, *rest, needs, **kw):
+    asc = _asc()
+    w = kw.get("weight", w)
+    b = kw.get("bias", b)
+    eps = _arg(rest, kw, 0, "eps", 1e-5)
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(ns)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    gx, xhat = _norm_backward(g, x, axes, (1,) * (x.ndim - k) + ns, w, eps)
+    lead = tuple(range(x.ndim - k))
+    gw = asc.sum(g * xhat, axis=lead) if (len(needs) > 2 and needs[2] and w is not None) else None
+    gb = asc.sum(g, axis=lead) if (len(needs) > 3 and needs[3] and b is not None) else None
+    return (gx if needs[0] else None, None, gw, gb) + (None,) * len(rest)
+
+
+def _batch_norm(g, out, x, rm, rv, w=None, b=None, *rest, needs, **kw):
+    asc = _asc()
+    w = kw.get("weight", w)
+    b = kw.get("bias", b)
+    training = _arg(rest, kw, 0, "training", False)
+    eps = _arg(rest, kw, 2, "eps", 1e-5)
+    axes = (0,) + tuple(range(2, x.ndim))
+    cshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if training:
+        gx, xhat = _norm_backward(g, x, axes, cshape, w, eps)
+    else:
+        gx, xhat = _norm_backward(g, x, axes, cshape, w, eps, asc.asarray(rm).reshape(cshape),
+                                  asc.asarray(rv).reshape(cshape))
+    gw = asc.sum(g * xhat, axis=axes) if (len(needs) > 3 and needs[3] and w is not None) else None
+    gb = asc.sum(g, axis=axes) if (len(needs) > 4 and needs[4] and b is not None) else None
+    return (gx if needs[0] else None, None, None, gw, gb) + (None,) * len(rest)
+
+
+# -- pooling -----------------------------------------------------------------------------------------
+
+def _pool_args(x, rest, kw, has_dilation):
+    k = _pair(_arg(rest, kw, 0, "kernel_size", None))
+    s = _arg(rest, kw, 1, "stride", None)
+    s = k if s is None or (isinstance(s, (list, tuple)) and len(s) == 0) else _pair(s)
+    p = _pair(_arg(rest, kw, 2, "padding", 0))
+    d = _pair(_arg(rest, kw, 3, "dilation", 1)) if has_dilation else (1, 1)
+    ceil = _arg(rest, kw, 4 if has_dilation else 3, "ceil_mode", False)
+    if ceil:
+        raise _nie("pooling gradients cover ceil_mode=False")
+    return k, s, p, d
+
+
+def _max_pool2d(g, out, x, *rest, needs, **kw):
+    asc = _asc()
+    F = asc.ops
+    if _arg(rest, kw, 5, "return_indices", False):
+        raise _nie("max_pool2d's gradient covers return_indices=False")
+    unb = x.ndim == 3
+    if unb:
+        x, g = x[None], g[None]
+    k, s, p, d = _pool_args(x, rest, kw, True)
+    n, c, h, w = x.shape
+    xp = _pad2(x, ((p[0], p[0]), (p[1], p[1])), -_np.inf)
+    kk = k[0] * k[1]
+    L = g.shape[2] * g.shape[3]
+    cols = F.unfold(xp, k, dilation=d, padding=0, stride=s).reshape((n, c, kk, L))
+    am = asc.argmax(cols, axis=2)  # first maximum of each window (torch's choice on ties)
+    mask = (asc.arange(kk).reshape((1, 1, kk, 1)) == am.reshape((n, c, 1, L))).astype(g.dtype)
+    gcols = (mask * g.reshape((n, c, 1, L))).reshape((n, c * kk, L))
+    gxp = F.fold(gcols, (xp.shape[2], xp.shape[3]), k, dilation=d, padding=0, stride=s)
+    gx = gxp[:, :, p[0]:p[0] + h, p[1]:p[1] + w]
+    return ((gx[0] if unb else gx),) + (None,) * len(rest)
+
+
+def _avg_pool2d(g, out, x, *rest, needs, **kw):
+    asc = _asc()
+    F = asc.ops
+    unb = x.ndim == 3
+    if unb:
+        x, g = x[None], g[None]
+    k, s, p, _ = _pool_args(x, rest, kw, False)
+    include_pad = _arg(rest, kw, 4, "count_include_pad", True)
+    div = _arg(rest, kw, 5, "divisor_override", None)
+    n, c, h, w = x.shape
+    kk = k[0] * k[1]
+    L = g.shape[2] * g.shape[3]
+    if div is not None:
+        per = g.reshape((n, c, 1, L)) / float(div)
+    elif include_pad or (p[0] == 0 and p[1] == 0):
+        per = g.reshape((n, c, 1, L)) / float(kk)
+    else:
+        ones = _pad2(asc.ones((1, 1, h, w), dtype=x.dtype), ((p[0], p[0]), (p[1], p[1])))
+        cnt = asc.sum(F.unfold(ones, k, padding=0, stride=s), axis=1).reshape((1, 1, 1, L))
+        per = g.reshape((n, c, 1, L)) / cnt
+    gcols = asc.broadcast_to(per, (n, c, kk, L)).reshape((n, c * kk, L))
+    gx = F.fold(gcols, (h, w), k, padding=p, stride=s)
+    return ((gx[0] if unb else gx),) + (None,) * len(rest)
+
+
+# -- losses ---------------------------------------------------------------------------------------------
+
+def _red(rest, kw, i):
+    r = _arg(rest, kw, i, "reduction", "mean")
+    if kw.get("size_average") is not None or kw.get("reduce") is not None:
+        raise _nie("loss gradients take reduction=, not the legacy size_average/reduce")
+    return r
+
+
+def _elementwise_loss(deriv):
+    def rule(g, out, x, t, *rest, needs, **kw):
+        asc = _asc()
+        r = _red(rest, kw, 2)
+        d = deriv(x, t, rest, kw)
+        if r == "mean":
+            d = d * (g / float(max(_np.broadcast_shapes(tuple(x.shape), tuple(t.shape)) and
+                                   int(_np.prod(_np.broadcast_shapes(tuple(x.shape), tuple(t.shape)))), 1)))
+        else:
+            d = d * g
+        if kw.get("weight") is not None:
+            d = d * kw["weight"]
+        gx = unbroadcast(d, tuple(x.shape)) if needs[0] else None
+        gt = unbroadcast(-d, tuple(t.shape)) if needs[1] else None
+        return (gx, gt) + (None,) * len(rest)
+    return rule
+
+
+def _cross_entropy(g, out, x, t, *rest, needs, **kw):
+    asc = _asc()
+    weight = kw.get("weight", rest[0] if rest else None)
+    ignore = _arg(rest, kw, 2, "ignore_index", -100)
+    r = _red(rest, kw, 4)
+    eps = float(_arg(rest, kw, 5, "label_smoothing", 0.0))
+    unb = x.ndim == 1
+    if unb:
+        x = x[None]
+        t = asc.asarray(t).reshape((1,) + tuple(asc.asarray(t).shape))
+    c = x.shape[1]
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    p = asc.ops.softmax(x, dim=1)
+    wv = asc.ones((c,), dtype=x.dtype) if weight is None else asc.asarray(weight).astype(x.dtype)
+    wb = wv.reshape(cshape)
+    ta = asc.asarray(t)
+    if _np.dtype(str(ta.dtype)).kind in "iu":
+        valid = (ta != ignore)
+        tc = asc.where(valid, ta, 0)
+        onehot = (asc.arange(c).reshape(cshape) == asc.expand_dims(tc, 1)).astype(x.dtype)
+        wt = asc.sum(onehot * wb, axis=1) * valid.astype(x.dtype)  # w[target] (0 where ignored)
+        vmask = asc.expand_dims(valid.astype(x.dtype), 1)
+        # d/dx of (1-eps) w_t (-log p_t) + eps/C sum_c w_c (-log p_c)
+        gl = (1 - eps) * asc.expand_dims(wt, 1) * (p - onehot) + \
+            (eps / c) * vmask * (p * asc.sum(wv) - wb)
+        denom = asc.sum(wt) if r == "mean" else None
+    else:
+        tp = ta.astype(x.dtype) * (1 - eps) + eps / c
+        gl = p * asc.sum(tp * wb, axis=1, keepdims=True) - tp * wb
+        denom = float(x.shape[0] * int(_np.prod(x.shape[2:]))) if r == "mean" else None
+    if r == "none":
+        gx = gl * asc.expand_dims(g if not unb else g.reshape((1,) + tuple(g.shape)), 1)
+    else:
+        gx = gl * g if denom is None else gl * (g / denom)
+    gx = gx[0] if unb else gx
+    return (gx if needs[0] else None, None) + (None,) * len(rest)
+
+
+def _nll_loss(g, out, x, t, *rest, needs, **kw):
+    asc = _asc()
+    weight = kw.get("weight", rest[0] if rest else None)
+    ignore = _arg(rest, kw, 2, "ignore_index", -100)
+    r = _red(rest, kw, 4)
+    unb = x.ndim == 1
+    if unb:
+        x = x[None]
+        t = asc.asarray(t).reshape((1,))
+    c = x.shape[1]
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    ta = asc.asarray(t)
+    valid = ta != ignore
+    tc = asc.where(valid, ta, 0)
+    onehot = (asc.arange(c).reshape(cshape) == asc.expand_dims(tc, 1)).astype(x.dtype)
+    wv = asc.ones((c,), dtype=x.dtype) if weight is None else asc.asarray(weight).astype(x.dtype)
+    wo = onehot * wv.reshape(cshape) * asc.expand_dims(valid.astype(x.dtype), 1)
+    if r == "none":
+        gx = -wo * asc.expand_dims(g.reshape(tuple(ta.shape)), 1)
+    elif r == "sum":
+        gx = -wo * g
+    else:
+        gx = -wo * (g / asc.sum(wo))
+    gx = gx[0] if unb else gx
+    return (gx if needs[0] else None, None) + (None,) * len(rest)
+
+
+def ops_rules():
+    asc = _asc()
+    r = _pointwise_rules()
+    r.update({
+        "softmax": _softmax, "log_softmax": _log_softmax,
+        "linear": _linear, "conv2d": _conv2d,
+        "layer_norm": _layer_norm, "batch_norm": _batch_norm,
+        "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d,
+        "mse_loss": _elementwise_loss(lambda x, t, r, k: (x - t) * 2),
+        "l1_loss": _elementwise_loss(lambda x, t, r, k: asc.sign(x - t)),
+        "cross_entropy": _cross_entropy, "nll_loss": _nll_loss,
+    })
+    from ._rules import _matmul
+
+    r["matmul"] = r["mm"] = r["bmm"] = _matmul
+    return r

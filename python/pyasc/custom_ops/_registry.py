@@ -1,0 +1,371 @@
+"""The custom operator registry: ``@asc.register_op``, ``@asc.register_grad``, ``asc.ops.get``,
+``asc.ops.registered``, ``asc.ops.stats``.
+
+A registered op is a :class:`CustomOp` object published as ``asc.ops.<name>``. Calling it runs the
+forward body with a fresh :class:`OpContext`; the body is ordinary pyasc code, so every registry
+op it calls records into the lazy graph of the current stream and a composite op fuses with its
+neighbours exactly like the built-in compositions (``asc.ops.gelu`` is such a composition too).
+Nothing is compiled at registration: the lazy graph's program cache compiles one fused loop per
+(group, shapes, dtypes) on first use.
+
+Autograd (:mod:`pyasc.autograd`) sees a registered op as one node: its ``grad`` (``backward(ctx,
+*grad_outputs)``) when one is registered, otherwise the derivatives of the ops its body calls.
+The non-autograd call costs one global read (``_autograd_state.active``) beyond the body.
+"""
+
+from __future__ import annotations
+
+import keyword as _keyword
+import threading as _threading
+
+__all__ = ["register_op", "register_grad", "unregister_op", "get", "registered", "stats", "reset_stats",
+           "CustomOp", "OpContext"]
+
+_lock = _threading.RLock()
+_ops: dict = {}           # name -> CustomOp
+_builtin_names = None      # asc.ops names that existed before any registration (clash check)
+
+
+class _AutogradState:
+    """Set by pyasc.autograd while a trace is active anywhere in the process: the call fast path
+    reads one attribute; only when it is non-zero are arguments checked for traced values."""
+
+    active = 0
+    record = None  # pyasc.autograd._tape.record_custom, set on its import
+
+
+_autograd_state = _AutogradState()
+
+
+def _errors():
+    from .. import errors
+
+    return errors
+
+
+def _value_error(msg, code="INVALID_PARAM"):
+    e = _errors()
+    return e.AscendValueError(getattr(e.ErrorCode, code), msg)
+
+
+def _type_error(msg, code="INVALID_PARAM"):
+    e = _errors()
+    return e.AscendTypeError(getattr(e.ErrorCode, code), msg)
+
+
+class OpContext:
+    """The ``ctx`` of a registered op (``torch.autograd.Function``'s context).
+
+    * ``ctx.save_for_backward(*tensors)`` / ``ctx.saved_tensors``: values the backward needs.
+    * ``ctx.needs_input_grad``: one bool per positional input; all False outside autograd, so a
+      forward may skip saving.
+    * ``ctx.attrs``: the keyword attributes of the call (``op(x, alpha=0.5)`` -> ``{'alpha': 0.5}``);
+      any other attribute may be set on ``ctx`` (``ctx.scale = s``) and read in the backward.
+    * ``ctx.op_name``: the registered name.
+    """
+
+    __slots__ = ("op_name", "needs_input_grad", "attrs", "saved_tensors", "__dict__")
+
+    def __init__(self, op_name, needs_input_grad, attrs):
+        self.op_name = op_name
+        self.needs_input_grad = needs_input_grad
+        self.attrs = attrs
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *tensors):
+        """Keeps ``tensors`` (arrays or None) for the backward as ``ctx.saved_tensors``."""
+        self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *outputs):
+        """torch's name: outputs that get no gradient (accepted for compatibility; pyasc gives
+        them zero cotangents)."""
+        self.__dict__.setdefault("non_differentiable", []).extend(id(o) for o in outputs)
+
+    def __repr__(self):
+        return f"<OpContext of {self.op_name}: attrs={self.attrs!r}, saved={len(self.saved_tensors)}>"
+
+
+class _OpStats:
+    __slots__ = ("calls", "grad_calls", "compile_hits", "compile_misses")
+
+    def __init__(self):
+        self.calls = 0
+        self.grad_calls = 0
+        self.compile_hits = 0
+        self.compile_misses = 0
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+_NO_NEEDS = {}  # arity -> all-False needs_input_grad tuple (shared; tuples are immutable)
+
+
+def _no_needs(n):
+    t = _NO_NEEDS.get(n)
+    if t is None:
+        t = _NO_NEEDS[n] = (False,) * n
+    return t
+
+
+class CustomOp:
+    """A registered operator (``asc.ops.<name>``): call it like a function.
+
+    Attributes: ``name``, ``forward``, ``backward`` (None when no gradient is registered),
+    ``infer_shape``, ``infer_dtype``, ``fusable``, ``kind`` ('composite', 'hybrid' or 'library').
+    ``op.infer(shapes, dtypes, **attrs)`` returns the output shapes and dtypes without computing.
+    """
+
+    def __init__(self, name, forward, *, grad=None, infer_shape=None, infer_dtype=None, fusable=True,
+                 kind="composite", doc=None):
+        self.name = name
+        self.forward = forward
+        self.backward = grad
+        self.infer_shape = infer_shape
+        self.infer_dtype = infer_dtype
+        self.fusable = bool(fusable)
+        self.kind = kind
+        self._stats = _OpStats()
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = doc if doc is not None else (getattr(forward, "__doc__", None) or
+                                                    f"Registered operator {name!r}.")
+        self.__module__ = "pyasc.ops"
+        self.__wrapped__ = forward
+
+    def __call__(self, *args, **attrs):
+        # Fast path (no autograd trace anywhere): forward with an all-False ctx.
+        if _autograd_state.active:
+            rec = _autograd_state.record(self, args, attrs)
+            if rec is not NotImplemented:
+                return rec
+        self._stats.calls += 1
+        ctx = OpContext(self.name, _no_needs(len(args)), attrs)
+        out = self.forward(ctx, *args, **attrs)
+        if not self.fusable:
+            # A fusion boundary: the op's result is computed here, as its own group(s).
+            from .. import lazy
+
+            lazy.eval(*out) if isinstance(out, tuple) else lazy.eval(out)
+        return out
+
+    def run_forward(self, ctx, args, attrs):
+        """The forward with a given ctx (autograd and hybrid wrappers call this)."""
+        self._stats.calls += 1
+        out = self.forward(ctx, *args, **attrs)
+        if not self.fusable:
+            from .. import lazy
+
+            lazy.eval(*out) if isinstance(out, tuple) else lazy.eval(out)
+        return out
+
+    def infer(self, shapes, dtypes=None, **attrs):
+        """Output shape(s) and dtype(s) for inputs of ``shapes`` and ``dtypes`` (no compute).
+
+        Uses the registered ``infer_shape`` / ``infer_dtype`` callbacks; otherwise traces the
+        forward abstractly over lazy placeholders (:mod:`pyasc.custom_ops._abstract`). Returns
+        ``(shape, dtype)`` for one output, a list of them for several.
+        """
+        from . import _abstract
+
+        return _abstract.infer(self, shapes, dtypes, attrs)
+
+    def __repr__(self):
+        g = "with grad" if self.backward is not None else "no grad"
+        return f"<asc.ops.{self.name}: {self.kind} operator, {g}, fusable={self.fusable}>"
+
+
+def _ops_module():
+    from .. import ops
+
+    return ops
+
+
+def _check_name(name, where):
+    if not isinstance(name, str):
+        raise _type_error(f"[{where}] the operator name must be a str, got {type(name).__name__}")
+    if not name.isidentifier() or _keyword.iskeyword(name) or name.startswith("_"):
+        raise _value_error(f"[{where}] operator name {name!r} must be a Python identifier not starting "
+                           "with '_' (it becomes asc.ops.<name>)")
+
+
+def _builtins():
+    global _builtin_names
+    if _builtin_names is None:
+        mod = _ops_module()
+        _builtin_names = frozenset(n for n in dir(mod) if not n.startswith("_")) - frozenset(_ops)
+    return _builtin_names
+
+
+def _publish(op, replace, where):
+    """Adds ``op`` to the registry and to asc.ops; the clash rules live here (one copy)."""
+    with _lock:
+        if op.name in _builtins():
+            raise _value_error(f"[{where}] {op.name!r} is a built-in asc.ops name; pick another name "
+                               "(built-ins cannot be replaced)")
+        old = _ops.get(op.name)
+        if old is not None and not replace:
+            raise _value_error(f"[{where}] operator {op.name!r} is already registered ({old.kind}, from "
+                               f"{_origin(old.forward)}); pass replace=True to replace it or "
+                               f"asc.ops.unregister({op.name!r}) first")
+        # replace=True replaces the whole op: a gradient registered for the old forward is dropped
+        # (it may not match the new body); register it again with register_grad.
+        _ops[op.name] = op
+        setattr(_ops_module(), op.name, op)
+    return op
+
+
+def _origin(fn):
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        return f"{code.co_filename}:{code.co_firstlineno}"
+    return getattr(fn, "__qualname__", repr(fn))
+
+
+def _check_callable(fn, what, where):
+    if fn is not None and not callable(fn):
+        raise _type_error(f"[{where}] {what} must be callable, got {type(fn).__name__}")
+
+
+def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None, fusable=True, replace=False):
+    """Registers a custom operator ``asc.ops.<name>`` (decorator).
+
+    ``@asc.register_op("CustomGeLU")`` over ``def forward(ctx, x, *, alpha=...)``: the body is pyasc
+    code (``asc.*`` / ``asc.ops.*`` calls, arithmetic) and is traced into the lazy graph, so an
+    elementwise composition runs as one fused kernel with its neighbours.
+
+    Args:
+        name: the operator name, a Python identifier not clashing with a built-in ``asc.ops`` name.
+        grad: ``backward(ctx, *grad_outputs) -> grad per positional input`` (None entries for inputs
+            without gradient); may also be registered later with :func:`register_grad`. Without one,
+            autograd differentiates the body.
+        infer_shape: ``fn(*input_shapes, **attrs) -> shape`` (or a list of shapes for several outputs);
+            checked against the forward's result and used by ``op.infer``.
+        infer_dtype: ``fn(*input_dtypes, **attrs) -> dtype`` (or a list).
+        fusable: False makes the op a fusion boundary (its result is computed at the call).
+        replace: True replaces an already registered op of that name (default: an error).
+
+    Returns the :class:`CustomOp` (so the decorated name is the operator).
+    Raises AscendValueError for a bad or clashing name, AscendTypeError for non-callables.
+    """
+    _check_name(name, "register_op")
+    for what, f in (("grad", grad), ("infer_shape", infer_shape), ("infer_dtype", infer_dtype)):
+        _check_callable(f, what, "register_op")
+
+    def deco(forward):
+        _check_callable(forward, "the forward function", "register_op")
+        if forward is None:
+            raise _type_error("[register_op] the forward function must be callable, got None")
+        fwd = forward
+        if infer_shape is not None or infer_dtype is not None:
+            fwd = _checked_forward(name, forward, infer_shape, infer_dtype)
+        op = CustomOp(name, fwd, grad=grad, infer_shape=infer_shape, infer_dtype=infer_dtype, fusable=fusable,
+                      doc=getattr(forward, "__doc__", None))
+        op.__wrapped__ = forward
+        return _publish(op, replace, "register_op")
+
+    return deco if fn is None else deco(fn)
+
+
+def _as_list(v):
+    return list(v) if isinstance(v, list) else [v]
+
+
+def _checked_forward(name, forward, infer_shape, infer_dtype):
+    """The forward followed by a check of its outputs against the declared inference (shapes and
+    dtypes of lazy results are known without computing, so this costs no materialisation)."""
+    import numpy as _np
+
+    def fwd(ctx, *args, **attrs):
+        out = forward(ctx, *args, **attrs)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        if infer_shape is not None:
+            want = _as_list(infer_shape(*[tuple(getattr(a, "shape", ())) for a in args], **attrs))
+            got = [tuple(o.shape) for o in outs]
+            if [tuple(w) for w in want] != got:
+                raise _value_error(f"[{name}] the forward returned shape(s) {got} but infer_shape gives "
+                                   f"{[tuple(w) for w in want]} for inputs "
+                                   f"{[tuple(getattr(a, 'shape', ())) for a in args]}", "INVALID_SHAPE")
+        if infer_dtype is not None:
+            want = [_np.dtype(str(d)) for d in _as_list(infer_dtype(*[getattr(a, "dtype", None) for a in args],
+                                                                    **attrs))]
+            got = [_np.dtype(str(o.dtype)) for o in outs]
+            if want != got:
+                raise _type_error(f"[{name}] the forward returned dtype(s) {[str(g) for g in got]} but "
+                                  f"infer_dtype gives {[str(w) for w in want]}", "INVALID_DTYPE")
+        return out
+
+    fwd.__doc__ = forward.__doc__
+    return fwd
+
+
+def register_grad(name, fn=None, *, replace=False):
+    """Registers the backward of the registered operator ``name`` (decorator).
+
+    ``@asc.register_grad("CustomGeLU")`` over ``def backward(ctx, grad_output)``: returns one
+    gradient per positional input of the forward (a tuple, or a single array for one input; None
+    for an input without gradient). ``ctx`` is the forward's context (``ctx.saved_tensors``,
+    ``ctx.attrs``, ``ctx.needs_input_grad``).
+
+    Raises AscendValueError when ``name`` is not registered, or already has a gradient and
+    ``replace`` is False.
+    """
+    _check_name(name, "register_grad")
+
+    def deco(backward):
+        if not callable(backward):
+            raise _type_error(f"[register_grad] the backward of {name!r} must be callable, "
+                              f"got {type(backward).__name__}")
+        with _lock:
+            op = _ops.get(name)
+            if op is None:
+                raise _value_error(f"[register_grad] no operator {name!r} is registered "
+                                   f"(register it with @asc.register_op({name!r}) first)")
+            if op.backward is not None and not replace:
+                raise _value_error(f"[register_grad] operator {name!r} already has a gradient "
+                                   f"({_origin(op.backward)}); pass replace=True to replace it")
+            op.backward = backward
+        return backward
+
+    return deco if fn is None else deco(fn)
+
+
+def unregister_op(name):
+    """Removes the registered operator ``name`` from ``asc.ops`` (AscendValueError if unknown)."""
+    with _lock:
+        op = _ops.pop(name, None)
+        if op is None:
+            raise _value_error(f"[unregister] no operator {name!r} is registered")
+        mod = _ops_module()
+        if getattr(mod, name, None) is op:
+            delattr(mod, name)
+    return op
+
+
+def get(name):
+    """The registered operator ``name`` (AscendValueError listing the registered names if unknown)."""
+    op = _ops.get(name)
+    if op is None:
+        raise _value_error(f"[asc.ops.get] no operator {name!r} is registered; registered: "
+                           f"{sorted(_ops) or 'none'}")
+    return op
+
+
+def registered():
+    """Sorted names of the registered custom operators."""
+    return sorted(_ops)
+
+
+def stats(name=None):
+    """Call counters of the registered operators: ``{name: {'calls', 'grad_calls', 'compile_hits',
+    'compile_misses'}}`` (one dict for ``name``). Compile counters count specialised kernels of
+    dynamic-shape operators (``static_shapes=``): a hit reuses a built kernel, a miss builds one."""
+    if name is not None:
+        return get(name)._stats.as_dict()
+    return {n: op._stats.as_dict() for n, op in sorted(_ops.items())}
+
+
+def reset_stats():
+    """Zeroes every operator's counters."""
+    for op in list(_ops.values()):
+        op._stats = _OpStats()

@@ -1,0 +1,210 @@
+"""asc.register_op / register_grad: asc.ops.<name>, the registry look-ups, fusion of a composite
+op into one kernel (graph stats, graph dump, profiler), ctx, clash and re-registration rules."""
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+import pyasc as asc
+from pyasc.profiler import Profiler
+
+
+@pytest.fixture(autouse=True)
+def _lazy_and_clean():
+    previous = asc.is_eager()
+    asc.set_eager(False)
+    before = set(asc.ops.registered())
+    yield
+    for name in set(asc.ops.registered()) - before:
+        asc.ops.unregister(name)
+    asc.set_eager(previous)
+
+
+def _gelu_ref(x):
+    x = np.asarray(x, np.float64)
+    from math import erf
+
+    return 0.5 * x * (1.0 + np.vectorize(erf)(x / math.sqrt(2.0)))
+
+
+def _register_gelu(name="CustomGeLU"):
+    @asc.register_op(name)
+    def gelu_forward(ctx, x):
+        """The seed's CustomGeLU."""
+        return x * 0.5 * (1.0 + asc.ops.erf(x / math.sqrt(2.0)))
+
+    return gelu_forward
+
+
+def _groups(fn):
+    before = asc.lazy.graph_stats()["groups_run"]
+    out = fn()
+    return out, asc.lazy.graph_stats()["groups_run"] - before
+
+
+def test_register_publishes_in_asc_ops_and_computes():
+    op = _register_gelu()
+    assert asc.ops.CustomGeLU is op and asc.ops.get("CustomGeLU") is op
+    assert "CustomGeLU" in asc.ops.registered()
+    assert op.__doc__ == "The seed's CustomGeLU." and op.name == "CustomGeLU"
+    rng = np.random.default_rng(0)
+    for dt, tol in ((np.float32, 2e-6), (np.float64, 1e-12)):
+        x = rng.standard_normal(1000).astype(dt) * 3
+        y = asc.ops.CustomGeLU(asc.asarray(x))
+        assert y.dtype == asc.asarray(x).dtype and y.shape == x.shape
+        np.testing.assert_allclose(y.numpy(), _gelu_ref(x), rtol=tol, atol=tol)
+    # empty, 0-d and non-contiguous inputs
+    assert asc.ops.CustomGeLU(asc.zeros((0, 3), dtype=asc.float32)).shape == (0, 3)
+    np.testing.assert_allclose(asc.ops.CustomGeLU(asc.asarray(np.float32(1.5))).numpy(), _gelu_ref(1.5), rtol=1e-6)
+    base = rng.standard_normal((8, 6)).astype(np.float32)
+    view = asc.asarray(base)[::2, ::-3]
+    np.testing.assert_allclose(asc.ops.CustomGeLU(view).numpy(), _gelu_ref(base[::2, ::-3]), rtol=2e-6, atol=2e-6)
+
+
+def test_composite_op_is_one_fused_kernel():
+    _register_gelu()
+    x = asc.array(np.linspace(-4, 4, 100_000, dtype=np.float32))
+    asc.eval(x)
+    y, groups = _groups(lambda: asc.eval(asc.ops.CustomGeLU(x)))
+    assert groups == 1  # erf, 4 multiplies/divides and an add: one loop
+    np.testing.assert_allclose(y.numpy(), _gelu_ref(x.numpy()), rtol=2e-6, atol=2e-6)
+    # with neighbours: the op fuses with the ops around it
+    z, groups = _groups(lambda: asc.eval(asc.ops.CustomGeLU(x * 2.0) + 1.0))
+    assert groups == 1
+    np.testing.assert_allclose(z.numpy(), _gelu_ref(x.numpy() * 2.0) + 1.0, rtol=2e-6, atol=2e-6)
+
+
+def test_fused_kernel_in_profiler_and_graph_dump(tmp_path):
+    _register_gelu()
+    # asc.array copies into pool memory (asc.asarray of a NumPy array would share it: such leaves
+    # are read at the call, so the first ops on them run eagerly)
+    x = asc.array(np.linspace(-3, 3, 50_000, dtype=np.float32))
+    asc.eval(x)
+    with Profiler() as prof:
+        asc.eval(asc.ops.CustomGeLU(x))
+    trace_path = tmp_path / "trace.json"
+    prof.export_chrome_trace(trace_path)
+    spans = [e for e in json.loads(trace_path.read_text())["traceEvents"]
+             if e.get("ph") == "X" and e.get("cat") == "graph" and e["name"].startswith("fused[")]
+    assert len(spans) == 1
+    assert spans[0]["name"].startswith("fused[") and "erf" in spans[0]["name"]
+    nodes = re.search(r"nodes=\[(.*)\]", spans[0]["args"]["detail"]).group(1).split(";")
+    assert len(nodes) == 5, nodes  # x/sqrt2 (a multiply), erf, add, two multiplies: one group
+    dump = tmp_path / "dump"
+    asc.lazy.set_graph_dump(True, str(dump))
+    try:
+        asc.eval(asc.ops.CustomGeLU(x))
+    finally:
+        asc.lazy.set_graph_dump(False)
+    after = [json.loads(p.read_text()) for p in dump.glob("*.after.json")]
+    assert len(after) == 1
+    groups = after[0]["groups"]
+    assert len(groups) == 1 and len(groups[0]["nodes"]) == len(after[0]["nodes"]) == 5
+    assert {n["op"] for n in after[0]["nodes"]} >= {"erf", "add", "multiply"}
+
+
+def test_ctx_attrs_save_for_backward_and_needs_input_grad():
+    seen = {}
+
+    @asc.register_op("ScaleShift")
+    def scale_shift(ctx, x, b, *, alpha=2.0):
+        seen["needs"] = ctx.needs_input_grad
+        seen["attrs"] = dict(ctx.attrs)
+        ctx.save_for_backward(x)
+        ctx.note = "kept"
+        seen["ctx"] = ctx
+        return x * alpha + b
+
+    x = asc.asarray(np.arange(6, dtype=np.float32))
+    y = asc.ops.ScaleShift(x, 1.0, alpha=0.5)
+    np.testing.assert_allclose(y.numpy(), np.arange(6) * 0.5 + 1.0)
+    assert seen["needs"] == (False, False) and seen["attrs"] == {"alpha": 0.5}
+    assert seen["ctx"].saved_tensors[0] is x and seen["ctx"].note == "kept"
+    assert "ScaleShift" in repr(seen["ctx"])
+
+
+def test_stats_count_calls():
+    _register_gelu("G2")
+    asc.ops.reset_stats()
+    x = asc.ones(4, dtype=asc.float32)
+    for _ in range(3):
+        asc.ops.G2(x)
+    assert asc.ops.stats("G2")["calls"] == 3
+    assert asc.ops.stats()["G2"]["calls"] == 3
+
+
+def test_name_rules_and_clashes():
+    with pytest.raises(asc.AscendValueError, match="built-in asc.ops name"):
+        asc.register_op("relu")(lambda ctx, x: x)
+    with pytest.raises(asc.AscendValueError, match="built-in"):
+        asc.register_op("get")(lambda ctx, x: x)
+    with pytest.raises(asc.AscendValueError, match="identifier"):
+        asc.register_op("my-op")(lambda ctx, x: x)
+    with pytest.raises(asc.AscendValueError, match="identifier"):
+        asc.register_op("_private")(lambda ctx, x: x)
+    with pytest.raises(asc.AscendTypeError, match="must be a str"):
+        asc.register_op(3)
+    with pytest.raises(asc.AscendTypeError, match="grad must be callable"):
+        asc.register_op("Bad", grad=5)
+    with pytest.raises(asc.AscendTypeError, match="callable"):
+        asc.register_op("Bad")(42)
+    _register_gelu("Dup")
+    with pytest.raises(asc.AscendValueError, match="already registered.*replace=True"):
+        _register_gelu("Dup")
+    # replace=True replaces the op (and drops a grad registered for the old body)
+    asc.register_grad("Dup")(lambda ctx, g: g)
+    new = asc.register_op("Dup", replace=True)(lambda ctx, x: x + 1)
+    assert asc.ops.Dup is new and new.backward is None
+    np.testing.assert_array_equal(asc.ops.Dup(asc.zeros(2)).numpy(), [1, 1])
+    with pytest.raises(asc.AscendValueError, match="no operator 'Nope'"):
+        asc.ops.get("Nope")
+    with pytest.raises(asc.AscendValueError, match="no operator 'Nope' is registered"):
+        asc.register_grad("Nope")(lambda ctx, g: g)
+    asc.register_grad("Dup")(lambda ctx, g: g)
+    with pytest.raises(asc.AscendValueError, match="already has a gradient"):
+        asc.register_grad("Dup")(lambda ctx, g: g)
+    asc.register_grad("Dup", replace=True)(lambda ctx, g: g * 2)
+    asc.ops.unregister("Dup")
+    assert not hasattr(asc.ops, "Dup") and "Dup" not in asc.ops.registered()
+    with pytest.raises(asc.AscendValueError):
+        asc.ops.unregister("Dup")
+
+
+def test_infer_shape_dtype_callbacks_checked_and_infer():
+    @asc.register_op("RowSum", infer_shape=lambda s: s[:-1], infer_dtype=lambda d: d)
+    def row_sum(ctx, x):
+        return asc.sum(x, axis=-1)
+
+    x = asc.asarray(np.ones((3, 4), np.float32))
+    np.testing.assert_array_equal(asc.ops.RowSum(x).numpy(), [4, 4, 4])
+    assert asc.ops.RowSum.infer((5, 7), "float64") == ((5,), np.dtype("float64"))
+
+    @asc.register_op("Liar", infer_shape=lambda s: s + (1,))
+    def liar(ctx, x):
+        return x * 2
+
+    with pytest.raises(asc.AscendValueError, match=r"Liar.*shape.*infer_shape"):
+        asc.ops.Liar(x)
+
+    @asc.register_op("Widen")
+    def widen(ctx, x, y):
+        return x.astype(asc.float64) + y
+
+    # abstract inference: no callbacks, traced over placeholders
+    assert asc.ops.Widen.infer([(2, 1), (1, 5)], ["float32", "float32"]) == ((2, 5), np.dtype("float64"))
+    assert asc.ops.Widen.infer([(2 ** 40,), (2 ** 40,)]) == ((2 ** 40,), np.dtype("float64"))  # no memory
+
+
+def test_fusable_false_is_a_boundary():
+    @asc.register_op("Boundary", fusable=False)
+    def boundary(ctx, x):
+        return x * 3.0
+
+    x = asc.array(np.ones(10_000, np.float32))
+    asc.eval(x)
+    y, groups = _groups(lambda: asc.eval(asc.ops.Boundary(x) + 1.0))
+    assert groups == 2
+    np.testing.assert_array_equal(y.numpy(), np.full(10_000, 4.0, np.float32))
