@@ -1,0 +1,549 @@
+"""Collectives and point-to-point operations on pyasc arrays (torch.distributed's names).
+
+Every operation works in place on pyasc arrays (NumPy arrays are accepted
+too): the array's memory goes to MPI zero-copy through ``ndarray.numpy()``,
+which first finishes the lazy work that produces the array or reads it, so a
+collective always sees final values and cannot overtake earlier readers.
+Non-contiguous arrays are staged through a contiguous copy and written back.
+
+With ``async_op=True`` an operation returns a :class:`Work` handle; without, it
+returns after completion (``recv`` returns the sender's rank). Each operation
+gets the group's ``timeout``: past it, :class:`DistTimeoutError` is raised.
+With the fingerprint check on (default; ``ASC_DISTRIBUTED_CHECK=0`` turns it
+off), ranks that pass different shapes, dtypes, ops or roots raise
+:class:`CollectiveMismatchError` on every rank before any data moves.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import _C
+from ..errors import AscendTypeError, AscendValueError, ErrorCode
+from . import _engine
+from ._errors import DistBackendError
+from ._group import ReduceOp, resolve
+
+__all__ = [
+    "Work", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter",
+    "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "gather", "scatter", "send", "recv", "isend",
+    "irecv", "barrier",
+]
+
+_ndarray = _C.ndarray
+
+
+class Work:
+    """The handle of an operation started with ``async_op=True`` (torch's ``Work``).
+
+    ``wait()`` blocks until the operation is complete and its results are in the
+    output arrays (raising its error, e.g. DistTimeoutError); ``is_completed()``
+    tests without blocking (and finishes the operation when it is complete);
+    ``is_success()``, ``exception()``, ``result()`` (the output arrays).
+    MPI progresses nonblocking operations only inside MPI calls, so work makes
+    progress while ``wait()``/``is_completed()`` run.
+    """
+
+    __slots__ = ("_reqs", "_finish", "_deadline", "_what", "_pg", "_outputs", "_done", "_error", "value")
+
+    def __init__(self, reqs, finish, deadline, what, pg, outputs):
+        self._reqs = reqs
+        self._finish = finish
+        self._deadline = deadline
+        self._what = what
+        self._pg = pg
+        self._outputs = outputs
+        self._done = False
+        self._error = None
+        self.value = None
+
+    def _complete(self):
+        self._reqs = ()
+        if self._finish is not None:
+            try:
+                self.value = self._finish()
+            except BaseException as e:
+                self._error = e
+        self._done = True
+
+    def wait(self, timeout=None):
+        """Waits for completion (``timeout`` in seconds or a timedelta replaces the group's
+        deadline); returns True or raises the operation's error."""
+        if not self._done:
+            deadline = self._deadline
+            if timeout is not None:
+                secs = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+                deadline = time.monotonic() + secs
+            try:
+                for r in self._reqs:
+                    _engine.wait(r, deadline, self._what, self._pg)
+            except BaseException as e:
+                self._error = e
+                self._done = True
+                self._reqs = ()
+                raise
+            self._complete()
+        if self._error is not None:
+            raise self._error
+        return True
+
+    def is_completed(self):
+        """Whether the operation is complete (does not block)."""
+        if not self._done:
+            try:
+                if not all(_engine.test(r, self._what) for r in self._reqs):
+                    return False
+            except BaseException as e:
+                self._error = e
+                self._done = True
+                return True
+            self._complete()
+        return True
+
+    def is_success(self):
+        """True once completed without error."""
+        return self.is_completed() and self._error is None
+
+    def exception(self):
+        """The operation's error, or None."""
+        return self._error
+
+    def result(self):
+        """The output arrays of the operation (after :meth:`wait`)."""
+        self.wait()
+        return list(self._outputs)
+
+    def __repr__(self):
+        return f"Work({self._what}, completed={self._done})"
+
+
+# ------------------------------------------------------------------ helpers
+
+def _host(x, what, name, write):
+    """``(buffer, writeback)``: a C-contiguous NumPy array over ``x``'s memory (zero-copy,
+    pending lazy work finished), or a contiguous copy plus the strided view to write back."""
+    if isinstance(x, _ndarray):
+        v = x.numpy()
+    elif isinstance(x, np.ndarray):
+        v = x
+    else:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE,
+                              f"[{what}] {name} must be a pyasc.ndarray, got {type(x).__name__}")
+    if write and not v.flags.writeable:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] {name} is read-only (shape {v.shape})")
+    if v.flags.c_contiguous:
+        return v, None
+    return np.ascontiguousarray(v), (v if write else None)
+
+
+def _reduce_op(op, what):
+    if isinstance(op, ReduceOp):
+        return op
+    if isinstance(op, str) and op.upper() in ReduceOp.__members__:
+        return ReduceOp[op.upper()]
+    raise AscendValueError(ErrorCode.INVALID_PARAM,
+                           f"[{what}] op must be a ReduceOp (SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR), "
+                           f"got {op!r}")
+
+
+def _run(pg, what, desc, calls, finish, async_op, outputs=()):
+    deadline = time.monotonic() + pg.timeout
+    if desc is not None and _engine.CHECK:
+        _engine.check_same(pg, what, desc, deadline)
+    reqs = []
+    for name, args in calls:
+        r = _engine.call(pg.comm, name, args, deadline, what, pg)
+        if r is not None:
+            reqs.append(r)
+    work = Work(reqs, finish, deadline, what, pg, outputs)
+    if async_op:
+        return work
+    work.wait()
+    return work.value
+
+
+def _writer(buf, back, avg=0):
+    """The finishing step of an in-place result: AVG's division, copy-back of a staged array."""
+    if not avg and back is None:
+        return None
+
+    def finish():
+        if avg:
+            np.true_divide(buf, avg, out=buf)
+        if back is not None:
+            back[...] = buf
+
+    return finish
+
+
+def _rank_arg(pg, value, what, arg):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{what}] {arg} must be an int rank, got {value!r}")
+    return pg.group_rank(int(value), what, arg)
+
+
+def _sig(b):
+    return f"{b.dtype} {tuple(b.shape)}"
+
+
+def _list(xs, n, what, name):
+    if not isinstance(xs, (list, tuple)):
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{what}] {name} must be a list of arrays, "
+                              f"got {type(xs).__name__}")
+    if len(xs) != n:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[{what}] {name} has {len(xs)} arrays, the group has "
+                               f"{n} ranks")
+    return list(xs)
+
+
+def _same(b, ref, what, name):
+    if b.dtype != ref.dtype or b.shape != ref.shape:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                               f"[{what}] {name} is {_sig(b)}, expected {_sig(ref)}")
+
+
+def _copy_out(dst_list, src, what, name):
+    def finish():
+        for i, d in enumerate(dst_list):
+            (d.numpy() if isinstance(d, _ndarray) else d)[...] = src[i]
+    return finish
+
+
+# ------------------------------------------------------------------ collectives
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces ``tensor`` over the group's ranks in place: afterwards every rank holds the
+    reduction (``ReduceOp`` SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR)."""
+    what = "all_reduce"
+    pg = resolve(group, what)
+    op = _reduce_op(op, what)
+    buf, back = _host(tensor, what, "tensor", True)
+    mop, avg = _engine.mpi_op(op, buf.dtype, what)
+    return _run(pg, what, f"{what} {_sig(buf)} {op.name}",
+                (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
+                _writer(buf, back, pg.size() if avg else 0), async_op, (tensor,))
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    """Copies ``tensor`` of global rank ``src`` into ``tensor`` of every rank of the group."""
+    what = "broadcast"
+    pg = resolve(group, what)
+    root = _rank_arg(pg, src, what, "src")
+    me = pg.rank() == root
+    buf, back = _host(tensor, what, "tensor", not me)
+    return _run(pg, what, f"{what} {_sig(buf)} src={src}", (("Bcast", (_engine.spec(buf), root)),),
+                _writer(buf, back), async_op, (tensor,))
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces ``tensor`` over the group into ``tensor`` of global rank ``dst`` (the other
+    ranks' arrays are left unchanged)."""
+    what = "reduce"
+    pg = resolve(group, what)
+    op = _reduce_op(op, what)
+    root = _rank_arg(pg, dst, what, "dst")
+    me = pg.rank() == root
+    buf, back = _host(tensor, what, "tensor", me)
+    mop, avg = _engine.mpi_op(op, buf.dtype, what)
+    MPI = _engine.mpi()
+    args = (MPI.IN_PLACE, _engine.spec(buf), mop, root) if me else (_engine.spec(buf), None, mop, root)
+    return _run(pg, what, f"{what} {_sig(buf)} {op.name} dst={dst}", (("Reduce", args),),
+                _writer(buf, back, pg.size() if (avg and me) else 0), async_op, (tensor,))
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """Fills ``tensor_list[i]`` of every rank with ``tensor`` of group rank i."""
+    what = "all_gather"
+    pg = resolve(group, what)
+    n = pg.size()
+    dst = _list(tensor_list, n, what, "tensor_list")
+    send, _ = _host(tensor, what, "tensor", False)
+    for i, d in enumerate(dst):
+        b, _ = _host(d, what, f"tensor_list[{i}]", True)
+        _same(b, send, what, f"tensor_list[{i}]")
+    recv = np.empty((n,) + send.shape, send.dtype)
+    return _run(pg, what, f"{what} {_sig(send)}", (("Allgather", (_engine.spec(send), _engine.spec(recv))),),
+                _copy_out(dst, recv, what, "tensor_list"), async_op, tuple(dst))
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Gathers every rank's ``input_tensor`` into ``output_tensor`` in rank order: its size is
+    the group size times the input's (concatenated along dim 0, or stacked)."""
+    what = "all_gather_into_tensor"
+    pg = resolve(group, what)
+    n = pg.size()
+    send, _ = _host(input_tensor, what, "input_tensor", False)
+    out, back = _host(output_tensor, what, "output_tensor", True)
+    if out.dtype != send.dtype or out.size != n * send.size:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                               f"[{what}] output_tensor is {_sig(out)}, expected {send.dtype} with "
+                               f"{n} x {send.size} elements (input {_sig(send)})")
+    return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)}",
+                (("Allgather", (_engine.spec(send), _engine.spec(out))),), _writer(out, back), async_op,
+                (output_tensor,))
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces ``input_list[i]`` over the ranks into ``output`` of group rank i."""
+    what = "reduce_scatter"
+    pg = resolve(group, what)
+    op = _reduce_op(op, what)
+    n = pg.size()
+    src = _list(input_list, n, what, "input_list")
+    out, back = _host(output, what, "output", True)
+    parts = []
+    for i, s in enumerate(src):
+        b, _ = _host(s, what, f"input_list[{i}]", False)
+        _same(b, out, what, f"input_list[{i}]")
+        parts.append(b)
+    send = np.stack(parts) if parts else np.empty((0,), out.dtype)
+    mop, avg = _engine.mpi_op(op, out.dtype, what)
+    return _run(pg, what, f"{what} {_sig(out)} {op.name}",
+                (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
+                _writer(out, back, n if avg else 0), async_op, (output,))
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
+    """Reduces ``input`` (group size times ``output``'s size, rank-ordered chunks) over the
+    ranks; group rank i gets the reduced chunk i in ``output``."""
+    what = "reduce_scatter_tensor"
+    pg = resolve(group, what)
+    op = _reduce_op(op, what)
+    n = pg.size()
+    send, _ = _host(input, what, "input", False)
+    out, back = _host(output, what, "output", True)
+    if out.dtype != send.dtype or send.size != n * out.size:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                               f"[{what}] input is {_sig(send)}, expected {out.dtype} with {n} x {out.size} "
+                               f"elements (output {_sig(out)})")
+    mop, avg = _engine.mpi_op(op, out.dtype, what)
+    return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)} {op.name}",
+                (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
+                _writer(out, back, n if avg else 0), async_op, (output,))
+
+
+def _check_splits(pg, what, send_counts, recv_counts, deadline):
+    """Each rank's receive counts must be what the others send it: one all-to-all of the
+    counts, one all-reduce of the verdict (so every rank raises)."""
+    MPI = _engine.mpi()
+    got = np.empty(pg.size(), np.int64)
+    r = _engine.call(pg.comm, "Alltoall", (np.asarray(send_counts, np.int64), got), deadline, what, pg)
+    if r is not None:
+        _engine.wait(r, deadline, what, pg)
+    ok = np.array([1 if np.array_equal(got, np.asarray(recv_counts, np.int64)) else 0], np.int64)
+    bad = np.array([-1 if ok[0] else pg.ranks[pg.rank()]], np.int64)
+    r = _engine.call(pg.comm, "Allreduce", (MPI.IN_PLACE, bad, MPI.MAX), deadline, what, pg)
+    if r is not None:
+        _engine.wait(r, deadline, what, pg)
+    if bad[0] >= 0:
+        from ._errors import CollectiveMismatchError
+        raise CollectiveMismatchError(
+            f"[{what}] the split sizes do not match across ranks: rank {int(bad[0])} expects other element "
+            "counts than its peers send" + (f" (here: expected {list(recv_counts)}, sent to us {got.tolist()})"
+                                              if not ok[0] else ""))
+
+
+def _splits(sizes, total, n, what, name):
+    if sizes is None or len(sizes) == 0:
+        if total % n:
+            raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                                   f"[{what}] dim 0 of {name} ({total}) is not divisible by the group size {n}")
+        return [total // n] * n
+    sizes = [int(s) for s in sizes]
+    if len(sizes) != n or any(s < 0 for s in sizes) or sum(sizes) != total:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                               f"[{what}] {name}_split_sizes {sizes} must be {n} non-negative sizes summing to "
+                               f"dim 0 of {name} ({total})")
+    return sizes
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,  # noqa: A002
+                      async_op=False):
+    """Splits ``input`` along dim 0 (equally, or by ``input_split_sizes``) and sends piece i to
+    group rank i; ``output`` receives the pieces in rank order (``output_split_sizes``)."""
+    what = "all_to_all_single"
+    pg = resolve(group, what)
+    n = pg.size()
+    send, _ = _host(input, what, "input", False)
+    out, back = _host(output, what, "output", True)
+    if send.ndim == 0 or out.ndim == 0 or send.dtype != out.dtype or send.shape[1:] != out.shape[1:]:
+        raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                               f"[{what}] input {_sig(send)} and output {_sig(out)} need the same dtype and the "
+                               "same shape after dim 0")
+    row = int(np.prod(send.shape[1:], dtype=np.int64))
+    scount = [s * row for s in _splits(input_split_sizes, send.shape[0], n, what, "input")]
+    rcount = [s * row for s in _splits(output_split_sizes, out.shape[0], n, what, "output")]
+    deadline = time.monotonic() + pg.timeout
+    if _engine.CHECK:
+        _engine.check_same(pg, what, f"{what} {send.dtype} row {send.shape[1:]}", deadline)
+        _check_splits(pg, what, scount, rcount, deadline)
+    sd = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(np.int64).tolist()
+    rd = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(np.int64).tolist()
+    s, r = _engine.spec(send), _engine.spec(out)
+    args = ([s[0], (scount, sd), s[1]], [r[0], (rcount, rd), r[1]])
+    return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output,))
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """Sends ``input_tensor_list[i]`` to group rank i, which receives it in
+    ``output_tensor_list[sender]``."""
+    what = "all_to_all"
+    pg = resolve(group, what)
+    n = pg.size()
+    outs = _list(output_tensor_list, n, what, "output_tensor_list")
+    ins = _list(input_tensor_list, n, what, "input_tensor_list")
+    sbufs = [_host(x, what, f"input_tensor_list[{i}]", False)[0] for i, x in enumerate(ins)]
+    rbufs = [_host(x, what, f"output_tensor_list[{i}]", True)[0] for i, x in enumerate(outs)]
+    dt = sbufs[0].dtype
+    for i, b in enumerate(sbufs + rbufs):
+        if b.dtype != dt:
+            raise AscendValueError(ErrorCode.INVALID_DTYPE, f"[{what}] arrays of dtypes {dt} and {b.dtype}")
+    scount = [b.size for b in sbufs]
+    rcount = [b.size for b in rbufs]
+    deadline = time.monotonic() + pg.timeout
+    if _engine.CHECK:
+        _engine.check_same(pg, what, f"{what} {dt}", deadline)
+        _check_splits(pg, what, scount, rcount, deadline)
+    send = np.concatenate([b.reshape(-1) for b in sbufs]) if n else np.empty(0, dt)
+    recv = np.empty(sum(rcount), dt)
+    sd = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(np.int64).tolist()
+    rd = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(np.int64).tolist()
+    s, r = _engine.spec(send), _engine.spec(recv)
+
+    def finish():
+        for i, o in enumerate(outs):
+            (o.numpy() if isinstance(o, _ndarray) else o)[...] = recv[rd[i]:rd[i] + rcount[i]].reshape(rbufs[i].shape)
+
+    return _run(pg, what, None, (("Alltoallv", ([s[0], (scount, sd), s[1]], [r[0], (rcount, rd), r[1]])),),
+                finish, async_op, tuple(outs))
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """Gathers ``tensor`` of every rank into ``gather_list`` (group-rank order) on global
+    rank ``dst``; other ranks pass ``gather_list=None``."""
+    what = "gather"
+    pg = resolve(group, what)
+    root = _rank_arg(pg, dst, what, "dst")
+    send, _ = _host(tensor, what, "tensor", False)
+    recv, fin, outs = None, None, ()
+    if pg.rank() == root:
+        outs = _list(gather_list, pg.size(), what, "gather_list")
+        for i, d in enumerate(outs):
+            _same(_host(d, what, f"gather_list[{i}]", True)[0], send, what, f"gather_list[{i}]")
+        recv = np.empty((pg.size(),) + send.shape, send.dtype)
+        fin = _copy_out(outs, recv, what, "gather_list")
+    elif gather_list:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] gather_list must be None on non-dst ranks")
+    return _run(pg, what, f"{what} {_sig(send)} dst={dst}",
+                (("Gather", (_engine.spec(send), None if recv is None else _engine.spec(recv), root)),),
+                fin, async_op, tuple(outs))
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """Copies ``scatter_list[i]`` of global rank ``src`` into ``tensor`` of group rank i;
+    other ranks pass ``scatter_list=None``."""
+    what = "scatter"
+    pg = resolve(group, what)
+    root = _rank_arg(pg, src, what, "src")
+    out, back = _host(tensor, what, "tensor", True)
+    send = None
+    if pg.rank() == root:
+        ins = _list(scatter_list, pg.size(), what, "scatter_list")
+        parts = []
+        for i, s in enumerate(ins):
+            b = _host(s, what, f"scatter_list[{i}]", False)[0]
+            _same(b, out, what, f"scatter_list[{i}]")
+            parts.append(b)
+        send = np.stack(parts)
+    elif scatter_list:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] scatter_list must be None on non-src ranks")
+    return _run(pg, what, f"{what} {_sig(out)} src={src}",
+                (("Scatter", (None if send is None else _engine.spec(send), _engine.spec(out), root)),),
+                _writer(out, back), async_op, (tensor,))
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """Waits until every rank of the group has reached the barrier."""
+    what = "barrier"
+    pg = resolve(group, what)
+    return _run(pg, what, None, (("Barrier", ()),), None, async_op)
+
+
+# ------------------------------------------------------------------ point to point
+
+def _tag(tag, what):
+    t = int(tag)
+    if t < 0 or t > 32767:  # MPI guarantees tags up to 32767
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] tag {tag} outside [0, 32767]")
+    return t
+
+
+def isend(tensor, dst, group=None, tag=0):
+    """Starts sending ``tensor`` to global rank ``dst``; returns a :class:`Work`."""
+    what = "isend"
+    pg = resolve(group, what)
+    peer = _rank_arg(pg, dst, what, "dst")
+    buf, _ = _host(tensor, what, "tensor", False)
+    deadline = time.monotonic() + pg.timeout
+    MPI = _engine.mpi()
+    try:
+        req = pg.comm.Isend(_engine.spec(buf), peer, _tag(tag, what))
+    except MPI.Exception as e:
+        raise DistBackendError(f"[{what}] MPI error: {e}") from None
+    return Work([req], lambda: buf.shape and None, deadline, what, pg, (tensor,))
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    """Starts receiving into ``tensor`` from global rank ``src`` (None: any rank); returns a
+    :class:`Work` whose ``wait()`` checks the message filled ``tensor`` exactly; the sender's
+    global rank is then ``work.value``."""
+    what = "irecv"
+    pg = resolve(group, what)
+    MPI = _engine.mpi()
+    peer = MPI.ANY_SOURCE if src is None else _rank_arg(pg, src, what, "src")
+    buf, back = _host(tensor, what, "tensor", True)
+    deadline = time.monotonic() + pg.timeout
+    status = MPI.Status()
+    sp = _engine.spec(buf)
+    try:
+        req = pg.comm.Irecv(sp, peer, _tag(tag, what))
+    except MPI.Exception as e:
+        raise DistBackendError(f"[{what}] MPI error: {e}") from None
+    holder = [req]
+
+    def finish():
+        n = status.Get_count(sp[1])
+        if n != buf.size:
+            raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                                   f"[recv] received {n} elements from rank {pg.ranks[status.Get_source()]}, "
+                                   f"tensor is {_sig(buf)}")
+        if back is not None:
+            back[...] = buf
+        return pg.ranks[status.Get_source()]
+
+    class _Req:  # Test with the status, so finish() can read the source and count
+        def Test(self):  # noqa: N802 - mpi4py's name
+            try:
+                return holder[0].Test(status)
+            except MPI.Exception as e:
+                if e.Get_error_class() == MPI.ERR_TRUNCATE:
+                    raise AscendValueError(ErrorCode.INVALID_SHAPE,
+                                           f"[recv] the message is larger than tensor {_sig(buf)}") from None
+                raise
+
+    return Work([_Req()], finish, deadline, what, pg, (tensor,))
+
+
+def send(tensor, dst, group=None, tag=0):
+    """Sends ``tensor`` to global rank ``dst`` and waits until the buffer may be reused."""
+    isend(tensor, dst, group, tag).wait()
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """Receives into ``tensor`` from global rank ``src`` (None: any); returns the sender's
+    global rank."""
+    w = irecv(tensor, src, group, tag)
+    w.wait()
+    return w.value

@@ -1,0 +1,369 @@
+"""Run on N ranks by test_collectives.py: every collective against NumPy's answer computed from
+all ranks' inputs (each rank regenerates every rank's input from its seed). Prints one line
+'RESULT rank=<r> failures=<k>' and the failures; exit status 1 on any failure."""
+
+import sys
+import traceback
+
+import ml_dtypes
+import numpy as np
+
+import pyasc as asc
+import pyasc.distributed as dist
+
+dist.init_process_group(backend="hccl", timeout=40)
+R, N = dist.get_rank(), dist.get_world_size()
+FAIL = []
+BF16 = np.dtype(ml_dtypes.bfloat16)
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+          np.float16, BF16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+def data(rank, dtype, shape, seed, small=False):
+    rng = np.random.default_rng(1000 * seed + rank)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo, hi = (0, 4) if dt.kind == "u" else (-3, 4)
+        if not small:
+            lo, hi = (0, 100) if dt.kind == "u" else (-100, 100)
+        return rng.integers(lo, hi, shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def check(name, got, want, exact):
+    try:
+        g = np.asarray(got.numpy() if isinstance(got, asc.ndarray) else got)
+        w = np.asarray(want)
+        assert g.shape == w.shape, f"shape {g.shape} != {w.shape}"
+        assert g.dtype == w.dtype, f"dtype {g.dtype} != {w.dtype}"
+        if exact or g.dtype.kind in "biu":
+            assert np.array_equal(g, w, equal_nan=g.dtype.kind in "fc") or (
+                g.dtype == BF16 and np.array_equal(g.astype(np.float32), w.astype(np.float32), equal_nan=True)), \
+                f"got {g.ravel()[:6]} want {w.ravel()[:6]}"
+        else:
+            tol = {np.dtype(np.float16): 2e-2, BF16: 5e-2}.get(g.dtype, 1e-5)
+            wide = np.complex128 if g.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(g.astype(wide), w.astype(wide), rtol=tol, atol=tol, equal_nan=True)
+    except Exception as e:  # noqa: BLE001
+        FAIL.append(f"{name}: {e}")
+
+
+def expect_raises(name, exc, fn):
+    try:
+        fn()
+    except exc as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001
+        FAIL.append(f"{name}: raised {type(e).__name__} {e}, expected {exc.__name__}")
+        return None
+    FAIL.append(f"{name}: did not raise {exc.__name__}")
+    return None
+
+
+def run(name, fn):
+    try:
+        fn()
+    except Exception:  # noqa: BLE001
+        FAIL.append(f"{name}: {traceback.format_exc()}")
+
+
+REDUCE = {"SUM": np.add, "PRODUCT": np.multiply, "MAX": np.maximum, "MIN": np.minimum}
+
+
+def want_reduce(op, xs):
+    dt = xs[0].dtype
+    if dt.kind == "b":
+        f = np.logical_or if op in ("SUM", "MAX") else np.logical_and
+        return f.reduce(np.stack(xs), axis=0)
+    if op == "AVG":
+        return (np.add.reduce(np.stack(xs).astype(np.complex128 if dt.kind == "c" else np.float64), axis=0)
+                / len(xs)).astype(dt)
+    st = np.stack(xs)
+    if dt in (np.dtype(np.float16), BF16):
+        st = st.astype(np.float32)
+    return REDUCE[op].reduce(st, axis=0).astype(dt)
+
+
+def t_all_reduce():
+    shape = (3, 5)
+    for dt in DTYPES:
+        dt = np.dtype(dt)
+        ops = ["SUM", "PRODUCT", "MAX", "MIN", "AVG"]
+        if dt.kind == "c":
+            ops = ["SUM", "PRODUCT", "AVG"]
+        if dt.kind in "biu":
+            ops.remove("AVG")
+        for op in ops:
+            xs = [data(r, dt, shape, 1, small=(op == "PRODUCT")) for r in range(N)]
+            if dt.kind == "f" and op in ("MAX", "MIN"):
+                for x in xs[:1]:
+                    x[0, 0] = np.nan  # NumPy's maximum/minimum propagate NaN
+            x = asc.asarray(xs[R].copy())
+            dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+            exact = dt.kind in "biu" or op in ("MAX", "MIN") or (N == 2 and op in ("SUM", "PRODUCT"))
+            check(f"all_reduce {dt} {op}", x, want_reduce(op, xs), exact)
+    # integer AVG, complex MAX, float BAND: TypeErrors on every rank before any traffic
+    expect_raises("AVG int", TypeError, lambda: dist.all_reduce(asc.ones(3, dtype="int32"), op=dist.ReduceOp.AVG))
+    expect_raises("MAX complex", TypeError,
+                  lambda: dist.all_reduce(asc.ones(3, dtype="complex64"), op=dist.ReduceOp.MAX))
+    expect_raises("BAND float", TypeError, lambda: dist.all_reduce(asc.ones(3), op=dist.ReduceOp.BAND))
+    expect_raises("bad op", ValueError, lambda: dist.all_reduce(asc.ones(3), op="median"))
+    expect_raises("not an array", TypeError, lambda: dist.all_reduce([1.0, 2.0]))
+    # bitwise ops on integers
+    xs = [data(r, np.int32, (7,), 2) for r in range(N)]
+    for op, f in (("BAND", np.bitwise_and), ("BOR", np.bitwise_or), ("BXOR", np.bitwise_xor)):
+        x = asc.asarray(xs[R].copy())
+        dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+        check(f"all_reduce {op}", x, f.reduce(np.stack(xs), axis=0), True)
+    # empty, 0-d, non-contiguous view, pending lazy input, large
+    e = asc.zeros((0, 4), dtype="float32")
+    dist.all_reduce(e)
+    check("all_reduce empty", e, np.zeros((0, 4), np.float32), True)
+    s = asc.asarray(np.float64(R + 1))
+    dist.all_reduce(s)
+    check("all_reduce 0-d", s, np.float64(N * (N + 1) / 2), True)
+    base = [data(r, np.float32, (6, 8), 3) for r in range(N)]
+    full = asc.asarray(base[R].copy())
+    view = full[::2, 1::3]
+    dist.all_reduce(view, op=dist.ReduceOp.MAX)
+    want = base[R].copy()
+    want[::2, 1::3] = np.maximum.reduce(np.stack([b[::2, 1::3] for b in base]), axis=0)
+    check("all_reduce strided view", full, want, True)
+    a = asc.asarray(base[R])
+    lazy = a * 2 + 1  # pending lazy work: finished before the collective reads it
+    dist.all_reduce(lazy)
+    check("all_reduce lazy input", lazy, np.add.reduce(np.stack([b * 2 + 1 for b in base]), axis=0), N == 2)
+    y = lazy + 1  # reads the reduced values
+    check("all_reduce then lazy op", y, np.add.reduce(np.stack([b * 2 + 1 for b in base]), axis=0) + 1, N == 2)
+    big = [data(r, np.float32, (1 << 18,), 4) for r in range(N)]
+    b = asc.asarray(big[R].copy())
+    dist.all_reduce(b, op=dist.ReduceOp.AVG)
+    check("all_reduce 1 MiB AVG", b, np.mean(np.stack(big).astype(np.float64), axis=0).astype(np.float32), False)
+    ro = asc.asarray(np.ones(3, np.float32))
+    ro_np = np.ones(3, np.float32)
+    ro_np.flags.writeable = False
+    expect_raises("read-only", ValueError, lambda: dist.all_reduce(asc.asarray(ro_np)))
+    del ro
+
+
+def t_async():
+    xs = [data(r, np.float64, (1000,), 5) for r in range(N)]
+    x = asc.asarray(xs[R].copy())
+    w = dist.all_reduce(x, async_op=True)
+    assert isinstance(w, dist.Work)
+    assert w.wait() is True and w.is_completed() and w.is_success() and w.exception() is None
+    check("async all_reduce", x, np.add.reduce(np.stack(xs), axis=0), N == 2)
+    ws = [dist.all_reduce(asc.asarray(xs[R].copy()), op=dist.ReduceOp.MAX, async_op=True) for _ in range(3)]
+    while not all(w.is_completed() for w in ws):
+        pass
+    for w in ws:
+        check("async MAX result()", w.result()[0], np.maximum.reduce(np.stack(xs), axis=0), True)
+
+
+def t_broadcast_reduce():
+    for dt in (np.float32, np.int16, BF16, np.complex64, np.bool_):
+        src = N - 1
+        xs = [data(r, dt, (4, 3), 6) for r in range(N)]
+        x = asc.asarray(xs[R].copy())
+        dist.broadcast(x, src=src)
+        check(f"broadcast {np.dtype(dt)}", x, xs[src], True)
+    xs = [data(r, np.int64, (5,), 7) for r in range(N)]
+    x = asc.asarray(xs[R].copy())
+    dist.reduce(x, dst=1, op=dist.ReduceOp.SUM)
+    check("reduce dst", x, np.add.reduce(np.stack(xs), axis=0) if R == 1 else xs[R], True)
+    expect_raises("broadcast bad src", ValueError, lambda: dist.broadcast(asc.ones(2), src=N))
+
+
+def t_gathers():
+    xs = [data(r, np.float32, (2, 3), 8) for r in range(N)]
+    x = asc.asarray(xs[R])
+    outs = [asc.zeros((2, 3), dtype="float32") for _ in range(N)]
+    dist.all_gather(outs, x)
+    for i in range(N):
+        check(f"all_gather[{i}]", outs[i], xs[i], True)
+    out = asc.zeros((N * 2, 3), dtype="float32")
+    dist.all_gather_into_tensor(out, x)
+    check("all_gather_into_tensor", out, np.concatenate(xs), True)
+    out3 = asc.zeros((N, 2, 3), dtype="float32")
+    dist.all_gather_into_tensor(out3, x)
+    check("all_gather_into_tensor stacked", out3, np.stack(xs), True)
+    expect_raises("all_gather_into_tensor size", ValueError,
+                  lambda: dist.all_gather_into_tensor(asc.zeros((N * 2 + 1, 3), dtype="float32"), x))
+    expect_raises("all_gather list len", ValueError, lambda: dist.all_gather(outs[:-1], x))
+    # gather / scatter
+    g = [asc.zeros((2, 3), dtype="float32") for _ in range(N)] if R == 0 else None
+    dist.gather(x, g, dst=0)
+    if R == 0:
+        for i in range(N):
+            check(f"gather[{i}]", g[i], xs[i], True)
+    parts = [data(i, np.int32, (4,), 9) for i in range(N)]
+    y = asc.zeros(4, dtype="int32")
+    dist.scatter(y, [asc.asarray(p) for p in parts] if R == N - 1 else None, src=N - 1)
+    check("scatter", y, parts[R], True)
+
+
+def t_reduce_scatter_alltoall():
+    ins = {r: [data(100 * r + i, np.float64, (3,), 10) for i in range(N)] for r in range(N)}
+    out = asc.zeros(3, dtype="float64")
+    dist.reduce_scatter(out, [asc.asarray(a) for a in ins[R]], op=dist.ReduceOp.SUM)
+    check("reduce_scatter", out, np.add.reduce(np.stack([ins[r][R] for r in range(N)]), axis=0), N == 2)
+    flat = {r: np.concatenate(ins[r]) for r in range(N)}
+    out = asc.zeros(3, dtype="float64")
+    dist.reduce_scatter_tensor(out, asc.asarray(flat[R]), op=dist.ReduceOp.AVG)
+    want = np.add.reduce(np.stack([flat[r] for r in range(N)]), axis=0)[3 * R:3 * R + 3] / N
+    check("reduce_scatter_tensor AVG", out, want, False)
+    # all_to_all_single, equal splits: rank r sends rows [2i, 2i+2) to rank i
+    xs = {r: data(r, np.int32, (2 * N, 3), 11) for r in range(N)}
+    out = asc.zeros((2 * N, 3), dtype="int32")
+    dist.all_to_all_single(out, asc.asarray(xs[R]))
+    check("all_to_all_single", out, np.concatenate([xs[r][2 * R:2 * R + 2] for r in range(N)]), True)
+    # uneven: rank r sends (r + i) % 3 + 1 rows to rank i
+    sizes = {r: [(r + i) % 3 + 1 for i in range(N)] for r in range(N)}
+    rows = {r: data(r, np.float32, (sum(sizes[r]), 2), 12) for r in range(N)}
+    recv = [sizes[r][R] for r in range(N)]
+    out = asc.zeros((sum(recv), 2), dtype="float32")
+    dist.all_to_all_single(out, asc.asarray(rows[R]), recv, sizes[R])
+    pieces = []
+    for r in range(N):
+        start = sum(sizes[r][:R])
+        pieces.append(rows[r][start:start + sizes[r][R]])
+    check("all_to_all_single uneven", out, np.concatenate(pieces), True)
+    # wrong receive counts on one rank: CollectiveMismatchError on every rank
+    bad = list(recv)
+    if R == 0:
+        bad[0] += 1
+    out_bad = asc.zeros((sum(bad), 2), dtype="float32")
+    expect_raises("all_to_all_single split mismatch", dist.CollectiveMismatchError,
+                  lambda: dist.all_to_all_single(out_bad, asc.asarray(rows[R]), bad, sizes[R]))
+    # all_to_all of lists
+    ins = [asc.asarray(data(10 * R + i, np.float32, (i + 1,), 13)) for i in range(N)]
+    outs = [asc.zeros((R + 1,), dtype="float32") for _ in range(N)]
+    dist.all_to_all(outs, ins)
+    for r in range(N):
+        check(f"all_to_all[{r}]", outs[r], data(10 * r + R, np.float32, (R + 1,), 13), True)
+
+
+def t_p2p():
+    x = data(R, np.float64, (5,), 14)
+    if R == 0:
+        for peer in range(1, N):
+            y = asc.zeros(5, dtype="float64")
+            src = dist.recv(y, src=peer)
+            assert src == peer
+            check(f"recv from {peer}", y, data(peer, np.float64, (5,), 14), True)
+        y = asc.zeros(5, dtype="float64")
+        src = dist.recv(y)  # any source
+        check("recv any", y, data(src, np.float64, (5,), 14) * 2, True)
+        small = asc.zeros(4, dtype="float64")
+        expect_raises("recv too small", ValueError, lambda: dist.recv(small, src=1, tag=7))
+    else:
+        dist.send(asc.asarray(x), dst=0)
+        if R == 1:
+            w = dist.isend(asc.asarray(x * 2), dst=0)
+            w.wait()
+            dist.send(asc.asarray(x), dst=0, tag=7)
+    dist.barrier()
+    # ring with isend/irecv
+    nxt, prv = (R + 1) % N, (R - 1) % N
+    y = asc.zeros(5, dtype="float64")
+    rw = dist.irecv(y, src=prv, tag=3)
+    sw = dist.isend(asc.asarray(x), dst=nxt, tag=3)
+    sw.wait()
+    rw.wait()
+    check("ring", y, data(prv, np.float64, (5,), 14), True)
+    assert rw.value == prv
+
+
+def t_groups():
+    members = list(range(0, N, 2))
+    g = dist.new_group(members)
+    if R in members:
+        assert dist.get_rank(g) == members.index(R) and dist.get_world_size(g) == len(members)
+        assert dist.get_process_group_ranks(g) == members
+        x = asc.asarray(np.full(3, R, np.int64))
+        dist.all_reduce(x, group=g)
+        check("group all_reduce", x, np.full(3, sum(members), np.int64), True)
+        y = asc.asarray(np.full(2, R, np.int32))
+        dist.broadcast(y, src=members[-1], group=g)
+        check("group broadcast", y, np.full(2, members[-1], np.int32), True)
+        if N > 2:
+            expect_raises("src not in group", ValueError, lambda: dist.broadcast(y, src=1, group=g))
+    else:
+        assert g is dist.GroupMember.NON_GROUP_MEMBER
+        assert dist.get_rank(g) == -1
+        expect_raises("non-member", ValueError, lambda: dist.all_reduce(asc.ones(2), group=g))
+    expect_raises("bad group type", ValueError, lambda: dist.all_reduce(asc.ones(2), group="world"))
+    expect_raises("ranks out of range", ValueError, lambda: dist.new_group([0, N]))
+    expect_raises("duplicate ranks", ValueError, lambda: dist.new_group([0, 0]))
+    if g is not dist.GroupMember.NON_GROUP_MEMBER:
+        dist.destroy_process_group(g)
+        expect_raises("destroyed group", ValueError, lambda: dist.all_reduce(asc.ones(2), group=g))
+
+
+def t_mismatch():
+    # shapes differ on the last rank: every rank raises, nobody hangs
+    shape = (4,) if R < N - 1 else (5,)
+    msg = expect_raises("shape mismatch", dist.CollectiveMismatchError,
+                        lambda: dist.all_reduce(asc.ones(shape, dtype="float32")))
+    if msg is not None and "(5,)" not in msg:
+        FAIL.append(f"shape mismatch message does not name the shapes: {msg}")
+    dt = "float32" if R else "float64"
+    expect_raises("dtype mismatch", dist.CollectiveMismatchError, lambda: dist.all_reduce(asc.ones(3, dtype=dt)))
+    op = dist.ReduceOp.SUM if R else dist.ReduceOp.MAX
+    expect_raises("op mismatch", dist.CollectiveMismatchError, lambda: dist.all_reduce(asc.ones(3), op=op))
+    # the group still works afterwards
+    x = asc.ones(3, dtype="float32")
+    dist.all_reduce(x)
+    check("after mismatch", x, np.full(3, N, np.float32), True)
+
+
+def t_data_parallel():
+    shapes = [(5, 3), (3,), (4, 4), (7,)]
+    params = [asc.asarray(data(0, np.float32, s, 20 + i)) for i, s in enumerate(shapes)]
+    params.append(asc.asarray(data(0, np.float64, (6,), 30)))
+    # replicas start different: DataParallel broadcasts rank 0's parameters
+    local = [asc.asarray(data(R, np.dtype(p.dtype), p.shape, 40 + i)) for i, p in enumerate(params)]
+    dp = dist.DataParallel(local, bucket_cap_mb=40 / (1 << 20))  # 40-byte buckets: several per dtype
+    assert len(dp.buckets) >= 4, len(dp.buckets)
+    for i, p in enumerate(local):
+        check(f"DataParallel broadcast {i}", p, data(0, np.dtype(p.dtype), p.shape, 40 + i), True)
+    grads = {r: [data(r, np.dtype(p.dtype), p.shape, 50 + i) for i, p in enumerate(local)] for r in range(N)}
+    mine = [asc.asarray(g.copy()) for g in grads[R]]
+    dp.reduce_gradients(list(zip(local, mine)))
+    for i in range(len(local)):
+        want = (np.add.reduce(np.stack([grads[r][i] for r in range(N)]).astype(np.float64), axis=0) / N)
+        check(f"DataParallel grad {i}", mine[i], want.astype(mine[i].dtype), False)
+    # a second step through the in-order list form
+    mine = [asc.asarray(g.copy() * 3) for g in grads[R]]
+    dp.reduce_gradients(mine)
+    for i in range(len(local)):
+        want = np.add.reduce(np.stack([grads[r][i] * 3 for r in range(N)]).astype(np.float64), axis=0) / N
+        check(f"DataParallel step 2 grad {i}", mine[i], want.astype(mine[i].dtype), False)
+    expect_raises("DataParallel missing grad", ValueError, lambda: dp.finish())
+
+
+def t_state():
+    expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
+    assert dist.is_initialized() and dist.get_backend() == "hccl"
+    assert 0 <= dist.get_local_rank() < dist.get_local_world_size() == N
+
+
+for name, fn in list(globals().items()):
+    if name.startswith("t_") and callable(fn) and (len(sys.argv) < 2 or name[2:] in sys.argv[1:]):
+        run(name, fn)
+
+dist.barrier()
+dist.destroy_process_group()
+try:
+    dist.all_reduce(asc.ones(2))
+    FAIL.append("collective after destroy did not raise")
+except dist.DistStateError:
+    pass
+print(f"RESULT rank={R} failures={len(FAIL)}", flush=True)
+for f in FAIL:
+    print(f"FAIL rank={R} {f}", flush=True)
+sys.exit(1 if FAIL else 0)
