@@ -15,7 +15,7 @@ WHEEL_BUILD ?= build/wheel
 # The project's own code builds with -Werror (ASC_WERROR); third-party headers are system headers.
 WERROR ?= ON
 
-.PHONY: all setup build cpp-test install example py-test test test-latest test-sanitize test-sanitize-cpp test-sanitize-python test-tsan array-api lock demo bench clean
+.PHONY: all setup build cpp-test install example py-test test test-latest test-sanitize test-sanitize-cpp test-sanitize-python test-tsan array-api lock demo bench serve-soak clean
 
 all: test
 
@@ -124,6 +124,12 @@ bench: build example install
 	$(CPP_BUILD)/bench_profiler
 	$(CPP_BUILD)/bench_mmad
 	set -e; for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+
+# pyasc-serve soak (issue 18; not in CI): 10 minutes at concurrency 16, a new model version
+# every 30 s; prints failed requests and the server's RSS / pool at start and end.
+SOAK_SECS ?= 600
+serve-soak: install
+	$(PY) benchmarks/bench_serve.py --soak $(SOAK_SECS)
 
 clean:
 	rm -rf build .venv-latest
