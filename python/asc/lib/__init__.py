@@ -1,0 +1,1 @@
+"""Host-side libraries: ``asc.lib.runtime`` (streams) and ``asc.lib.host`` (tiling)."""

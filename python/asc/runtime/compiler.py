@@ -1,0 +1,124 @@
+"""Compiling translated kernels into shared libraries, cached on disk.
+
+A kernel's C++ (prelude + kernel + launch entry) is compiled with the host
+compiler against the installed pyasc headers and ``libasc`` (the flags of
+``pyasc-cc``: ``-std=c++17 -O2``), into ``<cache>/<sha256>.so``. The key hashes
+the complete C++ text (which holds the kernel's and its helpers' code, the
+ConstExpr values and the argument dtypes), the compiler command and the pyasc
+version, so any change of those compiles anew and anything else is reused by
+later processes. The cache directory is ``$PYASC_CACHE_DIR`` or
+``~/.cache/pyasc/jit``. Files are written under a temporary name and renamed,
+so concurrent processes never load a half-written library.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+
+import pyasc
+from pyasc.tools.cc import package_dirs
+
+from ..codegen.errors import CompilationError
+
+__all__ = ["cache_dir", "compile_source", "compiler_command", "load_library"]
+
+_lock = threading.Lock()
+_loaded = {}
+_cxx_version = None
+
+
+def cache_dir():
+    """The on-disk kernel cache (``$PYASC_CACHE_DIR`` or ``~/.cache/pyasc/jit``)."""
+    d = os.environ.get("PYASC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "pyasc", "jit")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def compiler_command():
+    """The compiler and flags (``$CXX``, ``$PYASC_JIT_CXXFLAGS`` replaces the default ``-O2``)."""
+    inc, lib = package_dirs()
+    cxx = shlex.split(os.environ.get("CXX", "")) or [shutil.which("g++") or shutil.which("c++") or "g++"]
+    flags = shlex.split(os.environ.get("PYASC_JIT_CXXFLAGS", "-O2"))
+    return cxx + ["-std=c++17", "-fPIC", "-shared", *flags, "-isystem", inc], [
+        f"-L{lib}", "-lasc", f"-Wl,-rpath,{lib}", "-pthread"]
+
+
+def _compiler_id(cxx):
+    global _cxx_version
+    if _cxx_version is None:
+        try:
+            _cxx_version = subprocess.run(cxx[:1] + ["--version"], capture_output=True, text=True,
+                                          timeout=60).stdout.split("\n")[0]
+        except (OSError, subprocess.SubprocessError):
+            _cxx_version = "?"
+    return _cxx_version
+
+
+def source_key(source):
+    """The cache key of a C++ source (source, compiler command, pyasc version)."""
+    head, tail = compiler_command()
+    h = hashlib.sha256()
+    for part in (source, " ".join(head + tail), _compiler_id(head), pyasc.__version__):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:40]
+
+
+def compile_source(source, name, key=None):
+    """Path of the shared library of ``source`` (compiled now unless cached); raises CompilationError."""
+    key = key or source_key(source)
+    d = cache_dir()
+    so = os.path.join(d, f"{key}.so")
+    if os.path.exists(so):
+        return so, False
+    head, tail = compiler_command()
+    fd, src = tempfile.mkstemp(prefix=f"{name}_", suffix=".cpp", dir=d)
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    tmp_so = src[:-4] + ".so.tmp"
+    cmd = head + [src, "-o", tmp_so] + tail
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        os.unlink(src)
+        raise CompilationError(f"cannot run the C++ compiler '{cmd[0]}': {e} (set CXX)") from None
+    if r.returncode != 0:
+        kept = os.environ.get("PYASC_DUMP_PATH")
+        msg = _trim(r.stderr or r.stdout)
+        os.unlink(src)
+        if os.path.exists(tmp_so):
+            os.unlink(tmp_so)
+        raise CompilationError(f"the C++ compiler rejected kernel '{name}'"
+                               f"{' (source kept in ' + kept + ')' if kept else ' (set PYASC_DUMP_PATH to keep it)'}"
+                               f":\n{msg}")
+    os.replace(tmp_so, so)
+    os.unlink(src)
+    return so, True
+
+
+def _trim(text, limit=40):
+    lines = [l for l in text.splitlines() if l.strip()]
+    # The diagnostics that name the kernel's Python file first: they say where the problem is.
+    py = [l for l in lines if ".py:" in l]
+    rest = [l for l in lines if ".py:" not in l]
+    out = (py + rest)[:limit]
+    if len(lines) > limit:
+        out.append(f"... ({len(lines) - limit} more lines)")
+    return "\n".join(out)
+
+
+def load_library(path):
+    """The loaded ``ctypes.CDLL`` of a compiled kernel (each file loaded once)."""
+    with _lock:
+        lib = _loaded.get(path)
+        if lib is None:
+            lib = ctypes.CDLL(path)
+            _loaded[path] = lib
+        return lib
