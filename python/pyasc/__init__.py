@@ -81,6 +81,8 @@ from .models import (  # noqa: E402
     RunOptions,
     SessionOptions,
     get_available_providers,
+    load_model,
+    save_as_om,
 )
 
 from . import custom_ops  # noqa: E402 - register_op / hybrid_operator / load_op_library (asc.ops.<name>)
@@ -192,6 +194,8 @@ __all__ = [
     "testing",
     "models",
     "InferenceSession",
+    "save_as_om",
+    "load_model",
     "SessionOptions",
     "RunOptions",
     "NodeArg",

@@ -11,6 +11,11 @@ chains fuse in the lazy graph). Modules:
 * ``_onnx_tensor``  shape and data-movement ops, constants
 * ``_onnx_resize``  Resize / Upsample
 * ``_onnx_model``   parsing, checking, constant folding, the run loop
+* ``_passes``       graph passes: BatchNorm folding, Conv + activation (+ residual) fusion
+* ``_aipp``         static AIPP (CANN's image pre-processing) as a model stage
+* ``_convert``      ATC's options applied to a graph (input shapes, gears, out_nodes, AIPP)
+* ``om``            the .om container, ``save_as_om`` / ``load_model``
+* ``atc``           the ``pyasc-atc`` command line
 * ``session``       InferenceSession, SessionOptions, NodeArg, ...
 
 See docs/models.md for the supported operators and opsets.
@@ -19,6 +24,7 @@ See docs/models.md for the supported operators and opsets.
 from __future__ import annotations
 
 from ._registry import supported_ops
+from .om import load_model, save_as_om
 from .session import (
     GraphOptimizationLevel,
     InferenceSession,
@@ -30,4 +36,4 @@ from .session import (
 )
 
 __all__ = ["InferenceSession", "SessionOptions", "RunOptions", "NodeArg", "ModelMetadata", "GraphOptimizationLevel",
-           "get_available_providers", "supported_ops"]
+           "get_available_providers", "supported_ops", "save_as_om", "load_model"]

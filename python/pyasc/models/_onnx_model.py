@@ -14,7 +14,8 @@ import os
 
 import numpy as np
 
-from . import _onnx_math, _onnx_nn, _onnx_resize, _onnx_tensor  # noqa: F401 - they register their ops
+from . import _aipp, _onnx_math, _onnx_nn, _onnx_resize, _onnx_tensor  # noqa: F401 - they register their ops
+from . import _passes
 from ._registry import NAME_TO_ONNX, ONNX_DTYPES, ORT_TYPE, Node, lookup
 
 MIN_OPSET, MAX_OPSET = 7, 21
@@ -65,6 +66,16 @@ def _attr_value(a, node_name):
                f"{A.AttributeType.Name(t)} (subgraphs, sparse tensors) is not supported", "FEATURE_UNSUPPORTED")
 
 
+_dump_seq = [0]
+
+
+def _dump_dir():
+    """ASCEND_DUMP_GRAPH_PATH (default ./graph_dump) when ASCEND_DUMP_GRAPH is set (not '' or '0')."""
+    if os.environ.get("ASCEND_DUMP_GRAPH", "") in ("", "0"):
+        return None
+    return os.environ.get("ASCEND_DUMP_GRAPH_PATH") or os.path.join(os.getcwd(), "graph_dump")
+
+
 class ValueInfo:
     """A graph input/output: name, ONNX element type, shape (ints, dim_param strings, None)."""
 
@@ -100,11 +111,22 @@ class ValueInfo:
 class Model:
     """A loaded, checked ONNX graph ready to run."""
 
-    def __init__(self, source, optimize=True):
+    def __init__(self, source, optimize=True, where=None):
         onnx = _onnx()
+        from . import om
+
         self.path = None
+        self.om_meta = None
+        # a pyasc .om (path or bytes): its checked ONNX section is the graph, its META the build record
+        packed = om.sniff(source)
+        if packed is not None:
+            self.om_meta = packed.meta
+            if isinstance(source, (str, os.PathLike)):
+                self.path = os.fspath(source)
+            where = where or self.path
+            source = packed.onnx
         if isinstance(source, (bytes, bytearray, memoryview)):
-            proto = self._parse(bytes(source), "<bytes>")
+            proto = self._parse(bytes(source), where or "<bytes>")
         elif isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
             if not os.path.isfile(path):
@@ -124,7 +146,7 @@ class Model:
             proto = source
         else:
             raise _err("AscendTypeError", f"a model is a path, bytes or onnx.ModelProto, not {type(source).__name__}")
-        self.where = self.path or "<bytes>"
+        self.where = where or self.path or "<bytes>"
         try:
             onnx.checker.check_model(proto)
         except onnx.checker.ValidationError as e:
@@ -161,9 +183,16 @@ class Model:
                            "does not hold", "INVALID_DTYPE")
         self.nodes = self._nodes(g)
         self.folded = 0
+        self.rewrites = {}
+        dump = _dump_dir()
+        if dump:
+            self._dump(dump, "0_loaded")
         if optimize:
             self._fold_constants()
+            self.rewrites = _passes.run_all(self, {v.name for v in self.outputs})
         self._plan()
+        if dump:
+            self._dump(dump, "1_optimized")
 
     # ---------------------------------------------------------------- load
 
@@ -172,9 +201,6 @@ class Model:
         onnx = _onnx()
         from google.protobuf.message import DecodeError
 
-        if data[:8] == b"PYASCOM\x00":
-            raise _err("AscendNotImplementedError", f"'{where}' is a pyasc .om model; .om files are not "
-                       "supported by this version (use the .onnx model)", "FEATURE_UNSUPPORTED")
         try:
             proto = onnx.ModelProto()
             proto.ParseFromString(data)
@@ -270,6 +296,25 @@ class Model:
                 if x and self.last_use.get(x) == i and x not in wanted and x not in self.constants:
                     env.pop(x, None)
         return [env[n] for n in output_names]
+
+    def _dump(self, directory, stage):
+        """Writes the graph at ``stage`` as ONNX (``model_<seq>_<name>_<stage>.onnx``, opens in Netron)
+        and a one-line-per-node text listing (``.txt``) into ``directory``."""
+        import re
+
+        os.makedirs(directory, exist_ok=True)
+        if stage.startswith("0"):
+            _dump_seq[0] += 1
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", os.path.basename(self.where) or "model")[:64]
+        stem = os.path.join(directory, f"model_{_dump_seq[0]:04d}_{base}_{stage}")
+        with open(stem + ".onnx", "wb") as f:
+            f.write(self.to_proto().SerializeToString())
+        with open(stem + ".txt", "w") as f:
+            f.write(f"# {self.where}: {len(self.nodes)} nodes, {len(self.constants)} constants, folded {self.folded}, "
+                    f"rewrites {self.rewrites}\n")
+            for n in self.nodes:
+                attrs = {k: v for k, v in n.attrs.items() if not isinstance(v, np.ndarray)}
+                f.write(f"{n.domain + '.' if n.domain else ''}{n.op_type} '{n.name}' {n.inputs} -> {n.outputs} {attrs}\n")
 
     def to_proto(self):
         """The graph as it runs (after the passes) as an onnx.ModelProto: the nodes, the constants they

@@ -75,8 +75,7 @@ def _ints(node, key, n, default):
 # ------------------------------------------------------------------ convolution
 
 
-@op("Conv")
-def _conv(node, inputs):
+def _conv_node(node, inputs, activation=None, alpha=0.0, residual=None):
     asc = _asc()
     x, w = inputs[0], inputs[1]
     b = inputs[2] if len(inputs) > 2 else None
@@ -84,11 +83,58 @@ def _conv(node, inputs):
     kernel = list(w.shape[2:])
     strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
     begins, ends = _pads(node, list(x.shape[2:]), kernel, strides, dil)
+    if residual is not None:
+        sp = [(x.shape[2 + i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+              for i in range(n)]
+        if tuple(residual.shape) != (x.shape[0], w.shape[0], *sp) or residual.dtype != x.dtype:
+            # the residual Add broadcasts (or promotes): run the ops the pass fused, one by one
+            y = _conv_node(node, inputs)
+            return _apply_act(y + residual, activation, alpha)
     padding = begins
     if begins != ends:
         x, padding = _pad_input(x, begins, ends), [0] * n
     fn = (asc.ops.conv1d, asc.ops.conv2d, asc.ops.conv3d)[n - 1]
-    return fn(x, w, b, stride=strides, padding=padding, dilation=dil, groups=node.attr("group", 1))
+    kw = {}
+    if activation is not None:
+        kw["activation"] = activation
+        if activation in ("leaky_relu", "elu"):
+            kw["negative_slope"] = alpha
+    if residual is not None:
+        kw["residual"] = residual
+    return fn(x, w, b, stride=strides, padding=padding, dilation=dil, groups=node.attr("group", 1), **kw)
+
+
+def _apply_act(y, activation, alpha):
+    asc = _asc()
+    if activation is None:
+        return y
+    if activation == "relu":
+        return asc.ops.relu(y)
+    if activation == "relu6":
+        return asc.ops.relu6(y)
+    if activation == "leaky_relu":
+        return asc.ops.leaky_relu(y, alpha)
+    if activation == "elu":
+        return asc.ops.elu(y, alpha)
+    if activation in ("gelu", "gelu_tanh"):
+        return asc.ops.gelu(y, approximate="tanh" if activation == "gelu_tanh" else "none")
+    return getattr(asc.ops, activation)(y)
+
+
+@op("Conv")
+def _conv(node, inputs):
+    return _conv_node(node, inputs)
+
+
+@op("FusedConv", domain="ai.pyasc")
+def _fused_conv(node, inputs):
+    """act(Conv(x, W, b) + residual): Conv's attributes plus ``activation`` / ``activation_alpha``;
+    inputs (X, W, B or '', residual or '') -- written by the fuse_conv pass (models/_passes.py)."""
+    ins = list(inputs[:3])
+    if ins[2] is None:
+        ins = ins[:2]
+    res = inputs[3] if len(inputs) > 3 else None
+    return _conv_node(node, ins, node.attr("activation"), node.attr("activation_alpha", 0.0), res)
 
 
 @op("ConvTranspose")

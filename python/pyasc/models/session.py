@@ -108,7 +108,8 @@ class ModelMetadata:
 
 
 class InferenceSession:
-    """Loads an ONNX model (path, bytes or onnx.ModelProto) and runs it on pyasc's device.
+    """Loads a model (an ONNX path, bytes or onnx.ModelProto, or a pyasc ``.om`` path or bytes
+    written by ``pyasc-atc`` / ``asc.save_as_om``) and runs it on pyasc's device.
 
     Errors: a missing or malformed file, an invalid model, an opset outside 7-21 or an unsupported
     operator raise at construction (AscendValueError / AscendNotImplementedError naming the file,
@@ -179,6 +180,17 @@ class InferenceSession:
         return self._options
 
     @property
+    def om_metadata(self):
+        """For a session on a pyasc ``.om`` file: its metadata (how it was built: ATC options,
+        precision mode, dynamic gears, AIPP, the graph's size); None for an ONNX model."""
+        return self._model.om_meta
+
+    @property
+    def graph_rewrites(self):
+        """{pass name: rewrites} of the graph passes at load (BatchNorm folding, conv fusion)."""
+        return dict(self._model.rewrites)
+
+    @property
     def folded_nodes(self):
         """How many nodes constant folding removed at load."""
         return self._model.folded
@@ -216,6 +228,11 @@ class InferenceSession:
         missing = [n for n in known if n not in feeds]
         if missing:
             raise _err("AscendValueError", f"missing input(s) {missing}: the model's inputs are {sorted(known)}")
+        dynamic = (self._model.om_meta or {}).get("dynamic")
+        if dynamic:  # an .om built with dynamic gears runs only at those (ACL's rule)
+            from ._convert import gear_of
+
+            gear_of(dynamic, {n: tuple(a.shape) for n, a in feeds.items()})
         return feeds
 
     @staticmethod

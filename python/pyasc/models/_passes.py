@@ -1,0 +1,267 @@
+"""Graph passes of the ONNX importer, run once at load after constant folding.
+
+Each pass rewrites :class:`~pyasc.models._onnx_model.Model`'s node list (kept in
+topological order) and constants, and returns how many rewrites it made:
+
+* :func:`fold_batch_norm` -- ``BatchNormalization(Conv(x, W, b))`` with constant
+  statistics becomes ``Conv(x, W', b')``: ``W' = W * s``, ``b' = (b - mean) * s + beta``
+  with ``s = scale / sqrt(var + eps)`` per output channel, computed in float64 and
+  rounded once to the weights' dtype (onnxruntime's and OpenVINO's rewrite).
+* :func:`fold_scale_shift` -- ``Mul(Conv(x), s)`` and ``Add(Conv(x), c)`` with constant per-channel
+  (or scalar) ``s``/``c`` fold into the Conv's weights and bias (Caffe's BatchNorm + Scale pair as
+  exported in Inception v2 / DenseNet: BatchNormalization, then Mul and Add by constants).
+* :func:`fuse_conv` -- ``Conv`` followed by an activation (Relu, LeakyRelu, Sigmoid,
+  Tanh, Elu, Clip(0, 6), Gelu), and ``Conv`` + a residual ``Add``/``Sum`` (+ an
+  activation), become one ``ai.pyasc.FusedConv`` node: ``act(conv(x) + b + residual)``
+  in one oneDNN primitive (bias, sum and eltwise post-ops) instead of three passes
+  over the activation.
+
+A rewrite only applies when the intermediate value has exactly one reader and is
+not a graph output (nothing else can observe it). Shapes are not known before a
+run, so a FusedConv whose residual turns out to broadcast runs the unfused ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import Node
+
+FUSED_DOMAIN = "ai.pyasc"
+
+# ONNX activation node -> (conv activation name, alpha) or None when its attributes do not map
+_ACTS = {
+    "Relu": lambda n, consts: ("relu", 0.0),
+    "LeakyRelu": lambda n, consts: ("leaky_relu", float(n.attr("alpha", 0.01))),
+    "Sigmoid": lambda n, consts: ("sigmoid", 0.0),
+    "Tanh": lambda n, consts: ("tanh", 0.0),
+    "Elu": lambda n, consts: ("elu", float(n.attr("alpha", 1.0))),
+    "Gelu": lambda n, consts: ("gelu_tanh" if n.attr("approximate", "none") == "tanh" else "gelu", 0.0),
+    "Clip": lambda n, consts: _clip_relu6(n, consts),
+}
+
+
+def _clip_relu6(node, consts):
+    if node.opset < 11:
+        lo, hi = node.attr("min", -np.inf), node.attr("max", np.inf)
+    else:
+        ins = node.inputs
+        if len(ins) < 3 or ins[1] not in consts or ins[2] not in consts:
+            return None
+        lo, hi = np.asarray(consts[ins[1]]), np.asarray(consts[ins[2]])
+        if lo.size != 1 or hi.size != 1:
+            return None
+        lo, hi = float(lo.reshape(())), float(hi.reshape(()))
+    if lo == 0.0 and hi == 6.0:
+        return ("relu6", 0.0)
+    if lo == 0.0 and hi == np.inf:
+        return ("relu", 0.0)
+    return None
+
+
+def _readers(nodes):
+    r = {}
+    for i, n in enumerate(nodes):
+        for x in n.inputs:
+            if x:
+                r.setdefault(x, []).append(i)
+    return r
+
+
+def _only_reader(name, readers, protected):
+    """Index of the single node reading ``name`` (None when it has several, none, or is protected)."""
+    if name in protected:
+        return None
+    rs = readers.get(name, [])
+    return rs[0] if len(rs) == 1 else None
+
+
+def _fresh(consts, base):
+    name, k = base, 0
+    while name in consts:
+        k += 1
+        name = f"{base}_{k}"
+    return name
+
+
+def fold_batch_norm(model, protected):
+    """Folds each inference BatchNormalization that follows a Conv with constant weights."""
+    import pyasc as asc
+
+    nodes, consts = model.nodes, model.constants
+    readers = _readers(nodes)
+    drop, count = set(), 0
+    for i, conv in enumerate(nodes):
+        if conv.op_type != "Conv" or conv.domain or len(conv.outputs) != 1:
+            continue
+        j = _only_reader(conv.outputs[0], readers, protected)
+        if j is None:
+            continue
+        bn = nodes[j]
+        if bn.op_type != "BatchNormalization" or bn.domain or bn.inputs[0] != conv.outputs[0]:
+            continue
+        if bn.attr("training_mode", 0) or any(o for o in bn.outputs[1:]) or len(bn.inputs) < 5:
+            continue
+        w_name = conv.inputs[1]
+        b_name = conv.inputs[2] if len(conv.inputs) > 2 and conv.inputs[2] else None
+        stats = bn.inputs[1:5]
+        if w_name not in consts or (b_name and b_name not in consts) or any(s not in consts for s in stats):
+            continue
+        w = np.asarray(consts[w_name])
+        if w.dtype.kind != "f" and str(w.dtype) != "bfloat16":
+            continue
+        scale, beta, mean, var = (np.asarray(consts[s]).astype(np.float64).reshape(-1) for s in stats)
+        oc = w.shape[0]
+        if not (scale.size == beta.size == mean.size == var.size == oc):
+            continue
+        s = scale / np.sqrt(var + float(bn.attr("epsilon", 1e-5)))
+        b = np.asarray(consts[b_name]).astype(np.float64).reshape(-1) if b_name else np.zeros(oc)
+        w2 = (w.astype(np.float64) * s.reshape((oc,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+        b2 = ((b - mean) * s + beta).astype(w.dtype)
+        wn = _fresh(consts, f"{w_name}_bnfold")
+        bnm = _fresh(consts, f"{bn.name or w_name}_bias_bnfold")
+        consts[wn] = asc.array(w2, copy=True)
+        consts[bnm] = asc.array(b2, copy=True)
+        nodes[i] = Node(conv.name, "Conv", "", conv.opset, dict(conv.attrs), [conv.inputs[0], wn, bnm],
+                        [bn.outputs[0]])
+        drop.add(j)
+        count += 1
+    if count:
+        model.nodes = [n for k, n in enumerate(nodes) if k not in drop]
+    return count
+
+
+def _per_channel(c, oc, out_rank):
+    """``c`` (a constant) as a float64 vector of ``oc`` per-output-channel values when it broadcasts
+    against a conv output [N, oc, *spatial] only along the channel axis (or is a scalar); else None."""
+    c = np.asarray(c)
+    if c.ndim > out_rank or c.dtype.kind != "f":
+        return None
+    shape = (1,) * (out_rank - c.ndim) + c.shape
+    if shape[0] != 1 or any(d != 1 for d in shape[2:]) or shape[1] not in (1, oc):
+        return None
+    v = c.astype(np.float64).reshape(-1)
+    return np.broadcast_to(v, (oc,)).copy()
+
+
+def fold_scale_shift(model, protected):
+    """Folds Mul / Add by a constant per-channel vector that follows a Conv into its weights / bias."""
+    import pyasc as asc
+
+    count = 0
+    changed = True
+    while changed:
+        changed = False
+        nodes, consts = model.nodes, model.constants
+        readers = _readers(nodes)
+        for i, conv in enumerate(nodes):
+            if conv.op_type != "Conv" or conv.domain or len(conv.outputs) != 1:
+                continue
+            j = _only_reader(conv.outputs[0], readers, protected)
+            if j is None:
+                continue
+            nxt = nodes[j]
+            if nxt.domain or nxt.op_type not in ("Mul", "Add") or len(nxt.inputs) != 2:
+                continue
+            other = nxt.inputs[1] if nxt.inputs[0] == conv.outputs[0] else nxt.inputs[0]
+            if other == conv.outputs[0] or other not in consts:
+                continue
+            w_name = conv.inputs[1]
+            b_name = conv.inputs[2] if len(conv.inputs) > 2 and conv.inputs[2] else None
+            if w_name not in consts or (b_name and b_name not in consts):
+                continue
+            w = np.asarray(consts[w_name])
+            if w.dtype.kind != "f" or np.asarray(consts[other]).dtype != w.dtype:
+                continue
+            oc = w.shape[0]
+            v = _per_channel(consts[other], oc, w.ndim)
+            if v is None:
+                continue
+            b = np.asarray(consts[b_name]).astype(np.float64).reshape(-1) if b_name else np.zeros(oc)
+            if nxt.op_type == "Mul":
+                w2 = (w.astype(np.float64) * v.reshape((oc,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+                b2 = b * v
+                wn = _fresh(consts, f"{w_name}_scale")
+                consts[wn] = asc.array(w2, copy=True)
+            else:
+                wn, b2 = w_name, b + v
+            bn_ = _fresh(consts, f"{nxt.name or w_name}_bias_fold")
+            consts[bn_] = asc.array(b2.astype(w.dtype), copy=True)
+            nodes[i] = Node(conv.name, "Conv", "", conv.opset, dict(conv.attrs), [conv.inputs[0], wn, bn_],
+                            [nxt.outputs[0]])
+            model.nodes = [n for k, n in enumerate(nodes) if k != j]
+            count += 1
+            changed = True
+            break  # indices moved: rescan
+    return count
+
+
+def _fused(conv, outputs, act=None, alpha=0.0, residual=None, absorbed=()):
+    attrs = dict(conv.attrs)
+    if conv.op_type == "FusedConv":
+        ins = list(conv.inputs)
+        names = list(attrs.pop("fused_nodes", [conv.name]))
+    else:
+        ins = list(conv.inputs[:3]) + [""] * (3 - len(conv.inputs[:3]))
+        ins.append("")
+        names = [conv.name]
+    if act is not None:
+        attrs["activation"], attrs["activation_alpha"] = act, float(alpha)
+    if residual is not None:
+        ins[3] = residual
+    attrs["fused_nodes"] = names + [n.name for n in absorbed]
+    return Node(conv.name, "FusedConv", FUSED_DOMAIN, 1, attrs, ins, outputs)
+
+
+def fuse_conv(model, protected):
+    """Fuses Conv + residual Add/Sum + activation into FusedConv nodes (see the module docstring)."""
+    nodes, consts = model.nodes, model.constants
+    count = 0
+    changed = True
+    while changed:  # each round absorbs one more consumer into each fusable conv
+        changed = False
+        readers = _readers(nodes)
+        drop = set()
+        for i, conv in enumerate(nodes):
+            if i in drop or len(conv.outputs) != 1:
+                continue
+            is_conv = conv.op_type == "Conv" and not conv.domain
+            is_fused = conv.op_type == "FusedConv" and conv.domain == FUSED_DOMAIN
+            if not (is_conv or is_fused) or (is_fused and "activation" in conv.attrs):
+                continue
+            j = _only_reader(conv.outputs[0], readers, protected)
+            if j is None or j in drop:
+                continue
+            nxt = nodes[j]
+            if nxt.domain or len(nxt.outputs) != 1:
+                continue
+            fused = None
+            if nxt.op_type in _ACTS and nxt.inputs[0] == conv.outputs[0]:
+                got = _ACTS[nxt.op_type](nxt, consts)
+                if got is not None:
+                    fused = _fused(conv, nxt.outputs, act=got[0], alpha=got[1], absorbed=[nxt])
+            elif nxt.op_type in ("Add", "Sum") and len([x for x in nxt.inputs if x]) == 2 and \
+                    (is_conv or not conv.inputs[3]):
+                a, b = nxt.inputs
+                other = b if a == conv.outputs[0] else a
+                if other != conv.outputs[0] and other not in consts:
+                    fused = _fused(conv, nxt.outputs, residual=other, absorbed=[nxt])
+            if fused is None:
+                continue
+            # the fused node runs where the absorbed node ran: every input is defined by then
+            nodes[j] = fused
+            drop.add(i)
+            count += 1
+            changed = True
+        if drop:
+            nodes = [n for k, n in enumerate(nodes) if k not in drop]
+    model.nodes = nodes
+    return count
+
+
+def run_all(model, protected):
+    """Runs the passes in order; returns {pass name: rewrites}."""
+    out = {"fold_batch_norm": fold_batch_norm(model, protected)}
+    out["fold_scale_shift"] = fold_scale_shift(model, protected)
+    out["fuse_conv"] = fuse_conv(model, protected)
+    return out
