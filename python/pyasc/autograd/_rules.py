@@ -251,6 +251,8 @@ def _cumsum(g, out, x, axis=None, *args, needs, **kw):
 
 def _matmul(g, out, a, b, *, needs, **kw):
     asc = _asc()
+    if a.ndim == 1 and b.ndim == 1:  # inner product: a 0-d cotangent
+        return (g * b if needs[0] else None, g * a if needs[1] else None)
     a2 = a if a.ndim > 1 else a.reshape((1, a.shape[0]))
     b2 = b if b.ndim > 1 else b.reshape((b.shape[0], 1))
     g2 = g
