@@ -195,6 +195,7 @@ def _request_bytes(model, in_name, x):
 def _throughput(port, req, conc, secs):
     done = [0] * conc
     errs = [0] * conc
+    first_error = []
     stop = threading.Event()
 
     def worker(i):
@@ -203,8 +204,11 @@ def _throughput(port, req, conc, secs):
             try:
                 call()
                 done[i] += 1
-            except Exception:  # noqa: BLE001 - counted
+            except Exception as e:  # noqa: BLE001 - counted, the first one printed
                 errs[i] += 1
+                if not first_error:
+                    first_error.append(e)
+                    print(f"first error: {e}", file=sys.stderr)
         ch.close()
 
     ts = [threading.Thread(target=worker, args=(i,)) for i in range(conc)]

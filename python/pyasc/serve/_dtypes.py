@@ -40,6 +40,9 @@ def np_dtype(datatype):
 
 def datatype_of(dtype):
     """Protocol datatype name of a NumPy dtype (object / str / bytes arrays are BYTES)."""
+    hit = _BY_NP.get(dtype)  # the common case: already a known np.dtype
+    if hit is not None:
+        return hit
     dtype = np.dtype(dtype)
     if dtype.kind in "OSU":
         return "BYTES"

@@ -29,7 +29,7 @@ class _Item:
         self.names = names
         self.size = size
         self.t_enq = time.perf_counter_ns()
-        self.done = threading.Event()
+        self.done = None  # an Event only where another thread hands the result over (batcher)
         self.result = None
         self.queue_ns = 0
         self.exec_ns = 0
@@ -101,6 +101,7 @@ class DynamicBatcher:
             _execute(self._backend, self._stats, [it])
             return it.result, it.queue_ns, it.exec_ns
         it = _Item(feeds, names, size)
+        it.done = threading.Event()
         with self._cv:
             if self._closed:
                 raise UnavailableError("model is unloading")

@@ -88,6 +88,9 @@ def main(argv=None):
         server.core.load_errors.clear()
     for name, reason in server.core.load_errors.items():
         print(f"pyasc-serve: model '{name}' failed to load: {reason}", file=sys.stderr)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before binding: a client may stop us as soon as we answer
+        signal.signal(sig, lambda *_: done.set())
     try:
         ports = server.start()
     except OSError as e:
@@ -96,9 +99,6 @@ def main(argv=None):
         return 1
     for kind, port in ports.items():
         print(f"pyasc-serve: {kind} on {args.host}:{port}", flush=True)
-    done = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
     while not done.wait(1.0):
         pass
     server.stop()

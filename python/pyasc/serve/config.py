@@ -155,7 +155,10 @@ def ab_split(cfg):
         if model.isdigit() and not version:
             model, version = "", model
         else:
-            validate_name(model)
+            try:
+                validate_name(model)
+            except InvalidArgumentError as e:
+                raise InvalidArgumentError(f"model '{cfg.name}': ab_split arm '{arm}': {e.message}") from None
             if version and not version.isdigit():
                 raise InvalidArgumentError(f"model '{cfg.name}': ab_split arm '{arm}': version must be a number")
         arms.append(((model, version), w))

@@ -191,10 +191,8 @@ class InferenceCore:
 
     def _check_inputs(self, mv, req):
         cfg = mv.config
-        batched = cfg.max_batch_size > 0
-        known = {}
-        for i in cfg.input:
-            known[i.name] = i
+        max_batch = cfg.max_batch_size
+        known = mv.input_specs
         feeds = {}
         batch = None
         for name, (datatype, arr) in req.inputs.items():
@@ -202,20 +200,19 @@ class InferenceCore:
             if spec is None:
                 raise InvalidArgumentError(f"unexpected inference input '{name}' for model '{mv.name}': its inputs "
                                            f"are {sorted(known)}")
-            want = _dtypes.config_to_datatype(_type_name(spec.data_type))
+            want, dims, _ = spec
             if datatype != want:
                 raise InvalidArgumentError(f"inference input '{name}' data-type is '{datatype}', but model "
                                            f"'{mv.name}' expects '{want}'")
-            dims = [int(d) for d in spec.dims]
-            shape = list(arr.shape)
-            if batched:
+            shape = arr.shape
+            if max_batch > 0:
                 if not shape:
                     raise InvalidArgumentError(f"inference input '{name}' of model '{mv.name}' needs a batch "
-                                               f"dimension (max_batch_size {cfg.max_batch_size})")
+                                               f"dimension (max_batch_size {max_batch})")
                 b = shape[0]
-                if b > cfg.max_batch_size or b < 1:
+                if b > max_batch or b < 1:
                     raise InvalidArgumentError(f"inference request batch-size {b} must be in [1, "
-                                               f"{cfg.max_batch_size}] for model '{mv.name}'")
+                                               f"{max_batch}] for model '{mv.name}'")
                 if batch is not None and b != batch:
                     raise InvalidArgumentError(f"inputs of one request have different batch sizes ({batch} and {b})")
                 batch = b
@@ -223,15 +220,16 @@ class InferenceCore:
             else:
                 item = shape
             if len(item) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, item)):
-                full = ([-1] if batched else []) + dims
+                full = ([-1] if max_batch > 0 else []) + dims
                 raise InvalidArgumentError(f"unexpected shape for input '{name}' for model '{mv.name}'. Expected "
-                                           f"{full}, got {shape}")
+                                           f"{full}, got {list(shape)}")
             feeds[name] = arr
-        missing = [n for n, s in known.items() if n not in feeds and not s.optional]
-        if missing:
-            raise InvalidArgumentError(f"expected {len(known)} inputs but got {len(feeds)} inputs for model "
-                                       f"'{mv.name}': missing {missing}")
-        return feeds, (batch if batched else 1)
+        if len(feeds) != len(known):
+            missing = [n for n, s in known.items() if n not in feeds and not s[2]]
+            if missing:
+                raise InvalidArgumentError(f"expected {len(known)} inputs but got {len(feeds)} inputs for model "
+                                           f"'{mv.name}': missing {missing}")
+        return feeds, (batch if max_batch > 0 else 1)
 
     def infer(self, req):
         """Runs one request; returns an InferResponse or raises a ServeError."""
@@ -249,11 +247,10 @@ class InferenceCore:
             feeds, size = self._check_inputs(mv, req)
             names = list(req.outputs)
             if names:
-                outs = {o.name for o in mv.config.output}
-                bad = [n for n in names if n not in outs]
+                bad = [n for n in names if n not in mv.output_set]
                 if bad:
                     raise InvalidArgumentError(f"unexpected inference output '{bad[0]}' for model '{mv.name}': its "
-                                               f"outputs are {sorted(outs)}")
+                                               f"outputs are {sorted(mv.output_set)}")
             stream = None
             if req.session_id:
                 charged = sum(int(a.nbytes) for _, a in req.inputs.values())
@@ -265,7 +262,7 @@ class InferenceCore:
             if isinstance(result, BaseException):
                 raise _as_serve_error(result, mv)
             t_out = time.perf_counter_ns()
-            order = names or [o.name for o in mv.config.output]
+            order = names or mv.output_names
             outputs = []
             for n in order:
                 a = result.get(n)

@@ -83,14 +83,18 @@ def decode_infer_request(msg, max_tensor_bytes, session_md=None):
         else:
             raise InvalidArgumentError(f"input '{name}' has no data (contents or raw_input_contents)")
         inputs[name] = (t.datatype, arr)
-    params = {k: _param(v) for k, v in msg.parameters.items()}
-    for o in msg.outputs:
-        if "classification" in o.parameters:
-            raise InvalidArgumentError(f"output '{o.name}': the classification extension is not supported")
+    # (empty containers are skipped: iterating a upb map/repeated field costs microseconds)
+    params = {k: _param(v) for k, v in msg.parameters.items()} if len(msg.parameters) else {}
+    outputs = []
+    if len(msg.outputs):
+        for o in msg.outputs:
+            if "classification" in o.parameters:
+                raise InvalidArgumentError(f"output '{o.name}': the classification extension is not supported")
+            outputs.append(o.name)
     sid = params.get("session_id", session_md)
     if sid is not None and not isinstance(sid, str):
         raise InvalidArgumentError("parameter 'session_id' must be a string")
-    return InferRequest(msg.model_name, msg.model_version, msg.id, inputs, [o.name for o in msg.outputs], params, sid)
+    return InferRequest(msg.model_name, msg.model_version, msg.id, inputs, outputs, params, sid)
 
 
 def encode_infer_response(resp):

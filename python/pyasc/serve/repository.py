@@ -47,6 +47,13 @@ class ModelVersion:
             self.scheduler = DirectScheduler(backend, stats, count)
         self._inflight = 0
         self._cv = threading.Condition()
+        # what request validation needs, resolved once: name -> (datatype, dims, optional)
+        from . import _dtypes
+
+        self.input_specs = {i.name: (_dtypes.config_to_datatype(_type_name(i.data_type)), [int(d) for d in i.dims],
+                                     i.optional) for i in cfg.input}
+        self.output_names = [o.name for o in cfg.output]
+        self.output_set = frozenset(self.output_names)
 
     def enter(self):
         with self._cv:
@@ -64,6 +71,12 @@ class ModelVersion:
             self._cv.wait_for(lambda: self._inflight == 0, timeout)
         self.scheduler.close()
         self.backend.close()
+
+
+def _type_name(value):
+    from . import _proto
+
+    return _proto.data_type_enum().values_by_number[value].name
 
 
 def _default_instances():
