@@ -6,6 +6,8 @@
 * :class:`OmBackend` -- pyasc's ``.om`` container through ``asc.load_model`` when that
   exists in this build (the ``.om`` work of the models layer); otherwise loading one is a
   clear error naming what is missing.
+* :class:`OpLibraryBackend` -- one op of an operator library ``model.so`` through
+  ``asc.load_op_library`` (the library's own C++ code runs, as a model.py's does).
 * :class:`PythonBackend` -- a ``model.py`` with Triton's ``TritonPythonModel`` class
   (``initialize(args)``, ``execute(requests)``, ``finalize()``), given the whole batch of
   requests as Triton's Python backend does. Loading it executes the repository owner's
@@ -31,7 +33,8 @@ import numpy as np
 from . import _dtypes, pb_utils
 from .errors import InternalServerError, InvalidArgumentError, UnavailableError
 
-__all__ = ["TensorSpec", "Backend", "OnnxBackend", "OmBackend", "PythonBackend", "create_backend"]
+__all__ = ["TensorSpec", "Backend", "OnnxBackend", "OmBackend", "PythonBackend", "OpLibraryBackend",
+           "create_backend"]
 
 _ORT_TO_DT = {
     "tensor(bool)": "BOOL", "tensor(uint8)": "UINT8", "tensor(uint16)": "UINT16", "tensor(uint32)": "UINT32",
@@ -158,6 +161,74 @@ class OmBackend(OnnxBackend):
         self._batchable = config.max_batch_size > 0
 
 
+def _config_specs(config, what):
+    batch = [-1] if config.max_batch_size > 0 else []
+    inputs = [TensorSpec(i.name, _dtypes.config_to_datatype(_type_name(i.data_type)), batch + list(i.dims))
+              for i in config.input]
+    outputs = [TensorSpec(o.name, _dtypes.config_to_datatype(_type_name(o.data_type)), batch + list(o.dims))
+               for o in config.output]
+    if not inputs or not outputs:
+        raise InvalidArgumentError(f"model '{config.name}': a {what} model's config.pbtxt must list its inputs and "
+                                   f"outputs")
+    return inputs, outputs
+
+
+class OpLibraryBackend(Backend):
+    """One operator of an operator library (``model.so``) loaded with ``asc.load_op_library``.
+
+    The config names the op with ``parameters { key: "op" value { string_value: "<Op>" } }``
+    (optional when the library has one op); the config's inputs are the op's positional inputs
+    in order, its outputs the op's results in order. The library's ops are process-wide names
+    (``asc.ops.<Op>``), so two versions of one library cannot be loaded side by side: loading a
+    second one fails (the serving one stays); unload, then load to switch.
+    """
+
+    kind = "oplib"
+    platform = "pyasc_op"
+
+    def __init__(self, path, config):
+        import pyasc
+
+        loader = getattr(pyasc, "load_op_library", None)
+        if loader is None:
+            raise UnavailableError(f"{path}: operator libraries need asc.load_op_library, which this pyasc build "
+                                   f"does not have")
+        self.inputs, self.outputs = _config_specs(config, "pyasc_op")
+        self._lib = loader(os.path.abspath(path))
+        p = config.parameters.get("op")
+        op = p.string_value if p is not None and p.string_value else None
+        if op is None:
+            if len(self._lib.ops) != 1:
+                ops = list(self._lib.ops)
+                self._lib.unload()
+                raise InvalidArgumentError(f"model '{config.name}': {path} has ops {ops}; name one with "
+                                           f"parameters {{ key: \"op\" ... }}")
+            op = self._lib.ops[0]
+        if op not in self._lib.ops:
+            ops = list(self._lib.ops)
+            self._lib.unload()
+            raise InvalidArgumentError(f"model '{config.name}': op '{op}' is not in {path} (it has {ops})")
+        self._op = getattr(pyasc.ops, op)
+        self._names = [o.name for o in self.outputs]
+
+    def _run(self, feeds, names):
+        import pyasc
+
+        args = [pyasc.asarray(feeds[s.name]) for s in self.inputs]
+        res = self._op(*args)
+        if not isinstance(res, tuple):
+            res = (res,)
+        if len(res) != len(self._names):
+            raise InternalServerError(f"op returned {len(res)} outputs, the config lists {len(self._names)}")
+        out = {n: np.asarray(r) for n, r in zip(self._names, res)}
+        return {n: out[n] for n in names} if names else out
+
+    def close(self):
+        lib, self._lib = self._lib, None
+        if lib is not None and lib.loaded:
+            lib.unload()
+
+
 _module_ids = itertools.count()
 _pb_lock = threading.Lock()
 
@@ -196,13 +267,7 @@ class PythonBackend(Backend):
                 self._model.initialize(args)
             except Exception as e:
                 raise InvalidArgumentError(f"{path}: initialize() failed: {type(e).__name__}: {e}") from None
-        batch = [-1] if config.max_batch_size > 0 else []
-        self.inputs = [TensorSpec(i.name, _dtypes.config_to_datatype(_type_name(i.data_type)), batch + list(i.dims))
-                       for i in config.input]
-        self.outputs = [TensorSpec(o.name, _dtypes.config_to_datatype(_type_name(o.data_type)),
-                                   batch + list(o.dims)) for o in config.output]
-        if not self.inputs or not self.outputs:
-            raise InvalidArgumentError(f"{path}: a python model's config.pbtxt must list its inputs and outputs")
+        self.inputs, self.outputs = _config_specs(config, "python")
         self._name = config.name
         self._version = version
 
@@ -259,4 +324,6 @@ def create_backend(kind, path, config, model_dir, version, config_dict):
         return OmBackend(path, config)
     if kind == "python":
         return PythonBackend(path, config, model_dir, version, config_dict)
+    if kind == "oplib":
+        return OpLibraryBackend(path, config)
     raise InvalidArgumentError(f"unknown model kind {kind!r}")

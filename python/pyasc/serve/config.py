@@ -6,6 +6,7 @@ A repository entry is Triton's layout::
     <repository>/<model>/<version>/model.onnx  platform "onnxruntime_onnx" or backend "onnxruntime"
     <repository>/<model>/<version>/model.py    backend "python" (a TritonPythonModel class)
     <repository>/<model>/<version>/model.om    platform/backend "pyasc_om" (asc.load_model)
+    <repository>/<model>/<version>/model.so    backend "pyasc_op": an operator library (asc.load_op_library)
 
 The text is parsed with ``google.protobuf.text_format`` into the ModelConfig message of
 :mod:`._proto` (so an unknown field is an error naming it); nothing in it is evaluated.
@@ -32,6 +33,7 @@ KINDS = {
     "onnx": (("onnxruntime_onnx",), ("onnxruntime", "onnx"), "model.onnx"),
     "python": ((), ("python",), "model.py"),
     "om": (("pyasc_om",), ("pyasc_om", "pyasc"), "model.om"),
+    "oplib": (("pyasc_op",), ("pyasc_op",), "model.so"),
 }
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
@@ -84,7 +86,7 @@ def kind_of(cfg, version_dir=None):
     if cfg.platform or cfg.backend:
         raise InvalidArgumentError(f"model '{cfg.name}': unsupported platform/backend "
                                    f"'{cfg.platform or cfg.backend}' (this server runs onnxruntime_onnx / "
-                                   f"onnxruntime, python and pyasc_om)")
+                                   f"onnxruntime, python, pyasc_om and pyasc_op)")
     if version_dir is not None:
         if cfg.default_model_filename:
             ext = os.path.splitext(cfg.default_model_filename)[1]

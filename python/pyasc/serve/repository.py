@@ -327,8 +327,8 @@ class ModelRepository:
                     mv.retire(timeout=0)
             raise
         if not cfg.platform and not cfg.backend:
-            cfg.platform = {"onnx": "onnxruntime_onnx", "om": "pyasc_om"}.get(kind, "")
-            cfg.backend = {"onnx": "onnxruntime", "python": "python", "om": "pyasc_om"}[kind]
+            cfg.platform = {"onnx": "onnxruntime_onnx", "om": "pyasc_om", "oplib": "pyasc_op"}.get(kind, "")
+            cfg.backend = {"onnx": "onnxruntime", "python": "python", "om": "pyasc_om", "oplib": "pyasc_op"}[kind]
         return ModelEntry(name, cfg, versions, cfg_fp, kind)
 
     def _load_versions(self, name, mdir, cfg, kind, fname, available, selected, old, cfg_fp, versions):
