@@ -37,17 +37,21 @@ output [ { name: "z" data_type: TYPE_FP32 dims: [ -1 ] } ]
 """
 
 
-def _compile(dst, tag, scale, tmp):
+def _compile_all(jobs, tmp):
+    """Compiles [(dst, tag, scale)] concurrently (one c++ process each)."""
     cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
     if cxx is None:
         pytest.skip("no C++ compiler")
-    src = os.path.join(tmp, f"op{tag}.cpp")
-    with open(src, "w") as f:
-        f.write(SRC.format(tag=tag, scale=scale))
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
     inc = os.path.join(os.path.dirname(__file__), "..", "..", "..", "include")
-    subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{inc}", src, "-o", dst], check=True,
-                   timeout=120)
+    procs = []
+    for i, (dst, tag, scale) in enumerate(jobs):
+        src = os.path.join(tmp, f"op{i}.cpp")
+        with open(src, "w") as f:
+            f.write(SRC.format(tag=tag, scale=scale))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        procs.append(subprocess.Popen([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{inc}", src, "-o", dst]))
+    for p in procs:
+        assert p.wait(timeout=180) == 0
 
 
 def test_op_library_served(tmp_path, serve_factory, rng):
@@ -56,7 +60,8 @@ def test_op_library_served(tmp_path, serve_factory, rng):
     if not hasattr(asc, "load_op_library"):
         pytest.skip("asc.load_op_library is not in this build")
     repo = tmp_path / "repo"
-    _compile(str(repo / "opadd" / "1" / "model.so"), "A", "2.0", str(tmp_path))
+    v2 = tmp_path / "v2" / "model.so"
+    _compile_all([(str(repo / "opadd" / "1" / "model.so"), "A", "2.0"), (str(v2), "A", "3.0")], str(tmp_path))
     write(str(repo / "opadd" / "config.pbtxt"), CONFIG)
     s = serve_factory(str(repo), model_control_mode="explicit", load_models=["opadd"])
     g = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
@@ -77,7 +82,8 @@ def test_op_library_served(tmp_path, serve_factory, rng):
     g.unload_model("opadd")
     assert not hasattr(asc.ops, "ServeTestScaledAddA")
     shutil.rmtree(repo / "opadd" / "2")
-    _compile(str(repo / "opadd" / "2" / "model.so"), "A", "3.0", str(tmp_path))
+    os.makedirs(repo / "opadd" / "2")
+    shutil.copy(v2, repo / "opadd" / "2" / "model.so")
     g.load_model("opadd")
     r = g.infer("opadd", ins)
     assert r.get_response().model_version == "2"

@@ -332,6 +332,10 @@ def test_cli_subprocess_serves_and_stops(tmp_path):
         out, _ = p.communicate(timeout=30)
     assert p.returncode == 0, out
     assert f"http on 127.0.0.1:{ports[0]}" in out
-    r = subprocess.run([sys.executable, "-m", "pyasc.serve.cli", "--model-repository", str(tmp_path / "absent")],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1 and "not a directory" in r.stderr
+
+
+def test_cli_main_bad_repository(tmp_path, capsys):
+    from pyasc.serve import cli
+
+    assert cli.main(["--model-repository", str(tmp_path / "absent"), "--http-port", "0"]) == 1
+    assert "not a directory" in capsys.readouterr().err
