@@ -7,7 +7,8 @@
     import pyasc as asc
     import pyasc.dask                                   # the registrations below
 
-    x = da.from_array(np.random.rand(4096, 4096), chunks=1024, asarray=asc.asarray)
+    x = pyasc.dask.from_array(np.random.rand(4096, 4096), chunks=1024)   # pyasc chunks
+    x = da.from_array(asc.asarray(a), chunks=1024)      # the same from a pyasc array
     y = (x * 2 + 1).sum(axis=0)                         # chunks are pyasc arrays
     z = x.map_blocks(asc.sin, meta=asc.empty((0, 0)))
     y.compute()                                         # a pyasc array
@@ -24,16 +25,22 @@ mixed operations), ``concatenate_lookup``, ``tensordot_lookup``,
 ``to_numpy_dispatch``, ``dask.sizeof`` and ``normalize_token`` (tokenize: the
 dtype, shape and a hash of the bytes, so equal arrays get equal keys).
 
+``from_array(x, chunks)`` here gives pyasc chunks from any source (Dask's own
+``from_array`` keeps a pyasc source's chunks as pyasc views, but its
+``asarray=`` is only a NumPy on/off switch).
+
 Serialisation for the distributed scheduler (``distributed.protocol``'s
 ``dask_serialize``/``dask_deserialize``): a header of dtype *name* (looked up
 in a fixed table, never evaluated) and shape, and one frame with the raw bytes
 (zero-copy for contiguous arrays). Deserialising copies the bytes into pyasc
 memory after checking their length. Nothing is unpickled beyond what Dask
-itself unpickles (its task graphs).
+itself unpickles (its task graphs; for those, pyasc arrays get a ``copyreg`` reducer that
+rebuilds them through the same checked :func:`deserialize`).
 """
 
 from __future__ import annotations
 
+import copyreg
 import math
 
 import ml_dtypes
@@ -57,7 +64,7 @@ from dask.tokenize import normalize_token
 from . import _C
 from .errors import AscendTypeError, AscendValueError, ErrorCode
 
-__all__ = ["serialize", "deserialize", "register_workers", "is_valid_array_meta"]
+__all__ = ["from_array", "serialize", "deserialize", "register_workers", "is_valid_array_meta"]
 
 _ndarray = _C.ndarray
 
@@ -146,7 +153,9 @@ def is_valid_array_meta(x):
 def serialize(x):
     """``(header, frames)`` of pyasc array ``x`` for distributed's protocol: the dtype name and
     shape, and one frame of raw C-order bytes (no copy when ``x`` is contiguous)."""
-    v = np.ascontiguousarray(_host(x))
+    v = _host(x)
+    if not v.flags.c_contiguous:
+        v = v.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
     header = {"dtype": v.dtype.name, "shape": [int(s) for s in v.shape]}
     return header, [memoryview(v.reshape(-1).view(np.uint8))]
 
@@ -169,6 +178,32 @@ def deserialize(header, frames):
                                f"[pyasc.dask.deserialize] {raw.size} bytes for {dt} {tuple(shape)} "
                                f"({need} expected)")
     return _asc().array(raw.view(dt).reshape(shape), copy=True)
+
+
+def _rebuild(dtype, shape, data):
+    return deserialize({"dtype": dtype, "shape": list(shape)}, [data])
+
+
+def _reduce(x):
+    # Dask pickles task graphs (a pyasc array captured in a graph: from_array's source, a
+    # meta): rebuilt from dtype name, shape and bytes by deserialize's checks.
+    header, frames = serialize(x)
+    return _rebuild, (header["dtype"], tuple(header["shape"]), frames[0].tobytes())
+
+
+def from_array(x, chunks="auto", **kwargs):
+    """A Dask array of pyasc chunks over ``x`` (a pyasc array, NumPy array or anything
+    ``dask.array.from_array`` takes). A pyasc ``x`` is sliced into pyasc views; any other
+    source's chunks are converted by ``pyasc.asarray`` (one copy per chunk). Dask's own
+    ``from_array(..., asarray=...)`` only switches NumPy conversion on or off, so it cannot
+    produce pyasc chunks from a NumPy source by itself."""
+    import dask.array as da
+    asc = _asc()
+    if isinstance(x, _ndarray):
+        kwargs.setdefault("meta", asc.empty((0,) * x.ndim, dtype=x.dtype))
+        return da.from_array(x, chunks=chunks, asarray=False, **kwargs)
+    d = da.from_array(x, chunks=chunks, **kwargs)
+    return d.map_blocks(asc.asarray, dtype=d.dtype, meta=asc.empty((0,) * d.ndim, dtype=d.dtype))
 
 
 def _register_distributed():
@@ -225,6 +260,7 @@ def _register():
     to_numpy_dispatch.register(T, _to_numpy)
     sizeof.register(T, _sizeof)
     normalize_token.register(T, _tokenize)
+    copyreg.pickle(T, _reduce)
     _register_distributed()
 
 

@@ -1,0 +1,34 @@
+"""examples/distributed/train_mlp.py: the same loss curve on 1, 2 and 4 processes."""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+from conftest import REPO, mpi_env, needs_mpi, run_job
+
+EXAMPLE = os.path.join(REPO, "examples", "distributed", "train_mlp.py")
+ARGS = ["--samples", "512", "--batch", "64", "--epochs", "2", "--bucket-mb", "0.002"]
+
+
+def _losses(p):
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 1, p.stdout
+    return json.loads(lines[0])
+
+
+@needs_mpi
+def test_same_loss_curve_on_1_2_4_processes():
+    env = mpi_env()
+    one = _losses(run_job([sys.executable, EXAMPLE, *ARGS], env, timeout=60)[0])
+    assert one["world_size"] == 1 and one["steps"] == 16
+    losses = np.array(one["losses"])
+    assert losses[-1] < 0.7 * losses[0], losses  # it trains
+    for n in (2, 4):
+        cmd = [sys.executable, "-m", "pyasc.tools.run", "-n", str(n), EXAMPLE, *ARGS]
+        res = _losses(run_job(cmd, env, timeout=90)[0])
+        assert res["world_size"] == n and res["steps"] == one["steps"]
+        # same global batches, summation order differs: float32 rounding only
+        np.testing.assert_allclose(res["losses"], losses, rtol=2e-4, atol=1e-6)
