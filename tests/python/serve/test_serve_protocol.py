@@ -377,3 +377,45 @@ def test_repository_index(served):
     assert {m.name for m in g.models} == set(by)
     code, data, _ = _raw(served, "POST", "/v2/repository/index", json.dumps({"ready": True}).encode())
     assert code == 200 and "broken" not in {r["name"] for r in json.loads(data)}
+
+
+def test_malformed_grpc(served):
+    """Raw ModelInfer requests built by hand: each bad one gets INVALID_ARGUMENT with a reason,
+    undecodable bytes an error, and the server keeps serving."""
+    import grpc
+
+    from pyasc.serve import _proto
+
+    M = _proto.messages()
+    ch = grpc.insecure_channel(f"127.0.0.1:{served[0].ports['grpc']}")
+    call = ch.unary_unary("/inference.GRPCInferenceService/ModelInfer",
+                          request_serializer=M["ModelInferRequest"].SerializeToString,
+                          response_deserializer=M["ModelInferResponse"].FromString)
+
+    def req(datatype="FP32", shape=(1, K), raw=None, n_raw=1, name="x", model="linear"):
+        r = M["ModelInferRequest"](model_name=model)
+        r.inputs.add(name=name, datatype=datatype, shape=list(shape))
+        for _ in range(n_raw):
+            r.raw_input_contents.append(raw if raw is not None else bytes(4 * K))
+        return r
+
+    cases = [(req(raw=bytes(4 * K - 1)), "255 bytes"), (req(n_raw=2), "raw_input_contents"),
+             (req(datatype="F32"), "invalid datatype"), (req(shape=(1, -K)), "negative"),
+             (req(name="zz"), "unexpected inference input 'zz'"), (req(n_raw=0), "has no data"),
+             (req(datatype="BYTES", shape=(1,), raw=b"\x09\x00\x00\x00ab", model="echo_string"), "claims 9 bytes"),
+             (req(shape=(1 << 40, 1 << 30)), "tensor limit")]
+    for r, needle in cases:
+        with pytest.raises(grpc.RpcError) as ei:
+            call(r, timeout=10)
+        assert ei.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED), needle
+        assert needle in ei.value.details(), (needle, ei.value.details())
+    junk = ch.unary_unary("/inference.GRPCInferenceService/ModelInfer")
+    with pytest.raises(grpc.RpcError):
+        junk(b"\xff\xff\xff\xff garbage", timeout=10)
+    unknown = ch.unary_unary("/inference.GRPCInferenceService/SystemSharedMemoryStatus")
+    with pytest.raises(grpc.RpcError) as ei:
+        unknown(b"", timeout=10)
+    assert ei.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    ok = call(req(), timeout=10)
+    np.testing.assert_allclose(np.frombuffer(ok.raw_output_contents[0], np.float32), served[2], rtol=1e-5)
+    ch.close()
