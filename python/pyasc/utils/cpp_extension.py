@@ -132,39 +132,71 @@ def _import(name, path):
     return mod
 
 
-def _build(name, sources, build_dir, cflags, ldflags, incs, verbose):
+def _run(cmd, verbose):
+    if verbose:
+        print("pyasc cpp_extension: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if verbose and proc.stderr and proc.returncode == 0:
+        print(proc.stderr, file=sys.stderr)
+    return proc
+
+
+def _build(name, sources, build_dir, cflags, ldflags, incs, verbose, is_python_module=True):
+    """Compiles each source to an object (in parallel; ``CXX="ccache g++"`` caches them), then links
+    the module against libasc. Raises BuildError with the compiler's diagnostics."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from ..tools import cc
 
     out = os.path.join(build_dir, name + importlib.machinery.EXTENSION_SUFFIXES[0])
     tmp_out = os.path.join(build_dir, f".{name}.{os.getpid()}.tmp.so")
-    argv = ["-shared", "-fPIC", "-fvisibility=hidden", "-O2"]
+    # a Python module exports only its PyInit (pybind11's advice); a plain library keeps its symbols
+    common = ["-fPIC", "-O2"] + (["-fvisibility=hidden"] if is_python_module else [])
     for d in incs:
-        argv += ["-I", d]
-    argv += list(cflags) + list(sources) + ["-o", tmp_out] + list(ldflags)
+        common += ["-I", d]
+    common += list(cflags)
+    t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="pyasc-ext-") as tmp:
+        def compile_one(k):
+            src = sources[k]
+            obj = os.path.join(build_dir, f"{k}_{os.path.splitext(os.path.basename(src))[0]}.{os.getpid()}.o")
+            sub = os.path.join(tmp, str(k))
+            os.makedirs(sub)
+            try:
+                cmd, _, _ = cc.build_command(["-c"] + common + [src, "-o", obj], sub)
+            except cc.UsageError as e:
+                return obj, None, str(e)
+            proc = _run(cmd, verbose)
+            return obj, cmd, (proc.stderr.strip() or proc.stdout.strip()) if proc.returncode else None
+
+        with ThreadPoolExecutor(max_workers=max(1, min(len(sources), os.cpu_count() or 1))) as pool:
+            results = list(pool.map(compile_one, range(len(sources))))
+        objs = [r[0] for r in results]
+        errors = [r[2] for r in results if r[2]]
+        cmds = [r[1] for r in results if r[1]]
+        if not errors:
+            cmd, _, _ = cc.build_command(["-shared"] + objs + ["-o", tmp_out] + list(ldflags), tmp)
+            cmds.append(cmd)
+            proc = _run(cmd, verbose)
+            if proc.returncode:
+                errors.append(proc.stderr.strip() or proc.stdout.strip())
+    for o in objs:
         try:
-            cmd, _, _ = cc.build_command(argv, tmp)
-        except cc.UsageError as e:
-            raise BuildError(_errors().ErrorCode.FAILURE, f"[cpp_extension] {name}: {e}") from None
-        if verbose:
-            print("pyasc cpp_extension: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-        took = time.perf_counter() - t0
-    if proc.returncode != 0:
+            os.unlink(o)
+        except OSError:
+            pass
+    if errors:
         try:
             os.unlink(tmp_out)
         except OSError:
             pass
         raise BuildError(_errors().ErrorCode.FAILURE,
-                         f"[cpp_extension] building extension {name!r} failed (exit {proc.returncode}):\n"
-                         f"{proc.stderr.strip() or proc.stdout.strip()}")
-    if verbose and proc.stderr:
-        print(proc.stderr, file=sys.stderr)
+                         f"[cpp_extension] building extension {name!r} failed:\n" + "\n".join(errors))
+    took = time.perf_counter() - t0
     os.replace(tmp_out, out)
-    # one line per build: the build time and the command (the tests count builds with it)
+    # one line per build: the build time and the commands (the tests count builds with it)
     with open(os.path.join(build_dir, "build.log"), "a") as f:
-        f.write(f"{took:.3f}s {' '.join(shlex.quote(c) for c in cmd)}\n")
+        f.write(f"{took:.3f}s " + " && ".join(" ".join(shlex.quote(c) for c in cmd) for cmd in cmds) + "\n")
     return out
 
 
@@ -213,7 +245,7 @@ def _load_built(name, key, sources, cflags, ldflags, incs, build_directory, verb
                 stamp = os.path.join(build_dir, ".key")
                 fresh = os.path.isfile(target) and os.path.isfile(stamp) and open(stamp).read() == key
                 if not fresh:
-                    built = _build(name, sources, build_dir, cflags, ldflags, incs, verbose)
+                    built = _build(name, sources, build_dir, cflags, ldflags, incs, verbose, is_python_module)
                     if built != target:
                         os.replace(built, target)
                     with open(stamp, "w") as f:
