@@ -63,6 +63,9 @@ def build_parser():
     p.add_argument("--session-quota-bytes", type=parse_size, default=0,
                    help="bytes of tensors one session's in-flight requests may hold (0 = no limit)")
     p.add_argument("--session-idle-secs", type=float, default=300.0, help="drop sessions idle this long")
+    p.add_argument("--malloc-arena-max", type=int, default=2,
+                   help="cap glibc malloc arenas of the server threads so unloaded models give their host memory "
+                        "back (default 2; 0 leaves glibc's default)")
     return p
 
 
@@ -80,7 +83,7 @@ def main(argv=None):
                         grpc_workers=args.grpc_workers, http_workers=args.http_workers,
                         session_quota_bytes=args.session_quota_bytes, session_idle_secs=args.session_idle_secs,
                         allow_http=args.allow_http, allow_grpc=args.allow_grpc, allow_metrics=args.allow_metrics,
-                        strict_load=args.exit_on_error)
+                        strict_load=args.exit_on_error, malloc_arena_max=args.malloc_arena_max)
     except ServeError as e:
         print(f"pyasc-serve: {e.message}", file=sys.stderr)
         return 1

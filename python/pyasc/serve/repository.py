@@ -73,6 +73,18 @@ class ModelVersion:
         self.backend.close()
 
 
+def _malloc_trim():
+    """Hands freed heap back to the system. Loads run on whichever server thread called, and
+    glibc keeps a freed model's host memory in that thread's arena; without a trim, RSS after
+    load/unload cycles keeps the high-water mark of every arena that ever held a model."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
 def _type_name(value):
     from . import _proto
 
@@ -289,6 +301,7 @@ class ModelRepository:
                 memory.empty_cache()
             except Exception:  # noqa: BLE001 - returning cached memory is best effort
                 pass
+            _malloc_trim()
 
         if wait:
             work()

@@ -12,6 +12,22 @@ from .http_server import HTTPFrontend
 __all__ = ["Server"]
 
 
+def _limit_arenas(n):
+    """Caps glibc's malloc arenas for the threads created from here on (the server's pools).
+
+    Loads and requests run on whichever pool thread took them, and glibc gives each thread
+    its own arena (up to 8 per core); an unloaded model's host memory then stays mapped in
+    the arena that held it, so RSS after load/unload cycles grows to the high-water mark of
+    every arena (measured: +30-45 MiB for an 8 MiB model over 12 cycles with 16 workers, flat
+    with 2 arenas after the first cycle). A no-op off glibc."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-8, n)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
 class Server:
     """``Server(model_repository, ...)``; ``start()`` binds (port 0 picks a free one, see
     ``ports``), ``stop()`` shuts everything down and frees the models. Also a context manager.
@@ -21,7 +37,10 @@ class Server:
     def __init__(self, model_repository, host="127.0.0.1", http_port=8000, grpc_port=8001, metrics_port=8002,
                  model_control_mode="none", repository_poll_secs=15.0, load_models=(), max_request_bytes=64 << 20,
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
-                 session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False):
+                 session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
+                 malloc_arena_max=2):
+        if malloc_arena_max:
+            _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
                                   max_tensor_bytes if max_tensor_bytes is not None else max_request_bytes,
                                   session_quota_bytes, session_idle_secs, strict_load)
