@@ -52,7 +52,24 @@ DTYPE_TABLE = {
 }
 
 _GUARD = 64          # bytes on each side of an output
-_CANARY = 0xA5
+
+
+def _host_dtype(d):
+    return _np.dtype("uint16") if str(d) == "bfloat16" else _np.dtype(str(d))
+
+
+def _itemsize(d):
+    return _host_dtype(d).itemsize
+
+
+def _canary(d):
+    """A guard value a kernel is unlikely to write (and, for floats, not NaN: compared bytewise)."""
+    k = _host_dtype(d).kind
+    if str(d) == "bfloat16" or k == "f":
+        return -1.2345e-19 if str(d) not in ("float16",) else -0.0001234
+    if k == "b":
+        return True
+    return 0x5A if _itemsize(d) == 1 else 0x5A5A
 
 
 def _asc():
@@ -165,29 +182,31 @@ class HybridOp(CustomOp):
         kernel = self._kernel_for(shapes, dtypes)
         bufs, outs = [], []
         for s, d in metas:
-            nbytes = int(_np.prod(s, dtype=_np.int64)) * _np.dtype(str(d)).itemsize if str(d) != "bfloat16" else \
-                int(_np.prod(s, dtype=_np.int64)) * 2
+            n = int(_np.prod(s, dtype=_np.int64))
             if self.check_bounds:
-                buf = asc.full((nbytes + 2 * _GUARD,), _CANARY, dtype=asc.uint8)
-                inner = buf[_GUARD:_GUARD + nbytes].view(str(d)).reshape(s) if nbytes else asc.empty(s, dtype=d)
-                bufs.append((buf, nbytes))
+                # one pool buffer: guard | output | guard, guards filled with the canary value
+                g = -(-_GUARD // _itemsize(d))
+                buf = asc.full((n + 2 * g,), _canary(d), dtype=d)
+                outs.append(buf[g:g + n].reshape(s))
+                bufs.append((buf, g, n))
             else:
-                inner = asc.empty(s, dtype=d)
-            outs.append(inner)
+                outs.append(asc.empty(s, dtype=d))
         kernel(*xs, *outs, **attrs)
         if self.check_bounds:
-            for k, ((buf, nbytes), (s, d)) in enumerate(zip(bufs, metas)):
-                h = buf.numpy()
-                before = _np.flatnonzero(h[:_GUARD] != _CANARY)
-                after = _np.flatnonzero(h[_GUARD + nbytes:] != _CANARY)
+            for k, ((buf, g, n), (s, d)) in enumerate(zip(bufs, metas)):
+                size = _itemsize(d)
+                h = _np.ascontiguousarray(buf.numpy()).view(_np.uint8)
+                want = _np.ascontiguousarray(asc.full((g,), _canary(d), dtype=d).numpy()).view(_np.uint8)
+                before = _np.flatnonzero(h[:g * size] != want)
+                after = _np.flatnonzero(h[(g + n) * size:] != want)
                 if before.size or after.size:
                     where = []
                     if before.size:
-                        where.append(f"{_GUARD - before[0]} bytes before its start")
+                        where.append(f"{g * size - before[0]} bytes before its start")
                     if after.size:
                         where.append(f"up to {after[-1] + 1} bytes past its end")
                     raise _runtime_error(f"[{self.name}] the kernel wrote outside output {k} (shape {tuple(s)}, "
-                                         f"dtype {d}, {nbytes} bytes): {' and '.join(where)}; check its tiling "
+                                         f"dtype {d}, {n * size} bytes): {' and '.join(where)}; check its tiling "
                                          "against the inferred output shape")
         return outs[0] if len(outs) == 1 else tuple(outs)
 
