@@ -1,0 +1,263 @@
+"""Model inference: asc.InferenceSession vs onnxruntime (and OpenVINO when installed), same run.
+
+    python benchmarks/bench_models.py                 # everything below
+    python benchmarks/bench_models.py --quick         # ResNet-50 batch 1 only, fewer repeats
+    python benchmarks/bench_models.py --no-memory     # skip the peak-memory subprocesses
+
+Peers come from scripts/bench_setup.sh (build/bench/site: onnxruntime, openvino). Each runtime
+uses 2 threads (pyasc: its device cores, ASC_NUM_CORES; onnxruntime: intra_op_num_threads=2,
+sequential; OpenVINO: INFERENCE_NUM_THREADS=2, one stream, LATENCY hint). Weights are the
+model-zoo light models' with seeded random values (tests/python/models/light_models.py).
+
+Prints, per case: latency (best of N, ms), the ratio peer/pyasc (> 1: pyasc faster), the
+max relative error of pyasc's output vs onnxruntime's (max |a-b| / max |b|) and top-1 agreement:
+* ResNet-50 float32, batch 1 and 8 (onnxruntime, OpenVINO forced to f32)
+* ResNet-50 with precision_mode=allow_mix_precision (pyasc's .om via save_as_om) vs OpenVINO's
+  bf16 hint; top-1 vs float32 over random inputs
+* every light model at batch 1
+* graph optimisation on vs off (ResNet-50: the passes' speed-up)
+* peak memory (each runtime in its own process: peak RSS minus RSS after imports)
+Benchmarks are not tests: nothing here fails on a slow number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "python", "models"))
+sys.path.append(os.path.join(ROOT, "build", "bench", "site"))
+from _timing import best  # noqa: E402
+from light_models import light_models, with_random_weights  # noqa: E402
+
+THREADS = 2
+
+
+def _model_bytes(name, batch=1, seed=0):
+    """The light model with random weights, its batch fixed (the zoo files say 1)."""
+    m = with_random_weights(light_models()[name], seed=seed)
+    # compare logits: the zoo models end in Softmax, which random weights saturate to one-hot
+    # vectors (every runtime then agrees exactly and the error says nothing)
+    if m.graph.node[-1].op_type == "Softmax" and m.graph.node[-1].output[0] == m.graph.output[0].name:
+        m.graph.output[0].name = m.graph.node[-1].input[0]
+        del m.graph.node[-1]
+    i = [v for v in m.graph.input if v.name not in {t.name for t in m.graph.initializer}][0]
+    i.type.tensor_type.shape.dim[0].dim_value = batch
+    for o in m.graph.output:
+        if o.type.tensor_type.HasField("shape") and len(o.type.tensor_type.shape.dim):
+            o.type.tensor_type.shape.dim[0].dim_value = batch
+    # a Reshape to [1, -1] (the zoo's flatten before the classifier) pins batch 1: make it [batch, -1]
+    from onnx import numpy_helper
+
+    for n in m.graph.node:
+        if n.op_type == "Reshape":
+            for t in m.graph.initializer:
+                if t.name == n.input[1]:
+                    a = numpy_helper.to_array(t).copy()
+                    if a.size == 2 and a[0] == 1:
+                        a[0] = batch
+                        t.CopyFrom(numpy_helper.from_array(a, t.name))
+    return m.SerializeToString(), i.name, [d.dim_value for d in i.type.tensor_type.shape.dim]
+
+
+def _pyasc(data, optimize=True):
+    import pyasc as asc
+
+    so = asc.SessionOptions()
+    if not optimize:
+        so.graph_optimization_level = asc.GraphOptimizationLevel.ORT_DISABLE_ALL
+    s = asc.InferenceSession(data, so)
+    return lambda feed: s.run(None, feed)[0]
+
+
+def _ort(data):
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = THREADS
+    so.log_severity_level = 3
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    s = ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
+    return lambda feed: s.run(None, feed)[0]
+
+
+def _openvino(data, precision="f32"):
+    try:
+        import openvino as ov
+    except Exception:  # noqa: BLE001 - not installed or not loadable here
+        return None
+    core = ov.Core()
+    model = core.read_model(data) if isinstance(data, str) else core.read_model(model=data, weights=b"")
+    cfg = {"INFERENCE_NUM_THREADS": THREADS, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
+           "INFERENCE_PRECISION_HINT": precision}
+    try:
+        c = core.compile_model(model, "CPU", cfg)
+    except Exception:  # noqa: BLE001 - e.g. bf16 refused on a CPU without it
+        return None
+    req = c.create_infer_request()
+    out = c.outputs[0]
+    return lambda feed: req.infer(feed)[out]
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
+
+
+def _line(label, ours, peers):
+    parts = [f"{label:<34} pyasc {ours:8.2f} ms"]
+    for name, t in peers:
+        parts.append(f"{name} {t:8.2f} ms ({t / ours:5.2f}x)" if t is not None else f"{name}      n/a")
+    print("  ".join(parts), flush=True)
+
+
+def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f32"):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    feed = {in_name: x}
+    ours = _pyasc(data)
+    t_ours = best(lambda: ours(feed), repeat)
+    peers, err = [], {}
+    ort = _ort(data)
+    if ort is not None:
+        peers.append(("onnxruntime", best(lambda: ort(feed), repeat)))
+        a, b = ours(feed), ort(feed)
+        err = {"rel_err": _rel(a, b), "top1_equal": bool((a.reshape(a.shape[0], -1).argmax(1) ==
+                                                          b.reshape(b.shape[0], -1).argmax(1)).all())}
+    if openvino:
+        ov = _openvino(data, precision)
+        peers.append((f"openvino[{precision}]", best(lambda: ov(feed), repeat) if ov else None))
+    _line(label, t_ours, peers)
+    if err:
+        print(f"{'':<34} rel. error vs onnxruntime {err['rel_err']:.2e}, top-1 equal {err['top1_equal']}", flush=True)
+    return {"case": label, "pyasc_ms": t_ours, **{f"{n}_ms": t for n, t in peers}, **err}
+
+
+def bench_opt(data, in_name, shape, repeat):
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+    on, off = _pyasc(data, True), _pyasc(data, False)
+    t_on, t_off = best(lambda: on(x), repeat), best(lambda: off(x), repeat)
+    print(f"{'resnet50 b1 passes on vs off':<34} on {t_on:8.2f} ms  off {t_off:8.2f} ms  ({t_off / t_on:5.2f}x); "
+          f"rel. diff {_rel(on(x), off(x)):.2e}", flush=True)
+    return {"case": "resnet50 passes on/off", "on_ms": t_on, "off_ms": t_off, "speedup": t_off / t_on}
+
+
+def bench_mix(data, in_name, shape, repeat, samples):
+    """allow_mix_precision: pyasc's .om (save_as_om) vs OpenVINO bf16; top-1 vs float32 over inputs."""
+    import pyasc as asc
+
+    with tempfile.TemporaryDirectory() as d:
+        p = asc.save_as_om(data, os.path.join(d, "m.om"), precision_mode="allow_mix_precision")
+        s = asc.load_model(p)
+    f32 = asc.InferenceSession(data)
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+    t = best(lambda: s.run(None, x), repeat)
+    ov = _openvino(data, "bf16")
+    t_ov = best(lambda: ov(x), repeat) if ov else None
+    _line("resnet50 b1 allow_mix_precision", t, [("openvino[bf16]", t_ov)])
+    rng = np.random.default_rng(2)
+    agree, worst = 0, 0.0
+    for _ in range(samples):
+        xi = {in_name: rng.standard_normal(shape).astype(np.float32)}
+        a, b = s.run(None, xi)[0], f32.run(None, xi)[0]
+        agree += int(a.argmax() == b.argmax())
+        worst = max(worst, _rel(a, b))
+    print(f"{'':<34} top-1 equal to float32 on {agree}/{samples} inputs, max rel. error {worst:.2e} "
+          f"(compute dtype {s.om_metadata['compute_dtype']})", flush=True)
+    return {"case": "resnet50 allow_mix_precision", "pyasc_ms": t, "openvino_bf16_ms": t_ov,
+            "top1_agree": agree / samples, "max_rel_err": worst}
+
+
+# ------------------------------------------------------------------ peak memory (one process per runtime)
+
+def _child(runtime, name):
+    data, in_name, shape = _model_bytes(name)
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+    if runtime == "pyasc":
+        import pyasc  # noqa: F401
+    else:
+        import onnxruntime  # noqa: F401
+    import gc
+
+    gc.collect()
+    base = _rss_kib()
+    fn = _pyasc(data) if runtime == "pyasc" else _ort(data)
+    del data
+    for _ in range(3):
+        fn(x)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_mib": (peak - base) / 1024}))
+
+
+def _rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def bench_memory(name):
+    out = {}
+    for rt in ("pyasc", "onnxruntime"):
+        r = subprocess.run([sys.executable, __file__, "--child", rt, name], capture_output=True, text=True,
+                           timeout=600)
+        try:
+            out[rt] = json.loads(r.stdout.strip().splitlines()[-1])["peak_mib"]
+        except (IndexError, ValueError, KeyError):
+            out[rt] = None
+    p, o = out.get("pyasc"), out.get("onnxruntime")
+    if p is not None and o is not None:
+        print(f"{'':<34} peak memory: pyasc {p:7.1f} MiB, onnxruntime {o:7.1f} MiB ({o / max(p, 1e-9):4.2f}x)",
+              flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--samples", type=int, default=200, help="inputs for the mixed-precision top-1 check")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        return _child(*a.child)
+    import pyasc as asc
+
+    print(f"bench_models: pyasc {asc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
+          f"{THREADS} threads per runtime", flush=True)
+    results = []
+    data, in_name, shape = _model_bytes("resnet50", 1)
+    results.append(bench_case("resnet50 b1 float32", data, in_name, shape, a.repeat))
+    if a.quick:
+        return
+    results.append(bench_opt(data, in_name, shape, a.repeat))
+    data8, in8, shape8 = _model_bytes("resnet50", 8)
+    results.append(bench_case("resnet50 b8 float32", data8, in8, shape8, max(3, a.repeat // 3)))
+    results.append(bench_mix(data, in_name, shape, a.repeat, a.samples))
+    for name in light_models():
+        d, n, s = _model_bytes(name, 1)
+        r = bench_case(f"{name} b1 float32", d, n, s, a.repeat, openvino=False)
+        if not a.no_memory:
+            r["memory"] = bench_memory(name)
+        results.append(r)
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
