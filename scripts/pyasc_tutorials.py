@@ -157,7 +157,8 @@ def run_tests(root, env, timeout):
     kdir = os.path.join(root, "python", "test", "kernels")
     xml = os.path.join(root, "kernels.xml")
     try:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}",
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
+                            f"--junitxml={xml}",
                             kdir], cwd=kdir, env=env, capture_output=True, text=True, timeout=timeout)
         out = r.stdout + r.stderr
     except subprocess.TimeoutExpired:

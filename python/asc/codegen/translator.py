@@ -33,6 +33,7 @@ import typing
 from . import context
 from .errors import CompilationError, KernelTypeError
 from ..language import core as lc
+from ..language.struct import Struct, StructValue
 
 _PY_BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
@@ -804,9 +805,24 @@ class Translator:
     def e_Attribute(self, n):
         return self.getattr(self.ev(n.value), n.attr, n)
 
+    def make_struct(self, cls, args, kwargs):
+        """``asc.adv.TCubeTiling(m=..., ...)`` inside a kernel: a C++ struct variable with those fields."""
+        if args:
+            raise self.error(f"{cls.__name__}(...) takes its fields as keywords", KernelTypeError)
+        host = cls(**{k: 0 for k in kwargs})  # checks the field names
+        del host
+        name = self.fresh(cls.__name__.lower())
+        self.emit(f"{cls._cpp} {name}{{}};")
+        v = StructValue._make(name, var=True, cls=cls)
+        for k, x in kwargs.items():
+            v._setfield(k, x)
+        return v
+
     def getattr(self, obj, name, node=None):
         if isinstance(obj, lc.Value) and hasattr(obj, "_getfield"):
             return obj._getfield(name)
+        if name == "ceildiv" and isinstance(obj, (int, _np_integer)) and not isinstance(obj, bool):
+            return lambda other: lc.ceildiv(obj, other)
         try:
             return builtins.getattr(obj, name)
         except AttributeError:
@@ -913,6 +929,8 @@ class Translator:
         from ..runtime.jit import JITFunction  # noqa: PLC0415 - cycle
         if isinstance(f, JITFunction):
             return self.inline(f, args, kwargs, n)
+        if isinstance(f, type) and issubclass(f, Struct):
+            return self.make_struct(f, args, kwargs)
         special = _SPECIAL.get(f) if _hashable(f) else None
         if special is not None:
             return special(self, args, kwargs)

@@ -295,12 +295,15 @@ def _make_reduce(name, cpp):
             mask, repeat_times, src_rep_stride = a[:3]
             if len(a) == 4:
                 cal_index = a[3]
+        if cpp == "ReduceSum" and cal_index:
+            raise KernelTypeError("asc.reduce_sum has no index (cal_index is for reduce_max / reduce_min)")
+        idx = "" if cpp == "ReduceSum" else f", {tr.cx(bool(cal_index))}"
         if count is not None:
-            tr.emit(f"AscendC::{cpp}({dst.expr}, {src.expr}, {work.expr}, {tr.cx(count, int32)}, "
-                    f"{tr.cx(bool(cal_index))});")
+            tr.emit(f"AscendC::{cpp}({dst.expr}, {src.expr}, {work.expr}, {tr.cx(count, int32)}{idx});")
         else:
-            tr.emit(f"AscendC::{cpp}({dst.expr}, {src.expr}, {work.expr}, {_mask(tr, mask)}, "
-                    f"{tr.cx(repeat_times, int32)}, {tr.cx(src_rep_stride, int32)}, {tr.cx(bool(cal_index))});")
+            m = _mask(tr, mask) if isinstance(mask, (list, tuple)) else tr.cx(mask, int32)
+            tr.emit(f"AscendC::{cpp}({dst.expr}, {src.expr}, {work.expr}, {m}, "
+                    f"{tr.cx(repeat_times, int32)}, {tr.cx(src_rep_stride, int32)}{idx});")
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"``AscendC::{cpp}``: ``{name}(dst, src, work, count, cal_index=False)`` or "
                  f"``{name}(dst, src, work, mask, repeat_times, src_rep_stride, cal_index=False)``.")

@@ -26,6 +26,7 @@ import pyasc
 from pyasc.tools.cc import package_dirs
 
 from ..codegen.errors import CompilationError
+from .prelude import PRELUDE
 
 __all__ = ["cache_dir", "compile_source", "compiler_command", "load_library"]
 
@@ -79,11 +80,18 @@ def compile_source(source, name, key=None):
     if os.path.exists(so):
         return so, False
     head, tail = compiler_command()
+    extra = []
+    text = source
+    pch = _prelude_pch(head) if PRELUDE in source else None
+    if pch is not None:
+        # The prelude (kernel_operator.h and friends) comes from the precompiled header: ~3x less compile time.
+        text = f'#include "{_PCH_NAME}"\n' + source.replace(PRELUDE, "", 1)
+        extra = ["-I", pch]
     fd, src = tempfile.mkstemp(prefix=f"{name}_", suffix=".cpp", dir=d)
     with os.fdopen(fd, "w") as f:
-        f.write(source)
+        f.write(text)
     tmp_so = src[:-4] + ".so.tmp"
-    cmd = head + [src, "-o", tmp_so] + tail
+    cmd = head + extra + [src, "-o", tmp_so] + tail
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
@@ -101,6 +109,42 @@ def compile_source(source, name, key=None):
     os.replace(tmp_so, so)
     os.unlink(src)
     return so, True
+
+
+_PCH_NAME = "asc_jit_prelude.h"
+_pch_state = {}
+
+
+def _prelude_pch(head):
+    """Directory holding the precompiled prelude for this compiler command (built once), or None."""
+    key = hashlib.sha256((" ".join(head) + _compiler_id(head) + pyasc.__version__ + PRELUDE).encode()).hexdigest()[:16]
+    d = os.path.join(cache_dir(), f"pch-{key}")
+    hit = _pch_state.get(d)
+    if hit is not None:
+        return hit or None
+    gch = os.path.join(d, _PCH_NAME + ".gch")
+    if not os.path.exists(gch):
+        os.makedirs(d, exist_ok=True)
+        header = os.path.join(d, _PCH_NAME)
+        if not os.path.exists(header):
+            fd, tmp = tempfile.mkstemp(dir=d, suffix=".h")
+            with os.fdopen(fd, "w") as f:
+                f.write(PRELUDE)
+            os.replace(tmp, header)
+        tmp_gch = os.path.join(d, f".{os.getpid()}.{threading.get_ident()}.gch")
+        cmd = [c for c in head if c != "-shared"] + ["-x", "c++-header", header, "-o", tmp_gch]
+        try:
+            ok = subprocess.run(cmd, capture_output=True, text=True).returncode == 0
+        except OSError:
+            ok = False
+        if not ok:
+            _pch_state[d] = ""
+            if os.path.exists(tmp_gch):
+                os.unlink(tmp_gch)
+            return None
+        os.replace(tmp_gch, gch)
+    _pch_state[d] = d
+    return d
 
 
 def _trim(text, limit=40):

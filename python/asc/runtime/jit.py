@@ -26,6 +26,7 @@ import typing
 import numpy as np
 
 import pyasc
+from pyasc import debug as _debug
 from pyasc import errors as _errors
 
 from ..codegen.errors import CompilationError, KernelTypeError
@@ -64,9 +65,10 @@ class CompiledKernel:
         argv = self._argv_t()
         keep = []
         writeback = []
+        checked = _debug.kernel_checks_enabled()
         for i, ((kind, info), v) in enumerate(zip(self.params, values)):
             if kind == "gm":
-                arr, back = _as_array(v, info)
+                arr, back = _as_device_array(v) if checked else _as_array(v, info)
                 if back is not None:
                     writeback.append(back)
                 keep.append(arr)
@@ -104,6 +106,21 @@ def _as_array(v, dtype):
     def back():
         a[...] = c.reshape(a.shape)
     return c, back
+
+
+def _as_device_array(v):
+    """Under the kernel checker: the argument copied into device memory (the checker bounds-checks GM
+    accesses against device allocations and reports host pointers), copied back after the kernel."""
+    a = v.detach().numpy() if (hasattr(v, "detach") and hasattr(v, "numpy")) else np.asarray(v)
+    dev = pyasc.empty(a.shape, dtype=a.dtype)
+    d = np.asarray(dev)
+    d[...] = a
+    keep = (dev, d)
+
+    def back():
+        if a.flags.writeable:
+            a[...] = keep[1]
+    return d, back
 
 
 def _arg_dtype(v):

@@ -1,0 +1,240 @@
+"""@asc.jit kernels written in the asc language, run on the CPU device, checked against NumPy."""
+
+import os
+
+import numpy as np
+import pytest
+
+import asc
+import asc.lib.host as host
+import asc.lib.runtime as rt
+import asc.runtime.config as config
+import pyasc
+
+import kernels as K
+
+RNG = np.random.default_rng(2026)
+
+
+def test_add_direct_addresses_and_flags():
+    n, blocks = 8 * 1024, 8
+    x = RNG.random(n, dtype=np.float32)
+    y = RNG.random(n, dtype=np.float32)
+    z = np.zeros_like(x)
+    K.add_direct[blocks, rt.current_stream()](x, y, z, n // blocks, 256)
+    np.testing.assert_array_equal(z, x + y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_vadd_double_buffer_helpers(dtype):
+    blocks, tile = 4, 512
+    n = blocks * tile * 6
+    x = (RNG.random(n) * 100 - 50).astype(dtype)
+    y = (RNG.random(n) * 100 - 50).astype(dtype)
+    z = np.full_like(x, 7)
+    K.vadd_pipe[blocks, rt.current_stream()](x, y, z, n // blocks, tile, 2)
+    np.testing.assert_array_equal(z, x + y)  # IEEE addition in the element type, as NumPy
+
+
+def test_vadd_views_and_readonly_inputs():
+    blocks, tile = 2, 256
+    n = blocks * tile * 2
+    base = RNG.random(2 * n, dtype=np.float32)
+    x = base[::2]                      # a strided view: copied in
+    y = RNG.random(n, dtype=np.float32)
+    y.flags.writeable = False          # read-only: passed as a copy
+    zbase = np.zeros((n, 2), dtype=np.float32)
+    z = zbase[:, 0]                    # a strided output: written back
+    K.vadd_pipe[blocks](x, y, z, n // blocks, tile, 2)
+    np.testing.assert_array_equal(z, x + y)
+    assert not zbase[:, 1].any()
+
+
+def test_specialisation_cache_hit_and_disk_cache(jit_cache_dir):
+    n, blocks, tile = 4096, 4, 512
+    x = RNG.random(n, dtype=np.float32)
+    y = RNG.random(n, dtype=np.float32)
+    z = np.zeros_like(x)
+    ck = K.vadd_pipe.warmup(x, y, z, n // blocks, tile, 2)
+    K.vadd_pipe[blocks](x, y, z, n // blocks, tile, 2)
+    assert K.vadd_pipe.warmup(x, y, z, n // blocks, tile, 2) is ck   # in-memory hit: no new translation
+    # A fresh JITFunction of the same source finds the library on disk.
+    again = asc.jit(K.vadd_pipe.fn)
+    z2 = np.zeros_like(x)
+    again[blocks](x, y, z2, n // blocks, tile, 2)
+    assert again.last_compiled.compiled_now is False
+    assert again.last_compiled.lib_path == ck.lib_path
+    assert os.path.dirname(ck.lib_path) == jit_cache_dir
+    np.testing.assert_array_equal(z2, x + y)
+
+
+def test_constexpr_specialisation_static_range_compile_time_if():
+    n = 256
+    x = (RNG.random(n, dtype=np.float32) - 0.5) * 8
+    runs = [(2.0, True, 3), (-0.5, False, 1)]
+    before = len(K.scale_shift._cache)
+    for scale, relu, passes in runs:
+        z = np.zeros_like(x)
+        K.scale_shift[1](x, z, n, scale, relu, passes)
+        want = x * np.float32(scale) + np.float32(passes)
+        if relu:
+            want = np.maximum(want, 0)
+        np.testing.assert_allclose(z, want, rtol=1e-6)
+        assert f"{float(scale)!r}f" in K.scale_shift.last_compiled.source  # the constant is compiled in
+    assert len(K.scale_shift._cache) - before == 2
+
+
+@pytest.mark.parametrize("n", [5000, 1])
+def test_reduction_loop_carried_runtime_if(n):
+    blocks = 4
+    block_length = -(-n // blocks)
+    x = RNG.random(n, dtype=np.float32)
+    out = np.full(blocks, -1.0, dtype=np.float32)
+    used = -(-n // block_length)
+    K.block_sums[used](x, out, n, block_length, 64)
+    want = [x[b * block_length:(b + 1) * block_length].sum(dtype=np.float64) for b in range(used)]
+    np.testing.assert_allclose(out[:used], want, rtol=1e-5)
+    assert (out[used:] == -1).all()
+
+
+def _tiling(m, n, k, dim):
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_c_type(host.TPosition.VECCALC, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_bias_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_dim(dim)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.enable_bias(True)
+    t.set_fix_split(64, 64, -1)
+    t.set_buffer_space(-1, -1, -1)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0
+    return tiling
+
+
+def test_host_tiling_is_consistent():
+    t = _tiling(256, 192, 128, 8)
+    assert 1 <= t.used_core_num <= 8
+    assert (t.m, t.n, t.k_a, t.k_b) == (256, 192, 128, 128)
+    assert t.base_m == 64 and t.base_n == 64
+    assert -(-256 // t.single_core_m) * -(-192 // t.single_core_n) == t.used_core_num
+    t = _tiling(256, 128, 128, 8)
+    assert t.single_core_m % t.base_m == 0 and t.single_core_n % t.base_n == 0
+    assert t.base_m * t.base_n * 4 <= asc.property(asc.TOTAL_L0C_SIZE)
+    bad = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    assert bad.get_tiling(asc.adv.TCubeTiling()) == -1  # no types set: refused, as the C++ API
+
+
+def test_matmul_leakyrelu_mix_cube_path():
+    m, n, k, dim = 256, 128, 128, 8
+    a = RNG.integers(-5, 5, (m, k)).astype(np.float16)
+    b = RNG.integers(-5, 5, (k, n)).astype(np.float16)
+    bias = RNG.integers(-5, 5, (1, n)).astype(np.float32)
+    tiling = _tiling(m, n, k, dim)
+    assert tiling.single_core_m % tiling.base_m == 0 and tiling.single_core_n % tiling.base_n == 0  # no tails
+    c = np.zeros((m, n), dtype=np.float32)
+    workspace = np.zeros(1024, dtype=np.uint8)
+    # MIX: core_num groups of one cube + two vector instances; the vector instances cover the tiling's blocks.
+    K.matmul_leakyrelu[-(-tiling.used_core_num // 2), rt.current_stream()](a, b, c, bias, 0.125, tiling, workspace)
+    ref = a.astype(np.float32) @ b.astype(np.float32) + bias
+    np.testing.assert_allclose(c, np.where(ref >= 0, ref, ref * 0.125), rtol=1e-6, atol=1e-6)
+    assert K.matmul_leakyrelu.last_compiled.mode == "mix"
+
+
+def test_translation_error_names_python_line():
+    @asc.jit
+    def bad(x: asc.GlobalAddress):
+        x_gm = asc.GlobalTensor()
+        x_gm.set_global_buffer(x)
+        undefined_name_here(x_gm)  # noqa: F821
+
+    with pytest.raises(asc.CompilationError) as ei:
+        bad[1](np.zeros(8, np.float32))
+    msg = str(ei.value)
+    line = bad.fn.__code__.co_firstlineno + 4
+    assert f"{__file__}:{line}:" in msg and "undefined_name_here" in msg
+    assert "undefined_name_here(x_gm)" in msg.splitlines()[-1]  # the source line is quoted
+    assert isinstance(ei.value, pyasc.AscendError) and isinstance(ei.value, SyntaxError)
+
+
+def test_unsupported_statement_and_constexpr_misuse():
+    @asc.jit
+    def uses_try(x: asc.GlobalAddress):
+        try:
+            pass
+        finally:
+            pass
+
+    with pytest.raises(asc.CompilationError, match=r"test_asc_jit.py:\d+: 'Try' statements are not supported"):
+        uses_try[1](np.zeros(8, np.float32))
+
+    @asc.jit
+    def queue_depth_runtime(x: asc.GlobalAddress, depth: int):
+        q = asc.TQue(asc.TPosition.VECIN, depth)  # noqa: F841
+
+    with pytest.raises(asc.KernelTypeError, match="depth must be a compile-time integer"):
+        queue_depth_runtime[1](np.zeros(8, np.float32), 2)
+    with pytest.raises(asc.CompilationError, match=r"launch kernel 'uses_try' with uses_try\[core_num, stream\]"):
+        uses_try(np.zeros(8, np.float32))
+
+
+def test_cpp_compile_error_points_at_python_line():
+    @asc.jit
+    def mixed_types(x: asc.GlobalAddress, y: asc.GlobalAddress):
+        a = asc.LocalTensorAuto(x.dtype, 64)
+        b = asc.LocalTensorAuto(y.dtype, 64)
+        asc.add(a, a, b, 64)  # float32 + int32 tensors: the C++ API has no such Add
+
+    with pytest.raises(asc.CompilationError) as ei:
+        mixed_types[1](np.zeros(64, np.float32), np.zeros(64, np.int32))
+    line = mixed_types.fn.__code__.co_firstlineno + 4
+    assert f"{__file__}:{line}" in str(ei.value)
+
+
+def test_runtime_assert_fails_launch_with_source_line():
+    x = np.zeros(4, dtype=np.int64)
+    K.checked_positive[1](x, 9)
+    assert x[0] == 9
+    with pytest.raises(pyasc.AscendError, match=r"kernels.py:\d+: n must be positive"):
+        K.checked_positive[1](x, 0)
+
+
+def test_bad_launch_arguments():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(ValueError, match="core_num must be an integer >= 1"):
+        K.add_direct[0](x, x, x, 64, 64)
+    with pytest.raises(TypeError, match="not a kernel argument"):
+        K.add_direct[1](x, x, "z", 64, 64)
+    with pytest.raises(TypeError):
+        K.add_direct[1](x, x)
+
+
+def test_platform_selection():
+    config.set_platform(config.Backend.Model)
+    config.set_platform("Model", config.Platform.Ascend910B1)
+    with pytest.raises(pyasc.AscendRuntimeError, match="no Ascend NPU here"):
+        config.set_platform(config.Backend.NPU)
+    with pytest.raises(ValueError, match="unknown backend"):
+        config.set_platform("GPU")
+    assert rt.current_stream() == pyasc.current_stream()
+
+
+def test_kernel_checker_and_dump_path(run_python, tmp_path, jit_cache_dir):
+    code = f"""
+        import sys, numpy as np
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        import pyasc, kernels as K
+        x = np.zeros(32, np.float32); z = np.zeros(64, np.float32)
+        try:
+            K.out_of_bounds[1](x, z, 32)
+        except pyasc.AscendError as e:
+            print("ERR", type(e).__name__, e)
+    """
+    r = run_python(code, env={"ASCEND_DEBUG": "1", "PYASC_CACHE_DIR": jit_cache_dir,
+                              "PYASC_DUMP_PATH": str(tmp_path)}, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "ERR AscendRuntimeError" in r.stdout and "gm-out-of-bounds" in r.stdout, r.stdout + r.stderr
+    dumped = list(tmp_path.glob("out_of_bounds_*.cpp"))
+    assert len(dumped) == 1 and "AscendC::DataCopy" in dumped[0].read_text()
