@@ -1,0 +1,276 @@
+"""Benchmarks of pyasc.distributed and pyasc.dask, each against its peer in the same run.
+
+    python benchmarks/bench_distributed.py                 # everything (Dask on 4 GiB)
+    python benchmarks/bench_distributed.py --quick         # all_reduce up to 16 MiB, Dask on 0.5 GiB
+    python benchmarks/bench_distributed.py --only allreduce|dp|dask  [--dask-gib G]
+
+1. all_reduce (2 ranks, float32, 4 KiB .. 256 MiB): latency and bus bandwidth
+   (nccl-tests' busbw = bytes / time * 2 (n - 1) / n) of pyasc.distributed.all_reduce on
+   a pyasc array vs mpi4py's ``Allreduce`` on a NumPy buffer (the goal: >= 0.95 of its
+   bandwidth, <= 1.2x its 4 KiB latency), in pyasc's modes: default (nonblocking MPI
+   polled against the timeout + cross-rank fingerprint check), check off
+   (ASC_DISTRIBUTED_CHECK=0), blocking + watchdog with check off
+   (ASC_DISTRIBUTED_BLOCKING=1). mpi4py's ``Iallreduce`` polled with ``Test`` is shown
+   too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
+   compared when torch is installed (it is not in the lock: skipped otherwise).
+2. Data-parallel step of examples/distributed/train_mlp.py (bigger model): 2 processes x 1
+   core vs 1 process x 2 cores, same global batch: the ratio of median step times.
+3. Dask: an elementwise + reduction workload (sum of x*x + 2x + 1 and of sqrt|x|) over a
+   float32 array of --dask-gib GiB in 32 MiB chunks on LocalCluster(processes=True,
+   n_workers=2, threads_per_worker=1, ASC_NUM_CORES=1), pyasc chunks vs NumPy chunks: the
+   ratio of wall times (goal >= 1.5).
+Benchmarks are not tests: numbers vary with the machine's load (printed first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SIZES_FULL = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20]
+SIZES_QUICK = [4 << 10, 64 << 10, 1 << 20, 16 << 20]
+
+
+def _env():
+    env = dict(os.environ)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    for k in ("ASC_DISTRIBUTED_CHECK", "ASC_DISTRIBUTED_BLOCKING"):
+        env.pop(k, None)
+    return env
+
+
+def _load():
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "?"
+
+
+# ------------------------------------------------------------------ 1. all_reduce (inside mpirun)
+
+def _time_loop(fn, barrier, nbytes):
+    """Median over 5 rounds of the mean time of one call in a loop of k calls (k by size)."""
+    k = max(3, min(2000, int(64e6 / max(nbytes, 1))))
+    fn()
+    rounds = []
+    for _ in range(5):
+        barrier()
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        rounds.append((time.perf_counter() - t0) / k)
+    rounds.sort()
+    return rounds[2]
+
+
+def _allreduce_worker(sizes):
+    import numpy as np
+    from mpi4py import MPI
+
+    import pyasc as asc
+    import pyasc.distributed as dist
+    from pyasc.distributed import _engine
+
+    dist.init_process_group(backend="mpi", timeout=600)
+    comm = MPI.COMM_WORLD
+    n = comm.Get_size()
+    rows = []
+    for nbytes in sizes:
+        count = nbytes // 4
+        host = np.ones(count, np.float32)
+        arr = asc.ones(count, dtype="float32")
+        arr.numpy()  # materialised once: the loop measures the collective, not the fill
+        res = {"bytes": nbytes}
+
+        def mpi_blocking():
+            comm.Allreduce(MPI.IN_PLACE, host, MPI.SUM)
+
+        def mpi_nonblocking():
+            r = comm.Iallreduce(MPI.IN_PLACE, host, MPI.SUM)
+            while not r.Test():
+                pass
+
+        def pyasc_call():
+            dist.all_reduce(arr)
+
+        res["mpi4py"] = _time_loop(mpi_blocking, comm.Barrier, nbytes)
+        res["mpi4py_nb"] = _time_loop(mpi_nonblocking, comm.Barrier, nbytes)
+        for mode, check, blocking in (("pyasc", True, False), ("pyasc_nocheck", False, False),
+                                      ("pyasc_blocking", False, True)):
+            _engine.CHECK, _engine.BLOCKING = check, blocking
+            res[mode] = _time_loop(pyasc_call, comm.Barrier, nbytes)
+        _engine.reload_settings()
+        # every rank reports its own times; the slower rank bounds the collective
+        allres = comm.gather(res, root=0)
+        if comm.Get_rank() == 0:
+            rows.append({k: (max(r[k] for r in allres) if k != "bytes" else v) for k, v in res.items()})
+    if comm.Get_rank() == 0:
+        print("JSON " + json.dumps({"world": n, "rows": rows}), flush=True)
+    dist.destroy_process_group()
+
+
+def _fmt_size(b):
+    return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+
+
+def bench_allreduce(quick):
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        print("all_reduce: skipped (mpirun not installed)")
+        return
+    sizes = SIZES_QUICK if quick else SIZES_FULL
+    cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1", sys.executable,
+           os.path.abspath(__file__), "--_allreduce-worker", ",".join(map(str, sizes))]
+    p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1800)
+    line = [x for x in p.stdout.splitlines() if x.startswith("JSON ")]
+    if p.returncode or not line:
+        print("all_reduce: failed\n", p.stdout[-2000:], p.stderr[-2000:])
+        return
+    data = json.loads(line[0][5:])
+    n = data["world"]
+    print(f"\n## all_reduce float32, {n} ranks (1 core each), SUM; time per call (slower rank), busbw = "
+          f"bytes/t * 2(n-1)/n")
+    print(f"{'size':>8} {'mpi4py us':>10} {'GB/s':>6} | {'pyasc us':>9} {'GB/s':>6} {'bw/mpi':>6} | "
+          f"{'nocheck us':>10} {'bw/mpi':>6} | {'blocking us':>11} {'bw/mpi':>6} | {'mpi4py Iallreduce us':>20}")
+    for r in data["rows"]:
+        b = r["bytes"]
+
+        def bw(t):
+            return b / t * 2 * (n - 1) / n / 1e9
+
+        print(f"{_fmt_size(b):>8} {r['mpi4py'] * 1e6:10.1f} {bw(r['mpi4py']):6.2f} | {r['pyasc'] * 1e6:9.1f} "
+              f"{bw(r['pyasc']):6.2f} {r['mpi4py'] / r['pyasc']:6.2f} | {r['pyasc_nocheck'] * 1e6:10.1f} "
+              f"{r['mpi4py'] / r['pyasc_nocheck']:6.2f} | {r['pyasc_blocking'] * 1e6:11.1f} "
+              f"{r['mpi4py'] / r['pyasc_blocking']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
+    small = data["rows"][0]
+    print(f"4 KiB latency vs mpi4py Allreduce: default {small['pyasc'] / small['mpi4py']:.2f}x, check off "
+          f"{small['pyasc_nocheck'] / small['mpi4py']:.2f}x, blocking+check off "
+          f"{small['pyasc_blocking'] / small['mpi4py']:.2f}x (goal <= 1.2x); mpi4py's own Iallreduce+Test "
+          f"{small['mpi4py_nb'] / small['mpi4py']:.2f}x")
+    try:
+        import torch.distributed  # noqa: F401
+        print("torch.distributed gloo: installed, but this script does not run it yet")
+    except ImportError:
+        print("torch.distributed gloo: skipped (torch is not installed: PyPI's torch pulls CUDA wheels, "
+              "not in the lock)")
+
+
+# ------------------------------------------------------------------ 2. data-parallel step
+
+def bench_dp(quick):
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        print("DP step: skipped (mpirun not installed)")
+        return
+    ex = os.path.join(REPO, "examples", "distributed", "train_mlp.py")
+    args = ["--samples", "4096" if not quick else "2048", "--features", "256", "--hidden", "1024", "--outputs", "16",
+            "--batch", "512", "--epochs", "1"]
+    env = _env()
+    one = subprocess.run([sys.executable, ex, *args], env={**env, "ASC_NUM_CORES": "2"}, capture_output=True,
+                         text=True, timeout=1800)
+    two = subprocess.run([mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1",
+                          sys.executable, ex, *args], env=env, capture_output=True, text=True, timeout=1800)
+    res = []
+    for p in (one, two):
+        line = [x for x in p.stdout.splitlines() if x.startswith("{")]
+        if p.returncode or not line:
+            print("DP step: failed\n", p.stdout[-2000:], p.stderr[-2000:])
+            return
+        res.append(json.loads(line[0]))
+    t1, t2 = res[0]["median_step_s"], res[1]["median_step_s"]
+    print(f"\n## data-parallel MLP step (256-1024-16, global batch 512, {res[0]['steps']} steps)")
+    print(f"1 process x 2 cores: {t1 * 1e3:.1f} ms/step; 2 processes x 1 core: {t2 * 1e3:.1f} ms/step; "
+          f"ratio (1x2 / 2x1) {t1 / t2:.2f} (> 1: data parallel is faster)")
+    d = max(abs(a - b) / max(abs(a), 1e-12) for a, b in zip(res[0]["losses"], res[1]["losses"]))
+    print(f"largest relative loss difference between the two runs: {d:.2e}")
+
+
+# ------------------------------------------------------------------ 3. Dask
+
+def _chunk_numpy(block_id, rows, cols):
+    import numpy as np
+    i = block_id[0]
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    x *= np.float32(1e-7)
+    x += np.float32(i * 0.001 - 0.5)
+    return x
+
+
+def _chunk_pyasc(block_id, rows, cols):
+    import pyasc as asc
+    i = block_id[0]
+    return asc.arange(rows * cols, dtype="float32").reshape(rows, cols) * 1e-7 + (i * 0.001 - 0.5)
+
+
+def _dask_run(client, backend, gib):
+    import dask.array as da
+    import numpy as np
+
+    import pyasc as asc
+    cols = 1 << 12
+    rows = (32 << 20) // 4 // cols  # 32 MiB chunks
+    nchunks = max(1, int(gib * (1 << 30)) // (rows * cols * 4))
+    mk = _chunk_pyasc if backend == "pyasc" else _chunk_numpy
+    meta = asc.empty((0, 0), dtype="float32") if backend == "pyasc" else np.empty((0, 0), np.float32)
+    x = da.map_blocks(lambda block_id=None: mk(block_id, rows, cols), chunks=((rows,) * nchunks, (cols,)),
+                      dtype=np.float32, meta=meta)
+    y = (x * x + 2 * x + 1).sum() + da.sqrt(abs(x)).sum()
+    t0 = time.perf_counter()
+    v = client.compute(y, sync=True)
+    return time.perf_counter() - t0, float(np.asarray(v)), nchunks * rows * cols * 4
+
+
+def bench_dask(gib):
+    try:
+        import distributed
+    except ImportError:
+        print("Dask: skipped (distributed not installed)")
+        return
+    import pyasc.dask as pdask
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None,
+                                  host="127.0.0.1", env={"ASC_NUM_CORES": "1"}, memory_limit=0) as cluster, \
+            distributed.Client(cluster) as client:
+        pdask.register_workers(client)
+        _dask_run(client, "numpy", 0.05)  # warm-up both (imports on the workers)
+        _dask_run(client, "pyasc", 0.05)
+        tn, vn, nbytes = _dask_run(client, "numpy", gib)
+        tp, vp, _ = _dask_run(client, "pyasc", gib)
+    print(f"\n## Dask: sum(x*x + 2x + 1) + sum(sqrt|x|) over {nbytes / (1 << 30):.2f} GiB float32 in 32 MiB chunks, "
+          "LocalCluster 2 worker processes x 1 thread (ASC_NUM_CORES=1)")
+    print(f"NumPy chunks {tn:.2f} s; pyasc chunks {tp:.2f} s; ratio {tn / tp:.2f} (goal >= 1.5); "
+          f"results {vn:.6g} vs {vp:.6g} (rel diff {abs(vn - vp) / abs(vn):.1e})")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--_allreduce-worker":
+        _allreduce_worker([int(s) for s in argv[1].split(",")])
+        return 0
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="all_reduce up to 16 MiB, Dask on 0.5 GiB, smaller DP run")
+    p.add_argument("--only", choices=["allreduce", "dp", "dask"], default=None)
+    p.add_argument("--dask-gib", type=float, default=None, help="Dask workload size in GiB (default 4, quick 0.5)")
+    args = p.parse_args(argv)
+    gib = args.dask_gib if args.dask_gib is not None else (0.5 if args.quick else 4.0)
+    print(f"# bench_distributed: {os.cpu_count()} CPUs, load average {_load()} at start"
+          f"{' (quick)' if args.quick else ''}")
+    if args.only in (None, "allreduce"):
+        bench_allreduce(args.quick)
+    if args.only in (None, "dp"):
+        bench_dp(args.quick)
+    if args.only in (None, "dask"):
+        bench_dask(gib)
+    print(f"\nload average at the end: {_load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
