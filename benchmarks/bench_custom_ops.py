@@ -142,9 +142,7 @@ def bench_torch(n, repeat):
     except ImportError:
         print("PyTorch interop: torch is not installed here -- not measured")
         return
-    from pyasc import torch_interop
-
-    op = torch_interop.op("CustomGeLU")
+    op = asc.torch.op("CustomGeLU")
     x = torch.randn(n, requires_grad=True)
 
     def ours():

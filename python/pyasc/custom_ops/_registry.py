@@ -139,6 +139,14 @@ class CustomOp:
             rec = _autograd_state.record(self, args, attrs)
             if rec is not NotImplemented:
                 return rec
+        if args and type(args[0]).__module__[:5] == "torch":
+            # a torch.Tensor (or Parameter): the torch.autograd.Function of asc.torch.op
+            fn = self.__dict__.get("_torch_fn")
+            if fn is None:
+                from . import torch_interop
+
+                fn = self._torch_fn = torch_interop.op(self)
+            return fn(*args, **attrs)
         self._stats.calls += 1
         ctx = OpContext(self.name, _no_needs(len(args)), attrs)
         out = self.forward(ctx, *args, **attrs)

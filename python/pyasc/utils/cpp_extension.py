@@ -19,6 +19,7 @@ never leaves a half-written module behind.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -58,8 +59,17 @@ def get_default_build_root():
     return os.path.join(os.path.expanduser("~"), ".cache", "pyasc", "extensions")
 
 
+@functools.lru_cache(maxsize=None)
+def _include_paths():
+    return tuple(_compute_include_paths())
+
+
 def include_paths():
     """Include directories of an extension: the pyasc headers, pybind11 and Python."""
+    return list(_include_paths())
+
+
+def _compute_include_paths():
     from ..tools.cc import package_dirs
 
     paths = [package_dirs()[0]]

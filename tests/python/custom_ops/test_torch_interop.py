@@ -80,3 +80,15 @@ def test_small_cnn_trained_in_torch_matches_pure_torch():
             opt.step()
             losses[mode].append(loss.item())
     np.testing.assert_allclose(losses["pyasc"], losses["torch"], rtol=1e-4)
+
+
+def test_registered_op_called_on_a_tensor_returns_a_tensor():
+    @asc.register_op("TSquare")
+    def sq(ctx, x):
+        return x * x
+
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = asc.ops.TSquare(x)
+    assert isinstance(y, torch.Tensor)
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, torch.tensor([2.0, -4.0, 6.0]))
