@@ -96,10 +96,11 @@ _AST_CACHE = {}
 
 def function_ast(fn):
     """(FunctionDef node with absolute line numbers, filename) of a Python function."""
-    key = fn.__code__
-    hit = _AST_CACHE.get(key)
-    if hit is not None:
-        return hit
+    code = fn.__code__
+    # By identity: code objects compare equal across files (co_filename is not part of ==).
+    hit = _AST_CACHE.get(id(code))
+    if hit is not None and hit[0] is code:
+        return hit[1], hit[2]
     try:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -111,7 +112,7 @@ def function_ast(fn):
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         raise CompilationError(f"{fn.__qualname__} is not a plain function definition")
-    _AST_CACHE[key] = (node, filename)
+    _AST_CACHE[id(code)] = (code, node, filename)
     return node, filename
 
 

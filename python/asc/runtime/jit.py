@@ -39,6 +39,7 @@ from .prelude import PRELUDE
 
 __all__ = ["jit", "JITFunction", "CompiledKernel"]
 
+_tls = threading.local()
 _OPTIONS = ("kernel_type", "insert_sync", "always_compile", "matmul_cube_only", "opt_level", "auto_sync",
             "debug", "soc_version", "dump_path")
 
@@ -81,7 +82,9 @@ class CompiledKernel:
                 c = v.to_ctype()
                 keep.append(c)
                 argv[i] = ctypes.addressof(c)
-        err = ctypes.create_string_buffer(2048)
+        err = _tls.__dict__.get("err")
+        if err is None:
+            err = _tls.err = ctypes.create_string_buffer(2048)
         rc = self._fn(core_num, stream_handle, argv, err, 2048)
         for back in writeback:
             back()
@@ -206,13 +209,20 @@ class JITFunction:
         b.apply_defaults()
         return tuple(b.arguments[n] for n in self.param_names)
 
+    @property
+    def constexpr_mask(self):
+        m = self.__dict__.get("_cmask")
+        if m is None:
+            m = self._cmask = tuple(_tr._is_constexpr(self.hints.get(n)) for n in self.param_names)
+        return m
+
     def _spec_key(self, values):
         key = []
-        hints = self.hints
-        for name, v in zip(self.param_names, values):
-            h = hints.get(name)
-            if _tr._is_constexpr(h):
+        for is_c, name, v in zip(self.constexpr_mask, self.param_names, values):
+            if is_c:
                 key.append(("c", _const_key(v)))
+            elif type(v) is np.ndarray:
+                key.append(("a", v.dtype))      # NumPy dtype objects hash and compare cheaply
             elif isinstance(v, Struct):
                 key.append(("s", type(v)))
             elif _is_array(v):
@@ -238,8 +248,7 @@ class JITFunction:
                 if ck is None:
                     ck = self._compile(values)
                     self._cache[key] = ck
-        runtime = [v for (n, v) in zip(self.param_names, values) if not _tr._is_constexpr(self.hints.get(n))]
-        ck.run(core_num, stream_handle, runtime)
+        ck.run(core_num, stream_handle, [v for c, v in zip(self.constexpr_mask, values) if not c])
 
     def warmup(self, *args, **kwargs):
         """Translates and compiles the kernel for these arguments without running it; returns the CompiledKernel."""
