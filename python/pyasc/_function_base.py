@@ -23,7 +23,8 @@ from . import _namespace as _ns
 from . import _sorting as _srt
 from ._creation import _c_copy
 from ._helpers import _MAX_REQUEST, _alloc_check
-from ._helpers import _BF16, _IE, _TE, _VE, _arr, _axes, _axis, _bshape, _dt, _dt_or_scalar, _host, _kind, _norm_axis
+from ._helpers import _BF16, _IE, _OE, _TE, _VE, _arr, _axes, _axis, _bshape, _dt, _dt_or_scalar, _host, _kind
+from ._helpers import _norm_axis
 
 __all__ = [
     "select", "piecewise", "rot90", "append", "insert", "delete", "trim_zeros", "vectorize", "diff", "gradient",
@@ -165,10 +166,12 @@ def delete(arr, obj, axis=None):
     else:
         if o.dtype.kind not in "iu":
             raise _IE(f"[delete] arrays used as indices must be of integer (or boolean) type, got {o.dtype}")
-        o = _ns.ravel(o)
+        # bounds before the ravel: min/max of a huge broadcast view are answered from one element,
+        # its copy could not be allocated (NumPy's keep[obj,] fails at the first bad index)
         if o.size and (int(_C.min(o)) < -n or int(_C.max(o)) >= n):
             bad = int(_C.min(o)) if int(_C.min(o)) < -n else int(_C.max(o))
             raise _IE(f"[delete] index {bad} is out of bounds for axis {axis} with size {n}")
+        o = _ns.ravel(o)
         keep = _C.full((n,), True, _np.bool_)
         if o.size:
             keep[o] = False
@@ -176,10 +179,15 @@ def delete(arr, obj, axis=None):
     return arr[tuple(slobj)]
 
 
-def _values_as(values, dtype):
+def _values_as(values, dtype, op="insert"):
     if isinstance(values, _C.ndarray):
         return values.astype(dtype)
-    return _C.array(_np.array(values, dtype=dtype))
+    try:
+        v = _np.array(values, dtype=dtype)
+    except (ValueError, TypeError, OverflowError) as e:  # NumPy's conversion error, as a pyasc error
+        cls = _VE if isinstance(e, ValueError) else _TE if isinstance(e, TypeError) else _OE
+        raise cls(f"[{op}] values cannot be converted to {_np.dtype(dtype)}: {e}") from None
+    return _C.array(v)
 
 
 def insert(arr, obj, values, axis=None):
@@ -201,13 +209,17 @@ def insert(arr, obj, values, axis=None):
             raise _VE("[insert] index array argument obj to insert must be one dimensional or scalar")
     if ind.size == 1:
         index = ind.item()
-        if not isinstance(index, (int, _np.integer)):
-            raise _IE(f"[insert] index {index!r} must be an integer")
+        # NumPy's order: the bounds (a float index compares too), the values' conversion, and only
+        # then the slice of a non-integer index fails (its TypeError)
+        if isinstance(index, complex):
+            raise _TE(f"[insert] '<' not supported for a complex index ({index!r})")
         if index < -n or index > n:
             raise _IE(f"[insert] index {index} is out of bounds for axis {axis} with size {n}")
         if index < 0:
             index += n
         v = _values_as(values, arr.dtype)
+        if not isinstance(index, (int, _np.integer)):
+            raise _TE(f"[insert] slice indices must be integers (got the index {ind.item()!r})")
         if v.ndim < ndim:
             v = v.reshape((1,) * (ndim - v.ndim) + v.shape)
         if ind.ndim == 0:
@@ -577,13 +589,13 @@ def copy(a, order="K", subok=False):
     """A copy of ``a`` (``numpy.copy``): order 'K'/'A' keep a Fortran-ordered input's layout,
     'C'/'F' choose it. pyasc has no ndarray subclasses, so ``subok`` changes nothing."""
     x = _arr(a)
-    if order in ("K", "A", "k", "a", None):
+    from ._signatures import check_order  # noqa: PLC0415 (NumPy's checks: a non-str is its TypeError)
+    order = check_order("copy", order)
+    if order in ("K", "A", None):
         order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
-    if order in ("C", "c"):
+    if order == "C":
         return _c_copy(x)
-    if order in ("F", "f"):
-        return _C.transpose(_c_copy(_C.transpose(x)))
-    raise _VE(f"[copy] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return _C.transpose(_c_copy(_C.transpose(x)))
 
 
 def iterable(y):

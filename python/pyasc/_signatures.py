@@ -56,6 +56,8 @@ def check_order(op, order, allowed="CFAK", none_ok=True):
         if none_ok:
             return None
         raise _type_error(op, "order must be str, not None")
+    if isinstance(order, bytes):  # NumPy's string converter takes bytes too (b'C')
+        order = order.decode("latin-1")
     if not isinstance(order, str):
         raise _type_error(op, f"order must be str, not {type(order).__name__}")
     o = order.upper()
@@ -337,8 +339,9 @@ def shape_arg(shape):
 
 
 def _new(op, shape, fill, dtype, order, device, like):
-    shape = shape_arg(shape)
-    check_dtype(op, dtype)  # NumPy: dtype before order
+    # NumPy's converters run in argument order: shape, then dtype, then order
+    shape = intp_tuple(op, shape_arg(shape))
+    check_dtype(op, dtype)
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
     o = check_order(op, order, allowed="CF") or "C" if order != "C" else "C"
@@ -495,6 +498,8 @@ def clip_mode(op, mode):
         m = _operator.index(mode)
     except TypeError:
         raise _type_error(op, f"clipmode not understood (got {type(mode).__name__})") from None
+    if not -(1 << 31) <= m < (1 << 31):  # NumPy reads it as a C int: an overflow is "not understood"
+        raise _type_error(op, f"clipmode not understood (got {m})")
     # NumPy: 0 clip, 1 wrap, 2 raise; any other int reads as 'raise' and its ValueError comes after
     # the call ("invalid": the caller raises int_mode_error() when the indices were in bounds)
     return {0: "clip", 1: "wrap", 2: "raise"}.get(m, "invalid")
@@ -810,6 +815,8 @@ def intp_tuple(op, obj, what="shape"):
         seq = hasattr(obj, "__len__") and hasattr(obj, "__getitem__")
     if not seq:
         try:
+            if isinstance(obj, (bool, _np.bool_)) or isinstance(obj, _np.ndarray) and obj.dtype == bool:
+                raise TypeError  # NumPy's converter refuses bools (True is no dimension)
             items = (_operator.index(obj),)
         except TypeError:
             raise _type_error(op, f"expected a sequence of integers or a single integer, got '{obj}' ({what})") \
@@ -821,6 +828,8 @@ def intp_tuple(op, obj, what="shape"):
         items = []
         for v in obj:
             try:
+                if isinstance(v, (bool, _np.bool_)):
+                    raise TypeError("an integer is required")
                 items.append(_operator.index(v))
             except TypeError as e:
                 raise _type_error(op, f"{e} ({what})") from None

@@ -62,7 +62,16 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None)
     """Indices (int64) that sort ``a`` along ``axis`` (flattened when None); stable, NaN last."""
     _check_kind(kind, stable)
     _check_order(order)
-    return _C.argsort(_arr(a), axis, bool(descending))
+    x = _arr(a)
+    if x.size > 1 << 40:  # a huge broadcast view: NumPy's allocation errors, in its order
+        from ._helpers import _alloc_check, _norm_axis  # noqa: PLC0415
+
+        if axis is None:  # NumPy flattens (a copy) before it allocates the int64 result
+            _alloc_check("argsort", (x.size,), x.dtype)
+        else:
+            _norm_axis(axis, x.ndim, "argsort")
+        _alloc_check("argsort", x.shape, _np.int64)
+    return _C.argsort(x, axis, bool(descending))
 
 
 def sort_complex(a):
@@ -299,7 +308,21 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 def bincount(x, weights=None, minlength=0):
     """Occurrences of each value of the non-negative 1-D integer ``x`` (int64), or the summed
     ``weights`` (float64); at least ``minlength`` bins."""
-    return _C.bincount(_arr(x), None if weights is None else _arr(weights), _operator.index(minlength))
+    xa = _arr(x)
+    if xa.ndim != 1:  # NumPy's first check (its 1-d intp conversion), before the dtype and minlength
+        from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+        depth = "too deep" if xa.ndim else "of too small depth"
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[bincount] object {depth} for desired array (x has shape "
+                               f"{xa.shape}; a 1-d array is required)")
+    try:
+        ml = _operator.index(minlength)
+    except TypeError:
+        from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+        raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[bincount] minlength must be an integer, not "
+                                                       f"{type(minlength).__name__}") from None
+    return _C.bincount(xa, None if weights is None else _arr(weights), ml)
 
 
 def digitize(x, bins, right=False):

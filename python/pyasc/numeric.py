@@ -105,7 +105,21 @@ sin = _C.sin
 cos = _C.cos
 tanh = _C.tanh
 where = _C.where
-astype = _C.astype
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (``numpy.astype``: NumPy casting; ``copy=False`` returns ``x``
+    itself when no conversion is needed). As NumPy, ``x`` must be an array or a NumPy scalar: a
+    list or a Python scalar is a TypeError (NumPy's own AttributeError for Python scalars)."""
+    if not isinstance(x, (_C.ndarray, _np.ndarray, _np.generic)):
+        from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[astype] input should be an array or a NumPy scalar, "
+                                                       f"not {type(x).__name__}")
+    _check_device("astype", device)
+    return _C.astype(x, dtype, copy)
+
+
 power = _C.power
 pow = _C.power  # noqa: A001 - the array API's name
 square = _C.square

@@ -109,6 +109,8 @@ ULP = {
     "rad2deg": (0.5, 0.5), "degrees": (0.5, 0.5), "radians": (0.5, 0.5),
     # |complex| is hypot(re, im)
     "abs": (0.6, 2), "absolute": (0.6, 2),
+    # angle(z) is arctan2(z.imag, z.real): its bound, not exact bits
+    "angle": (0.6, 3),
 }
 # Results whose value depends on the summation / evaluation order.
 ACCUM = {
@@ -772,6 +774,12 @@ def _classify_pair(case, ref, got):
                 isinstance(got.exc, (ValueError, TypeError, IndexError, MemoryError, OverflowError)) and \
                 isinstance(ref.exc, MemoryError):
             return "both_raise", ""
+        if isinstance(got.exc, asc.errors.AscendUnsupportedDtypeError) and "dtype object" in str(got.exc) and \
+                _has(case, lambda s: s[0] == "py" and type(s[1]) is int and not -2 ** 63 <= s[1] < 2 ** 64):
+            # NumPy turned an integer beyond int64/uint64 into an object array and failed later on that
+            # path (extract(c, 2**100): take's IndexError); pyasc has no object arrays and refuses the
+            # value where it is converted, naming it: the same input rejected, clearly
+            return "both_raise", ""
         return "unclear_error", f"numpy {_exc_str(ref.exc)} | pyasc {_exc_str(got.exc)}"
     if ref.exc is not None:
         if _bf16_promotion_ok(case, ref, got):
@@ -795,9 +803,49 @@ def _classify_pair(case, ref, got):
         ref32 = _bf16_as_f32_ref(case)
         if ref32 is not None and not _compare(_round_bf16(ref32, ref.value), got.value, case):
             return "ok", ""
+    if d and _name_key(case) in ULP and " ulp > " in d:
+        # NumPy's float32/float16 loops are not always within their documented error
+        # (logaddexp2(-1.22, -0.94) in float32 is 9 ulp off: log2(1 + 2**x) cancels), so a ULP
+        # miss is judged again against NumPy's float64 answer rounded to the result dtype -- the
+        # exact value for the bound, not a wider tolerance
+        ref64 = _f64_ref(case)
+        if ref64 is not None and not _compare(_round_like(ref64, ref.value), got.value, case):
+            return "ok", ""
     if d:
         return "wrong_result", d
     return "ok", ""
+
+
+def _f64_ref(case):
+    """NumPy's answer for the case with its float16/bfloat16/float32 arrays (complex64 too) upcast
+    to float64 (complex128), or None if that raises."""
+    def up(v):
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f" or \
+                isinstance(v, np.ndarray) and v.dtype == np.dtype(ml_dtypes.bfloat16):
+            return v.astype(np.float64)
+        if isinstance(v, np.ndarray) and v.dtype == np.complex64:
+            return v.astype(np.complex128)
+        return v
+    kw = dict(case[3])
+    if "out" in kw or "dtype" in kw:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                args = [up(build(x, np)) for x in case[2]]
+                return _normalize(_target(case[0], case[1], np)(*args) if case[0] != "method" else
+                                  getattr(args[0], case[1])(*args[1:]))
+            except Exception:  # noqa: BLE001
+                return None
+
+
+def _round_like(v64, like):
+    """The float64 reference rounded to the dtype of NumPy's own result."""
+    if v64[0] == "array" and like[0] == "array" and v64[1].dtype.kind in "fc":
+        with np.errstate(all="ignore"):
+            return ("array", v64[1].astype(like[1].dtype))
+    return v64
 
 
 _BF16_NAN_FNS = dict.fromkeys(("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nancumsum", "nancumprod",
