@@ -149,6 +149,8 @@ def _reduce_op(op, what):
 
 
 def _run(pg, what, desc, calls, finish, async_op, outputs=()):
+    """Fingerprint check (``desc``: a string or a tuple, formatted only when first seen), then
+    the MPI calls; a Work handle for ``async_op``, else the finished result."""
     deadline = time.monotonic() + pg.timeout
     if desc is not None and _engine.CHECK:
         _engine.check_same(pg, what, desc, deadline)
@@ -157,11 +159,11 @@ def _run(pg, what, desc, calls, finish, async_op, outputs=()):
         r = _engine.call(pg.comm, name, args, deadline, what, pg)
         if r is not None:
             reqs.append(r)
-    work = Work(reqs, finish, deadline, what, pg, outputs)
     if async_op:
-        return work
-    work.wait()
-    return work.value
+        return Work(reqs, finish, deadline, what, pg, outputs)
+    for r in reqs:
+        _engine.wait(r, deadline, what, pg)
+    return None if finish is None else finish()
 
 
 def _writer(buf, back, avg=0):
@@ -218,10 +220,11 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     reduction (``ReduceOp`` SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR)."""
     what = "all_reduce"
     pg = resolve(group, what)
-    op = _reduce_op(op, what)
+    if op.__class__ is not ReduceOp:
+        op = _reduce_op(op, what)
     buf, back = _host(tensor, what, "tensor", True)
     mop, avg = _engine.mpi_op(op, buf.dtype, what)
-    return _run(pg, what, f"{what} {_sig(buf)} {op.name}",
+    return _run(pg, what, (what, buf.dtype, buf.shape, op.name),
                 (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
                 _writer(buf, back, pg.size() if avg else 0), async_op, (tensor,))
 
@@ -233,7 +236,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     root = _rank_arg(pg, src, what, "src")
     me = pg.rank() == root
     buf, back = _host(tensor, what, "tensor", not me)
-    return _run(pg, what, f"{what} {_sig(buf)} src={src}", (("Bcast", (_engine.spec(buf), root)),),
+    return _run(pg, what, (what, buf.dtype, buf.shape, "src", src), (("Bcast", (_engine.spec(buf), root)),),
                 _writer(buf, back), async_op, (tensor,))
 
 

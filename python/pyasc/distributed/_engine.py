@@ -98,13 +98,19 @@ def mpi_datatype(dtype):
     return dt
 
 
+_SPEC = {}
+
+
 def spec(buf):
     """mpi4py's message spec ``[buffer, datatype]`` for a contiguous NumPy array."""
     dt = buf.dtype
-    if dt in _HALF:
+    s = _SPEC.get(dt)
+    if s is None:
+        s = _SPEC[dt] = (mpi_datatype(dt), dt in _HALF)
+    if s[1]:
         # NumPy cannot export a bfloat16 buffer (no PEP 3118 code): same bytes as uint16.
-        return [buf.view(np.uint16), mpi_datatype(dt)]
-    return [buf, mpi_datatype(dt)]
+        return [buf.view(np.uint16), s[0]]
+    return [buf, s[0]]
 
 
 # ------------------------------------------------------------------ reduction ops
@@ -248,6 +254,9 @@ class Watchdog:
 watchdog = Watchdog()
 
 
+_NONBLOCKING = {}
+
+
 def call(comm, name, args, deadline, what, pg):
     """Runs MPI operation ``name`` (``Allreduce``, ``Bcast``, ...): blocking under the watchdog
     (ASC_DISTRIBUTED_BLOCKING=1) or nonblocking, polled against ``deadline``."""
@@ -260,7 +269,10 @@ def call(comm, name, args, deadline, what, pg):
             finally:
                 watchdog.disarm()
             return None
-        return getattr(comm, "I" + name.lower())(*args)
+        nb = _NONBLOCKING.get(name)
+        if nb is None:
+            nb = _NONBLOCKING[name] = "I" + name.lower()
+        return getattr(comm, nb)(*args)
     except MPI.Exception as e:
         raise _mpi_error(what, e) from None
 
@@ -271,10 +283,15 @@ _FP = {}
 _DESC_BYTES = 160
 
 
+def describe(desc):
+    """The text of a collective's description (a string, or a tuple of its parts)."""
+    return desc if isinstance(desc, str) else " ".join(str(p) for p in desc)
+
+
 def _fingerprint(desc):
     h = _FP.get(desc)
     if h is None:
-        b = desc.encode()
+        b = describe(desc).encode()
         h = ((zlib.crc32(b) << 31) ^ zlib.adler32(b)) & ((1 << 62) - 1)
         if len(_FP) > 4096:
             _FP.clear()
@@ -296,7 +313,7 @@ def check_same(pg, what, desc, deadline):
         return
     # Cold path: tell every rank what each rank passed.
     mine = np.zeros(_DESC_BYTES, np.uint8)
-    raw = desc.encode()[:_DESC_BYTES]
+    raw = describe(desc).encode()[:_DESC_BYTES]
     mine[:len(raw)] = np.frombuffer(raw, np.uint8)
     allb = np.zeros((pg.size(), _DESC_BYTES), np.uint8)
     req = call(pg.comm, "Allgather", (mine, allb), deadline, what, pg)
