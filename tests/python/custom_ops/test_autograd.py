@@ -362,3 +362,56 @@ def test_normal_path_untouched_outside_a_trace():
         asc.grad(lambda x: 1 / 0)(np.ones(2))
     assert asc.exp is orig["exp"]
     assert "asc.ops.conv2d" in asc.autograd.differentiable() and "asc.matmul" in asc.autograd.differentiable()
+
+
+def test_multi_output_registered_ops():
+    @asc.register_op("SinCos", grad=lambda ctx, gs, gc: gs * asc.cos(ctx.saved_tensors[0])
+                     - gc * asc.sin(ctx.saved_tensors[0]))
+    def sincos(ctx, x):
+        ctx.save_for_backward(x)
+        return asc.sin(x), asc.cos(x)
+
+    gradcheck(lambda x: asc.ops.SinCos(x), (R(4),))
+    gradcheck(lambda x: asc.ops.SinCos(x)[1] * 2, (R(4),))  # one output used: zeros for the other
+
+    @asc.register_op("SplitHalves")
+    def halves(ctx, x):  # no grad: the body is differentiated
+        return x[:2] * 3, asc.exp(x[2:])
+
+    gradcheck(lambda x: asc.ops.SplitHalves(x), (R(5),))
+
+
+def test_concurrent_traces_and_plain_calls():
+    import threading
+
+    errors, results = [], {}
+    plain = asc.array(np.arange(4.0))
+    orig_exp = asc.exp
+
+    def trace(k):
+        try:
+            for _ in range(20):
+                g = asc.grad(lambda x: (asc.exp(x) * k).sum())(np.zeros(3))
+                np.testing.assert_allclose(g.numpy(), np.full(3, float(k)))
+            results[k] = True
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def plain_calls():
+        try:
+            for _ in range(200):
+                np.testing.assert_allclose(asc.exp(plain).numpy(), np.exp(np.arange(4.0)))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=trace, args=(k,)) for k in (1, 2, 3)] + [threading.Thread(target=plain_calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert sorted(results) == [1, 2, 3]
+    assert asc.exp is orig_exp  # the last trace to finish restored the plain function
+    from pyasc.autograd import _tape
+
+    assert _tape._installed == 0 and not _tape._saved
