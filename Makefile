@@ -64,39 +64,47 @@ test-latest:
 #   test-sanitize         both of:
 #   test-sanitize-cpp     ASan+UBSan build of libasc and every GoogleTest suite
 #                         in build/asan, LeakSanitizer on;
-#   test-sanitize-python  ASan+UBSan build of pyasc._C + libasc (build/asan-py)
-#                         and a subset of tests/python under it
+#   test-sanitize-python  pyasc._C built in build/asan too, laid out as a package
+#                         in build/asan-py/site, and a subset of tests/python
+#                         under it with libasan preloaded
 #                         (scripts/sanitizers/python_smoke.sh says which, and why
 #                         leaks are off there);
 #   test-tsan             TSan build of the suites whose code runs on the core
-#                         and stream workers (runtime, graph, nn) in build/tsan.
+#                         and stream workers (runtime, graph, ops, nn) in build/tsan.
 # Justified false positives are listed in scripts/sanitizers/*.supp.
-# CCACHE_NOHASHDIR: the two ASan trees compile libasc with the same command
-# lines; without it ccache keys -g objects by build directory and shares none.
 ASAN_BUILD ?= build/asan
 TSAN_BUILD ?= build/tsan
 SAN_CMAKE = cmake -S . -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DASC_WERROR=$(WERROR) -DASC_BUILD_BENCHMARKS=OFF
-SAN_SUPP = $(CURDIR)/scripts/sanitizers
 test-sanitize: test-sanitize-cpp test-sanitize-python
 
+# The ASan tree also builds pyasc._C (ASC_BUILD_PYTHON) for test-sanitize-python:
+# one sanitizer build of libasc serves both runs.
+ASAN_CMAKE = $(SAN_CMAKE) -B $(ASAN_BUILD) -DASC_SANITIZE=address,undefined -DASC_BUILD_PYTHON=ON \
+  -Dpybind11_DIR="$$($(PY) -m pybind11 --cmakedir)"
+
 test-sanitize-cpp: setup
-	$(SAN_CMAKE) -B $(ASAN_BUILD) -DASC_SANITIZE=address,undefined
-	CCACHE_NOHASHDIR=1 cmake --build $(ASAN_BUILD) -j $(JOBS)
+	$(ASAN_CMAKE)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:check_initialization_order=1:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test-sanitize-python: setup
-	CCACHE_NOHASHDIR=1 JOBS=$(JOBS) WERROR=$(WERROR) scripts/sanitizers/python_smoke.sh
+	$(ASAN_CMAKE)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target _C
+	scripts/sanitizers/python_smoke.sh $(ASAN_BUILD)
 
 test-tsan: setup
 	$(SAN_CMAKE) -B $(TSAN_BUILD) -DASC_SANITIZE=thread
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_runtime test_graph
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_runtime test_graph test_ops test_nn
 	@# Fork.* start workers in a child of a multi-threaded process, which TSan
 	@# does not support ("starting new threads after multi-threaded fork").
+	@# ops and nn: their loops run on the core workers (parallel_for, conv
+	@# pieces); oneDNN and libgomp are not instrumented, so only pyasc's own
+	@# accesses and synchronisation are checked there.
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1 \
-	  ctest --test-dir $(TSAN_BUILD) -L '^(runtime|graph)$$' -E '^Fork\.' --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(TSAN_BUILD) -L '^(runtime|graph|ops|nn)$$' -E '^Fork\.' --output-on-failure -j $(JOBS)
 
 # The array API conformance suite against the installed package (not part of CI):
 #   make array-api ARRAY_API_TESTS=<git dir of data-apis/array-api-tests> ARRAY_API_SPEC=<git dir of data-apis/array-api>

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The Python smoke run under ASan+UBSan (`make test-sanitize-python`; a
 # developer target, not CI):
-#   scripts/sanitizers/python_smoke.sh [pytest args...]
-# 1. builds pyasc._C and libasc with -fsanitize=address,undefined (-O1 -g1, as
-#    the C++ suites in build/asan) in their own scikit-build tree
-#    build/asan-py/wheel and installs the package into build/asan-py/site, its
-#    .py files replaced by symlinks to python/pyasc (as scripts/dev_install.sh);
-#    ccache shares the libasc objects with `make test-sanitize-cpp` when both
-#    run with CCACHE_NOHASHDIR (the Makefile sets it: the command lines are
-#    the same, only the build directory differs);
+#   scripts/sanitizers/python_smoke.sh ASAN_BUILD [pytest args...]
+# 1. takes pyasc._C and libasc as built with -fsanitize=address,undefined in the
+#    CMake tree ASAN_BUILD (the Makefile builds target _C in build/asan, the
+#    tree of the C++ suites: one sanitizer build of libasc serves both runs,
+#    which halves the build on a 2-core machine) and lays out the package in
+#    build/asan-py/site: python/pyasc's .py files as symlinks (edits are live,
+#    as with scripts/dev_install.sh), _C as a symlink into ASAN_BUILD (its build
+#    RPATH finds that tree's libasc), include/ for asc.get_include();
 # 2. runs a representative subset of tests/python (arrays, lazy graphs and
 #    fusion, streams, fork, memory, asc.ops conv/pool/norm/softmax, the ONNX
 #    session) in the uninstrumented CPython with libasan preloaded (the ASan
@@ -21,26 +21,30 @@
 # (make test-sanitize-cpp) run with leak detection on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [[ $# -lt 1 || ! -d "$1" ]]; then
+  echo "usage: $0 ASAN_BUILD [pytest args...]  (ASAN_BUILD: a CMake tree with ASC_SANITIZE=address,undefined and target _C built)" >&2
+  exit 2
+fi
+build="$(cd "$1" && pwd)"
+shift
 root=build/asan-py
 site="$PWD/$root/site"
 logs="$PWD/$root/logs"
 py="$PWD/.venv/bin/python"
-flags="-O1 -g1 -DNDEBUG"
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache -C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache)
-fi
 
-start=$(date +%s)
-CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc)}" "$py" -m pip install --no-build-isolation --no-deps -q --upgrade \
-  --target "$site" -C build-dir="$root/wheel" -C cmake.build-type=RelWithDebInfo "${launcher[@]}" \
-  -C cmake.define.ASC_SANITIZE="address,undefined" -C cmake.define.ASC_WERROR="${WERROR:-ON}" \
-  -C cmake.define.CMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -C cmake.define.CMAKE_C_FLAGS_RELWITHDEBINFO="$flags" . >&2
+ext=$(find "$build" -maxdepth 1 -name '_C.*.so' | head -1)
+if [[ -z "$ext" ]] || ! grep -q 'ASC_SANITIZE:STRING=.*address' "$build/CMakeCache.txt"; then
+  echo "python_smoke.sh: $build has no _C built with ASC_SANITIZE=address,..." >&2
+  exit 2
+fi
+rm -rf "$site"
+mkdir -p "$site/pyasc"
 find python/pyasc -name '*.py' | while read -r f; do
   mkdir -p "$site/$(dirname "${f#python/}")"
   ln -sf "$PWD/$f" "$site/${f#python/}"
 done
-echo "== sanitizer build of pyasc._C: $(( $(date +%s) - start )) s" >&2
+ln -sf "$ext" "$site/pyasc/$(basename "$ext")"
+ln -sfn "$PWD/include" "$site/pyasc/include"
 
 cxx="${CXX:-c++}"
 libasan="$("$cxx" -print-file-name=libasan.so)"
@@ -50,16 +54,18 @@ if [[ "$libasan" != /* ]]; then
 fi
 
 if [[ $# -eq 0 ]]; then
-  t=tests/python
-  set -- "$PWD/$t/array/test_ndarray.py" "$PWD/$t/array/test_indexing.py" "$PWD/$t/array/test_manipulation.py" \
-    "$PWD/$t/array/test_readonly.py" "$PWD/$t/array/test_size_limits.py" "$PWD/$t/array/test_interop.py" \
-    "$PWD/$t/array/test_sorting.py" "$PWD/$t/array/test_statistics.py" \
-    "$PWD/$t/test_lazy.py" "$PWD/$t/test_lazy_inplace.py" "$PWD/$t/test_fusion.py" \
-    "$PWD/$t/test_fusion_reduce.py" "$PWD/$t/test_fusion_epilogue.py" \
-    "$PWD/$t/test_stream.py" "$PWD/$t/test_lazy_streams.py" "$PWD/$t/test_fork.py" "$PWD/$t/test_fork_locks.py" \
-    "$PWD/$t/test_memory.py" "$PWD/$t/test_host_memory.py" \
-    "$PWD/$t/ops/test_conv.py" "$PWD/$t/ops/test_conv_cache.py" "$PWD/$t/ops/test_pool.py" \
-    "$PWD/$t/ops/test_norm.py" "$PWD/$t/ops/test_softmax_kernel.py" "$PWD/$t/models/test_session.py"
+  # About 4 minutes unsanitized on an idle 2-core machine. Left out: the
+  # eager (2**32, 1) > 0 comparison of test_broadcast_results_that_overflow
+  # (a 4 GiB temporary) and the squeezenet model (the other zoo models run the
+  # same operators), both over a minute each without sanitizers.
+  t="$PWD/tests/python"
+  set -- "$t/array/test_ndarray.py" "$t/array/test_indexing.py" "$t/array/test_manipulation.py" \
+    "$t/array/test_readonly.py" "$t/array/test_size_limits.py" "$t/array/test_interop.py" \
+    "$t/test_lazy.py" "$t/test_fusion.py" "$t/test_fusion_reduce.py" \
+    "$t/test_stream.py" "$t/test_lazy_streams.py" "$t/test_fork.py" "$t/test_memory.py" \
+    "$t/ops/test_conv.py" "$t/ops/test_conv_cache.py" "$t/ops/test_pool.py" "$t/ops/test_norm.py" \
+    "$t/ops/test_softmax_kernel.py" "$t/models/test_session.py" \
+    -k "not squeezenet and not broadcast_results_that_overflow"
 fi
 
 rm -rf "$logs"
