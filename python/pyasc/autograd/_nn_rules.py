@@ -432,4 +432,92 @@ def ops_rules():
     from ._rules import _matmul
 
     r["matmul"] = r["mm"] = r["bmm"] = _matmul
+    r.update(_more_rules())
     return r
+
+
+# -- more asc.ops rules ----------------------------------------------------------------------------
+
+def _conv1d(g, out, x, w, b=None, *rest, needs, **kw):
+    # conv1d is conv2d over (N, C, 1, L) with a (O, C/g, 1, K) weight
+    b = kw.get("bias", b)
+
+    def first(v):
+        return int(v[0]) if isinstance(v, (list, tuple)) else int(v)
+
+    padding = _arg(rest, kw, 1, "padding", 0)
+    padding = padding if isinstance(padding, str) else (0, first(padding))
+    if kw.get("layout", "NCHW") != "NCHW" or kw.get("activation") is not None or kw.get("residual") is not None:
+        raise _nie("conv1d's gradient covers layout='NCHW' without fused activation/residual")
+    unb = x.ndim == 2
+    x4 = x[None, :, None, :] if unb else x[:, :, None, :]
+    g4 = g[None, :, None, :] if unb else g[:, :, None, :]
+    need3 = tuple(needs) + (False,) * (3 - len(needs))
+    gx, gw, gb = _conv2d(g4, None, x4, w[:, :, None, :], b, needs=need3,
+                         stride=(1, first(_arg(rest, kw, 0, "stride", 1))), padding=padding,
+                         dilation=(1, first(_arg(rest, kw, 2, "dilation", 1))),
+                         groups=int(_arg(rest, kw, 3, "groups", 1)))[:3]
+    if gx is not None:
+        gx = gx[0, :, 0, :] if unb else gx[:, :, 0, :]
+    if gw is not None:
+        gw = gw[:, :, 0, :]
+    return (gx, gw, gb) + (None,) * len(rest)
+
+
+def _group_norm(g, out, x, num_groups, w=None, b=None, *rest, needs, **kw):
+    asc = _asc()
+    w = kw.get("weight", w)
+    b = kw.get("bias", b)
+    eps = _arg(rest, kw, 0, "eps", 1e-5)
+    n, c = x.shape[0], x.shape[1]
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    gxhat = g if w is None else g * w.reshape(cshape)
+    xr = x.reshape((n, num_groups, -1))
+    gx, xhat = _norm_backward(gxhat.reshape((n, num_groups, -1)), xr, (2,), None, None, eps)
+    gx, xhat = gx.reshape(x.shape), xhat.reshape(x.shape)
+    axes = (0,) + tuple(range(2, x.ndim))
+    gw = asc.sum(g * xhat, axis=axes) if (len(needs) > 2 and needs[2] and w is not None) else None
+    gb = asc.sum(g, axis=axes) if (len(needs) > 3 and needs[3] and b is not None) else None
+    return (gx if needs[0] else None, None, gw, gb) + (None,) * len(rest)
+
+
+def _dropout(g, out, x, *rest, needs, **kw):
+    # the mask is not kept: an element is kept where the output is non-zero (an element whose input
+    # is exactly 0 gets gradient 0 even when kept)
+    p = float(_arg(rest, kw, 0, "p", 0.5))
+    training = _arg(rest, kw, 1, "training", True)
+    if not training or p == 0.0:
+        return (g,) + (None,) * len(rest)
+    if p >= 1.0:
+        return (g * 0.0,) + (None,) * len(rest)
+    return (g * (out != 0).astype(g.dtype) * (1.0 / (1.0 - p)),) + (None,) * len(rest)
+
+
+def _embedding(g, out, idx, weight, *rest, needs, **kw):
+    asc = _asc()
+    pad_idx = _arg(rest, kw, 0, "padding_idx", None)
+    if _arg(rest, kw, 1, "max_norm", None) is not None:
+        raise _nie("embedding's gradient does not cover max_norm (it renormalises the weight in place)")
+    ind = _np.asarray(asc.asarray(idx).numpy()).astype(_np.int64)
+    gw = _np.zeros(tuple(weight.shape), dtype=_np.dtype(str(g.dtype)))
+    _np.add.at(gw, ind.reshape(-1), _np.asarray(g.numpy()).reshape(-1, weight.shape[1]))
+    if pad_idx is not None:
+        gw[pad_idx] = 0
+    return (None, asc.asarray(gw) if needs[1] else None) + (None,) * len(rest)
+
+
+def _pad(g, out, x, pad, *rest, needs, **kw):
+    mode = _arg(rest, kw, 0, "mode", "constant")
+    if mode != "constant" or any(int(v) < 0 for v in pad):
+        raise _nie("pad's gradient covers mode='constant' with non-negative pads")
+    idx = [slice(None)] * x.ndim
+    for k in range(len(pad) // 2):
+        ax = x.ndim - 1 - k
+        lo = int(pad[2 * k])
+        idx[ax] = slice(lo, lo + x.shape[ax])
+    return (g[tuple(idx)], None) + (None,) * len(rest)
+
+
+def _more_rules():
+    return {"conv1d": _conv1d, "group_norm": _group_norm, "dropout": _dropout, "embedding": _embedding,
+            "pad": _pad}

@@ -415,3 +415,26 @@ def test_concurrent_traces_and_plain_calls():
     from pyasc.autograd import _tape
 
     assert _tape._installed == 0 and not _tape._saved
+
+
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"padding": "same", "dilation": 2}, {"groups": 2}])
+def test_conv1d(kw):
+    gradcheck(lambda x, w, b: asc.ops.conv1d(x, w, b, **kw), (R(2, 4, 7), R(6, 4 // kw.get("groups", 1), 3), R(6)),
+              atol=1e-4)
+    gradcheck(lambda x, w: asc.ops.conv1d(x, w, None, **kw), (R(4, 7), R(2, 4 // kw.get("groups", 1), 3)), atol=1e-4)
+
+
+def test_group_norm_dropout_embedding_pad():
+    gradcheck(lambda x, w, b: asc.ops.group_norm(x, 2, w, b), (R(2, 4, 3), R(4), R(4)))
+    gradcheck(lambda x: asc.ops.group_norm(x, 1, eps=1e-3), (R(3, 2, 2, 2),))
+    x = P(50)  # non-zero inputs: the kept elements are where the output is non-zero
+    g = asc.grad(lambda x: (asc.ops.dropout(x, 0.3, generator=asc.random.default_rng(5)) * 1.0).sum())(x)
+    y = asc.ops.dropout(asc.asarray(x), 0.3, generator=asc.random.default_rng(5)).numpy()
+    np.testing.assert_allclose(g.numpy(), (y != 0) / 0.7)
+    assert 0 < (y == 0).sum() < 50
+    gradcheck(lambda x: asc.ops.dropout(x, 0.4, training=False), (R(5),))
+    idx = np.array([[0, 2], [2, 3]])
+    gradcheck(lambda w: asc.ops.embedding(idx, w), (R(4, 3),))
+    gw = asc.grad(lambda w: asc.ops.embedding(idx, w, padding_idx=2).sum())(R(4, 3))
+    np.testing.assert_array_equal(gw.numpy()[:, 0], [1, 0, 0, 1])
+    gradcheck(lambda x: asc.ops.pad(x, (1, 2, 0, 1), value=0.5), (R(2, 3, 4),))
