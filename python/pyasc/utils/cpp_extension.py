@@ -34,6 +34,7 @@ import time
 __all__ = ["load", "load_inline", "get_default_build_root", "include_paths", "BuildError"]
 
 _loaded: dict = {}  # module path -> module (a process imports one build once)
+_loaded_keys: dict = {}  # module path -> the hash it was built from
 
 
 def _errors():
@@ -246,7 +247,15 @@ def _load_built(name, key, sources, cflags, ldflags, incs, build_directory, verb
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0] if is_python_module else ".so"
     target = os.path.join(build_dir, name + suffix)
     if target in _loaded:
-        return _loaded[target]
+        if _loaded_keys.get(target) == key:
+            return _loaded[target]
+        if is_python_module:
+            # dlopen() of the same path returns the module already mapped: Python cannot reload an
+            # extension module, so a changed build under a fixed build_directory needs a new name
+            raise BuildError(_errors().ErrorCode.FAILURE,
+                             f"[cpp_extension] module {name!r} was already loaded from {target} in this process "
+                             "with other sources or flags; an extension module cannot be reloaded: use another "
+                             "name (or the default cache directory, which keys the path by the hash)")
     if not os.path.isfile(target) or build_directory is not None:
         os.makedirs(build_dir, exist_ok=True)
         with open(build_dir + ".lock", "a+") as lock:
@@ -262,6 +271,7 @@ def _load_built(name, key, sources, cflags, ldflags, incs, build_directory, verb
                         f.write(key)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+    _loaded_keys[target] = key
     if not is_python_module:
         _loaded[target] = target
         return target

@@ -140,3 +140,18 @@ def test_default_build_root(monkeypatch, tmp_path):
     assert cpp_extension.get_default_build_root() == str(tmp_path)
     monkeypatch.delenv("PYASC_EXTENSIONS_DIR")
     assert cpp_extension.get_default_build_root().endswith(os.path.join(".cache", "pyasc", "extensions"))
+
+
+def test_fixed_build_directory_rebuilds_plain_libraries_and_refuses_stale_modules(tmp_path):
+    import ctypes
+
+    src = tmp_path / "v.cpp"
+    bdir = tmp_path / "fixed"
+    src.write_text('extern "C" int version() { return 1; }\n')
+    p1 = cpp_extension.load("vlib", [str(src)], build_directory=str(bdir), is_python_module=False)
+    src.write_text('extern "C" int version() { return 2; }\n')
+    p2 = cpp_extension.load("vlib", [str(src)], build_directory=str(bdir), is_python_module=False)
+    assert p1 == p2 and len((bdir / "build.log").read_text().splitlines()) == 2
+    copy = tmp_path / "copy.so"
+    copy.write_bytes(open(p2, "rb").read())
+    assert ctypes.CDLL(str(copy)).version() == 2
