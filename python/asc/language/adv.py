@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..codegen.context import builtin, require
 from ..codegen.errors import KernelTypeError
-from .core import (CubeFormat, TPosition, Value, _scalar, dtype_of, float32, int1, int32, int64, uint8)
+from .core import (CubeFormat, TPosition, Value, _scalar, dtype_of, float32, int1, int32, int64, uint8, uint32)
 from .struct import Field, Struct, StructValue
 
 __all__ = ["Matmul", "MatmulType", "MatmulConfig", "register_matmul", "TCubeTiling", "SoftmaxTiling",
@@ -88,11 +88,27 @@ class TCubeTiling(Struct):
 
 
 class SoftmaxTiling(Struct):
-    """hicann/pyasc's softmax tiling record (host only: the CPU kernel API has no SoftMax)."""
-    _cpp = "SoftMaxTiling"
-    src_m = Field(int32, 0, None)
-    src_k = Field(int32, 0, None)
-    src_size = Field(int32, 0, None)
+    """SoftMax's tiling (``AscendC::SoftMaxTiling``); the CPU SoftMax reads the shape from the source tensor's
+    shape info and needs none of these fields."""
+    _cpp = "AscendC::SoftMaxTiling"
+    _layout = ("srcM", "srcK", "srcSize", "outMaxM", "outMaxK", "outMaxSize", "splitM", "splitK", "splitSize",
+               "reduceM", "reduceK", "reduceSize", "rangeM", "tailM", "tailSplitSize", "tailReduceSize")
+    src_m = Field(uint32, 0, "srcM")
+    src_k = Field(uint32, 0, "srcK")
+    src_size = Field(uint32, 0, "srcSize")
+    out_max_m = Field(uint32, 0, "outMaxM")
+    out_max_k = Field(uint32, 0, "outMaxK")
+    out_max_size = Field(uint32, 0, "outMaxSize")
+    split_m = Field(uint32, 0, "splitM")
+    split_k = Field(uint32, 0, "splitK")
+    split_size = Field(uint32, 0, "splitSize")
+    reduce_m = Field(uint32, 0, "reduceM")
+    reduce_k = Field(uint32, 0, "reduceK")
+    reduce_size = Field(uint32, 0, "reduceSize")
+    range_m = Field(uint32, 0, "rangeM")
+    tail_m = Field(uint32, 0, "tailM")
+    tail_split_size = Field(uint32, 0, "tailSplitSize")
+    tail_reduce_size = Field(uint32, 0, "tailReduceSize")
 
 
 class RmsNormTiling(Struct):
@@ -264,6 +280,35 @@ def _missing(name, why):
     return builtin(f)
 
 
-softmax = _missing("softmax", "the kernel API (kernel_operator.h) has no SoftMax yet")
-quant = _missing("quant", "the kernel API (kernel_operator.h) has no AscendQuant yet")
+@builtin
+def quant(dst, src, scale, offset, count=None, temp_buffer=None, reuse_source=False, config=None):
+    """``AscendC::AscendQuant``: dst (int8) = saturate(rint(src * scale + offset)), computed in src's dtype."""
+    tr = require("asc.adv.quant")
+    if dst.dtype.name != "int8":
+        raise KernelTypeError(f"asc.adv.quant writes int8, dst is {dst.dtype}")
+    n = f"static_cast<uint32_t>({src.expr}.GetSize())" if count is None else tr.cx(count, uint32)
+    tmp = "" if temp_buffer is None else f"{temp_buffer.expr}, "
+    tr.emit(f"AscendC::AscendQuant({dst.expr}, {src.expr}, {tmp}{tr.cx(scale, float32)}, "
+            f"{tr.cx(offset, float32)}, {n});")
+
+
+@builtin
+def softmax(dst, sum, max, src, tiling=None, temp_buffer=None, reuse_source=False,  # noqa: A002
+            basic_block=False, data_format_nz=False):
+    """``AscendC::SoftMax``: row softmax of src's ``set_shape_info`` shape [..., k] (rows = product of the
+    other dims); sum and max get one 32-byte block per row."""
+    tr = require("asc.adv.softmax")
+    shape = getattr(src, "shape_info", None)
+    if shape is None or not shape.shape:
+        raise KernelTypeError("asc.adv.softmax needs src's shape: call src.set_shape_info(asc.ShapeInfo(...)) first")
+    if data_format_nz:
+        raise KernelTypeError("asc.adv.softmax: the NZ data format is not supported on the CPU device")
+    dims = [tr.cx(d, uint32) for d in shape.shape]
+    k = dims[-1]
+    m = " * ".join(dims[:-1]) or "1u"
+    tmp = "" if temp_buffer is None else f"{temp_buffer.expr}, "
+    tr.emit(f"AscendC::SoftMax({dst.expr}, {sum.expr}, {max.expr}, {src.expr}, {tmp}AscendC::SoftMaxTiling{{}}, "
+            f"AscendC::SoftMaxShapeInfo{{{m}, {k}, {m}, {k}}});")
+
+
 rms_norm = _missing("rms_norm", "the kernel API (kernel_operator.h) has no RmsNorm yet")

@@ -38,7 +38,8 @@ __all__ = sorted(list(_BINARY) + list(_UNARY) + list(_SCALAR) + [
     "ascend_is_aic", "ascend_is_aiv", "get_system_cycle", "set_vector_mask", "reset_mask", "set_mask_count",
     "set_mask_norm", "scalar_cast", "scalar_count_leading_zero", "scalar_get_count_of_value", "init_soc_state",
     "sync_all", "data_sync_barrier", "trap", "get_data_block_size_in_bytes", "init_const_value",
-    "set_load_data_padding_value", "get_sys_workspace", "trans_data_to_5hd", "mrg_sort", "get_mrg_sort_result"])
+    "set_load_data_padding_value", "get_sys_workspace", "trans_data_to_5hd", "mrg_sort", "get_mrg_sort_result",
+    "bilinear_interpolation"])
 
 
 def _tensor(v, api, what="dst"):
@@ -709,3 +710,16 @@ def scalar_get_count_of_value(value, count_value=1):
     tr = require("asc.scalar_get_count_of_value")
     bits = f"__builtin_popcountll(static_cast<uint64_t>({tr.cx(value)}))"
     return _scalar(bits if count_value else f"(64 - {bits})", int64)
+
+
+@builtin
+def bilinear_interpolation(dst, src0, src0_offset, src1, mask, h_repeat, repeat_mode, dst_blk_stride, v_r_offset,
+                           v_repeat, shared_tmp_buffer):
+    """``AscendC::BilinearInterpolation``: blocks of src0 gathered at byte offsets, scaled by src1 and summed
+    over ``h_repeat`` into dst (see include/asc/kernel/adv_ops.h)."""
+    tr = require("asc.bilinear_interpolation")
+    if isinstance(mask, (list, tuple)):
+        raise KernelTypeError("asc.bilinear_interpolation: the bit-mask form is not supported (give a lane count)")
+    tr.emit(f"AscendC::BilinearInterpolation({dst.expr}, {src0.expr}, {src0_offset.expr}, {src1.expr}, "
+            f"{tr.cx(mask, uint64)}, {tr.cx(h_repeat, uint8)}, {tr.cx(repeat_mode)}, {tr.cx(dst_blk_stride, uint16)}, "
+            f"{tr.cx(v_r_offset, uint16)}, {tr.cx(v_repeat, uint8)}, {shared_tmp_buffer.expr});")

@@ -5,7 +5,7 @@ compiler against the installed pyasc headers and ``libasc`` (the flags of
 ``pyasc-cc``: ``-std=c++17 -O2``), into ``<cache>/<sha256>.so``. The key hashes
 the complete C++ text (which holds the kernel's and its helpers' code, the
 ConstExpr values and the argument dtypes), the compiler command and the pyasc
-version, so any change of those compiles anew and anything else is reused by
+version and a digest of the installed headers, so any change of those compiles anew and anything else is reused by
 later processes. The cache directory is ``$PYASC_CACHE_DIR`` or
 ``~/.cache/pyasc/jit``. Files are written under a temporary name and renamed,
 so concurrent processes never load a half-written library.
@@ -62,11 +62,29 @@ def _compiler_id(cxx):
     return _cxx_version
 
 
+_stamp = None
+
+
+def headers_stamp():
+    """A digest of the installed kernel headers (paths, sizes, mtimes): a changed header compiles anew."""
+    global _stamp
+    if _stamp is None:
+        inc, _ = package_dirs()
+        h = hashlib.sha256()
+        for root, dirs, files in os.walk(inc):
+            dirs.sort()
+            for f in sorted(files):
+                st = os.stat(os.path.join(root, f))
+                h.update(f"{os.path.relpath(os.path.join(root, f), inc)}:{st.st_size}:{st.st_mtime_ns};".encode())
+        _stamp = h.hexdigest()[:16]
+    return _stamp
+
+
 def source_key(source):
-    """The cache key of a C++ source (source, compiler command, pyasc version)."""
+    """The cache key of a C++ source (source, compiler command, pyasc version, installed headers)."""
     head, tail = compiler_command()
     h = hashlib.sha256()
-    for part in (source, " ".join(head + tail), _compiler_id(head), pyasc.__version__):
+    for part in (source, " ".join(head + tail), _compiler_id(head), pyasc.__version__, headers_stamp()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]
@@ -117,7 +135,8 @@ _pch_state = {}
 
 def _prelude_pch(head):
     """Directory holding the precompiled prelude for this compiler command (built once), or None."""
-    key = hashlib.sha256((" ".join(head) + _compiler_id(head) + pyasc.__version__ + PRELUDE).encode()).hexdigest()[:16]
+    key = hashlib.sha256((" ".join(head) + _compiler_id(head) + pyasc.__version__ + headers_stamp() +
+                          PRELUDE).encode()).hexdigest()[:16]
     d = os.path.join(cache_dir(), f"pch-{key}")
     hit = _pch_state.get(d)
     if hit is not None:

@@ -40,6 +40,8 @@ from .prelude import PRELUDE
 __all__ = ["jit", "JITFunction", "CompiledKernel"]
 
 _tls = threading.local()
+_CHAR = ctypes.c_char
+_addressof = ctypes.addressof
 _OPTIONS = ("kernel_type", "insert_sync", "always_compile", "matmul_cube_only", "opt_level", "auto_sync",
             "debug", "soc_version", "dump_path")
 
@@ -69,6 +71,14 @@ class CompiledKernel:
         checked = _debug.kernel_checks_enabled()
         for i, ((kind, info), v) in enumerate(zip(self.params, values)):
             if kind == "gm":
+                if not checked and type(v) is np.ndarray:
+                    f = v.flags
+                    if f.c_contiguous and f.writeable and f.aligned and v.size:
+                        # The fast path (~1.5 us; ndarray.ctypes.data costs ~6 us).
+                        buf = _CHAR.from_buffer(v)
+                        keep.append(buf)
+                        argv[i] = _addressof(buf)
+                        continue
                 arr, back = _as_device_array(v) if checked else _as_array(v, info)
                 if back is not None:
                     writeback.append(back)
