@@ -10,11 +10,11 @@ from __future__ import annotations
 import atexit
 import datetime
 import enum
-import logging
 import os
 import sys
 import time
 
+from .. import _C
 from ..errors import ErrorCode
 from . import _engine
 from ._errors import DistBackendError, DistStateError, DistTimeoutError
@@ -25,8 +25,6 @@ __all__ = [
     "get_local_rank", "get_local_world_size", "get_backend", "get_process_group_ranks", "get_global_rank",
     "get_group_rank", "default_pg_timeout",
 ]
-
-_log = logging.getLogger("pyasc.distributed")
 
 #: torch.distributed's default: 30 minutes.
 default_pg_timeout = datetime.timedelta(minutes=30)
@@ -218,7 +216,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise DistStateError(f"[{what}] unknown backend {backend!r}: pyasc runs collectives on MPI "
                              "('mpi'; 'hccl', 'gloo' and 'nccl' are accepted aliases)")
     if b != "mpi":
-        _log.info("init_process_group: backend %r runs on MPI (OpenMPI through mpi4py) on this machine", b)
+        # pyasc's logger (ASC_LOG_LEVEL=info shows it), level 1 = info
+        _C.log(1, "distributed", f"init_process_group: backend {b!r} runs on MPI (OpenMPI through mpi4py), "
+                                 "the engine available here")
     if init_method not in (None, "env://"):
         raise DistStateError(f"[{what}] init_method {init_method!r} is not supported: MPI connects the ranks "
                              "(launch with pyasc-run / mpirun and use init_method=None or 'env://')",
