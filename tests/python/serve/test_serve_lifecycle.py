@@ -10,7 +10,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from conftest import add_echo, add_linear, write
+from serve_models import add_echo, add_linear, write
 
 grpcclient = pytest.importorskip("tritonclient.grpc")
 httpclient = pytest.importorskip("tritonclient.http")

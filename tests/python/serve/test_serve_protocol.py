@@ -10,7 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conftest import add_echo, add_linear, two_input_model, write
+from serve_models import add_echo, add_linear, two_input_model, write
 
 httpclient = pytest.importorskip("tritonclient.http")
 grpcclient = pytest.importorskip("tritonclient.grpc")

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conftest import add_echo, add_linear, write
+from serve_models import add_echo, add_linear, write
 
 
 def test_descriptors_match_tritonclient():
