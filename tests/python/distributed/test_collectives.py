@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import HERE, needs_mpi
+from _mpi_helpers import HERE, needs_mpi
 
 
 @needs_mpi

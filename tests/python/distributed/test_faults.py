@@ -3,7 +3,7 @@
 import os
 import re
 
-from conftest import HERE, needs_mpi
+from _mpi_helpers import HERE, needs_mpi
 
 SCRIPT = os.path.join(HERE, "_mpi_faults.py")
 

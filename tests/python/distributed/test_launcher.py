@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from conftest import HERE, mpi_env, needs_mpi, run_job
+from _mpi_helpers import HERE, mpi_env, needs_mpi, run_job
 from pyasc.tools import run as launcher
 
 

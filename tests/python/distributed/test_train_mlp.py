@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from conftest import REPO, mpi_env, needs_mpi, run_job
+from _mpi_helpers import REPO, mpi_env, needs_mpi, run_job
 
 EXAMPLE = os.path.join(REPO, "examples", "distributed", "train_mlp.py")
 ARGS = ["--samples", "512", "--batch", "64", "--epochs", "2", "--bucket-mb", "0.002"]
