@@ -1,32 +1,9 @@
 """Shared by the custom-operator tests: the test extensions are built once per session into a
 temporary cache directory (C++ builds are slow on a small machine); ccache, when installed, makes
 a later session's builds cheap (objects are compiled separately from the link for that)."""
-import contextlib
-import os
-import shutil
-from pathlib import Path
-
 import pytest
 
-KERNELS = Path(__file__).parent / "kernels"
-
-
-@contextlib.contextmanager
-def build_env(cache_dir):
-    """PYASC_EXTENSIONS_DIR=cache_dir and, when ccache exists and CXX is unset, CXX="ccache g++"
-    while building (both restored after)."""
-    saved = {k: os.environ.get(k) for k in ("CXX", "PYASC_EXTENSIONS_DIR")}
-    os.environ["PYASC_EXTENSIONS_DIR"] = str(cache_dir)
-    if saved["CXX"] is None and shutil.which("ccache"):
-        os.environ["CXX"] = "ccache g++"
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+from ext_helpers import KERNELS, build_env
 
 
 @pytest.fixture(scope="session")

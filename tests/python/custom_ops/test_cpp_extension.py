@@ -13,7 +13,7 @@ import pytest
 import pyasc as asc
 from pyasc.utils import cpp_extension
 
-from conftest import KERNELS, build_env
+from ext_helpers import KERNELS, build_env
 
 
 def test_load_builds_and_runs_the_kernel(scale_add_ext, ext_cache):

@@ -9,7 +9,7 @@ import pytest
 import pyasc as asc
 from pyasc.utils import cpp_extension
 
-from conftest import KERNELS, build_env
+from ext_helpers import KERNELS, build_env
 
 
 @pytest.fixture
