@@ -224,7 +224,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         op = _reduce_op(op, what)
     buf, back = _host(tensor, what, "tensor", True)
     mop, avg = _engine.mpi_op(op, buf.dtype, what)
-    return _run(pg, what, (what, buf.dtype, buf.shape, op.name),
+    return _run(pg, what, (what, buf.dtype, buf.shape, op._name_),
                 (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
                 _writer(buf, back, pg.size() if avg else 0), async_op, (tensor,))
 

@@ -142,7 +142,7 @@ def mpi_op(op, dtype, what):
     if r is not None:
         return r
     MPI = mpi()
-    name = op.name
+    name = op._name_
     kind = dtype.kind
     if dtype not in _DT:
         mpi_datatype(dtype)

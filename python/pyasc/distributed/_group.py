@@ -48,6 +48,9 @@ class ReduceOp(enum.Enum):
     BOR = "bor"
     BXOR = "bxor"
 
+    # Identity hash: Enum's hashes the name in Python code, and every all_reduce looks the op up.
+    __hash__ = object.__hash__
+
 
 class Backend(str):
     """Backend names (torch.distributed.Backend): ``"mpi"``; ``"hccl"``, ``"gloo"`` and
