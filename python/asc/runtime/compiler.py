@@ -19,6 +19,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sysconfig
 import tempfile
 import threading
 
@@ -47,7 +48,9 @@ def compiler_command():
     inc, lib = package_dirs()
     cxx = shlex.split(os.environ.get("CXX", "")) or [shutil.which("g++") or shutil.which("c++") or "g++"]
     flags = shlex.split(os.environ.get("PYASC_JIT_CXXFLAGS", "-O2"))
-    return cxx + ["-std=c++17", "-fPIC", "-shared", *flags, "-isystem", inc], [
+    # Python.h for the fast launch entry (the library is loaded into this interpreter only).
+    py_inc = sysconfig.get_paths()["include"]
+    return cxx + ["-std=c++17", "-fPIC", "-shared", *flags, "-isystem", inc, "-isystem", py_inc], [
         f"-L{lib}", "-lasc", f"-Wl,-rpath,{lib}", "-pthread"]
 
 

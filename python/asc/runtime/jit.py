@@ -40,6 +40,7 @@ from .prelude import PRELUDE
 __all__ = ["jit", "JITFunction", "CompiledKernel"]
 
 _tls = threading.local()
+_FAST_DECLINED = -2
 _CHAR = ctypes.c_char
 _addressof = ctypes.addressof
 _OPTIONS = ("kernel_type", "insert_sync", "always_compile", "matmul_cube_only", "opt_level", "auto_sync",
@@ -61,6 +62,14 @@ class CompiledKernel:
         fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         fn.restype = ctypes.c_int
         self._fn = fn
+        self._fast = None
+        if hasattr(lib, "asc_jit_fast_launch"):
+            # The same library through the CPython API (PyDLL keeps the GIL for the argument parsing;
+            # the entry releases it around the launch): no per-argument ctypes objects.
+            fast = ctypes.PyDLL(lib_path).asc_jit_fast_launch
+            fast.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p, ctypes.c_int]
+            fast.restype = ctypes.c_int
+            self._fast = fast
         self._nargs = len(params)
         self._argv_t = ctypes.c_void_p * max(1, len(params))
 
@@ -226,6 +235,10 @@ class JITFunction:
             m = self._cmask = tuple(_tr._is_constexpr(self.hints.get(n)) for n in self.param_names)
         return m
 
+    @property
+    def _has_constexpr(self):
+        return any(self.constexpr_mask)
+
     def _spec_key(self, values):
         key = []
         for is_c, name, v in zip(self.constexpr_mask, self.param_names, values):
@@ -258,7 +271,19 @@ class JITFunction:
                 if ck is None:
                     ck = self._compile(values)
                     self._cache[key] = ck
-        ck.run(core_num, stream_handle, [v for c, v in zip(self.constexpr_mask, values) if not c])
+        runtime = tuple(v for c, v in zip(self.constexpr_mask, values) if not c) if self._has_constexpr \
+            else tuple(values)
+        fast = ck._fast
+        if fast is not None and not _debug.kernel_checks_enabled():
+            err = _tls.__dict__.get("err")
+            if err is None:
+                err = _tls.err = ctypes.create_string_buffer(2048)
+            rc = fast(core_num, stream_handle, runtime, err, 2048)
+            if rc == 0:
+                return
+            if rc != _FAST_DECLINED:
+                raise _errors._from_code(rc, err.value.decode("utf-8", "replace"))
+        ck.run(core_num, stream_handle, runtime)
 
     def warmup(self, *args, **kwargs):
         """Translates and compiles the kernel for these arguments without running it; returns the CompiledKernel."""
@@ -311,7 +336,7 @@ class JITFunction:
         body = tr.translate_kernel(self.fn, env)
         mode = self._mode(tr)
         name = _cpp_param(self.fn.__name__)
-        source = _assemble(name, params_cpp, call_args, body, tr, mode)
+        source = _assemble(name, params_cpp, call_args, body, tr, mode, packing)
         key = compiler.source_key(source)
         dump = os.environ.get("PYASC_DUMP_PATH") or self.options.get("dump_path")
         if dump:
@@ -364,7 +389,66 @@ def _cpp_param(name):
     return name + "_" if name in _tr._CPP_RESERVED else name
 
 
-def _assemble(name, params_cpp, call_args, body, tr, mode):
+def _fast_entry(name, packing, params_cpp, mult):
+    """C++ of ``asc_jit_fast_launch``: the arguments read through the CPython API (buffer protocol for
+    C-contiguous writable arrays, PyLong/PyFloat for scalars); returns -2 (the Python path takes over)
+    for anything else."""
+    if any(kind == "struct" for kind, _ in packing):
+        return ""
+    lines = [
+        "#include <Python.h>",
+        'extern "C" int asc_jit_fast_launch(uint32_t block_dim, void* stream, PyObject* args, char* err, int errlen) {',
+        f"  if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != {len(packing)}) return -2;",
+        f"  Py_buffer bufs[{max(1, len(packing))}];",
+        "  int nbuf = 0;",
+        "  auto release = [&] { for (int i = 0; i < nbuf; ++i) PyBuffer_Release(&bufs[i]); };",
+    ]
+    vals = []
+    for i, ((kind, _), decl) in enumerate(zip(packing, params_cpp)):
+        ctype = decl.rsplit(" ", 1)[0]
+        lines.append(f"  PyObject* a{i} = PyTuple_GET_ITEM(args, {i});")
+        if kind == "gm":
+            lines += [f"  if (PyObject_GetBuffer(a{i}, &bufs[nbuf], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) "
+                      "{ PyErr_Clear(); release(); return -2; }",
+                      f"  {ctype} v{i} = reinterpret_cast<{ctype}>(bufs[nbuf++].buf);"]
+        elif ctype == "bool":
+            lines += [f"  const int b{i} = PyObject_IsTrue(a{i});",
+                      f"  if (b{i} < 0) {{ PyErr_Clear(); release(); return -2; }}",
+                      f"  bool v{i} = b{i} != 0;"]
+        elif ctype in ("float", "double"):
+            lines += [f"  if (!PyFloat_Check(a{i}) && !PyLong_Check(a{i})) {{ release(); return -2; }}",
+                      f"  {ctype} v{i} = static_cast<{ctype}>(PyFloat_AsDouble(a{i}));",
+                      "  if (PyErr_Occurred()) { PyErr_Clear(); release(); return -2; }"]
+        else:
+            lines += [f"  if (!PyLong_Check(a{i})) {{ release(); return -2; }}",
+                      f"  {ctype} v{i} = static_cast<{ctype}>(PyLong_AsLongLong(a{i}));",
+                      "  if (PyErr_Occurred()) { PyErr_Clear(); release(); return -2; }"]
+        vals.append(f"v{i}")
+    args = ", ".join(vals + ["block_dim"])
+    lines += [
+        "  int rc = 0;",
+        "  std::string msg;",
+        "  Py_BEGIN_ALLOW_THREADS",
+        "  try {",
+        "    ::asc::runtime::Stream* s = ::asc::runtime::resolve_stream(stream);",
+        f"    ::asc::launch(std::string(\"{name}\"), &{name}, block_dim * {mult}u, s, {args});",
+        "    const ::asc::Status st = s->synchronize();",
+        "    if (!st.ok()) { rc = static_cast<int>(st.code()); msg = st.message(); }",
+        "  } catch (const ::asc::Error& e) {",
+        "    rc = static_cast<int>(e.code()); msg = e.message();",
+        "  } catch (const std::exception& e) {",
+        f"    rc = static_cast<int>(::asc::ErrorCode::kFailure); msg = std::string(\"[{name}] \") + e.what();",
+        "  }",
+        "  Py_END_ALLOW_THREADS",
+        "  release();",
+        '  if (rc != 0) std::snprintf(err, static_cast<size_t>(errlen), "%s", msg.c_str());',
+        "  return rc;",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _assemble(name, params_cpp, call_args, body, tr, mode, packing=()):
     mult = 3 if mode == "mix" else 1
     if mode == "mix":
         roles = ("  const int64_t __asc_raw_idx = AscendC::GetBlockIdx();\n"
@@ -411,7 +495,8 @@ def _assemble(name, params_cpp, call_args, body, tr, mode):
             f"  }} catch (const std::exception& e) {{\n"
             f"    return report(::asc::ErrorCode::kFailure, std::string(\"[{name}] \") + e.what());\n"
             f"  }}\n"
-            f"}}\n")
+            f"}}\n"
+            + _fast_entry(name, packing, params_cpp, mult))
 
 
 def jit(fn=None, **options):
