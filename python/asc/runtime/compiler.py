@@ -49,9 +49,16 @@ def compiler_command():
     cxx = shlex.split(os.environ.get("CXX", "")) or [shutil.which("g++") or shutil.which("c++") or "g++"]
     flags = shlex.split(os.environ.get("PYASC_JIT_CXXFLAGS", "-O2"))
     # Python.h for the fast launch entry (the library is loaded into this interpreter only).
-    py_inc = sysconfig.get_paths()["include"]
-    return cxx + ["-std=c++17", "-fPIC", "-shared", *flags, "-isystem", inc, "-isystem", py_inc], [
+    py_inc = python_include()
+    py = ["-isystem", py_inc] if py_inc else []
+    return cxx + ["-std=c++17", "-fPIC", "-shared", *flags, "-isystem", inc, *py], [
         f"-L{lib}", "-lasc", f"-Wl,-rpath,{lib}", "-pthread"]
+
+
+def python_include():
+    """The directory of this interpreter's Python.h, or None (then kernels get no CPython fast entry)."""
+    d = sysconfig.get_paths().get("include")
+    return d if d and os.path.isfile(os.path.join(d, "Python.h")) else None
 
 
 def _compiler_id(cxx):

@@ -393,7 +393,7 @@ def _fast_entry(name, packing, params_cpp, mult):
     """C++ of ``asc_jit_fast_launch``: the arguments read through the CPython API (buffer protocol for
     C-contiguous writable arrays, PyLong/PyFloat for scalars); returns -2 (the Python path takes over)
     for anything else."""
-    if any(kind == "struct" for kind, _ in packing):
+    if any(kind == "struct" for kind, _ in packing) or compiler.python_include() is None:
         return ""
     lines = [
         "#include <Python.h>",

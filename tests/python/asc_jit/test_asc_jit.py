@@ -11,7 +11,7 @@ import asc.lib.runtime as rt
 import asc.runtime.config as config
 import pyasc
 
-import kernels as K
+import asc_jit_kernels as K
 
 RNG = np.random.default_rng(2026)
 
@@ -225,7 +225,7 @@ def test_kernel_checker_and_dump_path(run_python, tmp_path, jit_cache_dir):
     code = f"""
         import sys, numpy as np
         sys.path.insert(0, {os.path.dirname(__file__)!r})
-        import pyasc, kernels as K
+        import pyasc, asc_jit_kernels as K
         x = np.zeros(32, np.float32); z = np.zeros(64, np.float32)
         try:
             K.out_of_bounds[1](x, z, 32)
