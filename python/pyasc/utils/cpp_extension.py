@@ -143,10 +143,10 @@ def _import(name, path):
     return mod
 
 
-def _run(cmd, verbose):
+def _run(cmd, verbose, cwd=None):
     if verbose:
         print("pyasc cpp_extension: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd)
     if verbose and proc.stderr and proc.returncode == 0:
         print(proc.stderr, file=sys.stderr)
     return proc
@@ -171,13 +171,16 @@ def _build(name, sources, build_dir, cflags, ldflags, incs, verbose, is_python_m
         def compile_one(k):
             src = sources[k]
             obj = os.path.join(build_dir, f"{k}_{os.path.splitext(os.path.basename(src))[0]}.{os.getpid()}.o")
-            sub = os.path.join(tmp, str(k))
-            os.makedirs(sub)
+            # translated .asc sources live in the build directory (deterministic paths, kept for
+            # debugging) and the compiler runs there: with CCACHE_BASEDIR covering the cache root,
+            # ccache sees the same relative paths in every cache directory and hits
+            sub = os.path.join(build_dir, "translated", str(k))
+            os.makedirs(sub, exist_ok=True)
             try:
                 cmd, _, _ = cc.build_command(["-c"] + common + [src, "-o", obj], sub)
             except cc.UsageError as e:
                 return obj, None, str(e)
-            proc = _run(cmd, verbose)
+            proc = _run(cmd, verbose, cwd=build_dir)
             return obj, cmd, (proc.stderr.strip() or proc.stdout.strip()) if proc.returncode else None
 
         with ThreadPoolExecutor(max_workers=max(1, min(len(sources), os.cpu_count() or 1))) as pool:
