@@ -122,17 +122,26 @@ class ServerProc:
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         import tritonclient.http as httpclient
 
+        import tritonclient.grpc as grpcclient
+
         c = httpclient.InferenceServerClient(f"127.0.0.1:{self.http}")
+        gc_ = grpcclient.InferenceServerClient(f"127.0.0.1:{self.grpc}")
         t0 = time.time()
         while True:
             try:
-                if c.is_server_ready():
+                if c.is_server_ready() and gc_.is_server_ready():
                     break
             except Exception:  # noqa: BLE001 - not up yet
                 pass
             if self.p.poll() is not None or time.time() - t0 > 120:
                 raise RuntimeError("server did not start: " + (self.p.stdout.read() if self.p.stdout else ""))
             time.sleep(0.1)
+
+    def cpu_secs(self):
+        """User + system CPU seconds of the server process so far."""
+        with open(f"/proc/{self.p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss(self):
         with open(f"/proc/{self.p.pid}/statm") as f:
@@ -226,6 +235,56 @@ def _throughput(port, req, conc, secs):
     return n / dt, sum(errs)
 
 
+def _floor_server(port):
+    """A grpcio sync server whose handler does nothing (the framework's own cost per RPC)."""
+    from concurrent import futures
+
+    import grpc
+
+    h = grpc.method_handlers_generic_handler("floor.S", {"M": grpc.unary_unary_rpc_method_handler(lambda r, c: b"ok")})
+    s = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
+    s.add_generic_rpc_handlers((h,))
+    s.add_insecure_port(f"127.0.0.1:{port}")
+    s.start()
+    s.wait_for_termination()
+
+
+def bench_grpc_floor(n, req_len):
+    """Median latency and server CPU per RPC of the empty grpcio server, same request size."""
+    import grpc
+
+    port = _free_port()
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--floor-server", str(port)])
+    ch = grpc.insecure_channel(f"127.0.0.1:{port}")
+    call = ch.unary_unary("/floor.S/M")
+    payload = b"x" * req_len
+    try:
+        t0 = time.time()
+        while True:
+            try:
+                call(payload, timeout=5)
+                break
+            except grpc.RpcError:
+                if time.time() - t0 > 60:
+                    raise
+                time.sleep(0.1)
+        med, p99 = _lat(lambda: call(payload), n)
+
+        def cpu():
+            with open(f"/proc/{p.pid}/stat") as f:
+                fl = f.read().rsplit(")", 1)[1].split()
+            return (int(fl[11]) + int(fl[12])) / os.sysconf("SC_CLK_TCK")
+
+        c0 = cpu()
+        for _ in range(n):
+            call(payload)
+        return med, p99, (cpu() - c0) / n * 1e6
+    finally:
+        ch.close()
+        p.terminate()
+        p.wait(30)
+
+
 def bench_overhead(a, out):
     import pyasc as asc
     import tritonclient.grpc as grpcclient
@@ -250,6 +309,18 @@ def bench_overhead(a, out):
         grpc_tc = _lat(lambda: g.infer("linear", [gi]), n)
         ch, bare = _bare_stub(srv.grpc, _request_bytes("linear", "x", x))
         grpc_bare = _lat(bare, n)
+        # CPU time per request, which scheduling waits on a loaded machine do not inflate: the
+        # server process's CPU over m sequential requests vs the in-process run's own CPU time
+        m = 1000 if a.quick else 4000
+        c0, p0 = srv.cpu_secs(), time.process_time()
+        for _ in range(m):
+            bare()
+        server_cpu_us = (srv.cpu_secs() - c0) / m * 1e6
+        client_cpu_us = (time.process_time() - p0) / m * 1e6
+        p0 = time.process_time()
+        for _ in range(m):
+            sess.run(None, {"x": x})
+        inproc_cpu_us = (time.process_time() - p0) / m * 1e6
         h = httpclient.InferenceServerClient(f"127.0.0.1:{srv.http}")
         hb = httpclient.InferInput("x", [1, 64], "FP32")
         hb.set_data_from_numpy(x, binary_data=True)
@@ -265,6 +336,7 @@ def bench_overhead(a, out):
         ch.close()
     finally:
         srv.stop()
+    floor = bench_grpc_floor(n, len(req))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(f"{'1x64->64 linear':<34} {'median us':>10} {'p99 us':>10} {'overhead us':>12}")
     rows = [("in-process InferenceSession.run", inproc), ("gRPC bare stub", grpc_bare), ("gRPC tritonclient", grpc_tc),
@@ -275,6 +347,14 @@ def bench_overhead(a, out):
         out[name] = {"median_us": med, "p99_us": p99, "overhead_us": ov}
     print(f"gRPC overhead goal <= 100 us median: bare {grpc_bare[0] - inproc[0]:.1f} us, tritonclient "
           f"{grpc_tc[0] - inproc[0]:.1f} us")
+    print(f"CPU per request (1 thread, {m} requests): server process {server_cpu_us:.1f} us, bare client "
+          f"{client_cpu_us:.1f} us; in-process run {inproc_cpu_us:.1f} us -> server CPU overhead "
+          f"{server_cpu_us - inproc_cpu_us:.1f} us (clock ticks of {1e6 / os.sysconf('SC_CLK_TCK'):.0f} us)")
+    out["cpu_per_request_us"] = {"server": server_cpu_us, "client_bare": client_cpu_us, "inprocess": inproc_cpu_us}
+    print(f"grpcio sync server with an empty handler (same client, same request size): median {floor[0]:.1f} us, "
+          f"p99 {floor[1]:.1f} us, server CPU {floor[2]:.1f} us/RPC -- the framework's floor; pyasc-serve's bare-stub "
+          f"median is {grpc_bare[0] / floor[0]:.2f}x it")
+    out["grpcio_empty_handler"] = {"median_us": floor[0], "p99_us": floor[1], "server_cpu_us": floor[2]}
     for c, (rps, errs) in tput.items():
         print(f"throughput gRPC concurrency {c:>2}: {rps:9.0f} req/s (errors {errs}); in-process serial "
               f"{1e6 / inproc[0]:9.0f} runs/s")
@@ -366,7 +446,11 @@ def main():
     p.add_argument("--resnet", action="store_true", help="dynamic batching ratio on ResNet-50 (slow)")
     p.add_argument("--soak", type=float, default=0, help="run only the soak for this many seconds")
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--floor-server", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.floor_server:
+        _floor_server(a.floor_server)
+        return
     out = {}
     if a.soak:
         bench_soak(a, out)

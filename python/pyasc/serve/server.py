@@ -55,14 +55,15 @@ class Server:
         self.ports = {}
 
     def start(self):
+        # gRPC first: a client that sees HTTP ready may use gRPC at once
+        if self.grpc is not None:
+            self.ports["grpc"] = self.grpc.start()
         if self.http is not None:
             bound = self.http.start()
             if self._http_enabled:
                 self.ports["http"] = bound["http"]
             if "metrics" in bound:
                 self.ports["metrics"] = bound["metrics"]
-        if self.grpc is not None:
-            self.ports["grpc"] = self.grpc.start()
         if self.core.control_mode == "poll":
             self._spawn(self._poll, "pyasc-serve-poll")
         self._spawn(self._janitor, "pyasc-serve-sessions")
