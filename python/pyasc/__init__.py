@@ -84,6 +84,8 @@ from .models import (  # noqa: E402
     load_model,
     save_as_om,
 )
+from . import image  # noqa: E402 - asc.image: JPEG/PNG decoding and classification preprocessing
+from .image import ImageDecoder  # noqa: E402
 
 from . import custom_ops  # noqa: E402 - register_op / hybrid_operator / load_op_library (asc.ops.<name>)
 from .custom_ops import hybrid_operator, load_op_library, register_grad, register_op  # noqa: E402
@@ -197,6 +199,8 @@ __all__ = [
     "InferenceSession",
     "save_as_om",
     "load_model",
+    "image",
+    "ImageDecoder",
     "SessionOptions",
     "RunOptions",
     "NodeArg",

@@ -36,6 +36,8 @@ void init_debug(py::module_& m);
 void init_nn_conv(py::module_& m);
 void init_nn_norm_pool(py::module_& m);
 void init_nn_softmax(py::module_& m);
+// asc.image: JPEG/PNG decoding and preprocessing (image.cc).
+void init_image(py::module_& m);
 
 // Conversions shared by the binding files (defined in array.cc).
 /// Any array-like (pyasc array, NumPy array shared without a copy, Python
