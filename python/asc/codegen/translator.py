@@ -325,6 +325,12 @@ class Translator:
         cur = f.env.get(name)
         if isinstance(cur, _OutOfScope):
             cur = None
+        h = self.hoist.get(name)
+        if h is not None and h[1] is None and isinstance(value, (int, builtins.float, _np_integer, _np_floating)) \
+                and not isinstance(value, lc._CEnum):
+            # A constant assigned in both branches of a runtime if: the variable declared before the if.
+            d = lc.int1 if isinstance(value, bool) else _weak_dtype(value)
+            value = lc._scalar(self.cx(value, d), d)
         if isinstance(value, lc.Value) and value.copyable:
             if cur is not None and self._owned(cur, name) and cur.same_type(value):
                 if cur is not value:

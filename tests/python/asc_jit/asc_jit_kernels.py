@@ -212,3 +212,42 @@ def out_of_bounds(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
     t = asc.LocalTensorAuto(x.dtype, 64)
     asc.data_copy(t, x_gm, 64)
     asc.data_copy(z_gm, t, 64)
+
+
+@asc.jit
+def quant_rows(src: asc.GlobalAddress, dst: asc.GlobalAddress, n: asc.ConstExpr[int], scale: float, offset: float,
+               flip: int):
+    """dst = int8(rint(src * scale + offset)) (AscendQuant), or of -src when flip is odd: names assigned in both
+    branches of a runtime if are declared before it."""
+    s_gm = asc.GlobalTensor()
+    d_gm = asc.GlobalTensor()
+    s_gm.set_global_buffer(src, n)
+    d_gm.set_global_buffer(dst, n)
+    x = asc.LocalTensorAuto(src.dtype, n)
+    q = asc.LocalTensorAuto(asc.int8, n)
+    asc.data_copy(x, s_gm, n)
+    if flip % 2 == 1:
+        factor = -1.0
+        shift = offset
+    else:
+        factor = 1.0
+        shift = offset
+    asc.muls(x, x, factor, n)
+    asc.adv.quant(q, x, scale, shift, n)
+    asc.data_copy(d_gm, q, n)
+
+
+@asc.jit
+def row_softmax(src: asc.GlobalAddress, dst: asc.GlobalAddress, rows: asc.ConstExpr[int], width: asc.ConstExpr[int]):
+    """dst = softmax over each row of a rows x width tile (asc.adv.softmax)."""
+    s_gm = asc.GlobalTensor()
+    d_gm = asc.GlobalTensor()
+    s_gm.set_global_buffer(src)
+    d_gm.set_global_buffer(dst)
+    x = asc.LocalTensorAuto(src.dtype, rows * width)
+    sums = asc.LocalTensorAuto(src.dtype, rows * 8)
+    maxs = asc.LocalTensorAuto(src.dtype, rows * 8)
+    asc.data_copy(x, s_gm, rows * width)
+    x.set_shape_info(asc.ShapeInfo(asc.array(asc.int32, (rows, width))))
+    asc.adv.softmax(x, sums, maxs, x, asc.adv.SoftmaxTiling())
+    asc.data_copy(d_gm, x, rows * width)

@@ -238,3 +238,24 @@ def test_kernel_checker_and_dump_path(run_python, tmp_path, jit_cache_dir):
     assert "ERR AscendRuntimeError" in r.stdout and "gm-out-of-bounds" in r.stdout, r.stdout + r.stderr
     dumped = list(tmp_path.glob("out_of_bounds_*.cpp"))
     assert len(dumped) == 1 and "AscendC::DataCopy" in dumped[0].read_text()
+
+
+@pytest.mark.parametrize("flip", [0, 3])
+def test_quant_runtime_if_declares_names_of_both_branches(flip):
+    n = 64
+    src = ((RNG.random(n) * 8 - 4).astype(np.float32))
+    dst = np.zeros(n, np.int8)
+    K.quant_rows[1](src, dst, n, 2.0, 0.9, flip)
+    x = -src if flip % 2 else src
+    want = np.clip(np.rint(x * np.float32(2.0) + np.float32(0.9)), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(dst, want)
+    assert "float factor{};" in K.quant_rows.last_compiled.source  # hoisted before the if
+
+
+def test_softmax_rows_vs_numpy():
+    rows, width = 8, 256
+    src = (RNG.random((rows, width), dtype=np.float32) * 10 - 5)
+    dst = np.zeros_like(src)
+    K.row_softmax[1](src, dst, rows, width)
+    e = np.exp(src.astype(np.float64) - src.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(dst, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
