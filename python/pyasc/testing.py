@@ -1,7 +1,8 @@
 """Testing helpers: :func:`gradcheck` (torch.autograd.gradcheck's name and tolerances).
 
 ``asc.testing.gradcheck(fn, inputs)`` compares the reverse-mode gradients of :mod:`pyasc.autograd`
-with central finite differences computed in float64.
+with central finite differences computed in float64. Every other name is ``numpy.testing``'s
+(``asc.testing.assert_allclose(pyasc_array, expected)`` works: NumPy reads pyasc arrays).
 """
 
 from __future__ import annotations
@@ -111,3 +112,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 raise GradcheckError(msg)
             return False
     return True
+
+
+def __getattr__(name):
+    # numpy.testing's helpers (assert_allclose, assert_array_equal, ...) under asc.testing
+    import numpy.testing as _npt
+
+    try:
+        return getattr(_npt, name)
+    except AttributeError:
+        raise AttributeError(f"module 'pyasc.testing' has no attribute {name!r}") from None

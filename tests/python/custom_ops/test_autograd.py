@@ -438,3 +438,11 @@ def test_group_norm_dropout_embedding_pad():
     gw = asc.grad(lambda w: asc.ops.embedding(idx, w, padding_idx=2).sum())(R(4, 3))
     np.testing.assert_array_equal(gw.numpy()[:, 0], [1, 0, 0, 1])
     gradcheck(lambda x: asc.ops.pad(x, (1, 2, 0, 1), value=0.5), (R(2, 3, 4),))
+
+
+def test_asc_testing_forwards_numpy_testing():
+    asc.testing.assert_allclose(asc.ones(3), np.ones(3))
+    with pytest.raises(AssertionError):
+        asc.testing.assert_array_equal(asc.zeros(2), np.ones(2))
+    with pytest.raises(AttributeError):
+        asc.testing.no_such_helper  # noqa: B018
