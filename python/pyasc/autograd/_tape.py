@@ -51,6 +51,8 @@ class Traced:
 
     __slots__ = ("value", "rule", "vals", "attrs", "parents", "__weakref__")
     __array_priority__ = 10000
+    # NumPy's operators return NotImplemented for us (np_array * traced -> Traced.__rmul__)
+    __array_ufunc__ = None
 
     def __init__(self, value, rule=None, vals=(), attrs=None, parents=()):
         self.value = value

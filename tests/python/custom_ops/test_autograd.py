@@ -446,3 +446,10 @@ def test_asc_testing_forwards_numpy_testing():
         asc.testing.assert_array_equal(asc.zeros(2), np.ones(2))
     with pytest.raises(AttributeError):
         asc.testing.no_such_helper  # noqa: B018
+
+
+def test_numpy_constants_on_either_side():
+    c = np.arange(1.0, 4.0)
+    gradcheck(lambda x: c * x + x / c - c ** 2 * x + (c @ x), (R(3),))
+    g = asc.grad(lambda x: (c * x).sum())(np.zeros(3))
+    np.testing.assert_array_equal(g.numpy(), c)
