@@ -954,8 +954,6 @@ class Translator:
 # ---------------------------------------------------------------- Python builtins inside kernels
 
 def _b_range(tr, args, kwargs):
-    if all(_is_const(a) for a in args):
-        return lc.range(*args)
     return lc.range(*args)
 
 
@@ -1007,11 +1005,6 @@ def _b_len(tr, args, kwargs):
     if _is_const(v):
         return len(v)
     raise tr.error("len() of a runtime value (use get_size())", KernelTypeError)
-
-
-def _b_print(tr, args, kwargs):
-    from ..language import basic  # noqa: PLC0415
-    return basic.printf(" ".join(["%s" if isinstance(a, str) else "%v" for a in args]), *args)
 
 
 _SPECIAL = {

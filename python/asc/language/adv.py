@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..codegen.context import builtin, require
 from ..codegen.errors import KernelTypeError
-from .core import (CubeFormat, TPosition, Value, _scalar, dtype_of, float32, int1, int32, int64, uint8, uint32)
+from .core import CubeFormat, TPosition, Value, dtype_of, float32, int32, uint8, uint32
 from .struct import Field, Struct, StructValue
 
 __all__ = ["Matmul", "MatmulType", "MatmulConfig", "register_matmul", "TCubeTiling", "SoftmaxTiling",
@@ -188,44 +188,53 @@ class Matmul(Value):
 
     @builtin
     def set_tensor_a(self, tensor, is_transpose_a=False):
+        """``SetTensorA(tensor, is_transpose_a)``: A in GM or local memory."""
         tr = require("Matmul.set_tensor_a")
         self._call("set_tensor_a", "SetTensorA", tensor.expr, tr.cx(is_transpose_a))
 
     @builtin
     def set_tensor_b(self, tensor, is_transpose_b=False):
+        """``SetTensorB(tensor, is_transpose_b)``."""
         tr = require("Matmul.set_tensor_b")
         self._call("set_tensor_b", "SetTensorB", tensor.expr, tr.cx(is_transpose_b))
 
     @builtin
     def set_bias(self, tensor):
+        """``SetBias(tensor)``: C = A x B + bias."""
         self._call("set_bias", "SetBias", tensor.expr)
 
     @builtin
     def disable_bias(self):
+        """``DisableBias()``."""
         self._call("disable_bias", "DisableBias")
 
     @builtin
     def set_tail(self, tail_m=-1, tail_n=-1, tail_k=-1):
+        """``SetTail(m, n, k)``: this block's piece is smaller than the tiling's single-core shape."""
         tr = require("Matmul.set_tail")
         self._call("set_tail", "SetTail", tr.cx(tail_m, int32), tr.cx(tail_n, int32), tr.cx(tail_k, int32))
 
     @builtin
     def set_org_shape(self, org_m, org_n, org_ka, org_kb=None, org_kc=0):
+        """``SetOrgShape``: the full matrices' shapes (row strides)."""
         tr = require("Matmul.set_org_shape")
         args = [org_m, org_n, org_ka] + ([org_kb] if org_kb is not None else [])
         self._call("set_org_shape", "SetOrgShape", *(tr.cx(x, int32) for x in args))
 
     @builtin
     def set_single_shape(self, single_m, single_n, single_k):
+        """``SetSingleShape``: this block's piece."""
         tr = require("Matmul.set_single_shape")
         self._call("set_single_shape", "SetSingleShape", *(tr.cx(x, int32) for x in (single_m, single_n, single_k)))
 
     @builtin
     def set_workspace(self, *args):
+        """Accepted; the CPU Matmul needs no workspace."""
         return None
 
     @builtin
     def set_hf32(self, *args):
+        """Accepted; float32 products are exact-accumulated in float32."""
         return None
 
     @builtin
@@ -236,20 +245,24 @@ class Matmul(Value):
 
     @builtin
     def get_tensor_c(self, tensor, en_atomic=0, en_sequential_write=False):
+        """``GetTensorC(tensor, en_atomic, en_sequential_write)``: the current piece into GM or a local tensor."""
         tr = require("Matmul.get_tensor_c")
         self._call("get_tensor_c", "GetTensorC", tensor.expr, tr.cx(en_atomic, uint8), tr.cx(en_sequential_write))
 
     @builtin
     def iterate_all(self, tensor, en_atomic=0, en_sequential_write=False, wait_iterate=True, fake_msg=False):
+        """``IterateAll(tensor, en_atomic)``: every piece into ``tensor`` (GM)."""
         tr = require("Matmul.iterate_all")
         self._call("iterate_all", "IterateAll", tensor.expr, tr.cx(en_atomic, uint8), tr.cx(en_sequential_write))
 
     @builtin
     def wait_iterate_all(self):
+        """Nothing to wait for (synchronous on the CPU)."""
         return None
 
     @builtin
     def end(self):
+        """``End()``."""
         self._call("end", "End")
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from ..codegen.context import builtin, require
 from ..codegen.errors import KernelTypeError
-from .core import (GlobalTensor, LocalTensor, Scalar, Value, _CEnum, _scalar, _Tensor, dtype_of, int1, int32,
-                   int64, uint8, uint16, uint32, uint64, float32)
-from .types import DataCopyParams, DataCopyExtParams, Nd2NzParams, _ParamStruct
+from .core import Value, _scalar, _Tensor, dtype_of, int1, int32, int64, uint8, uint16, uint32, uint64, float32
+from .types import _ParamStruct
 
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min",
            "bitwise_and": "And", "bitwise_or": "Or", "add_relu": "AddRelu", "sub_relu": "SubRelu",
@@ -606,6 +605,7 @@ def get_sub_block_idx():
 
 @builtin
 def get_sub_block_num():
+    """Vector instances per block: 2 in MIX kernels, else 1."""
     require("asc.get_sub_block_num")
     return _scalar("__asc_task_ratio", int64)
 
@@ -674,16 +674,19 @@ def set_vector_mask(*args, dtype=None, mode=None):
 
 @builtin
 def reset_mask():
+    """``AscendC::ResetMask()``: all lanes."""
     require("asc.reset_mask").emit("AscendC::ResetMask();")
 
 
 @builtin
 def set_mask_count():
+    """``AscendC::SetMaskCount()``: the mask register counts elements."""
     require("asc.set_mask_count").emit("AscendC::SetMaskCount();")
 
 
 @builtin
 def set_mask_norm():
+    """``AscendC::SetMaskNorm()``: the mask register is a bit mask."""
     require("asc.set_mask_norm").emit("AscendC::SetMaskNorm();")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 import enum
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -49,9 +49,11 @@ class DataType:
         return self.size
 
     def is_float(self) -> bool:
+        """True for floating-point types."""
         return self.kind == "f"
 
     def is_int(self) -> bool:
+        """True for signed and unsigned integers."""
         return self.kind in "iu"
 
     def __repr__(self):
@@ -252,9 +254,11 @@ class Value:
         return v
 
     def cpp_type(self):
+        """The C++ type of the value."""
         raise NotImplementedError
 
     def same_type(self, other):
+        """Whether ``other`` has the same C++ type (an assignment needs no new variable)."""
         return type(self) is type(other) and self.cpp_type() == other.cpp_type()
 
     def __bool__(self):
@@ -276,9 +280,11 @@ class Scalar(Value):
         return self._dtype
 
     def cpp_type(self):
+        """The C++ type of the value."""
         return self._dtype.cpp
 
     def same_type(self, other):
+        """Whether ``other`` has the same C++ type (an assignment needs no new variable)."""
         return isinstance(other, Scalar) and other._dtype == self._dtype
 
     @builtin
@@ -301,6 +307,7 @@ class GlobalAddress(Value):
         raise CompilationError("asc.GlobalAddress is the type of array arguments; it is not constructed in kernels")
 
     def cpp_type(self):
+        """The C++ type of the value."""
         return f"__gm__ {self.dtype.cpp}*"
 
     def _binop(self, op, other, reverse):
@@ -369,6 +376,7 @@ class GlobalTensor(_Tensor):
             self._slot = None
 
     def cpp_type(self):
+        """The C++ type of the value."""
         return f"AscendC::GlobalTensor<{self.dtype.cpp}>"
 
     def _extra(self):
@@ -421,6 +429,7 @@ class LocalTensor(_Tensor):
         self._init(name, var=True)
 
     def cpp_type(self):
+        """The C++ type of the value."""
         return f"AscendC::LocalTensor<{self.dtype.cpp}>"
 
     @builtin
@@ -442,6 +451,7 @@ class LocalTensor(_Tensor):
 
     @builtin
     def get_position(self):
+        """The tensor's TPosition as an integer."""
         return _scalar(f"int64_t({self.expr}.GetPosition())", int64)
 
     @builtin
@@ -451,6 +461,7 @@ class LocalTensor(_Tensor):
 
     @builtin
     def get_shape_info(self):
+        """The ShapeInfo given to set_shape_info, or None."""
         return getattr(self, "shape_info", None)
 
 
@@ -477,6 +488,7 @@ class LocalTensorAuto(LocalTensor):
         self._init(name, var=True)
 
     def cpp_type(self):
+        """The C++ type of the value."""
         return f"AscendC::LocalTensor<{self.dtype.cpp}>"
 
 
@@ -504,6 +516,7 @@ class LocalMemAllocator(Value):
 
     @builtin
     def get_cur_addr(self):
+        """Offset in bytes of the next allocation."""
         return _scalar(f"int64_t({self.expr}.GetCurAddr())", int64)
 
 

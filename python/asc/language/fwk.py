@@ -52,24 +52,29 @@ class TPipe(Value):
 
     @builtin
     def reset(self):
+        """``Reset()``: gives back the memory of the queues and buffers."""
         require("TPipe.reset").emit(f"{self.expr}.Reset();")
 
     @builtin
     def destroy(self):
+        """``Destroy()``."""
         require("TPipe.destroy").emit(f"{self.expr}.Destroy();")
 
     @builtin
     def alloc_event_id(self, event):
+        """An event id for ``event`` (``AllocEventID``)."""
         tr = require("TPipe.alloc_event_id")
         return tr.tmp_scalar(f"int64_t({self.expr}.AllocEventID<{event.cpp}>())", int64, "event")
 
     @builtin
     def fetch_event_id(self, event):
+        """An event id for ``event`` (``FetchEventID``)."""
         tr = require("TPipe.fetch_event_id")
         return tr.tmp_scalar(f"int64_t({self.expr}.FetchEventID({event.cpp}))", int64, "event")
 
     @builtin
     def release_event_id(self, event, event_id):
+        """Nothing to release on the CPU device."""
         return None
 
 
@@ -122,22 +127,27 @@ class TQueBind(Value):
 
     @builtin
     def vacant_in_que(self):
+        """Whether another tensor can be enqueued."""
         return _scalar(f"{self.expr}.VacantInQue()", int1)
 
     @builtin
     def has_tensor_in_que(self):
+        """Whether a tensor is enqueued."""
         return _scalar(f"{self.expr}.HasTensorInQue()", int1)
 
     @builtin
     def get_tensor_count_in_que(self):
+        """Number of enqueued tensors."""
         return _scalar(f"int64_t({self.expr}.GetTensorCountInQue())", int64)
 
     @builtin
     def has_idle_buffer(self):
+        """Whether a buffer is free for alloc_tensor."""
         return _scalar(f"{self.expr}.HasIdleBuffer()", int1)
 
     @builtin
     def free_all_event(self):
+        """``FreeAllEvent()`` (nothing to free on the CPU)."""
         require("free_all_event").emit(f"{self.expr}.FreeAllEvent();")
 
 
@@ -177,6 +187,7 @@ class TBuf(Value):
 
     @builtin
     def get_with_offset(self, dtype, size, buf_offset):
+        """``size`` elements of ``dtype`` at byte ``buf_offset`` of the buffer."""
         tr = require("TBuf.get_with_offset")
         d = dtype_of(dtype)
         return LocalTensor._make(f"{self.expr}.template GetWithOffset<{d.cpp}>({tr.cx(size, uint32)}, "
@@ -203,12 +214,14 @@ class TBufPool(Value):
 
     @builtin
     def init_buffer(self, que=None, num=None, len=None, buf=None):  # noqa: A002
+        """As TPipe.init_buffer, from the pool's pipe."""
         if self.pipe is None:
             raise KernelTypeError("TBufPool.init_buffer before TPipe.init_buf_pool")
         return self.pipe.init_buffer(que, num, len, buf)
 
     @builtin
     def reset(self):
+        """``Reset()``: gives back the memory of the queues and buffers."""
         return None
 
 

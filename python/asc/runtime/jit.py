@@ -21,7 +21,6 @@ import functools
 import inspect
 import os
 import threading
-import typing
 
 import numpy as np
 
