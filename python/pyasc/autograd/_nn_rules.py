@@ -520,4 +520,29 @@ def _pad(g, out, x, pad, *rest, needs, **kw):
 
 def _more_rules():
     return {"conv1d": _conv1d, "group_norm": _group_norm, "dropout": _dropout, "embedding": _embedding,
-            "pad": _pad}
+            "pad": _pad, "adaptive_avg_pool2d": _adaptive_avg_pool2d, "adaptive_avg_pool1d": _adaptive_avg_pool1d}
+
+
+def _bins(n_in, n_out, dtype):
+    """torch's adaptive pooling bins as an (n_out, n_in) averaging matrix: bin i covers
+    [floor(i n_in / n_out), ceil((i + 1) n_in / n_out))."""
+    m = _np.zeros((n_out, n_in), dtype=dtype)
+    for i in range(n_out):
+        a, b = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, a:b] = 1.0 / (b - a)
+    return m
+
+
+def _adaptive_avg_pool2d(g, out, x, *rest, needs, **kw):
+    # out = A_h x A_w^T per (N, C) plane, so d x = A_h^T g A_w
+    asc = _asc()
+    dt = _np.dtype(str(x.dtype))
+    ah = asc.asarray(_bins(x.shape[-2], out.shape[-2], dt))
+    aw = asc.asarray(_bins(x.shape[-1], out.shape[-1], dt))
+    return (asc.matmul(asc.matmul(asc.transpose(ah), g), aw),) + (None,) * len(rest)
+
+
+def _adaptive_avg_pool1d(g, out, x, *rest, needs, **kw):
+    asc = _asc()
+    aw = asc.asarray(_bins(x.shape[-1], out.shape[-1], _np.dtype(str(x.dtype))))
+    return (asc.matmul(g, aw),) + (None,) * len(rest)

@@ -453,3 +453,10 @@ def test_numpy_constants_on_either_side():
     gradcheck(lambda x: c * x + x / c - c ** 2 * x + (c @ x), (R(3),))
     g = asc.grad(lambda x: (c * x).sum())(np.zeros(3))
     np.testing.assert_array_equal(g.numpy(), c)
+
+
+@pytest.mark.parametrize("size", [1, 2, (3, 2), (4, 5), (None, 3)])
+def test_adaptive_avg_pool(size):
+    gradcheck(lambda x: asc.ops.adaptive_avg_pool2d(x, size), (R(2, 2, 5, 4),))
+    gradcheck(lambda x: asc.ops.adaptive_avg_pool2d(x, size), (R(2, 5, 4),))  # unbatched
+    gradcheck(lambda x: asc.ops.adaptive_avg_pool1d(x, 3), (R(2, 2, 7),))
