@@ -205,23 +205,23 @@ def main(argv=None):
     if any(a in ("-h", "--help") for a in argv):
         _parser().print_help()
         return 0
-    print(START)
+    print(START, flush=True)
     try:
         _run(argv)
     except _Failure as e:
-        print(FAILURE)
+        print(FAILURE, flush=True)
         print(f"E10001: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - every failure ends in ATC's failure line with its reason
         from ..errors import AscendError
 
-        print(FAILURE)
+        print(FAILURE, flush=True)
         if isinstance(e, AscendError):
             print(f"E10001: {e}", file=sys.stderr)
         else:
             print(f"E19999: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    print(SUCCESS)
+    print(SUCCESS, flush=True)
     return 0
 
 
