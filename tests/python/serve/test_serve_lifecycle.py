@@ -372,3 +372,42 @@ def test_metrics_triton_names(tmp_path, serve_factory, rng):
     assert _metric(m, "nv_model_load_duration_secs", **lab) > 0
     assert _metric(m, "pyasc_pool_allocated_bytes") > 0
     assert "# TYPE nv_inference_request_success counter" in m
+
+
+@pytest.mark.parametrize("batching", [False, True])
+def test_concurrent_requests_get_their_own_answers(tmp_path, serve_factory, rng, batching):
+    """Many clients at once, distinct inputs, some in sessions (own streams, gRPC metadata
+    session-id): every answer is its own request's, over the direct path and the batcher."""
+    repo = str(tmp_path)
+    w, b = _lin(rng)
+    extra = "instance_group [ { count: 2 } ]"
+    if batching:
+        extra += "\ndynamic_batching { preferred_batch_size: [ 4 ] max_queue_delay_microseconds: 2000 }"
+    add_linear(repo, "cc", 1, w, b, mbs=8, extra=extra)
+    s = serve_factory(repo)
+    errors = []
+
+    def client(i):
+        try:
+            c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+            r = np.random.default_rng(100 + i)
+            for j in range(15):
+                x = r.standard_normal((1 + (i + j) % 3, K)).astype(np.float32)
+                headers = {"session-id": f"s{i % 3}"} if i % 2 else None
+                y = _infer(c, "cc", x, headers=headers, request_id=f"{i}-{j}")
+                assert y.get_response().id == f"{i}-{j}"
+                np.testing.assert_allclose(y.as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    ts = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not errors, errors[:3]
+    st = s.core.model_statistics("cc")["model_stats"][0]
+    assert st["inference_stats"]["success"]["count"] == 120
+    if batching:
+        assert st["execution_count"] <= 120
+    assert set(s.core.sessions.snapshot()) == {"s0", "s1", "s2"}
