@@ -520,7 +520,8 @@ def _pad(g, out, x, pad, *rest, needs, **kw):
 
 def _more_rules():
     return {"conv1d": _conv1d, "group_norm": _group_norm, "dropout": _dropout, "embedding": _embedding,
-            "pad": _pad, "adaptive_avg_pool2d": _adaptive_avg_pool2d, "adaptive_avg_pool1d": _adaptive_avg_pool1d}
+            "pad": _pad, "adaptive_avg_pool2d": _adaptive_avg_pool2d, "adaptive_avg_pool1d": _adaptive_avg_pool1d,
+            "conv_transpose2d": _conv_transpose2d}
 
 
 def _bins(n_in, n_out, dtype):
@@ -546,3 +547,37 @@ def _adaptive_avg_pool1d(g, out, x, *rest, needs, **kw):
     asc = _asc()
     aw = asc.asarray(_bins(x.shape[-1], out.shape[-1], _np.dtype(str(x.dtype))))
     return (asc.matmul(g, aw),) + (None,) * len(rest)
+
+
+def _conv_transpose2d(g, out, x, w, b=None, *rest, needs, **kw):
+    # y = conv_transpose2d(x, w): dx = conv2d(g, w) with the same stride/padding/dilation/groups;
+    # dw[ci, co, :, :] = sum_n x[n, ci] (x) img2col(g[n, co]) (the positions that x[n, ci, i, j] fed)
+    asc = _asc()
+    F = asc.ops
+    b = kw.get("bias", b)
+    stride = _pair(_arg(rest, kw, 0, "stride", 1))
+    padding = _pair(_arg(rest, kw, 1, "padding", 0))
+    groups = int(_arg(rest, kw, 3, "groups", 1))
+    dil = _pair(_arg(rest, kw, 4, "dilation", 1))
+    opad = _pair(_arg(rest, kw, 2, "output_padding", 0))
+    if kw.get("layout", "NCHW") != "NCHW" or kw.get("activation") is not None or kw.get("residual") is not None:
+        raise _nie("conv_transpose2d's gradient covers layout='NCHW' without fused activation/residual")
+    if opad[0] >= stride[0] or opad[1] >= stride[1]:
+        raise _nie("conv_transpose2d's gradient covers output_padding < stride")
+    unb = x.ndim == 3
+    if unb:
+        x, g = x[None], g[None]
+    n, cin, h, wd = x.shape
+    _, cog, kh, kw_ = w.shape
+    gx = gw = gb = None
+    if needs[0]:
+        gx = F.conv2d(g, w, None, stride=stride, padding=padding, dilation=dil, groups=groups)
+        gx = gx[0] if unb else gx
+    if len(needs) > 1 and needs[1]:
+        cols = F.unfold(g, (kh, kw_), dilation=dil, padding=padding, stride=stride)  # (N, Cout kk, H W)
+        cols = cols.reshape((n, groups, cog * kh * kw_, h * wd))
+        xr = x.reshape((n, groups, cin // groups, h * wd))
+        gw = asc.sum(asc.matmul(xr, asc.swapaxes(cols, -1, -2)), axis=0).reshape(w.shape)
+    if len(needs) > 2 and needs[2] and b is not None:
+        gb = asc.sum(g, axis=(0, 2, 3))
+    return (gx, gw, gb) + (None,) * len(rest)

@@ -460,3 +460,11 @@ def test_adaptive_avg_pool(size):
     gradcheck(lambda x: asc.ops.adaptive_avg_pool2d(x, size), (R(2, 2, 5, 4),))
     gradcheck(lambda x: asc.ops.adaptive_avg_pool2d(x, size), (R(2, 5, 4),))  # unbatched
     gradcheck(lambda x: asc.ops.adaptive_avg_pool1d(x, 3), (R(2, 2, 7),))
+
+
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"stride": 2, "output_padding": 1},
+                                {"groups": 2, "dilation": 2}, {"stride": (2, 1), "padding": (0, 1)}])
+def test_conv_transpose2d(kw):
+    cin = 4
+    w = R(cin, 6 // kw.get("groups", 1), 3, 2)
+    gradcheck(lambda x, w, b: asc.ops.conv_transpose2d(x, w, b, **kw), (R(2, cin, 3, 4), w, R(6)), atol=1e-4)
