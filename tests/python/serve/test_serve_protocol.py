@@ -419,3 +419,38 @@ def test_malformed_grpc(served):
     ok = call(req(), timeout=10)
     np.testing.assert_allclose(np.frombuffer(ok.raw_output_contents[0], np.float32), served[2], rtol=1e-5)
     ch.close()
+
+
+def test_raw_http_binary_output_and_routes(served, rng):
+    """curl-style requests: binary_data_output, a binary input next to a JSON one, version routes."""
+    _, w, b = served
+    x = rng.standard_normal((2, K)).astype(np.float32)
+    body = json.dumps({"id": "r1", "parameters": {"binary_data_output": True},
+                       "inputs": [{"name": "x", "shape": [2, K], "datatype": "FP32", "data": x.tolist()}]}).encode()
+    code, data, headers = _raw(served, "POST", "/v2/models/linear/versions/1/infer", body)
+    assert code == 200, data
+    hlen = int(headers["Inference-Header-Content-Length"])
+    head = json.loads(data[:hlen])
+    assert head["id"] == "r1" and head["outputs"][0]["parameters"]["binary_data_size"] == 2 * N * 4
+    np.testing.assert_allclose(np.frombuffer(data[hlen:], np.float32).reshape(2, N), x @ w + b, rtol=1e-4, atol=1e-4)
+    # two inputs: 'a' binary, 'b' JSON
+    a = np.arange(4, dtype=np.int32).reshape(1, 4)
+    hdr = json.dumps({"inputs": [{"name": "a", "shape": [1, 4], "datatype": "INT32",
+                                  "parameters": {"binary_data_size": 16}},
+                                 {"name": "b", "shape": [1, 4], "datatype": "INT32", "data": [[5, 6, 7, 8]]}],
+                      "outputs": [{"name": "sum"}]}).encode()
+    code, data, headers = _raw(served, "POST", "/v2/models/addmul/infer", hdr + a.tobytes(),
+                               {"Inference-Header-Content-Length": str(len(hdr))})
+    assert code == 200, data
+    assert json.loads(data)["outputs"] == [{"name": "sum", "datatype": "INT32", "shape": [1, 4],
+                                            "data": [5, 7, 9, 11]}]
+    for path in ("/v2/models/linear/versions/1/ready", "/v2/models/linear/ready", "/v2/health/live"):
+        code, data, _ = _raw(served, "GET", path)
+        assert code == 200 and data == b""
+    code, data, _ = _raw(served, "GET", "/v2/models/linear/versions/2/ready")
+    assert code == 400
+    code, data, _ = _raw(served, "GET", "/v2/models/stats")
+    names = {m["name"] for m in json.loads(data)["model_stats"]}
+    assert {"linear", "addmul"} <= names and "broken" not in names
+    code, data, _ = _raw(served, "GET", "/v2/nothing/here")
+    assert code == 404 and "error" in json.loads(data)
