@@ -39,6 +39,8 @@ def _json_body(raw, what):
         j = json.loads(raw) if raw else {}
     except (ValueError, UnicodeDecodeError) as e:
         raise InvalidArgumentError(f"failed to parse the request JSON buffer: {e}") from None
+    except RecursionError:
+        raise InvalidArgumentError("failed to parse the request JSON buffer: nested too deeply") from None
     if not isinstance(j, dict):
         raise InvalidArgumentError(f"{what}: the JSON body must be an object, not {type(j).__name__}")
     return j

@@ -315,6 +315,9 @@ def _infer_body(**kw):
 @pytest.mark.parametrize("path,body,headers,status,needle", [
     ("/v2/models/linear/infer", b"{not json", {}, 400, "failed to parse"),
     ("/v2/models/linear/infer", b"[1, 2]", {}, 400, "must be an object"),
+    ("/v2/models/linear/infer", b"[" * 100000 + b"]" * 100000, {}, 400, "failed to parse"),
+    ("/v2/models/linear/infer", json.dumps({"inputs": [{"name": "x", "shape": [1, K], "datatype": "FP32",
+                                                        "data": [[0.0] * K, [0.0]]}]}).encode(), {}, 400, "65 values"),
     ("/v2/models/linear/infer", b"{}", {}, 400, "'inputs' list"),
     ("/v2/models/linear/infer", json.dumps({"inputs": [{"name": "x", "shape": [1, K], "datatype": "FP99",
                                                         "data": [0] * K}]}).encode(), {}, 400, "invalid datatype"),
