@@ -336,12 +336,11 @@ def _red(rest, kw, i):
 
 def _elementwise_loss(deriv):
     def rule(g, out, x, t, *rest, needs, **kw):
-        asc = _asc()
         r = _red(rest, kw, 2)
         d = deriv(x, t, rest, kw)
         if r == "mean":
-            d = d * (g / float(max(_np.broadcast_shapes(tuple(x.shape), tuple(t.shape)) and
-                                   int(_np.prod(_np.broadcast_shapes(tuple(x.shape), tuple(t.shape)))), 1)))
+            n = int(_np.prod(_np.broadcast_shapes(tuple(x.shape), tuple(t.shape))))
+            d = d * (g / float(max(n, 1)))
         else:
             d = d * g
         if kw.get("weight") is not None:

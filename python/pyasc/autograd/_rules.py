@@ -306,7 +306,6 @@ def _broadcast_to(g, out, x, shape, *, needs, **kw):
 
 
 def _concatenate(g, out, seq, axis=0, *, needs, **kw):
-    asc = _asc()
     axis = kw.get("axis", axis)
     if axis is None:
         sizes = [int(_np.prod(s.shape)) for s in seq]

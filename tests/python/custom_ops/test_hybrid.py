@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import pyasc as asc
-from pyasc.testing import gradcheck
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,5 @@
 """asc.load_op_library: ASC_REGISTER_OP declarations (include/asc/op_library.h) become asc.ops.<name>
 with shape inference; unload, reload of a rebuilt library, explicit paths only, errors."""
-import os
 import shutil
 
 import numpy as np

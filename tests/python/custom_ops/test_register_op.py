@@ -2,7 +2,6 @@
 op into one kernel (graph stats, graph dump, profiler), ctx, clash and re-registration rules."""
 import json
 import math
-import os
 import re
 
 import numpy as np
