@@ -5,7 +5,8 @@
    server over gRPC (tritonclient.grpc, and a bare grpc stub with a pre-built request so the
    client's own cost is small) and HTTP (tritonclient.http, binary and JSON). The server runs
    in a subprocess (its own GIL), as in production. Overhead = server median - in-process median.
-2. Throughput (requests/s) over gRPC at concurrency 1, 16, 64 (bare stub, threads).
+2. Throughput (requests/s) over gRPC at concurrency 1, 16, 64 (bare stub, threads), and
+   whether the request path serialises on the GIL: InferenceCore.infer from 1 vs 2 threads.
 3. Dynamic batching: throughput of an MLP (or ResNet-50 with --resnet) at concurrency 8
    with ``dynamic_batching`` vs without, and the ratio.
 4. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
@@ -393,6 +394,52 @@ def bench_batching(a, out):
     out["batching"] = {"model": label, "no_batching_rps": nb, "dynamic_batching_rps": db, "ratio": db / nb}
 
 
+def bench_gil(a, out):
+    """Does the request path serialise on the GIL? InferenceCore.infer (decode-free, no network)
+    from 1 and 2 threads: a GEMM-heavy request (MLP, batch 8) and a tiny one (1x64 linear).
+    With the kernels running without the GIL the heavy case scales with free cores; the tiny
+    case is mostly Python and cannot."""
+    from pyasc.serve import InferenceCore, InferRequest
+
+    repo = tempfile.mkdtemp(prefix="bench_serve_gil_")
+    k = _mlp(os.path.join(repo, "mlp", "1", "model.onnx"))
+    _linear(os.path.join(repo, "lin", "1", "model.onnx"), 64, 64)
+    for name, i, o in (("mlp", [k], [256]), ("lin", [64], [64])):
+        with open(os.path.join(repo, name, "config.pbtxt"), "w") as f:
+            f.write(_config(name, "x", "y", i, o, 8, "", "instance_group [ { count: 4 } ]"))
+    core = InferenceCore(repo)
+    secs = 1.5 if a.quick else 4.0
+    try:
+        for name, shape in (("mlp", (8, k)), ("lin", (1, 64))):
+            x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+            req = InferRequest(name, inputs={"x": ("FP32", x)})
+            rates = {}
+            for nthreads in (1, 2):
+                stop = threading.Event()
+                counts = [0] * nthreads
+
+                def work(i):
+                    while not stop.is_set():
+                        core.infer(req)
+                        counts[i] += 1
+
+                ts = [threading.Thread(target=work, args=(i,)) for i in range(nthreads)]
+                for t in ts:
+                    t.start()
+                time.sleep(0.3)
+                c0, t0 = sum(counts), time.perf_counter()
+                time.sleep(secs)
+                rates[nthreads] = (sum(counts) - c0) / (time.perf_counter() - t0)
+                stop.set()
+                for t in ts:
+                    t.join()
+            print(f"in-process InferenceCore.infer {name:>3} {shape}: 1 thread {rates[1]:8.1f} req/s, 2 threads "
+                  f"{rates[2]:8.1f} req/s ({rates[2] / rates[1]:4.2f}x)")
+            out[f"gil_{name}"] = {"t1_rps": rates[1], "t2_rps": rates[2], "ratio": rates[2] / rates[1]}
+    finally:
+        core.close()
+
+
 def bench_soak(a, out):
     """Concurrency 16 for a.soak seconds, a new version every 30 s (poll mode)."""
     repo = tempfile.mkdtemp(prefix="bench_serve_soak_")
@@ -456,6 +503,7 @@ def main():
         bench_soak(a, out)
     else:
         bench_overhead(a, out)
+        bench_gil(a, out)
         bench_batching(a, out)
     if a.json:
         with open(a.json, "w") as f:
