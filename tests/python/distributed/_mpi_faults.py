@@ -13,7 +13,7 @@ rank = dist.get_rank()
 if rank == 1:
     if mode == "exit":
         os._exit(3)  # dies without finalizing MPI
-    time.sleep(120)  # hangs (outside any collective)
+    time.sleep(300)  # hangs (outside any collective)
     sys.exit(0)
 x = asc.ones(1 << 10, dtype="float32")
 t0 = time.monotonic()

@@ -10,30 +10,30 @@ SCRIPT = os.path.join(HERE, "_mpi_faults.py")
 
 @needs_mpi
 def test_hung_rank_raises_timeout_then_job_ends(mpirun):
-    p, secs = mpirun(2, SCRIPT, "hang", timeout=60)
+    p, secs = mpirun(2, SCRIPT, "hang", timeout=200)
     m = re.search(r"CAUGHT DistTimeoutError after ([\d.]+) s: (.*)", p.stdout)
     assert m, p.stdout + p.stderr[-2000:]
     assert 1.9 <= float(m.group(1)) < 6.0, m.group(0)  # group timeout 2 s (+ load slack)
     assert "timed out after 2 s" in m.group(2) and "[all_reduce]" in m.group(2)
     assert "UNUSABLE" in p.stdout and "unusable after an earlier failure" in p.stdout
     # rank 0 aborts the job at exit (MPI_Finalize would wait for the hung rank): rank 1's
-    # 120 s sleep is cut short.
-    assert p.returncode != 0 and secs < 50, (p.returncode, secs)
+    # 300 s sleep is cut short (the bound leaves room for a loaded machine's start-up).
+    assert p.returncode != 0 and secs < 150, (p.returncode, secs)
 
 
 @needs_mpi
 def test_dead_rank_does_not_hang(mpirun):
-    p, secs = mpirun(2, SCRIPT, "exit", timeout=60)
+    p, secs = mpirun(2, SCRIPT, "exit", timeout=200)
     out = p.stdout + p.stderr
     # Either rank 0 raised within its 2 s timeout, or mpirun ended the job when rank 1 died.
     assert "CAUGHT DistTimeoutError" in out or re.search(r"exit(ed)? .*(code|status)|without calling", out), out
     assert "NO ERROR" not in out
-    assert p.returncode != 0 and secs < 50
+    assert p.returncode != 0 and secs < 150
 
 
 @needs_mpi
 def test_blocking_mode_watchdog_aborts(mpirun):
-    p, secs = mpirun(2, SCRIPT, "hang", env={"ASC_DISTRIBUTED_BLOCKING": "1"}, timeout=60)
+    p, secs = mpirun(2, SCRIPT, "hang", env={"ASC_DISTRIBUTED_BLOCKING": "1"}, timeout=200)
     out = p.stdout + p.stderr
     assert "timed out in a blocking MPI call" in out and "[all_reduce]" in out, out[-3000:]
-    assert "NO ERROR" not in out and p.returncode != 0 and secs < 50
+    assert "NO ERROR" not in out and p.returncode != 0 and secs < 150

@@ -55,7 +55,7 @@ def test_launcher_errors(tmp_path, monkeypatch):
 def test_pyasc_run_sets_rank_variables_and_splits_cores():
     env = mpi_env({"ASC_NUM_CORES": "4"})
     cmd = [sys.executable, "-m", "pyasc.tools.run", "-n", "2", os.path.join(HERE, "_env_script.py"), "a", "--b"]
-    p, secs = run_job(cmd, env, timeout=60)
+    p, secs = run_job(cmd, env, timeout=180)
     assert p.returncode == 0, p.stdout + p.stderr[-3000:]
     # ranks' lines may interleave in mpirun's output: match the fields, not lines
     envs = sorted(re.findall(r"RANK=(\d+) WORLD_SIZE=(\d+) LOCAL_RANK=(\d+) LOCAL_WORLD_SIZE=(\d+) "
