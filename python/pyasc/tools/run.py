@@ -156,6 +156,8 @@ def _worker(argv):
 
 
 def main(argv=None):
+    """pyasc-run's entry point: parses ``argv`` (default ``sys.argv[1:]``), runs mpirun and
+    returns its exit status (inside a rank: sets the rank's variables and runs the target)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == _WORKER_FLAG:
         return _worker(argv[1:])

@@ -80,3 +80,24 @@ def test_sampler_errors():
     with pytest.raises(ValueError, match="num_replicas"):
         dist.DistributedSampler(10, num_replicas=0, rank=0)
     assert np.asarray(list(dist.DistributedSampler(0, num_replicas=2, rank=0))).size == 0
+
+
+def test_every_public_name_has_a_docstring():
+    import inspect
+
+    import pyasc.tools.run as launcher
+    missing = []
+    for mod in (dist, launcher):
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not (callable(obj) or inspect.isclass(obj)):
+                continue
+            if not (inspect.getdoc(obj) or "").strip():
+                missing.append(f"{mod.__name__}.{name}")
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_") or not callable(member) and not isinstance(member, property):
+                        continue
+                    if not (getattr(member, "__doc__", None) or "").strip():
+                        missing.append(f"{mod.__name__}.{name}.{attr}")
+    assert not missing, missing
