@@ -33,6 +33,9 @@ Options of pyasc-cc itself:
                         and the compiler command
 ``--translate IN OUT``  only translate IN into OUT
 ``--print-include-dir`` / ``--print-lib-dir``  where the headers / libasc are
+``--npu-arch=dav-2201|dav-3510``  the target architecture as CANN's compiler
+                        takes it: defines ``__NPU_ARCH__`` (2201 / 3510; the
+                        last one given wins); anything else is a usage error
 
 Exit status: the compiler's; 2 for a usage error (no input, missing file,
 option without its value, a launch the translator cannot read).
@@ -63,6 +66,8 @@ _TAKES_VALUE = {
 }
 # Options that mean "do not link".
 _NO_LINK = {"-c", "-S", "-E", "-fsyntax-only", "-M", "-MM"}
+# --npu-arch values (CANN's bisheng) and their __NPU_ARCH__ numbers.
+NPU_ARCHS = {"dav-2201": 2201, "dav-3510": 3510}
 
 
 class UsageError(Exception):
@@ -76,7 +81,7 @@ def package_dirs():
 
 
 def _parse(argv):
-    opts = {"asc_all": False, "check": False, "keep_tmp": False, "verbose": False}
+    opts = {"asc_all": False, "check": False, "keep_tmp": False, "verbose": False, "npu_arch": None}
     items = []  # ("arg", text) passed through, ("input", path, is_asc)
     lang_asc = False
     has_opt = False
@@ -94,6 +99,17 @@ def _parse(argv):
             opts["keep_tmp"] = True
         elif a in ("-v", "--verbose"):
             opts["verbose"] = True
+        elif a == "--npu-arch" or a.startswith("--npu-arch="):
+            if a == "--npu-arch":
+                if i + 1 >= len(argv):
+                    raise UsageError("option '--npu-arch' needs a value (dav-2201 or dav-3510)")
+                i += 1
+                arch = argv[i]
+            else:
+                arch = a.split("=", 1)[1]
+            if arch not in NPU_ARCHS:
+                raise UsageError(f"--npu-arch={arch} is not supported: use dav-2201 or dav-3510")
+            opts["npu_arch"] = arch
         elif a == "-x" or (a.startswith("-x") and len(a) > 2):
             if a == "-x":
                 if i + 1 >= len(argv):
@@ -154,6 +170,8 @@ def build_command(argv, tmpdir):
     cmd += ["-isystem", inc]
     if opts["check"]:
         cmd.append("-DASC_KERNEL_CHECK=1")
+    if opts["npu_arch"]:
+        cmd.append(f"-D__NPU_ARCH__={NPU_ARCHS[opts['npu_arch']]}")
     translated = []
     quote_dirs = []
     for it in items:

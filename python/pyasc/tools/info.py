@@ -4,6 +4,8 @@ Usage::
 
     pyasc-info            # tables
     pyasc-info --json     # one JSON object (asc.utils.collect_info())
+    pyasc-info --cann-home   # the folder of set_env.sh (CANN's ${install_path}/cann)
+    source "$(pyasc-info --cann-home)/set_env.sh"
     python -m pyasc.tools.info
 
 The data come from :func:`pyasc.utils.collect_info`.
@@ -15,7 +17,22 @@ import argparse
 import json
 import sys
 
-__all__ = ["main", "format_info"]
+__all__ = ["main", "format_info", "cann_home"]
+
+
+def cann_home():
+    """The installed package's counterpart of CANN's ``${install_path}/cann``:
+    the folder with ``set_env.sh``, ``bin/asc-cc`` (the ASC language's
+    compiler driver) and ``lib/cmake/ASC`` (``find_package(ASC)``).
+    Raises ``FileNotFoundError`` naming the folder when the package was
+    installed without it (an in-tree checkout, not ``pip install``)."""
+    import os
+
+    home = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cann")
+    if not os.path.isfile(os.path.join(home, "set_env.sh")):
+        raise FileNotFoundError(f"pyasc-info --cann-home: {home}/set_env.sh is missing "
+                                "(install the package: pip install . or scripts/dev_install.sh)")
+    return home
 
 
 def _bytes(n):
@@ -126,7 +143,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="pyasc-info",
                                 description="pyasc version, build options, devices, memory and environment.")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--cann-home", action="store_true",
+                   help="print the folder holding set_env.sh (CANN's ${install_path}/cann) and exit")
     args = p.parse_args(argv)
+    if args.cann_home:
+        try:
+            print(cann_home())
+        except FileNotFoundError as e:
+            print(e, file=sys.stderr)
+            return 1
+        return 0
     from ..utils.info import collect_info
 
     info = collect_info()
