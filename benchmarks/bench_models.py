@@ -183,17 +183,20 @@ def bench_mix(data, in_name, shape, repeat, samples):
 
 # ------------------------------------------------------------------ peak memory (one process per runtime)
 
-def _child(runtime, name):
-    data, in_name, shape = _model_bytes(name)
-    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+def _child(runtime, path, in_name, shape):
+    """Runs one model in this (fresh) process: prints the peak RSS growth over the RSS after imports."""
+    import gc
+
     if runtime == "pyasc":
         import pyasc  # noqa: F401
     else:
         import onnxruntime  # noqa: F401
-    import gc
-
+    shape = [int(v) for v in shape.split(",")]
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
     gc.collect()
     base = _rss_kib()
+    with open(path, "rb") as f:
+        data = f.read()
     fn = _pyasc(data) if runtime == "pyasc" else _ort(data)
     del data
     for _ in range(3):
@@ -210,19 +213,25 @@ def _rss_kib():
     return 0
 
 
-def bench_memory(name):
+def bench_memory(data, in_name, shape):
+    """Peak memory of each runtime on the model, each in its own process (the model file written
+    here first, so generating its weights does not count)."""
     out = {}
-    for rt in ("pyasc", "onnxruntime"):
-        r = subprocess.run([sys.executable, __file__, "--child", rt, name], capture_output=True, text=True,
-                           timeout=600)
-        try:
-            out[rt] = json.loads(r.stdout.strip().splitlines()[-1])["peak_mib"]
-        except (IndexError, ValueError, KeyError):
-            out[rt] = None
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        for rt in ("pyasc", "onnxruntime"):
+            r = subprocess.run([sys.executable, __file__, "--child", rt, path, in_name, ",".join(map(str, shape))],
+                               capture_output=True, text=True, timeout=900)
+            try:
+                out[rt] = json.loads(r.stdout.strip().splitlines()[-1])["peak_mib"]
+            except (IndexError, ValueError, KeyError):
+                out[rt] = None
     p, o = out.get("pyasc"), out.get("onnxruntime")
     if p is not None and o is not None:
-        print(f"{'':<34} peak memory: pyasc {p:7.1f} MiB, onnxruntime {o:7.1f} MiB ({o / max(p, 1e-9):4.2f}x)",
-              flush=True)
+        print(f"{'':<34} peak memory (RSS growth from load to 3 runs): pyasc {p:7.1f} MiB, onnxruntime "
+              f"{o:7.1f} MiB (onnxruntime / pyasc {o / max(p, 1e-9):4.2f})", flush=True)
     return out
 
 
@@ -232,7 +241,8 @@ def main():
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--samples", type=int, default=200, help="inputs for the mixed-precision top-1 check")
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--memory-only", action="store_true", help="only the peak-memory comparison")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         return _child(*a.child)
@@ -241,6 +251,12 @@ def main():
     print(f"bench_models: pyasc {asc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
           f"{THREADS} threads per runtime", flush=True)
     results = []
+    if a.memory_only:
+        for name in light_models():
+            print(name, flush=True)
+            results.append({"case": name, "memory": bench_memory(*_model_bytes(name, 1))})
+        print(json.dumps(results))
+        return
     data, in_name, shape = _model_bytes("resnet50", 1)
     results.append(bench_case("resnet50 b1 float32", data, in_name, shape, a.repeat))
     if a.quick:
@@ -253,7 +269,7 @@ def main():
         d, n, s = _model_bytes(name, 1)
         r = bench_case(f"{name} b1 float32", d, n, s, a.repeat, openvino=False)
         if not a.no_memory:
-            r["memory"] = bench_memory(name)
+            r["memory"] = bench_memory(d, n, s)
         results.append(r)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
     print(json.dumps(results))
