@@ -22,7 +22,10 @@ __all__ = [
 
 def choose(a, choices, out=None, mode="raise"):
     """Builds an array from ``choices`` indexed by the integers of ``a`` (``numpy.choose``)."""
-    mode = _sig.clip_mode("choose", mode)  # NumPy converts mode first
+    if not isinstance(choices, _C.ndarray) and not hasattr(choices, "__iter__"):
+        # NumPy's PyArray_Choose iterates the choices before the clip mode is looked at
+        raise _TE(f"[choose] '{type(choices).__name__}' object is not iterable (choices)")
+    mode = _sig.clip_mode("choose", mode)
     if mode == "invalid":
         raise _sig.int_mode_error("choose")
     a = _arr(a)

@@ -246,9 +246,8 @@ def insert(arr, obj, values, axis=None):
                   "casting rule 'same_kind' (the index array obj is unsigned)")
     if ind.dtype.kind not in "iu":
         raise _IE(f"[insert] index arrays must be of integer type, got {ind.dtype}")
-    if ind.size and (ind.min() < -n or ind.max() > n):
-        bad = ind.min() if ind.min() < -n else ind.max()
-        raise _IE(f"[insert] index {bad} is out of bounds for axis {axis} with size {n}")
+    # NumPy has no bounds check of its own here: the shifted indices address the new axis
+    # (n + numnew long), so only one beyond it fails, in old_mask's indexing
     ind = ind.astype(_np.intp)
     ind[ind < 0] += n
     numnew = len(ind)
@@ -256,13 +255,30 @@ def insert(arr, obj, values, axis=None):
     ind[order] += _np.arange(numnew)
     newshape[axis] += numnew
     old_mask = _np.ones(newshape[axis], dtype=bool)
-    old_mask[ind] = False
+    try:
+        old_mask[ind] = False
+    except IndexError as e:
+        raise _IE(f"[insert] {e} (the index array obj, shifted to the new axis)") from None
     new = _C.empty(tuple(newshape), arr.dtype)
     slobj2 = [slice(None)] * ndim
     slobj[axis] = _C.array(ind)
     slobj2[axis] = _C.array(_np.flatnonzero(old_mask))
     if numnew:
         new[tuple(slobj)] = _values_as(values, arr.dtype)
+    else:  # NumPy still assigns the values to the empty selection: they must broadcast to it
+        v = _values_as(values, arr.dtype)
+        target = list(newshape)
+        target[axis] = 0
+        vs = list(v.shape)
+        while len(vs) > len(target) and vs[0] == 1:  # (setitem drops leading length-1 axes)
+            vs.pop(0)
+        try:
+            ok = len(vs) <= len(target) and _np.broadcast_shapes(tuple(vs), tuple(target)) == tuple(target)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise _VE(f"[insert] shape mismatch: value array of shape {tuple(v.shape)} could not be broadcast to "
+                      f"indexing result of shape {tuple(target)}")
     if n:
         new[tuple(slobj2)] = arr
     return new
@@ -670,11 +686,12 @@ def _window_start(M, name, *extra):
     """NumPy's window preamble: the float dtype of ``[0.0, M, *extra]``, and the result for M < 2."""
     for v in (M, *extra):
         # NumPy builds np.array([0.0, M, beta]): an array argument is its ValueError (checked
-        # before anything is sized: blackman(broadcast_to(x, (2**33,))) must not allocate), and
-        # None makes an object array, which pyasc has no dtype for.
+        # before anything is sized: blackman(broadcast_to(x, (2**33,))) must not allocate), for
+        # any of the arguments before None (an object array, which pyasc has no dtype for)
         if _np.ndim(v) != 0:
             raise _VE(f"[{name}] setting an array element with a sequence: M and beta must be scalars, "
                       f"got an array of shape {_np.shape(v)}")
+    for v in (M, *extra):
         if v is None or isinstance(v, (str, bytes)):
             raise _TE(f"[{name}] M and beta must be numbers, got {v!r} (NumPy makes an object array)")
         if v is M and isinstance(v, int) and v >= 1 << 64:  # NumPy's arange(1 - M, M, 2)

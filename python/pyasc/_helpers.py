@@ -135,6 +135,9 @@ def _axes(axis, ndim, name):
             axis = (_operator.index(axis),)
         except TypeError:
             if isinstance(axis, _C.ndarray):
+                if axis.ndim > 1 and axis.shape[0]:  # its entries are arrays (found without iterating)
+                    raise _TE(f"[{name}] only integer scalar arrays can be converted to a scalar index (axis "
+                              f"given as an array of shape {tuple(axis.shape)})") from None
                 if axis.size > 64:  # (a huge broadcast view: never iterated; more axes than any ndim)
                     _norm_axis(axis.numpy().flat[0], ndim, name)
                     raise _VE(f"[{name}] repeated axis: {axis.size} axes given") from None

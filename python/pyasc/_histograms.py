@@ -142,6 +142,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     a density with ``density``) and the list of D edge arrays. The last bin of each axis includes
     its right edge."""
     shape = getattr(sample, "shape", None)
+    if shape is None and not hasattr(sample, "__iter__"):
+        # NumPy's dispatcher iterates a sample without a shape (`yield from sample`): a Python scalar
+        # is its TypeError
+        raise _TE(f"[histogramdd] '{type(sample).__name__}' object is not iterable (sample)")
     if shape is not None and len(shape) == 2:
         s = sample if isinstance(sample, _C.ndarray) else _arr(sample)
     else:

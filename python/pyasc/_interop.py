@@ -321,6 +321,8 @@ def _fill(self, value):
         # (ValueError "setting an array element with a sequence" for float64, TypeError for
         # int32 and bfloat16, True for bool, NaN from None for floats), so it is asked.
         probe = _np.empty(1, self.dtype)
+        if isinstance(value, _C.ndarray):  # NumPy's reading of an array (not of pyasc's __float__)
+            value = value.numpy()
         probe.fill(value)
         value = probe[0]
     self[...] = value

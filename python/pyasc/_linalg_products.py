@@ -290,6 +290,13 @@ _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def _sublist_to_str(sub):
+    if isinstance(sub, (_C.ndarray, _np.ndarray)) and sub.ndim and sub.shape[0] >= 1 << 40:
+        # NumPy makes a list of the sublist's entries first: beyond 2**40 that allocation fails
+        # (a huge broadcast view is never iterated)
+        from .errors import AscendMemoryError  # noqa: PLC0415
+
+        raise AscendMemoryError(_Code.BAD_ALLOC, f"[einsum] unable to make a list of the {sub.shape[0]} entries "
+                                                 "of a sublist")
     s = ""
     for x in sub:
         if x is Ellipsis:

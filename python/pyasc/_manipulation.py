@@ -935,15 +935,21 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _cumulative(fn, identity, x, axis, dtype, include_initial):
     x = _arr(x)
-    _sig.check_dtype("cumulative", dtype)  # NumPy: dtype and axis are converted before the ndim check
-    if axis is not None:
-        _operator.index(axis)
-    if x.ndim == 0:
-        raise ValueError("cumulative functions need an array of at least one dimension")
+    if x.ndim == 0:  # NumPy's _cumulative_func: atleast_1d(x), then the axis, then accumulate's converters
+        x = x.reshape((1,))
     if axis is None:
         if x.ndim > 1:
-            raise ValueError("axis must be specified for arrays of more than one dimension")
+            raise _VE_tile("[cumulative] For arrays which have more than one dimension ``axis`` argument is "
+                           "required.")
         axis = 0
+    try:
+        if isinstance(axis, (bool, _np.bool_)):  # NumPy's axis converter refuses bools
+            raise TypeError
+        axis = _operator.index(axis)
+    except TypeError:
+        raise _TE(f"[cumulative] '{type(axis).__name__}' object cannot be interpreted as an integer (axis)") \
+            from None
+    _sig.check_dtype("cumulative", dtype)
     axis = _axis(axis, x.ndim)
     r = fn(x, axis=axis, dtype=dtype)
     if not include_initial:

@@ -340,6 +340,16 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
     a = _arr(x)
     if a.dtype.kind in "iu" and decimals >= 0:
         r = a.copy()
+    elif a.dtype.kind == "b" and decimals != 0:
+        # NumPy's PyArray_Round computes into an array of x's own dtype: bool cannot hold the quotient
+        op = "multiply" if decimals > 0 else "true_divide"
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
+                                      f"[round] Cannot cast ufunc '{op}' output from dtype('float64') to "
+                                      "dtype('bool') with casting rule 'same_kind'")
+    elif a.dtype.kind in "iu":
+        # NumPy: x / 10**-decimals in float64, rint, times 10**-decimals, cast back to x's dtype
+        f = _power_of_ten(-decimals)
+        r = _C.astype(_C.multiply(_C.rint(_C.true_divide(_C.astype(a, _np.float64), f)), f), a.dtype)
     elif a.dtype.kind == "c" and decimals != 0:  # NumPy rounds each part alone (inf/NaN stay in their part)
         r = a.copy()
         r.real = round(a.real, decimals)
@@ -354,6 +364,14 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
         out[...] = r
         return out
     return r
+
+
+def _power_of_ten(n):
+    """10.0**n as NumPy's round computes it (a product of tens, inf beyond float64's range)."""
+    try:
+        return 10.0 ** n
+    except OverflowError:
+        return float("inf")
 
 
 def _round_decimals(decimals):

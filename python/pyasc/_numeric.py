@@ -41,6 +41,15 @@ newaxis = None
 
 def indices(dimensions, dtype=int, sparse=False):
     """An index grid: ``res[i][...] = index along axis i`` (``numpy.indices``)."""
+    if isinstance(dimensions, (_C.ndarray, _np.ndarray)) and dimensions.ndim and dimensions.shape[0] > 64:
+        # (a huge broadcast view is never iterated) NumPy's tuple(dimensions) of 2**40 or more entries
+        # cannot be allocated (MemoryError); a shorter one is more dimensions than an array can have
+        n = dimensions.shape[0]
+        if n >= 1 << 40:
+            from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
+
+            raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[indices] unable to make a tuple of the {n} dimensions")
+        raise _VE(f"[indices] maximum supported dimension for an ndarray is currently 64, found {n + 1}")
     dimensions = tuple(dimensions)
     nd = len(dimensions)
     if not sparse:  # NumPy allocates empty((N,) + dimensions) first: its shape errors

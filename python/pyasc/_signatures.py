@@ -68,6 +68,19 @@ def check_order(op, order, allowed="CFAK", none_ok=True):
     return o
 
 
+def copy_flag(op, copy):
+    """NumPy's ``copy`` converter (array/asarray/reshape): None and bools as they are, a str its
+    ValueError, anything else its truth value (an array of several elements: ValueError)."""
+    if copy is None or isinstance(copy, bool):
+        return copy
+    if isinstance(copy, str):
+        raise _value_error(op, "strings are not allowed for 'copy' keyword. Use True/False/None instead.")
+    try:
+        return bool(copy)
+    except ValueError as e:
+        raise _value_error(op, f"copy: {e}") from None
+
+
 def check_like(op, like):
     """``like=``: None or a pyasc/NumPy array (the result is a pyasc array either way); another
     array library's object is not supported."""
@@ -288,7 +301,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
         _ndmax("array", ndmax)
     check_like("array", like)
     if copy is not None and not isinstance(copy, bool):
-        copy = bool(copy)
+        copy = copy_flag("array", copy)
     if copy is None or (copy is not True and not copy):
         x = asarray(object, dtype, copy=copy)
     else:
@@ -318,7 +331,7 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
     elif obj is not _NV:
         raise _type_error("asarray", "asarray() got multiple values for argument 'a' (a and obj)")
     if copy is not None and not isinstance(copy, bool):
-        copy = bool(copy)  # NumPy's truth value (an array of several elements: ValueError)
+        copy = copy_flag("asarray", copy)
     if order is None and like is None:
         return _C.asarray(a, dtype, copy, device=device)
     o = check_order("asarray", order)
@@ -426,7 +439,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
             raise _type_error("reshape", "reshape() missing 1 required positional argument: 'shape'")
         shape = newshape
     if copy is not None and not isinstance(copy, (bool, _np.bool_)):
-        copy = bool(copy)
+        copy = copy_flag("reshape", copy)
     if order == "C":
         return _C.reshape(a, shape, copy=copy)
     o = check_order("reshape", order) or "C"
@@ -661,9 +674,23 @@ def _install_reduction_methods():
         cm = getattr(_C.ndarray, op)
 
         def amethod(self, axis=None, out=None, *, keepdims=False, _op=op, _cm=cm):
+            # NumPy's order: the axis converted (a bool, a non-integer: TypeError; beyond a C long
+            # OverflowError, beyond a C int ValueError), then out, then the axis bounds
+            if axis is not None:
+                if isinstance(axis, (bool, _np.bool_)):
+                    raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
+                try:
+                    ax = _operator.index(axis)
+                except TypeError as e:
+                    raise _type_error(_op, f"{e} (axis)") from None
+                if not -(1 << 63) <= ax < (1 << 63):
+                    raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{_op}] axis: Python int too large to convert "
+                                                                  "to C long")
+                if not -(1 << 31) <= ax < (1 << 31):
+                    raise _value_error(_op, f"axis: integer won't fit into a C int ({ax})")
             check_out(_op, out, "output must be an array")
             if axis is not None:
-                _np.lib.array_utils.normalize_axis_index(_operator.index(axis), _builtins.max(self.ndim, 1))
+                _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(self.ndim, 1))
             return _cm(self, axis, None, out, keepdims)
 
         amethod.__name__ = amethod.__qualname__ = op
@@ -789,6 +816,70 @@ def _method_squeeze(self, axis=None):
 
 _C.ndarray.squeeze = _method_squeeze
 
+_c_astype_method = _C.ndarray.astype
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _method_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """``ndarray.astype(dtype, order='K', casting='unsafe', subok=True, copy=True)``: NumPy's
+    parameters in NumPy's order (the second positional one is ``order``), checked as its
+    converters do (dtype, order, casting, subok as an integer, copy by truth value, None: only
+    if needed); ``casting`` other than 'unsafe' refuses a cast NumPy's can_cast refuses."""
+    if order == "K" and casting == "unsafe" and subok is True and type(copy) is bool:  # noqa: E721
+        return _c_astype_method(self, dtype, copy)
+    check_dtype("astype", dtype)
+    o = check_order("astype", order) or "K"
+    if not isinstance(casting, str):
+        raise _type_error("astype", f"casting must be str, not {type(casting).__name__}")
+    if casting not in _CASTINGS:
+        if casting == "same_value":
+            raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
+                                            "[astype] casting='same_value' is not supported by pyasc")
+        raise _value_error("astype", f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                                     f"(got {casting!r})")
+    try:
+        _operator.index(subok)
+    except TypeError:
+        raise _type_error("astype", f"'{type(subok).__name__}' object cannot be interpreted as an integer "
+                                    "(subok)") from None
+    if copy is None:
+        need = False
+    else:
+        try:
+            need = bool(copy)
+        except ValueError as e:
+            raise _value_error("astype", f"copy: {e}") from None
+    dt = _np.dtype(dtype) if dtype is not None else _np.dtype(_np.float64)
+    if casting != "unsafe" and not _np.can_cast(_np.dtype(self.dtype), dt, casting=casting):
+        raise _type_error("astype", f"Cannot cast array data from dtype('{self.dtype}') to dtype('{dt}') according "
+                                    f"to the rule '{casting}'")
+    r = _c_astype_method(self, dt, need)
+    keep_f = o in ("K", "A") and self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous
+    if (o == "F" or keep_f) and r.ndim >= 2 and not r.flags.f_contiguous:
+        r = as_fortran(r)
+    elif o == "C" and not r.flags.c_contiguous:
+        r = r.copy()
+    return r
+
+
+_C.ndarray.astype = _method_astype
+
+_c_flatten_method = _C.ndarray.flatten
+
+
+def _method_flatten(self, order="C"):
+    """``ndarray.flatten(order='C')``: a 1-d copy, in C, Fortran ('F'; 'A'/'K' for a Fortran-ordered
+    array) or NumPy's checked order."""
+    if order == "C":
+        return _c_flatten_method(self)
+    o = check_order("flatten", order) or "C"
+    if o == "F" or (o in ("A", "K") and self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous):
+        return _c_flatten_method(_C.transpose(self))
+    return _c_flatten_method(self)
+
+
+_C.ndarray.flatten = _method_flatten
+
 
 # --------------------------------------------------------------------------- shapes and axes lists
 
@@ -798,16 +889,23 @@ def intp_tuple(op, obj, what="shape"):
     "expected a sequence of integers..."), a sequence is converted element by element (a float,
     a str or a 1-d array element: TypeError), at most 64 entries, each within intp (else
     NumPy's ValueError "Maximum allowed dimension exceeded")."""
+    if isinstance(obj, (_C.ndarray, _np.ndarray)) and obj.ndim:
+        # NumPy takes len(obj) entries; an entry that is itself an array (ndim > 1, even of size
+        # 1) is not an integer scalar: TypeError, found without iterating (a huge view)
+        n = obj.shape[0]
+        if n <= 64 and obj.ndim > 1 and n:
+            raise _type_error(op, f"only integer scalar arrays can be converted to a scalar index ({what} "
+                                  f"given as an array of shape {tuple(obj.shape)})")
     if isinstance(obj, _C.ndarray):
-        if obj.ndim and obj.size > 64:  # (a huge broadcast view: never iterated)
-            if obj.size >= 1 << 44:
+        if obj.ndim and obj.shape[0] > 64:  # (a huge broadcast view: never iterated)
+            if obj.shape[0] >= 1 << 44:
                 # NumPy first turns the array into a sequence of Python objects; beyond the
                 # address space (8-byte pointers, 2**47 bytes) that allocation fails and NumPy
                 # treats the object as a non-sequence: its TypeError
                 raise _type_error(op, f"expected a sequence of integers or a single integer, got an array of "
-                                      f"{obj.size} elements ({what})")
-            raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found {obj.size} "
-                                   f"({what})")
+                                      f"{obj.shape[0]} entries ({what})")
+            raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found "
+                                   f"{obj.shape[0]} ({what})")
         obj = obj.numpy()
     if isinstance(obj, _np.ndarray):
         seq = obj.ndim > 0

@@ -29,6 +29,24 @@ def _arr(x):
     return _C.asarray(x)
 
 
+def _axis_converter(op, axis):
+    """NumPy's PyArray_AxisConverter: a bool or a non-integer (an array of several elements too)
+    is its TypeError, an int beyond a C long its OverflowError, beyond a C int its ValueError."""
+    from .errors import AscendOverflowError, AscendTypeError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+    if isinstance(axis, (bool, _np.bool_)):
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{op}] an integer is required for the axis (got {axis!r})")
+    try:
+        v = _operator.index(axis)
+    except TypeError as e:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{op}] axis: {e}") from None
+    if not -(1 << 63) <= v < (1 << 63):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] axis: Python int too large to convert to C long")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{op}] axis: integer won't fit into a C int ({v})")
+    return v
+
+
 def _check_kind(kind, stable):
     if kind is not None and stable is not None:
         raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
@@ -60,6 +78,9 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
 
 def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Indices (int64) that sort ``a`` along ``axis`` (flattened when None); stable, NaN last."""
+    if axis is not None and (type(axis) is not int or not -(1 << 31) <= axis < (1 << 31)):  # noqa: E721
+        # NumPy converts the axis before it reads kind and order
+        axis = _axis_converter("argsort", axis)
     _check_kind(kind, stable)
     _check_order(order)
     x = _arr(a)
@@ -377,12 +398,16 @@ def _uniform_bin_indices(x, w, edges, nb, lo, hi, bin_type):
     return idx, w
 
 
+def _hist_value_error(msg):
+    from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+    return AscendValueError(ErrorCode.INVALID_PARAM, msg if msg.startswith("[") else f"[histogram] {msg}")
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
     """Counts (int64, or float64 with ``weights``/``density``) of ``a`` in ``bins`` equal bins over
     ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
     last bin includes its right edge. Returns ``(hist, bin_edges)``."""
-    if range is not None and getattr(range, "shape", (2,)) not in ((2,), [2]) and tuple(range.shape) != (2,):
-        raise ValueError(f"[histogram] too many values to unpack (expected 2): range has shape {tuple(range.shape)}")
     x = _arr(a)
     if weights is not None and tuple(_arr(weights).shape) != tuple(x.shape):
         # NumPy's _ravel_and_check_weights: before the bins, the range and any use of the weights
@@ -397,23 +422,33 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         bins, range = _estimate_bins("histogram", x, bins, range, weights)  # noqa: A001
     uniform = None
     if _np.ndim(bins) == 0:
-        nb = _operator.index(bins)
+        try:  # NumPy's order: the weights' shape, the bins, then the range
+            nb = _operator.index(bins)
+        except TypeError:
+            from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+            raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[histogram] `bins` must be an integer, a string, or an "
+                                                           f"array (got {type(bins).__name__})") from None
         if nb < 1:
-            raise ValueError("`bins` must be positive, when an integer")
+            raise _hist_value_error("`bins` must be positive, when an integer")
         # The outer edges as NumPy takes them: the range's values, or the data's min/max as
         # scalars of its dtype (so float32 data gives float32 edges computed in float32).
+        if range is not None and getattr(range, "shape", (2,)) not in ((2,), [2]) and tuple(range.shape) != (2,):
+            # (a huge broadcast view as the range: refused from its shape, never iterated)
+            raise _hist_value_error(f"[histogram] too many values to unpack (expected 2): range has shape "
+                                    f"{tuple(range.shape)}")
         if range is not None:
             lo, hi = range
             if lo > hi:
-                raise ValueError("max must be larger than min in range parameter.")
+                raise _hist_value_error("max must be larger than min in range parameter.")
             if not (_np.isfinite(lo) and _np.isfinite(hi)):
-                raise ValueError(f"supplied range of [{lo}, {hi}] is not finite")
+                raise _hist_value_error(f"supplied range of [{lo}, {hi}] is not finite")
         elif x.size == 0:
             lo, hi = 0, 1
         else:
             lo, hi = _np.asarray(_C.min(x))[()], _np.asarray(_C.max(x))[()]
             if not (_np.isfinite(lo) and _np.isfinite(hi)):
-                raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+                raise _hist_value_error(f"autodetected range of [{lo}, {hi}] is not finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         bin_type = _np.result_type(lo, hi, x.dtype)
@@ -421,7 +456,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
             bin_type = _np.result_type(bin_type, float)
         edges_np = _np.linspace(lo, hi, nb + 1, endpoint=True, dtype=bin_type)
         if _np.any(edges_np[:-1] >= edges_np[1:]):
-            raise ValueError(f"Too many bins for data range. Cannot create {nb} finite-sized bins.")
+            raise _hist_value_error(f"Too many bins for data range. Cannot create {nb} finite-sized bins.")
         edges = _C.array(edges_np)
         if weights is None or _np.can_cast(_arr(weights).dtype, _np.double) or \
                 _np.can_cast(_arr(weights).dtype, complex):
@@ -429,9 +464,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     else:
         edges = _arr(bins)
         if edges.ndim != 1:
-            raise ValueError("`bins` must be 1d, when an array")
-        if edges.size > 1 and not bool(_C.all(_C.greater_equal(_C.subtract(edges[1:], edges[:-1]), 0))):
-            raise ValueError("`bins` must increase monotonically, when an array")
+            raise _hist_value_error("`bins` must be 1d, when an array")
+        # (NumPy compares neighbours, edges[:-1] > edges[1:]: a difference wraps for unsigned edges)
+        if edges.size > 1 and bool(_C.any(_C.greater(edges[:-1], edges[1:]))):
+            raise _hist_value_error("`bins` must increase monotonically, when an array")
         nb = edges.size - 1
     w_all = None if weights is None else _C.reshape(_arr(weights), (-1,))
     if uniform is not None:

@@ -17,7 +17,7 @@ from . import _C
 from . import _linalg_products as _lp
 from . import _namespace as _ns
 from . import _ufunc
-from ._helpers import _BF16, _NIE, _TE, _VE, _arr, _dt, _host, _kind, _np_dtype, _to_out
+from ._helpers import _BF16, _NIE, _TE, _VE, _arr, _bshape, _dt, _host, _kind, _np_dtype, _to_out
 
 __all__ = [
     "modf", "frexp", "divmod", "gcd", "lcm", "fabs", "float_power", "matvec", "vecmat", "frompyfunc",
@@ -87,6 +87,8 @@ def _int_pair(x1, x2, name):
     # zeros of the NEP 50 result dtype and the broadcast shape (Python ints stay weak; a bool
     # array promotes with the other array, gcd(bool, uint32) is uint32, not bool * 0's int64)
     dt = _np.dtype(_ns.result_type(*ops))
+    if len(arrays) == 2 and dt.kind in "iu":  # NumPy broadcasts before any cast (a huge view: no copy)
+        _bshape(name, tuple(arrays[0].shape), tuple(arrays[1].shape))
     r = _C.astype(_C.multiply(arrays[0], 0), dt) if dt.kind in "iu" else None
     for v in ops:
         if r is not None and isinstance(v, _C.ndarray):

@@ -87,6 +87,11 @@ def slogdet(a):
 
 def cholesky(a, /, *, upper=False):
     """Cholesky factor: lower ``L`` with ``a = L @ L.mT`` (``upper``: ``U`` with ``a = U.mT @ U``)."""
+    if not isinstance(upper, bool):  # NumPy: `if upper:` (an array of several elements is ambiguous)
+        try:
+            upper = bool(upper)
+        except ValueError as e:
+            raise _ValueError(_C.ErrorCode.INVALID_PARAM, f"[cholesky] upper: {e}") from None
     return _L.cholesky(a, upper)
 
 
@@ -150,9 +155,24 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
     return _L.eigh(a, str(UPLO).upper(), False)[0]
 
 
+def _lstsq_shapes(a, b):
+    """NumPy's lstsq checks the dimensions (b 1-d read as a column) before the dtypes."""
+    sa, sb = _np.shape(a) if not isinstance(a, _C.ndarray) else tuple(a.shape), \
+        _np.shape(b) if not isinstance(b, _C.ndarray) else tuple(b.shape)
+    if len(sb) == 1:
+        sb = sb + (1,)
+    for s in (sa, sb):
+        if len(s) < 2:
+            raise LinAlgError(_Code.LINALG_ERROR, f"[lstsq] {len(s)}-dimensional array given. Array must be at "
+                                                  "least two-dimensional")
+    if sa[-2] != sb[-2]:
+        raise LinAlgError(_Code.LINALG_ERROR, f"[lstsq] Incompatible dimensions (a {sa}, b {sb})")
+
+
 def lstsq(a, b, rcond=None):
     """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)``.
     ``rcond`` defaults to machine epsilon times max(M, N) (NumPy 2)."""
+    _lstsq_shapes(a, b)
     try:
         rc = -1.0 if rcond is None else float(rcond)
     except (TypeError, ValueError):

@@ -443,9 +443,21 @@ bool unary_big_int(const ops::OpDef& op, py::handle h, Tensor* t) {
                                          " is outside int64 and uint64: NumPy makes it an object array)"));
 }
 
+py::object ufunc_keywords(const ops::OpDef& op, py::tuple args, py::dict kwargs);
+
 py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args, py::handle out) {
   Tensor ts[3];
   const int n = static_cast<int>(args.size());
+  // ldexp with a Python scalar mantissa: NumPy picks the loop from its table by the exponent's
+  // dtype (a weak int with an int64 exponent runs 'el->e', float16; a uint64 exponent has no
+  // loop: TypeError before the int is converted), which pyasc._ufunc.call reproduces with
+  // NumPy's own resolve_dtypes
+  static const ops::OpDef* const kLdexpOp = ops::find_op("ldexp");
+  if (&op == kLdexpOp && n == 2 && !is_tensor(args.begin()[0]) && is_tensor(args.begin()[1])) {
+    py::dict kw;
+    if (!out.is_none()) kw["out"] = out;
+    return ufunc_keywords(op, py::make_tuple(args.begin()[0], args.begin()[1]), kw);
+  }
   if (n == 1 && op.fusion == ops::FusionClass::kElementwise && unary_big_int(op, *args.begin(), &ts[0])) {
     if (out.is_none()) return py::cast(ops::call(op, ts, 1));
     if (!is_tensor(out)) throw Error(Status::TypeError(op.name, "out must be a pyasc.ndarray"));
@@ -485,7 +497,7 @@ py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args,
 /// A ufunc call the fast bindings do not take (NumPy's keywords, out= as a
 /// tuple or positional): pyasc._ufunc.call(name, nin, args, kwargs), the one
 /// implementation of NumPy's ufunc keyword semantics.
-py::object ufunc_keywords(const ops::OpDef& op, py::tuple args, py::dict kwargs = py::dict()) {
+py::object ufunc_keywords(const ops::OpDef& op, py::tuple args, py::dict kwargs) {
   // Leaked on purpose: no Python object is destroyed after the interpreter.
   static py::object* const impl = new py::object(py::module_::import("pyasc._ufunc").attr("call"));
   return (*impl)(op.name, op.arity, args, kwargs);

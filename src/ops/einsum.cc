@@ -319,11 +319,12 @@ Operand contract(const Operand& x, const Operand& y, const std::vector<bool>& ke
 
 Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands) {
   if (operands.empty()) throw Error(Status::Invalid("einsum", "at least one operand is required"));
+  // NumPy parses the subscripts against the operands before it looks at their dtypes
+  const std::shared_ptr<const Plan> plan = cached_plan(subscripts, operands);
   DType rt = operands[0].dtype();
   for (size_t i = 1; i < operands.size(); ++i) rt = promote_or_throw(rt, operands[i].dtype(), "einsum");
   if (rt == DType::kBFloat16)
     throw Error(Status::TypeError("einsum", "invalid data type for einsum: bfloat16 (cast the operands to float32)"));
-  const std::shared_ptr<const Plan> plan = cached_plan(subscripts, operands);
   const size_t nlab = static_cast<size_t>(kLetters) + 64;
   std::vector<Operand> ops;
   ops.reserve(operands.size());

@@ -196,19 +196,21 @@ def test_delete_huge_index_view(mode, arr_shape, value):
 # ------------------------------------------------------------------ the fuzz harness's judgement
 
 def test_harness_judges_ulp_functions_against_the_exact_value():
-    """NumPy's float32 logaddexp2 is 9 ulp off at (-1.22, -0.94) (log2(1 + 2**x) cancels); pyasc's
-    correctly rounded answer is ok, and a value far from both is still a wrong result."""
+    """A ULP miss against NumPy's float32 answer is judged again against NumPy's float64 answer
+    rounded to float32 (NumPy's own float32 loops are not always within their bound): a NumPy
+    answer 40 ulp off (simulated) does not fail pyasc's exact one, a pyasc answer 40 ulp off
+    from both still fails. (NumPy's float32 logaddexp2(-1.22, -0.94) is such a case; it is now
+    also covered by the cancellation scale below.)"""
     import fuzz_harness as fh
 
-    case = ("fn", "logaddexp2", (("arr", "float32", (4,), "step2", 377, "rand"),
-                                 ("arr", "float32", (4,), "step2", 109, "rand")), ())
-    assert fh.classify(case)[0] == "ok"
-    ref = fh._call(case, np)
-    exact = fh._round_like(fh._f64_ref(case), ref.value)
-    assert fh._compare(ref.value, exact, case) is not None  # NumPy's own miss is real
-    bad = ("array", exact[1] + np.float32(1e-3))
-    got = fh._Result(bad)
-    assert fh._classify_pair(case, ref, got)[0] == "wrong_result"
+    case = ("fn", "sin", (("arr", "float32", (6,), "c", 5, "rand"),), ())
+    exact = fh._round_like(fh._f64_ref(case), fh._call(case, np).value)
+    off = exact[1] + 40 * np.spacing(exact[1])
+    assert fh._classify_pair(case, fh._Result(("array", off)), fh._Result(exact))[0] == "ok"
+    assert fh._classify_pair(case, fh._Result(exact), fh._Result(("array", off)))[0] == "wrong_result"
+    lae = ("fn", "logaddexp2", (("arr", "float32", (4,), "step2", 377, "rand"),
+                                ("arr", "float32", (4,), "step2", 109, "rand")), ())
+    assert fh.classify(lae)[0] == "ok"
 
 
 def test_harness_angle_has_arctan2_bound():
@@ -232,3 +234,220 @@ def test_harness_object_int_refusal():
     assert fh.classify(case)[0] == "both_raise"
     with pytest.raises(OverflowError, match="dtype object"):
         asc.extract(asc.ones(3, bool), 2 ** 100)
+
+
+# ------------------------------------------------------------------ seed 4111: shapes given as arrays
+
+SHAPE_ARRAYS = [np.ones((5, 4, 4), bool), np.ones(80, bool), np.ones(80, np.int64), np.ones((80, 2), np.int64),
+                np.ones((3, 2), np.int64), np.ones((0, 2), np.int64), np.ones((2, 0), np.int64),
+                np.ones((2, 1), np.int64), np.array([2, 3])]
+
+
+@pytest.mark.parametrize("shape", SHAPE_ARRAYS, ids=lambda s: f"{s.dtype}{s.shape}")
+@pytest.mark.parametrize("as_pyasc", [False, True])
+def test_shape_array_entries(mode, shape, as_pyasc):
+    s = asc.asarray(shape) if as_pyasc else shape
+    _same(lambda: np.empty(shape).shape, lambda: asc.empty(s).shape)
+    _same(lambda: np.broadcast_shapes(shape, (3, 0)), lambda: asc.broadcast_shapes(s, (3, 0)))
+
+
+@pytest.mark.parametrize("n", [80, 2 ** 44])
+def test_indices_of_a_huge_dimension_array(mode, n):
+    d_np = np.broadcast_to(np.ones(1, np.int8), (n,))
+    d_asc = asc.broadcast_to(asc.ones(1, np.int8), (n,))
+    if n < 1 << 20:
+        _same(lambda: np.indices(d_np), lambda: asc.indices(d_asc))
+    else:  # NumPy's tuple(dimensions) cannot be allocated; pyasc says so without iterating
+        with pytest.raises(MemoryError, match="indices"):
+            asc.indices(d_asc)
+    _same(lambda: np.indices(np.array([2, 3])), lambda: asc.indices(asc.asarray(np.array([2, 3]))))
+
+
+# ------------------------------------------------------------------ ndarray.astype / flatten: NumPy's signatures
+
+ASTYPE = [(("uint16", "uint16"), {}), (("uint16", None), {}), (("uint16", "K", "bogus"), {}),
+          (("uint16", "K", "unsafe", True, "x"), {}), (("int8", "C"), {}), (("int8", "F"), {}), (("int8", "A"), {}),
+          (("float64",), {"copy": None}), (("uint16",), {"casting": "safe"}), (("float32",), {"casting": "same_kind"}),
+          ((None, 0), {}), (("float32",), {"subok": None}), (("float32",), {"copy": np.ones(2)}),
+          (("float32",), {"casting": 1}), (("complex64",), {"casting": "equiv"}), (("float64",), {"casting": "no"})]
+
+
+@pytest.mark.parametrize("args,kw", ASTYPE, ids=[f"{a}-{k}"[:40] for a, k in ASTYPE])
+def test_astype_method_signature(mode, args, kw):
+    x = np.arange(6.0).reshape(2, 3).T
+    _same(lambda: x.astype(*args, **kw), lambda: asc.asarray(x).astype(*args, **kw))
+    e = _outcome(lambda: x.astype(*args, **kw))
+    if not isinstance(e, Exception) and len(args) > 1 and args[1] in ("C", "F"):
+        r = asc.asarray(x).astype(*args, **kw)
+        assert r.flags.c_contiguous == x.astype(*args, **kw).flags.c_contiguous
+
+
+@pytest.mark.parametrize("order", [None, "C", "F", "A", "K", "X", 0, b"C"], ids=repr)
+def test_flatten_order(mode, order):
+    x = np.arange(6.0).reshape(2, 3).T
+    _same(lambda: x.flatten(order), lambda: asc.asarray(x).flatten(order))
+
+
+# ------------------------------------------------------------------ copy= as NumPy's converter reads it
+
+@pytest.mark.parametrize("copy", ["abc", "", np.str_("a"), b"x", np.ones(2), 2, np.True_, None, False],
+                         ids=lambda c: repr(c)[:16])
+@pytest.mark.parametrize("fn", ["asarray", "array", "reshape"])
+def test_copy_flag(mode, copy, fn):
+    x = np.ones(3)
+    if fn == "reshape":
+        _same(lambda: np.reshape(x, 3, copy=copy), lambda: asc.reshape(asc.asarray(x), 3, copy=copy))
+    else:
+        _same(lambda: getattr(np, fn)(x, copy=copy), lambda: getattr(asc, fn)(asc.asarray(x), copy=copy))
+
+
+# ------------------------------------------------------------------ check order: cumulative_*, argmax, choose
+
+CUMULATIVE_KW = [{}, {"axis": 0}, {"axis": -1}, {"axis": 1}, {"dtype": [[1], [2, 3]]}, {"axis": "a"},
+                 {"axis": 0, "dtype": "float64"}, {"axis": 0, "include_initial": True}, {"axis": 2 ** 70},
+                 {"axis": True}, {"include_initial": True}]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("kw", CUMULATIVE_KW, ids=lambda k: repr(k)[:30])
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative_zero_d_and_check_order(mode, shape, kw, fn):
+    x = (np.arange(int(np.prod(shape)), dtype=np.int16) + 1).reshape(shape)
+    _same(lambda: getattr(np, fn)(x, **kw), lambda: getattr(asc, fn)(asc.asarray(x), **kw))
+
+
+ARGMAX_AXES = [True, np.True_, 2 ** 31, -2 ** 31 - 1, 2 ** 63, np.array([1]), 1.0, np.array(2 ** 62), 5, 0, -1, None]
+
+
+@pytest.mark.parametrize("axis", ARGMAX_AXES, ids=lambda a: repr(a)[:20])
+@pytest.mark.parametrize("out", [np.float64, None], ids=["out-dtype", "no-out"])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_method_converts_axis_before_out(mode, axis, out, name):
+    x = np.array([3.0, 1.0, 2.0])
+    _same(lambda: getattr(x, name)(axis, out), lambda: getattr(asc.asarray(x), name)(axis, out))
+
+
+@pytest.mark.parametrize("choices", [2 ** 63, 5, None], ids=repr)
+@pytest.mark.parametrize("cmode", ["reflect", 1.5, "clip"])
+def test_choose_iterates_choices_before_mode(mode, choices, cmode):
+    a = np.zeros((3, 2), np.int64)
+    _same(lambda: np.choose(a, choices, mode=cmode), lambda: asc.choose(asc.asarray(a), choices, mode=cmode))
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float32"])
+def test_einsum_parses_before_dtype(mode, dt):
+    import ml_dtypes
+
+    d = ml_dtypes.bfloat16 if dt == "bfloat16" else dt
+    a = np.ones((0, 4, 4), d)
+    f32 = a.astype(np.float32)
+    # the interleaved form: the second operand is read as an (empty) sublist for a 3-d operand
+    _same(lambda: np.einsum(f32, f32), lambda: asc.einsum(asc.asarray(a), asc.asarray(a)))
+
+
+def test_ldexp_python_mantissa_loop(mode):
+    for x1 in (300, -1, 2.5, True, 2 ** 70):
+        for dt in ("int8", "uint8", "uint64", "int64", "bool", "float32", "int32"):
+            e = np.array([1, 2], dt)
+            _same(lambda: np.ldexp(x1, e), lambda: asc.ldexp(x1, asc.asarray(e)))
+
+
+# ------------------------------------------------------------------ values: histogram bins, round of integers
+
+@pytest.mark.parametrize("bins", [np.array([0, 2 ** 63, 5, 2 ** 64 - 1], np.uint64), np.array([0, 1, 5], np.uint64),
+                                  np.array([3, 1], np.int8), np.array([1, 250, 3], np.uint8)], ids=str)
+def test_histogram_unsigned_bins_monotonic(mode, bins):
+    x = np.arange(3, dtype=np.int32)
+    _same(lambda: np.histogram(x, bins=bins)[0], lambda: asc.histogram(asc.asarray(x), bins=asc.asarray(bins))[0])
+
+
+@pytest.mark.parametrize("sample", [2 ** 63, 5, 2.5, -1, np.float64(5), [5]], ids=repr)
+def test_histogramdd_python_scalar_sample(mode, sample):
+    _same(lambda: np.histogramdd(sample)[0], lambda: asc.histogramdd(sample)[0])
+
+
+ROUND_INTS = {"int8": [15, 25, 35, 5, 127, 0, -15, -25, 94, 95, -128, 126],
+              "uint8": [15, 25, 35, 5, 127, 0, 250, 255, 94, 95],
+              "int64": [15, 25, -35, 2 ** 62, -(2 ** 63), 2 ** 63 - 1, 94, 95],
+              "uint64": [15, 25, 35, 2 ** 64 - 1, 2 ** 63, 94, 95], "int16": [-32768, 32767, 150, -150]}
+
+
+@pytest.mark.parametrize("dt", sorted(ROUND_INTS) + ["bool"])
+@pytest.mark.parametrize("decimals", [-1, -2, -3, -19, -20, -30, -308, 0, 1, 3])
+@pytest.mark.parametrize("fn", ["round", "around"])
+def test_round_integers_negative_decimals(mode, dt, decimals, fn):
+    x = np.array(ROUND_INTS.get(dt, [True, False, True]), dt)
+    _same(lambda: getattr(np, fn)(x, decimals), lambda: getattr(asc, fn)(asc.asarray(x), decimals))
+
+
+# ------------------------------------------------------------------ insert with an index array, gcd/lcm broadcast
+
+INSERT_OBJ = [[-2, 1], [0, 5], [-5, 0], [3, 3], [-1, -1, 2], [4], [], [1, -4]]
+INSERT_VALUES = [7, [1, 2], np.arange(9).reshape(3, 1, 3), [[1], [2]], np.ones((1, 1, 1))]
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (0, 1, 3), (2, 3)])
+@pytest.mark.parametrize("obj", INSERT_OBJ, ids=repr)
+def test_insert_index_array_as_numpy(mode, shape, obj):
+    a = np.arange(int(np.prod(shape))).reshape(shape)
+    for vals in INSERT_VALUES:
+        for ax in (None, 0, -1):
+            _same(lambda: np.insert(a, np.array(obj, np.int64), vals, axis=ax),
+                  lambda: asc.insert(asc.asarray(a), np.array(obj, np.int64), vals, axis=ax))
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_broadcast_before_cast(mode, name):
+    h_np = np.broadcast_to(np.ones(1, np.int8), (2 ** 62,))
+    h_asc = asc.broadcast_to(asc.ones(1, np.int8), (2 ** 62,))
+    y = np.arange(8, dtype=np.int32).reshape(1, 2, 4)
+    _same(lambda: getattr(np, name)(h_np, y), lambda: getattr(asc, name)(h_asc, asc.asarray(y)))
+    _same(lambda: getattr(np, name)(y, np.int8(6)), lambda: getattr(asc, name)(asc.asarray(y), np.int8(6)))
+
+
+@pytest.mark.parametrize("upper", [np.ones((3, 3)), np.ones(2), np.ones(1), 0, "x", None], ids=lambda u: repr(u)[:12])
+def test_cholesky_upper_truth_value(mode, upper):
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    _same(lambda: np.linalg.cholesky(a, upper=upper), lambda: asc.linalg.cholesky(asc.asarray(a), upper=upper))
+
+
+# ------------------------------------------------------------------ the harness: NumPy answers that are not NumPy's to require
+
+def test_harness_invalid_cast_values_are_unspecified():
+    """float64 NaN/inf/out-of-range -> uint32 is C undefined behaviour; NumPy's contiguous and
+    strided loops disagree (4294967300.0 -> 0 or 4), so such values are not compared."""
+    import fuzz_harness as fh
+
+    v = np.array([np.nan, 4294967300.0, 1e30, -1.0])
+    assert np.repeat(v, 2)[::2].astype(np.uint32).tolist() != v.astype(np.uint32).tolist()
+    case = ("fn", "astype", (("arr", "complex128", (1, 3, 3), "rev", 2166, "special"), ("dtype", "uint32")),
+            (("copy", ("py", False)),))
+    assert fh._numpy_invalid_cast(case)
+    assert fh.classify(case)[0] == "ok"
+    fine = ("fn", "astype", (("arr", "float64", (5,), "c", 1, "rand"), ("dtype", "int32")), ())
+    assert not fh._numpy_invalid_cast(fine)
+    ref = fh._call(fine, np)
+    wrong = ("array", ref.value[1] + 1)
+    assert fh._classify_pair(fine, ref, fh._Result(wrong))[0] == "wrong_result"
+
+
+def test_harness_logaddexp_cancellation_scale():
+    import fuzz_harness as fh
+
+    case = ("fn", "logaddexp2", (("arr", "float64", (3, 4, 4), "c", 972, "edge"),
+                                 ("arr", "float64", (3, 4, 4), "rev", 19708, "special")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    far = ("array", ref.value[1] * (1 + 1e-9))
+    assert fh._classify_pair(case, ref, fh._Result(far))[0] == "wrong_result"
+
+
+def test_harness_nan_matrix_singularity():
+    import fuzz_harness as fh
+
+    case = ("linalg", "inv", (("arr", "float64", (2, 2, 2), "c", 0, "special"),), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    assert isinstance(ref.exc, np.linalg.LinAlgError)
+    finite = ("array", np.zeros((2, 2, 2)))  # a result without the NaN is still a silent accept
+    assert fh._classify_pair(case, ref, fh._Result(finite))[0] == "silent_accept"

@@ -521,12 +521,13 @@ def _float_info(dt):
     return ml_dtypes.finfo(dt) if dt == np.dtype(ml_dtypes.bfloat16) else np.finfo(dt)
 
 
-def _ulps(g, e, dt):
-    """|g - e| in units of dt's spacing at e (float64 arithmetic)."""
+def _ulps(g, e, dt, scale=None):
+    """|g - e| in units of dt's spacing at e (at max(|e|, scale) when given; float64 arithmetic)."""
     fi = _float_info(dt)
     ge, ee = g.astype(np.float64), e.astype(np.float64)
+    at = ee if scale is None else np.maximum(np.abs(ee), scale)
     with np.errstate(all="ignore"):
-        _, ex = np.frexp(np.where(ee == 0, fi.tiny, ee))
+        _, ex = np.frexp(np.where(at == 0, fi.tiny, at))
         ex = np.maximum(ex - 1, fi.minexp)
         spacing = np.ldexp(1.0, ex - fi.nmant)
         return np.abs(ge - ee) / spacing
@@ -551,6 +552,25 @@ def _loop_float_dtype(case, dt):
         if d.kind == "f" and d.itemsize < np.dtype(dt).itemsize:
             return d
     return dt
+
+
+# logaddexp(x, y) = m + log1p(exp(-|x - y|)) with m = max(x, y): the last addition cancels when the
+# result is near 0 (m = -1, log2 term 0.997: 8 bits lost), for NumPy as for any implementation
+# (NumPy's own float64 logaddexp2(-1.0057, -1.0) is 146 ulp of its result off), so the error is
+# measured in ulps of max(|result|, |m|) -- the magnitude of the terms added -- not of the result
+_CANCEL = {"logaddexp", "logaddexp2"}
+
+
+def _cancel_scale(case, shape):
+    """|max(x1, x2)| broadcast to the result shape for the _CANCEL functions (else None)."""
+    if _name_key(case) not in _CANCEL or case[0] != "fn" or len(case[2]) != 2:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            a, b = (np.asarray(build(x, np), dtype=np.float64) for x in case[2])
+            return np.broadcast_to(np.abs(np.maximum(a, b)), shape)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _compare_arrays(e, g, case):
@@ -599,7 +619,8 @@ def _compare_arrays(e, g, case):
             bits = np.dtype(dt).itemsize * 8
             bound = (ULP[key][0] + 4) if bits == 32 else (ULP[key][1] + 1) if bits == 64 else 2.0
             fin = np.isfinite(ef) & np.isfinite(gf)
-            u = _ulps(gg[fin], ee[fin], dt)
+            sc = _cancel_scale(case, e.shape)
+            u = _ulps(gg[fin], ee[fin], dt, None if sc is None else sc[~en][fin])
             if u.size and u.max() > bound:
                 return f"{u.max():.1f} ulp > {bound}"
             if not np.array_equal(ef[~fin], gf[~fin]):
@@ -788,6 +809,14 @@ def _classify_pair(case, ref, got):
             # NumPy materialises the broadcast view (argmax copies it); pyasc may answer from one
             # element per broadcast axis: not an input NumPy rejects, only one it cannot hold
             return "ok", ""
+        if case[0] == "linalg" and isinstance(ref.exc, np.linalg.LinAlgError) and "Singular" in str(ref.exc) and \
+                _has(case, lambda s: s[0] == "arr" and s[5] == "special" and s[1] not in _INT_DTYPES) and \
+                _nan_input(case) and got.value[0] == "array" and got.value[1].dtype.kind in "fc" and \
+                np.isnan(got.value[1]).any():
+            # a matrix holding NaN: whether LAPACK's getrf reports an exactly zero pivot depends on how
+            # OpenBLAS's i?amax pivot search (a different kernel per CPU) ranks NaN against 0; no
+            # answer is NumPy's to require (pyasc's result must hold the NaN)
+            return "ok", ""
         return "silent_accept", f"numpy {_exc_str(ref.exc)}"
     if got.exc is not None:
         if _is_unclear(got.exc):
@@ -811,6 +840,13 @@ def _classify_pair(case, ref, got):
         ref64 = _f64_ref(case)
         if ref64 is not None and not _compare(_round_like(ref64, ref.value), got.value, case):
             return "ok", ""
+    if d and re.match(r"(\[\d+\] )*values differ", d) and (_numpy_invalid_cast(case) or
+                                                            _hist_weight_overflow(case)):
+        # NumPy cast a NaN/inf/out-of-range float to an integer ("invalid value encountered in
+        # cast"): C leaves the value undefined and NumPy's answer depends on its loop (float64
+        # 4294967300 -> uint32 is 0 in the contiguous SIMD loop, 4 in the strided one; NaN 2**31 or
+        # 0), so no value is NumPy's to compare -- the dtype and shape still are (compared above)
+        return "ok", ""
     if d and _nan_to_int_unspecified(case, ref, got):
         return "ok", ""
     if d:
@@ -843,6 +879,67 @@ def _nan_to_int_unspecified(case, ref, got):
         fv = f.value[1].astype(np.float64)
         undefined = ~np.isfinite(fv) | (fv < float(info.min)) | (fv > float(info.max))
     return bool(np.all((e == g) | undefined))
+
+
+_INT_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def _nan_input(case):
+    """Whether an array argument of the case holds a NaN."""
+    for spec in list(case[2]) + [v for _, v in case[3]]:
+        try:
+            v = build(spec, np)
+            if isinstance(v, np.ndarray) and v.dtype.kind in "fc" and np.isnan(v).any():
+                return True
+        except Exception:  # noqa: BLE001
+            pass
+    return False
+
+
+def _hist_weight_overflow(case):
+    """Whether a histogram's integer weights sum past their dtype in some bin: NumPy accumulates
+    them in float64 (bincount) and casts the sums back to the weights' dtype, an out-of-range
+    float -> integer cast whose value depends on NumPy's cast loop -- the scalar loop (a one-bin
+    block) gives the sum mod 2**32 for uint32, the SIMD loop 0 -- not on a rule pyasc could follow."""
+    if case[0] != "fn" or case[1] not in ("histogram", "histogram2d", "histogramdd"):
+        return False
+    kw = dict(case[3])
+    if "weights" not in kw:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                w = build(kw["weights"], np)
+                if not isinstance(w, np.ndarray) or w.dtype.kind not in "iu":
+                    return False
+                args = [build(x, np) for x in case[2]]
+                kw2 = {k: (w.astype(np.float64) if k == "weights" else build(x, np)) for k, x in case[3]}
+                sums = np.asarray(getattr(np, case[1])(*args, **kw2)[0], dtype=np.float64)
+            except Exception:  # noqa: BLE001
+                return False
+    info = np.iinfo(w.dtype)
+    return bool(((sums < info.min) | (sums > info.max)).any())
+
+
+def _numpy_invalid_cast(case):
+    """Whether NumPy's evaluation of the case casts an invalid float value to an integer."""
+    kind, name, args, kwargs = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore", invalid="raise"):
+            try:
+                a = [build(x, np) for x in args]
+                kw = {k: build(x, np) for k, x in kwargs}
+                if kind == "method":
+                    getattr(a[0], name)(*a[1:], **kw)
+                else:
+                    _target(kind, name, np)(*a, **kw)
+            except FloatingPointError as e:
+                return "cast" in str(e)
+            except Exception:  # noqa: BLE001
+                return False
+    return False
 
 
 def _f64_ref(case):
