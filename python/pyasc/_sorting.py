@@ -90,6 +90,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None)
         if axis is None:  # NumPy flattens (a copy) before it allocates the int64 result
             _alloc_check("argsort", (x.size,), x.dtype)
         else:
+    if x.ndim == 0:  # NumPy's PyArray_CheckAxis reads a 0-d array as 1-d (argsort(5.0) is [0])
+        x = x.reshape((1,))
             _norm_axis(axis, x.ndim, "argsort")
         _alloc_check("argsort", x.shape, _np.int64)
     return _C.argsort(x, axis, bool(descending))

@@ -451,3 +451,12 @@ def test_harness_nan_matrix_singularity():
     assert isinstance(ref.exc, np.linalg.LinAlgError)
     finite = ("array", np.zeros((2, 2, 2)))  # a result without the NaN is still a silent accept
     assert fh._classify_pair(case, ref, fh._Result(finite))[0] == "silent_accept"
+
+
+@pytest.mark.parametrize("kw", [{}, {"axis": 0}, {"axis": None}, {"axis": 1}, {"axis": -1}, {"axis": -2},
+                                {"kind": "stable"}], ids=repr)
+@pytest.mark.parametrize("dt", ["float64", "int8", "bool", "complex64"])
+def test_argsort_zero_d_reads_as_one_d(mode, kw, dt):
+    x = np.array(5, dt)
+    _same(lambda: np.argsort(x, **kw), lambda: asc.argsort(asc.asarray(x), **kw))
+    _same(lambda: x.argsort(**kw), lambda: asc.asarray(x).argsort(**kw))
