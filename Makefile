@@ -15,7 +15,7 @@ WHEEL_BUILD ?= build/wheel
 # The project's own code builds with -Werror (ASC_WERROR); third-party headers are system headers.
 WERROR ?= ON
 
-.PHONY: all setup build cpp-test install example py-test test test-latest test-sanitize test-sanitize-cpp test-sanitize-python test-tsan array-api lock demo bench serve-soak clean
+.PHONY: official-samples all setup build cpp-test install example py-test test test-latest test-sanitize test-sanitize-cpp test-sanitize-python test-tsan array-api lock demo bench serve-soak clean
 
 all: test
 
@@ -58,8 +58,9 @@ test-latest:
 	  WHEEL_BUILD=build/latest/wheel py-test
 
 # Sanitizer runs (developer targets, not part of CI: run them before a release
-# and before resolving an issue that touched C++; wall times on the 2-core
-# machine are in README's "Sanitizers"). Any report fails the run
+# and before resolving an issue that touched C++; each sanitizer tree is a
+# full build of libasc, which does not fit CI's budget on a busy 2-core
+# machine, see README's "Sanitizers"). Any report fails the run
 # (halt_on_error, UBSan without recovery); -O1 keeps the builds short.
 #   test-sanitize         both of:
 #   test-sanitize-cpp     ASan+UBSan build of libasc and every GoogleTest suite
@@ -141,3 +142,11 @@ serve-soak: install
 
 clean:
 	rm -rf build .venv-latest
+
+# CANN's official asc-devkit samples through their own CMakeLists and README
+# commands (scripts/official_samples.py; not part of CI, takes long):
+#   make official-samples MIRROR=/path/to/asc-devkit [FILTER=03_basic_api] [SAMPLE_JOBS=2]
+SAMPLE_JOBS ?= 1
+official-samples: install
+	@test -n "$(MIRROR)" || { echo "make official-samples: set MIRROR=<asc-devkit checkout or git dir>"; exit 2; }
+	$(PY) scripts/official_samples.py "$(MIRROR)" --jobs $(SAMPLE_JOBS) $(if $(FILTER),--filter $(FILTER),)

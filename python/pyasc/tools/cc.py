@@ -36,6 +36,9 @@ Options of pyasc-cc itself:
 ``--npu-arch=dav-2201|dav-3510``  the target architecture as CANN's compiler
                         takes it: defines ``__NPU_ARCH__`` (2201 / 3510; the
                         last one given wins); anything else is a usage error
+``--cce-simd-vf-fusion=...``, ``--asc-aicore-lang``, ``--enable-simt``,
+``--cce-auto-sync``  options of CANN's compiler that only tune NPU code:
+                        accepted and ignored
 
 Exit status: the compiler's; 2 for a usage error (no input, missing file,
 option without its value, a launch the translator cannot read).
@@ -66,6 +69,8 @@ _TAKES_VALUE = {
 }
 # Options that mean "do not link".
 _NO_LINK = {"-c", "-S", "-E", "-fsyntax-only", "-M", "-MM"}
+# Options of CANN's bisheng that tune NPU code generation only: accepted and ignored.
+_IGNORED = {"--cce-simd-vf-fusion", "--asc-aicore-lang", "--enable-simt", "--cce-auto-sync", "-fcce-auto-sync"}
 # --npu-arch values (CANN's bisheng) and their __NPU_ARCH__ numbers.
 NPU_ARCHS = {"dav-2201": 2201, "dav-3510": 3510}
 
@@ -110,6 +115,8 @@ def _parse(argv):
             if arch not in NPU_ARCHS:
                 raise UsageError(f"--npu-arch={arch} is not supported: use dav-2201 or dav-3510")
             opts["npu_arch"] = arch
+        elif a.split("=", 1)[0] in _IGNORED:
+            pass
         elif a == "-x" or (a.startswith("-x") and len(a) > 2):
             if a == "-x":
                 if i + 1 >= len(argv):

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Builds and runs CANN's official asc-devkit samples the way their READMEs do.
+
+Usage::
+
+    scripts/official_samples.py MIRROR_DIR [--filter SUBSTR ...] [--jobs N]
+                                [--timeout S] [--keep] [--arch dav-2201]
+    make official-samples MIRROR=/path/to/asc-devkit   # not part of CI
+
+MIRROR_DIR is a checkout of ``mirror-cann/asc-devkit`` or a bare git
+directory of it (the fetch tool's snapshot); nothing of it is copied into
+this repository. A sample is a folder under ``examples/01_simd_cpp_api`` or
+``examples/02_simd_c_api`` with a ``CMakeLists.txt`` and a ``README.md``
+(a sample nested in another sample's folder belongs to that one). Each is
+copied into a temporary folder and run as its README says, in the CPU run
+mode its README gives:
+
+    source "$(pyasc-info --cann-home)/set_env.sh"
+    <the README's run block: mkdir -p build && cd build; the README's
+     cmake line with -DCMAKE_ASC_RUN_MODE=cpu; make -j;
+     python3 ../scripts/gen_data.py ...; ./demo; python3 ../scripts/verify_result.py ...>
+
+once per SCENARIO_NUM value the README's option table lists. A sample
+passes when every command exits 0. One line per failure (sample, scenario,
+failing step, first error line), then the counts per folder. Exit status:
+0 when everything passed, 1 otherwise, 2 for a usage error.
+
+``--filter`` keeps the samples whose path contains one of the substrings;
+``--jobs`` runs that many samples at once (default 1: the machine is shared);
+``--json FILE`` writes every result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOTS = ("examples/01_simd_cpp_api", "examples/02_simd_c_api")
+ERROR_RE = re.compile(r"(error|Error|ERROR|FAIL|fail|Assert|assert|Abort|Segmentation|No such file|not found|"
+                      r"undefined reference|Traceback)")
+
+
+class UsageError(Exception):
+    pass
+
+
+# ------------------------------------------------------------ the snapshot
+def _is_bare(mirror):
+    return os.path.isfile(os.path.join(mirror, "HEAD")) and os.path.isdir(os.path.join(mirror, "objects"))
+
+
+def list_files(mirror):
+    """Paths (relative, '/'-separated) of the files under ROOTS."""
+    if _is_bare(mirror) or os.path.isdir(os.path.join(mirror, ".git")):
+        out = subprocess.run(["git", "-C", mirror, "ls-tree", "-r", "--name-only", "HEAD", *ROOTS],
+                             capture_output=True, text=True, check=True).stdout
+        return out.split("\n")[:-1]
+    files = []
+    for root in ROOTS:
+        for d, _, names in os.walk(os.path.join(mirror, root)):
+            files += [os.path.relpath(os.path.join(d, n), mirror).replace(os.sep, "/") for n in names]
+    return files
+
+
+def export_sample(mirror, sample, files, dest):
+    """Copies the files of ``sample`` into ``dest``."""
+    prefix = sample + "/"
+    mine = [f for f in files if f.startswith(prefix)]
+    if _is_bare(mirror) or os.path.isdir(os.path.join(mirror, ".git")):
+        git = subprocess.Popen(["git", "-C", mirror, "archive", "HEAD", sample], stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-x", "-C", dest, f"--strip-components={sample.count('/') + 1}"],
+                       stdin=git.stdout, check=True)
+        git.stdout.close()
+        if git.wait() != 0:
+            raise RuntimeError(f"git archive of {sample} failed")
+    else:
+        for f in mine:
+            out = os.path.join(dest, f[len(prefix):])
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            shutil.copy2(os.path.join(mirror, f), out)
+
+
+def find_samples(files):
+    have = set(files)
+    dirs = sorted({f.rsplit("/", 1)[0] for f in files if f.endswith("/CMakeLists.txt")})
+    samples = [d for d in dirs if f"{d}/README.md" in have]
+    out = []
+    for d in samples:
+        if not any(d.startswith(o + "/") for o in out):
+            out.append(d)
+    return out
+
+
+# ------------------------------------------------------------ the README
+_FENCE = re.compile(r"^\s*```")
+
+
+def code_blocks(text):
+    blocks, cur = [], None
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            if cur is None:
+                cur = []
+            else:
+                blocks.append(cur)
+                cur = None
+        elif cur is not None:
+            cur.append(line.strip())
+    return blocks
+
+
+def _strip_comment(line):
+    # A '#' that starts a shell comment: at the start or after whitespace/';'.
+    m = re.search(r"(^|[\s;])#", line)
+    return line[:m.start()].rstrip() if m else line
+
+
+def parse_readme(text):
+    """The run plan of a README: ``{"steps": [...], "cpu_cmake": str,
+    "scenarios": [...], "vars": {...}}`` or ``{"error": why}``."""
+    # CANN's READMEs keep the commands under "编译运行" ("build and run").
+    sec = text.find("编译运行")
+    body = text[sec:] if sec >= 0 else text
+    blocks = code_blocks(body)
+    run = next((b for b in blocks if any(re.match(r"^\./\w", l) for l in b)
+                and any("cmake" in l for l in b)), None)
+    if run is None:
+        return {"error": "README has no run block (mkdir/cmake/make/./demo)"}
+    cpu = None
+    for b in blocks:
+        for l in b:
+            if re.search(r"\bcmake\b", l) and "-DCMAKE_ASC_RUN_MODE=cpu" in l:
+                cpu = _strip_comment(l)
+                break
+        if cpu:
+            break
+    cpu_added = False
+    if cpu is None:
+        # An npu-only README: its own cmake line plus the cpu run mode, as the
+        # other READMEs say ("add -DCMAKE_ASC_RUN_MODE=cpu"); a CMakeLists that
+        # refuses cpu then fails at cmake with its own message.
+        line = next((_strip_comment(l) for l in run if re.search(r"\bcmake\b", l)), None)
+        if line is None:
+            return {"error": "README's run block has no cmake line"}
+        cpu = re.sub(r"\bcmake\b", "cmake -DCMAKE_ASC_RUN_MODE=cpu", line, count=1)
+        cpu_added = True
+    steps, variables = [], {}
+    for l in run:
+        l = _strip_comment(l)
+        if not l:
+            continue
+        m = re.match(r"^([A-Za-z_][A-Za-z_0-9]*)=(\S*)$", l)
+        if m:
+            variables[m.group(1)] = m.group(2)
+            continue
+        if re.search(r"\bcmake\b", l):
+            l = cpu
+        steps.append(l)
+    scenarios = []
+    for line in body.split("\n"):
+        if line.strip().startswith("|") and "`SCENARIO_NUM`" in line:
+            cells = line.split("|")
+            if len(cells) > 2:
+                scenarios = re.findall(r"`(\d+)`", cells[2])
+            break
+    if not scenarios and "SCENARIO_NUM" in variables:
+        scenarios = [variables["SCENARIO_NUM"]]
+    return {"steps": steps, "cpu_cmake": cpu, "cpu_added": cpu_added, "scenarios": scenarios or [None],
+            "vars": variables}
+
+
+def _label(step):
+    if re.search(r"\bcmake\b", step):
+        return "cmake/make"
+    if "gen_data" in step:
+        return "gen_data"
+    if "verify_result" in step:
+        return "verify"
+    if re.match(r"^\./", step):
+        return "run"
+    return step.split()[0] if step.split() else "?"
+
+
+def script_for(plan, scenario, set_env):
+    lines = ["set -o pipefail", f'source "{set_env}"']
+    for k, v in plan["vars"].items():
+        lines.append(f"{k}={v}")
+    if scenario is not None:
+        lines.append(f"SCENARIO_NUM={scenario}")
+    for s in plan["steps"]:
+        label = _label(s)
+        lines.append(f'echo "@@STEP {label}"')
+        lines.append(s)
+        lines.append(f'__rc=$?; if [ $__rc -ne 0 ]; then echo "@@FAIL {label} rc=$__rc"; exit 1; fi')
+    return "\n".join(lines) + "\n"
+
+
+def first_error(output, label):
+    lines = output.split("\n")
+    start = 0
+    for i, l in enumerate(lines):
+        if l.startswith(f"@@STEP {label}"):
+            start = i + 1
+    part = [l for l in lines[start:] if not l.startswith("@@")]
+    for l in part:
+        if ERROR_RE.search(l) and "Werror" not in l:
+            return l.strip()[:300]
+    tail = [l.strip() for l in part if l.strip()]
+    return (tail[-1] if tail else "(no output)")[:300]
+
+
+# ------------------------------------------------------------ running
+def _env():
+    """The READMEs' `python3` is this interpreter (it has NumPy for gen_data/verify_result)."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def run_one(mirror, files, sample, set_env, timeout, keep, arch):
+    results = []
+    try:
+        readme = subprocess.run(["git", "-C", mirror, "show", f"HEAD:{sample}/README.md"], capture_output=True,
+                                text=True).stdout if (_is_bare(mirror) or os.path.isdir(
+                                    os.path.join(mirror, ".git"))) else open(
+                                        os.path.join(mirror, sample, "README.md"), encoding="utf-8").read()
+    except OSError as e:
+        return [{"sample": sample, "scenario": None, "ok": False, "step": "readme", "error": str(e)}]
+    plan = parse_readme(readme)
+    if "error" in plan:
+        return [{"sample": sample, "scenario": None, "ok": False, "step": "readme", "error": plan["error"]}]
+    if arch:
+        plan["steps"] = [s.replace("dav-2201", arch) for s in plan["steps"]]
+    for sc in plan["scenarios"]:
+        work = tempfile.mkdtemp(prefix="asc-sample-")
+        t0 = time.time()
+        try:
+            export_sample(mirror, sample, files, work)
+            script = script_for(plan, sc, set_env)
+            try:
+                p = subprocess.run(["nice", "-n", "10", "bash", "-c", script], cwd=work, capture_output=True,
+                                   text=True, errors="replace", timeout=timeout, env=_env())
+                out = p.stdout + p.stderr
+                ok = p.returncode == 0
+            except subprocess.TimeoutExpired as e:
+                out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+                out += f"\n@@FAIL timeout\nerror: timed out after {timeout} s"
+                ok = False
+            # A configure error that asks for dav-3510 (scenarios only that architecture has): rerun with it.
+            if not ok and "dav-3510" in out and "CMAKE_ASC_ARCHITECTURES" in out and "dav-2201" in script:
+                shutil.rmtree(os.path.join(work, "build"), ignore_errors=True)
+                script = script.replace("dav-2201", "dav-3510")
+                p = subprocess.run(["nice", "-n", "10", "bash", "-c", script], cwd=work, capture_output=True,
+                                   text=True, errors="replace", timeout=timeout, env=_env())
+                out, ok = p.stdout + p.stderr, p.returncode == 0
+            m = re.findall(r"@@FAIL (\S+)", out)
+            step = m[-1] if m else ("" if ok else "?")
+            results.append({"sample": sample, "scenario": sc, "ok": ok, "step": step,
+                            "error": "" if ok else first_error(out, step), "seconds": round(time.time() - t0, 1),
+                            "dir": work if keep else None})
+        finally:
+            if not keep:
+                shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def folder_of(sample):
+    parts = sample.split("/")
+    return "/".join(parts[1:3])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="official_samples.py", description=__doc__.split("\n")[0])
+    ap.add_argument("mirror", help="asc-devkit checkout or bare git directory")
+    ap.add_argument("--filter", action="append", default=[], help="keep samples whose path contains this")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per sample scenario")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary sample folders")
+    ap.add_argument("--arch", default=None, help="replace dav-2201 in the README lines by this")
+    ap.add_argument("--json", default=None, help="write all results to this file")
+    ap.add_argument("--list", action="store_true", help="only list the samples and their plans")
+    args = ap.parse_args(argv)
+    if not os.path.isdir(args.mirror):
+        print(f"official_samples.py: no such folder: {args.mirror}", file=sys.stderr)
+        return 2
+    files = list_files(args.mirror)
+    samples = [s for s in find_samples(files) if not args.filter or any(f in s for f in args.filter)]
+    if not samples:
+        print("official_samples.py: no samples matched", file=sys.stderr)
+        return 2
+    home = subprocess.run([sys.executable, "-m", "pyasc.tools.info", "--cann-home"], capture_output=True,
+                          text=True)
+    if home.returncode != 0:
+        print(f"official_samples.py: {home.stderr.strip()}", file=sys.stderr)
+        return 2
+    set_env = os.path.join(home.stdout.strip(), "set_env.sh")
+    if args.list:
+        for s in samples:
+            print(s, json.dumps(parse_readme(subprocess.run(["git", "-C", args.mirror, "show",
+                                                             f"HEAD:{s}/README.md"], capture_output=True,
+                                                            text=True).stdout), ensure_ascii=False))
+        return 0
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
+        futs = [ex.submit(run_one, args.mirror, files, s, set_env, args.timeout, args.keep, args.arch)
+                for s in samples]
+        for f in futs:
+            for r in f.result():
+                results.append(r)
+                sc = f" [SCENARIO_NUM={r['scenario']}]" if r["scenario"] else ""
+                if r["ok"]:
+                    print(f"PASS {r['sample']}{sc}", flush=True)
+                else:
+                    print(f"FAIL {r['sample']}{sc}: {r['step']}: {r['error']}", flush=True)
+    counts = {}
+    for r in results:
+        c = counts.setdefault(folder_of(r["sample"]), [0, 0, set(), set()])
+        c[0] += r["ok"]
+        c[1] += 1
+        c[3].add(r["sample"])
+        if not r["ok"]:
+            c[2].add(r["sample"])
+    print("\nfolder: passed/run (samples fully passing/samples)")
+    tp = tr = 0
+    for k in sorted(counts):
+        p, n, bad, alls = counts[k]
+        tp += p
+        tr += n
+        print(f"  {k}: {p}/{n} ({len(alls) - len(bad)}/{len(alls)})")
+    print(f"  total: {tp}/{tr}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, ensure_ascii=False, indent=1)
+    return 0 if tp == tr else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

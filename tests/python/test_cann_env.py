@@ -1,0 +1,184 @@
+"""CANN's set-up on the CPU: `pyasc-info --cann-home`, its set_env.sh,
+find_package(ASC) with the CMake language ASC, run modes, architectures and
+the ascendc_* helpers, exercised by a small CMake project built and run the
+way the asc-devkit samples' READMEs do it."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("make") is None,
+                                reason="needs cmake and make")
+
+KERNEL = r"""
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#ifdef ASCENDC_CPU_DEBUG
+#include "cpu_debug_launch.h"
+#endif
+
+constexpr uint32_t N = 64;
+constexpr uint32_t BLOCKS = 4;
+
+__global__ __aicore__ void scale_add(GM_ADDR x, GM_ADDR y, GM_ADDR z)
+{
+    AscendC::GlobalTensor<float> xg, yg, zg;
+    uint32_t off = AscendC::GetBlockIdx() * N;
+    xg.SetGlobalBuffer((__gm__ float*)x + off, N);
+    yg.SetGlobalBuffer((__gm__ float*)y + off, N);
+    zg.SetGlobalBuffer((__gm__ float*)z + off, N);
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 3 * N * sizeof(float));
+    AscendC::LocalTensor<float> a = buf.Get<float>();
+    AscendC::LocalTensor<float> b = a[N];
+    AscendC::LocalTensor<float> c = a[2 * N];
+    AscendC::DataCopy(a, xg, N);
+    AscendC::DataCopy(b, yg, N);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::Muls(a, a, (float)SCENARIO_NUM, N);
+    AscendC::Add(c, a, b, N);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopy(zg, c, N);
+}
+
+int main(int argc, char** argv)
+{
+    const size_t n = N * BLOCKS, bytes = n * sizeof(float);
+    std::vector<float> hx(n), hy(n), hz(n);
+    FILE* f = std::fopen("input.bin", "rb");
+    if (!f || std::fread(hx.data(), 1, bytes, f) != bytes || std::fread(hy.data(), 1, bytes, f) != bytes) return 3;
+    std::fclose(f);
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    aclrtStream stream;
+    aclrtCreateStream(&stream);
+    void *x, *y, *z;
+    aclrtMalloc(&x, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&y, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&z, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemcpy(x, bytes, hx.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    aclrtMemcpy(y, bytes, hy.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    scale_add<<<BLOCKS, nullptr, stream>>>((GM_ADDR)x, (GM_ADDR)y, (GM_ADDR)z);
+    aclrtSynchronizeStream(stream);
+    aclrtMemcpy(hz.data(), bytes, z, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    f = std::fopen("output.bin", "wb");
+    std::fwrite(hz.data(), 1, bytes, f);
+    std::fclose(f);
+    aclrtFree(x); aclrtFree(y); aclrtFree(z);
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(0);
+    aclFinalize();
+    std::printf("npu_arch=%d extra=%d\n", (int)__NPU_ARCH__, (int)EXTRA_DEF);
+    return 0;
+}
+"""
+
+CMAKELISTS = """
+cmake_minimum_required(VERSION 3.16)
+set(CMAKE_ASC_ARCHITECTURES "dav-2201" CACHE STRING "NPU architecture: dav-2201, dav-3510")
+find_package(ASC REQUIRED)
+project(kernel_samples LANGUAGES ASC CXX)
+set(SCENARIO_NUM "1" CACHE STRING "Scenario number")
+add_definitions(-DSCENARIO_NUM=${SCENARIO_NUM})
+add_executable(demo scale_add.asc)
+ascendc_compile_definitions(demo PRIVATE EXTRA_DEF=7)
+target_link_libraries(demo PRIVATE tiling_api register platform m)
+target_compile_options(demo PRIVATE $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)
+"""
+
+
+@pytest.fixture(scope="module")
+def cann_home():
+    p = subprocess.run([sys.executable, "-m", "pyasc.tools.info", "--cann-home"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    home = p.stdout.strip()
+    assert os.path.isfile(os.path.join(home, "set_env.sh"))
+    return home
+
+
+def _bash(cmd, cwd, home, timeout=240):
+    script = f'source "{home}/set_env.sh"\n{cmd}\n'
+    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def _project(tmp_path):
+    (tmp_path / "scale_add.asc").write_text(KERNEL)
+    (tmp_path / "CMakeLists.txt").write_text(textwrap.dedent(CMAKELISTS))
+    return tmp_path
+
+
+def test_set_env_exports(cann_home, tmp_path):
+    p = _bash('echo "H=$ASCEND_HOME_PATH"; echo "C=$CMAKE_PREFIX_PATH"; echo "P=$PATH"; '
+              'echo "L=$LD_LIBRARY_PATH"; echo "Y=$PYTHONPATH"; command -v asc-cc; '
+              f'"$ASC_PYTHON" -c "import pyasc.tools.cc as c, os; print(\'I=\' + c.package_dirs()[1])"; '
+              f'source "{cann_home}/set_env.sh"; echo "P2=$PATH"', tmp_path, cann_home)
+    assert p.returncode == 0, p.stderr
+    out = dict(l.split("=", 1) for l in p.stdout.splitlines() if "=" in l)
+    assert out["H"] == cann_home
+    assert out["C"].split(":")[0] == cann_home
+    assert os.path.isfile(os.path.join(cann_home, "lib", "cmake", "ASC", "ASCConfig.cmake"))
+    assert out["P"].split(":")[0] == os.path.join(cann_home, "bin")
+    assert os.path.join(cann_home, "bin", "asc-cc") in p.stdout
+    lib = out["I"]
+    assert out["L"].split(":")[0] == lib and os.path.isfile(os.path.join(lib, "libasc.so"))
+    assert out["Y"].split(":")[0] == os.path.dirname(os.path.dirname(cann_home))
+    # Sourcing twice does not grow PATH.
+    assert out["P2"] == out["P"]
+
+
+@pytest.mark.parametrize("arch,number", [("dav-2201", 2201), ("dav-3510", 3510)])
+def test_cmake_project_builds_and_runs(cann_home, tmp_path, arch, number):
+    proj = _project(tmp_path)
+    scenario = 3 if arch == "dav-2201" else 2
+    p = _bash(f"mkdir -p build && cd build && cmake .. -DCMAKE_ASC_RUN_MODE=cpu -DCMAKE_ASC_ARCHITECTURES={arch} "
+              f"-DSCENARIO_NUM={scenario} > cmake.log && make -j2", proj, cann_home)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    rng = np.random.default_rng(number)
+    x = rng.standard_normal(256).astype(np.float32)
+    y = rng.standard_normal(256).astype(np.float32)
+    (proj / "build" / "input.bin").write_bytes(x.tobytes() + y.tobytes())
+    r = subprocess.run(["./demo"], cwd=proj / "build", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"npu_arch={number} extra=7" in r.stdout
+    z = np.frombuffer((proj / "build" / "output.bin").read_bytes(), dtype=np.float32)
+    np.testing.assert_allclose(z, x * np.float32(scenario) + y, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode,needs", [("npu", "needs an Ascend NPU"), ("sim", "needs the CANN simulator"),
+                                        ("gpu", "is not one of cpu, npu, sim")])
+def test_run_modes_other_than_cpu_fail_clearly(cann_home, tmp_path, mode, needs):
+    proj = _project(tmp_path)
+    p = _bash(f"mkdir -p build && cd build && cmake .. -DCMAKE_ASC_RUN_MODE={mode}", proj, cann_home)
+    assert p.returncode != 0
+    assert needs in p.stderr
+
+
+def test_default_run_mode_is_npu_as_in_cann(cann_home, tmp_path):
+    proj = _project(tmp_path)
+    p = _bash("mkdir -p build && cd build && cmake ..", proj, cann_home)
+    assert p.returncode != 0 and "CMAKE_ASC_RUN_MODE=npu needs an Ascend NPU" in p.stderr
+
+
+def test_unknown_architecture(cann_home, tmp_path):
+    proj = _project(tmp_path)
+    p = _bash("mkdir -p build && cd build && cmake .. -DCMAKE_ASC_RUN_MODE=cpu -DCMAKE_ASC_ARCHITECTURES=dav-9999",
+              proj, cann_home)
+    assert p.returncode != 0 and "dav-9999" in p.stderr and "dav-2201 or dav-3510" in p.stderr
+
+
+def test_driver_npu_arch_option(cann_home, tmp_path):
+    src = tmp_path / "a.asc"
+    src.write_text('#include "kernel_operator.h"\nstatic_assert(__NPU_ARCH__ == 3510, "arch");\nint main(){}\n')
+    p = _bash(f"asc-cc --npu-arch=dav-3510 -c {src} -o {tmp_path}/a.o", tmp_path, cann_home)
+    assert p.returncode == 0, p.stderr
+    p = _bash(f"asc-cc --npu-arch=dav-1234 -c {src} -o {tmp_path}/a.o", tmp_path, cann_home)
+    assert p.returncode == 2 and "--npu-arch=dav-1234 is not supported" in p.stderr
