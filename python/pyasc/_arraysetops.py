@@ -12,7 +12,7 @@ from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _sorting as _srt
-from ._helpers import _INTP, _TE, _arr, _dt
+from ._helpers import _INTP, _TE, _alloc_check, _arr, _dt
 
 __all__ = [
     "setdiff1d", "union1d", "intersect1d", "setxor1d", "ediff1d",
@@ -33,6 +33,9 @@ def union1d(ar1, ar2):
     # NumPy concatenates the operands as given: a Python scalar is weak (union1d(-1, int32) is int32)
     weak = (bool, int, float, complex)
     dt = _np.result_type(*(v if isinstance(v, weak) else _np.dtype(_arr(v).dtype) for v in (ar1, ar2)))
+    # NumPy's concatenate(axis=None) allocates the joined result first: a huge broadcast view is its
+    # ValueError "array is too big" (or MemoryError) in the result dtype, before any ravel copy
+    _alloc_check("union1d", (sum(1 if isinstance(v, weak) else _arr(v).size for v in (ar1, ar2)),), dt)
     parts = [_ns.ravel(_arr(_np.asarray(v, dt) if isinstance(v, weak) else v)) for v in (ar1, ar2)]
     return _srt.unique(_man.concatenate([p if _np.dtype(p.dtype) == dt else p.astype(dt) for p in parts]))
 

@@ -62,10 +62,14 @@ def _check_dims(dims, name):
 
 def unravel_index(indices, shape, order="C"):
     """Flat indices to a tuple of coordinate arrays for ``shape`` (``numpy.unravel_index``)."""
-    # NumPy's order: the shape (an argument converter), the indices' dtype, then the order
-    shape = _check_dims(shape, "unravel_index")
+    # NumPy's order: the argument converters (the shape, then the order), the indices' dtype, then
+    # the dimensions' signs (NumPy's own error there is its bounds check against a negative size)
+    # (the order converter takes any order letter: 'K'/'A' are refused after the indices' dtype)
+    shape = _sig.intp_tuple("unravel_index", shape, "dims")
+    _sig.check_order("unravel_index", order)
     idx = _int_index_array(indices, "unravel_index")
     order = _sig.check_order("unravel_index", order, "CF") or "C"
+    shape = _check_dims(shape, "unravel_index")
     if not shape and idx.ndim:
         raise _VE("[unravel_index] multiple indices are not supported for 0d arrays")
     total = int(_np.prod(shape, dtype=_np.int64))

@@ -245,10 +245,26 @@ def matrix_transpose(x, /):
     return x.mT
 
 
+def _gufunc_axis(op, axis):
+    """A gufunc's ``axis=`` as NumPy's ufunc machinery reads it (after the operands' ndim check):
+    a C long from operator.index, a bool refused ("an integer is required")."""
+    if isinstance(axis, (bool, _np.bool_)):
+        raise _TypeError(_Code.INVALID_DTYPE, f"[{op}] axis: an integer is required (got {axis!r})")
+    try:
+        v = _operator.index(axis)
+    except TypeError:
+        raise _TypeError(_Code.INVALID_DTYPE, f"[{op}] axis: '{type(axis).__name__}' object cannot be "
+                                              f"interpreted as an integer") from None
+    if not -(1 << 63) <= v < (1 << 63):
+        raise _OverflowError(_Code.OVERFLOW, f"[{op}] axis: Python int too large to convert to C long")
+    return v
+
+
 def _vecdot(x1, x2, axis=-1):
     a0, b0 = _arr(x1), _arr(x2)
     if a0.ndim == 0 or b0.ndim == 0:
         raise _shape_error("vecdot", "operands must have at least one dimension")
+    axis = _gufunc_axis("vecdot", axis)
     a = _xp().moveaxis(a0, axis, -1)
     b = _xp().moveaxis(b0, axis, -1)
     if a.shape[-1] != b.shape[-1]:

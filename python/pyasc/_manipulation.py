@@ -266,6 +266,8 @@ def repeat(a, repeats, axis=None):
     """Each element repeated ``repeats`` times (an int or one count per element) along ``axis``."""
     if axis is not None and not isinstance(axis, int):
         axis = _operator.index(axis)  # NumPy converts the axis before the counts (TypeError first)
+    if axis is not None and _np.ndim(a) == 0:  # PyArray_CheckAxis: a 0-d array is read as 1-d
+        a = _C.reshape(_arr(a), (1,))
     return _C.repeat(a, _repeat_counts(repeats), axis)
 
 
@@ -621,6 +623,11 @@ def roll(a, shift, axis=None):
     total = {}
     for s, ax in zip(shifts, axes):
         total[ax] = total.get(ax, 0) + _shift_int(s)
+    if x.size > 1 << 32:  # NumPy allocates the result (empty_like) next: a huge broadcast view fails there
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("roll", x.shape, x.dtype)
+        _C.empty(tuple(x.shape), x.dtype)
     res = x
     for ax, s in total.items():
         n = res.shape[ax]
@@ -783,6 +790,12 @@ def _warn(msg):
     _warnings.warn(msg, RuntimeWarning, stacklevel=3)
 
 
+def _zero_d_none(a, axis):
+    """``axis``, or None for axis 0/-1 of a 0-d array: NumPy's reductions (ufunc.reduce, and
+    PyArray_CheckAxis of argmax/cumsum) read a 0-d array as one element there."""
+    return None if _sig._zero_d_axis(a, axis) else axis
+
+
 def _nan_replaced(a, fill):
     """NumPy's _replace_nan: a copy of an inexact ``a`` with its NaNs set to ``fill``."""
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -821,7 +834,7 @@ def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
     keepdims = _sig.keepdims_flag("nanmax", keepdims)
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmax", a, axis, out, keepdims, initial, where)
-    r = _C.nanmax(a, axis=axis, out=out, keepdims=keepdims)
+    r = _C.nanmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
     if _any_nan(r):
         _warn("All-NaN slice encountered")
     return r
@@ -833,7 +846,7 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
     keepdims = _sig.keepdims_flag("nanmin", keepdims)
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmin", a, axis, out, keepdims, initial, where)
-    r = _C.nanmin(a, axis=axis, out=out, keepdims=keepdims)
+    r = _C.nanmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
     if _any_nan(r):
         _warn("All-NaN slice encountered")
     return r
@@ -841,12 +854,12 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the maximum ignoring NaN; an all-NaN slice raises ValueError."""
-    return _C.nanargmax(a, axis=axis, out=out, keepdims=keepdims)
+    return _C.nanargmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the minimum ignoring NaN; an all-NaN slice raises ValueError."""
-    return _C.nanargmin(a, axis=axis, out=out, keepdims=keepdims)
+    return _C.nanargmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
@@ -911,7 +924,9 @@ def _nanvar_extras(op, a, axis, keepdims, where, mean, correction):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
            correction=_sig._NV):
     """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0
-    (``where=``/``mean=``: NotImplementedError)."""
+    (``where=``/``mean=``: NotImplementedError for float input)."""
+    if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
+        return _sig._var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
 
@@ -919,18 +934,20 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
            correction=_sig._NV):
     """Standard deviation ignoring NaN (see nanvar)."""
+    if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
+        return _sig._var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum treating NaN as zero."""
-    return _C.nancumsum(a, axis=axis, dtype=dtype, out=out)
+    return _C.nancumsum(a, axis=_zero_d_none(a, axis), dtype=dtype, out=out)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product treating NaN as one."""
-    return _C.nancumprod(a, axis=axis, dtype=dtype, out=out)
+    return _C.nancumprod(a, axis=_zero_d_none(a, axis), dtype=dtype, out=out)
 
 
 def _cumulative(fn, identity, x, axis, dtype, include_initial):

@@ -14,6 +14,7 @@ import numpy as _np
 from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
+from . import _signatures as _sig
 from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape, _host, _norm_axis
 
 __all__ = [
@@ -124,12 +125,17 @@ def _check_bitorder(bitorder, name):
 
 def _bits_axis(a, axis):
     """packbits/unpackbits: axis=None works on the flattened array."""
-    return (_ns.ravel(a), 0) if axis is None else (a, _axis(axis, a.ndim))
+    if axis is None:
+        return _ns.ravel(a), 0
+    if a.ndim == 0:  # NumPy's PyArray_CheckAxis reads a 0-d array as 1-d
+        a = _C.reshape(a, (1,))
+    return a, _axis(axis, a.ndim)
 
 
 def packbits(a, /, axis=None, bitorder="big"):
     """Packs the truth of the elements into the bits of a uint8 array (``numpy.packbits``)."""
     a = _arr(a)
+    axis = _sig.axis_converter("packbits", axis)  # NumPy parses axis, then bitorder, then the dtype
     _check_bitorder(bitorder, "packbits")
     if a.dtype.kind not in "biu":
         raise _TE(f"[packbits] Expected an input array of integer or boolean data type, got {a.dtype}")
@@ -148,6 +154,7 @@ def packbits(a, /, axis=None, bitorder="big"):
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``numpy.unpackbits``)."""
     a = _arr(a)
+    axis = _sig.axis_converter("unpackbits", axis)
     _check_bitorder(bitorder, "unpackbits")
     if a.dtype != _np.uint8:
         raise _TE(f"[unpackbits] Expected an input array of unsigned byte data type, got {a.dtype}")

@@ -221,6 +221,10 @@ def triu(m, k=0):
     if x.ndim < 1:
         raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, "[triu] needs an array of at least one "
                                       "dimension, got a 0-d array (NumPy: TypeError)")
+    try:  # NumPy computes tri(..., k=k - 1) before it allocates anything
+        k - 1  # noqa: B018 - the check itself
+    except TypeError as e:
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[triu] k: {e}") from None
     x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
     return _C.where(_tri_mask(x2, k, False), x2, _C.full((), 0, x.dtype))
 
@@ -282,10 +286,18 @@ def moveaxis(x, source, destination):
     from ._helpers import _axes as _axis_tuple  # noqa: PLC0415 - NumPy's normalize_axis_tuple (iterates an array)
 
     x = _arr(x)
-    src = _axis_tuple(source, x.ndim, "moveaxis: source")
-    dst = _axis_tuple(destination, x.ndim, "moveaxis: destination")
+
+    def axes(v, what):  # NumPy's normalize_axis_tuple iterates None (_axis_tuple reads it as all axes)
+        if v is None:
+            raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
+                                          f"[moveaxis] {what}: 'NoneType' object is not iterable")
+        return _axis_tuple(v, x.ndim, f"moveaxis: {what}")
+
+    src = axes(source, "source")  # (NumPy normalises source fully before destination)
+    dst = axes(destination, "destination")
     if len(src) != len(dst):
-        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+        raise _errors.AscendValueError(_errors.ErrorCode.INVALID_PARAM, "[moveaxis] `source` and `destination` "
+                                       "arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

@@ -194,8 +194,6 @@ def polydiv(u, v):
         if c.shape[0] == 0:
             raise _IE(f"[polydiv] index 0 is out of bounds for axis 0 with size 0 (coefficients of shape "
                       f"{tuple(c.shape)})")
-    if uu.ndim != 1 or vv.ndim != 1:
-        raise _VE(f"[polydiv] needs 1-d coefficient arrays, got shapes {tuple(uu.shape)} and {tuple(vv.shape)}")
     w = _C.add(uu[0], vv[0])
     m, n = uu.shape[0] - 1, vv.shape[0] - 1
     scale = _C.true_divide(1.0, vv[0])
@@ -204,6 +202,12 @@ def polydiv(u, v):
     vv = _C.astype(vv, w.dtype)
     for k in range(m - n + 1):
         d = _C.multiply(scale, r[k])
+        if d.ndim:  # N-d coefficients: NumPy's q[k] = d fails (a 1-d result it would not reach)
+            if q.dtype.kind == "c":
+                raise _TE(f"[polydiv] only 0-dimensional arrays can be converted to Python scalars (coefficients "
+                          f"of shapes {tuple(uu.shape)} and {tuple(vv.shape)})")
+            raise _VE(f"[polydiv] setting an array element with a sequence (coefficients of shapes "
+                      f"{tuple(uu.shape)} and {tuple(vv.shape)})")
         q[k] = d
         r[k:k + n + 1] = _C.subtract(r[k:k + n + 1], _C.multiply(d, vv))
     from ._numeric import allclose

@@ -49,6 +49,25 @@ def keepdims_flag(op, keepdims):
     return bool(v)
 
 
+def axis_converter(op, axis):
+    """``axis`` as NumPy's C functions read it (PyArray_AxisConverter, before anything else):
+    None stays None; a bool is its TypeError; otherwise operator.index (TypeError), an int beyond
+    a C long its OverflowError and beyond a C int its ValueError. The int, bounds unchecked."""
+    if axis is None:
+        return None
+    if isinstance(axis, (bool, _np.bool_)):
+        raise _type_error(op, f"an integer is required for the axis (got {axis!r})")
+    try:
+        v = _operator.index(axis)
+    except TypeError:
+        raise _type_error(op, f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
+    if not -(1 << 63) <= v < (1 << 63):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] axis: Python int too large to convert to C long")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise _value_error(op, f"axis: integer won't fit into a C int ({v})")
+    return v
+
+
 def check_order(op, order, allowed="CFAK", none_ok=True):
     """NumPy's ``order`` check: a str among ``allowed`` (case-insensitive) or None; the upper-case
     letter (None stays None). A non-str is NumPy's TypeError, another letter its ValueError."""
@@ -111,6 +130,8 @@ def _axes(op, axis, ndim):
 
 
 def _where_mask(op, where, shape):
+    if isinstance(where, (int, float, complex)) and not isinstance(where, bool):
+        where = bool(where)  # a Python scalar is weak: NumPy's safe cast to bool takes it (2 -> True)
     w = where if isinstance(where, _C.ndarray) else _C.asarray(where)
     if w.dtype != _np.bool_:
         raise _type_error(op, f"where= must be a boolean array (got dtype {w.dtype}); NumPy casts it with "
@@ -665,6 +686,14 @@ def _install_reduction_methods():
         def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
             check_count_axis(axis, self.ndim)
             check_dtype(_op, dtype)
+            if "where" in kw or "mean" in kw or isinstance(ddof, (bool, _np.bool_, _C.ndarray, _np.ndarray)):
+                # (NumPy's method is _methods._var: no correction=, mean=None is no mean)
+                extra = set(kw) - {"where", "mean"}
+                if extra:
+                    raise _type_error(_op, f"unexpected keyword argument {sorted(extra)[0]!r}")
+                mean = kw.get("mean", _NV)
+                return _var_std(_op, self, axis, dtype, out, ddof, keepdims, kw.get("where", _NV),
+                                _NV if mean is None else mean, _NV)
             return _cm(self, axis, dtype, out, ddof, keepdims, **kw)
 
         vmethod.__name__ = vmethod.__qualname__ = op
@@ -808,6 +837,10 @@ _c_squeeze_method = _C.ndarray.squeeze
 
 def _method_squeeze(self, axis=None):
     """The array without its length-1 axes (``ndarray.squeeze(axis=None)``)."""
+    if self.ndim == 0 and hasattr(axis, "__index__") and not isinstance(axis, (bool, _np.bool_, _C.ndarray)):
+        # NumPy reads a 0-d array's single axis 0/-1 as that of one element (a tuple is checked as is)
+        _np.lib.array_utils.normalize_axis_index(_operator.index(axis), 1)
+        return _c_squeeze_method(self, None)
     if axis is None or type(axis) is int:  # noqa: E721 - the common call goes straight to the binding
         return _c_squeeze_method(self, axis)
     check_squeeze_axis(axis, self.ndim)
@@ -1004,16 +1037,42 @@ transpose = _with_axes_checks("transpose", _C.transpose)
 __all__ += ["broadcast_to", "permute_dims", "transpose"]
 
 
-_c_var = _C.var
+_c_var, _c_std = _C.var, _C.std
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    """``numpy.var`` (the binding), with NumPy's axis check first: numpy._core._methods._var
-    counts the items along the axis before anything else (a list or an array of axes is its
-    TypeError, an axis beyond a C int its OverflowError)."""
-    if axis is not None and (type(axis) is not int or not -(1 << 31) <= axis < (1 << 31)):  # noqa: E721
+def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    """numpy.var/std: NumPy's axis check first (numpy._core._methods._var counts the items along
+    the axis before anything else: a list or an array of axes is its TypeError, an axis beyond a
+    C int its OverflowError); plain calls go to the C++ kernel, ``where=``, ``mean=`` and a ddof
+    NumPy compares as an array (a bool, an array) to pyasc._statistics.var_std."""
+    if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
         check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
-    return _c_var(a, axis, dtype, out, ddof, keepdims, **kwargs)
+    general = where is not _NV or mean is not _NV or isinstance(ddof, (bool, _np.bool_, _C.ndarray, _np.ndarray,
+                                                                        list, tuple))
+    if not general:
+        kw = {} if correction is _NV else {"correction": correction}
+        return (_c_var if op == "var" else _c_std)(a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), **kw)
+    from . import _statistics  # noqa: PLC0415 - (imports this module)
+
+    if correction is not _NV:  # fromnumeric: `if ddof != 0` (an array of several ddofs: ambiguous)
+        if _statistics._host_scalar_logic(op, lambda: bool(_np.asarray(
+                ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0)):
+            raise _value_error(op, "ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    return _statistics.var_std(op, a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), where, mean)
 
 
-__all__ += ["var"]
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV, correction=_NV):
+    """Variance along ``axis`` (``numpy.var``): ``ddof``/``correction`` degrees of freedom,
+    ``where`` a boolean mask of the elements counted, ``mean`` a precomputed mean (broadcast
+    against ``a``, keepdims-shaped)."""
+    return _var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV, correction=_NV):
+    """Standard deviation along ``axis`` (``numpy.std``): the square root of :func:`var`, same
+    parameters."""
+    return _var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+__all__ += ["var", "std"]

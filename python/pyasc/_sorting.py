@@ -71,9 +71,15 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     ``kind``/``stable`` only get validated. ``descending=True`` is the array
     API's: largest first, equal elements in their input order.
     """
+    x = _arr(a)
+    if x.size > 1 << 32:  # a huge broadcast view: NumPy copies a first (its allocation error), then checks
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("sort", (x.size,), x.dtype)
+        _C.empty((x.size,), x.dtype)
     _check_kind(kind, stable)
     _check_order(order)
-    return _C.sort(_arr(a), axis, bool(descending))
+    return _C.sort(x, axis, bool(descending))
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
@@ -174,13 +180,15 @@ def argwhere(a):
     return _C.argwhere(_arr(a))
 
 
-def where(condition, x=None, y=None):
+def where(condition, x=None, y=None, /):
     """``where(condition, x, y)``: elements of x where condition else of y (broadcast);
-    ``where(condition)``: ``nonzero(condition)``."""
+    ``where(condition)``: ``nonzero(condition)``. Positional-only, as NumPy's."""
     if x is None and y is None:
         return _C.nonzero(_arr(condition))
     if x is None or y is None:
-        raise ValueError("either both or neither of x and y should be given")
+        from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+        raise AscendValueError(ErrorCode.INVALID_PARAM, "[where] either both or neither of x and y should be given")
     if type(x) is float and str(getattr(y, "dtype", "")) == "bfloat16":
         # NumPy 2.4's where (not its ufuncs, nor result_type) makes a Python float x next to
         # a bfloat16 y float32; with the float as y the result stays bfloat16.

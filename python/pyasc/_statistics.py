@@ -348,6 +348,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values (maximum - minimum) along ``axis``."""
     x = _arr(a)
+    if _sig._zero_d_axis(x, axis):  # (maximum.reduce reads axis 0/-1 of a 0-d array as None)
+        axis = None
     return _to_out(_C.subtract(_C.max(x, axis, None, None, keepdims), _C.min(x, axis, None, None, keepdims)), out)
 
 
@@ -454,3 +456,61 @@ def corrcoef(x, y=None, rowvar=True, bias=_np._NoValue, ddof=_np._NoValue, *, dt
         im = _C.minimum(_C.maximum(c.imag, -1.0), 1.0)
         return _C.add(re, _C.multiply(im, 1j))
     return _C.minimum(_C.maximum(c, -1.0), 1.0)
+
+
+# ------------------------------------------------------------------ var / std with where=, mean=
+
+
+def _host_scalar_logic(op, fn):
+    """``fn()`` evaluated on host NumPy objects (counts and ddof, never the data): its TypeError /
+    ValueError (ddof=None, an array of several ddofs in an ``if``) as pyasc's classes."""
+    try:
+        return fn()
+    except TypeError as e:
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[{op}] ddof: {e}") from None
+    except ValueError as e:
+        raise _errors.AscendValueError(_errors.ErrorCode.INVALID_PARAM, f"[{op}] ddof: {e}") from None
+
+
+def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
+    """``var``/``std`` as numpy._core._methods._var/_std compute them, for the calls the C++ kernel
+    does not take: ``where=`` (a boolean mask), ``mean=`` (a precomputed mean, broadcast against
+    ``a``), a ``ddof`` that is not a Python number (NumPy compares and subtracts it: a bool, an
+    array). The items are counted (along ``axis``, or the True values of ``where``), the mean is
+    the masked sum over the count, the squares of the deviations (|d|**2 for complex) are summed
+    over the mask and divided by max(count - ddof, 0) in the sum's dtype; ``std`` is its sqrt."""
+    x = _arr(a)
+    w = None if where is _sig._NV or where is True else _sig._where_mask(op, where, tuple(x.shape))
+    if w is None:
+        axes = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        items = 1
+        for ax in axes:
+            items *= x.shape[_np.lib.array_utils.normalize_axis_index(ax, x.ndim)]
+        rcount = _np.intp(items)
+    else:
+        rcount = _C.sum(w, axis, _np.int64, None, keepdims).numpy()
+    dd = ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof
+    few = _host_scalar_logic(op, lambda: bool(dd >= rcount) if w is None else bool(_np.any(dd >= rcount)))
+    if few:
+        _warn("Degrees of freedom <= 0 for slice")
+    if dtype is None and _kind(x) in "biu":
+        dtype = _np.float64
+    mask = {} if w is None else {"where": w}
+    if mean is not _sig._NV and mean is not None:
+        arrmean = _arr(mean)
+    else:
+        s = _sig.sum(x, axis, dtype, None, True, **mask)
+        div = rcount if _np.ndim(rcount) == 0 else rcount.reshape(tuple(s.shape))
+        arrmean = _C.astype(_C.true_divide(s, _C.asarray(div)), s.dtype)
+    d = _C.subtract(x, arrmean)
+    if _kind(d) == "c":
+        re, im = d.real, d.imag
+        sq = _C.add(_C.multiply(re, re), _C.multiply(im, im))
+    else:
+        sq = _C.multiply(d, d)
+    ret = _sig.sum(sq, axis, dtype, None, keepdims, **mask)
+    rc = _host_scalar_logic(op, lambda: _np.maximum(rcount - dd, 0))
+    ret = _C.astype(_C.true_divide(ret, _C.asarray(rc)), ret.dtype)
+    if op == "std":
+        ret = _C.sqrt(ret)
+    return _to_out(ret, out)

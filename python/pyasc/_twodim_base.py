@@ -88,8 +88,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
     n = x.shape[0] if N is None else _operator.index(N)
     if n < 0:
         raise _VE(f"[vander] N must be non-negative, got {n}")
-    dt = _np.promote_types(_np.dtype(x.dtype), _np.int64) if _np.dtype(x.dtype).kind != "V" \
-        else _np.dtype(x.dtype)
+    dt = _np.promote_types(_np.dtype(x.dtype), _np.int64)  # (bfloat16 with int64: float64, as NumPy)
     xs = _C.astype(x, dt)
     if n == 0:
         return _C.empty((x.shape[0], 0), dt)

@@ -39,7 +39,9 @@ as NumPy); ``axes``/``keepdims`` are not supported (``vecdot``'s ``axis`` is).
 
 from __future__ import annotations
 
+import builtins as _builtins
 import functools as _functools
+import re as _re
 
 import ml_dtypes as _ml_dtypes
 import numpy as _np
@@ -272,6 +274,11 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
             raise
     else:
         loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)
+    if core:  # NumPy checks the operands' core dimensions before it casts any (a huge view must not be cast),
+        # after it converted the Python scalars to the loop dtypes (their OverflowError first)
+        if loop is not None:
+            vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else v for i, v in enumerate(vals)]
+        _check_core_ndims(name, npu, vals)
     where = kwargs.get("where", True)
     mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
     if not core:  # NumPy broadcasts every operand before it casts any (a huge view must not be cast first)
@@ -317,6 +324,20 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
         res = _C.where(mask, res, out)
     _C._copy_into(out, res)
     return out
+
+
+def _check_core_ndims(name, npu, vals):
+    """NumPy's gufunc check that every operand has its core dimensions (``(n?,k)`` needs 1: a
+    ``?`` dimension is optional), from the NumPy gufunc's signature."""
+    sig = getattr(npu, "signature", None) if npu is not None else None
+    if not sig:
+        return
+    for i, (group, v) in enumerate(zip(_re.findall(r"\(([^)]*)\)", sig.split("->")[0]), vals)):
+        need = _builtins.sum(1 for d in group.split(",") if d.strip() and not d.strip().endswith("?"))
+        nd = v.ndim if isinstance(v, _C.ndarray) else 0
+        if nd < need:
+            raise _ve(f"[{name}] {npu.__name__}: Input operand {i} does not have enough dimensions (has {nd}, "
+                      f"gufunc core with signature {sig} requires {need})")
 
 
 def _broadcast(name, shapes, mask, out):

@@ -324,12 +324,26 @@ def tensorinv(a, ind=2):
     """Inverse of ``a`` for ``tensordot(.., .., ind)``: a (prod(a.shape[:ind]) x
     prod(a.shape[ind:])) matrix inverted, shape ``a.shape[ind:] + a.shape[:ind]``."""
     a = _arr(a)
-    ind = _operator.index(ind)
-    if ind <= 0:
+    v = ind.numpy() if isinstance(ind, _C.ndarray) else ind
+    try:  # NumPy: `if ind > 0` (an array of several: ambiguous), then oldshape[ind:] (a float: TypeError)
+        positive = bool(v > 0)
+    except ValueError as e:
+        raise _ValueError(_Code.INVALID_PARAM, f"[tensorinv] ind: {e}") from None
+    except TypeError as e:
+        raise _TypeError(_Code.INVALID_DTYPE, f"[tensorinv] ind: {e}") from None
+    if not positive:
         raise _ValueError(_Code.INVALID_PARAM, "[tensorinv] Invalid ind argument.")
+    try:
+        ind = _operator.index(ind)
+    except TypeError:
+        raise _TypeError(_Code.INVALID_DTYPE, "[tensorinv] slice indices must be integers or None or have an "
+                                              f"__index__ method (ind={ind!r})") from None
     old = tuple(a.shape)
     prod = _math.prod(old[ind:])
     ia = inv(_C.reshape(a, (prod, -1)))
+    if not old:  # NumPy's ia.reshape(*invshape) with no dimensions
+        raise _TypeError(_Code.INVALID_DTYPE, "[tensorinv] reshape() takes exactly 1 argument (0 given): a 0-d "
+                                              "array has no inverse shape")
     return _C.reshape(ia, old[ind:] + old[:ind])
 
 
