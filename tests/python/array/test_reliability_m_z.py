@@ -214,3 +214,57 @@ def test_zero_d_axis(mode, i, axis, dtype):
     name, f = _ZERO_D[i]
     a = np.array(3, dtype) if dtype != "complex64" else np.array(3 - 1j, dtype)
     _compare(lambda: f(np, a, axis), lambda: f(asc, asc.asarray(a), axis))
+
+
+# ------------------------------------------------------------------ check order: NumPy's class when two checks fail
+
+_ORDER_CASES = [
+    # tensorinv: `if ind > 0` compares first (an array of several: ambiguous), a 0-d a has no inverse shape
+    ("tensorinv-ind-array", lambda m, A: m.linalg.tensorinv(A(np.eye(4)), ind=A(np.arange(16).reshape(4, 4)))),
+    ("tensorinv-0d", lambda m, A: m.linalg.tensorinv(A(np.array(2.0)), ind=1)),
+    ("tensorinv-float-ind", lambda m, A: m.linalg.tensorinv(A(np.eye(4).reshape(2, 2, 2, 2)), ind=1.5)),
+    ("tensorinv-ok", lambda m, A: m.linalg.tensorinv(A(np.eye(4).reshape(2, 2, 2, 2)), ind=2)),
+    # where is positional-only
+    ("where-x-kw", lambda m, A: m.where(A(np.ones((1, 2), bool)), x=A(np.ones((1, 2))))),
+    ("where-y-kw", lambda m, A: m.where(A(np.ones((1, 2), bool)), y=A(np.ones((1, 2))))),
+    ("where-x-only", lambda m, A: m.where(A(np.ones((1, 2), bool)), A(np.ones((1, 2))))),
+    # unravel_index: the converters (shape, order letter), the indices' dtype, then 'C'/'F' and the signs
+    ("unravel-float-negative", lambda m, A: m.unravel_index(A(np.ones(3)), (-1, 2))),
+    ("unravel-float-K", lambda m, A: m.unravel_index(A(np.ones(3)), (3,), order="K")),
+    ("unravel-float-X", lambda m, A: m.unravel_index(A(np.ones(3)), (3,), order="X")),
+    ("unravel-int-K", lambda m, A: m.unravel_index(A(np.array([1])), (3,), order="K")),
+    # triu computes k - 1 before anything is allocated
+    ("triu-k-None-huge", lambda m, A: m.triu(m.broadcast_to(A(np.ones(1, bool)), (2 ** 44,)), k=None)),
+    ("triu-k-None", lambda m, A: m.triu(A(np.ones((2, 2))), k=None)),
+    # var/std/nanvar: the axis first (a huge view's allocation, a dtype that is no dtype later)
+    ("std-huge-axis", lambda m, A: m.std(m.broadcast_to(A(np.ones(1, bool)), (2 ** 44,)), axis=-2)),
+    ("nanvar-axis-dtype", lambda m, A: m.nanvar(A(np.array(True)), axis=1, dtype=2 ** 64)),
+    ("nanstd-int-where", lambda m, A: m.nanstd(A(np.arange(6)), where=A(np.arange(6) > 2))),
+    # sort copies first: a huge view's allocation error before the kind check
+    ("sort-huge-kind", lambda m, A: m.sort(m.broadcast_to(A(np.ones(1, bool)), (3, 2 ** 61)), kind="bogus")),
+    # gufuncs check core dimensions before they cast (dtype=)
+    ("matvec-0d-huge", lambda m, A: m.matvec(A(np.array(1.0)), m.broadcast_to(A(np.ones(1, bool)), (2 ** 44,)),
+                                             dtype=np.float64)),
+    ("vecmat-0d", lambda m, A: m.vecmat(A(np.array(1.0)), A(np.ones((2, 2))), dtype=np.float32)),
+    ("matmul-0d-bigint", lambda m, A: m.matmul(2 ** 70, A(np.ones((2, 2))), dtype=np.float64)),
+    # a Python scalar where= is weak (NumPy casts it to bool); nanmax then needs initial
+    ("nanmax-where-2", lambda m, A: m.nanmax(A(np.arange(3.0)), where=2)),
+    ("sum-where-0", lambda m, A: m.sum(A(np.arange(3.0)), where=0)),
+    ("sum-where-2", lambda m, A: m.sum(A(np.arange(3)), where=2)),
+    ("max-where-1.0-initial", lambda m, A: m.max(A(np.arange(3.0)), where=1.0, initial=-1.0)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_ORDER_CASES)), ids=[c[0] for c in _ORDER_CASES])
+def test_check_order(mode, i):
+    _, f = _ORDER_CASES[i]
+    _compare(lambda: f(np, lambda v: v), lambda: f(asc, asc.asarray))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "int8", "bool", "complex64"])
+@pytest.mark.parametrize("n", [None, 0, 1, 3])
+def test_vander_dtype(mode, dtype, n):
+    import ml_dtypes
+
+    x = (np.arange(5) - 2).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    _compare(lambda: np.vander(x, n), lambda: asc.vander(asc.asarray(x), n))
