@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -201,14 +200,14 @@ def _child(runtime, path, in_name, shape):
     del data
     for _ in range(3):
         fn(x)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_mib": (peak - base) / 1024}))
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork + exec
+    print(json.dumps({"peak_mib": (_rss_kib("VmHWM:") - base) / 1024}))
 
 
-def _rss_kib():
+def _rss_kib(field="VmRSS:"):
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1])
     return 0
 

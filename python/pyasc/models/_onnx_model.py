@@ -117,6 +117,7 @@ class Model:
 
         self.path = None
         self.om_meta = None
+        owned = not isinstance(source, onnx.ModelProto)
         # a pyasc .om (path or bytes): its checked ONNX section is the graph, its META the build record
         packed = om.sniff(source)
         if packed is not None:
@@ -191,6 +192,14 @@ class Model:
             self._fold_constants()
             self.rewrites = _passes.run_all(self, {v.name for v in self.outputs})
         self._plan()
+        # memory: weights the passes replaced (BatchNorm-folded convs' old W/b, statistics) are dropped,
+        # and a proto parsed here gives its initializer bytes back (self.constants holds the weights;
+        # to_proto() rebuilds initializers from them). A caller's ModelProto is left untouched.
+        keep = {x for n in self.nodes for x in n.inputs} | {v.name for v in self.outputs} | \
+            {v.name for v in self.overridable}
+        self.constants = {k: v for k, v in self.constants.items() if k in keep}
+        if owned:
+            del self.proto.graph.initializer[:]
         if dump:
             self._dump(dump, "1_optimized")
 
