@@ -662,6 +662,16 @@ py::object reduce_op(const ops::OpDef& op, py::handle x, py::handle axis, bool k
                                                "' object cannot be interpreted as an integer"));
   Tensor t = to_tensor(x);
   ops::Attrs a = reduce_attrs(axis, keepdims, dtype);
+  // NumPy's PyArray_CheckAxis reads a 0-d array as 1-d for these (argmin(5.0, axis=0) is 0,
+  // cumsum(5.0, axis=-1) is [5.0]); an argmax/argmin keeps the 0-d shape with keepdims
+  const bool one_axis = op.name == "argmax" || op.name == "argmin" || op.name == "cumsum" || op.name == "cumprod";
+  if (one_axis && t.ndim() == 0 && !axis.is_none()) {
+    t = t.reshape(asc::Shape{1});
+    if (keepdims && (op.name == "argmax" || op.name == "argmin") && out.is_none()) {
+      a.keepdims = false;
+      return py::cast(ops::call(op, &t, 1, a));
+    }
+  }
   if (!out.is_none()) {
     Tensor o = out.cast<Tensor>();
     ops::call(op, &t, 1, a, &o);

@@ -460,3 +460,16 @@ def test_argsort_zero_d_reads_as_one_d(mode, kw, dt):
     x = np.array(5, dt)
     _same(lambda: np.argsort(x, **kw), lambda: asc.argsort(asc.asarray(x), **kw))
     _same(lambda: x.argsort(**kw), lambda: asc.asarray(x).argsort(**kw))
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax", "cumsum", "cumprod"])
+@pytest.mark.parametrize("kw", [{"axis": 0}, {"axis": -1}, {"axis": 1}, {"axis": None}, {"axis": 0, "keepdims": True},
+                                {"axis": (0,)}], ids=repr)
+@pytest.mark.parametrize("dt", ["float64", "int16", "bool"])
+def test_one_axis_reductions_read_zero_d_as_one_d(mode, name, kw, dt):
+    x = np.array(3, dt)
+    if "keepdims" in kw and name.startswith("cum"):
+        return  # (no keepdims parameter)
+    _same(lambda: getattr(np, name)(x, **kw), lambda: getattr(asc, name)(asc.asarray(x), **kw))
+    if "keepdims" not in kw:
+        _same(lambda: getattr(x, name)(**kw), lambda: getattr(asc.asarray(x), name)(**kw))
