@@ -311,7 +311,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
     keepdims = _sig.keepdims_flag("average", keepdims)
     if weights is None:
         avg = _C.mean(x, axis, None, None, keepdims)
-        scl = _C.full(tuple(avg.shape), x.size / _builtins.max(avg.size, 1), avg.dtype)
+        if avg.size == 0:  # NumPy computes scl = a.size / avg.size in Python even when not returned
+            raise ZeroDivisionError(f"[average] division by zero: the average of shape {tuple(avg.shape)} is empty")
+        scl = _C.full(tuple(avg.shape), x.size / avg.size, avg.dtype)
     else:
         w = _arr(weights)
         if _kind(x) in "biu":
@@ -357,6 +359,8 @@ def _cov_matrix(m, y, rowvar, name, dtype=None):
     x = _arr(m)
     if x.ndim > 2:
         raise _VE(f"[{name}] m has more than 2 dimensions (shape {tuple(x.shape)})")
+    if dtype is not None:  # (np.dtype() of an array would read its .dtype: NumPy's array(m, dtype=) refuses it)
+        _sig.check_dtype(name, dtype)
     rdt = _np.result_type(_dt(x), _np.float64) if dtype is None else _np.dtype(dtype)
     if y is not None:
         yy = _arr(y)

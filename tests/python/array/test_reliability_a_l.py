@@ -473,3 +473,23 @@ def test_one_axis_reductions_read_zero_d_as_one_d(mode, name, kw, dt):
     _same(lambda: getattr(np, name)(x, **kw), lambda: getattr(asc, name)(asc.asarray(x), **kw))
     if "keepdims" not in kw:
         _same(lambda: getattr(x, name)(**kw), lambda: getattr(asc.asarray(x), name)(**kw))
+
+
+@pytest.mark.parametrize("shape,axis", [((0, 0), 1), ((0, 3), 1), ((2, 0), 0), ((2, 3), 1)], ids=repr)
+@pytest.mark.parametrize("returned", [False, True])
+def test_average_of_an_empty_result_divides_by_zero(mode, shape, axis, returned):
+    x = np.ones(shape, bool)
+    e = _outcome(lambda: np.average(x, axis=axis, returned=returned))
+    g = _outcome(lambda: asc.average(asc.asarray(x), axis=axis, returned=returned))
+    if isinstance(e, Exception):
+        assert isinstance(e, ZeroDivisionError) and isinstance(g, ZeroDivisionError), (e, g)
+    else:
+        assert not isinstance(g, Exception), g
+        np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("fn", ["cov", "corrcoef"])
+def test_cov_dtype_given_as_an_array(mode, fn):
+    m = np.arange(20.0).reshape(4, 5)
+    _same(lambda: getattr(np, fn)(m, dtype=np.ones(3)), lambda: getattr(asc, fn)(asc.asarray(m), dtype=asc.ones(3)))
+    _same(lambda: getattr(np, fn)(m, dtype="float32"), lambda: getattr(asc, fn)(asc.asarray(m), dtype="float32"))
