@@ -8,7 +8,8 @@
 #    which halves the build on a 2-core machine) and lays out the package in
 #    build/asan-py/site: python/pyasc's .py files as symlinks (edits are live,
 #    as with scripts/dev_install.sh), _C as a symlink into ASAN_BUILD (its build
-#    RPATH finds that tree's libasc), include/ for asc.get_include();
+#    RPATH finds that tree's libasc; lib/ points there too), include/ for
+#    asc.get_include();
 # 2. runs a representative subset of tests/python (arrays, lazy graphs and
 #    fusion, streams, fork, memory, asc.ops conv/pool/norm/softmax, the ONNX
 #    session) in the uninstrumented CPython with libasan preloaded (the ASan
@@ -44,6 +45,9 @@ find python/pyasc -name '*.py' | while read -r f; do
   ln -sf "$PWD/$f" "$site/${f#python/}"
 done
 ln -sf "$ext" "$site/pyasc/$(basename "$ext")"
+# lib/: where an installed _C looks for libasc ($ORIGIN/lib, which the loader
+# takes from the symlink's path), should the tree's build RPATH be off.
+ln -sfn "$build" "$site/pyasc/lib"
 ln -sfn "$PWD/include" "$site/pyasc/include"
 
 # libstdc++ is preloaded too: CPython does not link it, and ASan resolves its
