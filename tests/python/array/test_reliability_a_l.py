@@ -1,11 +1,18 @@
-"""Regression tests of fuzz findings (issue 20 item 15, slice a_l: public names a... to l...):
-inputs NumPy rejects that pyasc accepted (astype of a list or a Python scalar), error classes
-that differed from NumPy's because another check fired first (shape before order in
-zeros/ones/empty/full, a float index of insert after the values' conversion, bincount's depth
-before its dtype, copy's order type, a clip mode beyond a C int, NumPy's allocation errors of
-argsort and delete on huge broadcast views) and the fuzz harness's judgement of NumPy's own
-float32 error (logaddexp2) and of angle (arctan2's bound). Every expectation is NumPy's own
-result or exception class, computed here, in lazy and eager mode."""
+"""Regression tests of fuzz findings (issue 20 item 15, slice a_l: public names a... to l...,
+fuzz seeds 4101-4131). Classes: inputs NumPy rejects that pyasc accepted (astype of a list or a
+Python scalar, ndarray.astype's positional order, copy='abc', round of bool, histogram's unsigned
+bins, histogramdd of a scalar, average of an empty result, dtype= given as an array); error
+classes that differed because another check fired first (NumPy's converters in argument order:
+shape/dtype/order of the creation functions, axis before out/kind/order of argmax/argsort,
+cumulative_* axis before dtype, choices before the clip mode, bins before range, dims before
+dtype in lstsq, einsum's parse before its dtype, bincount's depth, insert's values before a
+float index); shapes given as arrays; huge broadcast views (argsort, delete, indices, einsum
+sublists, gcd) failing fast with NumPy's class; wrong results (round of integers with negative
+decimals, ldexp's loop for a Python mantissa, insert with an index array); 0-d arrays read as
+1-d by argsort/argmin/argmax/cumsum/cumprod; and the fuzz harness's judgement where NumPy's own
+answer is not a rule (float32 ULP misses, logaddexp cancellation, angle's bound, invalid
+float->int casts, NaN matrices' singularity, the object path of ints beyond uint64). Every
+expectation is NumPy's own result or exception class, computed here, in lazy and eager mode."""
 
 import os
 import sys
