@@ -172,6 +172,8 @@ class Model:
             # kernels (conv reorders their layout once), where external bytes are re-read every run
             self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
         init = set(self.constants)
+        if owned:  # the bytes now live in self.constants (to_proto() rebuilds initializers from them)
+            del g.initializer[:]
         self.inputs = [ValueInfo.from_proto(v) for v in g.input if v.name not in init]
         self.outputs = [ValueInfo.from_proto(v) for v in g.output]
         # initializers also listed as graph inputs: from IR 4 on, inputs a feed may override; before
@@ -198,8 +200,6 @@ class Model:
         keep = {x for n in self.nodes for x in n.inputs} | {v.name for v in self.outputs} | \
             {v.name for v in self.overridable}
         self.constants = {k: v for k, v in self.constants.items() if k in keep}
-        if owned:
-            del self.proto.graph.initializer[:]
         if dump:
             self._dump(dump, "1_optimized")
 

@@ -84,6 +84,18 @@ def _fresh(consts, base):
     return name
 
 
+def _overridable(model):
+    return {v.name for v in getattr(model, "overridable", [])}
+
+
+def _release(consts, readers, protected, names):
+    """Drops constants the rewritten node was the only reader of (the load's peak memory would
+    otherwise hold the weights twice until the passes end)."""
+    for x in names:
+        if x and x not in protected and len(readers.get(x, [])) == 1:
+            consts.pop(x, None)
+
+
 def fold_batch_norm(model, protected):
     """Folds each inference BatchNormalization that follows a Conv with constant weights."""
     import pyasc as asc
@@ -107,6 +119,8 @@ def fold_batch_norm(model, protected):
         stats = bn.inputs[1:5]
         if w_name not in consts or (b_name and b_name not in consts) or any(s not in consts for s in stats):
             continue
+        if any(x in _overridable(model) for x in [w_name, b_name, *stats] if x):
+            continue  # a feed may replace it at run time: the folded copy would ignore that
         w = np.asarray(consts[w_name])
         if w.dtype.kind != "f" and str(w.dtype) != "bfloat16":
             continue
@@ -122,6 +136,7 @@ def fold_batch_norm(model, protected):
         bnm = _fresh(consts, f"{bn.name or w_name}_bias_bnfold")
         consts[wn] = asc.array(w2, copy=True)
         consts[bnm] = asc.array(b2, copy=True)
+        _release(consts, readers, protected, [w_name, b_name, *stats])
         nodes[i] = Node(conv.name, "Conv", "", conv.opset, dict(conv.attrs), [conv.inputs[0], wn, bnm],
                         [bn.outputs[0]])
         drop.add(j)
@@ -170,6 +185,8 @@ def fold_scale_shift(model, protected):
             b_name = conv.inputs[2] if len(conv.inputs) > 2 and conv.inputs[2] else None
             if w_name not in consts or (b_name and b_name not in consts):
                 continue
+            if any(x in _overridable(model) for x in (w_name, b_name, other) if x):
+                continue
             w = np.asarray(consts[w_name])
             if w.dtype.kind != "f" or np.asarray(consts[other]).dtype != w.dtype:
                 continue
@@ -187,6 +204,7 @@ def fold_scale_shift(model, protected):
                 wn, b2 = w_name, b + v
             bn_ = _fresh(consts, f"{nxt.name or w_name}_bias_fold")
             consts[bn_] = asc.array(b2.astype(w.dtype), copy=True)
+            _release(consts, readers, protected, [w_name if wn != w_name else None, b_name, other])
             nodes[i] = Node(conv.name, "Conv", "", conv.opset, dict(conv.attrs), [conv.inputs[0], wn, bn_],
                             [nxt.outputs[0]])
             model.nodes = [n for k, n in enumerate(nodes) if k != j]

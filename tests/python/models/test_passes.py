@@ -186,3 +186,17 @@ def test_light_models_same_with_and_without_passes(name):
     a, b = on.run(None, {i.name: x})[0], off.run(None, {i.name: x})[0]
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * float(np.abs(b).max()))
     assert np.argmax(a) == np.argmax(b)
+
+
+def test_overridable_weights_are_not_folded():
+    """An initializer also listed as a graph input (IR >= 4) may be fed at run time: the passes must
+    not bake it into a folded copy."""
+    m = resnet_block()
+    m.graph.input.append(helper.make_tensor_value_info("w1", TensorProto.FLOAT, [4, 4, 3, 3]))
+    s = asc.InferenceSession(m.SerializeToString())
+    assert s.graph_rewrites["fold_batch_norm"] == 1  # conv2's BatchNorm only
+    w = np.full((4, 4, 3, 3), 0.05, np.float32)
+    from onnx.reference import ReferenceEvaluator
+
+    want = ReferenceEvaluator(m).run(None, {"x": X, "w1": w})[0]
+    np.testing.assert_allclose(s.run(None, {"x": X, "w1": w})[0], want, rtol=1e-4, atol=1e-5)
