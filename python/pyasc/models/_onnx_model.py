@@ -168,12 +168,21 @@ class Model:
             if t.data_type not in ONNX_DTYPES:
                 raise _err("AscendNotImplementedError", f"initializer '{t.name}' has ONNX data type {t.data_type} "
                            "(strings are not supported)", "INVALID_DTYPE")
-            # copied into device memory: weights the caller's NumPy cannot change are cached by the
-            # kernels (conv reorders their layout once), where external bytes are re-read every run
-            self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
+        # copied into device memory: weights the caller's NumPy cannot change are cached by the
+        # kernels (conv reorders their layout once), where external bytes are re-read every run.
+        # A proto parsed here hands each tensor's bytes back as soon as it is copied (taken from the
+        # end, so the load never holds the weights twice); to_proto() rebuilds initializers.
+        order = [t.name for t in g.initializer]
+        if owned:
+            while len(g.initializer):
+                t = g.initializer[-1]
+                self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
+                del g.initializer[-1]
+            self.constants = {k: self.constants[k] for k in order}
+        else:
+            for t in g.initializer:
+                self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
         init = set(self.constants)
-        if owned:  # the bytes now live in self.constants (to_proto() rebuilds initializers from them)
-            del g.initializer[:]
         self.inputs = [ValueInfo.from_proto(v) for v in g.input if v.name not in init]
         self.outputs = [ValueInfo.from_proto(v) for v in g.output]
         # initializers also listed as graph inputs: from IR 4 on, inputs a feed may override; before
