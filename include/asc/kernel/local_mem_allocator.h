@@ -5,6 +5,7 @@
 //   auto x = ub.Alloc<float, 1024>();                       // VECCALC position
 //   auto y = ub.Alloc<AscendC::TPosition::VECIN, half, 512>();
 //   auto z = ub.Alloc<float>(n);                            // runtime count
+//   auto w = l1.Alloc<AscendC::TPosition::B1, half>(n);     // position + runtime count
 //
 // Each allocator starts at offset 0 of its memory (UB, L1, L0A, L0B, L0C) and
 // hands out 32-byte aligned, consecutive buffers; it does not coordinate with a
@@ -58,6 +59,12 @@ class LocalMemAllocator {
   template <class T, uint32_t tileSize>
   LocalTensor<T> Alloc() {
     return LocalTensor<T>(take<T>(tileSize), tileSize, ::asc::kernel::default_position(hard));
+  }
+  /// `tileSize` elements of T at position `pos`, count known at run time
+  /// (CANN's Alloc<TPosition::A1, half>(n) of the matmul samples).
+  template <TPosition pos, class T>
+  LocalTensor<T> Alloc(uint32_t tileSize) {
+    return LocalTensor<T>(take<T>(tileSize), tileSize, pos);
   }
   /// `tileSize` elements of T, count known at run time.
   template <class T>
