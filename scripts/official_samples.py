@@ -44,7 +44,7 @@ import tempfile
 import time
 
 ROOTS = ("examples/01_simd_cpp_api", "examples/02_simd_c_api")
-ERROR_RE = re.compile(r"(error|Error|ERROR|FAIL|fail|Assert|assert|Abort|Segmentation|No such file|not found|"
+ERROR_RE = re.compile(r"(error|Error|ERROR|FAIL|fail|Abort|Segmentation|No such file|not found|"
                       r"undefined reference|Traceback)")
 
 
@@ -161,6 +161,8 @@ def parse_readme(text):
         if m:
             variables[m.group(1)] = m.group(2)
             continue
+        if l.startswith("source ") and "set_env.sh" in l:
+            continue  # the runner has sourced pyasc's set_env.sh already
         if re.search(r"\bcmake\b", l):
             l = cpu
         steps.append(l)
@@ -210,6 +212,10 @@ def first_error(output, label):
         if l.startswith(f"@@STEP {label}"):
             start = i + 1
     part = [l for l in lines[start:] if not l.startswith("@@")]
+    # A compiler/CMake diagnostic first, then anything that reads as an error.
+    for l in part:
+        if re.search(r"(error:|Error:|CMake Error|FATAL_ERROR|\[ERROR\])", l):
+            return l.strip()[:300]
     for l in part:
         if ERROR_RE.search(l) and "Werror" not in l:
             return l.strip()[:300]

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "asc/kernel/context.h"
+#include "asc/kernel/cube.h"
 
 namespace asc::kernel {
 struct BlockIdxVar {
@@ -28,3 +29,7 @@ inline constexpr ::asc::kernel::BlockIdxVar block_idx{};
 inline constexpr ::asc::kernel::BlockNumVar block_num{};
 inline int64_t get_block_idx() { return ::AscendC::GetBlockIdx(); }
 inline int64_t get_block_num() { return ::AscendC::GetBlockNum(); }
+
+// Enumerations CANN's compiler declares at global scope (the samples write
+// them unqualified, e.g. FixpipeParamsV220{..., QuantMode_t::F322F16, ...}).
+using ::AscendC::QuantMode_t;
