@@ -21,6 +21,7 @@
 #include "asc/kernel/atomic.h"
 #include "asc/kernel/vector.h"
 #include "asc/kernel/vector_mask.h"
+#include "asc/kernel/copy_ub.h"
 #include "asc/kernel/compare_select.h"
 #include "asc/kernel/reduce_ext.h"
 #include "asc/kernel/cast_repeat.h"
