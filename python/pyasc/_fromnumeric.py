@@ -92,10 +92,10 @@ def resize(a, new_shape):
     a = _arr(a)
     if isinstance(new_shape, (int, _np.integer)):
         new_shape = (new_shape,)
+    a = _ns.ravel(a)  # (NumPy ravels first: a huge broadcast view's copy fails before new_shape is read)
     new_shape = tuple(_operator.index(d) for d in new_shape)
     if _builtins.any(d < 0 for d in new_shape):
         raise _VE(f"[resize] all elements of `new_shape` must be non-negative, got {new_shape}")
-    a = _ns.ravel(a)
     new_size = 1
     for d in new_shape:
         new_size *= d

@@ -42,14 +42,33 @@ _axis = _ns._axis
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Joins arrays along an existing axis (``axis=None``: flattened first); one C++ copy kernel."""
+    if isinstance(arrays, _C.ndarray) and arrays.ndim and arrays.shape[0] > 1 << 32:
+        # an array as the sequence: NumPy makes a list of its rows first, which a huge broadcast
+        # view (2**62 rows) cannot give (MemoryError); pyasc says so without iterating it
+        from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
+
+        raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[concatenate] cannot hold a sequence of {arrays.shape[0]} "
+                                                     "arrays (the rows of the array given as the sequence)")
     return _C.concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 
 
 concat = concatenate
 
 
+def _huge_sequence(op, seq, n=None):
+    """NumPy's MemoryError for a sequence it cannot hold as a list/tuple of arrays: a pyasc array
+    whose first axis (a huge broadcast view: 2**44 rows) would be iterated into 2**44 objects."""
+    if n is None:
+        n = seq.shape[0] if isinstance(seq, _C.ndarray) and seq.ndim else 0
+    if n > 1 << 32:
+        from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
+
+        raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[{op}] cannot hold a sequence of {n} arrays")
+
+
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Joins arrays of one shape along a new axis."""
+    _huge_sequence("stack", arrays)
     arrs = [_arr(a) for a in arrays]
     if not arrs:
         raise ValueError("need at least one array to stack")
@@ -230,6 +249,7 @@ def unstack(x, /, *, axis=0):
         raise _VE_tile(f"[unstack] `source` and `destination` arguments must have the same number of elements "
                        f"(axis {axis!r})")
     axis = src[0]
+    _huge_sequence("unstack", x, x.shape[axis])  # (NumPy's tuple() of 2**44 views)
     lead = (slice(None),) * axis
     return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
 
@@ -240,6 +260,11 @@ def unstack(x, /, *, axis=0):
 def tile(A, reps):  # noqa: N803 - NumPy's name
     """``A`` repeated ``reps`` times per axis: a broadcast view copied once on all cores."""
     x = _arr(A)
+    if x.size > 1 << 32:  # NumPy copies A (array(A, ndmin=len(reps))) before it reads reps' values
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("tile", x.shape, x.dtype)
+        _C.empty(tuple(x.shape), x.dtype)
     reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
     for r in reps:  # NumPy repeats with int(r): a str is its ValueError
         if isinstance(r, str):
@@ -268,7 +293,24 @@ def repeat(a, repeats, axis=None):
         axis = _operator.index(axis)  # NumPy converts the axis before the counts (TypeError first)
     if axis is not None and _np.ndim(a) == 0:  # PyArray_CheckAxis: a 0-d array is read as 1-d
         a = _C.reshape(_arr(a), (1,))
-    return _C.repeat(a, _repeat_counts(repeats), axis)
+    counts = _repeat_counts(repeats)
+    if isinstance(a, _C.ndarray) and a.size > 1 << 32 and _np.ndim(counts) == 0:
+        # a huge broadcast view: NumPy allocates the result first (its MemoryError / "too big")
+        from ._helpers import _alloc_check, _norm_axis  # noqa: PLC0415
+
+        r = int(counts)
+        if not a.is_contiguous():  # (NumPy's PyArray_Repeat makes a C-contiguous copy of the view first)
+            _alloc_check("repeat", tuple(a.shape), a.dtype)
+            _C.empty(tuple(a.shape), a.dtype)
+        if axis is None:
+            shape = (a.size * r,)
+        else:
+            ax = _norm_axis(axis, a.ndim, "repeat")
+            shape = tuple(n * r if i == ax else n for i, n in enumerate(a.shape))
+        if r >= 0:
+            _alloc_check("repeat", shape, a.dtype)
+            _C.empty(shape, a.dtype)
+    return _C.repeat(a, counts, axis)
 
 
 def _repeat_counts(repeats):

@@ -120,10 +120,6 @@ def array_equiv(a1, a2):
     return bool(_C.all(_C.equal(x, y)))
 
 
-_MODES = {"full": "full", "f": "full", "same": "same", "s": "same", "valid": "valid", "v": "valid",
-          2: "full", 1: "same", 0: "valid"}
-
-
 def _correlate_full(a, v, rdt):
     """full-mode correlation ``c[k] = sum_j a[k + j - (m - 1)] v[j]`` (length n + m - 1) on the device.
 
@@ -215,11 +211,27 @@ def _check_1d(a, v, name):
     return a, v
 
 
+def _conv_mode(name, mode):
+    """NumPy's PyArray_CorrelatemodeConverter: 'valid'/'same'/'full' (another str: ValueError), or
+    an int 0/1/2 (another int: ValueError); a bool, a float, None, bytes or an int beyond a C int
+    are its TypeError."""
+    if isinstance(mode, str):
+        if mode in ("valid", "same", "full"):
+            return mode
+        if len(mode) <= 1 or mode.lower() in ("valid", "same", "full"):
+            raise _VE(f"[{name}] Use one of 'valid', 'same', or 'full' for convolve/correlate mode (got {mode!r})")
+        raise _VE(f"[{name}] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    if isinstance(mode, (bool, _np.bool_)) or not isinstance(mode, (int, _np.integer)) or \
+            not -(1 << 31) <= int(mode) < (1 << 31):
+        raise _TE(f"[{name}] convolve/correlate mode not understood (got {mode!r})")
+    if int(mode) not in (0, 1, 2):
+        raise _VE(f"[{name}] integer convolve/correlate mode must be 0, 1, or 2 (got {int(mode)})")
+    return ("valid", "same", "full")[int(mode)]
+
+
 def correlate(a, v, mode="valid"):
     """Cross-correlation of two 1-d sequences, ``c[k] = sum_n a[n + k] * conj(v[n])`` (modes full/same/valid)."""
-    if mode not in _MODES:
-        raise _VE(f"[correlate] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    mode = _MODES[mode]
+    mode = _conv_mode("correlate", mode)  # NumPy's argument converter: before the operands
     if _np.ndim(a) == 0 or _np.ndim(v) == 0:  # NumPy's correlate (unlike convolve) wants 1-d operands
         raise _VE(f"[correlate] object of too small depth for desired array (shapes {_np.shape(a)}, {_np.shape(v)})")
     a, v = _check_1d(a, v, "correlate")
@@ -233,9 +245,7 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     """Discrete linear convolution of two 1-d sequences (modes full/same/valid)."""
-    if mode not in _MODES:
-        raise _VE(f"[convolve] mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    mode = _MODES[mode]
+    mode = _conv_mode("convolve", mode)
     a, v = _check_1d(a, v, "convolve")
     if v.shape[0] > a.shape[0]:
         a, v = v, a

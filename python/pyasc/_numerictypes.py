@@ -84,6 +84,8 @@ def issubdtype(arg1, arg2):
 
     bfloat16 is a ``floating`` (and ``inexact``, ``number``, ``generic``) here, as in pyasc's
     ``isdtype``."""
+    if isinstance(arg2, (_C.ndarray, _np.ndarray)):  # np.dtype(array) is NumPy's TypeError, whatever arg1
+        raise _TE("[issubdtype] Cannot construct a dtype from an array (arg2)")
     if _is_bf16(arg1):
         if isinstance(arg2, type) and issubclass(arg2, _np.generic) and arg2 in (
                 _np.floating, _np.inexact, _np.number, _np.generic):

@@ -373,8 +373,9 @@ def shape_arg(shape):
 
 
 def _new(op, shape, fill, dtype, order, device, like):
-    # NumPy's converters run in argument order: shape, then dtype, then order
-    shape = intp_tuple(op, shape_arg(shape))
+    # NumPy's converters run in argument order: shape, then dtype, then order (intp_tuple reads an
+    # integer array as NumPy does, a huge view from its length alone)
+    shape = intp_tuple(op, shape)
     check_dtype(op, dtype)
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
@@ -587,6 +588,12 @@ def check_axis(axis, ndim, ufunc=False):
         except TypeError as e:
             raise _type_error("axis", str(e)) from None
         seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
+        # a ufunc reduction reads each as a C long (OverflowError) then a C int (ValueError) before
+        # the bounds; mean's normalize_axis_index takes a C int (its OverflowError, below)
+        if ufunc and not -(1 << 63) <= i < (1 << 63):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C long ({i})")
+        if ufunc and not -(1 << 31) <= i < (1 << 31):
+            raise _value_error("axis", f"integer won't fit into a C int ({i})")
     if len(set(seen)) != len(seen):
         raise _value_error("axis", "repeated axis")
 

@@ -90,14 +90,14 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None)
     _check_kind(kind, stable)
     _check_order(order)
     x = _arr(a)
+    if x.ndim == 0:  # NumPy's PyArray_CheckAxis reads a 0-d array as 1-d (argsort(5.0) is [0])
+        x = x.reshape((1,))
     if x.size > 1 << 40:  # a huge broadcast view: NumPy's allocation errors, in its order
         from ._helpers import _alloc_check, _norm_axis  # noqa: PLC0415
 
         if axis is None:  # NumPy flattens (a copy) before it allocates the int64 result
             _alloc_check("argsort", (x.size,), x.dtype)
         else:
-    if x.ndim == 0:  # NumPy's PyArray_CheckAxis reads a 0-d array as 1-d (argsort(5.0) is [0])
-        x = x.reshape((1,))
             _norm_axis(axis, x.ndim, "argsort")
         _alloc_check("argsort", x.shape, _np.int64)
     return _C.argsort(x, axis, bool(descending))

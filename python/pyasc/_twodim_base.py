@@ -89,6 +89,11 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
     if n < 0:
         raise _VE(f"[vander] N must be non-negative, got {n}")
     dt = _np.promote_types(_np.dtype(x.dtype), _np.int64)  # (bfloat16 with int64: float64, as NumPy)
+    if x.shape[0] * n > 1 << 32:  # NumPy allocates the (len(x), N) result first
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("vander", (x.shape[0], n), dt)
+        _C.empty((x.shape[0], n), dt)
     xs = _C.astype(x, dt)
     if n == 0:
         return _C.empty((x.shape[0], 0), dt)

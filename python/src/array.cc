@@ -453,7 +453,16 @@ py::object call_op(const ops::OpDef& op, std::initializer_list<py::handle> args,
   // loop: TypeError before the int is converted), which pyasc._ufunc.call reproduces with
   // NumPy's own resolve_dtypes
   static const ops::OpDef* const kLdexpOp = ops::find_op("ldexp");
-  if (&op == kLdexpOp && n == 2 && !is_tensor(args.begin()[0]) && is_tensor(args.begin()[1])) {
+  auto big_int = [](py::handle h) {  // a Python int outside int64
+    if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) return false;
+    int overflow = 0;
+    PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    return overflow != 0;
+  };
+  // (an exponent outside int64: NumPy finds the loop first -- complex x1 has none, its TypeError --
+  // then converts it to a C long, OverflowError)
+  if (&op == kLdexpOp && n == 2 && ((!is_tensor(args.begin()[0]) && is_tensor(args.begin()[1])) ||
+                                    big_int(args.begin()[1]))) {
     py::dict kw;
     if (!out.is_none()) kw["out"] = out;
     return ufunc_keywords(op, py::make_tuple(args.begin()[0], args.begin()[1]), kw);

@@ -500,3 +500,46 @@ def test_cov_dtype_given_as_an_array(mode, fn):
     m = np.arange(20.0).reshape(4, 5)
     _same(lambda: getattr(np, fn)(m, dtype=np.ones(3)), lambda: getattr(asc, fn)(asc.asarray(m), dtype=asc.ones(3)))
     _same(lambda: getattr(np, fn)(m, dtype="float32"), lambda: getattr(asc, fn)(asc.asarray(m), dtype="float32"))
+
+
+# ------------------------------------------------------------------ final run (seeds 4201-): axis widths, dtype args, ldexp
+
+@pytest.mark.parametrize("arg1", ["bfloat16", np.float32, np.int8], ids=str)
+def test_issubdtype_array_as_arg2(mode, arg1):
+    import ml_dtypes
+
+    a1 = np.dtype(ml_dtypes.bfloat16) if arg1 == "bfloat16" else arg1
+    _same(lambda: np.issubdtype(a1, np.ones(2, bool)), lambda: asc.issubdtype(a1, asc.ones(2, bool)))
+    h = asc.broadcast_to(asc.ones(1, bool), (2 ** 31, 2 ** 31))
+    with pytest.raises(TypeError, match="array"):
+        asc.issubdtype(a1, h)
+
+
+@pytest.mark.parametrize("dt", ["float32", "complex64", "int8", "bool", "float16", "uint64", "float64"])
+@pytest.mark.parametrize("e", [2 ** 100, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 7], ids=str)
+def test_ldexp_exponent_beyond_int64(mode, dt, e):
+    x = np.array([1.5, -2.0, 0.0]).astype(dt) if dt not in ("bool", "uint64") else np.array([1, 0, 1]).astype(dt)
+    _same(lambda: np.ldexp(x, e), lambda: asc.ldexp(asc.asarray(x), e))
+
+
+@pytest.mark.parametrize("name", ["concat", "concatenate"])
+def test_concat_of_a_huge_view_as_the_sequence(mode, name):
+    h = asc.broadcast_to(asc.ones(1, np.int8), (2 ** 62,))
+    with pytest.raises(MemoryError, match="sequence"):
+        getattr(asc, name)(h)
+    x = np.arange(6.0).reshape(3, 2)  # an array as the sequence: its rows are joined
+    _same(lambda: getattr(np, name)(x), lambda: getattr(asc, name)(asc.asarray(x)))
+
+
+CONV_MODES = ["valid", "same", "full", "v", "s", "f", "x", "", 0, 1, 2, 3, -1, True, 1.5, None, b"valid", 2 ** 70,
+              np.int64(1)]
+
+
+@pytest.mark.parametrize("m", CONV_MODES, ids=repr)
+@pytest.mark.parametrize("name", ["correlate", "convolve"])
+def test_convolve_correlate_mode_converter_first(mode, m, name):
+    a = np.array([1.0, 2.0, 3.0])
+    v = np.array([0.5, -1.0])
+    _same(lambda: getattr(np, name)(a, v, mode=m), lambda: getattr(asc, name)(asc.asarray(a), asc.asarray(v), mode=m))
+    x = np.ones((5, 5))  # the mode before the operands' dimensions
+    _same(lambda: getattr(np, name)(x, x, mode=m), lambda: getattr(asc, name)(asc.asarray(x), asc.asarray(x), mode=m))

@@ -268,3 +268,28 @@ def test_vander_dtype(mode, dtype, n):
 
     x = (np.arange(5) - 2).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
     _compare(lambda: np.vander(x, n), lambda: asc.vander(asc.asarray(x), n))
+
+
+# ------------------------------------------------------------------ huge broadcast views as NumPy fails on them (fast)
+
+_HUGE = [
+    ("stack", lambda m, h: m.stack(h)), ("unstack", lambda m, h: m.unstack(h)),
+    ("tile-float-reps", lambda m, h: m.tile(h, [1.5, 2.0])), ("tile", lambda m, h: m.tile(h, 2)),
+    ("repeat", lambda m, h: m.repeat(h, 1)), ("repeat-0-axis", lambda m, h: m.repeat(h, 0, axis=-1)),
+    ("repeat-method", lambda m, h: h.repeat(2)), ("resize-float-shape", lambda m, h: m.resize(h, [1.5, 2.0])),
+    ("vander", lambda m, h: m.vander(h.reshape(-1)[:2 ** 40] if h.ndim > 1 else h)),
+    ("zeros-shape", lambda m, h: m.zeros(h)), ("ones-shape", lambda m, h: m.ones(h)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_HUGE)), ids=[c[0] for c in _HUGE])
+@pytest.mark.parametrize("shape", [(2 ** 44,), (2 ** 31, 2 ** 31)])
+def test_huge_view_fails_fast(i, shape):
+    name, f = _HUGE[i]
+    if name in ("vander", "stack", "unstack", "zeros-shape", "ones-shape") and len(shape) > 1:
+        # (vander takes 1-d input; a sequence of 2**31 rows NumPy copies and iterates: no fast answer)
+        pytest.skip("not a fast NumPy case")
+    one = np.ones(1, "int8")
+    e = _run(lambda: f(np, np.broadcast_to(one, shape)))
+    g = _run(lambda: f(asc, asc.broadcast_to(asc.asarray(one), shape)))
+    _same_error(e, g)
