@@ -367,7 +367,8 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
 
 def shape_arg(shape):
     """A shape as NumPy reads it: an integer array (NumPy iterates it) becomes a tuple of ints."""
-    if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim == 1 and shape.dtype.kind in "iu":
+    if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim == 1 and shape.dtype.kind in "iu" and \
+            shape.size <= 64:  # (more entries than dimensions: intp_tuple's error, a huge view never iterated)
         return tuple(int(v) for v in _np.asarray(shape).tolist())
     return shape
 
