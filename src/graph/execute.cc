@@ -27,7 +27,7 @@ bool c_contiguous(const Shape& shape, const Strides& strides, int64_t item) {
 /// whole-array reduction of one tile) over contiguous or single-element
 /// operands calls the op's inner loop directly -- no program analysis, cache
 /// look-up or tile state. Same loop calls (and, for reductions, the same
-/// identity folds) as the tile program, so results are identical. Not taken
+/// single identity) as the tile program, so results are identical. Not taken
 /// while profiling or dumping (those report the program's spans and tiles).
 bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes) {
   if (n.bcast || n.row_value || n.arg || !n.loop || !out_bytes) return false;
@@ -67,19 +67,14 @@ bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out
     n.loop(ptr, str, total);
     return true;
   }
-  // reduce_all in one tile: partial = id (+) x; block = id (+) partial; out = id (+) block.
-  alignas(16) uint8_t part[16], block[16];
+  // reduce_all in one tile: out = id (+) x, the identity applied once as the
+  // tile program's first folds copy (program.cc fold_first): NumPy's value.
+  alignas(16) uint8_t part[16];
   std::memcpy(part, n.identity, 16);
-  std::memcpy(block, n.identity, 16);
   char* rp[3] = {reinterpret_cast<char*>(part), reinterpret_cast<char*>(part), ptr[1]};
   int64_t rs[3] = {0, 0, str[1]};
   n.loop(rp, rs, total);
-  char* fp[3] = {reinterpret_cast<char*>(block), reinterpret_cast<char*>(block), reinterpret_cast<char*>(part)};
-  const int64_t fs[3] = {0, 0, item};
-  n.loop(fp, fs, 1);
-  std::memcpy(out, n.identity, static_cast<size_t>(item));
-  char* op[3] = {out, out, reinterpret_cast<char*>(block)};
-  n.loop(op, fs, 1);
+  std::memcpy(out, part, static_cast<size_t>(item));
   return true;
 }
 

@@ -759,6 +759,23 @@ void fold(const Program& P, char* const* acc, char* const* x) {
   }
 }
 
+/// acc = x for every reduce register: the first fold into an accumulator that
+/// still holds the identity. NumPy applies the identity once (1 * x0 * x1 ...);
+/// folding a partial that already starts from it into a second identity is not
+/// exact for complex products ((1+0j) * (inf-1j) = inf+nanj, and once more
+/// nan+nanj), so the first fold copies.
+void fold_first(const Program& P, char* const* acc, char* const* x) {
+  for (const Inst& in : P.insts) {
+    if (!in.reduce) continue;
+    const size_t d = static_cast<size_t>(in.dst);
+    if (in.arg_fold) {
+      in.arg_fold(acc[d], x[d]);
+      continue;
+    }
+    std::memcpy(acc[d], x[d], static_cast<size_t>(P.regs[d].item));
+  }
+}
+
 void set_identity(const Program& P, char* const* acc, int64_t count) {
   for (const Inst& in : P.insts) {
     if (!in.reduce) continue;
@@ -1047,23 +1064,25 @@ void run_group(Group& g, bool timing) {
         set_identity(P, acc2.data(), 1);
         set_identity(P, acc1.data(), 1);
         int count = 0;
+        bool first = true;
         for (int64_t t = ntiles * b / nb; t < ntiles * (b + 1) / nb; ++t) {
           const int64_t lo = t * T;
           run_tile(E, st, ub, lo, std::min(T, total - lo), 1, acc1.data(), 0, lo, 1);
           if (++count == kFoldEvery) {
-            fold(P, acc2.data(), acc1.data());
+            (first ? fold_first : fold)(P, acc2.data(), acc1.data());
+            first = false;
             set_identity(P, acc1.data(), 1);
             count = 0;
           }
         }
-        fold(P, acc2.data(), acc1.data());
+        (first ? fold_first : fold)(P, acc2.data(), acc1.data());
       });
       std::vector<char*> out(nr), x(nr);
       for (size_t r = 0; r < nr; ++r) out[r] = reinterpret_cast<char*>(E.out_base[r]);
       set_identity(P, out.data(), 1);
       for (int64_t b = 0; b < nb; ++b) {
         for (size_t r = 0; r < nr; ++r) x[r] = reinterpret_cast<char*>(part[static_cast<size_t>(b) * nr + r].data());
-        fold(P, out.data(), x.data());
+        (b == 0 ? fold_first : fold)(P, out.data(), x.data());
       }
       finish_args();
       return;
@@ -1082,15 +1101,17 @@ void run_group(Group& g, bool timing) {
           set_identity(P, tot.data(), 1);
           set_identity(P, acc1.data(), 1);
           int count = 0;
+          bool first = true;
           for (int64_t c = 0; c < R; c += T) {
             run_tile(E, st, ub, row * R + c, std::min(T, R - c), 1, acc1.data(), 0, c, 1);
             if (++count == kFoldEvery) {
-              fold(P, tot.data(), acc1.data());
+              (first ? fold_first : fold)(P, tot.data(), acc1.data());
+              first = false;
               set_identity(P, acc1.data(), 1);
               count = 0;
             }
           }
-          fold(P, tot.data(), acc1.data());
+          (first ? fold_first : fold)(P, tot.data(), acc1.data());
         }
       });
       finish_args();
@@ -1158,6 +1179,7 @@ void run_group(Group& g, bool timing) {
         for (size_t r = 0; r < nr; ++r)
           acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + f0 * fstride * P.regs[r].item) : nullptr;
         set_identity(P, acc.data(), (f1 - f0) * fstride);
+        std::vector<uint8_t> folded(static_cast<size_t>((f1 - f0) * fstride), 0);  // (see fold_first)
         std::vector<int64_t> coord(runs.size(), 0);  // odometer over the runs before the last
         for (int64_t line = 0; line < lines; ++line) {
           if (line) {
@@ -1177,7 +1199,9 @@ void run_group(Group& g, bool timing) {
               acc[r] = E.out_base[r] ? reinterpret_cast<char*>(E.out_base[r] + o * P.regs[r].item) : nullptr;
             set_identity(P, acc1.data(), 1);
             for (int64_t c = 0; c < L; c += T) run_tile(E, st, ub, line * L + c, std::min(T, L - c), 1, acc1.data(), 0);
-            fold(P, acc.data(), acc1.data());
+            uint8_t& seen = folded[static_cast<size_t>(o - f0 * fstride)];
+            (seen ? fold : fold_first)(P, acc.data(), acc1.data());
+            seen = 1;
           } else {
             for (int64_t c = 0; c < L; c += T) {
               const int64_t w = std::min(T, L - c);

@@ -5,10 +5,7 @@ the entry must go."""
 
 nan = float("nan")
 
-KNOWN = [
-    dict(category='wrong_result', pattern='nan', kind='fn', name='nanprod', issue='issue 20 item 15 (fuzz finding)',
-         case=('fn', 'nanprod', (('arr', 'complex128', (), 'T', 168, 'special'),), ())),
-]
+KNOWN = []
 
 # The reason of each pattern (fuzz_harness.pattern_of)
 REASONS = {
