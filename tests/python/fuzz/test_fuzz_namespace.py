@@ -61,8 +61,10 @@ def test_fuzz_namespace_ci():
 def test_known_findings_still_reproduce():
     """Every known finding is asserted: its case must still classify as its
     category and pattern; a fixed one fails here until its entry is removed."""
+    # (an empty table is the goal: every finding fixed; the file itself must be there)
+    assert os.path.exists(os.path.join(os.path.dirname(os.path.abspath(fh.__file__)), "known_findings.py")), \
+        "known_findings.py is missing"
     known = fh._load_known()
-    assert known, "known_findings.py is missing or empty"
     stale = []
     for e in known:
         modes = ("lazy",) if e["pattern"] == "hang-huge" else ("lazy", "eager")
