@@ -135,7 +135,14 @@ def test_set_env_exports(cann_home, tmp_path):
     assert out["P2"] == out["P"]
 
 
-@pytest.mark.parametrize("arch,number", [("dav-2201", 2201), ("dav-3510", 3510)])
+def _flat(text):
+    """CMake wraps long messages: compare with the whitespace collapsed."""
+    return " ".join(text.split())
+
+
+# One full build (the non-default architecture; dav-2201's __NPU_ARCH__ is
+# checked through the driver below): a kernel build costs ~15 s idle.
+@pytest.mark.parametrize("arch,number", [("dav-3510", 3510)])
 def test_cmake_project_builds_and_runs(cann_home, tmp_path, arch, number):
     proj = _project(tmp_path)
     scenario = 3 if arch == "dav-2201" else 2
@@ -159,26 +166,32 @@ def test_run_modes_other_than_cpu_fail_clearly(cann_home, tmp_path, mode, needs)
     proj = _project(tmp_path)
     p = _bash(f"mkdir -p build && cd build && cmake .. -DCMAKE_ASC_RUN_MODE={mode}", proj, cann_home)
     assert p.returncode != 0
-    assert needs in p.stderr
+    assert needs in _flat(p.stderr)
 
 
 def test_default_run_mode_is_npu_as_in_cann(cann_home, tmp_path):
     proj = _project(tmp_path)
     p = _bash("mkdir -p build && cd build && cmake ..", proj, cann_home)
-    assert p.returncode != 0 and "CMAKE_ASC_RUN_MODE=npu needs an Ascend NPU" in p.stderr
+    assert p.returncode != 0 and "CMAKE_ASC_RUN_MODE=npu needs an Ascend NPU" in _flat(p.stderr)
 
 
 def test_unknown_architecture(cann_home, tmp_path):
     proj = _project(tmp_path)
     p = _bash("mkdir -p build && cd build && cmake .. -DCMAKE_ASC_RUN_MODE=cpu -DCMAKE_ASC_ARCHITECTURES=dav-9999",
               proj, cann_home)
-    assert p.returncode != 0 and "dav-9999" in p.stderr and "dav-2201 or dav-3510" in p.stderr
+    assert p.returncode != 0 and "dav-9999" in _flat(p.stderr) and "dav-2201 or dav-3510" in _flat(p.stderr)
 
 
-def test_driver_npu_arch_option(cann_home, tmp_path):
+@pytest.mark.parametrize("arch,number", [("dav-2201", 2201), ("dav-3510", 3510)])
+def test_driver_npu_arch_option(cann_home, tmp_path, arch, number):
     src = tmp_path / "a.asc"
-    src.write_text('#include "kernel_operator.h"\nstatic_assert(__NPU_ARCH__ == 3510, "arch");\nint main(){}\n')
-    p = _bash(f"asc-cc --npu-arch=dav-3510 -c {src} -o {tmp_path}/a.o", tmp_path, cann_home)
+    src.write_text(f'static_assert(__NPU_ARCH__ == {number}, "arch");\nint main() {{ return 0; }}\n')
+    p = _bash(f"asc-cc --npu-arch={arch} -c {src} -o {tmp_path}/a.o", tmp_path, cann_home)
     assert p.returncode == 0, p.stderr
+
+
+def test_driver_rejects_unknown_npu_arch(cann_home, tmp_path):
+    src = tmp_path / "a.asc"
+    src.write_text("int main() { return 0; }\n")
     p = _bash(f"asc-cc --npu-arch=dav-1234 -c {src} -o {tmp_path}/a.o", tmp_path, cann_home)
     assert p.returncode == 2 and "--npu-arch=dav-1234 is not supported" in p.stderr
