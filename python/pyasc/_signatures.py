@@ -1055,8 +1055,8 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     NumPy compares as an array (a bool, an array) to pyasc._statistics.var_std."""
     if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
         check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
-    general = where is not _NV or mean is not _NV or isinstance(ddof, (bool, _np.bool_, _C.ndarray, _np.ndarray,
-                                                                        list, tuple))
+    arrayish = (bool, _np.bool_, _C.ndarray, _np.ndarray, list, tuple)
+    general = where is not _NV or mean is not _NV or isinstance(ddof, arrayish) or isinstance(correction, arrayish)
     if not general:
         kw = {} if correction is _NV else {"correction": correction}
         return (_c_var if op == "var" else _c_std)(a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), **kw)

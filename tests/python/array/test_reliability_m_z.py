@@ -293,3 +293,12 @@ def test_huge_view_fails_fast(i, shape):
     e = _run(lambda: f(np, np.broadcast_to(one, shape)))
     g = _run(lambda: f(asc, asc.broadcast_to(asc.asarray(one), shape)))
     _same_error(e, g)
+
+
+@pytest.mark.parametrize("corr", [np.array(1.0), np.array(2 + 0j), True, np.array([1.0])])
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+def test_correction_array(mode, fn, corr):
+    # (an array correction= went to the C++ binding: pybind11's "Unable to cast")
+    x = np.arange(6, dtype=np.int16).reshape(2, 3)
+    c = asc.asarray(corr) if isinstance(corr, np.ndarray) else corr
+    _compare(lambda: getattr(np, fn)(x, correction=corr), lambda: getattr(asc, fn)(asc.asarray(x), correction=c))
