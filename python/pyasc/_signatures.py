@@ -588,13 +588,13 @@ def check_axis(axis, ndim, ufunc=False):
             i = _operator.index(ax)
         except TypeError as e:
             raise _type_error("axis", str(e)) from None
-        seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
         # a ufunc reduction reads each as a C long (OverflowError) then a C int (ValueError) before
         # the bounds; mean's normalize_axis_index takes a C int (its OverflowError, below)
         if ufunc and not -(1 << 63) <= i < (1 << 63):
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C long ({i})")
         if ufunc and not -(1 << 31) <= i < (1 << 31):
             raise _value_error("axis", f"integer won't fit into a C int ({i})")
+        seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
     if len(set(seen)) != len(seen):
         raise _value_error("axis", "repeated axis")
 

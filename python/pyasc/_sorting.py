@@ -348,11 +348,10 @@ def bincount(x, weights=None, minlength=0):
                                f"{xa.shape}; a 1-d array is required)")
     try:
         ml = _operator.index(minlength)
-    except TypeError:
+    except TypeError as e:  # NumPy's own text ("'str' object cannot be interpreted as an integer")
         from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
 
-        raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[bincount] minlength must be an integer, not "
-                                                       f"{type(minlength).__name__}") from None
+        raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[bincount] minlength: {e}") from None
     return _C.bincount(xa, None if weights is None else _arr(weights), ml)
 
 
