@@ -92,6 +92,7 @@ from .custom_ops import hybrid_operator, load_op_library, register_grad, registe
 from . import autograd  # noqa: E402 - asc.grad / asc.vjp / asc.value_and_grad (tape-based reverse mode)
 from .autograd import grad, value_and_grad, vjp  # noqa: E402
 from . import testing  # noqa: E402 - asc.testing.gradcheck
+from . import distributed  # noqa: E402 - asc.distributed (torch.distributed names on MPI; mpi4py loads at init_process_group)
 from .custom_ops import torch_interop as torch  # noqa: E402 - asc.torch.op (imports torch on first use only)
 
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__))
