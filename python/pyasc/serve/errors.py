@@ -76,4 +76,4 @@ class InternalServerError(ServeError, RuntimeError):
 
     http_status = 500
     grpc_code = "INTERNAL"
-    _code = ErrorCode.FAILURE if hasattr(ErrorCode, "FAILURE") else ErrorCode.INVALID_PARAM
+    _code = ErrorCode.FAILURE
