@@ -32,6 +32,7 @@
 #include "asc/kernel/builtin_vars.h"
 #include "asc/kernel/sync.h"
 #include "asc/kernel/debug.h"
+#include "asc/kernel/reg_api.h"
 #include "asc/runtime/launch.h"
 // Unguarded: re-establishes the kernel assert after any <assert.h>.
 #include "asc/kernel/debug_assert.h"
