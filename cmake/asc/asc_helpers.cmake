@@ -36,11 +36,22 @@ function(ascendc_include_directories target)
   target_include_directories(${target} ${ARGN})
 endfunction()
 
-# CANN library names the samples link: libasc (linked by the ASC driver) has them.
+# CANN library names the samples link: libasc has what pyasc implements of
+# them. The ASC driver links libasc anyway; the targets also carry pyasc's
+# headers and libasc so that plain C++ targets (a host main.cpp, a CXX-only
+# project) that link them get acl/acl.h and the runtime, as with CANN's.
+get_filename_component(_asc_pkg "${ASC_HOME}/.." ABSOLUTE)
 foreach(_asc_lib tiling_api register platform unified_dlog ascendcl acl_rt acl_rtc nnopbase
-        acl_op_executor acl_mdl runtime graph c_sec mmpa error_manager ascendalog)
+        acl_op_executor acl_mdl runtime graph graph_base c_sec mmpa error_manager ascendalog)
   if(NOT TARGET ${_asc_lib})
     add_library(${_asc_lib} INTERFACE IMPORTED)
+    if(EXISTS "${_asc_pkg}/include/acl/acl.h")
+      set_target_properties(${_asc_lib} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_asc_pkg}/include")
+    endif()
+    if(EXISTS "${_asc_pkg}/lib/libasc.so")
+      set_target_properties(${_asc_lib} PROPERTIES INTERFACE_LINK_LIBRARIES "${_asc_pkg}/lib/libasc.so")
+    endif()
   endif()
 endforeach()
 unset(_asc_lib)
+unset(_asc_pkg)

@@ -53,7 +53,13 @@ import subprocess
 import sys
 import tempfile
 
-from . import asc_translate
+try:
+    from . import asc_translate
+except ImportError:
+    # Run as a file (bin/asc-cc, the CMake ASC language's driver): importing
+    # the pyasc package (NumPy, the C extension) would cost every compile
+    # command ~1.5 s of CPU, and the driver needs none of it.
+    import asc_translate  # type: ignore[no-redef]
 
 __all__ = ["main", "UsageError", "package_dirs", "build_command"]
 
