@@ -78,6 +78,39 @@ def bench_gelu(n, repeat):
     np.testing.assert_allclose(ref, asc.ops.gelu(x).numpy(), rtol=1e-5, atol=1e-6)
 
 
+def bench_gelu_passes(n, repeat):
+    """Why the fused/eager ratio of CustomGeLU is what it is: each eager node timed alone (one
+    memory pass each), erf alone, a plain copy-like pass, and the bound they imply. Fusion removes
+    the five cheap passes; it cannot make the erf arithmetic cheaper, so the fused kernel costs at
+    least erf alone and eager / fused <= (erf + the other passes) / erf."""
+    x = asc.array(np.random.default_rng(0).standard_normal(n).astype(np.float32))
+    asc.eval(x)
+    s = 1.0 / math.sqrt(2.0)
+    u = asc.eval(x * s)
+    e = asc.eval(asc.erf(u))
+    h = asc.eval(x * 0.5)
+    e1 = asc.eval(1.0 + e)
+    passes = {  # the eager composite's six nodes, each on materialised inputs
+        "x / sqrt(2)": lambda: asc.eval(x * s), "erf": lambda: asc.eval(asc.erf(u)),
+        "1 + erf": lambda: asc.eval(1.0 + e), "x * 0.5": lambda: asc.eval(x * 0.5),
+        "(x*0.5) * (1+erf)": lambda: asc.eval(h * e1),
+    }
+    mb = n * 4 / 2**20
+    fused = _cpu_best(lambda: asc.eval(asc.ops.CustomGeLU(x)), repeat)
+    costs = {k: _cpu_best(fn, repeat) for k, fn in passes.items()}
+    walls = {k: best(fn, repeat) for k, fn in passes.items()}
+    other = sum(v for k, v in costs.items() if k != "erf")
+    print(f"CustomGeLU per-pass breakdown, 2^{int(math.log2(n))} float32 ({mb:.0f} MiB in, {mb:.0f} MiB out per "
+          "pass; process CPU ms, wall ms in brackets):")
+    for k in passes:
+        rate = 2 * mb / 1024 / (walls[k] / 1e3)
+        print(f"  {k:>20}: {costs[k]:7.2f} ms [{walls[k]:7.2f} ms wall, {rate:5.1f} GiB/s read+write]")
+    print(f"  fused CustomGeLU: {fused:.2f} ms = {fused / costs['erf']:.2f}x erf alone; eager sum "
+          f"{sum(costs.values()):.2f} ms; bound eager/fused <= (erf + others) / erf = "
+          f"{(costs['erf'] + other) / costs['erf']:.2f}x; 3x would need erf <= {other / 2:.2f} ms "
+          f"({costs['erf'] / max(other / 2, 1e-9):.1f}x faster than now)")
+
+
 def _thread_best(fn, number, repeat):
     best_t = float("inf")
     for _ in range(repeat):
@@ -167,6 +200,7 @@ def main():
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     _register()
     bench_gelu(a.n, a.repeat)
+    bench_gelu_passes(a.n, a.repeat)
     bench_overhead(a.repeat)
     if not a.skip_build:
         bench_cpp_extension(max(3, a.repeat))

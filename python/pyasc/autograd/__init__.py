@@ -38,17 +38,21 @@ def _build():
         import pyasc as asc
 
         from ..custom_ops import _registry
-        from . import _nn_rules, _rules
+        from . import _nd_rules, _nn_rules, _rules
 
         special = {
             "_getitem": lambda x, idx: x[idx],
             "_astype": lambda x, dt: x.astype(dt),
             "_copy": lambda x: x.copy(),
         }
-        for name, rule in _rules.asc_rules().items():
+        for name, rule in {**_rules.asc_rules(), **_nd_rules.asc_nd_rules()}.items():
             orig = special.get(name) or getattr(asc, name, None)
             if orig is not None:
                 _tape.WRAPPERS[("asc", name)] = _tape.make_wrapper(rule, orig)
+        for name in _nd_rules.CONSTANT_FNS:
+            orig = getattr(asc, name, None)
+            if orig is not None:
+                _tape.WRAPPERS[("asc", name)] = _tape.make_constant_wrapper(orig)
         for name, rule in _nn_rules.ops_rules().items():
             orig = getattr(asc.ops, name, None)
             if orig is not None:
@@ -60,7 +64,10 @@ def _build():
 def differentiable():
     """Sorted names with a derivative rule: ``asc.<name>`` and ``asc.ops.<name>``."""
     _build()
-    return sorted(("asc." if s == "asc" else "asc.ops.") + n for s, n in _tape.WRAPPERS if not n.startswith("_"))
+    from ._nd_rules import CONSTANT_FNS
+
+    return sorted(("asc." if s == "asc" else "asc.ops.") + n for s, n in _tape.WRAPPERS
+                  if not n.startswith("_") and not (s == "asc" and n in CONSTANT_FNS))
 
 
 def _asc():

@@ -432,6 +432,9 @@ def ops_rules():
 
     r["matmul"] = r["mm"] = r["bmm"] = _matmul
     r.update(_more_rules())
+    from ._nd_rules import nd_rules
+
+    r.update(nd_rules())  # N-d pooling/pad/norm/conv rules (replace the 2-D-only ones)
     return r
 
 

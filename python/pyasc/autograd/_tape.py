@@ -218,6 +218,23 @@ def make_wrapper(rule, original):
     return wrapper
 
 
+def make_constant_wrapper(original):
+    """A function whose result carries no gradient (predicates such as isnan, comparisons): traced
+    operands are unwrapped and the plain result returned, so code written in pyasc that tests its
+    inputs (``where(isnan(t), ...)``) runs under a trace."""
+    def wrapper(*args, **kwargs):
+        if _has_traced(args):
+            args, _ = _unwrap(args)
+        if any(type(v) is Traced for v in kwargs.values()):
+            kwargs = {k: _v(v) for k, v in kwargs.items()}
+        return original(*args, **kwargs)
+
+    wrapper.__name__ = getattr(original, "__name__", "op")
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
 # -- installing the wrappers -------------------------------------------------------------------
 
 def _namespaces():
