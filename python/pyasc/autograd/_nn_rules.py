@@ -1,9 +1,10 @@
 """VJP rules of the ``asc.ops`` NN operators (torch.nn.functional's derivatives).
 
 Same rule signature as :mod:`._rules`. Positional-or-keyword arguments of the torch signatures
-are read with :func:`_arg` (a call may pass them either way). Convolution and pooling backward
-passes are img2col / col2img (``asc.ops.unfold`` / ``fold``) plus matmul, so they cover stride,
-padding (also 'same'), dilation and groups with one formula.
+are read with :func:`_arg` (a call may pass them either way). The conv1d/conv2d backward passes
+are img2col / col2img (``asc.ops.unfold`` / ``fold``) plus matmul, so they cover stride, padding
+(also 'same'), dilation and groups with one formula. Pooling, pad, conv3d, the other transposed
+convolutions and the instance/RMS/LRN norms are in :mod:`._nd_rules`.
 """
 
 from __future__ import annotations
@@ -264,67 +265,6 @@ def _batch_norm(g, out, x, rm, rv, w=None, b=None, *rest, needs, **kw):
     return (gx if needs[0] else None, None, None, gw, gb) + (None,) * len(rest)
 
 
-# -- pooling -----------------------------------------------------------------------------------------
-
-def _pool_args(x, rest, kw, has_dilation):
-    k = _pair(_arg(rest, kw, 0, "kernel_size", None))
-    s = _arg(rest, kw, 1, "stride", None)
-    s = k if s is None or (isinstance(s, (list, tuple)) and len(s) == 0) else _pair(s)
-    p = _pair(_arg(rest, kw, 2, "padding", 0))
-    d = _pair(_arg(rest, kw, 3, "dilation", 1)) if has_dilation else (1, 1)
-    ceil = _arg(rest, kw, 4 if has_dilation else 3, "ceil_mode", False)
-    if ceil:
-        raise _nie("pooling gradients cover ceil_mode=False")
-    return k, s, p, d
-
-
-def _max_pool2d(g, out, x, *rest, needs, **kw):
-    asc = _asc()
-    F = asc.ops
-    if _arg(rest, kw, 5, "return_indices", False):
-        raise _nie("max_pool2d's gradient covers return_indices=False")
-    unb = x.ndim == 3
-    if unb:
-        x, g = x[None], g[None]
-    k, s, p, d = _pool_args(x, rest, kw, True)
-    n, c, h, w = x.shape
-    xp = _pad2(x, ((p[0], p[0]), (p[1], p[1])), -_np.inf)
-    kk = k[0] * k[1]
-    L = g.shape[2] * g.shape[3]
-    cols = F.unfold(xp, k, dilation=d, padding=0, stride=s).reshape((n, c, kk, L))
-    am = asc.argmax(cols, axis=2)  # first maximum of each window (torch's choice on ties)
-    mask = (asc.arange(kk).reshape((1, 1, kk, 1)) == am.reshape((n, c, 1, L))).astype(g.dtype)
-    gcols = (mask * g.reshape((n, c, 1, L))).reshape((n, c * kk, L))
-    gxp = F.fold(gcols, (xp.shape[2], xp.shape[3]), k, dilation=d, padding=0, stride=s)
-    gx = gxp[:, :, p[0]:p[0] + h, p[1]:p[1] + w]
-    return ((gx[0] if unb else gx),) + (None,) * len(rest)
-
-
-def _avg_pool2d(g, out, x, *rest, needs, **kw):
-    asc = _asc()
-    F = asc.ops
-    unb = x.ndim == 3
-    if unb:
-        x, g = x[None], g[None]
-    k, s, p, _ = _pool_args(x, rest, kw, False)
-    include_pad = _arg(rest, kw, 4, "count_include_pad", True)
-    div = _arg(rest, kw, 5, "divisor_override", None)
-    n, c, h, w = x.shape
-    kk = k[0] * k[1]
-    L = g.shape[2] * g.shape[3]
-    if div is not None:
-        per = g.reshape((n, c, 1, L)) / float(div)
-    elif include_pad or (p[0] == 0 and p[1] == 0):
-        per = g.reshape((n, c, 1, L)) / float(kk)
-    else:
-        ones = _pad2(asc.ones((1, 1, h, w), dtype=x.dtype), ((p[0], p[0]), (p[1], p[1])))
-        cnt = asc.sum(F.unfold(ones, k, padding=0, stride=s), axis=1).reshape((1, 1, 1, L))
-        per = g.reshape((n, c, 1, L)) / cnt
-    gcols = asc.broadcast_to(per, (n, c, kk, L)).reshape((n, c * kk, L))
-    gx = F.fold(gcols, (h, w), k, padding=p, stride=s)
-    return ((gx[0] if unb else gx),) + (None,) * len(rest)
-
-
 # -- losses ---------------------------------------------------------------------------------------------
 
 def _red(rest, kw, i):
@@ -423,7 +363,6 @@ def ops_rules():
         "softmax": _softmax, "log_softmax": _log_softmax,
         "linear": _linear, "conv2d": _conv2d,
         "layer_norm": _layer_norm, "batch_norm": _batch_norm,
-        "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d,
         "mse_loss": _elementwise_loss(lambda x, t, r, k: (x - t) * 2),
         "l1_loss": _elementwise_loss(lambda x, t, r, k: asc.sign(x - t)),
         "cross_entropy": _cross_entropy, "nll_loss": _nll_loss,
@@ -508,47 +447,9 @@ def _embedding(g, out, idx, weight, *rest, needs, **kw):
     return (None, asc.asarray(gw) if needs[1] else None) + (None,) * len(rest)
 
 
-def _pad(g, out, x, pad, *rest, needs, **kw):
-    mode = _arg(rest, kw, 0, "mode", "constant")
-    if mode != "constant" or any(int(v) < 0 for v in pad):
-        raise _nie("pad's gradient covers mode='constant' with non-negative pads")
-    idx = [slice(None)] * x.ndim
-    for k in range(len(pad) // 2):
-        ax = x.ndim - 1 - k
-        lo = int(pad[2 * k])
-        idx[ax] = slice(lo, lo + x.shape[ax])
-    return (g[tuple(idx)], None) + (None,) * len(rest)
-
-
 def _more_rules():
     return {"conv1d": _conv1d, "group_norm": _group_norm, "dropout": _dropout, "embedding": _embedding,
-            "pad": _pad, "adaptive_avg_pool2d": _adaptive_avg_pool2d, "adaptive_avg_pool1d": _adaptive_avg_pool1d,
             "conv_transpose2d": _conv_transpose2d}
-
-
-def _bins(n_in, n_out, dtype):
-    """torch's adaptive pooling bins as an (n_out, n_in) averaging matrix: bin i covers
-    [floor(i n_in / n_out), ceil((i + 1) n_in / n_out))."""
-    m = _np.zeros((n_out, n_in), dtype=dtype)
-    for i in range(n_out):
-        a, b = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
-        m[i, a:b] = 1.0 / (b - a)
-    return m
-
-
-def _adaptive_avg_pool2d(g, out, x, *rest, needs, **kw):
-    # out = A_h x A_w^T per (N, C) plane, so d x = A_h^T g A_w
-    asc = _asc()
-    dt = _np.dtype(str(x.dtype))
-    ah = asc.asarray(_bins(x.shape[-2], out.shape[-2], dt))
-    aw = asc.asarray(_bins(x.shape[-1], out.shape[-1], dt))
-    return (asc.matmul(asc.matmul(asc.transpose(ah), g), aw),) + (None,) * len(rest)
-
-
-def _adaptive_avg_pool1d(g, out, x, *rest, needs, **kw):
-    asc = _asc()
-    aw = asc.asarray(_bins(x.shape[-1], out.shape[-1], _np.dtype(str(x.dtype))))
-    return (asc.matmul(g, aw),) + (None,) * len(rest)
 
 
 def _conv_transpose2d(g, out, x, w, b=None, *rest, needs, **kw):
