@@ -132,6 +132,7 @@ class CustomOp:
                                                     f"Registered operator {name!r}.")
         self.__module__ = "pyasc.ops"
         self.__wrapped__ = forward
+        self._shape_keys = None  # composite ops with static_shapes: the (shapes, dtypes) seen so far
 
     def __call__(self, *args, **attrs):
         # Fast path (no autograd trace anywhere): forward with an all-False ctx.
@@ -148,6 +149,8 @@ class CustomOp:
                 fn = self._torch_fn = torch_interop.op(self)
             return fn(*args, **attrs)
         self._stats.calls += 1
+        if self._shape_keys is not None:
+            self._note_shapes(args)
         ctx = OpContext(self.name, _no_needs(len(args)), attrs)
         out = self.forward(ctx, *args, **attrs)
         if not self.fusable:
@@ -156,6 +159,33 @@ class CustomOp:
 
             lazy.eval(*out) if isinstance(out, tuple) else lazy.eval(out)
         return out
+
+    def _note_shapes(self, args):
+        """Counts a specialisation hit (shapes/dtypes warmed up or seen before) or miss (first use:
+        the lazy graph compiles the fused program for it when it first runs)."""
+        key = tuple((tuple(a.shape), str(a.dtype)) for a in args if hasattr(a, "shape"))
+        if key in self._shape_keys:
+            self._stats.compile_hits += 1
+        else:
+            self._shape_keys.add(key)
+            self._stats.compile_misses += 1
+
+    def _warm_up(self, entries):
+        """Runs the body once per static (shapes, dtypes) entry on zero inputs and evaluates it, so
+        the lazy graph compiles and caches the fused programs before the first real call."""
+        from .. import lazy
+        import pyasc as asc
+
+        self._shape_keys = set()
+        for shapes, dtypes in entries:
+            args = [asc.zeros(s, dtype=d) for s, d in zip(shapes, dtypes)]
+            try:
+                out = self.forward(OpContext(self.name, _no_needs(len(args)), {}), *args)
+                lazy.eval(*out) if isinstance(out, tuple) else lazy.eval(out)
+            except Exception as e:
+                raise _value_error(f"[register_op] {self.name}: the ahead-of-time run for static shapes "
+                                   f"{list(shapes)} dtypes {list(dtypes)} failed: {type(e).__name__}: {e}") from e
+            self._shape_keys.add(tuple((tuple(s), str(_dtype_name(d))) for s, d in zip(shapes, dtypes)))
 
     def run_forward(self, ctx, args, attrs):
         """The forward with a given ctx (autograd and hybrid wrappers call this)."""
@@ -235,7 +265,41 @@ def _check_callable(fn, what, where):
         raise _type_error(f"[{where}] {what} must be callable, got {type(fn).__name__}")
 
 
-def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None, fusable=True, replace=False):
+def _dtype_name(d):
+    import numpy as _np
+
+    return "bfloat16" if str(d) == "bfloat16" else str(_np.dtype(str(d) if not isinstance(d, (type, _np.dtype))
+                                                                 else d))
+
+
+def _static_entries(static_shapes, where):
+    """``static_shapes`` -> [(shapes, dtypes)]: each entry lists one shape per input, or one
+    ``(shape, dtype)`` pair per input (a bare shape means float32)."""
+    entries = []
+    for entry in static_shapes:
+        if not isinstance(entry, (list, tuple)) or not entry:
+            raise _type_error(f"[{where}] each static_shapes entry lists the input shapes, got {entry!r}")
+        if all(isinstance(d, int) for d in entry):
+            entry = [entry]  # a one-input op given as a bare shape
+        shapes, dtypes = [], []
+        for item in entry:
+            if (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], (list, tuple))
+                    and not isinstance(item[1], (list, tuple, int))):
+                shape, dt = item
+            else:
+                shape, dt = item, "float32"
+            try:
+                shapes.append(tuple(int(v) for v in shape))
+                dtypes.append(_dtype_name(dt))
+            except (TypeError, ValueError):
+                raise _type_error(f"[{where}] bad static_shapes entry {entry!r}: expected shapes or "
+                                  "(shape, dtype) pairs") from None
+        entries.append((tuple(shapes), tuple(dtypes)))
+    return entries
+
+
+def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None, fusable=True, replace=False,
+                static_shapes=None):
     """Registers a custom operator ``asc.ops.<name>`` (decorator).
 
     ``@asc.register_op("CustomGeLU")`` over ``def forward(ctx, x, *, alpha=...)``: the body is pyasc
@@ -252,6 +316,12 @@ def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None,
         infer_dtype: ``fn(*input_dtypes, **attrs) -> dtype`` (or a list).
         fusable: False makes the op a fusion boundary (its result is computed at the call).
         replace: True replaces an already registered op of that name (default: an error).
+        static_shapes: input shapes compiled ahead of time: ``[[(16,), (16,)], [((8, 4), "float16")]]``
+            (one shape, or ``(shape, dtype)`` pair, per input; float32 by default). The body runs once
+            per entry on zero inputs at registration, so the lazy graph compiles and caches its fused
+            programs then; calls count ``compile_hits`` (a warmed-up or already seen shape/dtype set)
+            and ``compile_misses`` (a new one: its program compiles when the graph first runs it;
+            programs are keyed by structure, so a new shape often reuses one) in ``asc.ops.stats()``.
 
     Returns the :class:`CustomOp` (so the decorated name is the operator).
     Raises AscendValueError for a bad or clashing name, AscendTypeError for non-callables.
@@ -259,6 +329,7 @@ def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None,
     _check_name(name, "register_op")
     for what, f in (("grad", grad), ("infer_shape", infer_shape), ("infer_dtype", infer_dtype)):
         _check_callable(f, what, "register_op")
+    entries = None if static_shapes is None else _static_entries(static_shapes, "register_op")
 
     def deco(forward):
         _check_callable(forward, "the forward function", "register_op")
@@ -270,6 +341,8 @@ def register_op(name, fn=None, *, grad=None, infer_shape=None, infer_dtype=None,
         op = CustomOp(name, fwd, grad=grad, infer_shape=infer_shape, infer_dtype=infer_dtype, fusable=fusable,
                       doc=getattr(forward, "__doc__", None))
         op.__wrapped__ = forward
+        if entries is not None:
+            op._warm_up(entries)
         return _publish(op, replace, "register_op")
 
     return deco if fn is None else deco(fn)
