@@ -33,6 +33,7 @@
 #include "asc/kernel/sync.h"
 #include "asc/kernel/debug.h"
 #include "asc/kernel/reg_api.h"
+#include "asc/kernel/cross_core.h"
 #include "asc/runtime/launch.h"
 // Unguarded: re-establishes the kernel assert after any <assert.h>.
 #include "asc/kernel/debug_assert.h"

@@ -16,11 +16,41 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/types.h"
+
+namespace asc::kernel {
+/// The address `addr` bytes into the running core's memory of `pos`, checked:
+/// CANN's LocalTensor(pos, addr, tileSize) (addr 32-byte aligned, the tile
+/// inside the physical memory).
+inline uint8_t* local_at(AscendC::TPosition pos, uint32_t addr, uint64_t bytes) {
+  const char* op = "LocalTensor(pos, addr, tileSize)";
+  const auto* b = ::asc::runtime::current_block();
+  if (!b || !b->arenas) fail(ErrorCode::kInvalidParam, op, "called outside a kernel (no core memory)");
+  const auto& a = *b->arenas;
+  uint8_t* base = nullptr;
+  size_t size = 0;
+  switch (hardware_of(pos)) {
+    case AscendC::Hardware::UB: base = a.ub; size = a.ub_size; break;
+    case AscendC::Hardware::L1: base = a.l1; size = a.l1_size; break;
+    case AscendC::Hardware::L0A: base = a.l0a; size = a.l0a_size; break;
+    case AscendC::Hardware::L0B: base = a.l0b; size = a.l0b_size; break;
+    case AscendC::Hardware::L0C: base = a.l0c; size = a.l0c_size; break;
+    default: fail(ErrorCode::kInvalidParam, op, "the position is not a local memory (GM)");
+  }
+  if (addr % 32 != 0)
+    fail(ErrorCode::kMemoryAddressUnaligned, op, "addr " + std::to_string(addr) + " is not 32-byte aligned");
+  if (uint64_t{addr} + bytes > size)
+    fail(ErrorCode::kStorageOverLimit, op,
+         "addr " + std::to_string(addr) + " + " + std::to_string(bytes) + " bytes exceeds the " +
+             std::to_string(size) + "-byte " + hardware_name(hardware_of(pos)));
+  return base + addr;
+}
+}  // namespace asc::kernel
 
 namespace AscendC {
 
@@ -108,6 +138,12 @@ class LocalTensor {
   /// pyasc: a view of `size` elements at `addr` in `pos` (TPipe/TQue/TBuf make
   /// these; kernels normally never call it).
   LocalTensor(T* addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
+  /// CANN's form: `tileSize` elements at byte address `addr` (32-byte aligned)
+  /// of the running core's memory of `pos` (UB, L1, L0A/B/C).
+  LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
+      : addr_(reinterpret_cast<T*>(::asc::kernel::local_at(pos, addr, uint64_t{tileSize} * sizeof(T)))),
+        size_(tileSize),
+        pos_(pos) {}
 
   T GetValue(uint32_t index) const {
     if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::GetValue", addr_ + index, sizeof(T));

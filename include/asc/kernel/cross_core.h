@@ -1,0 +1,88 @@
+// Cross-core flags of mixed (cube + vector) kernels: CrossCoreSetFlag /
+// CrossCoreWaitFlag (CANN: kernel_operator_block_sync_intf.h).
+//
+// CANN's modes: 0 synchronises all cores of the launch (the wait ends when
+// every core has set the flag), 1 the two AIVs of one AI core, 2 the AIC and
+// its AIVs (a set by one side ends the wait of the other).
+//
+// On pyasc's CPU device one block runs its AIC and AIV parts on one thread in
+// program order (ASCEND_IS_AIC / ASCEND_IS_AIV are both true, one sub-block),
+// so for modes 1 and 2 the data a set publishes is already there when the
+// wait runs. The flags are counted per block (a set adds one, a wait takes
+// one) so that a wait no set precedes, which would never end on the NPU, is an
+// error naming the flag instead of a silent pass. Mode 0 with more than one
+// block needs all blocks resident at once, which the CPU device does not
+// promise (blocks beyond the core count run later): it is refused clearly.
+//
+// Thread-safety: the counters are per thread (one block runs on one thread)
+// and reset when a new block starts on that thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "asc/kernel/context.h"
+#include "asc/kernel/qualifiers.h"
+
+namespace asc::kernel::cross_core {
+
+constexpr uint16_t kFlags = 16;  // CANN: flag ids 0..15
+
+struct BlockFlags {
+  const void* block = nullptr;  // identity of the block the counts belong to
+  uint32_t block_idx = 0;
+  const char* kernel = nullptr;
+  uint32_t count[kFlags] = {};
+};
+
+inline BlockFlags& flags() {
+  thread_local BlockFlags f;
+  const auto* b = ::asc::runtime::current_block();
+  const char* k = b ? b->kernel_name : nullptr;
+  const uint32_t idx = b ? b->block_idx : 0;
+  if (f.block != b || f.block_idx != idx || f.kernel != k) {
+    f = BlockFlags{};
+    f.block = b;
+    f.block_idx = idx;
+    f.kernel = k;
+  }
+  return f;
+}
+
+// The wait's modeId does not select anything (CANN's samples wait with the
+// default 0 on flags set in mode 2): only a set in mode 0 asks for the
+// all-core barrier.
+inline void check_args(const char* op, uint8_t mode, uint16_t flagId, bool is_set) {
+  if (flagId >= kFlags)
+    fail(::asc::ErrorCode::kInvalidParam, op, "flagId " + std::to_string(flagId) + " is out of range [0, 16)");
+  if (mode > 2)
+    fail(::asc::ErrorCode::kInvalidParam, op, "modeId " + std::to_string(mode) + " is not 0, 1 or 2");
+  if (is_set && mode == 0 && ::AscendC::GetBlockNum() > 1)
+    fail(::asc::ErrorCode::kFeatureUnsupported, op,
+         "modeId 0 (all cores of the launch) with " + std::to_string(::AscendC::GetBlockNum()) +
+             " blocks: pyasc's CPU device does not keep all blocks resident, so it has no all-core barrier");
+}
+
+}  // namespace asc::kernel::cross_core
+
+namespace AscendC {
+
+template <uint8_t modeId, pipe_t pipe>
+inline void CrossCoreSetFlag(uint16_t flagId) {
+  ::asc::kernel::cross_core::check_args("CrossCoreSetFlag", modeId, flagId, true);
+  ++::asc::kernel::cross_core::flags().count[flagId];
+}
+
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+inline void CrossCoreWaitFlag(uint16_t flagId) {
+  ::asc::kernel::cross_core::check_args("CrossCoreWaitFlag", modeId, flagId, false);
+  auto& f = ::asc::kernel::cross_core::flags();
+  if (f.count[flagId] == 0)
+    ::asc::kernel::fail(::asc::ErrorCode::kInvalidParam, "CrossCoreWaitFlag",
+                        "flag " + std::to_string(flagId) +
+                            " was not set before this wait in the block's program order (pyasc runs the AIC and "
+                            "AIV parts of a block in program order; on the NPU this wait would never end)");
+  --f.count[flagId];
+}
+
+}  // namespace AscendC

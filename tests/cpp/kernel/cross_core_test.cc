@@ -1,0 +1,71 @@
+// CrossCoreSetFlag / CrossCoreWaitFlag: per-block counted flags in program
+// order (modes 1 and 2), clear errors for a wait without a set, bad ids and
+// the all-core mode 0 with several blocks.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+TEST(CrossCore, SetThenWaitInEveryBlock) {
+  std::vector<int> out(8, 0);
+  int* p = out.data();
+  kt::run_or_throw("cross_core_ok", 8, [=] {
+    if ASCEND_IS_AIC {
+      p[AscendC::GetBlockIdx()] = 1;
+      AscendC::CrossCoreSetFlag<0x2, PIPE_FIX>(0x8);
+      AscendC::CrossCoreSetFlag<0x2, PIPE_FIX>(0x8);  // two sets, two waits
+    }
+    if ASCEND_IS_AIV {
+      AscendC::CrossCoreWaitFlag(0x8);
+      AscendC::CrossCoreWaitFlag<0x2, PIPE_MTE2>(0x8);
+      p[AscendC::GetBlockIdx()] += 1;
+    }
+  });
+  for (int v : out) EXPECT_EQ(v, 2);
+  // Mode 0 with one block is a barrier of one.
+  kt::run_or_throw("cross_core_mode0", 1, [] {
+    AscendC::CrossCoreSetFlag<0x0, PIPE_MTE3>(3);
+    AscendC::CrossCoreWaitFlag<0x0>(3);
+  });
+}
+
+TEST(CrossCore, WaitWithoutSetIsAnError) {
+  const asc::Status st = kt::run("cross_core_bad", 2, [] {
+    AscendC::CrossCoreSetFlag<0x2, PIPE_FIX>(1);
+    AscendC::CrossCoreWaitFlag(1);
+    AscendC::CrossCoreWaitFlag(1);  // the second wait has no set
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("CrossCoreWaitFlag"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("flag 1 was not set"), std::string::npos) << st.message();
+}
+
+TEST(CrossCore, CountsDoNotLeakIntoTheNextBlock) {
+  // Each block sets once and waits once: a leak would let a later block's
+  // extra wait pass; here every block's second wait must fail.
+  std::atomic<int> failures{0};
+  for (int round = 0; round < 3; ++round) {
+    const asc::Status st = kt::run("cross_core_leak", 4, [] {
+      AscendC::CrossCoreSetFlag<0x2, PIPE_FIX>(2);
+    });
+    ASSERT_TRUE(st.ok()) << st.message();
+    const asc::Status st2 = kt::run("cross_core_leak2", 4, [] { AscendC::CrossCoreWaitFlag(2); });
+    if (!st2.ok()) ++failures;
+  }
+  EXPECT_EQ(failures.load(), 3);
+}
+
+TEST(CrossCore, BadArgumentsAndMode0AcrossBlocks) {
+  asc::Status st = kt::run("cross_core_id", 1, [] { AscendC::CrossCoreSetFlag<0x2, PIPE_FIX>(16); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("flagId 16"), std::string::npos) << st.message();
+  st = kt::run("cross_core_mode", 1, [] { AscendC::CrossCoreSetFlag<0x3, PIPE_FIX>(1); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("modeId 3"), std::string::npos) << st.message();
+  st = kt::run("cross_core_mode0", 4, [] { AscendC::CrossCoreSetFlag<0x0, PIPE_FIX>(1); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("modeId 0"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("4 blocks"), std::string::npos) << st.message();
+}
