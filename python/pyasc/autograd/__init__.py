@@ -11,13 +11,16 @@ forward records into the lazy graph and fuses; the backward applies each node's 
 
 Cost: the recording wrappers are swapped into ``pyasc`` / ``pyasc.ops`` only while a trace runs;
 outside one, calls are the plain functions. Functions without a rule raise AscendTypeError when they
-meet a traced value; :func:`differentiable` lists those with one. Higher-order derivatives (grad of
-grad) are not supported. Gradients are checked by :func:`pyasc.testing.gradcheck`.
+meet a traced value; :func:`differentiable` lists those with one. Higher-order derivatives nest: ``asc.grad`` of a function
+that calls ``asc.grad`` (each trace has a level; a node of an enclosing trace is a value for an inner
+one, and the inner backward's rules, being pyasc code, record on the enclosing tape). Gradients are
+checked by :func:`pyasc.testing.gradcheck`.
 """
 
 from __future__ import annotations
 
 import functools as _functools
+import threading as _threading
 
 from . import _tape
 from ._tape import Traced
@@ -81,18 +84,19 @@ def _err(cls, msg, code="INVALID_PARAM"):
     return getattr(e, cls)(getattr(e.ErrorCode, code), msg)
 
 
-def _leaf(x, where):
+_depth = _threading.local()  # nesting depth of the traces running on this thread (grad of grad)
+
+
+def _leaf(x, where, level):
     asc = _asc()
-    if isinstance(x, Traced):
-        raise _err("AscendNotImplementedError", f"[{where}] higher-order derivatives (a traced argument) are not "
-                   "supported", "API_NOT_SUPPORT")
-    a = x if isinstance(x, asc.ndarray) else asc.asarray(x)
+    # a node of an enclosing trace (grad of grad) stays one: this trace's leaf wraps it
+    a = x if isinstance(x, (asc.ndarray, Traced)) else asc.asarray(x)
     import numpy as np
 
     if np.dtype(str(a.dtype)).kind not in "fc":
         raise _err("AscendTypeError", f"[{where}] can only differentiate with respect to floating arrays, got "
                    f"{a.dtype} (shape {tuple(a.shape)})", "INVALID_DTYPE")
-    return Traced(a)
+    return Traced(a, level=level)
 
 
 def _argnums(argnums, n, where):
@@ -106,12 +110,15 @@ def _argnums(argnums, n, where):
 
 def _trace(fn, args, nums, where, kwargs):
     _build()
-    leaves = {i: _leaf(args[i], where) for i in nums}
+    level = getattr(_depth, "n", 0) + 1
+    leaves = {i: _leaf(args[i], where, level) for i in nums}
     targs = [leaves.get(i, a) for i, a in enumerate(args)]
     _tape.install()
+    _depth.n = level
     try:
         out = fn(*targs, **kwargs)
     finally:
+        _depth.n = level - 1
         _tape.uninstall()
     return out, leaves
 

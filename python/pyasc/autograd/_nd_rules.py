@@ -65,6 +65,7 @@ def _rest_len(rest):
 def _scatter_back(g, idx, xshape, nd):
     """Sums g into a zero array of ``xshape`` at the flat spatial positions ``idx`` (same shape as g)."""
     asc = _asc()
+    _no_second_order(g, "max pooling")
     plane = int(_np.prod(xshape[-nd:])) if nd else 1
     rows = int(_np.prod(xshape[:-nd]))
     dt = _acc_dtype(g.dtype)
@@ -74,6 +75,13 @@ def _scatter_back(g, idx, xshape, nd):
     r = _np.repeat(_np.arange(rows), gh.shape[1])
     _np.add.at(gx, (r, ih.ravel()), gh.ravel())
     return asc.asarray(gx.reshape(tuple(xshape)))
+
+
+def _no_second_order(g, what):
+    from ._tape import Traced
+
+    if type(g) is Traced:  # the scatter runs on the host: it would silently drop the enclosing trace
+        raise _nie(f"{what}'s gradient is computed on the host and has no derivative itself (grad of grad)")
 
 
 _MAX_ARGS = (("kernel_size", None), ("stride", None), ("padding", 0), ("dilation", 1), ("ceil_mode", False))

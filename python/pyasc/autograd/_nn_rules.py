@@ -439,6 +439,9 @@ def _embedding(g, out, idx, weight, *rest, needs, **kw):
     pad_idx = _arg(rest, kw, 0, "padding_idx", None)
     if _arg(rest, kw, 1, "max_norm", None) is not None:
         raise _nie("embedding's gradient does not cover max_norm (it renormalises the weight in place)")
+    from ._nd_rules import _no_second_order
+
+    _no_second_order(g, "embedding")
     ind = _np.asarray(asc.asarray(idx).numpy()).astype(_np.int64)
     gw = _np.zeros(tuple(weight.shape), dtype=_np.dtype(str(g.dtype)))
     _np.add.at(gw, ind.reshape(-1), _np.asarray(g.numpy()).reshape(-1, weight.shape[1]))

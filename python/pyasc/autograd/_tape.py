@@ -49,17 +49,20 @@ class Traced:
     stop the trace of later ops; its derivative is not tracked).
     """
 
-    __slots__ = ("value", "rule", "vals", "attrs", "parents", "__weakref__")
+    __slots__ = ("value", "rule", "vals", "attrs", "parents", "level", "__weakref__")
     __array_priority__ = 10000
     # NumPy's operators return NotImplemented for us (np_array * traced -> Traced.__rmul__)
     __array_ufunc__ = None
 
-    def __init__(self, value, rule=None, vals=(), attrs=None, parents=()):
+    def __init__(self, value, rule=None, vals=(), attrs=None, parents=(), level=1):
         self.value = value
         self.rule = rule
         self.vals = vals
         self.attrs = attrs
         self.parents = parents  # tuple of (path, Traced): path is (i,) or (i, j) for a sequence operand
+        # nesting depth of the trace that owns this node (grad of grad): a node's value is a plain
+        # array at level 1, a node of the enclosing trace at level 2, ...
+        self.level = level
 
     # -- array-like attributes ----------------------------------------------------------------
     shape = property(lambda self: self.value.shape)
@@ -152,6 +155,15 @@ def _v(x):
     return x.value if type(x) is Traced else x
 
 
+def _strip(x):
+    """The plain array under any number of trace levels (sequences element-wise)."""
+    while type(x) is Traced:
+        x = x.value
+    if type(x) in (list, tuple) and any(type(b) is Traced for b in x):
+        return type(x)(_strip(b) for b in x)
+    return x
+
+
 def _has_traced(args):
     for a in args:
         if type(a) is Traced:
@@ -163,15 +175,31 @@ def _has_traced(args):
     return False
 
 
-def _unwrap(args):
+def _top_level(args):
+    lvl = 0
+    for a in args:
+        if type(a) is Traced:
+            lvl = max(lvl, a.level)
+        elif type(a) in (list, tuple):
+            for b in a:
+                if type(b) is Traced:
+                    lvl = max(lvl, b.level)
+    return lvl
+
+
+def _unwrap(args, level=None):
+    """Values and traced parents of the operands of the innermost trace (``level``, default the
+    highest among ``args``); nodes of enclosing traces stay as they are (they are values there)."""
+    if level is None:
+        level = _top_level(args)
     vals, parents = [], []
     for i, a in enumerate(args):
-        if type(a) is Traced:
+        if type(a) is Traced and a.level == level:
             vals.append(a.value)
             parents.append(((i,), a))
-        elif type(a) in (list, tuple) and any(type(b) is Traced for b in a):
-            vals.append(type(a)(_v(b) for b in a))
-            parents.extend(((i, j), b) for j, b in enumerate(a) if type(b) is Traced)
+        elif type(a) in (list, tuple) and any(type(b) is Traced and b.level == level for b in a):
+            vals.append(type(a)(b.value if type(b) is Traced and b.level == level else b for b in a))
+            parents.extend(((i, j), b) for j, b in enumerate(a) if type(b) is Traced and b.level == level)
         else:
             vals.append(a)
     return vals, tuple(parents)
@@ -180,14 +208,17 @@ def _unwrap(args):
 def record(rule, original, args, kwargs):
     """Runs ``original`` on the values of ``args``; returns the result as a Traced node (several
     outputs: a tuple of nodes, each with its output index in ``attrs['_out']``)."""
-    vals, parents = _unwrap(args)
+    lvl = _top_level(args)
+    vals, parents = _unwrap(args, lvl)
+    # ``original`` is the recording wrapper itself: values that are nodes of an enclosing trace
+    # record there (grad of grad); plain values go straight to the function
     out = original(*vals, **kwargs)
     if not parents:
         return out
     if isinstance(out, tuple):
-        base = Traced(out, rule, tuple(vals), kwargs, parents)
-        return tuple(Traced(o, _tuple_item, (base,), {"_out": k}, (((0,), base),)) for k, o in enumerate(out))
-    return Traced(out, rule, tuple(vals), kwargs, parents)
+        base = Traced(out, rule, tuple(vals), kwargs, parents, lvl)
+        return tuple(Traced(o, _tuple_item, (base,), {"_out": k}, (((0,), base),), lvl) for k, o in enumerate(out))
+    return Traced(out, rule, tuple(vals), kwargs, parents, lvl)
 
 
 def _tuple_item(g, out, base, *, needs, _out):
@@ -210,7 +241,7 @@ def make_wrapper(rule, original):
             raise _err("AscendNotImplementedError",
                        f"[asc.grad] pass differentiated values of {getattr(original, '__name__', original)} "
                        "positionally", "API_NOT_SUPPORT")
-        return record(rule, original, args, kwargs)
+        return record(rule, wrapper, args, kwargs)
 
     wrapper.__name__ = getattr(original, "__name__", "op")
     wrapper.__doc__ = getattr(original, "__doc__", None)
@@ -224,9 +255,9 @@ def make_constant_wrapper(original):
     inputs (``where(isnan(t), ...)``) runs under a trace."""
     def wrapper(*args, **kwargs):
         if _has_traced(args):
-            args, _ = _unwrap(args)
+            args = [_strip(a) for a in args]
         if any(type(v) is Traced for v in kwargs.values()):
-            kwargs = {k: _v(v) for k, v in kwargs.items()}
+            kwargs = {k: _strip(v) for k, v in kwargs.items()}
         return original(*args, **kwargs)
 
     wrapper.__name__ = getattr(original, "__name__", "op")
@@ -306,14 +337,18 @@ def record_custom(op, args, attrs):
         if op.kind == "hybrid":  # its reference composition, not the kernel
             return op.fn(*args, **attrs)
         return op.forward(OpContext(op.name, tuple(type(a) is Traced for a in args), attrs), *args, **attrs)
-    vals, parents = _unwrap(args)
+    lvl = _top_level(args)
+    vals, parents = _unwrap(args, lvl)
     ctx = OpContext(op.name, tuple(type(a) is Traced for a in args), attrs)
-    out = op.run_forward(ctx, vals, attrs)
+    if _has_traced(vals):  # nodes of an enclosing trace: the forward records there
+        out = op(*vals, **attrs)
+    else:
+        out = op.run_forward(ctx, vals, attrs)
     node_attrs = {"_op": op, "_ctx": ctx}
     if isinstance(out, tuple):
-        base = Traced(out, _custom_rule, tuple(vals), node_attrs, parents)
-        return tuple(Traced(o, _multi_item, (base,), {"_out": k}, (((0,), base),)) for k, o in enumerate(out))
-    return Traced(out, _custom_rule, tuple(vals), node_attrs, parents)
+        base = Traced(out, _custom_rule, tuple(vals), node_attrs, parents, lvl)
+        return tuple(Traced(o, _multi_item, (base,), {"_out": k}, (((0,), base),), lvl) for k, o in enumerate(out))
+    return Traced(out, _custom_rule, tuple(vals), node_attrs, parents, lvl)
 
 
 def _multi_item(g, out, base, *, needs, _out):

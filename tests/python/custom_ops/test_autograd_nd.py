@@ -182,3 +182,51 @@ def test_asarray_of_traced_keeps_the_gradient():
     g = asc.grad(lambda x: (asc.asarray(x, dtype=asc.float32) * 2.0).sum())(np.ones(3))
     np.testing.assert_allclose(g.numpy(), 2.0)
     assert str(g.dtype) == "float64"
+
+
+# -- higher-order derivatives --------------------------------------------------------------------
+
+def test_second_and_third_derivatives_elementwise():
+    x = np.linspace(-1.5, 1.5, 7)
+    d2 = asc.grad(lambda x: asc.grad(lambda y: asc.sin(y).sum())(x).sum())(x)
+    np.testing.assert_allclose(d2.numpy(), -np.sin(x), rtol=1e-12, atol=1e-12)
+    d3 = asc.grad(lambda x: asc.grad(lambda y: asc.grad(lambda z: (z ** 4).sum())(y).sum())(x).sum())(x)
+    np.testing.assert_allclose(d3.numpy(), 24 * x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,f", [
+    ("exp-mean-var", lambda y: (asc.exp(y) * y).mean() + y.var()),
+    ("tanh", lambda y: asc.tanh(y).sum()),
+    ("softmax", lambda y: (asc.ops.softmax(y, dim=1) ** 2).sum()),
+    ("logsumexp-ish", lambda y: asc.log(asc.sum(asc.exp(y), axis=1)).sum()),
+    ("layer_norm", lambda y: (asc.ops.layer_norm(y, (4,)) * asc.arange(4.0)).sum()),
+])
+def test_grad_of_grad_is_gradchecked(name, f):
+    gradcheck(lambda x: asc.grad(f)(x), (R(3, 4),), atol=1e-4)
+
+
+def test_grad_of_grad_matmul_with_a_closure_operand():
+    w = R(5, 3)
+    gradcheck(lambda x: asc.grad(lambda y: ((y @ w) ** 2).sum())(x), (R(2, 5),))
+    # the outer trace differentiates the weight the inner function closes over
+    gradcheck(lambda x, w: asc.grad(lambda y: asc.tanh(y @ w).sum())(x), (R(2, 5), w))
+
+
+def test_hessian_vector_product_via_vjp():
+    a = R(4, 4)
+    a = a @ a.T
+
+    def f(x):
+        return 0.5 * (x @ (a @ x)) + asc.sum(asc.cos(x))
+
+    x, v = R(4), R(4)
+    _, vjp_fn = asc.vjp(lambda x: asc.grad(f)(x), x)
+    (hv,) = vjp_fn(asc.asarray(v))
+    hess = a - np.diag(np.cos(x))
+    np.testing.assert_allclose(hv.numpy(), hess @ v, rtol=1e-10, atol=1e-10)
+
+
+def test_host_side_rules_refuse_second_order():
+    x = distinct(1, 1, 4, 4)
+    with pytest.raises(asc.errors.AscendNotImplementedError, match="max pooling"):
+        asc.grad(lambda x: asc.grad(lambda y: (F.max_pool2d(y, 2) ** 2).sum())(x).sum())(x)
