@@ -7,11 +7,12 @@
 1. all_reduce (2 ranks, float32, 4 KiB .. 256 MiB): latency and bus bandwidth
    (nccl-tests' busbw = bytes / time * 2 (n - 1) / n) of pyasc.distributed.all_reduce on
    a pyasc array vs mpi4py's ``Allreduce`` on a NumPy buffer (the goal: >= 0.95 of its
-   bandwidth, <= 1.2x its 4 KiB latency), in pyasc's modes: default (nonblocking MPI
-   polled against the timeout + cross-rank fingerprint check), check off
-   (ASC_DISTRIBUTED_CHECK=0), blocking + watchdog with check off
-   (ASC_DISTRIBUTED_BLOCKING=1). mpi4py's ``Iallreduce`` polled with ``Test`` is shown
-   too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
+   bandwidth, <= 1.2x its 4 KiB latency), in pyasc's modes: default (blocking MPI call
+   under the watchdog, INFO check: piggybacked in messages <= 64 KiB, a fingerprint
+   all-reduce before larger ones), DETAIL (fingerprint all-reduce before every call),
+   OFF (no check), and the polled mode (ASC_DISTRIBUTED_BLOCKING=0: nonblocking MPI polled
+   against the deadline, INFO check). mpi4py's ``Iallreduce`` polled with ``Test`` is
+   shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
    compared when torch is installed (it is not in the lock: skipped otherwise).
 2. Data-parallel step of examples/distributed/train_mlp.py (bigger model): 2 processes x 1
    core vs 1 process x 2 cores, same global batch: the ratio of median step times.
@@ -42,7 +43,7 @@ def _env():
     env = dict(os.environ)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    for k in ("ASC_DISTRIBUTED_CHECK", "ASC_DISTRIBUTED_BLOCKING"):
+    for k in ("ASC_DISTRIBUTED_CHECK", "ASC_DISTRIBUTED_BLOCKING", "ASC_DISTRIBUTED_DEBUG"):
         env.pop(k, None)
     return env
 
@@ -103,8 +104,8 @@ def _allreduce_worker(sizes):
 
         res["mpi4py"] = _time_loop(mpi_blocking, comm.Barrier, nbytes)
         res["mpi4py_nb"] = _time_loop(mpi_nonblocking, comm.Barrier, nbytes)
-        for mode, check, blocking in (("pyasc", True, False), ("pyasc_nocheck", False, False),
-                                      ("pyasc_blocking", False, True)):
+        for mode, check, blocking in (("pyasc", _engine.INFO, True), ("pyasc_detail", _engine.DETAIL, True),
+                                      ("pyasc_off", _engine.OFF, True), ("pyasc_polled", _engine.INFO, False)):
             _engine.CHECK, _engine.BLOCKING = check, blocking
             res[mode] = _time_loop(pyasc_call, comm.Barrier, nbytes)
         _engine.reload_settings()
@@ -138,23 +139,28 @@ def bench_allreduce(quick):
     n = data["world"]
     print(f"\n## all_reduce float32, {n} ranks (1 core each), SUM; time per call (slower rank), busbw = "
           f"bytes/t * 2(n-1)/n")
-    print(f"{'size':>8} {'mpi4py us':>10} {'GB/s':>6} | {'pyasc us':>9} {'GB/s':>6} {'bw/mpi':>6} | "
-          f"{'nocheck us':>10} {'bw/mpi':>6} | {'blocking us':>11} {'bw/mpi':>6} | {'mpi4py Iallreduce us':>20}")
+    print(f"{'size':>8} {'mpi4py us':>10} {'GB/s':>6} | {'default us':>10} {'GB/s':>6} {'bw/mpi':>6} | "
+          f"{'DETAIL us':>9} {'bw/mpi':>6} | {'OFF us':>8} {'bw/mpi':>6} | {'polled us':>9} {'bw/mpi':>6} | "
+          f"{'mpi4py Iallreduce us':>20}")
     for r in data["rows"]:
         b = r["bytes"]
 
         def bw(t):
             return b / t * 2 * (n - 1) / n / 1e9
 
-        print(f"{_fmt_size(b):>8} {r['mpi4py'] * 1e6:10.1f} {bw(r['mpi4py']):6.2f} | {r['pyasc'] * 1e6:9.1f} "
-              f"{bw(r['pyasc']):6.2f} {r['mpi4py'] / r['pyasc']:6.2f} | {r['pyasc_nocheck'] * 1e6:10.1f} "
-              f"{r['mpi4py'] / r['pyasc_nocheck']:6.2f} | {r['pyasc_blocking'] * 1e6:11.1f} "
-              f"{r['mpi4py'] / r['pyasc_blocking']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
-    small = data["rows"][0]
-    print(f"4 KiB latency vs mpi4py Allreduce: default {small['pyasc'] / small['mpi4py']:.2f}x, check off "
-          f"{small['pyasc_nocheck'] / small['mpi4py']:.2f}x, blocking+check off "
-          f"{small['pyasc_blocking'] / small['mpi4py']:.2f}x (goal <= 1.2x); mpi4py's own Iallreduce+Test "
+        print(f"{_fmt_size(b):>8} {r['mpi4py'] * 1e6:10.1f} {bw(r['mpi4py']):6.2f} | {r['pyasc'] * 1e6:10.1f} "
+              f"{bw(r['pyasc']):6.2f} {r['mpi4py'] / r['pyasc']:6.2f} | {r['pyasc_detail'] * 1e6:9.1f} "
+              f"{r['mpi4py'] / r['pyasc_detail']:6.2f} | {r['pyasc_off'] * 1e6:8.1f} "
+              f"{r['mpi4py'] / r['pyasc_off']:6.2f} | {r['pyasc_polled'] * 1e6:9.1f} "
+              f"{r['mpi4py'] / r['pyasc_polled']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
+    small, big = data["rows"][0], data["rows"][-1]
+    print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x, "
+          f"DETAIL {small['pyasc_detail'] / small['mpi4py']:.2f}x, OFF {small['pyasc_off'] / small['mpi4py']:.2f}x, "
+          f"polled {small['pyasc_polled'] / small['mpi4py']:.2f}x; mpi4py's own Iallreduce+Test "
           f"{small['mpi4py_nb'] / small['mpi4py']:.2f}x")
+    print(f"{_fmt_size(big['bytes'])} bandwidth vs mpi4py (goal >= 0.95): default {big['mpi4py'] / big['pyasc']:.2f}, "
+          f"DETAIL {big['mpi4py'] / big['pyasc_detail']:.2f}, OFF {big['mpi4py'] / big['pyasc_off']:.2f}, "
+          f"polled {big['mpi4py'] / big['pyasc_polled']:.2f}")
     try:
         import torch.distributed  # noqa: F401
         print("torch.distributed gloo: installed, but this script does not run it yet")

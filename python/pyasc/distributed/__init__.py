@@ -15,9 +15,13 @@ The engine is OpenMPI through mpi4py (``_engine.py`` says why); processes are
 started by :mod:`pyasc-run <pyasc.tools.run>` or ``mpirun``. Operations work in
 place and zero-copy on pyasc arrays after the lazy work producing them has
 finished; every operation is bounded by the group's ``timeout``
-(:class:`DistTimeoutError`), and with the default fingerprint check ranks
-that disagree on shapes/dtypes raise :class:`CollectiveMismatchError` on every
-rank. Data parallelism: :class:`DataParallel` (bucketed gradient averaging)
+(blocking MPI calls under a watchdog that tears the job down with a clear
+error on every rank; ``ASC_DISTRIBUTED_BLOCKING=0`` raises
+:class:`DistTimeoutError` in the caller instead), and ranks that disagree on
+shapes/dtypes raise :class:`CollectiveMismatchError` on every rank (a check
+piggybacked in small all_reduce messages; ``ASC_DISTRIBUTED_DEBUG=DETAIL|OFF``).
+Object collectives use a data-only encoding (JSON + raw array buffers), never
+pickle. Data parallelism: :class:`DataParallel` (bucketed gradient averaging)
 and :class:`DistributedSampler`. See docs/distributed.md.
 """
 
@@ -64,10 +68,12 @@ from ._group import (
     is_mpi_available,
     new_group,
 )
+from ._objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
 from .data_parallel import DataParallel
 from .sampler import DistributedSampler
 
 __all__ = [
+    "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
     "Backend", "CollectiveMismatchError", "DataParallel", "DistBackendError", "DistError", "DistStateError",
     "DistTimeoutError", "DistributedSampler", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",

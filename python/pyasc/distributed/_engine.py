@@ -35,6 +35,12 @@ def mpi():
     pyasc`` never starts MPI)."""
     global _MPI
     if _MPI is None:
+        # Blocking MPI calls busy-poll shared memory; with more runnable threads than cores
+        # (pyasc's own workers, a loaded machine, oversubscribed ranks) a spinning rank holds
+        # the core its peer needs, and a 4 KiB all_reduce took seconds. Yielding when idle
+        # costs a sched_yield per empty poll (nothing on a quiet machine). Read by MPI_Init:
+        # set before mpi4py initialises MPI, unless the user chose otherwise.
+        os.environ.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
         try:
             from mpi4py import MPI
         except ImportError as e:  # pragma: no cover - mpi4py is in the lock
@@ -53,21 +59,42 @@ def _env_flag(name, default):
     return v.strip().lower() not in ("0", "off", "false", "no")
 
 
-#: Cross-rank fingerprint check of every collective (shapes, dtypes, op, root):
-#: ASC_DISTRIBUTED_CHECK=0 turns it off (one small extra all-reduce per call).
-CHECK = _env_flag("ASC_DISTRIBUTED_CHECK", True)
-#: ASC_DISTRIBUTED_BLOCKING=1: MPI's blocking calls guarded by a watchdog that
-#: aborts the job at the deadline, instead of nonblocking calls polled against
-#: it (which raise DistTimeoutError). Blocking calls use MPI's tuned
-#: algorithms (about half the latency of libnbc's for small messages).
-BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", False)
+#: Mismatch-check levels (torch's TORCH_DISTRIBUTED_DEBUG names).
+OFF, INFO, DETAIL = 0, 1, 2
+
+
+def _check_level():
+    """ASC_DISTRIBUTED_DEBUG=OFF|INFO|DETAIL (default INFO). INFO: the cheap check (the
+    fingerprint rides inside small all_reduce messages, a 16-byte fingerprint all-reduce
+    precedes the other collectives); DETAIL: the fingerprint all-reduce before every
+    collective; OFF: none. The older ASC_DISTRIBUTED_CHECK=0/1 maps to OFF/DETAIL."""
+    v = os.environ.get("ASC_DISTRIBUTED_DEBUG", "").strip().upper()
+    if v in ("OFF", "0"):
+        return OFF
+    if v == "DETAIL":
+        return DETAIL
+    if v in ("", "INFO"):
+        legacy = os.environ.get("ASC_DISTRIBUTED_CHECK")
+        if legacy not in (None, ""):
+            return DETAIL if _env_flag("ASC_DISTRIBUTED_CHECK", True) else OFF
+        return INFO
+    raise DistBackendError(f"[distributed] ASC_DISTRIBUTED_DEBUG={v!r}: expected OFF, INFO or DETAIL")
+
+
+#: The mismatch-check level (OFF / INFO / DETAIL).
+CHECK = _check_level()
+#: Blocking MPI calls on the calling thread with a watchdog (default, torch's ProcessGroupNCCL
+#: design: MPI's tuned blocking algorithms, no polling). ASC_DISTRIBUTED_BLOCKING=0: nonblocking
+#: calls polled against the deadline, which raise DistTimeoutError in the caller instead of
+#: tearing the job down (about 2-3x the latency of small messages: libnbc's algorithms).
+BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 
 
 def reload_settings():
-    """Re-reads ASC_DISTRIBUTED_CHECK / ASC_DISTRIBUTED_BLOCKING (tests, benchmarks)."""
+    """Re-reads ASC_DISTRIBUTED_DEBUG / ASC_DISTRIBUTED_CHECK / ASC_DISTRIBUTED_BLOCKING."""
     global CHECK, BLOCKING
-    CHECK = _env_flag("ASC_DISTRIBUTED_CHECK", True)
-    BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", False)
+    CHECK = _check_level()
+    BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 
 
 # ------------------------------------------------------------------ dtypes
@@ -219,36 +246,133 @@ def test(req, what):
 
 
 class Watchdog:
-    """For ASC_DISTRIBUTED_BLOCKING=1: a daemon thread that aborts the MPI job when a blocking
-    call passes its deadline (a blocked MPI call cannot be interrupted; torch's NCCL watchdog
-    tears the process down the same way). Arming costs two attribute stores."""
+    """The timeout guard of blocking MPI calls (torch's ProcessGroupNCCL watchdog with
+    TORCH_NCCL_ASYNC_ERROR_HANDLING=1): a daemon thread that, when a blocking call passes its
+    deadline, tears the job down with a clear error on every rank. A blocked MPI call cannot be
+    interrupted (OpenMPI 4 has no ULFM revoke), so the error cannot be raised in the caller.
+
+    At the deadline the timed-out rank prints the operation, rank, group and timeout and its
+    threads' Python stacks, sends that text to every other rank over a control communicator
+    (each rank's watchdog has a receive posted there and prints the notice with its own stacks:
+    where a hung rank hangs), waits briefly for them to print, then calls ``MPI_Abort``.
+    Arming costs one attribute store per call; the thread wakes every 50 ms.
+    """
+
+    PERIOD = 0.05
+    GRACE = 1.0  # seconds the peers get to print the notice before MPI_Abort
 
     def __init__(self):
         self.current = None
         self.thread = None
+        self.ctl = None  # control communicator (a Dup of COMM_WORLD)
+        self._stop = False
+        self._req = None
+        self._inbox = None
+        self._status = None
 
-    def arm(self, deadline, what):
-        self.current = (deadline, what)
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._run, name="pyasc-distributed-watchdog", daemon=True)
-            self.thread.start()
+    def start(self):
+        """Starts the thread (init_process_group, before its first MPI call)."""
+        if self.thread is not None:
+            return
+        self._stop = False
+        self.thread = threading.Thread(target=self._run, name="pyasc-distributed-watchdog", daemon=True)
+        self.thread.start()
+
+    def attach(self, ctl):
+        """Posts the receive of other ranks' notices on control communicator ``ctl``."""
+        self._inbox = np.zeros(1024, np.uint8)
+        self._status = mpi().Status()
+        self._req = ctl.Irecv(self._inbox, mpi().ANY_SOURCE, 7)
+        self.ctl = ctl
+
+    def stop(self):
+        """Stops the thread, cancels its receive and frees the control communicator."""
+        t = self.thread
+        if t is None:
+            return
+        self._stop = True
+        t.join(timeout=2.0)
+        self.thread = None
+        try:
+            if self._req is not None and not self._req.Test():
+                self._req.Cancel()
+                self._req.Wait()
+        except Exception:  # noqa: BLE001 - MPI may be tearing down: nothing to do
+            pass
+        self._req = None
+        if self.ctl is not None:
+            try:
+                self.ctl.Free()
+            except Exception:  # noqa: BLE001
+                pass
+            self.ctl = None
+
+    def arm(self, deadline, what, pg):
+        self.current = (deadline, what, pg)
 
     def disarm(self):
         self.current = None
 
     def _run(self):
-        while True:
-            time.sleep(0.05)
+        while not self._stop:
+            time.sleep(self.PERIOD)
+            try:
+                req = self._req
+                if req is not None and req.Test(self._status):
+                    self._notice()
+                    return
+            except Exception:  # noqa: BLE001 - MPI finalising under us
+                return
             cur = self.current
             if cur is not None and time.monotonic() > cur[0]:
-                msg = (f"[{cur[1]}] rank {mpi().COMM_WORLD.Get_rank()}: timed out in a blocking MPI call "
-                       "(a rank died, hangs or did not call the matching collective); aborting the job "
-                       "(ASC_DISTRIBUTED_BLOCKING=1)\n")
-                try:
-                    sys.stderr.flush()
-                    os.write(2, msg.encode())
-                finally:
-                    mpi().COMM_WORLD.Abort(124)
+                self._timeout(*cur)
+                return
+
+    def _stacks(self):
+        import faulthandler
+        try:
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        except Exception:  # noqa: BLE001 - stderr may be closed
+            pass
+
+    def _notice(self):
+        n = self._status.Get_count(mpi().BYTE)
+        text = bytes(self._inbox[:n]).decode(errors="replace")
+        cur = self.current
+        here = f"this rank is in [{cur[1]}]" if cur is not None else "this rank is not in a blocking collective"
+        _write(f"[pyasc.distributed] rank {mpi().COMM_WORLD.Get_rank()}: the job is being torn down by "
+               f"another rank's watchdog: {text} ({here}; its Python stacks follow)\n")
+        self._stacks()
+
+    def _timeout(self, deadline, what, pg):
+        MPI = mpi()
+        me = MPI.COMM_WORLD.Get_rank()
+        msg = (f"[{what}] rank {me} timed out after {pg.timeout:.3g} s in a blocking MPI call (group "
+               f"'{pg.name}', ranks {list(pg.ranks)}): a rank died, hangs, or did not call the matching "
+               "collective; aborting the job")
+        _write(f"[pyasc.distributed] {msg} (ASC_DISTRIBUTED_BLOCKING=0 raises DistTimeoutError in the caller "
+               "instead; Python stacks of this rank follow)\n")
+        self._stacks()
+        try:
+            if self.ctl is None:
+                raise RuntimeError("no control communicator yet")
+            raw = np.frombuffer(msg.encode()[:1024], np.uint8).copy()
+            reqs = [self.ctl.Isend(raw, r, 7) for r in range(MPI.COMM_WORLD.Get_size()) if r != me]
+            end = time.monotonic() + self.GRACE
+            while time.monotonic() < end and not all(r.Test() for r in reqs):
+                time.sleep(0.01)
+            time.sleep(max(0.0, min(0.5, end - time.monotonic())))
+        except Exception:  # noqa: BLE001 - still abort
+            pass
+        MPI.COMM_WORLD.Abort(124)
+
+
+def _write(text):
+    try:
+        sys.stderr.flush()
+        os.write(2, text.encode())
+    except OSError:
+        pass
 
 
 watchdog = Watchdog()
@@ -263,11 +387,11 @@ def call(comm, name, args, deadline, what, pg):
     MPI = mpi()
     try:
         if BLOCKING:
-            watchdog.arm(deadline, what)
+            watchdog.current = (deadline, what, pg)
             try:
                 getattr(comm, name)(*args)
             finally:
-                watchdog.disarm()
+                watchdog.current = None
             return None
         nb = _NONBLOCKING.get(name)
         if nb is None:
@@ -299,28 +423,128 @@ def _fingerprint(desc):
     return h
 
 
+def _blocking(comm, name, args, deadline, what, pg):
+    """One MPI call to completion on ``comm`` in the current mode."""
+    req = call(comm, name, args, deadline, what, pg)
+    if req is not None:
+        wait(req, deadline, what, pg)
+
+
 def check_same(pg, what, desc, deadline):
     """Raises CollectiveMismatchError on every rank when the ranks' ``desc`` strings (the
     collective's shapes, dtypes, op, root) differ: one all-reduce of (h, -h) with MAX gives
-    the largest and the smallest fingerprint at once."""
+    the largest and the smallest fingerprint at once. An MPI error of that all-reduce (a peer
+    in a different collective: truncated message) counts as a mismatch too."""
     MPI = mpi()
     h = _fingerprint(desc)
     buf = np.array([h, -h], dtype=np.int64)
-    req = call(pg.comm, "Allreduce", (MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)
-    if req is not None:
-        wait(req, deadline, what, pg)
+    try:
+        _blocking(pg.comm, "Allreduce", (MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)
+    except DistBackendError as e:
+        if isinstance(e, DistTimeoutError):
+            raise
+        mismatch(pg, what, desc, deadline, f" ({e})")
     if buf[0] == -buf[1]:
         return
-    # Cold path: tell every rank what each rank passed.
+    mismatch(pg, what, desc, deadline)
+
+
+def mismatch(pg, what, desc, deadline, extra=""):
+    """The cold path of a detected mismatch: the ranks exchange their descriptions on the
+    group's check communicator (the data communicator may hold unmatched traffic) and raise
+    CollectiveMismatchError naming every rank's call. A rank that did not detect the mismatch
+    does not join: the others then hit the timeout (the watchdog's error)."""
     mine = np.zeros(_DESC_BYTES, np.uint8)
     raw = describe(desc).encode()[:_DESC_BYTES]
     mine[:len(raw)] = np.frombuffer(raw, np.uint8)
     allb = np.zeros((pg.size(), _DESC_BYTES), np.uint8)
-    req = call(pg.comm, "Allgather", (mine, allb), deadline, what, pg)
-    if req is not None:
-        wait(req, deadline, what, pg)
+    _blocking(pg.check_comm, "Allgather", (mine, allb), deadline, what, pg)
     parts = []
     for r in range(pg.size()):
         text = bytes(allb[r]).rstrip(b"\0").decode(errors="replace")
         parts.append(f"rank {pg.ranks[r]}: {text}")
-    raise CollectiveMismatchError(f"[{what}] the ranks of the group disagree: " + "; ".join(parts))
+    raise CollectiveMismatchError(f"[{what}] the ranks of the group disagree: " + "; ".join(parts) + extra)
+
+
+# ------------------------------------------------------------------ piggybacked check (INFO)
+#
+# Small all_reduce messages carry their own check: 4 leading elements derived from the
+# fingerprint (a, b in 1..512) travel in the same message, so the check costs no extra round
+# trip. SUM/AVG append (a, a*a, b, b*b): the sums equal (n a, n a*a, n b, n b*b) exactly
+# (small integers: exact in float32/64 and int32/64 for n <= 32) only when every rank's a and
+# b are this rank's (sum (a_i - a)^2 = sum a_i^2 - 2 a sum a_i + n a^2 = 0). MAX/MIN append
+# (a, -a, b, -b): the result equals the trailer only when all are equal. A rank with another
+# op, dtype, count or collective reads other values (or MPI reports a truncated message):
+# every rank that sees it raises CollectiveMismatchError. The price is a staging copy of
+# the message in and out, cheaper than a round trip up to PIGGY_MAX bytes.
+
+#: Largest all_reduce message (bytes) whose check rides inside the message.
+PIGGY_MAX = 64 << 10
+_PIGGY_DT = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
+_TRAILERS = {}
+
+
+def piggy_ok(dtype, opname, nbytes, size):
+    """Whether all_reduce of ``dtype``/``opname`` and ``nbytes`` in a group of ``size`` ranks
+    carries its check in the message (INFO level)."""
+    return (0 < nbytes <= PIGGY_MAX and 1 < size <= 32 and dtype in _PIGGY_DT
+            and opname in ("SUM", "AVG", "MAX", "MIN"))
+
+
+def _trailer(desc, dtype, opname, size):
+    key = (desc, size)
+    t = _TRAILERS.get(key)
+    if t is None:
+        h = _fingerprint(desc)
+        a, b = 1 + (h & 511), 1 + ((h >> 9) & 511)
+        if opname in ("SUM", "AVG"):
+            send = np.array([a, a * a, b, b * b], dtype)
+            want = send * size
+        else:
+            send = np.array([a, -a, b, -b], dtype)
+            want = send
+        if len(_TRAILERS) > 4096:
+            _TRAILERS.clear()
+        t = _TRAILERS[key] = (send, want.tobytes())
+    return t
+
+
+class _Stage:
+    __slots__ = ("full", "head", "tail")
+
+    def __init__(self, n, dtype):
+        # The check words go first: a peer whose message is shorter (another count, or the
+        # 16-byte fingerprint all-reduce of another collective) then overwrites them, while
+        # the untouched end of a receive buffer could hold stale values of an earlier call.
+        self.full = np.empty(n + 4, dtype)
+        self.tail = self.full[:4]
+        self.head = memoryview(self.full[4:]).cast("B")
+
+
+def allreduce_piggy(pg, data, dtype, count, mop, desc, opname, deadline, what):
+    """all_reduce in place of ``data`` (a writable byte memoryview of ``count`` elements of
+    ``dtype``) with the check in the message: two byte copies, no extra round trip."""
+    key = (dtype, count)
+    st = pg.stages.get(key)
+    if st is None:
+        if len(pg.stages) > 64:
+            pg.stages.clear()
+        st = pg.stages[key] = _Stage(count, dtype)
+    send, want = _trailer(desc, dtype, opname, pg._size)
+    st.head[:] = data
+    st.tail[...] = send
+    MPI = mpi()
+    try:
+        if BLOCKING:
+            watchdog.current = (deadline, what, pg)
+            try:
+                pg.comm.Allreduce(MPI.IN_PLACE, st.full, mop)
+            finally:
+                watchdog.current = None
+        else:
+            wait(pg.comm.Iallreduce(MPI.IN_PLACE, st.full, mop), deadline, what, pg)
+    except MPI.Exception as e:
+        mismatch(pg, what, desc, deadline, f" (MPI: {e})")
+    if st.tail.tobytes() != want:
+        mismatch(pg, what, desc, deadline)
+    data[:] = st.head

@@ -81,6 +81,11 @@ class ProcessGroup:
         self._size = comm.Get_size()
         self._index = {g: i for i, g in enumerate(self.ranks)}
         self.broken = None  # the message of the failure that made the group unusable
+        # A second communicator for the mismatch check's cold path (the data communicator may
+        # hold unmatched traffic of the mismatched calls), and the staging buffers of the
+        # piggybacked check (_engine.allreduce_piggy).
+        self.check_comm = comm.Dup()
+        self.stages = {}
 
     def rank(self):
         """This process's rank in the group."""
@@ -97,6 +102,13 @@ class ProcessGroup:
         except (KeyError, TypeError):
             raise DistStateError(f"[{what}] {arg}={global_rank!r} is not a rank of the group "
                                  f"(its global ranks: {list(self.ranks)})") from None
+
+    def _free(self):
+        if self.comm is not None and self.broken is None:
+            self.comm.Free()
+            self.check_comm.Free()
+        self.comm = None
+        self.stages = {}
 
     def usable(self, what):
         """Raises when the group was destroyed or broken by an earlier timeout."""
@@ -119,6 +131,13 @@ class ProcessGroup:
 
     def __repr__(self):
         return f"ProcessGroup(name={self.name!r}, ranks={list(self.ranks)}, rank={self._rank})"
+
+
+class _InitGroup:
+    """What the watchdog's message names while init_process_group's collectives run."""
+
+    def __init__(self, ws, secs):
+        self.name, self.ranks, self.timeout = "default_pg", range(ws), secs
 
 
 class GroupMember:
@@ -157,6 +176,8 @@ def _seconds(timeout, what):
 
 
 def _at_exit():
+    if not _State.must_abort:
+        _engine.watchdog.stop()
     if _State.must_abort:
         # A timed-out rank cannot finalize (MPI_Finalize waits for the missing ranks):
         # end the whole job, which also stops a hung rank.
@@ -242,13 +263,21 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             raise DistStateError(f"[{what}] environment {name}={env} disagrees with MPI's {have} "
                                  f" (was the script started by pyasc-run/mpirun with these variables "
                                  "set by another launcher?)")
-    comm = MPI.COMM_WORLD.Dup()
-    pg = ProcessGroup(comm, range(ws), secs, group_name or "default_pg")
-    # Every rank must be present: a rank that never calls init raises here, within timeout.
+    # Every rank must be present: the communicator duplications below are collective, so a
+    # rank that never calls init ends in the watchdog's timeout error (blocking mode) or a
+    # DistTimeoutError from the barrier (ASC_DISTRIBUTED_BLOCKING=0).
     deadline = time.monotonic() + secs
-    req = _engine.call(comm, "Barrier", (), deadline, what, pg)
-    if req is not None:
-        _engine.wait(req, deadline, what, pg)
+    wd = _engine.watchdog
+    wd.start()
+    wd.current = (deadline, what, _InitGroup(ws, secs))
+    try:
+        comm = MPI.COMM_WORLD.Dup()
+        pg = ProcessGroup(comm, range(ws), secs, group_name or "default_pg")
+        if wd.ctl is None:
+            wd.attach(MPI.COMM_WORLD.Dup())
+    finally:
+        wd.current = None
+    _engine._blocking(comm, "Barrier", (), deadline, what, pg)
     local = comm.Split_type(MPI.COMM_TYPE_SHARED, key=wr)
     _State.local_rank, _State.local_size = local.Get_rank(), local.Get_size()
     local.Free()
@@ -295,19 +324,19 @@ def destroy_process_group(group=None):
     if group is None:
         _default(what)
         for pg in _State.groups:
-            if pg.comm is not None and pg.broken is None:
-                pg.comm.Free()
-            pg.comm = None
+            pg._free()
+        if not _State.must_abort:
+            _engine.watchdog.stop()
         _State.world = None
         _State.groups = []
         GroupMember.WORLD = None
         return
     if not isinstance(group, ProcessGroup):
         raise DistStateError(f"[{what}] group must be a ProcessGroup or None, got {type(group).__name__}")
-    if group.comm is not None and group.broken is None:
-        group.comm.Free()
-    group.comm = None
+    group._free()
     if group is _State.world:
+        if not _State.must_abort:
+            _engine.watchdog.stop()
         _State.world = None
         GroupMember.WORLD = None
         _State.groups = []

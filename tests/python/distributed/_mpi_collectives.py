@@ -304,21 +304,119 @@ def t_groups():
         expect_raises("destroyed group", ValueError, lambda: dist.all_reduce(asc.ones(2), group=g))
 
 
+def _mismatch_cases(level):
+    from pyasc.distributed import _engine
+    _engine.CHECK = level
+    try:
+        # shapes differ on the last rank: every rank raises, nobody hangs
+        shape = (4,) if R < N - 1 else (5,)
+        msg = expect_raises(f"shape mismatch {level}", dist.CollectiveMismatchError,
+                            lambda: dist.all_reduce(asc.ones(shape, dtype="float32")))
+        want = "(5,)" if level == _engine.DETAIL else "float32 5 SUM"
+        if msg is not None and want not in msg:
+            FAIL.append(f"shape mismatch message does not name the shapes: {msg}")
+        dt = "float32" if R else "float64"
+        expect_raises(f"dtype mismatch {level}", dist.CollectiveMismatchError,
+                      lambda: dist.all_reduce(asc.ones(3, dtype=dt)))
+        dt = "float32" if R else "int32"  # same bytes, other dtype
+        expect_raises(f"dtype mismatch same size {level}", dist.CollectiveMismatchError,
+                      lambda: dist.all_reduce(asc.ones(3, dtype=dt)))
+        op = dist.ReduceOp.SUM if R else dist.ReduceOp.MAX
+        expect_raises(f"op mismatch {level}", dist.CollectiveMismatchError, lambda: dist.all_reduce(asc.ones(3), op=op))
+        # a small all_reduce (check in the message) against a large one (fingerprint all-reduce)
+        n = 4 if R < N - 1 else (1 << 18)
+        expect_raises(f"small vs large {level}", dist.CollectiveMismatchError,
+                      lambda: dist.all_reduce(asc.ones(n, dtype="float32")))
+        # all_reduce on some ranks, broadcast on others
+        if R == 0:
+            expect_raises(f"all_reduce vs broadcast {level}", dist.CollectiveMismatchError,
+                          lambda: dist.all_reduce(asc.ones(3, dtype="int64")))
+        else:
+            expect_raises(f"broadcast vs all_reduce {level}", dist.CollectiveMismatchError,
+                          lambda: dist.broadcast(asc.ones(3, dtype="int64"), src=0))
+        # the group still works afterwards, in every path
+        for size in (3, 1 << 18):
+            x = asc.ones(size, dtype="float32")
+            dist.all_reduce(x)
+            check(f"after mismatch {level} {size}", x, np.full(size, N, np.float32), True)
+        x = asc.ones(3, dtype="float64")
+        dist.all_reduce(x, op=dist.ReduceOp.AVG)
+        check(f"after mismatch AVG {level}", x, np.ones(3), True)
+    finally:
+        _engine.reload_settings()
+
+
 def t_mismatch():
-    # shapes differ on the last rank: every rank raises, nobody hangs
-    shape = (4,) if R < N - 1 else (5,)
-    msg = expect_raises("shape mismatch", dist.CollectiveMismatchError,
-                        lambda: dist.all_reduce(asc.ones(shape, dtype="float32")))
-    if msg is not None and "(5,)" not in msg:
-        FAIL.append(f"shape mismatch message does not name the shapes: {msg}")
-    dt = "float32" if R else "float64"
-    expect_raises("dtype mismatch", dist.CollectiveMismatchError, lambda: dist.all_reduce(asc.ones(3, dtype=dt)))
-    op = dist.ReduceOp.SUM if R else dist.ReduceOp.MAX
-    expect_raises("op mismatch", dist.CollectiveMismatchError, lambda: dist.all_reduce(asc.ones(3), op=op))
-    # the group still works afterwards
-    x = asc.ones(3, dtype="float32")
-    dist.all_reduce(x)
-    check("after mismatch", x, np.full(3, N, np.float32), True)
+    from pyasc.distributed import _engine
+    _mismatch_cases(_engine.INFO)
+    _mismatch_cases(_engine.DETAIL)
+
+
+def t_modes():
+    """The same results with the check in the message (INFO), per call (DETAIL), off, and in the
+    polled mode (nonblocking MPI): every path of all_reduce."""
+    from pyasc.distributed import _engine
+    cases = [(np.float32, (3, 5)), (np.float64, (1 << 15,)), (np.int32, (7,)), (np.int64, (2, 2)), (np.float32, (1 << 17,))]
+    try:
+        for level in (_engine.OFF, _engine.INFO, _engine.DETAIL):
+            for blocking in (True, False):
+                _engine.CHECK, _engine.BLOCKING = level, blocking
+                for dt, shape in cases:
+                    for op in ("SUM", "MAX", "MIN"):
+                        xs = [data(r, dt, shape, 60) for r in range(N)]
+                        x = asc.asarray(xs[R].copy())
+                        dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+                        exact = np.dtype(dt).kind == "i" or op != "SUM" or N == 2
+                        check(f"mode {level}/{blocking} {np.dtype(dt)} {shape} {op}", x, want_reduce(op, xs), exact)
+                    xn = data(R, dt, shape, 61)  # a NumPy array, in place
+                    dist.all_reduce(xn, op=dist.ReduceOp.MAX)
+                    check(f"mode {level}/{blocking} numpy {np.dtype(dt)}", xn,
+                          want_reduce("MAX", [data(r, dt, shape, 61) for r in range(N)]), True)
+    finally:
+        _engine.reload_settings()
+
+
+def t_objects():
+    objs = [{"rank": r, "name": f"r{r}", "arr": np.arange(r + 1, dtype=np.float32), "t": (r, None, 1.5),
+             "set": {r, -r}, 2: b"\x00" * r, "pa": asc.full(2, r, dtype="int64")} for r in range(N)]
+
+    def same(name, got, want):
+        try:
+            assert set(got) == set(want), (set(got), set(want))
+            for k in want:
+                g, w = got[k], want[k]
+                if isinstance(w, (np.ndarray, asc.ndarray)):
+                    assert type(g) is type(w) and g.dtype == w.dtype and np.array_equal(np.asarray(g), np.asarray(w))
+                else:
+                    assert g == w and type(g) is type(w), (k, g, w)
+        except AssertionError as e:
+            FAIL.append(f"{name}: {e}")
+
+    out = [None] * N
+    dist.all_gather_object(out, objs[R])
+    for r in range(N):
+        same(f"all_gather_object[{r}]", out[r], objs[r])
+    lst = [objs[N - 1], "x", 3] if R == N - 1 else [None, None, None]
+    dist.broadcast_object_list(lst, src=N - 1)
+    same("broadcast_object_list", lst[0], objs[N - 1])
+    assert lst[1:] == ["x", 3], lst
+    g = [None] * N if R == 1 else None
+    dist.gather_object(objs[R], g, dst=1)
+    if R == 1:
+        for r in range(N):
+            same(f"gather_object[{r}]", g[r], objs[r])
+    o = [None]
+    dist.scatter_object_list(o, [objs[r] for r in range(N)] if R == 0 else None, src=0)
+    same("scatter_object_list", o[0], objs[R])
+    # an unsupported object: TypeError on the sending rank before any traffic
+    expect_raises("all_gather_object lambda", TypeError, lambda: dist.all_gather_object([None] * N, lambda: 1))
+    expect_raises("all_gather_object list size", ValueError, lambda: dist.all_gather_object([None], 1))
+    # list lengths that differ from the source's: every other rank raises
+    mine = [0] * (2 if R == 0 else 3)
+    if R == 0:
+        dist.broadcast_object_list(mine, src=0)
+    else:
+        expect_raises("broadcast_object_list length", ValueError, lambda: dist.broadcast_object_list(mine, src=0))
 
 
 def t_data_parallel():
