@@ -90,7 +90,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """Differences between consecutive elements of the flattened array (``to_begin``/``to_end`` added)."""
     x = _C.reshape(_arr(ary), (-1,))
     dt = _dt(x)
-    d = _C.subtract(x[1:], x[:-1]) if x.shape[0] else x
     seq = []
     for v, nm in ((to_begin, "to_begin"), (to_end, "to_end")):
         if v is None:
@@ -101,5 +100,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
             raise _TE(f"[ediff1d] dtype of `{nm}` ({vv.dtype}) must be compatible with input ary "
                             f"({dt}) under the `same_kind` rule.")
         seq.append(_C.reshape(_C.astype(vv, dt), (-1,)))
+    # NumPy checks to_begin/to_end first, then subtracts -- even an empty bool array is the
+    # subtract's TypeError
+    d = _C.subtract(x[1:], x[:-1])
     out = ([seq[0]] if seq[0] is not None else []) + [d] + ([seq[1]] if seq[1] is not None else [])
     return _C.concatenate(out, 0) if len(out) > 1 else d

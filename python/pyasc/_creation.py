@@ -19,6 +19,7 @@ import numpy as _np
 
 from . import _C
 from ._helpers import _TE, _VE, _host
+from .errors import AscendError as _AscendError
 
 __all__ = [
     "logspace", "geomspace", "frombuffer", "fromiter", "asarray_chkfinite",
@@ -30,9 +31,19 @@ __all__ = [
 
 
 def _host_creation(fn, *args, dtype=None, **kw):
+    if isinstance(dtype, _C.ndarray):
+        # np.dtype() would read a pyasc array's .dtype; NumPy refuses any array as a dtype, at its
+        # own point (after the other arguments): a NumPy array stands in
+        dtype = _np.zeros(0)
     hargs = [_host(a) for a in args]
     hkw = {k: _host(v) for k, v in kw.items()}
-    return _C.array(_np.asarray(fn(*hargs, dtype=dtype, **hkw)))
+    try:
+        r = fn(*hargs, dtype=dtype, **hkw)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, _AscendError) or type(e) not in (TypeError, ValueError):
+            raise
+        raise (_TE if isinstance(e, TypeError) else _VE)(f"[{fn.__name__}] {e}") from None
+    return _C.array(_np.asarray(r))
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

@@ -155,7 +155,14 @@ def delete(arr, obj, axis=None):
         left[axis] = slice(None, idx)
         right[axis] = slice(idx + 1, None)
         return _man.concatenate((arr[tuple(left)], arr[tuple(right)]), axis=axis)
-    o = obj if isinstance(obj, _C.ndarray) else _C.array(_np.asarray(obj))
+    if isinstance(obj, _C.ndarray):
+        o = obj
+    else:
+        h = _np.asarray(obj)
+        if h.dtype.kind not in "biufc" and (h.size or isinstance(obj, _np.ndarray)):
+            # None, a str, an object array: NumPy's keep[obj,] indexing refuses it
+            raise _IE(f"[delete] arrays used as indices must be of integer (or boolean) type, got {h.dtype}")
+        o = _C.array(h if h.dtype.kind in "biufc" else h.astype(_np.int64))
     if o.size == 0 and not isinstance(obj, (_C.ndarray, _np.ndarray)):
         o = o.astype(_np.int64)
     if o.dtype == _np.bool_:
@@ -551,25 +558,48 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         xpv = _C.concatenate([_C.subtract(xpv[-1:], period), xpv, _C.add(xpv[0:1], period)], 0)
         fpv = _C.concatenate([fpv[-1:], fpv, fpv[0:1]], 0)
     m = xpv.shape[0]
+    for v, nm in ((left, "left"), (right, "right")):
+        if v is not None and not cplx and _kind(_arr(v)) == "c":  # NumPy's real loop reads a C double
+            raise _TE(f"[interp] {nm}: must be real number, not complex")
     lval = fpv[0] if left is None else _C.astype(_arr(left), fdt)
     rval = fpv[m - 1] if right is None else _C.astype(_arr(right), fdt)
+    if not cplx:
+        return _interp_real(xv, xpv, fpv, lval, rval, _np.nan)
+    # NumPy interpolates a complex fp's real and imaginary parts separately (each with the real
+    # rule's NaN fallback); a NaN x gives NaN + 0j. Complex arithmetic would mix the parts: an
+    # infinite real part makes the slope's imaginary part NaN
+    re = _interp_real(xv, xpv, fpv.real, lval.real, rval.real, _np.nan)
+    im = _interp_real(xv, xpv, fpv.imag, lval.imag, rval.imag, 0.0)
+    res = _C.full(tuple(re.shape), 0, fdt)
+    res.real[...] = re
+    res.imag[...] = im
+    return res
+
+
+def _interp_real(xv, xpv, fpv, lval, rval, nan_x):
+    """NumPy's real interpolation loop (float64 operands): fp[j] for x on the sample point xp[j],
+    else the slope form from the left point, from the right one where that is NaN, fp[j] where
+    both are and fp[j] == fp[j + 1]; x beyond the ends gets lval/rval, a NaN x ``nan_x``."""
+    m = xpv.shape[0]
     if m == 1:
         # NumPy's single-point rule: NaN x compares false both ways and gets fp[0]
-        return _C.where(_C.less(xv, xpv[0]), lval, _C.where(_C.greater(xv, xpv[0]), rval, fpv[0]))
+        res = _C.where(_C.less(xv, xpv[0]), lval, _C.where(_C.greater(xv, xpv[0]), rval, fpv[0]))
+        return _C.astype(res, _np.float64)
     j = _C.subtract(_C.searchsorted(xpv, xv, True), 1)
     j = _C.minimum(_C.maximum(j, 0), m - 2)
     x0, x1 = _C.take(xpv, j, 0, "raise"), _C.take(xpv, _C.add(j, 1), 0, "raise")
     f0, f1 = _C.take(fpv, j, 0, "raise"), _C.take(fpv, _C.add(j, 1), 0, "raise")
     slope = _C.true_divide(_C.subtract(f1, f0), _C.subtract(x1, x0))
     res = _C.add(_C.multiply(slope, _C.subtract(xv, x0)), f0)
-    if not cplx:
-        alt = _C.add(_C.multiply(slope, _C.subtract(xv, x1)), f1)
-        res = _C.where(_C.isnan(res), _C.where(_C.equal(f0, f1), f0, alt), res)
+    alt = _C.add(_C.multiply(slope, _C.subtract(xv, x1)), f1)
+    alt = _C.where(_C.logical_and(_C.isnan(alt), _C.equal(f0, f1)), f0, alt)
+    res = _C.where(_C.isnan(res), alt, res)
+    res = _C.where(_C.equal(xv, x0), f0, res)  # NumPy: x on a sample point is its value (no 0 * inf)
     res = _C.where(_C.equal(xv, xpv[m - 1]), fpv[m - 1], res)
     res = _C.where(_C.less(xv, xpv[0]), lval, res)
     res = _C.where(_C.greater(xv, xpv[m - 1]), rval, res)
-    res = _C.where(_C.isnan(xv), _np.nan, res)
-    return _C.astype(res, fdt)
+    res = _C.where(_C.isnan(xv), nan_x, res)
+    return _C.astype(res, _np.float64)
 
 
 def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):

@@ -94,6 +94,30 @@ _C_INT = 1 << 31
 _MAX_REQUEST = 1 << 60  # the memory pool's largest supported allocation (kMaxRequest, src/runtime/memory_pool.cc)
 
 
+_COMMIT = []
+
+
+def _host_commit_limit():
+    """The largest single allocation the host can grant: the pool's limit when one is set, else
+    RAM + swap -- Linux's heuristic overcommit refuses one malloc beyond that, so NumPy's own
+    allocation of such a result is its MemoryError on this machine (a 16 TiB copy of a broadcast
+    view fails at once, before NumPy's later checks)."""
+    lim = _C.get_memory_limit()
+    if lim:
+        return lim
+    if not _COMMIT:
+        total = 0
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith(("MemTotal:", "SwapTotal:")):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            total = 0
+        _COMMIT.append(total or _MAX_REQUEST)
+    return _COMMIT[0]
+
+
 def _alloc_check(name, shape, dtype):
     """The error NumPy's allocation of a ``shape``/``dtype`` result raises, for a function that
     allocates it before any other check can fail (a huge broadcast view as input): ValueError
@@ -105,7 +129,7 @@ def _alloc_check(name, shape, dtype):
     if nbytes > (1 << 63) - 1:
         raise _VE(f"[{name}] array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
                   f"possible size (shape {tuple(shape)}, dtype {_np.dtype(dtype)})")
-    if nbytes > _MAX_REQUEST:
+    if nbytes > _MAX_REQUEST or nbytes > _host_commit_limit():
         raise _errors.AscendMemoryError(_errors.ErrorCode.BAD_ALLOC,
                                         f"[{name}] unable to allocate {nbytes} bytes for an array with shape "
                                         f"{tuple(shape)} and data type {_np.dtype(dtype)}")

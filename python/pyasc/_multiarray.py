@@ -15,7 +15,7 @@ from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape, _host, _norm_axis
+from ._helpers import _OE, _TE, _VE, _alloc_check, _arr, _axis, _bshape, _host, _norm_axis
 
 __all__ = [
     "copyto", "putmask", "shares_memory", "may_share_memory", "packbits", "unpackbits", "lexsort",
@@ -201,6 +201,7 @@ def lexsort(keys, axis=-1):
         _norm_axis(axis, 1, "lexsort")
         return _C.full((), 0, _np.int64)
     ax = _norm_axis(axis, len(shp), "lexsort")
+    _alloc_check("lexsort", shp, _np.int64)  # NumPy allocates the intp result before it sorts
     idx = _C.argsort(ks[0], ax, False)
     for v in ks[1:]:
         perm = _C.argsort(_C.take_along_axis(v, idx, ax), ax, False)

@@ -150,11 +150,23 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """``num`` evenly spaced values over [start, stop] (NumPy's formula, so the values match);
     ``device`` may only be 'cpu'."""
     _check_device("linspace", device)
-    _dtype_arg("linspace", dtype)
+    if isinstance(dtype, _C.ndarray):
+        # np.dtype() would read a pyasc array's .dtype; NumPy refuses an array as the dtype only
+        # after checking num: a NumPy array stands in, so its checks keep their order
+        dtype = _np.zeros(0)
     # pyasc arrays go to NumPy as NumPy views (passing them would dispatch back here through
     # __array_function__: infinite recursion)
     start, stop = (v.numpy() if isinstance(v, _C.ndarray) else v for v in (start, stop))
-    res = _np.linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
+    try:
+        res = _np.linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise
+        from .errors import AscendTypeError, AscendValueError, ErrorCode
+
+        cls, code = (AscendTypeError, ErrorCode.INVALID_DTYPE) if isinstance(e, TypeError) else \
+            (AscendValueError, ErrorCode.INVALID_PARAM)
+        raise cls(code, f"[linspace] {e}") from None
     if retstep:
         return _C.array(res[0]), res[1]
     return _C.array(res)
@@ -317,12 +329,50 @@ def flip(m, axis=None):
 # ------------------------------------------------------------------ elementwise compositions
 
 
-def clip(x, min=None, max=None, out=None):  # noqa: A002 - the array API's names
-    """``x`` limited to [min, max] elementwise (``minimum(maximum(x, min), max)``; NaN propagates).
+_NV = _np._NoValue
+
+
+def clip(a, a_min=_NV, a_max=_NV, out=None, *, min=_NV, max=_NV):  # noqa: A002 - NumPy's names
+    """``a`` limited to [min, max] elementwise (``numpy.clip``: ``minimum(maximum(a, min), max)``;
+    NaN propagates). As NumPy: both ``a_min`` and ``a_max`` positionally (None for no bound), or
+    the keywords ``min``/``max``, not both forms.
 
     With both bounds a bfloat16 result is computed in float32, as NumPy 2.4 does (its clip
     ufunc has no bfloat16 loop in ml_dtypes 0.7; one bound goes through maximum/minimum,
     which keep bfloat16)."""
+    if a_min is _NV and a_max is _NV:
+        a_min = None if min is _NV else min
+        a_max = None if max is _NV else max
+    elif a_min is _NV or a_max is _NV:
+        missing = "a_min" if a_min is _NV else "a_max"
+        from .errors import AscendTypeError, ErrorCode
+
+        raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[clip] clip() missing 1 required positional argument: "
+                                                       f"'{missing}'")
+    elif min is not _NV or max is not _NV:
+        from .errors import AscendValueError, ErrorCode
+
+        raise AscendValueError(ErrorCode.INVALID_PARAM, "[clip] Passing `min` or `max` keyword argument when "
+                                                        "`a_min` and `a_max` are provided is forbidden.")
+    return _clip(a, a_min, a_max, out)
+
+
+def _method_clip(self, min=None, max=None, out=None):  # noqa: A002 - NumPy's names
+    """``a`` limited to [min, max] elementwise (``ndarray.clip(min=None, max=None, out=None)``)."""
+    return _clip(self, min, max, out)
+
+
+def _method_contains(self, value):
+    """``value in a``: whether any element equals ``value`` (NumPy's ``(a == value).any()``: a
+    value of another shape broadcasts, or is NumPy's ValueError)."""
+    return bool(_arr(self == value).any())
+
+
+_C.ndarray.clip = _method_clip
+_C.ndarray.__contains__ = _method_contains
+
+
+def _clip(x, min, max, out):  # noqa: A002
     r = _arr(x) if isinstance(x, _C.ndarray) else x
     if min is not None and max is not None and result_type(r, min, max) == _BF16:
         r = _arr(r).astype(_np.float32)

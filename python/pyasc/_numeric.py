@@ -22,7 +22,7 @@ import numpy as _np
 from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
-from ._helpers import _TE, _VE, _arr, _bshape, _dt, _is_inexact, _kind
+from ._helpers import _BF16, _TE, _VE, _arr, _bshape, _dt, _is_inexact, _kind
 
 __all__ = [
     "indices", "fromfunction", "allclose", "isclose", "array_equal", "array_equiv", "convolve", "correlate",
@@ -132,6 +132,11 @@ def _correlate_full(a, v, rdt):
     L = n + m - 1
     a = _C.astype(a, rdt)
     v = _C.astype(v, rdt)
+    if _np.dtype(rdt).kind in "fc" or _np.dtype(rdt) == _BF16:
+        if m > 1 and not bool(_C.all(_C.isfinite(v))) or m >= _BLOCKED_MIN_TAPS and not bool(_C.all(_C.isfinite(a))):
+            # NumPy sums only the overlapping products: a zero pad times an inf/NaN tap (or, in the
+            # GEMM, a masked-out zero times an inf of a) would be a NaN NumPy never computes
+            return _correlate_full_unpadded(a, v, rdt, n, m)
     if m >= _BLOCKED_MIN_TAPS and _np.dtype(rdt) in _BLAS_DTYPES:
         return _correlate_full_blocked(a, v, rdt, n, m)
     if m > 1:
@@ -142,6 +147,25 @@ def _correlate_full(a, v, rdt):
     for j in range(m):
         term = _C.logical_and(a[j:j + L], v[j]) if boolean else _C.multiply(a[j:j + L], v[j])
         acc = term if acc is None else (_C.logical_or(acc, term) if boolean else _C.add(acc, term))
+        if j % 32 == 31:
+            acc = _C.astype(acc, rdt)  # materialise now and then: bounds the pending lazy graph
+    return _C.astype(acc, rdt)
+
+
+def _correlate_full_unpadded(a, v, rdt, n, m):
+    """full-mode correlation from the overlapping products only (n >= m): tap j's products
+    ``a * v[j]`` land at outputs m - 1 - j ... n + m - 2 - j; the zeros around them are added,
+    never multiplied, so an inf/NaN of either operand reaches exactly the outputs NumPy's dot
+    products give it."""
+    acc = None
+    for j in range(m):
+        parts = [_C.multiply(a, v[j])]
+        if m - 1 - j:
+            parts.insert(0, _C.full((m - 1 - j,), 0, rdt))
+        if j:
+            parts.append(_C.full((j,), 0, rdt))
+        term = _C.concatenate(parts, 0) if len(parts) > 1 else parts[0]
+        acc = term if acc is None else _C.add(acc, term)
         if j % 32 == 31:
             acc = _C.astype(acc, rdt)  # materialise now and then: bounds the pending lazy graph
     return _C.astype(acc, rdt)

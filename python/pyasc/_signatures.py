@@ -353,16 +353,27 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
         raise _type_error("asarray", "asarray() got multiple values for argument 'a' (a and obj)")
     if copy is not None and not isinstance(copy, bool):
         copy = copy_flag("asarray", copy)
+    if copy is False and isinstance(a, _PY_VALUES):
+        # a Python sequence or scalar (or a NumPy scalar) has no array memory to share
+        raise _value_error("asarray", f"Unable to avoid copy while creating an array as requested: a "
+                                      f"{type(a).__name__} is always copied (copy=False)")
     if order is None and like is None:
         return _C.asarray(a, dtype, copy, device=device)
     o = check_order("asarray", order)
     check_like("asarray", like)
     x = _C.asarray(a, dtype, copy, device=device)
-    if o == "F" and x.ndim >= 2 and x.T.is_contiguous() is False:
+    if o == "F" and x.ndim >= 1 and x.T.is_contiguous() is False:
         if copy is False:
             raise _value_error("asarray", "a copy is needed to make a Fortran-ordered array (copy=False)")
-        x = as_fortran(x)
+        if x.ndim >= 2:
+            x = as_fortran(x)
+    elif o == "C" and copy is False and x.ndim >= 1 and not x.is_contiguous():
+        raise _value_error("asarray", "Unable to avoid copy while creating an array as requested (order='C' needs a "
+                                      "copy of this view; copy=False)")
     return x
+
+
+_PY_VALUES = (list, tuple, bool, int, float, complex, _np.generic)
 
 
 def shape_arg(shape):
@@ -505,15 +516,40 @@ def _method_ravel(self, order="C"):
     return _c_ravel(self.T) if o == "F" else _c_ravel(self)
 
 
-def _method_conj(self, out=None):
-    """The complex conjugate, elementwise (``ndarray.conj()``)."""
+def _method_conj(self, *args, **kwargs):
+    """The complex conjugate, elementwise (``ndarray.conj(out=None)``; NumPy takes ``out`` only
+    positionally)."""
+    if kwargs:
+        raise _type_error("conj", "ndarray.conj() takes no keyword arguments")
+    if len(args) > 1:
+        raise _type_error("conj", f"ndarray.conj() takes at most 1 argument ({len(args)} given)")
+    out = args[0] if args else None
+    if out is not None and not isinstance(out, _C.ndarray):
+        raise _type_error("conj", f"output must be an array (got {type(out).__name__})")
     return _c_conj(self, out)
+
+
+_c_copy_method = _C.ndarray.copy
+
+
+def _method_copy(self, order="C"):
+    """A copy (``ndarray.copy(order='C')``): 'C' (or None) row-major, 'F' column-major, 'A'/'K' the
+    memory order of a Fortran-ordered array."""
+    if order == "C":
+        return _c_copy_method(self)
+    o = check_order("copy", order) or "C"
+    if o in ("A", "K"):
+        o = "F" if self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous else "C"
+    if o == "F" and self.ndim >= 2:
+        return _C.transpose(_c_copy_method(_C.transpose(self)))
+    return _c_copy_method(self)
 
 
 _C.ndarray.reshape = _method_reshape
 _C.ndarray.ravel = _method_ravel
 _C.ndarray.conj = _method_conj
 _C.ndarray.conjugate = _method_conj
+_C.ndarray.copy = _method_copy
 
 
 # --------------------------------------------------------------------------- shared argument checks
@@ -662,8 +698,11 @@ def _install_reduction_methods():
             keepdims = keepdims_flag(_op, keepdims)
             check_axis(axis, self.ndim, ufunc=True)
             if dtype is not None and _np.dtype(dtype) != _np.bool_:
-                raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
-                                                f"[{_op}] dtype={_np.dtype(dtype)} is not supported (bool only)")
+                # logical_or/logical_and have only loops with a bool output (and object's): a numeric
+                # dtype= is NumPy's TypeError for every input dtype
+                raise _type_error(_op, f"No loop matching the specified signature and casting was found for ufunc "
+                                       f"logical_{'or' if _op == 'any' else 'and'} (dtype={_np.dtype(dtype)}; "
+                                       "only bool is supported)")
             return globals()[_op](self, axis, out, keepdims, **kw)
 
         bmethod.__name__ = bmethod.__qualname__ = op

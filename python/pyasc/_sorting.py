@@ -199,6 +199,13 @@ def where(condition, x=None, y=None, /):
 def count_nonzero(a, axis=None, *, keepdims=False):
     """The number of nonzero (true) elements over ``axis`` (all when None), as int64."""
     x = _arr(a)
+    if axis is not None or keepdims:
+        if type(keepdims) is not bool:  # noqa: E721 - NumPy's sum(keepdims=) reads a C long (2**100: OverflowError)
+            from . import _signatures as _sig  # noqa: PLC0415 - _signatures imports this module
+
+            keepdims = _sig.keepdims_flag("count_nonzero", keepdims)
+    else:
+        keepdims = False
     try:
         return _C.count_nonzero(x, axis, bool(keepdims))
     except Exception:
@@ -328,9 +335,17 @@ def unique_values(x):
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of ``element`` occurs in ``test_elements`` (a bool array shaped
     like ``element``); ``invert`` negates. NaN is in nothing; -0.0 matches 0.0."""
+    el, te = _arr(element), _arr(test_elements)
+    # NumPy ravels both operands (a copy of a huge broadcast view: its allocation error) before it
+    # looks at kind
+    from ._helpers import _alloc_check  # noqa: PLC0415
+
+    for v in (el, te):
+        if not v.flags.c_contiguous:
+            _alloc_check("isin", (v.size,), v.dtype)
     if kind not in (None, "sort", "table"):
         raise ValueError(f"Invalid kind: '{kind}'. Please use None or 'sort' or 'table'.")
-    return _C.isin(_arr(element), _arr(test_elements), bool(invert))
+    return _C.isin(el, te, bool(invert))
 
 
 # ------------------------------------------------------------------ counting, binning

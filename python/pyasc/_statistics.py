@@ -13,6 +13,7 @@ data. Re-exported by :mod:`pyasc.numeric`.
 from __future__ import annotations
 
 import builtins as _builtins
+import warnings as _warnings
 
 import numpy as _np
 
@@ -385,12 +386,36 @@ def _cov_matrix(m, y, rowvar, name, dtype=None):
     return X, rdt
 
 
+def _object_cov_columns(m, y, rowvar):
+    """The number of observations NumPy's cov sees for an ``m``/``y`` it holds as an object array
+    (host shapes only, nothing computed), or None when NumPy fails before the weights too."""
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            xs = [_np.array(v, ndmin=2, dtype=object) for v in ((m,) if y is None else (m, y))]
+    except Exception:  # noqa: BLE001 - NumPy's own conversion fails first: that error stands
+        return None
+    if any(_np.ndim(v) > 2 for v in ((m,) if y is None else (m, y))):
+        return None
+    X = xs[0] if rowvar or _np.ndim(m) == 1 else xs[0].T
+    if X.shape[0] == 0:
+        return None
+    return X.shape[1]
+
+
 def _cov_weights(w, N, name, integral):
+    # NumPy: asarray(w, dtype=float), fweights integral in value (2.0 is accepted), then
+    # RuntimeError for several dimensions or another length, ValueError for a negative weight
     w = _arr(w)
-    if integral and _kind(w) not in "iub":
-        raise _TE(f"[cov] {name} must be integer (got {w.dtype})")
+    if _kind(w) == "c":
+        raise _TE(f"[cov] {name}: complex weights cannot be converted to float")
+    if integral and _kind(w) not in "iub" and w.size:
+        wf = _C.astype(w, _np.float64)
+        if not bool(_C.all(_C.equal(wf, _C.rint(wf)))):
+            raise _TE(f"[cov] {name} must be integer")
     if w.ndim > 1:
-        raise _VE(f"[cov] cannot handle multidimensional {name} (shape {tuple(w.shape)})")
+        raise _errors.AscendRuntimeError(_errors.ErrorCode.INVALID_PARAM,
+                                         f"[cov] cannot handle multidimensional {name} (shape {tuple(w.shape)})")
     if w.ndim == 0 or w.shape[0] != N:  # NumPy raises RuntimeError here
         raise _errors.AscendRuntimeError(
             _errors.ErrorCode.INVALID_PARAM,
@@ -404,12 +429,19 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and ``y``); weights optional."""
     if ddof is not None and ddof != int(ddof):
         raise _VE("[cov] ddof must be integer")
-    X, rdt = _cov_matrix(m, y, rowvar, "cov", dtype)
+    try:
+        X, rdt = _cov_matrix(m, y, rowvar, "cov", dtype)
+    except _errors.AscendUnsupportedDtypeError:
+        # NumPy computes with an object array (None, a str) until a later check fails: the weights'
+        # checks (their RuntimeError/ValueError) come before its arithmetic's TypeError
+        N = _object_cov_columns(m, y, rowvar)
+        if N is not None:
+            for wv, nm, integral in ((fweights, "fweights", True), (aweights, "aweights", False)):
+                if wv is not None:
+                    _cov_weights(wv, N, nm, integral)
+        raise
     if X.shape[0] == 0:
         return _C.reshape(_C.full((0,), 0, rdt), (0, 0)) if X.ndim == 2 else X
-    if _np.dtype(rdt).kind in "iub":  # NumPy subtracts the float mean in place (X -= avg): same_kind
-        raise _TE(f"[cov] Cannot cast ufunc 'subtract' output from dtype('float64') to dtype('{_np.dtype(rdt)}') "
-                  "with casting rule 'same_kind'")
     if ddof is None:
         ddof = 0 if bias else 1
     N = X.shape[1]
@@ -419,6 +451,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if aweights is not None:
         aw = _cov_weights(aweights, N, "aweights", False)
         w = aw if w is None else _C.multiply(w, aw)
+    if _np.dtype(rdt).kind in "iub":  # NumPy subtracts the float mean in place (X -= avg): same_kind
+        raise _TE(f"[cov] Cannot cast ufunc 'subtract' output from dtype('float64') to dtype('{_np.dtype(rdt)}') "
+                  "with casting rule 'same_kind'")
     if w is None:
         fact = N - ddof
         avg = _C.mean(X, 1, None, None, True)

@@ -158,14 +158,22 @@ fmin = _C.fmin
 conjugate = conj = _C.conjugate
 
 
+def _scalar_part(val):
+    # NumPy's real/imag return ``val.real``/``val.imag`` of anything that has them: a Python or
+    # NumPy scalar keeps its own type (imag(True) is the Python int 0, not a bool array)
+    return isinstance(val, (int, float, complex, _np.generic))
+
+
 def real(val):
-    """The real part: a view of a complex array, the array itself for real input (``numpy.real``)."""
-    return asarray(val).real
+    """The real part: a view of a complex array, the array itself for real input; a Python or
+    NumPy scalar's own ``.real`` (``numpy.real``)."""
+    return val.real if _scalar_part(val) else asarray(val).real
 
 
 def imag(val):
-    """The imaginary part: a view of a complex array, zeros for real input (``numpy.imag``)."""
-    return asarray(val).imag
+    """The imaginary part: a view of a complex array, zeros for real input; a Python or NumPy
+    scalar's own ``.imag`` (``numpy.imag``)."""
+    return val.imag if _scalar_part(val) else asarray(val).imag
 
 
 def angle(z, deg=False):

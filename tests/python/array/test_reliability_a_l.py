@@ -543,3 +543,239 @@ def test_convolve_correlate_mode_converter_first(mode, m, name):
     _same(lambda: getattr(np, name)(a, v, mode=m), lambda: getattr(asc, name)(asc.asarray(a), asc.asarray(v), mode=m))
     x = np.ones((5, 5))  # the mode before the operands' dimensions
     _same(lambda: getattr(np, name)(x, x, mode=m), lambda: getattr(asc, name)(asc.asarray(x), asc.asarray(x), mode=m))
+
+
+# ------------------------------------------------------------------ seeds 6101-: scalars' parts, string compares, orders
+
+@pytest.mark.parametrize("v", [True, False, 3, -2.5, 1 + 2j, np.float32(1.5), np.int8(-3), np.complex64(2 - 1j),
+                               np.bool_(True)], ids=repr)
+@pytest.mark.parametrize("name", ["real", "imag"])
+def test_real_imag_of_scalars_keep_their_type(mode, v, name):
+    e, g = getattr(np, name)(v), getattr(asc, name)(v)
+    assert type(g) is type(e) and g == e, (g, e)
+    _same(lambda: getattr(np, name)([v, v]), lambda: getattr(asc, name)([v, v]))
+
+
+@pytest.mark.parametrize("keepdims", [2 ** 100, -2 ** 100, 2 ** 63, 2, 0, True, 1.5, None, np.int64(3), "a"], ids=repr)
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_count_nonzero_keepdims_converter(mode, keepdims, axis):
+    x = np.array([[0, 1, 2], [3, 0, 0]])
+    _same(lambda: np.count_nonzero(x, axis=axis, keepdims=keepdims),
+          lambda: asc.count_nonzero(asc.asarray(x), axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("kind", ["quicksort", None, "sort"])
+def test_isin_copies_a_huge_view_before_checking_kind(mode, kind):
+    def call(xp):
+        h = xp.broadcast_to(xp.asarray(np.ones(1, np.int8)), (2 ** 44,))
+        return xp.isin(h, xp.asarray(np.array([1.0])), kind=kind)
+
+    e, g = _outcome(lambda: call(np)), _outcome(lambda: call(asc))
+    assert isinstance(e, MemoryError) and isinstance(g, MemoryError), (e, g)
+
+
+def test_lexsort_allocates_its_result_first(mode):
+    _same(lambda: np.lexsort(np.broadcast_to(np.ones(1, np.int8), (3, 2 ** 61))),
+          lambda: asc.lexsort(asc.broadcast_to(asc.ones(1, np.int8), (3, 2 ** 61))))
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "float64", "complex64", "uint64", "float16"])
+@pytest.mark.parametrize("name", ["any", "all"])
+@pytest.mark.parametrize("shape", [(5,), (0,)])
+def test_any_all_method_dtype_has_no_loop(mode, dt, name, shape):
+    x = np.ones(shape, np.int64)
+    _same(lambda: getattr(x, name)(-1, dt), lambda: getattr(asc.asarray(x), name)(-1, dt))
+
+
+COV_WEIGHTS = [np.ones((1, 1), bool), np.array([1.0, 2.0, 1.0]), np.array([1.5, 2.0, 1.0]), np.ones((2, 3)),
+               np.array([1, 2]), np.array([-1, 1, 1]), np.array([1, 1, 1], np.uint8)]
+
+
+@pytest.mark.parametrize("w", COV_WEIGHTS, ids=lambda w: f"{w.dtype}{w.shape}")
+@pytest.mark.parametrize("kw", ["fweights", "aweights"])
+@pytest.mark.parametrize("m", [None, "abc", "x3"], ids=repr)
+def test_cov_weights_checks(mode, w, kw, m):
+    mm = np.arange(6.0).reshape(2, 3) if m == "x3" else m
+    am = asc.asarray(mm) if m == "x3" else m
+    _same(lambda: np.cov(mm, **{kw: w}), lambda: asc.cov(am, **{kw: asc.asarray(w)}))
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", None, "f", b"F", "X", 1, "CF"], ids=repr)
+@pytest.mark.parametrize("view", ["c", "T", "step"])
+def test_ndarray_copy_order(mode, order, view):
+    base = np.arange(12.0).reshape(3, 4)
+    x = {"c": base, "T": base.T, "step": base[:, ::2]}[view]
+    a = asc.asarray(base)
+    y = {"c": a, "T": a.T, "step": a[:, ::2]}[view]
+    _same(lambda: x.copy(order), lambda: y.copy(order))
+    e, g = _outcome(lambda: x.copy(order)), _outcome(lambda: y.copy(order))
+    if not isinstance(e, Exception):
+        r = y.copy(order)
+        assert (r.flags.c_contiguous, r.flags.f_contiguous) == (x.copy(order).flags.c_contiguous,
+                                                                x.copy(order).flags.f_contiguous)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "float64"])
+def test_ndarray_conj_out_is_positional(mode, dt):
+    x = (np.arange(3) + 1j * np.arange(3)).astype(dt) if dt.startswith("c") else np.arange(3.0)
+    a = asc.asarray(x)
+    _same(lambda: x.conj(np.zeros(3, dt)), lambda: a.conj(asc.zeros(3, dt)))
+    _same(lambda: x.conj(np.zeros(2, dt)), lambda: a.conj(asc.zeros(2, dt)))
+    _same(lambda: x.conj(1), lambda: a.conj(1))
+    _same(lambda: x.conj(out=np.zeros(3, dt)), lambda: a.conj(out=asc.zeros(3, dt)))
+    _same(lambda: x.conjugate(np.zeros(3, dt)), lambda: a.conjugate(asc.zeros(3, dt)))
+
+
+CLIPS = [((1,), {}), ((1, 3), {}), ((None, 3), {}), ((1, None), {}), ((), {"min": 1}), ((), {"max": 2}),
+         ((1, 2), {"min": 0}), ((), {}), ((), {"a_min": 1, "a_max": 2}), ((), {"a_min": 1})]
+
+
+@pytest.mark.parametrize("args,kw", CLIPS, ids=lambda v: repr(v)[:30])
+@pytest.mark.parametrize("dt", ["float64", "int8"])
+def test_clip_signature(mode, args, kw, dt):
+    x = np.arange(-2, 5).astype(dt)
+    _same(lambda: np.clip(x, *args, **kw), lambda: asc.clip(asc.asarray(x), *args, **kw))
+
+
+@pytest.mark.parametrize("args,kw", [((1,), {}), ((1, 3), {}), ((None, 3), {}), ((), {"min": 1}), ((), {"max": 2}),
+                                     ((), {})], ids=lambda v: repr(v)[:30])
+def test_ndarray_clip_method(mode, args, kw):
+    x = np.arange(-2.0, 5.0)
+    _same(lambda: x.clip(*args, **kw), lambda: asc.asarray(x).clip(*args, **kw))
+
+
+@pytest.mark.parametrize("value", [2, 7, 2.0, np.nan, np.ones(3), np.arange(3.0), [0.0, 1.0, 9.0]], ids=repr)
+def test_ndarray_contains(mode, value):
+    x = np.arange(6.0).reshape(2, 3)
+    _same(lambda: value in x, lambda: value in asc.asarray(x))
+
+
+@pytest.mark.parametrize("obj", [None, "abc", np.array([None]), [1.5], np.array([], object), [], 1, [True, False, True]],
+                         ids=repr)
+def test_delete_index_types(mode, obj):
+    x = np.arange(3.0)
+    _same(lambda: np.delete(x, obj), lambda: asc.delete(asc.asarray(x), obj))
+
+
+@pytest.mark.parametrize("a", [[1, 2], (1.5,), 5, 2.5, True, np.float64(1), "np", "npT", "npstep", "asc"], ids=repr)
+@pytest.mark.parametrize("order", [None, "C", "F", "K", "A"])
+def test_asarray_copy_false(mode, a, order):
+    src = {"np": np.ones((2, 3)), "npT": np.ones((3, 2)).T, "npstep": np.ones(6)[::2]}
+    x = src.get(a, a) if isinstance(a, str) and a != "asc" else a
+    y = asc.ones((3, 3))[:, :2] if a == "asc" else x
+    xn = np.ones((3, 3))[:, :2] if a == "asc" else x
+    _same(lambda: np.asarray(xn, copy=False, order=order), lambda: asc.asarray(y, copy=False, order=order))
+
+
+SPECIAL = [0.0, -0.0, 1.0, np.nan, np.inf, -np.inf, 0.5, -2.5]
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16"])
+def test_convolve_of_non_finite_values(mode, seed, name, dt):
+    """NumPy sums only the overlapping products: a zero pad times an inf tap is no NaN there."""
+    rng = np.random.default_rng(seed)
+    a = np.array(rng.choice(SPECIAL, rng.integers(1, 7))).astype(dt)
+    v = np.array(rng.choice(SPECIAL, rng.integers(1, 7))).astype(dt)
+    for m in ("full", "same", "valid"):
+        e = getattr(np, name)(a, v, m)
+        g = np.asarray(getattr(asc, name)(asc.asarray(a), asc.asarray(v), m))
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_allclose(g, e, rtol=1e-2 if dt == "float16" else 1e-5)  # NaN/inf where NumPy's are
+
+
+def test_convolve_blocked_path_of_non_finite_values(mode):
+    a = np.arange(200.0)
+    a[[3, 150]] = [np.inf, np.nan]
+    v = np.linspace(-1, 1, 80)
+    for m in ("full", "same", "valid"):
+        e = np.convolve(a, v, m)
+        g = np.asarray(asc.convolve(asc.asarray(a), asc.asarray(v), m))
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_interp_complex_and_non_finite(mode, seed):
+    """NumPy interpolates a complex fp's parts separately; x on a sample point is its value."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6))
+    xp = np.sort(np.array(rng.choice([v for v in SPECIAL if v == v], n)))
+    x = np.array(rng.choice(SPECIAL + [0.25, 2.0, -5.0], 6))
+    fp = np.array(rng.choice(SPECIAL, n)) + (1j * np.array(rng.choice(SPECIAL, n)) if seed % 2 else 0)
+    kw = {"left": 0.5 + 1j, "right": -1.0} if seed % 3 == 0 else {}
+    if kw and seed % 2 == 0:  # a complex bound for a real fp: NumPy's TypeError
+        _same(lambda: np.interp(x, xp, fp, **kw), lambda: asc.interp(asc.asarray(x), asc.asarray(xp), fp, **kw))
+        kw = {"left": 0.5, "right": -np.inf}
+    e = np.interp(x, xp, fp, **kw)
+    g = np.asarray(asc.interp(asc.asarray(x), asc.asarray(xp), asc.asarray(fp), **kw))
+    assert e.dtype == g.dtype
+    np.testing.assert_allclose(g.real, e.real, rtol=1e-12)
+    if e.dtype.kind == "c":
+        np.testing.assert_allclose(g.imag, e.imag, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (3,), (2, 0)])
+@pytest.mark.parametrize("kw", [{}, {"to_begin": 1}, {"to_end": [True]}, {"to_begin": np.zeros(0)}], ids=repr)
+def test_ediff1d_bool_subtract_even_when_empty(mode, shape, kw):
+    x = np.ones(shape, bool)
+    _same(lambda: np.ediff1d(x, **kw), lambda: asc.ediff1d(asc.asarray(x), **kw))
+
+
+@pytest.mark.parametrize("name", ["logspace", "linspace", "geomspace"])
+@pytest.mark.parametrize("num", [3, -1])
+def test_space_dtype_given_as_a_pyasc_array(mode, name, num):
+    _same(lambda: getattr(np, name)(1, 2, num, dtype=np.ones(2)), lambda: getattr(asc, name)(1, 2, num, dtype=asc.ones(2)))
+
+
+def test_harness_bfloat16_set_functions_follow_float_nan_rule():
+    """NumPy's unique keeps bfloat16 NaNs apart (kind 'V'); the reference is the float32 rule."""
+    import ml_dtypes
+
+    import fuzz_harness as fh
+
+    a = np.array([np.nan, 1, np.nan, 2], ml_dtypes.bfloat16)
+    assert np.isnan(np.union1d(a, a).astype(np.float32)).sum() > 1  # NumPy's own answer, uncollapsed
+    case = ("fn", "union1d", (("arr", "bfloat16", (6,), "c", 5, "special"), ("arr", "bfloat16", (4,), "c", 9, "special")),
+            ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    got = fh._call(case, asc)
+    wrong = ("array", got.value[1][:-1])
+    assert fh._classify_pair(case, ref, fh._Result(wrong))[0] == "wrong_result"
+
+
+def test_harness_complex_inf_convolve_rule():
+    import fuzz_harness as fh
+
+    a = np.array([np.inf - 1j, np.inf - 1j])
+    v = np.array([-1 - 2.5j, 0.5 + 1j])
+    assert str(np.convolve(a, v)[0]) != str(np.convolve(a[:1], v[:1])[0])  # NumPy's path decides
+    case = ("fn", "convolve", (("arr", "complex128", (4,), "c", 3, "special"),
+                               ("arr", "complex128", (3,), "c", 4, "special")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    e = ref.value[1]
+    fin = np.isfinite(e)
+    if fin.any():
+        off = e.copy()
+        off[np.argmax(fin)] = np.nan
+        assert fh._classify_pair(case, ref, fh._Result(("array", off)))[0] == "wrong_result"
+    if (~fin).any():
+        off = e.copy()
+        off[np.argmax(~fin)] = 0
+        assert fh._classify_pair(case, ref, fh._Result(("array", off)))[0] == "wrong_result"
+
+
+def test_harness_interp_unsorted_xp_rule():
+    import fuzz_harness as fh
+
+    unsorted = ("fn", "interp", (("py", [1.0, -1.0]), ("py", [-2.5, 1.0, -1.0]), ("py", [1.0, 0.0, np.inf])), ())
+    assert fh._interp_xp_not_increasing(unsorted)
+    ref = fh._call(unsorted, np)
+    assert fh._classify_pair(unsorted, ref, fh._Result(("array", ref.value[1] + 1)))[0] == "ok"
+    assert fh._classify_pair(unsorted, ref, fh._Result(("array", ref.value[1][:1])))[0] == "wrong_result"
+    ordered = ("fn", "interp", (("py", [1.0, -1.0]), ("py", [-2.5, -1.0, 1.0]), ("py", [1.0, 0.0, 3.0])), ())
+    assert not fh._interp_xp_not_increasing(ordered)
+    ref = fh._call(ordered, np)
+    assert fh._classify_pair(ordered, ref, fh._Result(("array", ref.value[1] + 1)))[0] == "wrong_result"

@@ -854,6 +854,10 @@ def _classify_pair(case, ref, got):
         return "ok", ""
     if d and _nan_to_int_unspecified(case, ref, got):
         return "ok", ""
+    if d and _complex_inf_dot_unspecified(case, ref, got):
+        return "ok", ""
+    if d and not re.match(r"(\[\d+\] )*(dtype|shape|length)", d) and _interp_xp_not_increasing(case):
+        return "ok", ""
     if d:
         return "wrong_result", d
     return "ok", ""
@@ -884,6 +888,50 @@ def _nan_to_int_unspecified(case, ref, got):
         fv = f.value[1].astype(np.float64)
         undefined = ~np.isfinite(fv) | (fv < float(info.min)) | (fv > float(info.max))
     return bool(np.all((e == g) | undefined))
+
+
+def _interp_xp_not_increasing(case):
+    """Whether interp's sample points are not increasing (a NaN among them, or a decrease): NumPy
+    documents its result for such xp as meaningless ("does not check that the x-coordinate
+    sequence xp is increasing. If xp is not increasing, the results are nonsense") -- it is what
+    its guess-seeded binary search happens to pick, not a rule -- so only dtype and shape compare.
+    With ``period`` NumPy sorts xp itself: compared in full."""
+    if case[0] != "fn" or case[1] != "interp" or len(case[2]) < 2 or "period" in dict(case[3]):
+        return False
+    try:
+        xp = np.asarray(build(case[2][1], np), dtype=np.float64).ravel()
+    except Exception:  # noqa: BLE001
+        return False
+    return bool(np.isnan(xp).any() or (xp[1:] < xp[:-1]).any())
+
+
+def _complex_inf_dot_unspecified(case, ref, got):
+    """Whether convolve/correlate results of complex operands holding an infinity differ only in
+    how an output NumPy computes as non-finite is non-finite. NumPy forms each output with the
+    dtype's dot (OpenBLAS cdotu/zdotu when the operands are blasable, a C loop otherwise), and the
+    kernels combine inf products differently: np.convolve(a, v)[0] is a[0] * v[0], yet for
+    a = [inf-1j, inf-1j], v = [-1-2.5j, 0.5+1j] NumPy gives nan-infj, and -inf-infj (the product)
+    for a[:1], v[:1]. Which component is NaN is NumPy's code path, not a rule; pyasc's output must
+    still be non-finite exactly where NumPy's is, and every finite output is compared as usual."""
+    if case[0] != "fn" or case[1] not in ("convolve", "correlate"):
+        return False
+    if not (isinstance(ref.value, tuple) and ref.value[0] == "array" and isinstance(got.value, tuple)
+            and got.value[0] == "array"):
+        return False
+    e, g = ref.value[1], got.value[1]
+    if e.dtype != g.dtype or e.shape != g.shape or e.dtype.kind != "c":
+        return False
+    try:
+        ops = [build(x, np) for x in case[2][:2]]
+        if not any(isinstance(v, np.ndarray) and v.dtype.kind == "c" and np.isinf(v).any() for v in ops):
+            return False
+    except Exception:  # noqa: BLE001
+        return False
+    with np.errstate(all="ignore"):
+        bad_e, bad_g = ~np.isfinite(e), ~np.isfinite(g)
+    if not np.array_equal(bad_e, bad_g):
+        return False
+    return _compare_arrays(e[~bad_e], g[~bad_g], case) is None
 
 
 _INT_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
@@ -980,7 +1028,12 @@ def _round_like(v64, like):
 
 
 _BF16_NAN_FNS = dict.fromkeys(("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nancumsum", "nancumprod",
-                               "nanargmax", "nanargmin"), True)
+                               "nanargmax", "nanargmin",
+                               # NumPy's unique collapses NaNs (equal_nan) only for dtype kinds 'c', 'f',
+                               # 'm', 'M': ml_dtypes' bfloat16 is kind 'V', so its NaNs stay distinct
+                               # there, while pyasc treats bfloat16 as the float it is (as float16) --
+                               # the same rule on the float32 upcast, which selects the same values
+                               "unique", "union1d", "setxor1d", "setdiff1d", "intersect1d"), True)
 
 
 def _bf16_as_f32_ref(case):
@@ -1002,6 +1055,8 @@ def _round_bf16(v32, like):
     """The float32 reference value with float32 arrays rounded to the dtype NumPy's own result has."""
     if v32[0] == "array" and like[0] == "array" and v32[1].dtype == np.float32:
         return ("array", v32[1].astype(like[1].dtype))
+    if v32[0] in ("tuple", "list") and like[0] == v32[0] and len(v32[1]) == len(like[1]):
+        return (v32[0], [_round_bf16(a, b) for a, b in zip(v32[1], like[1])])
     return v32
 
 
