@@ -1,0 +1,198 @@
+/* acl/acl_mdl.h: the ACL model API (load an offline model, describe its inputs and outputs,
+ * run it on datasets of data buffers) with the Ascend SDK's names, types, constants and error
+ * numbers. Included by acl/acl.h; implemented in libasc (src/runtime/acl_mdl.cc).
+ *
+ * Models are the `.om` files written by pyasc-atc / pyasc.save_as_om (pyasc's container: CANN's
+ * .om format is not public) or ONNX files. They run on pyasc's one model executor, the Python
+ * InferenceSession (its optimised graph, passes and oneDNN kernels): libasc loads
+ * libasc_mdl_python.so next to itself, which uses the process's Python interpreter when there is
+ * one (a C program called from Python through ctypes, a pybind11 module) and otherwise starts one
+ * (a standalone C/C++ program: the Python pyasc was built with; PYASC_PYTHON names another
+ * interpreter, PYASC_LIBPYTHON its libpython). docs/models.md gives the reasons.
+ *
+ * Semantics on the CPU device (where they differ from, or refine, the SDK):
+ *  - Data buffers may hold any host memory (aclrtMalloc, aclrtMallocHost, malloc): the device is
+ *    the host. Inputs are read and outputs written in place; no copy is kept after the call.
+ *  - aclmdlExecute checks the dataset before running: the number of buffers (ACL_ERROR_MODEL_
+ *    INPUT_NOT_MATCH / ACL_ERROR_MODEL_OUTPUT_NOT_MATCH), null buffers and sizes: an input buffer
+ *    must hold exactly aclmdlGetInputSizeByIndex bytes (static models) or at least the bytes of
+ *    the selected batch (dynamic batch); an output buffer at least the output's bytes.
+ *  - Dynamic batch (pyasc-atc --dynamic_batch_size): the model gets one more input,
+ *    ACL_DYNAMIC_TENSOR_NAME, of 8 bytes; aclmdlSetDynamicBatchSize writes the batch into that
+ *    input's buffer in the dataset (the dataset, not the model, carries it: concurrent executions
+ *    with different batches do not interfere). Input and output sizes are those of the largest
+ *    gear; dims report -1 for the batch.
+ *  - aclFinalize unloads every model: their ids then fail with ACL_ERROR_INVALID_MODEL_ID, and
+ *    until the next aclInit every model call fails with ACL_ERROR_UNINITIALIZE. Programs that never
+ *    call aclInit may use the API (as the runtime calls).
+ *  - Every failing call records "[aclmdlXxx] reason" for aclGetRecentErrMsg() on the calling
+ *    thread (Python exceptions of the executor become codes and messages there). No C++ or Python
+ *    exception leaves these functions; functions returning a pointer or a size return NULL / 0 on
+ *    failure and record the reason too.
+ *
+ * Thread-safety: every function may be called from any thread. Loading, unloading and executing
+ * are serialised per process only while they take the Python interpreter's lock (the model's
+ * kernels run on the device's cores without it); one model may be executed from several threads
+ * at once. An aclmdlDesc, aclmdlDataset or aclDataBuffer must not be modified (Create/Add/Destroy/
+ * Set/GetDesc) by one thread while another uses it, as in the SDK.
+ */
+#ifndef PYASC_ACL_ACL_MDL_H_
+#define PYASC_ACL_ACL_MDL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+#include "acl_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACL_MAX_DIM_CNT 128
+#define ACL_MAX_TENSOR_NAME_LEN 128
+#define ACL_MAX_BATCH_NUM 128
+#define ACL_MAX_HW_NUM 128
+#define ACL_MAX_SHAPE_COUNT 128
+#define ACL_INVALID_NODE_INDEX 0xFFFFFFFF
+
+/* The extra input of a dynamic-batch model (8 bytes: the batch, written by
+ * aclmdlSetDynamicBatchSize). */
+#define ACL_DYNAMIC_TENSOR_NAME "ascend_mbatch_shape_data"
+
+/* Model errors (the SDK declares them in acl_base.h; same numbers). */
+static const int ACL_ERROR_FILE_MISSING_ATTR = 100007;
+static const int ACL_ERROR_FILE_ATTR_INVALID = 100008;
+static const int ACL_ERROR_INVALID_MODEL_ID = 100011;
+static const int ACL_ERROR_DESERIALIZE_MODEL = 100012;
+static const int ACL_ERROR_PARSE_MODEL = 100013;
+static const int ACL_ERROR_READ_MODEL_FAILURE = 100014;
+static const int ACL_ERROR_MODEL_SIZE_INVALID = 100015;
+static const int ACL_ERROR_MODEL_MISSING_ATTR = 100016;
+static const int ACL_ERROR_MODEL_INPUT_NOT_MATCH = 100017;
+static const int ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018;
+static const int ACL_ERROR_MODEL_NOT_DYNAMIC = 100019;
+
+typedef struct aclDataBuffer aclDataBuffer;
+typedef struct aclmdlDataset aclmdlDataset;
+typedef struct aclmdlDesc aclmdlDesc;
+
+typedef struct aclmdlIODims {
+  char name[ACL_MAX_TENSOR_NAME_LEN]; /* tensor name (truncated to 127 bytes + NUL) */
+  size_t dimCount;                    /* number of dims */
+  int64_t dims[ACL_MAX_DIM_CNT];      /* -1: dynamic (batch) or symbolic */
+} aclmdlIODims;
+
+typedef struct aclmdlBatch {
+  size_t batchCount;                /* number of gears (0: not a dynamic-batch model) */
+  uint64_t batch[ACL_MAX_BATCH_NUM]; /* the gears, in the order pyasc-atc was given them */
+} aclmdlBatch;
+
+/* ---------------------------------------------------------------- data buffers */
+
+/* A buffer descriptor over caller-owned memory (never freed by ACL). data may be NULL only with
+ * size 0. NULL when out of memory or data is NULL with size > 0. */
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+/* Destroys the descriptor only (not the memory). NULL or unknown: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+/* Points the descriptor at other memory (the old memory stays the caller's). */
+ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+/* NULL for a NULL / unknown descriptor. */
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+/* 0 for a NULL / unknown descriptor. */
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+ACL_DEPRECATED_MESSAGE("aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead")
+ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+
+/* ---------------------------------------------------------------- datasets */
+
+ACL_FUNC_VISIBILITY aclmdlDataset *aclmdlCreateDataset(void);
+/* Destroys the dataset, not its buffers (destroy them with aclDestroyDataBuffer). */
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset);
+/* Appends (the dataset refers to the buffer; it does not own it). */
+ACL_FUNC_VISIBILITY aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset, aclDataBuffer *dataBuffer);
+/* 0 for a NULL / unknown dataset. */
+ACL_FUNC_VISIBILITY size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset *dataset);
+/* NULL for a NULL / unknown dataset or an index out of range. */
+ACL_FUNC_VISIBILITY aclDataBuffer *aclmdlGetDatasetBuffer(const aclmdlDataset *dataset, size_t index);
+
+/* ---------------------------------------------------------------- loading */
+
+/* Loads a .om (or ONNX) file; *modelId receives a new id (never reused in the process).
+ * Missing / unreadable file: ACL_ERROR_READ_MODEL_FAILURE; malformed, truncated or corrupted
+ * file, unsupported operator: ACL_ERROR_PARSE_MODEL (the reason in aclGetRecentErrMsg). */
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFile(const char *modelPath, uint32_t *modelId);
+/* The same from the model's bytes (copied: the memory may be freed after the call). */
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMem(const void *model, size_t modelSize, uint32_t *modelId);
+/* Like aclmdlLoadFromFile. workPtr/weightPtr may be NULL (then the sizes are ignored); non-NULL
+ * regions must be at least aclmdlQuerySize's sizes (ACL_ERROR_INVALID_PARAM otherwise). The
+ * executor keeps its working memory and weights in its own pool, so the regions stay unused. */
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFileWithMem(const char *modelPath, uint32_t *modelId, void *workPtr,
+                                                       size_t workSize, void *weightPtr, size_t weightSize);
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t *modelId,
+                                                      void *workPtr, size_t workSize, void *weightPtr,
+                                                      size_t weightSize);
+/* Weight bytes (the model's constants) and working bytes (its static memory plan's peak for the
+ * largest gear) of a model file / image. */
+ACL_FUNC_VISIBILITY aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize);
+ACL_FUNC_VISIBILITY aclError aclmdlQuerySizeFromMem(const void *model, size_t modelSize, size_t *workSize,
+                                                    size_t *weightSize);
+/* Unknown or already unloaded id: ACL_ERROR_INVALID_MODEL_ID. Waits for executions of the model
+ * still running on other threads or streams. */
+ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId);
+
+/* ---------------------------------------------------------------- descriptions */
+
+ACL_FUNC_VISIBILITY aclmdlDesc *aclmdlCreateDesc(void);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc);
+/* Fills the description of a loaded model (a snapshot: it stays valid after aclmdlUnload). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId);
+ACL_FUNC_VISIBILITY size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc);
+ACL_FUNC_VISIBILITY size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc);
+/* Bytes of input / output `index` (largest gear for dynamic models); 0 on error. */
+ACL_FUNC_VISIBILITY size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size_t index);
+ACL_FUNC_VISIBILITY size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index);
+/* Owned by the description (valid until it is destroyed or refilled); NULL on error. */
+ACL_FUNC_VISIBILITY const char *aclmdlGetInputNameByIndex(const aclmdlDesc *modelDesc, size_t index);
+ACL_FUNC_VISIBILITY const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index);
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputIndexByName(const aclmdlDesc *modelDesc, const char *name, size_t *index);
+ACL_FUNC_VISIBILITY aclError aclmdlGetOutputIndexByName(const aclmdlDesc *modelDesc, const char *name,
+                                                        size_t *index);
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims);
+/* Without static AIPP the same as aclmdlGetInputDims; with it, the raw image's dims too (the
+ * AIPP stage is part of the model here). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims);
+ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims);
+/* The output's dims of the latest successful execution of the model (on any thread) when the
+ * model is dynamic, the largest gear's before one; the static dims otherwise. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims);
+/* ACL_DT_UNDEFINED / ACL_FORMAT_UNDEFINED on error. */
+ACL_FUNC_VISIBILITY aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index);
+ACL_FUNC_VISIBILITY aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index);
+/* The format pyasc-atc recorded (--input_format; NCHW for 4-D inputs, ND otherwise). */
+ACL_FUNC_VISIBILITY aclFormat aclmdlGetInputFormat(const aclmdlDesc *modelDesc, size_t index);
+ACL_FUNC_VISIBILITY aclFormat aclmdlGetOutputFormat(const aclmdlDesc *modelDesc, size_t index);
+/* The gears of a dynamic-batch model (batchCount 0 for other models, as the SDK). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc, aclmdlBatch *batch);
+
+/* ---------------------------------------------------------------- execution */
+
+/* Runs the model on `input` into `output` and returns when the outputs are written. */
+ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output);
+/* Checks like aclmdlExecute at the call, then runs after the work enqueued on `stream` so far;
+ * later work on `stream` waits for it. The datasets (the buffer addresses) are captured at the
+ * call; the memory must stay valid until the stream is synchronized. A failure while running is
+ * stored by the stream and returned, with its message, by aclrtSynchronizeStream. */
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                                                aclrtStream stream);
+/* Writes batchSize into the ACL_DYNAMIC_TENSOR_NAME input buffer at `index` of `dataset`.
+ * A model without dynamic batch: ACL_ERROR_MODEL_NOT_DYNAMIC; a batch that is not one of
+ * the gears, or `index` not the dynamic input: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       uint64_t batchSize);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PYASC_ACL_ACL_MDL_H_ */

@@ -1,0 +1,268 @@
+"""The Python half of the ACL model API (``acl/acl_mdl.h``).
+
+libasc's ``aclmdl*`` functions (src/runtime/acl_mdl.cc) check handles, datasets and buffer sizes
+themselves and call the bridge (src/acl_mdl_python/bridge.cc), which calls the functions here under
+the interpreter's lock. Each returns ``(code, message, value)``: no exception crosses back into C;
+the code is an aclError (ACL's numbers) and the message goes to ``aclGetRecentErrMsg()``.
+
+Models run on :class:`pyasc.InferenceSession`, the one executor of ONNX and ``.om`` models (its
+optimised graph, passes and oneDNN kernels). Buffers arrive as memoryviews over the caller's
+memory: inputs are read in place, outputs written in place.
+
+Thread-safety: the functions may be called from any thread; the model table is guarded by a lock
+and a session may run on several threads at once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+# aclError numbers (acl_base.h / acl_mdl.h).
+ACL_SUCCESS = 0
+ACL_ERROR_INVALID_PARAM = 100000
+ACL_ERROR_INVALID_MODEL_ID = 100011
+ACL_ERROR_PARSE_MODEL = 100013
+ACL_ERROR_READ_MODEL_FAILURE = 100014
+ACL_ERROR_MODEL_INPUT_NOT_MATCH = 100017
+ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018
+ACL_ERROR_BAD_ALLOC = 200000
+ACL_ERROR_INTERNAL_ERROR = 500000
+ACL_ERROR_GE_FAILURE = 500002
+
+DYNAMIC_TENSOR_NAME = "ascend_mbatch_shape_data"
+
+# numpy dtype name -> aclDataType
+ACL_DTYPE = {"float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7, "uint32": 8,
+             "int64": 9, "uint64": 10, "float64": 11, "bool": 12, "complex64": 16, "complex128": 17,
+             "bfloat16": 27}
+# aclFormat
+ACL_FORMAT = {"NCHW": 0, "NHWC": 1, "ND": 2, "NC1HWC0": 3, "FRACTAL_Z": 4, "NCDHW": 30, "NDHWC": 27}
+
+
+class _Fail(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class _Model:
+    __slots__ = ("session", "inputs", "outputs", "gears")
+
+    def __init__(self, session, inputs, outputs, gears):
+        self.session, self.inputs, self.outputs, self.gears = session, inputs, outputs, gears
+
+
+class _Tensor:
+    """One input/output as the C side sees it."""
+
+    __slots__ = ("name", "dims", "dtype", "acl_dtype", "format", "size", "batch_axis", "sample_bytes")
+
+    def as_tuple(self):
+        return (self.name, list(self.dims), self.acl_dtype, self.format, self.size,
+                -1 if self.batch_axis is None else self.batch_axis, self.sample_bytes)
+
+
+_models = {}
+_lock = threading.Lock()
+
+
+def _np_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def _guarded(default_code):
+    """Turns the function's result into (0, '', value) and any exception into (code, message, None)."""
+
+    def deco(fn):
+        def wrapper(*args):
+            try:
+                return ACL_SUCCESS, "", fn(*args)
+            except _Fail as e:
+                return e.code, str(e), None
+            except MemoryError as e:
+                return ACL_ERROR_BAD_ALLOC, f"out of memory: {e}", None
+            except Exception as e:  # noqa: BLE001 - every failure becomes an ACL code, never crosses into C
+                msg = getattr(e, "message", None) or str(e)
+                return default_code, f"{type(e).__name__}: {msg}", None
+
+        wrapper.__name__ = fn.__name__
+        wrapper.__doc__ = fn.__doc__
+        return wrapper
+
+    return deco
+
+
+def _open_session(path, data):
+    from .session import InferenceSession
+
+    if path is not None:
+        if not os.path.exists(path):
+            raise _Fail(ACL_ERROR_READ_MODEL_FAILURE, f"model file '{path}' does not exist")
+        if os.path.isdir(path) or not os.access(path, os.R_OK):
+            raise _Fail(ACL_ERROR_READ_MODEL_FAILURE, f"model file '{path}' is not a readable file")
+        source = path
+    else:
+        source = bytes(data)
+    try:
+        return InferenceSession(source)
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 - malformed / unsupported model: the session names the defect
+        msg = getattr(e, "message", None) or str(e)
+        raise _Fail(ACL_ERROR_PARSE_MODEL, msg) from None
+
+
+def _describe(sess):
+    """The inputs/outputs as the C side sees them (a dynamic-batch model gets the extra input)."""
+    meta = sess.om_metadata or {}
+    dynamic = meta.get("dynamic") or None
+    gears, batch_axes = [], {}
+    if dynamic and dynamic.get("kind") == "batch":
+        gears = [int(g[0]) for g in dynamic["gears"]]
+        batch_axes = {n: int(a) for n, a in dynamic["dims"]}
+    formats = {i.get("name"): i.get("format") for i in meta.get("inputs", []) if isinstance(i, dict)}
+    top = max(gears) if gears else 0
+    batch_syms = set()
+    for vi in sess._model.inputs:
+        ax = batch_axes.get(vi.name)
+        if ax is not None and vi.shape is not None and ax < len(vi.shape) and isinstance(vi.shape[ax], str):
+            batch_syms.add(vi.shape[ax])
+
+    def tensor(vi, is_input):
+        t = _Tensor()
+        t.name = vi.name
+        t.dtype = vi.dtype
+        t.acl_dtype = ACL_DTYPE.get(vi.dtype, -1)
+        shape = vi.shape if vi.shape is not None else []
+        t.dims = [d if isinstance(d, int) else -1 for d in shape]
+        t.batch_axis = None
+        if gears:
+            if is_input:
+                t.batch_axis = batch_axes.get(vi.name)
+            elif shape and not isinstance(shape[0], int) and (shape[0] in batch_syms or shape[0] is None):
+                t.batch_axis = 0  # the outputs follow the inputs' batch symbol
+        fmt = formats.get(vi.name) if is_input else None
+        t.format = ACL_FORMAT.get(fmt or ("NCHW" if len(t.dims) == 4 else "ND"), ACL_FORMAT["ND"])
+        item = _np_dtype(vi.dtype).itemsize if vi.dtype else 0
+        rest = [d for i, d in enumerate(t.dims) if i != t.batch_axis]
+        known = vi.shape is not None and all(d >= 0 for d in rest)
+        t.sample_bytes = int(np.prod(rest, dtype=np.int64)) * item if known and t.batch_axis is not None else 0
+        if t.batch_axis is not None and known:
+            t.size = t.sample_bytes * top
+        elif known and all(d >= 0 for d in t.dims):
+            t.size = int(np.prod(t.dims, dtype=np.int64)) * item
+        else:
+            t.size = 0  # symbolic: sized by the caller's buffer
+        return t
+
+    inputs = [tensor(vi, True) for vi in sess._model.inputs]
+    outputs = [tensor(vi, False) for vi in sess._model.outputs]
+    if gears:
+        d = _Tensor()
+        d.name, d.dims, d.dtype, d.acl_dtype = DYNAMIC_TENSOR_NAME, [1], "int64", ACL_DTYPE["int64"]
+        d.format, d.size, d.batch_axis, d.sample_bytes = ACL_FORMAT["ND"], 8, None, 0
+        inputs.append(d)
+    return inputs, outputs, gears
+
+
+def _sizes(sess, inputs, gears):
+    weight = int(sum(np.asarray(v).nbytes for v in sess._model.constants.values()))
+    feed = _zeros(inputs, max(gears) if gears else 0)
+    plan = sess.memory_plan(feed) if feed is not None else None
+    return (int(plan.peak_bytes) if plan is not None else 0), weight
+
+
+def _zeros(inputs, batch):
+    feed = {}
+    for t in inputs:
+        if t.name == DYNAMIC_TENSOR_NAME:
+            continue
+        dims = list(t.dims)
+        if t.batch_axis is not None:
+            dims[t.batch_axis] = batch
+        if any(d < 0 for d in dims):
+            return None  # symbolic dims: no plan ahead of the first run
+        feed[t.name] = np.zeros(dims, _np_dtype(t.dtype))
+    return feed
+
+
+@_guarded(ACL_ERROR_PARSE_MODEL)
+def load(path, data, model_id):
+    """Loads a model for id ``model_id``; returns (inputs, outputs, gears, work, weight) with each
+    tensor as (name, dims, aclDataType, aclFormat, bytes, batch axis or -1, bytes per batch entry)."""
+    sess = _open_session(path, data)
+    inputs, outputs, gears = _describe(sess)
+    work, weight = _sizes(sess, inputs, gears)
+    with _lock:
+        _models[int(model_id)] = _Model(sess, inputs, outputs, gears)
+    return ([t.as_tuple() for t in inputs], [t.as_tuple() for t in outputs], gears, work, weight)
+
+
+@_guarded(ACL_ERROR_PARSE_MODEL)
+def query_size(path, data):
+    """(work bytes, weight bytes) of a model file / image: its static memory plan's peak for the largest
+    gear and its constants."""
+    sess = _open_session(path, data)
+    inputs, _, gears = _describe(sess)
+    return _sizes(sess, inputs, gears)
+
+
+@_guarded(ACL_ERROR_INTERNAL_ERROR)
+def unload(model_id):
+    """Forgets the model (its session's memory goes back to the pool)."""
+    with _lock:
+        if _models.pop(int(model_id), None) is None:
+            raise _Fail(ACL_ERROR_INVALID_MODEL_ID, f"model id {model_id} is not loaded")
+
+
+@_guarded(ACL_ERROR_GE_FAILURE)
+def execute(model_id, inputs, outputs, batch):
+    """Runs the model on the input memoryviews (exactly the bytes to read) into the output
+    memoryviews (their whole capacity); returns the outputs' dims."""
+    with _lock:
+        m = _models.get(int(model_id))
+    if m is None:
+        raise _Fail(ACL_ERROR_INVALID_MODEL_ID, f"model id {model_id} is not loaded")
+    feed = {}
+    data_inputs = [t for t in m.inputs if t.name != DYNAMIC_TENSOR_NAME]
+    for i, (t, mv) in enumerate(zip(data_inputs, inputs)):
+        dt = _np_dtype(t.dtype)
+        dims = list(t.dims)
+        if t.batch_axis is not None and batch:
+            dims[t.batch_axis] = int(batch)
+        unknown = [k for k, d in enumerate(dims) if d < 0]
+        if len(unknown) > 1:
+            raise _Fail(ACL_ERROR_MODEL_INPUT_NOT_MATCH, f"input {i} ('{t.name}') has dims {t.dims} with more than "
+                        "one unknown: convert the model with pyasc-atc --input_shape to fix them")
+        known = int(np.prod([d for d in dims if d >= 0], dtype=np.int64)) * dt.itemsize
+        if unknown:
+            if known == 0 or len(mv) % known:
+                raise _Fail(ACL_ERROR_MODEL_INPUT_NOT_MATCH, f"input {i} ('{t.name}'): {len(mv)} bytes do not "
+                            f"fill dims {t.dims} of {dt.name}")
+            dims[unknown[0]] = len(mv) // known
+        count = int(np.prod(dims, dtype=np.int64))
+        feed[t.name] = np.frombuffer(mv, dtype=dt, count=count).reshape(dims)
+    results = m.session.run(None, feed)
+    dims_out = []
+    for i, (o, mv) in enumerate(zip(results, outputs)):
+        o = np.ascontiguousarray(o)
+        if o.nbytes > len(mv):
+            raise _Fail(ACL_ERROR_MODEL_OUTPUT_NOT_MATCH, f"output {i} ('{m.outputs[i].name}') is {o.nbytes} bytes "
+                        f"(dims {list(o.shape)}); its buffer holds {len(mv)}")
+        if o.nbytes:
+            np.frombuffer(mv, dtype=np.uint8, count=o.nbytes)[...] = o.reshape(-1).view(np.uint8)
+        dims_out.append([int(d) for d in o.shape])
+    return dims_out
+
+
+def loaded_models():
+    """Ids of the models loaded through the C API (for tests and diagnostics)."""
+    with _lock:
+        return sorted(_models)

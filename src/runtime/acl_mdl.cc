@@ -1,0 +1,949 @@
+// The ACL model API (include/acl/acl_mdl.h).
+//
+// Data buffers, datasets and descriptions are plain C++ objects here; every handle is kept in a
+// registry so that NULL, foreign or destroyed handles give ACL_ERROR_INVALID_PARAM instead of a
+// crash. Models run on pyasc's Python InferenceSession through the bridge library
+// libasc_mdl_python.so (src/acl_mdl_python/bridge.cc), loaded on first use from the directory of
+// libasc itself. When the process has no Python interpreter (a standalone C/C++ program), the
+// libpython pyasc was built with (ASC_LIBPYTHON, or $PYASC_LIBPYTHON) is loaded RTLD_GLOBAL first:
+// the bridge is linked without libpython, so it binds to whichever interpreter the process has
+// (a second copy of libpython in a Python process would be a second, broken interpreter).
+//
+// Everything the model executes is checked here first (dataset sizes, dynamic batch), so the
+// Python side only runs valid requests.
+//
+// Locking: g_mu guards the registries; it is never held while calling the bridge. A model's
+// executions are counted (Model::inflight) so that aclmdlUnload waits for them.
+#include <dlfcn.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "acl/acl.h"
+#include "asc/core/status.h"
+#include "asc/runtime/launch.h"
+#include "asc/runtime/stream.h"
+#include "runtime/acl_mdl_internal.h"
+
+struct aclDataBuffer {
+  void* data;
+  size_t size;
+};
+
+struct aclmdlDataset {
+  std::vector<aclDataBuffer*> buffers;
+};
+
+struct aclmdlDesc {
+  bool filled = false;
+  uint32_t model_id = 0;
+  asc::runtime::mdl::ModelInfo info;
+};
+
+namespace {
+
+namespace rt = asc::runtime;
+namespace mdl = asc::runtime::mdl;
+
+aclError fail(const char* api, aclError code, std::string_view detail) noexcept {
+  try {
+    std::string msg("[");
+    msg.append(api).append("] ").append(detail.data(), detail.size());
+    rt::set_recent_error_message(msg);
+  } catch (...) {
+  }
+  return code;
+}
+
+template <typename F>
+aclError guarded(const char* api, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const asc::Error& e) {
+    return fail(api, static_cast<aclError>(e.code()), e.message());
+  } catch (const std::bad_alloc&) {
+    return fail(api, ACL_ERROR_BAD_ALLOC, "host allocation failed (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return fail(api, ACL_ERROR_INTERNAL_ERROR, e.what());
+  } catch (...) {
+    return fail(api, ACL_ERROR_INTERNAL_ERROR, "unknown exception");
+  }
+}
+
+// ------------------------------------------------------------------ registries
+
+struct Model {
+  uint32_t id = 0;
+  uint64_t generation = 0;  // aclFinalize count at load
+  mdl::ModelInfo info;
+  std::mutex mu;
+  std::condition_variable cv;
+  int inflight = 0;
+  std::vector<std::vector<int64_t>> cur_out_dims;  // latest successful execution
+};
+
+std::mutex g_mu;
+std::unordered_set<const aclDataBuffer*> g_buffers;
+std::unordered_set<const aclmdlDataset*> g_datasets;
+std::unordered_set<const aclmdlDesc*> g_descs;
+std::unordered_map<uint32_t, std::shared_ptr<Model>> g_models;
+std::unordered_map<uint32_t, std::string> g_unloaded;  // id -> why (for messages)
+uint32_t g_next_id = 1;
+uint64_t g_seen_generation = 0;
+
+bool known_buffer(const aclDataBuffer* b) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return b && g_buffers.count(b);
+}
+bool known_desc(const aclmdlDesc* d) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return d && g_descs.count(d);
+}
+
+std::string ptr_str(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+// ------------------------------------------------------------------ the bridge
+
+std::mutex g_bridge_mu;
+const mdl::Bridge* g_bridge = nullptr;
+
+std::string libasc_dir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&aclmdlLoadFromFile), &info) || !info.dli_fname) return ".";
+  std::string path(info.dli_fname);
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The bridge, loaded once; nullptr (with the reason) when it cannot be.
+const mdl::Bridge* bridge(std::string* why) {
+  std::lock_guard<std::mutex> lock(g_bridge_mu);
+  if (g_bridge) return g_bridge;
+  if (!dlsym(RTLD_DEFAULT, "Py_IsInitialized")) {
+    // No interpreter in the process: load the one pyasc was built with, globally, so that the
+    // bridge and the extension modules the interpreter imports (numpy, pyasc._C) bind to it.
+    const char* lib = std::getenv("PYASC_LIBPYTHON");
+#ifdef ASC_LIBPYTHON
+    if (!lib || !*lib) lib = ASC_LIBPYTHON;
+#endif
+    if (!lib || !*lib) {
+      *why = "the model API runs models on pyasc's Python executor, but this libasc was built without "
+             "Python (the C++-only build) and PYASC_LIBPYTHON is not set: use the libasc of the installed "
+             "pyasc package";
+      return nullptr;
+    }
+    if (!dlopen(lib, RTLD_NOW | RTLD_GLOBAL)) {
+      const char* e = dlerror();
+      *why = std::string("cannot load libpython '") + lib + "' (set PYASC_LIBPYTHON): " + (e ? e : "?");
+      return nullptr;
+    }
+  }
+  const std::string path = libasc_dir() + "/libasc_mdl_python.so";
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    *why = "cannot load the model executor bridge '" + path + "': " + (e ? e : "?") +
+           " (the model API needs the pyasc Python package's libasc, not the C++-only build)";
+    return nullptr;
+  }
+  using Fn = const mdl::Bridge* (*)();
+  auto fn = reinterpret_cast<Fn>(dlsym(h, "asc_mdl_python_bridge"));
+  const mdl::Bridge* b = fn ? fn() : nullptr;
+  if (!b || b->abi != mdl::kBridgeAbi) {
+    *why = "'" + path + "' is not this libasc's bridge (ABI mismatch: reinstall pyasc)";
+    return nullptr;
+  }
+  g_bridge = b;
+  return b;
+}
+
+// Models loaded before an aclFinalize are unloaded by it (as in the SDK). Called by every model
+// entry point; returns ACL_ERROR_UNINITIALIZE while the API is finalized.
+aclError check_lifecycle(const char* api) {
+  bool finalized = false;
+  uint64_t generation = 0;
+  rt::acl_lifecycle(&finalized, &generation);
+  std::vector<uint32_t> stale;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (generation != g_seen_generation) {
+      g_seen_generation = generation;
+      for (auto it = g_models.begin(); it != g_models.end();) {
+        if (it->second->generation != generation) {
+          stale.push_back(it->first);
+          g_unloaded[it->first] = "was unloaded by aclFinalize";
+          it = g_models.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+  if (!stale.empty()) {
+    std::string ignored;
+    if (const mdl::Bridge* b = bridge(&ignored)) {
+      for (uint32_t id : stale) b->unload(id, &ignored);  // frees the sessions' memory
+    }
+  }
+  if (finalized) return fail(api, ACL_ERROR_UNINITIALIZE, "the runtime was finalized (aclFinalize); call aclInit first");
+  return ACL_SUCCESS;
+}
+
+uint64_t current_generation() {
+  bool finalized = false;
+  uint64_t generation = 0;
+  rt::acl_lifecycle(&finalized, &generation);
+  return generation;
+}
+
+std::shared_ptr<Model> find_model(const char* api, uint32_t id, aclError* err) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_models.find(id);
+  if (it != g_models.end()) return it->second;
+  auto dead = g_unloaded.find(id);
+  *err = fail(api, ACL_ERROR_INVALID_MODEL_ID,
+              "model id " + std::to_string(id) +
+                  (dead != g_unloaded.end() ? " " + dead->second : " was never returned by aclmdlLoadFrom*"));
+  return nullptr;
+}
+
+// Counts one execution of a model for its lifetime.
+struct Inflight {
+  std::shared_ptr<Model> m;
+  explicit Inflight(std::shared_ptr<Model> model) : m(std::move(model)) {
+    std::lock_guard<std::mutex> lock(m->mu);
+    ++m->inflight;
+  }
+  ~Inflight() {
+    {
+      std::lock_guard<std::mutex> lock(m->mu);
+      --m->inflight;
+    }
+    m->cv.notify_all();
+  }
+  Inflight(const Inflight&) = delete;
+  Inflight& operator=(const Inflight&) = delete;
+};
+
+aclError load(const char* api, const char* path, const void* data, size_t size, uint32_t* model_id) {
+  if (!model_id) return fail(api, ACL_ERROR_INVALID_PARAM, "modelId is null");
+  if (path) {
+    if (!*path) return fail(api, ACL_ERROR_INVALID_PARAM, "modelPath is empty");
+  } else {
+    if (!data) return fail(api, ACL_ERROR_INVALID_PARAM, "model is null");
+    if (size == 0) return fail(api, ACL_ERROR_INVALID_PARAM, "modelSize is 0");
+  }
+  if (aclError e = check_lifecycle(api)) return e;
+  std::string why;
+  const mdl::Bridge* b = bridge(&why);
+  if (!b) return fail(api, ACL_ERROR_FAILURE, why);
+  auto m = std::make_shared<Model>();
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    m->id = g_next_id++;
+  }
+  m->generation = current_generation();
+  int code = b->load(path, data, size, m->id, &m->info, &why);
+  if (code != ACL_SUCCESS) return fail(api, code, why);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_models[m->id] = m;
+  }
+  *model_id = m->id;
+  return ACL_SUCCESS;
+}
+
+aclError query_size(const char* api, const char* path, const void* data, size_t size, size_t* work,
+                    size_t* weight) {
+  if (!work || !weight) return fail(api, ACL_ERROR_INVALID_PARAM, !work ? "workSize is null" : "weightSize is null");
+  if (path ? !*path : (!data || size == 0))
+    return fail(api, ACL_ERROR_INVALID_PARAM, path ? "fileName is empty" : "model is null or modelSize is 0");
+  if (aclError e = check_lifecycle(api)) return e;
+  std::string why;
+  const mdl::Bridge* b = bridge(&why);
+  if (!b) return fail(api, ACL_ERROR_FAILURE, why);
+  int code = b->query_size(path, data, size, work, weight, &why);
+  return code == ACL_SUCCESS ? ACL_SUCCESS : fail(api, code, why);
+}
+
+// ------------------------------------------------------------------ execution
+
+struct Request {
+  std::shared_ptr<Model> model;
+  std::vector<mdl::Buffer> inputs;   // without the dynamic-batch input
+  std::vector<mdl::Buffer> outputs;
+  uint64_t batch = 0;
+};
+
+size_t needed_bytes(const mdl::TensorInfo& t, uint64_t batch) {
+  if (batch && t.batch_axis != SIZE_MAX) return static_cast<size_t>(batch) * t.sample_bytes;
+  return t.size;
+}
+
+// Checks the datasets against the model and captures the buffers.
+aclError prepare(const char* api, uint32_t model_id, const aclmdlDataset* input, const aclmdlDataset* output,
+                 Request* req) {
+  if (aclError e = check_lifecycle(api)) return e;
+  aclError err = ACL_SUCCESS;
+  req->model = find_model(api, model_id, &err);
+  if (!req->model) return err;
+  if (!input || !output) return fail(api, ACL_ERROR_INVALID_PARAM, !input ? "input is null" : "output is null");
+  std::vector<aclDataBuffer> in, out;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    for (const aclmdlDataset* d : {input, output}) {
+      if (!g_datasets.count(d))
+        return fail(api, ACL_ERROR_INVALID_PARAM,
+                    std::string(d == input ? "input" : "output") + " dataset " + ptr_str(d) +
+                        " was not created by aclmdlCreateDataset (or was destroyed)");
+      for (const aclDataBuffer* b : d->buffers) {
+        if (!g_buffers.count(b))
+          return fail(api, ACL_ERROR_INVALID_PARAM,
+                      "data buffer " + ptr_str(b) + " of the " + (d == input ? "input" : "output") +
+                          " dataset was destroyed");
+        (d == input ? in : out).push_back(*b);
+      }
+    }
+  }
+  const mdl::ModelInfo& info = req->model->info;
+  const std::string mid = "model " + std::to_string(model_id);
+  if (in.size() != info.inputs.size())
+    return fail(api, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+                "the input dataset has " + std::to_string(in.size()) + " buffers; " + mid + " has " +
+                    std::to_string(info.inputs.size()) + " inputs");
+  if (out.size() != info.outputs.size())
+    return fail(api, ACL_ERROR_MODEL_OUTPUT_NOT_MATCH,
+                "the output dataset has " + std::to_string(out.size()) + " buffers; " + mid + " has " +
+                    std::to_string(info.outputs.size()) + " outputs");
+  size_t n_data = in.size();
+  if (!info.batch_gears.empty()) {
+    n_data -= 1;  // the last input is ACL_DYNAMIC_TENSOR_NAME
+    const aclDataBuffer& dyn = in.back();
+    int64_t batch = 0;
+    if (!dyn.data || dyn.size < sizeof batch)
+      return fail(api, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+                  "input " + std::to_string(n_data) + " (" ACL_DYNAMIC_TENSOR_NAME ") needs a buffer of " +
+                      std::to_string(sizeof batch) + " bytes; got " + std::to_string(dyn.size));
+    std::memcpy(&batch, dyn.data, sizeof batch);
+    bool ok = false;
+    for (uint64_t g : info.batch_gears) ok = ok || (batch > 0 && static_cast<uint64_t>(batch) == g);
+    if (!ok)
+      return fail(api, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+                  "the dynamic batch in input " + std::to_string(n_data) + " is " + std::to_string(batch) +
+                      ", not one of the model's gears: call aclmdlSetDynamicBatchSize on the input dataset");
+    req->batch = static_cast<uint64_t>(batch);
+  }
+  for (size_t i = 0; i < n_data; ++i) {
+    const mdl::TensorInfo& t = info.inputs[i];
+    const size_t need = needed_bytes(t, req->batch);
+    const bool exact = info.batch_gears.empty();
+    if (!in[i].data && need)
+      return fail(api, ACL_ERROR_INVALID_PARAM, "input " + std::to_string(i) + " ('" + t.name + "'): data is null");
+    if (t.size && (exact ? in[i].size != need : in[i].size < need))
+      return fail(api, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+                  "input " + std::to_string(i) + " ('" + t.name + "') buffer holds " + std::to_string(in[i].size) +
+                      " bytes; " + mid + " expects " + (exact ? "" : "at least ") + std::to_string(need) +
+                      (req->batch ? " (batch " + std::to_string(req->batch) + ")" : std::string()));
+    req->inputs.push_back({in[i].data, t.size ? need : in[i].size});
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const mdl::TensorInfo& t = info.outputs[i];
+    const size_t need = needed_bytes(t, req->batch);
+    if (!out[i].data && out[i].size)
+      return fail(api, ACL_ERROR_INVALID_PARAM, "output " + std::to_string(i) + ": data is null");
+    if (out[i].size < need)
+      return fail(api, ACL_ERROR_MODEL_OUTPUT_NOT_MATCH,
+                  "output " + std::to_string(i) + " ('" + t.name + "') buffer holds " + std::to_string(out[i].size) +
+                      " bytes; " + mid + " writes " + std::to_string(need));
+    req->outputs.push_back({out[i].data, out[i].size});
+  }
+  return ACL_SUCCESS;
+}
+
+// Runs a prepared request; returns the code and sets *why on failure.
+int run(const Request& req, std::string* why) {
+  const mdl::Bridge* b = bridge(why);
+  if (!b) return ACL_ERROR_FAILURE;
+  Inflight count(req.model);
+  std::vector<std::vector<int64_t>> dims;
+  int code = b->execute(req.model->id, req.inputs.data(), req.inputs.size(), req.outputs.data(), req.outputs.size(),
+                        req.batch, &dims, why);
+  if (code == ACL_SUCCESS) {
+    std::lock_guard<std::mutex> lock(req.model->mu);
+    req.model->cur_out_dims = std::move(dims);
+  }
+  return code;
+}
+
+// ------------------------------------------------------------------ descriptions
+
+const aclmdlDesc* checked_desc(const char* api, const aclmdlDesc* d, aclError* err) {
+  if (!d) {
+    *err = fail(api, ACL_ERROR_INVALID_PARAM, "modelDesc is null");
+    return nullptr;
+  }
+  if (!known_desc(d)) {
+    *err = fail(api, ACL_ERROR_INVALID_PARAM,
+                "modelDesc " + ptr_str(d) + " was not created by aclmdlCreateDesc (or was destroyed)");
+    return nullptr;
+  }
+  if (!d->filled) {
+    *err = fail(api, ACL_ERROR_INVALID_PARAM, "modelDesc was not filled by aclmdlGetDesc");
+    return nullptr;
+  }
+  return d;
+}
+
+const mdl::TensorInfo* tensor(const char* api, const aclmdlDesc* d, size_t index, bool is_input, aclError* err) {
+  if (!checked_desc(api, d, err)) return nullptr;
+  const auto& v = is_input ? d->info.inputs : d->info.outputs;
+  if (index >= v.size()) {
+    *err = fail(api, ACL_ERROR_INVALID_PARAM,
+                std::string(is_input ? "input" : "output") + " index " + std::to_string(index) +
+                    " is out of range (the model has " + std::to_string(v.size()) + ")");
+    return nullptr;
+  }
+  return &v[index];
+}
+
+aclError fill_dims(const char* api, const mdl::TensorInfo& t, const std::vector<int64_t>& dims, aclmdlIODims* out) {
+  if (!out) return fail(api, ACL_ERROR_INVALID_PARAM, "dims is null");
+  if (dims.size() > ACL_MAX_DIM_CNT)
+    return fail(api, ACL_ERROR_INVALID_PARAM, "'" + t.name + "' has more than ACL_MAX_DIM_CNT dims");
+  std::memset(out->name, 0, sizeof out->name);
+  std::strncpy(out->name, t.name.c_str(), sizeof out->name - 1);
+  out->dimCount = dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) out->dims[i] = dims[i];
+  return ACL_SUCCESS;
+}
+
+aclError get_dims(const char* api, const aclmdlDesc* d, size_t index, aclmdlIODims* dims, bool is_input) {
+  return guarded(api, [&]() -> aclError {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor(api, d, index, is_input, &err);
+    return t ? fill_dims(api, *t, t->dims, dims) : err;
+  });
+}
+
+aclError index_by_name(const char* api, const aclmdlDesc* d, const char* name, size_t* index, bool is_input) {
+  return guarded(api, [&]() -> aclError {
+    aclError err = ACL_SUCCESS;
+    if (!checked_desc(api, d, &err)) return err;
+    if (!name || !index) return fail(api, ACL_ERROR_INVALID_PARAM, !name ? "name is null" : "index is null");
+    const auto& v = is_input ? d->info.inputs : d->info.outputs;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].name == name) {
+        *index = i;
+        return ACL_SUCCESS;
+      }
+    }
+    std::string names;
+    for (const auto& t : v) names += (names.empty() ? "'" : ", '") + t.name + "'";
+    return fail(api, ACL_ERROR_INVALID_PARAM,
+                std::string("no ") + (is_input ? "input" : "output") + " named '" + name + "' (the model's: " + names +
+                    ")");
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ================================================================== data buffers
+
+aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
+  aclDataBuffer* out = nullptr;
+  guarded("aclCreateDataBuffer", [&]() -> aclError {
+    if (!data && size) return fail("aclCreateDataBuffer", ACL_ERROR_INVALID_PARAM, "data is null with size > 0");
+    auto b = std::make_unique<aclDataBuffer>(aclDataBuffer{data, size});
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_buffers.insert(b.get());
+    out = b.release();
+    return ACL_SUCCESS;
+  });
+  return out;
+}
+
+aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
+  return guarded("aclDestroyDataBuffer", [&]() -> aclError {
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      if (!dataBuffer || !g_buffers.erase(dataBuffer))
+        return fail("aclDestroyDataBuffer", ACL_ERROR_INVALID_PARAM,
+                    dataBuffer ? "data buffer " + ptr_str(dataBuffer) + " is unknown or already destroyed"
+                               : std::string("dataBuffer is null"));
+    }
+    delete dataBuffer;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
+  return guarded("aclUpdateDataBuffer", [&]() -> aclError {
+    if (!known_buffer(dataBuffer))
+      return fail("aclUpdateDataBuffer", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+    if (!data && size) return fail("aclUpdateDataBuffer", ACL_ERROR_INVALID_PARAM, "data is null with size > 0");
+    dataBuffer->data = data;
+    dataBuffer->size = size;
+    return ACL_SUCCESS;
+  });
+}
+
+void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) {
+  if (!known_buffer(dataBuffer)) {
+    fail("aclGetDataBufferAddr", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+    return nullptr;
+  }
+  return dataBuffer->data;
+}
+
+size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) {
+  if (!known_buffer(dataBuffer)) {
+    fail("aclGetDataBufferSizeV2", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+    return 0;
+  }
+  return dataBuffer->size;
+}
+
+uint32_t aclGetDataBufferSize(const aclDataBuffer* dataBuffer) {
+  const size_t s = aclGetDataBufferSizeV2(dataBuffer);
+  return s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
+}
+
+// ================================================================== datasets
+
+aclmdlDataset* aclmdlCreateDataset(void) {
+  aclmdlDataset* out = nullptr;
+  guarded("aclmdlCreateDataset", [&]() -> aclError {
+    auto d = std::make_unique<aclmdlDataset>();
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_datasets.insert(d.get());
+    out = d.release();
+    return ACL_SUCCESS;
+  });
+  return out;
+}
+
+aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
+  return guarded("aclmdlDestroyDataset", [&]() -> aclError {
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      if (!dataset || !g_datasets.erase(dataset))
+        return fail("aclmdlDestroyDataset", ACL_ERROR_INVALID_PARAM,
+                    dataset ? "dataset " + ptr_str(dataset) + " is unknown or already destroyed"
+                            : std::string("dataset is null"));
+    }
+    delete dataset;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlAddDatasetBuffer(aclmdlDataset* dataset, aclDataBuffer* dataBuffer) {
+  return guarded("aclmdlAddDatasetBuffer", [&]() -> aclError {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!dataset || !g_datasets.count(dataset))
+      return fail("aclmdlAddDatasetBuffer", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+    if (!dataBuffer || !g_buffers.count(dataBuffer))
+      return fail("aclmdlAddDatasetBuffer", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+    dataset->buffers.push_back(dataBuffer);
+    return ACL_SUCCESS;
+  });
+}
+
+size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset* dataset) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!dataset || !g_datasets.count(dataset)) {
+    fail("aclmdlGetDatasetNumBuffers", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+    return 0;
+  }
+  return dataset->buffers.size();
+}
+
+aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!dataset || !g_datasets.count(dataset)) {
+    fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+    return nullptr;
+  }
+  if (index >= dataset->buffers.size()) {
+    fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM,
+         "index " + std::to_string(index) + " is out of range (" + std::to_string(dataset->buffers.size()) +
+             " buffers)");
+    return nullptr;
+  }
+  return dataset->buffers[index];
+}
+
+// ================================================================== loading
+
+aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
+  return guarded("aclmdlLoadFromFile", [&]() -> aclError {
+    if (!modelPath) return fail("aclmdlLoadFromFile", ACL_ERROR_INVALID_PARAM, "modelPath is null");
+    return load("aclmdlLoadFromFile", modelPath, nullptr, 0, modelId);
+  });
+}
+
+aclError aclmdlLoadFromMem(const void* model, size_t modelSize, uint32_t* modelId) {
+  return guarded("aclmdlLoadFromMem",
+                 [&]() -> aclError { return load("aclmdlLoadFromMem", nullptr, model, modelSize, modelId); });
+}
+
+static aclError check_with_mem(const char* api, const char* path, const void* model, size_t model_size,
+                               void* workPtr, size_t workSize, void* weightPtr, size_t weightSize) {
+  if (!workPtr && !weightPtr) return ACL_SUCCESS;
+  size_t work = 0, weight = 0;
+  if (aclError e = query_size(api, path, model, model_size, &work, &weight)) return e;
+  if (workPtr && workSize < work)
+    return fail(api, ACL_ERROR_INVALID_PARAM,
+                "workSize " + std::to_string(workSize) + " is below the model's " + std::to_string(work) +
+                    " (aclmdlQuerySize)");
+  if (weightPtr && weightSize < weight)
+    return fail(api, ACL_ERROR_INVALID_PARAM,
+                "weightSize " + std::to_string(weightSize) + " is below the model's " + std::to_string(weight) +
+                    " (aclmdlQuerySize)");
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId, void* workPtr, size_t workSize,
+                                   void* weightPtr, size_t weightSize) {
+  static const char* kApi = "aclmdlLoadFromFileWithMem";
+  return guarded(kApi, [&]() -> aclError {
+    if (!modelPath) return fail(kApi, ACL_ERROR_INVALID_PARAM, "modelPath is null");
+    if (aclError e = check_with_mem(kApi, modelPath, nullptr, 0, workPtr, workSize, weightPtr, weightSize)) return e;
+    return load(kApi, modelPath, nullptr, 0, modelId);
+  });
+}
+
+aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize, uint32_t* modelId, void* workPtr,
+                                  size_t workSize, void* weightPtr, size_t weightSize) {
+  static const char* kApi = "aclmdlLoadFromMemWithMem";
+  return guarded(kApi, [&]() -> aclError {
+    if (!model || !modelSize) return fail(kApi, ACL_ERROR_INVALID_PARAM, "model is null or modelSize is 0");
+    if (aclError e = check_with_mem(kApi, nullptr, model, modelSize, workPtr, workSize, weightPtr, weightSize))
+      return e;
+    return load(kApi, nullptr, model, modelSize, modelId);
+  });
+}
+
+aclError aclmdlQuerySize(const char* fileName, size_t* workSize, size_t* weightSize) {
+  return guarded("aclmdlQuerySize", [&]() -> aclError {
+    if (!fileName) return fail("aclmdlQuerySize", ACL_ERROR_INVALID_PARAM, "fileName is null");
+    return query_size("aclmdlQuerySize", fileName, nullptr, 0, workSize, weightSize);
+  });
+}
+
+aclError aclmdlQuerySizeFromMem(const void* model, size_t modelSize, size_t* workSize, size_t* weightSize) {
+  return guarded("aclmdlQuerySizeFromMem", [&]() -> aclError {
+    return query_size("aclmdlQuerySizeFromMem", nullptr, model, modelSize, workSize, weightSize);
+  });
+}
+
+aclError aclmdlUnload(uint32_t modelId) {
+  static const char* kApi = "aclmdlUnload";
+  return guarded(kApi, [&]() -> aclError {
+    if (aclError e = check_lifecycle(kApi)) return e;
+    std::shared_ptr<Model> m;
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      auto it = g_models.find(modelId);
+      if (it == g_models.end()) {
+        auto dead = g_unloaded.find(modelId);
+        return fail(kApi, ACL_ERROR_INVALID_MODEL_ID,
+                    "model id " + std::to_string(modelId) +
+                        (dead != g_unloaded.end() ? " " + dead->second : " was never returned by aclmdlLoadFrom*"));
+      }
+      m = it->second;
+      g_models.erase(it);
+      g_unloaded[modelId] = "was already unloaded (aclmdlUnload)";
+    }
+    {
+      std::unique_lock<std::mutex> lock(m->mu);
+      m->cv.wait(lock, [&] { return m->inflight == 0; });
+    }
+    std::string why;
+    const mdl::Bridge* b = bridge(&why);
+    if (!b) return fail(kApi, ACL_ERROR_FAILURE, why);
+    int code = b->unload(modelId, &why);
+    return code == ACL_SUCCESS ? ACL_SUCCESS : fail(kApi, code, why);
+  });
+}
+
+// ================================================================== descriptions
+
+aclmdlDesc* aclmdlCreateDesc(void) {
+  aclmdlDesc* out = nullptr;
+  guarded("aclmdlCreateDesc", [&]() -> aclError {
+    auto d = std::make_unique<aclmdlDesc>();
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_descs.insert(d.get());
+    out = d.release();
+    return ACL_SUCCESS;
+  });
+  return out;
+}
+
+aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
+  return guarded("aclmdlDestroyDesc", [&]() -> aclError {
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      if (!modelDesc || !g_descs.erase(modelDesc))
+        return fail("aclmdlDestroyDesc", ACL_ERROR_INVALID_PARAM,
+                    modelDesc ? "modelDesc " + ptr_str(modelDesc) + " is unknown or already destroyed"
+                              : std::string("modelDesc is null"));
+    }
+    delete modelDesc;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
+  static const char* kApi = "aclmdlGetDesc";
+  return guarded(kApi, [&]() -> aclError {
+    if (!known_desc(modelDesc))
+      return fail(kApi, ACL_ERROR_INVALID_PARAM, "modelDesc is null, unknown or destroyed (aclmdlCreateDesc)");
+    if (aclError e = check_lifecycle(kApi)) return e;
+    aclError err = ACL_SUCCESS;
+    auto m = find_model(kApi, modelId, &err);
+    if (!m) return err;
+    modelDesc->info = m->info;
+    modelDesc->model_id = modelId;
+    modelDesc->filled = true;
+    return ACL_SUCCESS;
+  });
+}
+
+size_t aclmdlGetNumInputs(aclmdlDesc* modelDesc) {
+  aclError err = ACL_SUCCESS;
+  return checked_desc("aclmdlGetNumInputs", modelDesc, &err) ? modelDesc->info.inputs.size() : 0;
+}
+
+size_t aclmdlGetNumOutputs(aclmdlDesc* modelDesc) {
+  aclError err = ACL_SUCCESS;
+  return checked_desc("aclmdlGetNumOutputs", modelDesc, &err) ? modelDesc->info.outputs.size() : 0;
+}
+
+size_t aclmdlGetInputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetInputSizeByIndex", modelDesc, index, true, &err);
+  return t ? t->size : 0;
+}
+
+size_t aclmdlGetOutputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetOutputSizeByIndex", modelDesc, index, false, &err);
+  return t ? t->size : 0;
+}
+
+const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetInputNameByIndex", modelDesc, index, true, &err);
+  return t ? t->name.c_str() : nullptr;
+}
+
+const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetOutputNameByIndex", modelDesc, index, false, &err);
+  return t ? t->name.c_str() : nullptr;
+}
+
+aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
+  return index_by_name("aclmdlGetInputIndexByName", modelDesc, name, index, true);
+}
+
+aclError aclmdlGetOutputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
+  return index_by_name("aclmdlGetOutputIndexByName", modelDesc, name, index, false);
+}
+
+aclError aclmdlGetInputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  return get_dims("aclmdlGetInputDims", modelDesc, index, dims, true);
+}
+
+aclError aclmdlGetInputDimsV2(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  return get_dims("aclmdlGetInputDimsV2", modelDesc, index, dims, true);
+}
+
+aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  return get_dims("aclmdlGetOutputDims", modelDesc, index, dims, false);
+}
+
+aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  static const char* kApi = "aclmdlGetCurOutputDims";
+  return guarded(kApi, [&]() -> aclError {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor(kApi, modelDesc, index, false, &err);
+    if (!t) return err;
+    std::vector<int64_t> cur;
+    std::shared_ptr<Model> m;
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      auto it = g_models.find(modelDesc->model_id);
+      if (it != g_models.end()) m = it->second;
+    }
+    if (m) {
+      std::lock_guard<std::mutex> lock(m->mu);
+      if (index < m->cur_out_dims.size()) cur = m->cur_out_dims[index];
+    }
+    if (cur.empty()) {  // not run yet: the static dims, the largest gear's batch for dynamic models
+      cur = t->dims;
+      if (t->batch_axis < cur.size() && !modelDesc->info.batch_gears.empty()) {
+        uint64_t most = 0;
+        for (uint64_t g : modelDesc->info.batch_gears) most = g > most ? g : most;
+        cur[t->batch_axis] = static_cast<int64_t>(most);
+      }
+    }
+    return fill_dims(kApi, *t, cur, dims);
+  });
+}
+
+aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetInputDataType", modelDesc, index, true, &err);
+  return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+}
+
+aclDataType aclmdlGetOutputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetOutputDataType", modelDesc, index, false, &err);
+  return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+}
+
+aclFormat aclmdlGetInputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetInputFormat", modelDesc, index, true, &err);
+  return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+}
+
+aclFormat aclmdlGetOutputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  aclError err = ACL_SUCCESS;
+  const mdl::TensorInfo* t = tensor("aclmdlGetOutputFormat", modelDesc, index, false, &err);
+  return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+}
+
+aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
+  static const char* kApi = "aclmdlGetDynamicBatch";
+  return guarded(kApi, [&]() -> aclError {
+    aclError err = ACL_SUCCESS;
+    if (!checked_desc(kApi, modelDesc, &err)) return err;
+    if (!batch) return fail(kApi, ACL_ERROR_INVALID_PARAM, "batch is null");
+    const auto& g = modelDesc->info.batch_gears;
+    if (g.size() > ACL_MAX_BATCH_NUM) return fail(kApi, ACL_ERROR_INVALID_PARAM, "more than ACL_MAX_BATCH_NUM gears");
+    batch->batchCount = g.size();
+    for (size_t i = 0; i < g.size(); ++i) batch->batch[i] = g[i];
+    return ACL_SUCCESS;
+  });
+}
+
+// ================================================================== execution
+
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
+  static const char* kApi = "aclmdlExecute";
+  return guarded(kApi, [&]() -> aclError {
+    Request req;
+    if (aclError e = prepare(kApi, modelId, input, output, &req)) return e;
+    std::string why;
+    int code = run(req, &why);
+    return code == ACL_SUCCESS ? ACL_SUCCESS : fail(kApi, code, why);
+  });
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output,
+                            aclrtStream stream) {
+  static const char* kApi = "aclmdlExecuteAsync";
+  return guarded(kApi, [&]() -> aclError {
+    std::shared_ptr<rt::Stream> s = stream ? rt::find_stream(stream) : rt::current_stream();
+    if (!s)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "stream " + ptr_str(stream) + " is not a live stream (aclrtCreateStream)");
+    auto req = std::make_shared<Request>();
+    if (aclError e = prepare(kApi, modelId, input, output, req.get())) return e;
+    // Counted from now, so that aclmdlUnload waits for the queued execution too.
+    auto pending = std::make_shared<Inflight>(req->model);
+    s->enqueue("aclmdlExecuteAsync(model " + std::to_string(modelId) + ")", [req, pending]() {
+      // The executor runs pyasc code, which must not run on a stream worker (it synchronizes its
+      // own streams): a helper thread with a private current stream runs it while this task
+      // holds the stream's later work back.
+      int code = ACL_SUCCESS;
+      std::string why;
+      std::thread worker([&] {
+        try {
+          rt::set_current_stream(rt::Stream::create());
+          code = run(*req, &why);
+          rt::set_current_stream(nullptr);
+        } catch (const std::exception& e) {
+          code = ACL_ERROR_INTERNAL_ERROR;
+          why = e.what();
+        } catch (...) {
+          code = ACL_ERROR_INTERNAL_ERROR;
+          why = "unknown exception";
+        }
+      });
+      worker.join();
+      if (code != ACL_SUCCESS)
+        throw asc::Error(static_cast<asc::ErrorCode>(code), "[aclmdlExecuteAsync] " + why);
+    });
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, size_t index, uint64_t batchSize) {
+  static const char* kApi = "aclmdlSetDynamicBatchSize";
+  return guarded(kApi, [&]() -> aclError {
+    if (aclError e = check_lifecycle(kApi)) return e;
+    aclError err = ACL_SUCCESS;
+    auto m = find_model(kApi, modelId, &err);
+    if (!m) return err;
+    const mdl::ModelInfo& info = m->info;
+    if (info.batch_gears.empty())
+      return fail(kApi, ACL_ERROR_MODEL_NOT_DYNAMIC,
+                  "model " + std::to_string(modelId) + " was not built with dynamic batch (pyasc-atc --dynamic_batch_size)");
+    const size_t dyn = info.inputs.size() - 1;
+    if (index != dyn)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "index " + std::to_string(index) + " is not the dynamic input: " ACL_DYNAMIC_TENSOR_NAME " is input " +
+                      std::to_string(dyn) + " (aclmdlGetInputIndexByName)");
+    bool ok = false;
+    std::string gears;
+    for (uint64_t g : info.batch_gears) {
+      ok = ok || g == batchSize;
+      gears += (gears.empty() ? "" : ", ") + std::to_string(g);
+    }
+    if (!ok)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "batch size " + std::to_string(batchSize) + " is not one of the model's gears [" + gears + "]");
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!dataset || !g_datasets.count(dataset))
+      return fail(kApi, ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+    if (index >= dataset->buffers.size())
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "the dataset has " + std::to_string(dataset->buffers.size()) + " buffers; add the " +
+                      ACL_DYNAMIC_TENSOR_NAME " input's buffer (aclmdlGetInputSizeByIndex bytes) first");
+    aclDataBuffer* b = dataset->buffers[index];
+    if (!g_buffers.count(b)) return fail(kApi, ACL_ERROR_INVALID_PARAM, "the dynamic input's buffer was destroyed");
+    const int64_t v = static_cast<int64_t>(batchSize);
+    if (!b->data || b->size < sizeof v)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "the dynamic input's buffer holds " + std::to_string(b->size) + " bytes; it needs " +
+                      std::to_string(sizeof v));
+    std::memcpy(b->data, &v, sizeof v);
+    return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"
