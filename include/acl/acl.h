@@ -6,13 +6,15 @@
  * Kernels are launched with ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, ...)
  * from asc/runtime/launch.h (C++).
  *
- * Types, codes and enums: acl_base.h; runtime calls: acl_rt.h.
+ * Types, codes and enums: acl_base.h; runtime calls: acl_rt.h; the model API
+ * (aclmdlLoadFromFile ... aclmdlExecute): acl_mdl.h.
  */
 #ifndef PYASC_ACL_ACL_H_
 #define PYASC_ACL_ACL_H_
 
 #include "acl_base.h"
 #include "acl_rt.h"
+#include "acl_mdl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -134,6 +134,7 @@ struct State {
   std::mutex mu;
   bool initialized = false;
   bool finalized_once = false;
+  uint64_t finalize_count = 0;
   int device_refs = 0;
   std::unordered_map<void*, std::shared_ptr<rt::Stream>> streams;
   std::unordered_set<const void*> dead_streams;
@@ -628,6 +629,7 @@ aclError aclFinalize(void) {
       }
       st.initialized = false;
       st.finalized_once = true;
+      ++st.finalize_count;
       st.device_refs = 0;
     }
     t_device = -1;
@@ -636,6 +638,22 @@ aclError aclFinalize(void) {
     return ACL_SUCCESS;
   });
 }
+
+}  // extern "C"
+
+namespace asc::runtime {
+// For the model API (acl_mdl.cc, declared in acl_mdl_internal.h): whether aclFinalize was called
+// with no aclInit since, and how many times aclFinalize has run (models loaded before a
+// finalize are unloaded by it).
+void acl_lifecycle(bool* finalized, uint64_t* finalize_count) noexcept {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  *finalized = !st.initialized && st.finalized_once;
+  *finalize_count = st.finalize_count;
+}
+}  // namespace asc::runtime
+
+extern "C" {
 
 const char* aclGetRecentErrMsg(void) {
   try {
