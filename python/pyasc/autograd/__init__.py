@@ -25,7 +25,7 @@ import threading as _threading
 from . import _tape
 from ._tape import Traced
 
-__all__ = ["grad", "vjp", "value_and_grad", "differentiable", "Traced"]
+__all__ = ["grad", "vjp", "value_and_grad", "differentiable", "Traced", "leaf_grad_hook"]
 
 _built = False
 
@@ -123,19 +123,61 @@ def _trace(fn, args, nums, where, kwargs):
     return out, leaves
 
 
+#: Per-thread hook for a gradient that is complete during the backward (see leaf_grad_hook).
+_hook = _threading.local()
+
+
+class leaf_grad_hook:  # noqa: N801 - a context manager, named like a function
+    """``with leaf_grad_hook(fn):`` calls ``fn(argnum, grad)`` during the backward of
+    :func:`grad`/:func:`value_and_grad` (one loss) as soon as the gradient with respect to
+    positional argument ``argnum`` is complete, before the rest of the backward runs (how
+    :class:`pyasc.distributed.DataParallel` starts a bucket's all-reduce early). ``grad`` has
+    the argument's shape and dtype; the same arrays are returned by the call. The hook is
+    per thread; without one the backward does no extra work."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self._prev = None
+
+    def __enter__(self):
+        self._prev = getattr(_hook, "fn", None)
+        _hook.fn = self.fn
+        return self
+
+    def __exit__(self, *exc):
+        _hook.fn = self._prev
+        return False
+
+
 def _grads_from(outs, cots, leaves):
     asc = _asc()
     total = {}
+    hook = getattr(_hook, "fn", None) if len(outs) == 1 else None
+    done = {}
+    leaf_done = None
+    if hook is not None:
+        argnum = {id(leaf): i for i, leaf in leaves.items()}
+
+        def leaf_done(leaf, gi):
+            i = argnum.get(id(leaf))
+            if i is not None and i not in done:
+                if gi is None:
+                    gi = asc.zeros(leaf.value.shape, dtype=leaf.value.dtype)
+                done[i] = _tape._match(gi, leaf.value)
+                hook(i, done[i])
     for o, c in zip(outs, cots):
         if not isinstance(o, Traced):
             continue
-        g = _tape.backward(o, c)
+        g = _tape.backward(o, c, leaf_done)
         for i, leaf in leaves.items():
             gi = g.get(id(leaf))
             if gi is not None:
                 total[i] = gi if i not in total else total[i] + gi
     res = {}
     for i, leaf in leaves.items():
+        if i in done:  # handed to the hook: return the same arrays
+            res[i] = done[i]
+            continue
         gi = total.get(i)
         if gi is None:
             gi = asc.zeros(leaf.value.shape, dtype=leaf.value.dtype)

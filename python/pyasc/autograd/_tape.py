@@ -385,31 +385,52 @@ def _add(a, b):
     return a + b
 
 
-def backward(root, g):
-    """Cotangents of every node reachable from ``root`` given ``g`` for root: {id(node): cotangent}."""
+def backward(root, g, leaf_done=None):
+    """Cotangents of every node reachable from ``root`` given ``g`` for root: {id(node): cotangent}.
+
+    ``leaf_done(leaf, cotangent)``, when given, is called during the walk as soon as a leaf's
+    cotangent is complete (its last consumer processed; None when none reached it): the hook
+    that lets data parallelism start a gradient's all-reduce while the rest of the backward
+    runs. Without it the walk does no extra work."""
     grads = {id(root): g}
     order = _topo(root)
+    pending = None
+    if leaf_done is not None:
+        pending = {}  # id(node) -> consumers not yet processed
+        for node in order:
+            for _, p in node.parents:
+                pending[id(p)] = pending.get(id(p), 0) + 1
     for node in reversed(order):
         gn = grads.get(id(node))
-        if gn is None or node.rule is None:
-            continue
-        # a several-output node: zeros for the outputs that got no cotangent
-        if isinstance(gn, list) and isinstance(node.value, tuple):
-            asc = _asc()
-            gn = tuple(asc.zeros_like(v) if x is None else x for x, v in zip(gn, node.value))
-        needs = _needs(node)
-        res = node.rule(gn, node.value, *node.vals, needs=needs, **(node.attrs or {}))
-        for path, parent in node.parents:
-            gi = res[path[0]] if path[0] < len(res) else None
-            if gi is not None and len(path) == 2:
-                gi = gi[path[1]]
-            if gi is None:
-                continue
-            gi = _match(gi, parent.value)
-            grads[id(parent)] = _add(grads.get(id(parent)), gi)
-        if node is not root:
-            grads.pop(id(node), None) if node.parents else None
+        if gn is not None and node.rule is not None:
+            _apply(node, gn, grads)
+            if node is not root:
+                grads.pop(id(node), None) if node.parents else None
+        if pending is not None:
+            for _, parent in node.parents:
+                k = pending[id(parent)] - 1
+                pending[id(parent)] = k
+                if k == 0 and not parent.parents:
+                    leaf_done(parent, grads.get(id(parent)))
     return grads
+
+
+def _apply(node, gn, grads):
+    """Runs ``node``'s VJP rule on cotangent ``gn`` and adds the results to its parents'."""
+    # a several-output node: zeros for the outputs that got no cotangent
+    if isinstance(gn, list) and isinstance(node.value, tuple):
+        asc = _asc()
+        gn = tuple(asc.zeros_like(v) if x is None else x for x, v in zip(gn, node.value))
+    needs = _needs(node)
+    res = node.rule(gn, node.value, *node.vals, needs=needs, **(node.attrs or {}))
+    for path, parent in node.parents:
+        gi = res[path[0]] if path[0] < len(res) else None
+        if gi is not None and len(path) == 2:
+            gi = gi[path[1]]
+        if gi is None:
+            continue
+        gi = _match(gi, parent.value)
+        grads[id(parent)] = _add(grads.get(id(parent)), gi)
 
 
 def _needs(node):
