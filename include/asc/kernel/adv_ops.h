@@ -20,6 +20,20 @@
 //     into dst at v * vROffset elements, block b at b * dstBlkStride blocks;
 //     the first `mask` lanes of each repeat are written.
 //
+//   The math library (lib/math): Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh
+//     Digamma Erf Erfc Floor Frac Lgamma Log Round Sign Sin Sinh Tan Tanh Trunc
+//     (dst, src, [sharedTmpBuffer,] [calCount]) and Power / Xor (dst, src0,
+//     src1, ...): elementwise over calCount elements (default: dst's size), in
+//     float for half inputs (one rounding to half at the end), double for
+//     float (so float results are correctly rounded or within 1 ulp of the
+//     C library's). Round is round-half-to-even (the default IEEE mode, like
+//     CAST_RINT); Frac = x - trunc(x); Sign gives -1/0/+1 and keeps NaN.
+//   RmsNorm(dst, src, gamma, [sharedTmpBuffer,] epsilon, RmsNormTiling)
+//     over a [bLength * sLength, hLength] tile: for each row, dst = src /
+//     sqrt(mean(src^2) + epsilon) * gamma, the mean over the first
+//     originalHLength elements (hLength may be padded for alignment; the
+//     padding of dst is written 0), accumulated in float.
+//
 // Errors: asc::Error naming the API and the kernel/block (context.h) for
 // counts beyond a tensor, a non-int8 quant destination, a shape that does not
 // fit the tensors, offsets outside src0.
@@ -30,6 +44,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -171,6 +186,186 @@ inline void BilinearInterpolation(const LocalTensor<T>& dstLocal, const LocalTen
       dstLocal.data()[at] = acc;
     }
   }
+}
+
+// ---------------------------------------------------------------- lib/math
+
+namespace detail_adv {
+template <typename T>
+using MathCalc = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>, double, float>;
+
+inline double digamma(double x) {
+  // reflection for x < 0.5, recurrence up to x >= 6, then the asymptotic series
+  if (std::isnan(x)) return x;
+  if (x <= 0 && x == std::floor(x)) return std::numeric_limits<double>::quiet_NaN();
+  double r = 0.0;
+  if (x < 0.5) {
+    r = -M_PI / std::tan(M_PI * x);
+    x = 1.0 - x;
+  }
+  while (x < 6.0) {
+    r -= 1.0 / x;
+    x += 1.0;
+  }
+  const double f = 1.0 / (x * x);
+  const double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))));
+  return r + std::log(x) - 0.5 / x + t;
+}
+
+inline double lgamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);  // the reentrant form: std::lgamma writes the global signgam
+}
+
+inline double sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); }  // keeps NaN and signed 0
+
+template <typename T, typename F>
+inline void unary(const char* op, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t n, F f) {
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, bfloat16_t>,
+                "lib math: T must be half, bfloat16_t or float");
+  need(op, dst, n, "elements of dst");
+  need(op, src, n, "elements of src");
+  using C = MathCalc<T>;
+  const T* x = src.data();
+  T* y = dst.data();
+  for (uint64_t i = 0; i < n; ++i) y[i] = T(static_cast<float>(f(static_cast<C>(float(x[i])))));
+}
+}  // namespace detail_adv
+
+#define ASC_ADV_UNARY_(NAME, EXPR)                                                                            \
+  template <typename T, bool isReuseSource = false>                                                          \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t calCount) { \
+    detail_adv::unary(#NAME, dstTensor, srcTensor, calCount, [](auto v) { return EXPR; });                   \
+  }                                                                                                          \
+  template <typename T, bool isReuseSource = false>                                                          \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {                        \
+    NAME<T, isReuseSource>(dstTensor, srcTensor, static_cast<uint32_t>(dstTensor.GetSize()));                \
+  }                                                                                                          \
+  template <typename T, bool isReuseSource = false>                                                          \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                          \
+                   const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t calCount) {                \
+    NAME<T, isReuseSource>(dstTensor, srcTensor, calCount);                                                  \
+  }                                                                                                          \
+  template <typename T, bool isReuseSource = false>                                                          \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                          \
+                   const LocalTensor<uint8_t>& /*sharedTmpBuffer*/) {                                         \
+    NAME<T, isReuseSource>(dstTensor, srcTensor, static_cast<uint32_t>(dstTensor.GetSize()));                \
+  }
+
+ASC_ADV_UNARY_(Acos, std::acos(v))
+ASC_ADV_UNARY_(Acosh, std::acosh(v))
+ASC_ADV_UNARY_(Asin, std::asin(v))
+ASC_ADV_UNARY_(Asinh, std::asinh(v))
+ASC_ADV_UNARY_(Atan, std::atan(v))
+ASC_ADV_UNARY_(Atanh, std::atanh(v))
+ASC_ADV_UNARY_(Ceil, std::ceil(v))
+ASC_ADV_UNARY_(Cos, std::cos(v))
+ASC_ADV_UNARY_(Cosh, std::cosh(v))
+ASC_ADV_UNARY_(Digamma, static_cast<decltype(v)>(detail_adv::digamma(v)))
+ASC_ADV_UNARY_(Erf, std::erf(v))
+ASC_ADV_UNARY_(Erfc, std::erfc(v))
+ASC_ADV_UNARY_(Floor, std::floor(v))
+ASC_ADV_UNARY_(Frac, v - std::trunc(v))
+ASC_ADV_UNARY_(Lgamma, static_cast<decltype(v)>(detail_adv::lgamma(v)))
+ASC_ADV_UNARY_(Log, std::log(v))
+ASC_ADV_UNARY_(Round, std::nearbyint(v))
+ASC_ADV_UNARY_(Sign, static_cast<decltype(v)>(detail_adv::sign(v)))
+ASC_ADV_UNARY_(Sin, std::sin(v))
+ASC_ADV_UNARY_(Sinh, std::sinh(v))
+ASC_ADV_UNARY_(Tan, std::tan(v))
+ASC_ADV_UNARY_(Tanh, std::tanh(v))
+ASC_ADV_UNARY_(Trunc, std::trunc(v))
+#undef ASC_ADV_UNARY_
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  const uint32_t calCount) {
+  detail_adv::need("Power", dstTensor, calCount, "elements of dst");
+  detail_adv::need("Power", src0Tensor, calCount, "elements of src0");
+  detail_adv::need("Power", src1Tensor, calCount, "elements of src1");
+  using C = std::conditional_t<std::is_integral_v<T>, double, detail_adv::MathCalc<T>>;
+  for (uint32_t i = 0; i < calCount; ++i) {
+    const C r = std::pow(static_cast<C>(float(src0Tensor.data()[i])), static_cast<C>(float(src1Tensor.data()[i])));
+    if constexpr (std::is_integral_v<T>) dstTensor.data()[i] = static_cast<T>(r);
+    else dstTensor.data()[i] = T(static_cast<float>(r));
+  }
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor) {
+  Power<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, static_cast<uint32_t>(dstTensor.GetSize()));
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t calCount) {
+  Power<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, calCount);
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                const uint32_t calCount) {
+  static_assert(std::is_integral_v<T>, "Xor: T must be an integer type");
+  detail_adv::need("Xor", dstTensor, calCount, "elements of dst");
+  detail_adv::need("Xor", src0Tensor, calCount, "elements of src0");
+  detail_adv::need("Xor", src1Tensor, calCount, "elements of src1");
+  for (uint32_t i = 0; i < calCount; ++i)
+    dstTensor.data()[i] = static_cast<T>(src0Tensor.data()[i] ^ src1Tensor.data()[i]);
+}
+template <typename T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor) {
+  Xor<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, static_cast<uint32_t>(dstTensor.GetSize()));
+}
+template <typename T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t calCount) {
+  Xor<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, calCount);
+}
+
+// ---------------------------------------------------------------- lib/normalization: RmsNorm
+
+/// RmsNorm's tiling (the fields of CANN's RmsNormTiling; the CPU kernel reads the lengths).
+struct RmsNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  float reciprocalOfHLength = 0.0f;
+  uint32_t mainBshLength = 0;
+  uint32_t mainBsLength = 0;
+  uint32_t mainBsLengthAlign = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t tailBshLength = 0;
+  uint32_t tailBsLength = 0;
+};
+
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal,
+                    const T epsilon, const RmsNormTiling& tiling) {
+  const uint64_t rows = uint64_t{tiling.bLength} * tiling.sLength, h = tiling.hLength;
+  const uint64_t oh = tiling.originalHLength ? tiling.originalHLength : h;
+  if (oh > h) {
+    ::asc::kernel::fail(::asc::ErrorCode::kInvalidParam, "RmsNorm",
+                        "originalHLength " + std::to_string(oh) + " exceeds hLength " + std::to_string(h));
+  }
+  detail_adv::need("RmsNorm", srcLocal, rows * h, "elements of src (bLength x sLength x hLength)");
+  detail_adv::need("RmsNorm", dstLocal, rows * h, "elements of dst (bLength x sLength x hLength)");
+  detail_adv::need("RmsNorm", gammaLocal, oh, "elements of gamma (originalHLength)");
+  const float eps = float(epsilon);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const T* x = srcLocal.data() + r * h;
+    T* y = dstLocal.data() + r * h;
+    float ss = 0.0f;
+    for (uint64_t j = 0; j < oh; ++j) ss += float(x[j]) * float(x[j]);
+    const float inv = 1.0f / std::sqrt(ss / float(oh) + eps);
+    for (uint64_t j = 0; j < oh; ++j) y[j] = T(float(x[j]) * inv * float(gammaLocal.data()[j]));
+    for (uint64_t j = oh; j < h; ++j) y[j] = T(0.0f);
+  }
+}
+
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal,
+                    const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const T epsilon, const RmsNormTiling& tiling) {
+  RmsNorm<T, isBasicBlock>(dstLocal, srcLocal, gammaLocal, epsilon, tiling);
 }
 
 }  // namespace AscendC
