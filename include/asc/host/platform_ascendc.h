@@ -34,6 +34,7 @@
 #include <mutex>
 #include <string>
 
+#include "asc/kernel/kernel_log.h"  // ASCENDC_ASSERT, as CANN's header defines it
 #include "asc/runtime/device.h"
 
 /// The architecture numbers of CANN's platform/soc_spec.h (GetCurNpuArch).
