@@ -61,6 +61,11 @@ struct TCubeTiling {
   int32_t reserved = 0;
 };
 
+// CANN's kernel-side name of the struct (kernel_tiling/kernel_tiling.h).
+namespace AscendC::tiling {
+using TCubeTiling = ::TCubeTiling;
+}  // namespace AscendC::tiling
+
 namespace optiling {
 
 /// Host-side tiling data: the same fields with set_x / get_x accessors and the
