@@ -20,7 +20,9 @@ from .struct import Field, Struct, StructValue
 __all__ = ["Matmul", "MatmulType", "MatmulConfig", "register_matmul", "TCubeTiling", "SoftmaxTiling",
            "RmsNormTiling", "get_normal_config", "get_mdl_config", "get_basic_config", "get_mm_config",
            "get_special_basic_config", "get_special_mdl_config", "get_ib_share_norm_config", "softmax", "quant",
-           "rms_norm"]
+           "rms_norm", "rmsnorm", "exp", "power", "xor", "axpy", "acos", "acosh", "asin", "asinh", "atan",
+           "atanh", "ceil", "cos", "cosh", "digamma", "erf", "erfc", "floor", "frac", "lgamma", "log", "round",
+           "sign", "sin", "sinh", "tan", "tanh", "trunc"]
 
 
 _TCUBE_LAYOUT = ("usedCoreNum", "M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK", "baseM", "baseN",
@@ -109,14 +111,6 @@ class SoftmaxTiling(Struct):
     tail_m = Field(uint32, 0, "tailM")
     tail_split_size = Field(uint32, 0, "tailSplitSize")
     tail_reduce_size = Field(uint32, 0, "tailReduceSize")
-
-
-class RmsNormTiling(Struct):
-    """hicann/pyasc's RmsNorm tiling record (host only: the CPU kernel API has no RmsNorm)."""
-    _cpp = "RmsNormTiling"
-    b_length = Field(int32, 0, None)
-    s_length = Field(int32, 0, None)
-    h_length = Field(int32, 0, None)
 
 
 class MatmulType:
@@ -285,14 +279,6 @@ def register_matmul(pipe, workspace, matmul, tiling=None):
         tr.emit("if (__asc_mix_cube) return;")
 
 
-def _missing(name, why):
-    def f(*args, **kwargs):
-        raise KernelTypeError(f"asc.adv.{name} is not supported on the CPU device: {why}")
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Not supported on the CPU device: {why}."
-    return builtin(f)
-
-
 @builtin
 def quant(dst, src, scale, offset, count=None, temp_buffer=None, reuse_source=False, config=None):
     """``AscendC::AscendQuant``: dst (int8) = saturate(rint(src * scale + offset)), computed in src's dtype."""
@@ -324,4 +310,8 @@ def softmax(dst, sum, max, src, tiling=None, temp_buffer=None, reuse_source=Fals
             f"AscendC::SoftMaxShapeInfo{{{m}, {k}, {m}, {k}}});")
 
 
-rms_norm = _missing("rms_norm", "the kernel API (kernel_operator.h) has no RmsNorm yet")
+from . import adv_math as _adv_math  # noqa: E402 - the math library and RmsNorm (adv_math.py)
+from .adv_math import *  # noqa: E402,F401,F403
+from .adv_math import RmsNormTiling, rmsnorm  # noqa: E402,F401
+
+rms_norm = rmsnorm  # the name this package used before hicann/pyasc's ``rmsnorm``

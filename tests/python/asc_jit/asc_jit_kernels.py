@@ -251,3 +251,58 @@ def row_softmax(src: asc.GlobalAddress, dst: asc.GlobalAddress, rows: asc.ConstE
     x.set_shape_info(asc.ShapeInfo(asc.array(asc.int32, (rows, width))))
     asc.adv.softmax(x, sums, maxs, x, asc.adv.SoftmaxTiling())
     asc.data_copy(d_gm, x, rows * width)
+
+
+@asc.jit
+def adv_math(src: asc.GlobalAddress, pos: asc.GlobalAddress, out: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    """out[k] = the k-th asc.adv math function of src (pos for lgamma/digamma/log/power); one
+    LocalTensor per result, each written back to its row of out."""
+    s_gm = asc.GlobalTensor()
+    p_gm = asc.GlobalTensor()
+    o_gm = asc.GlobalTensor()
+    s_gm.set_global_buffer(src)
+    p_gm.set_global_buffer(pos)
+    o_gm.set_global_buffer(out)
+    x = asc.LocalTensorAuto(src.dtype, n)
+    p = asc.LocalTensorAuto(src.dtype, n)
+    y = asc.LocalTensorAuto(src.dtype, n)
+    tmp = asc.LocalTensorAuto(asc.uint8, 1024)
+    asc.data_copy(x, s_gm, n)
+    asc.data_copy(p, p_gm, n)
+    asc.adv.sin(y, x, n)
+    asc.data_copy(o_gm[0:n], y, n)
+    asc.adv.erf(y, x, n, tmp)
+    asc.data_copy(o_gm[n:2 * n], y, n)
+    asc.adv.atanh(y, x)
+    asc.data_copy(o_gm[2 * n:3 * n], y, n)
+    asc.adv.round(y, x, n)
+    asc.data_copy(o_gm[3 * n:4 * n], y, n)
+    asc.adv.lgamma(y, p, n)
+    asc.data_copy(o_gm[4 * n:5 * n], y, n)
+    asc.adv.digamma(y, p, n)
+    asc.data_copy(o_gm[5 * n:6 * n], y, n)
+    asc.adv.power(y, p, x, n)
+    asc.data_copy(o_gm[6 * n:7 * n], y, n)
+    asc.adv.exp(y, x, n, 0)
+    asc.data_copy(o_gm[7 * n:8 * n], y, n)
+    asc.adv.log(y, p, n)
+    asc.data_copy(o_gm[8 * n:9 * n], y, n)
+
+
+@asc.jit
+def adv_rmsnorm(src: asc.GlobalAddress, gamma: asc.GlobalAddress, dst: asc.GlobalAddress, eps: float,
+                tiling: asc.adv.RmsNormTiling, rows: asc.ConstExpr[int], h: asc.ConstExpr[int]):
+    """dst = asc.adv.rmsnorm(src, gamma) over rows x h (the lengths read from the tiling struct)."""
+    s_gm = asc.GlobalTensor()
+    g_gm = asc.GlobalTensor()
+    d_gm = asc.GlobalTensor()
+    s_gm.set_global_buffer(src)
+    g_gm.set_global_buffer(gamma)
+    d_gm.set_global_buffer(dst)
+    x = asc.LocalTensorAuto(src.dtype, rows * h)
+    g = asc.LocalTensorAuto(src.dtype, h)
+    y = asc.LocalTensorAuto(src.dtype, rows * h)
+    asc.data_copy(x, s_gm, rows * h)
+    asc.data_copy(g, g_gm, h)
+    asc.adv.rmsnorm(y, x, g, eps, tiling)
+    asc.data_copy(d_gm, y, rows * h)

@@ -259,3 +259,37 @@ def test_softmax_rows_vs_numpy():
     K.row_softmax[1](src, dst, rows, width)
     e = np.exp(src.astype(np.float64) - src.max(axis=1, keepdims=True))
     np.testing.assert_allclose(dst, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
+
+
+def test_adv_math_functions_vs_numpy():
+    from math import lgamma
+
+    n = 64
+    x = np.linspace(-0.95, 0.95, n).astype(np.float32)
+    x[::7] = np.array([-0.5, 0.5, -1.5 / 2, 0.0, 0.25, -0.25, 0.75, 0.125, 0.5, -0.5], np.float32)[: len(x[::7])]
+    p = np.linspace(0.3, 9.0, n).astype(np.float32)
+    out = np.zeros(9 * n, np.float32)
+    K.adv_math[1](x, p, out, n)
+    r = out.reshape(9, n)
+    xd, pd = x.astype(np.float64), p.astype(np.float64)
+    h = 1e-6  # digamma: central difference of lgamma in float64 (no scipy)
+    dig = np.array([(lgamma(v + h) - lgamma(v - h)) / (2 * h) for v in pd])
+    refs = [np.sin(xd), np.array([__import__("math").erf(v) for v in xd]), np.arctanh(xd), np.rint(x),
+            np.array([lgamma(v) for v in pd]), dig, pd ** xd, np.exp(xd), np.log(pd)]
+    tols = [1e-7, 1e-7, 1e-7, 0, 1e-6, 1e-5, 1e-7, 1e-7, 1e-7]
+    names = ["sin", "erf", "atanh", "round", "lgamma", "digamma", "power", "exp", "log"]
+    for name, got, want, tol in zip(names, r, refs, tols):
+        np.testing.assert_allclose(got, want.astype(np.float32), rtol=max(tol, 2e-7), atol=tol, err_msg=name)
+
+
+def test_adv_rmsnorm_vs_numpy():
+    rows, h, oh = 6, 16, 13
+    x = (RNG.random((rows, h)) * 4 - 2).astype(np.float32)
+    g = (RNG.random(h) * 2 - 1).astype(np.float32)
+    dst = np.full_like(x, 9.0)
+    tiling = asc.adv.RmsNormTiling(b_length=2, s_length=3, h_length=h, original_h_length=oh)
+    K.adv_rmsnorm[1](x, g, dst, 1e-4, tiling, rows, h)
+    xd = x[:, :oh].astype(np.float64)
+    want = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-4) * g[:oh]
+    np.testing.assert_allclose(dst[:, :oh], want, rtol=2e-6, atol=2e-6)
+    np.testing.assert_array_equal(dst[:, oh:], 0.0)
