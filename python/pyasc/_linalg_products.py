@@ -26,6 +26,7 @@ from .errors import AscendOverflowError as _OverflowError
 from .errors import AscendTypeError as _TypeError
 from .errors import AscendValueError as _ValueError
 from .errors import ErrorCode as _Code
+from . import errors as _errors
 
 _BF16 = _np.dtype(_ml_dtypes.bfloat16)
 
@@ -352,6 +353,11 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     NumPy takes) are accepted for compatibility."""
     if dtype is None and out is None and optimize is False and operands and isinstance(operands[0], str):
         return _C._linalg.einsum(operands[0], operands[1:])  # the common case: no Python work
+    if optimize is not False:
+        # NumPy's einsum hands any other optimize= to einsum_path, which parses the subscripts and
+        # checks the path (True/None/a name/('einsum_path', ...)/(name, limit); anything else is
+        # its TypeError, an explicit path that leaves operands its RuntimeError) before the dtype
+        einsum_path(*operands, optimize=optimize)
     del order, optimize
     subscripts, ops = _einsum_args(operands)
     if dtype is not None:
@@ -389,9 +395,13 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
                 for i, x in enumerate(operands)]
     try:
         res = _np.einsum_path(*args, optimize=optimize)
-    except (IndexError, TypeError, ValueError) as e:  # NumPy's parser's errors, as pyasc's of the same class
-        cls = _IndexError if isinstance(e, IndexError) else _TypeError if isinstance(e, TypeError) else _ValueError
-        raise cls(_Code.INVALID_PARAM, f"[einsum_path] {e}") from None
+    except (IndexError, TypeError, ValueError, KeyError, RuntimeError) as e:
+        # NumPy's parser's and path checks' errors (an unknown path name: KeyError, a path that leaves
+        # operands: RuntimeError), as pyasc's of the same class
+        cls = _IndexError if isinstance(e, IndexError) else _TypeError if isinstance(e, TypeError) else \
+            _errors.AscendKeyError if isinstance(e, KeyError) else \
+            _errors.AscendRuntimeError if isinstance(e, RuntimeError) else _ValueError
+        raise cls(_Code.INVALID_PARAM, f"[einsum_path] {' '.join(str(a) for a in e.args)}") from None
     if einsum_call:  # (NumPy reads it last, after the parse)
         raise _TypeError(_Code.INVALID_PARAM,
                          "[einsum_path] einsum_call=True is NumPy-internal, not supported by pyasc")

@@ -150,6 +150,10 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     _check_order(order)
     x = _arr(a)
     _check_kth(x, kth, axis)
+    if x.size > 1 << 32:  # NumPy allocates the intp result after checking kth: a huge view's error
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("argpartition", x.shape, _np.int64)
     return _C.argsort(x, axis, False)
 
 

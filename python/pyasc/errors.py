@@ -30,6 +30,7 @@ __all__ = [
     "AscendRuntimeError",
     "AscendLinAlgError",
     "AscendOverflowError",
+    "AscendKeyError",
     "AscendUnsupportedDtypeError",
     "AscendUnsupportedIntError",
     "error_class",
@@ -90,6 +91,11 @@ class AscendRuntimeError(AscendError, RuntimeError):
 class AscendLinAlgError(AscendError, _np_linalg.LinAlgError):
     """Singular or not positive definite matrix, non-square input, no convergence
     (a ``numpy.linalg.LinAlgError``, hence also a ``ValueError``)."""
+
+
+class AscendKeyError(AscendError, KeyError):
+    """A name that is not in a table of choices, where NumPy looks it up in a dict (a
+    ``KeyError``: einsum's ``optimize`` path name)."""
 
 
 class AscendOverflowError(AscendError, OverflowError):

@@ -779,3 +779,27 @@ def test_harness_interp_unsorted_xp_rule():
     assert not fh._interp_xp_not_increasing(ordered)
     ref = fh._call(ordered, np)
     assert fh._classify_pair(ordered, ref, fh._Result(("array", ref.value[1] + 1)))[0] == "wrong_result"
+
+
+OPTIMIZE = [True, False, None, "greedy", "optimal", "abc", 1.5, 2, 0, ["einsum_path", (0,)], ["einsum_path", (0, 1)],
+            ("greedy", 100), ["einsum_path", (0, 5)], [1, 2], np.ones(2), np.ones(()), np.zeros(0)]
+
+
+@pytest.mark.parametrize("optimize", OPTIMIZE, ids=lambda o: repr(o)[:24])
+@pytest.mark.parametrize("sub,n", [("i,i->", 2), ("ij,jk,kl->il", 3), ("i->i", 1)])
+def test_einsum_optimize_is_checked_as_numpy(mode, optimize, sub, n):
+    ops = [np.arange(4.0).reshape((2, 2) if "j" in sub else (4,)) for _ in range(n)]
+    if sub == "i,i->":
+        ops = [np.arange(3.0), np.arange(3.0)]
+    _same(lambda: np.einsum(sub, *ops, optimize=optimize),
+          lambda: asc.einsum(sub, *[asc.asarray(o) for o in ops], optimize=optimize))
+
+
+@pytest.mark.parametrize("dt,shape,kth", [("int8", (2 ** 62,), 0), ("float64", (2 ** 40,), 3), ("int8", (2 ** 62,), 2 ** 63)],
+                         ids=repr)
+def test_argpartition_huge_view_allocation_error(mode, dt, shape, kth):
+    def call(xp):
+        return xp.argpartition(xp.broadcast_to(xp.asarray(np.ones(1, dt)), shape), kth)
+
+    e, g = _outcome(lambda: call(np)), _outcome(lambda: call(asc))
+    assert isinstance(e, Exception) and any(isinstance(g, b) for b in _builtin_bases(type(e))), (e, g)
