@@ -54,6 +54,11 @@
 #ifndef __inout_pipe__
 #define __inout_pipe__(...)
 #endif
+// Marks a matmul kernel's workspace parameter for CANN's AIC/AIV message
+// server (KFC); pyasc's matmul runs in the block and needs no workspace.
+#ifndef __kfc_workspace__
+#define __kfc_workspace__
+#endif
 
 // Core-type tests of mixed (cube + vector) kernels: `if ASCEND_IS_AIV { ... }`.
 // A CPU core runs both the cube and the vector instructions of its block, so
