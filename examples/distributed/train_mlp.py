@@ -61,6 +61,14 @@ def forward_backward(params, x, y, global_batch):
     return loss, [gw1, gb1, gw2, gb2]
 
 
+def loss_fn(w1, b1, w2, b2, x, y, global_batch):
+    """The same loss for asc.value_and_grad (--autograd): the backward comes from the tape."""
+    h = asc.matmul(x, w1) + b1
+    a = asc.maximum(h, 0)
+    diff = asc.matmul(a, w2) + b2 - y
+    return asc.sum(diff * diff) * (1.0 / (global_batch * y.shape[1]))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--samples", type=int, default=1024)
@@ -73,6 +81,11 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bucket-mb", type=float, default=25.0)
     p.add_argument("--json", default=None, help="write the result here too (rank 0)")
+    p.add_argument("--autograd", action="store_true",
+                   help="gradients from asc.value_and_grad instead of the hand-written backward; with several "
+                        "ranks DataParallel.value_and_grad all-reduces buckets during the backward")
+    p.add_argument("--no-overlap", action="store_true",
+                   help="with --autograd: all-reduce after the backward (DataParallel.reduce_gradients)")
     args = p.parse_args(argv)
 
     distributed = "OMPI_COMM_WORLD_SIZE" in os.environ or "WORLD_SIZE" in os.environ
@@ -99,11 +112,19 @@ def main(argv=None):
             rows = idx[s * local_batch:(s + 1) * local_batch]
             x = asc.asarray(x_all[rows])
             y = asc.asarray(y_all[rows])
-            loss, grads = forward_backward(params, x, y, args.batch)
+            if args.autograd and dp is not None and not args.no_overlap:
+                loss, grads = dp.value_and_grad(loss_fn, argnums=(0, 1, 2, 3))(*params, x, y, args.batch)
+            elif args.autograd:
+                loss, grads = asc.value_and_grad(loss_fn, argnums=(0, 1, 2, 3))(*params, x, y, args.batch)
+                if dp is not None:
+                    dp.reduce_gradients(list(zip(params, grads)))
+            else:
+                loss, grads = forward_backward(params, x, y, args.batch)
+                if dp is not None:
+                    dp.reduce_gradients(list(zip(params, grads)))
             if dp is not None:
                 # The gradients were scaled by the global batch: the sum over ranks is the full
                 # gradient, DataParallel's average is that / world, so multiply back.
-                dp.reduce_gradients(list(zip(params, grads)))
                 loss = asc.asarray(np.asarray(loss, dtype=np.float32).reshape(1))
                 dist.all_reduce(loss, op=dist.ReduceOp.SUM)
                 step_scale = world

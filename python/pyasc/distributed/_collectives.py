@@ -158,7 +158,7 @@ def _run(pg, what, desc, calls, finish, async_op, outputs=()):
         _engine.check_same(pg, what, desc, deadline)
     reqs = []
     for name, args in calls:
-        r = _engine.call(pg.comm, name, args, deadline, what, pg)
+        r = _engine.call(pg.comm, name, args, deadline, what, pg, async_op)
         if r is not None:
             reqs.append(r)
     if async_op:

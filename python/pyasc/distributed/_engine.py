@@ -381,12 +381,13 @@ watchdog = Watchdog()
 _NONBLOCKING = {}
 
 
-def call(comm, name, args, deadline, what, pg):
+def call(comm, name, args, deadline, what, pg, nonblocking=False):
     """Runs MPI operation ``name`` (``Allreduce``, ``Bcast``, ...): blocking under the watchdog
-    (ASC_DISTRIBUTED_BLOCKING=1) or nonblocking, polled against ``deadline``."""
+    (default) or, for ``nonblocking`` (async_op) or with ASC_DISTRIBUTED_BLOCKING=0, as a
+    nonblocking request the caller polls against ``deadline``."""
     MPI = mpi()
     try:
-        if BLOCKING:
+        if BLOCKING and not nonblocking:
             watchdog.current = (deadline, what, pg)
             try:
                 getattr(comm, name)(*args)

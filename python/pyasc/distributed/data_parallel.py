@@ -1,5 +1,6 @@
 """DataParallel: bucketed gradient averaging over a process group (DistributedDataParallel's
-reducer, without autograd hooks).
+reducer; with :meth:`DataParallel.value_and_grad`, buckets are all-reduced during the backward
+through pyasc.autograd's leaf_grad_hook).
 
 The gradient source is pluggable: pass the step's ``(param, grad)`` pairs (or the
 gradients in parameter order) to :meth:`DataParallel.reduce_gradients`, or
@@ -128,6 +129,11 @@ class DataParallel:
         b.pending -= 1
         if b.pending == 0:
             b.work = C.all_reduce(b.buf, op=ReduceOp.AVG, group=self.group, async_op=True)
+        # MPI progresses nonblocking collectives only inside MPI calls: test the buckets in
+        # flight, so they advance while the backward produces the next gradients.
+        for o in self.buckets:
+            if o.work is not None and o is not b:
+                o.work.is_completed()
 
     def finish(self):
         """Waits for every bucket and writes the averaged gradients into the arrays given to
@@ -143,6 +149,57 @@ class DataParallel:
                 n = int(self.params[i].size)
                 view = g.numpy() if isinstance(g, _ndarray) else g
                 view[...] = b.buf[b.offsets[k]:b.offsets[k] + n].reshape(view.shape)
+            b.ready = {}
+            b.pending = len(b.members)
+            b.work = None
+
+    def value_and_grad(self, fn, argnums=None, has_aux=False):
+        """:func:`pyasc.value_and_grad` of ``fn`` whose gradients come back averaged over the
+        group, with each bucket's all-reduce started during the backward as soon as its
+        gradients are complete (the overlap of DistributedDataParallel's reducer).
+
+        ``argnums`` (default: the first ``len(params)`` positional arguments) are the positions
+        of the parameters, in parameter order; ``fn(*args)`` must return the local loss. Returns
+        ``wrapped(*args, **kwargs) -> (loss, grads)`` as value_and_grad does (``grads`` a tuple),
+        the loss being this rank's."""
+        from .. import autograd
+
+        nums = tuple(range(len(self.params))) if argnums is None else tuple(argnums)
+        if len(nums) != len(self.params):
+            raise AscendValueError(ErrorCode.INVALID_PARAM, f"[DataParallel] argnums {nums} name {len(nums)} "
+                                   f"arguments for {len(self.params)} parameters")
+        vg = autograd.value_and_grad(fn, argnums=nums, has_aux=has_aux)
+        index = {a: i for i, a in enumerate(nums)}
+
+        def wrapped(*args, **kwargs):
+            handed = set()
+
+            def ready(argnum, g):
+                i = index[argnum]
+                handed.add(i)
+                self.grad_ready(i, g)
+
+            try:
+                with autograd.leaf_grad_hook(ready):
+                    value, grads = vg(*args, **kwargs)
+                for i, g in enumerate(grads):  # parameters the loss does not reach: zeros
+                    if i not in handed:
+                        self.grad_ready(i, g)
+                self.finish()
+            except BaseException:
+                self._reset()
+                raise
+            return value, grads
+
+        return wrapped
+
+    def _reset(self):
+        for b in self.buckets:
+            if b.work is not None:
+                try:
+                    b.work.wait()
+                except Exception:  # noqa: BLE001 - the step failed already
+                    pass
             b.ready = {}
             b.pending = len(b.members)
             b.work = None

@@ -444,6 +444,45 @@ def t_data_parallel():
     expect_raises("DataParallel missing grad", ValueError, lambda: dp.finish())
 
 
+def t_dp_overlap():
+    """DataParallel.value_and_grad (buckets all-reduced during the backward) gives the same
+    averaged gradients as value_and_grad followed by reduce_gradients, and as NumPy's."""
+    rng = np.random.default_rng(70)
+    shapes = [(6, 5), (5,), (5, 3), (3,), (4,)]  # the last one is not used by the loss: zero gradient
+    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    xs = {r: data(r, np.float32, (8, 6), 71) for r in range(N)}
+
+    def loss(w1, b1, w2, b2, unused, x):
+        h = asc.tanh(asc.matmul(x, w1) + b1)
+        return asc.sum(asc.matmul(h, w2) + b2)
+
+    def numpy_grads(x):
+        w1, b1, w2, b2, _ = init
+        h = np.tanh(x @ w1 + b1)
+        dh = np.ones((x.shape[0], 3), np.float32) @ w2.T * (1 - h * h)
+        return [x.T @ dh, dh.sum(0), h.T @ np.ones((x.shape[0], 3), np.float32),
+                np.full(3, x.shape[0], np.float32), np.zeros(4, np.float32)]
+
+    want = [np.mean(np.stack([numpy_grads(xs[r])[i] for r in range(N)]), axis=0) for i in range(len(shapes))]
+    results = []
+    for overlap in (True, False):
+        params = [asc.asarray(a.copy()) for a in init]
+        dp = dist.DataParallel(params, bucket_cap_mb=64 / (1 << 20))  # small buckets: several in flight
+        x = asc.asarray(xs[R])
+        for _ in range(2):  # twice: the buckets reset between steps
+            if overlap:
+                value, grads = dp.value_and_grad(loss, argnums=(0, 1, 2, 3, 4))(*params, x)
+            else:
+                value, grads = asc.value_and_grad(loss, argnums=(0, 1, 2, 3, 4))(*params, x)
+                dp.reduce_gradients(list(zip(params, grads)))
+        results.append([np.asarray(g.numpy()).copy() for g in grads])
+        for i, g in enumerate(grads):
+            check(f"dp overlap={overlap} grad {i}", g, want[i], False)
+    for i in range(len(shapes)):
+        check(f"dp overlap == no overlap {i}", results[0][i], results[1][i], True)
+    expect_raises("dp value_and_grad argnums", ValueError, lambda: dp.value_and_grad(loss, argnums=(0, 1)))
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"
