@@ -470,7 +470,9 @@ Tensor identity_value(Identity id, DType d) {
     case Identity::kOne: s = Scalar::from_int(1); break;
     case Identity::kLowest:
       if (is_floating(d)) s = Scalar::from_float(-std::numeric_limits<double>::infinity());
-      else if (dtype_traits(d).kind == DTypeKind::kSignedInt) s = Scalar::from_int(-(int64_t(1) << (dtype_size(d) * 8 - 1)));
+      // -(2^(bits-1) - 1) - 1: negating 2^63 itself overflows int64 (UBSan: make test-sanitize-python).
+      else if (dtype_traits(d).kind == DTypeKind::kSignedInt)
+        s = Scalar::from_int(-static_cast<int64_t>((uint64_t(1) << (dtype_size(d) * 8 - 1)) - 1) - 1);
       break;
     case Identity::kHighest:
       if (is_floating(d)) s = Scalar::from_float(std::numeric_limits<double>::infinity());
