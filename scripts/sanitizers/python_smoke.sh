@@ -12,8 +12,9 @@
 #    asc.get_include();
 # 2. runs a representative subset of tests/python (arrays, lazy graphs and
 #    fusion, streams, fork, memory, asc.ops conv/pool/norm/softmax, the ONNX
-#    session) in the uninstrumented CPython with libasan preloaded (the ASan
-#    runtime must come first in the process) -- or the pytest args given;
+#    session, image decoding with its EXIF parsing of file bytes) in the
+#    uninstrumented CPython with libasan preloaded (the ASan runtime must come
+#    first in the process) -- or the pytest args given;
 # 3. fails if pytest fails or if any sanitizer report was written, by this
 #    process or by any subprocess a test starts (reports go to
 #    build/asan-py/logs, so a child whose crash a test tolerates is still seen).
@@ -77,6 +78,7 @@ if [[ $# -eq 0 ]]; then
     "$t/test_stream.py" "$t/test_lazy_streams.py" "$t/test_fork.py" "$t/test_memory.py" \
     "$t/ops/test_conv.py" "$t/ops/test_conv_cache.py" "$t/ops/test_pool.py" "$t/ops/test_norm.py" \
     "$t/ops/test_softmax_kernel.py" "$t/models/test_session.py" \
+    "$t/image/test_image.py" "$t/image/test_image_exif_bounds.py" \
     -k "not squeezenet and not broadcast_results_that_overflow"
 fi
 
@@ -91,11 +93,21 @@ ubsan_opts="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 if [[ -s scripts/sanitizers/asan.supp ]]; then asan_opts+=":suppressions=$PWD/scripts/sanitizers/asan.supp"; fi
 if [[ -s scripts/sanitizers/ubsan.supp ]]; then ubsan_opts+=":suppressions=$PWD/scripts/sanitizers/ubsan.supp"; fi
 
+# UBSan ignores log_path when it runs inside ASan's runtime (GCC 12: its
+# reports always go to stderr), and pytest's default fd-level capture would
+# swallow a report that ends the process (the run just stopped, "exit 1", with
+# no report anywhere). So pytest captures at the sys level only (--capture=sys):
+# whatever the C++ side writes to fd 2 reaches this script's stderr, which is
+# copied to $root/pytest.stderr and searched for reports below. A UBSan report
+# in a subprocess whose stderr a test captures shows as that process's exit 1.
+err_copy="$PWD/$root/pytest.stderr"
 start=$(date +%s)
 status=0
 (cd /tmp && LD_PRELOAD="$preload" ASAN_OPTIONS="$asan_opts" UBSAN_OPTIONS="$ubsan_opts" PYTHONPATH="$site" \
-  PYTHONFAULTHANDLER=1 "$py" -m pytest -q -p no:cacheprovider "$@") || status=$?
+  PYTHONFAULTHANDLER=1 "$py" -m pytest -q -p no:cacheprovider --capture=sys "$@") 2> >(tee "$err_copy" >&2) ||
+  status=$?
 echo "== sanitizer pytest run: $(( $(date +%s) - start )) s, exit $status" >&2
+sleep 1  # tee's last writes
 
 # A log that holds only ASan's "failed to allocate" warnings is no report: with
 # allocator_may_return_null the huge-allocation tests make ASan print one per
@@ -106,10 +118,12 @@ reports=()
 while IFS= read -r r; do
   if grep -qvE "$noise" "$r"; then reports+=("$r"); fi
 done < <(find "$logs" -type f | sort)
+report_re='runtime error:|ERROR: (Address|Leak|Undefined)Sanitizer|Sanitizer:DEADLYSIGNAL|CHECK failed'
+if grep -qE "$report_re" "$err_copy"; then reports+=("$err_copy"); fi
 if (( ${#reports[@]} )); then
   for r in "${reports[@]}"; do
     echo "==== $r" >&2
-    cat "$r" >&2
+    if [[ "$r" == "$err_copy" ]]; then grep -E -A40 "$report_re" "$r" >&2; else cat "$r" >&2; fi
   done
   echo "python_smoke.sh: ${#reports[@]} sanitizer report(s) above" >&2
   exit 1

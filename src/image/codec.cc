@@ -47,8 +47,10 @@ int exif_orientation(const uint8_t* p, size_t n) {
   else if (t[0] == 'M' && t[1] == 'M') le = false;
   else return 1;
   if (rd(t + 2, le, 2) != 42) return 1;
-  const uint32_t ifd = rd(t + 4, le, 4);
-  if (ifd + 2 > tn) return 1;
+  // The offset comes from the file: compare in size_t so an offset near 2^32
+  // cannot wrap `ifd + 2` past the bound (0xFFFFFFFF read 4 GiB past the block).
+  const size_t ifd = rd(t + 4, le, 4);
+  if (ifd > tn || tn - ifd < 2) return 1;
   const uint32_t count = rd(t + ifd, le, 2);
   for (uint32_t i = 0; i < count; ++i) {
     const size_t e = ifd + 2 + size_t(i) * 12;
