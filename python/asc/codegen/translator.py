@@ -89,9 +89,30 @@ class Frame:
         self.returned = False
         self.ret = None
         self.loops = 0
+        # a helper that returns from inside a runtime if/for: its returns assign result variables
+        # declared before the helper's block and jump to a label after it (ret_label set)
+        self.ret_label = None
+        self.ret_decl = None
+        self.ret_vals = []   # [(node, value)] of every return, for the result types
+        self.ret_names = None
+        self.ret_outer = 0
+        self.ret_tuple = False
 
 
 _AST_CACHE = {}
+
+
+def _nested_return(fnode):
+    """Whether a function has a return below its top level (inside an if/for/while/with)."""
+    for st in fnode.body:
+        if isinstance(st, ast.Return):
+            continue
+        for x in ast.walk(st):
+            if isinstance(x, ast.Return):
+                return True
+            if isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                break
+    return False
 
 
 def function_ast(fn):
@@ -463,11 +484,58 @@ class Translator:
         self.frame = Frame(fn, dict(bound.arguments), self.depth, False)
         saved_hoist, self.hoist = self.hoist, {}
         try:
-            self.body(fnode.body)
-            ret = self.frame.ret
+            if _nested_return(fnode):
+                ret = self._inline_with_label(fn, fnode)
+            else:
+                self.body(fnode.body)
+                ret = self.frame.ret
         finally:
             self.frame, self.filename, self.hoist = caller, filename, saved_hoist
         return ret
+
+    def _inline_with_label(self, fn, fnode):
+        """A helper with a return inside a runtime if/for: ``<result declarations> { body } label:;``.
+        Each return assigns the result variables and jumps to the label; the body is one block so the
+        jump never crosses an initialisation still in scope at the label."""
+        f = self.frame
+        f.ret_outer = self.depth
+        f.ret_decl = self.placeholder()
+        f.ret_label = self.fresh(f"__asc_return_{fn.__name__}")
+        with self.block("{"):
+            f.base_depth = self.depth
+            self.body(fnode.body)
+        self.emit(f"{f.ret_label}: ;")
+        if f.ret_names is None:
+            return None
+        vals = [self._labelled_type(i) for i in range(len(f.ret_names))]
+        decls = []
+        res = []
+        for name, first in zip(f.ret_names, vals):
+            if isinstance(first, lc.Value):
+                decls.append(f"{first.cpp_type()} {name}{{}};")
+                nv = copy.copy(first)
+            else:
+                dt = lc.float32 if isinstance(first, float) else (lc.bool_ if isinstance(first, bool) else lc.int32)
+                decls.append(f"{dt.cpp} {name}{{}};")
+                nv = lc._scalar(name, dt, var=True)
+            nv.expr, nv.var, nv.owner, nv._depth = name, True, None, f.ret_outer
+            res.append(nv)
+        self.fill(f.ret_decl, " ".join(decls))
+        return res[0] if not f.ret_tuple else tuple(res)
+
+    def _labelled_type(self, i):
+        """The i-th result's type: the first returned runtime value's (constants convert to it)."""
+        f = self.frame
+        firsts = [v[i] for _, v in f.ret_vals]
+        types = {x.cpp_type() for x in firsts if isinstance(x, lc.Value)}
+        if len(types) > 1:
+            raise self.error(f"{f.fn.__name__}: its returns give result {i} different types ({', '.join(sorted(types))}); "
+                             "a helper returning from inside a runtime if/for must return one type", KernelTypeError,
+                             f.ret_vals[-1][0])
+        for x in firsts:
+            if isinstance(x, lc.Value):
+                return x
+        return firsts[0]
 
     # ------------------------------------------------------------ statements
     def body(self, stmts):
@@ -597,8 +665,8 @@ class Translator:
 
     def _branch(self, stmts):
         f = self.frame
-        if not f.is_kernel and any(isinstance(x, ast.Return) for x in ast.walk(ast.Module(body=stmts,
-                                                                                           type_ignores=[]))):
+        if not f.is_kernel and f.ret_label is None and any(
+                isinstance(x, ast.Return) for x in ast.walk(ast.Module(body=stmts, type_ignores=[]))):
             raise self.error("a helper function may not return from inside a runtime if/for (only at its end or "
                              "under a compile-time condition)")
         self.body(stmts)
@@ -733,6 +801,8 @@ class Translator:
             if self.depth == f.base_depth:
                 f.returned = True
             return
+        if f.ret_label is not None:
+            return self._labelled_return(s, v)
         if self.depth != f.base_depth:
             raise self.error("a helper function may not return from inside a runtime if/for")
 
@@ -749,6 +819,31 @@ class Translator:
 
         f.ret = fix(v)
         f.returned = True
+
+    def _labelled_return(self, s, v):
+        f = self.frame
+        vals = v if isinstance(v, tuple) else (() if v is None else (v,))
+        if f.ret_names is None:
+            f.ret_names = [self.fresh("ret") for _ in vals]
+            f.ret_tuple = isinstance(v, tuple)
+        elif len(vals) != len(f.ret_names) or isinstance(v, tuple) != f.ret_tuple:
+            raise self.error(f"{f.fn.__name__}: every return of a helper that returns from inside a runtime if/for "
+                             f"must give the same number of values ({len(f.ret_names)} before, {len(vals)} here)",
+                             KernelTypeError, s)
+        for x in vals:
+            if isinstance(x, lc.Value) and not x.copyable:
+                raise self.error(f"{f.fn.__name__}: only scalars can be returned from inside a runtime if/for "
+                                 f"(got {type(x).__name__})", KernelTypeError, s)
+            if not isinstance(x, (lc.Value, bool, int, float)):
+                raise self.error(f"{f.fn.__name__}: cannot return {x!r} from inside a runtime if/for",
+                                 KernelTypeError, s)
+        f.ret_vals.append((s, vals))
+        for name, x in zip(f.ret_names, vals):
+            expr = x.expr if isinstance(x, lc.Value) else (("true" if x else "false") if isinstance(x, bool) else repr(x))
+            self.emit(f"{name} = {expr};")
+        self.emit(f"goto {f.ret_label};")
+        if self.depth == f.base_depth:
+            f.returned = True
 
     def s_Assert(self, s):
         c = self.ev(s.test)

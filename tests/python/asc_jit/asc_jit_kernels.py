@@ -306,3 +306,37 @@ def adv_rmsnorm(src: asc.GlobalAddress, gamma: asc.GlobalAddress, dst: asc.Globa
     asc.data_copy(g, g_gm, h)
     asc.adv.rmsnorm(y, x, g, eps, tiling)
     asc.data_copy(d_gm, y, rows * h)
+
+
+@asc.jit
+def _clamp_index(i: int, lo: int, hi: int) -> int:
+    """A helper returning from inside runtime ifs (and a loop): the result variable + jump form."""
+    if i < lo:
+        return lo
+    if i > hi:
+        return hi
+    return i
+
+
+@asc.jit
+def _first_at_least(x_gm: asc.GlobalTensor, n: int, thr: float):
+    """(index, value) of the first element >= thr, (-1, 0.0) if none: a return inside a runtime for + if."""
+    for j in range(n):
+        v = x_gm.get_value(j)
+        if v >= thr:
+            return j, v
+    return -1, 0.0
+
+
+@asc.jit
+def helper_returns(x: asc.GlobalAddress, out: asc.GlobalAddress, n: int, thr: float):
+    """out[0..n) = x[clamp(i - 2, 0, n - 5)]; out[n], out[n + 1] = _first_at_least(x, n, thr)."""
+    x_gm = asc.GlobalTensor()
+    o_gm = asc.GlobalTensor()
+    x_gm.set_global_buffer(x)
+    o_gm.set_global_buffer(out)
+    for i in range(n):
+        o_gm.set_value(i, x_gm.get_value(_clamp_index(i - 2, 0, n - 5)))
+    k, v = _first_at_least(x_gm, n, thr)
+    o_gm.set_value(n, k)
+    o_gm.set_value(n + 1, v)

@@ -293,3 +293,33 @@ def test_adv_rmsnorm_vs_numpy():
     want = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-4) * g[:oh]
     np.testing.assert_allclose(dst[:, :oh], want, rtol=2e-6, atol=2e-6)
     np.testing.assert_array_equal(dst[:, oh:], 0.0)
+
+
+@pytest.mark.parametrize("thr", [0.5, 2.0])
+def test_helper_returns_inside_runtime_if_and_for(thr):
+    n = 16
+    x = RNG.random(n).astype(np.float32)
+    out = np.zeros(n + 2, np.float32)
+    K.helper_returns[1](x, out, n, thr)
+    idx = np.clip(np.arange(n) - 2, 0, n - 5)
+    np.testing.assert_array_equal(out[:n], x[idx])
+    hits = np.nonzero(x >= np.float32(thr))[0]
+    want = (hits[0], x[hits[0]]) if hits.size else (-1, 0.0)
+    assert (out[n], out[n + 1]) == (np.float32(want[0]), np.float32(want[1]))
+
+
+def test_helper_labelled_return_needs_one_type():
+    @asc.jit
+    def two_types(a: int, b: float):
+        if a > 0:
+            return a
+        return b
+
+    @asc.jit
+    def k(x: asc.GlobalAddress, a: int, b: float):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        g.set_value(0, two_types(a, b))
+
+    with pytest.raises(asc.KernelTypeError, match="different types"):
+        k[1](np.zeros(8, np.float32), 1, 2.0)
