@@ -37,23 +37,31 @@ __all__ = [
 
 
 def select(condlist, choicelist, default=0):
-    """``choicelist[i]`` where ``condlist[i]`` is first true, else ``default`` (``numpy.select``)."""
+    """``choicelist[i]`` where ``condlist[i]`` is first true, else ``default`` (``numpy.select``).
+    NumPy's order of checks: the lengths, the common dtype of the choices and the default, the
+    conditions' broadcast, the choices' broadcast, then the conditions' dtype."""
     if len(condlist) != len(choicelist):
         raise _VE(f"[select] list of cases must be same length as list of conditions "
                   f"({len(choicelist)} vs {len(condlist)})")
     if len(condlist) == 0:
         raise _VE("[select] select with an empty condition list is not possible")
+    scalar = (int, float, complex)  # exactly these stay weak (NumPy: type(c) in ...; a bool is an array)
+    choices = [c if type(c) in scalar else _arr(c) for c in choicelist]
+    dflt = default if type(default) in scalar else _arr(default)
+    try:
+        dtype = _np.result_type(*[_dt_or_scalar(c) for c in choices + [dflt]])
+    except TypeError as e:
+        raise _TE(f"[select] Choicelist and default value do not have a common dtype: {e}") from None
     conds = [_arr(c) for c in condlist]
+    cshape = _bshape("select", *[c.shape for c in conds])
+    vshape = _bshape("select", *[_np.shape(c) if not isinstance(c, _C.ndarray) else c.shape
+                                 for c in choices + [dflt]])
     for i, c in enumerate(conds):
         if c.dtype != _np.bool_:
             raise _TE(f"[select] invalid entry {i} in condlist: should be boolean ndarray, got {c.dtype}")
-    scalar = (bool, int, float, complex)
-    choices = [c if isinstance(c, scalar) else _arr(c) for c in choicelist]
-    dflt = default if isinstance(default, scalar) else _arr(default)
-    dtype = _np.result_type(*[_dt_or_scalar(c) for c in choicelist], _dt_or_scalar(default))
-    shp = _bshape("select", *[c.shape for c in conds],
-                  *[c.shape for c in choices + [dflt] if isinstance(c, _C.ndarray)])
-    out = _C.full(shp, dflt, dtype) if isinstance(dflt, scalar) else _C.broadcast_to(dflt.astype(dtype), shp)
+    shp = cshape if len(vshape) == 0 else _bshape("select", cshape, vshape)
+    out = _C.full(shp, dflt, dtype) if not isinstance(dflt, _C.ndarray) else \
+        _C.broadcast_to(dflt.astype(dtype), shp)
     for c, v in zip(reversed(conds), reversed(choices)):
         v = v.astype(dtype) if isinstance(v, _C.ndarray) else _C.full((), v, dtype)
         out = _C.where(c, v, out)
@@ -522,7 +530,12 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = diff(xx, axis=ax)
     hi = yy[_slice(yy.ndim, ax, slice(1, None))]
     lo = yy[_slice(yy.ndim, ax, slice(0, _builtins.max(n - 1, 0)))]
-    return _C.sum(_C.true_divide(_C.multiply(d, _C.add(hi, lo)), 2.0), ax)
+    r = _C.true_divide(_C.multiply(d, _C.add(hi, lo)), 2.0)
+    if isinstance(axis, (bool, _np.bool_)):
+        # NumPy indexes its slice list with the bool (True is 1) and only the final .sum(axis)
+        # refuses it, after the shapes of y, x and dx were checked
+        raise TypeError("[trapezoid] an integer is required for the axis, got a bool")
+    return _C.sum(r, ax)
 
 
 # ------------------------------------------------------------------ interpolation, convolution, polynomials

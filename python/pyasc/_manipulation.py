@@ -904,13 +904,21 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
     return _C.nanargmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
 
 
+def _inexact_dtype_ok(x, dtype):
+    """NumPy's nanmean/nanvar/nanstd check ``issubclass(dtype.type, np.inexact)``: ml_dtypes'
+    bfloat16 is no np.inexact, so float16/32/64 and complex input refuse dtype=bfloat16; pyasc
+    reads a bfloat16 input as inexact (its NaNs are ignored), and then allows its own dtype."""
+    k = _np.dtype(dtype).kind
+    return k in "fc" or k == "V" and _np.dtype(x.dtype).kind == "V"
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
     (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
     keepdims = _sig.keepdims_flag("nanmean", keepdims)
     x = _arr(a)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
-    if inexact and dtype is not None and _np.dtype(dtype).kind not in "fcV":  # V: bfloat16
+    if inexact and dtype is not None and not _inexact_dtype_ok(x, dtype):
         raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     if where is not _sig._NV:
         if axis is not None and not inexact:  # NumPy: np.mean (axis first); else a sum (where= first)
@@ -927,6 +935,35 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
     return r
 
 
+def _nanvar_in_input_dtype(x, axis, dt, out, ddof, keepdims, is_std):
+    """NumPy's nanvar/nanstd steps with a dtype= other than the input's: the mean is summed in
+    dtype, but the deviations and their squares are written into the input's (NaN-replaced)
+    copy (np.subtract(arr, avg, out=arr, casting='unsafe')), so they are rounded to the input
+    dtype (float16 input, dtype=float32: float16 squares), and then summed in dtype."""
+    xdt = _np.dtype(x.dtype)
+    if x.size > 1 << 32:  # NumPy's _replace_nan copies the input first (a huge view: its MemoryError)
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("nanstd" if is_std else "nanvar", x.shape, xdt)
+    nan = _C.isnan(x)
+    arr = _C.where(nan, _C.full((), 0, xdt), x)
+    cnt = _C.sum(_C.logical_not(nan), axis=axis, dtype=_np.int64, keepdims=True)
+    avg = _C.astype(_C.true_divide(_C.sum(arr, axis=axis, dtype=dt, keepdims=True), cnt), dt)
+    dev = _C.astype(_C.subtract(arr, avg), xdt)
+    dev = _C.where(nan, _C.full((), 0, xdt), dev)
+    sq = _C.multiply(dev, _C.conjugate(dev)).real if xdt.kind == "c" else _C.multiply(dev, dev)
+    var = _C.sum(sq, axis=axis, dtype=dt, keepdims=keepdims)
+    dof = _C.subtract(cnt if keepdims else _C.reshape(cnt, tuple(var.shape)), float(ddof))
+    var = _C.astype(_C.true_divide(var, dof), var.dtype)
+    var = _C.where(_C.less_equal(dof, 0.0), _C.full((), _np.nan, var.dtype), var)
+    if is_std:
+        var = _C.sqrt(var)
+    if out is not None:
+        _C._copy_into(out, _C.astype(var, out.dtype) if _np.dtype(out.dtype) != _np.dtype(var.dtype) else var)
+        return out
+    return var
+
+
 def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
     if correction is not None:
         if ddof != 0:
@@ -935,14 +972,18 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
     x = _arr(a)
     if _is_inexact(x) and dtype is not None:  # NumPy's nanvar/nanstd; other input goes to var/std
         _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)
-        if _np.dtype(dtype).kind not in "fcV":  # V: bfloat16
+        if not _inexact_dtype_ok(x, dtype):
             raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
     if _np.ndim(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) > 0:
         # NumPy divides by (count - ddof) with out= the result: an array of ddof values fails there
         # (ValueError) unless it broadcasts with the result, which pyasc does not support
         raise _VE_tile(f"[{'nanstd' if is_std else 'nanvar'}] ddof must be a scalar, got an array of shape "
                        f"{_np.shape(ddof)}")
-    r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
+    xdt = _np.dtype(x.dtype)
+    if dtype is not None and _np.dtype(dtype) != xdt and xdt.kind in "fc":
+        r = _nanvar_in_input_dtype(x, axis, _np.dtype(dtype), out, ddof, keepdims, is_std)
+    else:
+        r = _C._nanvar(x, axis, dtype, out, float(ddof), keepdims, is_std)
     if _is_inexact(x) and _any_nan(r):
         cnt = _C.sum(_C.logical_not(_C.isnan(x)), axis=axis)
         if x.size == 0 or bool(_C.any(_C.less_equal(cnt, ddof))):

@@ -275,9 +275,19 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 # ------------------------------------------------------------------ manipulation
 
 
-def ravel(x):
-    """The elements of ``x`` as a 1-D array (a view when the strides allow)."""
+def ravel(x, order="C"):
+    """The elements of ``x`` as a 1-D array (a view when the strides allow), read in ``order``
+    ('C', 'F', 'A' or 'K', as ``numpy.ravel``)."""
     x = _arr(x)
+    if order != "C":
+        from ._signatures import check_order, ravel_order
+
+        if check_order("ravel", order, none_ok=True) not in (None, "C"):
+            if x.size > 1 << 32 and not x.is_contiguous():
+                from ._helpers import _alloc_check
+
+                _alloc_check("ravel", x.shape, x.dtype)
+            return ravel_order(x, order)
     if x.size > 1 << 32 and not x.is_contiguous():
         # a huge broadcast view: NumPy copies it (its MemoryError, or "array is too big"), where
         # the strides would let pyasc return a stride-0 view of 2**44 elements or more

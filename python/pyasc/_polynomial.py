@@ -128,6 +128,13 @@ def poly(seq_of_zeros):
     result whose roots come in conjugate pairs is returned real. No roots gives 1.0.
     A square matrix (its characteristic polynomial in NumPy) is not supported: that needs
     general eigenvalues."""
+    if isinstance(seq_of_zeros, (str, bytes)):
+        # NumPy iterates the str (dispatch), makes a 1-element string array of it and casts that
+        # to float64 (mintypecode of 'U'/'S'): a number in the string is the one root
+        try:
+            seq_of_zeros = [float(seq_of_zeros)]
+        except ValueError:
+            raise _VE(f"[poly] could not convert string to float: {seq_of_zeros!r}") from None
     if _np.ndim(seq_of_zeros) == 0:  # NumPy's dispatcher iterates over the argument
         raise _TE(f"[poly] seq_of_zeros must be a sequence or an array, got {type(seq_of_zeros).__name__}")
     seq = _atleast_1d(seq_of_zeros)

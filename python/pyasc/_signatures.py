@@ -507,13 +507,46 @@ def _method_reshape(self, *shape, order="C", copy=None):
     return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
 
-def _method_ravel(self, order="C"):
-    """The array flattened (``ndarray.ravel(order='C')``; 'F' column-major, 'A'/'K' the memory
-    order when the array is Fortran-contiguous)."""
+def _keep_order_perm(shape, strides):
+    """The axes, outermost first, in which NumPy's iterator reads an array in 'K' order: its
+    stable insertion sort by |stride| from the innermost axis out, where a zero stride (a
+    broadcast or a length-1 axis, whose stride the iterator zeroes) compares as ambiguous and
+    leaves the order as it is."""
+    st = [0 if n == 1 else abs(s) for n, s in zip(shape, strides)]
+    perm = list(range(len(shape)))[::-1]  # innermost first, as the iterator keeps them
+    for i0 in range(1, len(perm)):
+        j0, pos = perm[i0], i0
+        for i1 in range(i0 - 1, -1, -1):
+            s0, s1 = st[j0], st[perm[i1]]
+            if s0 == 0 or s1 == 0:
+                continue  # ambiguous: look further out
+            if s1 <= s0:
+                break
+            pos = i1
+        if pos != i0:
+            perm.insert(pos, perm.pop(i0))
+    return perm[::-1]
+
+
+def ravel_order(self, order):
+    """``self`` flattened in NumPy's ``order``: 'C' row-major, 'F' column-major, 'A' 'F' when the
+    array is Fortran- but not C-contiguous, 'K' the order of the elements in memory (see
+    ``_keep_order_perm``; a negative stride still reads its axis forward, as NumPy's)."""
     o = "C" if order == "C" else check_order("ravel", order, none_ok=True) or "C"
-    if o in ("A", "K") and self.ndim >= 2 and not self.is_contiguous() and self.T.is_contiguous():
-        o = "F"
+    if o in ("A", "K") and self.ndim >= 2 and not self.is_contiguous():
+        if o == "A":
+            o = "F" if self.T.is_contiguous() else "C"
+        else:
+            perm = _keep_order_perm(self.shape, self.strides)
+            if perm != list(range(self.ndim)):
+                return _c_ravel(self.transpose(perm))
+            o = "C"
     return _c_ravel(self.T) if o == "F" else _c_ravel(self)
+
+
+def _method_ravel(self, order="C"):
+    """The array flattened (``ndarray.ravel(order='C')``; see ``ravel_order``)."""
+    return ravel_order(self, order)
 
 
 def _method_conj(self, *args, **kwargs):

@@ -137,9 +137,15 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     """``a`` partitioned around ``kth``: the element at each kth position is the one a sort
     puts there, smaller ones before it, larger after. (Computed by a full sort, which is one
     valid partition.)"""
+    x = _arr(a)
+    if x.size > 1 << 32 and not x.is_contiguous():
+        # NumPy copies the input (flatten / copy(order='K')) before the method checks anything:
+        # a huge broadcast view is its allocation error first
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("partition", (x.size,), x.dtype)
     _check_select_kind(kind)
     _check_order(order)
-    x = _arr(a)
     _check_kth(x, kth, axis)
     return _C.sort(x, axis, False)
 
@@ -249,8 +255,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     x = _arr(ar)
     if axis is not None:
         if x.ndim != 1:
+            axis = _unique_axis_arg(axis, x.ndim)
             return _unique_axis(x, axis, return_index, return_inverse, return_counts)
-        if not -1 <= _operator.index(axis) <= 0:
+        if not -1 <= _operator.index(axis) <= 0:  # (NumPy's normalize_axis_index for 1-d input)
             raise _np.exceptions.AxisError(axis, 1)
     if not (return_index or return_inverse or return_counts):
         return _C.unique_values(x, bool(equal_nan))
@@ -265,6 +272,42 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_counts:
         out.append(counts)
     return tuple(out)
+
+
+def _unique_axis_arg(axis, ndim):
+    """unique's axis as NumPy reads it: ``moveaxis(ar, axis, 0)`` (normalize_axis_tuple: an int,
+    else the entries of a sequence, each in range -- its AxisError --, no repeats and one entry
+    for the one destination -- ValueError), then a list index (a non-int: TypeError)."""
+    try:
+        return _operator.index(axis)
+    except TypeError:
+        pass
+    if isinstance(axis, _C.ndarray):
+        # (a huge broadcast view repeats one value: its first entries stand for it)
+        flat = axis if axis.ndim == 1 else _C.reshape(axis, (-1,)) if axis.size <= 4096 else None
+        entries = [axis[(0,) * axis.ndim]] if flat is None else [flat[i] for i in range(flat.size if flat.size < 4096 else 4096)]
+        n = axis.size
+    else:
+        try:
+            entries = list(axis)
+        except TypeError:
+            raise TypeError(f"[unique] '{type(axis).__name__}' object cannot be interpreted as an integer "
+                            f"(axis)") from None
+        n = len(entries)
+    from numpy.lib.array_utils import normalize_axis_index  # noqa: PLC0415
+
+    seen = []
+    for e in entries:
+        try:
+            seen.append(normalize_axis_index(_operator.index(e), ndim))
+        except _np.exceptions.AxisError:
+            raise _np.exceptions.AxisError(f"axis {axis!r} is out of bounds for array of dimension {ndim}") \
+                from None
+    if len(set(seen)) != len(seen):
+        raise ValueError("[unique] repeated axis in `source` argument")
+    if n != 1:
+        raise ValueError("[unique] `source` and `destination` arguments must have the same number of elements")
+    raise TypeError("[unique] only integer scalar arrays can be converted to a scalar index (axis)")
 
 
 def _unique_axis(x, axis, return_index, return_inverse, return_counts):

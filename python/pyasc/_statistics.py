@@ -145,6 +145,10 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
         # (a huge broadcast view) NumPy's _ureduce checks the axis, then copies the input before
         # the kernel (whose dtype errors, a bool subtraction, come after)
         _alloc_check(name, x.shape, x.dtype)
+    try:  # NumPy looks the method up in a dict: an unhashable one (an array) is its TypeError
+        hash(method)
+    except TypeError as e:
+        raise _TE(f"[{name}] method: {e}") from None
     if method not in _METHODS:
         raise _VE(f"[{name}] {method!r} is not a valid method. Use one of: {_METHODS}")
     cnt = 1

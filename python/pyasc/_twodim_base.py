@@ -99,8 +99,10 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - NumPy's name
         return _C.empty((x.shape[0], 0), dt)
     cols = [_C.full((x.shape[0], 1), 1, dt)]
     if n > 1:
-        cols.append(_C.broadcast_to(_C.reshape(xs, (-1, 1)), (x.shape[0], n - 1)))
-    v = _C.cumprod(_man.concatenate(cols, axis=1), 1)
+        # NumPy accumulates x, x*x, ... from x itself, not from 1*x: (1+0j)*(nan+infj) is
+        # nan+nanj, so a leading 1 in the product would change complex infinities.
+        cols.append(_C.cumprod(_C.broadcast_to(_C.reshape(xs, (-1, 1)), (x.shape[0], n - 1)), 1))
+    v = _man.concatenate(cols, axis=1) if n > 1 else cols[0]
     return v if increasing else _ns.flip(v, 1)
 
 

@@ -271,6 +271,16 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
                         raise _errors.AscendOverflowError(
                             _errors.ErrorCode.OVERFLOW, f"[{name}] Python integer {v} out of bounds for {dtype}") \
                             from None
+            if out_dt is not None and any(type(v) is int for v in vals):
+                # NumPy picks the loop from the operands, converts the Python ints to it (their
+                # OverflowError) and only then checks the cast into out
+                try:
+                    loop0 = _resolve(name, npu, dts, None, signature, casting)
+                except TypeError:
+                    loop0 = None
+                for i, v in enumerate(vals if loop0 is not None else ()):
+                    if type(v) is int:
+                        _weak_as(name, v, loop0[i])
             raise
     else:
         loop = _own_loop(name, nin, vals, dts, dtype, signature, casting, out_dt)
