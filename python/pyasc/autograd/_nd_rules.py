@@ -222,8 +222,8 @@ def _ops_pad(g, out, x, pad, *rest, needs, **kw):
 
 # -- norms --------------------------------------------------------------------------------------------
 
-def _slots(rest, names):
-    """Result tuple (input first) with a slot per positional argument."""
+def _slots(rest):
+    """Result list (input first) with a slot per positional argument."""
     return [None] * (1 + len(rest))
 
 
@@ -248,7 +248,7 @@ def _instance_norm(g, out, x, *rest, needs, **kw):
     else:
         gx, xhat = _norm_backward(g, x, spatial, cshape, w, eps, asc.asarray(rm).reshape(cshape),
                                   asc.asarray(rv).reshape(cshape))
-    res = _slots(rest, None)
+    res = _slots(rest)
     res[0] = gx if needs[0] else None
     axes = (0,) + spatial
     if len(needs) > 3 and needs[3]:
