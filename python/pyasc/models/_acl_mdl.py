@@ -172,11 +172,34 @@ def _describe(sess):
     return inputs, outputs, gears
 
 
-def _sizes(sess, inputs, gears):
+def _sizes(sess, inputs, outputs, gears):
+    """(work, weight) bytes. Runs the model once on zeros (the largest gear) when the inputs' dims
+    are known: the static memory plan comes from that run, and outputs whose dims the graph leaves
+    symbolic take the run's dims (a dim equal to the largest gear where the graph has a symbol is
+    the batch axis)."""
     weight = int(sum(np.asarray(v).nbytes for v in sess._model.constants.values()))
-    feed = _zeros(inputs, max(gears) if gears else 0)
-    plan = sess.memory_plan(feed) if feed is not None else None
-    return (int(plan.peak_bytes) if plan is not None else 0), weight
+    top = max(gears) if gears else 0
+    feed = _zeros(inputs, top)
+    if feed is None:
+        return 0, weight
+    sizes = {}
+    names = [v.name for v in sess._model.outputs]
+    results = sess._model.run(sess._feeds(feed), names, sizes)
+    sess._set_plan(sizes)
+    for t, o in zip(outputs, results):
+        shape = [int(d) for d in o.shape]
+        if t.size or len(shape) != len(t.dims):
+            continue
+        item = _np_dtype(t.dtype).itemsize
+        if gears and t.dims and t.dims[0] < 0 and shape[0] == top:
+            t.batch_axis = 0
+            t.sample_bytes = int(np.prod(shape[1:], dtype=np.int64)) * item
+            t.dims = [-1] + [d if d >= 0 else shape[k + 1] for k, d in enumerate(t.dims[1:])]
+            t.size = t.sample_bytes * top
+        elif not gears:
+            t.dims = shape
+            t.size = int(np.prod(shape, dtype=np.int64)) * item
+    return int(sess.peak_bytes), weight
 
 
 def _zeros(inputs, batch):
@@ -199,7 +222,7 @@ def load(path, data, model_id):
     tensor as (name, dims, aclDataType, aclFormat, bytes, batch axis or -1, bytes per batch entry)."""
     sess = _open_session(path, data)
     inputs, outputs, gears = _describe(sess)
-    work, weight = _sizes(sess, inputs, gears)
+    work, weight = _sizes(sess, inputs, outputs, gears)
     with _lock:
         _models[int(model_id)] = _Model(sess, inputs, outputs, gears)
     return ([t.as_tuple() for t in inputs], [t.as_tuple() for t in outputs], gears, work, weight)
@@ -210,8 +233,8 @@ def query_size(path, data):
     """(work bytes, weight bytes) of a model file / image: its static memory plan's peak for the largest
     gear and its constants."""
     sess = _open_session(path, data)
-    inputs, _, gears = _describe(sess)
-    return _sizes(sess, inputs, gears)
+    inputs, outputs, gears = _describe(sess)
+    return _sizes(sess, inputs, outputs, gears)
 
 
 @_guarded(ACL_ERROR_INTERNAL_ERROR)

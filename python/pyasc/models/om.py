@@ -186,7 +186,9 @@ def build(model, *, producer, source_name, options=None, precision_mode=None, so
         "source": {"name": source_name, "producer_name": model.proto.producer_name,
                    "graph_name": model.proto.graph.name, "ir_version": int(model.proto.ir_version),
                    "opsets": {k or "ai.onnx": v for k, v in model.opsets.items()}},
-        "inputs": [_value_meta(v, formats.get(v.name)) for v in model.inputs],
+        # ATC's default --input_format for ONNX models is NCHW (NCDHW for 5-D inputs)
+        "inputs": [_value_meta(v, formats.get(v.name) or {4: "NCHW", 5: "NCDHW"}.get(len(v.shape or ())))
+                   for v in model.inputs],
         "outputs": [_value_meta(v) for v in model.outputs],
         "precision_mode": precision_mode or "must_keep_origin_dtype",
         "compute_dtype": precision_dtype(precision_mode or "must_keep_origin_dtype"),
