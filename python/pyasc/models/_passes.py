@@ -7,6 +7,8 @@ topological order) and constants, and returns how many rewrites it made:
   statistics becomes ``Conv(x, W', b')``: ``W' = W * s``, ``b' = (b - mean) * s + beta``
   with ``s = scale / sqrt(var + eps)`` per output channel, computed in float64 and
   rounded once to the weights' dtype (onnxruntime's and OpenVINO's rewrite).
+* :func:`fold_batch_norm_gemm` -- the same after a ``Gemm`` with constant ``B`` / ``C`` (per
+  output column; ``beta * C`` folded into the new bias).
 * :func:`fold_scale_shift` -- ``Mul(Conv(x), s)`` and ``Add(Conv(x), c)`` with constant per-channel
   (or scalar) ``s``/``c`` fold into the Conv's weights and bias (Caffe's BatchNorm + Scale pair as
   exported in Inception v2 / DenseNet: BatchNormalization, then Mul and Add by constants).
@@ -146,6 +148,69 @@ def fold_batch_norm(model, protected):
     return count
 
 
+def fold_batch_norm_gemm(model, protected):
+    """Folds each inference BatchNormalization that follows a Gemm with constant B (and C):
+    ``Y = alpha * A' B' + beta * C`` then ``s * (Y - mean) + shift`` per output column becomes
+    ``alpha * A' (B' s) + (s * (beta * C - mean) + shift)``, in float64, rounded once. C must be a
+    scalar or a per-column vector ([K] / [1, K]); Gemm's output is 2-D, so the BatchNormalization's
+    channel axis is the column axis."""
+    import pyasc as asc
+
+    nodes, consts = model.nodes, model.constants
+    readers = _readers(nodes)
+    drop, count = set(), 0
+    for i, gemm in enumerate(nodes):
+        if gemm.op_type != "Gemm" or gemm.domain or len(gemm.outputs) != 1:
+            continue
+        j = _only_reader(gemm.outputs[0], readers, protected)
+        if j is None:
+            continue
+        bn = nodes[j]
+        if bn.op_type != "BatchNormalization" or bn.domain or bn.inputs[0] != gemm.outputs[0]:
+            continue
+        if bn.attr("training_mode", 0) or any(o for o in bn.outputs[1:]) or len(bn.inputs) < 5:
+            continue
+        b_name = gemm.inputs[1]
+        c_name = gemm.inputs[2] if len(gemm.inputs) > 2 and gemm.inputs[2] else None
+        stats = bn.inputs[1:5]
+        names = [b_name, c_name, *stats]
+        if any(x and x not in consts for x in names) or any(x in _overridable(model) for x in names if x):
+            continue
+        w = np.asarray(consts[b_name])
+        if w.ndim != 2 or w.dtype.kind != "f":
+            continue
+        trans_b = bool(gemm.attr("transB", 0))
+        k = w.shape[0] if trans_b else w.shape[1]
+        scale, shift, mean, var = (np.asarray(consts[x]).astype(np.float64).reshape(-1) for x in stats)
+        if not (scale.size == shift.size == mean.size == var.size == k):
+            continue
+        beta = float(gemm.attr("beta", 1.0))
+        if c_name:
+            c = np.asarray(consts[c_name])
+            if c.dtype.kind != "f" or c.ndim > 2 or (c.ndim == 2 and c.shape[0] != 1) or \
+                    (c.ndim >= 1 and c.shape[-1] not in (1, k)):
+                continue
+            cv = np.broadcast_to(c.astype(np.float64).reshape(-1), (k,))
+        else:
+            cv = np.zeros(k)
+        s = scale / np.sqrt(var + float(bn.attr("epsilon", 1e-5)))
+        w2 = (w.astype(np.float64) * (s.reshape(k, 1) if trans_b else s.reshape(1, k))).astype(w.dtype)
+        c2 = (s * (beta * cv - mean) + shift).astype(w.dtype)
+        wn = _fresh(consts, f"{b_name}_bnfold")
+        cn = _fresh(consts, f"{bn.name or b_name}_bias_bnfold")
+        consts[wn] = asc.array(w2, copy=True)
+        consts[cn] = asc.array(c2, copy=True)
+        _release(consts, readers, protected, names)
+        attrs = dict(gemm.attrs)
+        attrs["beta"] = 1.0
+        nodes[i] = Node(gemm.name, "Gemm", "", gemm.opset, attrs, [gemm.inputs[0], wn, cn], [bn.outputs[0]])
+        drop.add(j)
+        count += 1
+    if count:
+        model.nodes = [n for k2, n in enumerate(nodes) if k2 not in drop]
+    return count
+
+
 def _per_channel(c, oc, out_rank):
     """``c`` (a constant) as a float64 vector of ``oc`` per-output-channel values when it broadcasts
     against a conv output [N, oc, *spatial] only along the channel axis (or is a scalar); else None."""
@@ -280,6 +345,7 @@ def fuse_conv(model, protected):
 def run_all(model, protected):
     """Runs the passes in order; returns {pass name: rewrites}."""
     out = {"fold_batch_norm": fold_batch_norm(model, protected)}
+    out["fold_batch_norm_gemm"] = fold_batch_norm_gemm(model, protected)
     out["fold_scale_shift"] = fold_scale_shift(model, protected)
     out["fuse_conv"] = fuse_conv(model, protected)
     return out

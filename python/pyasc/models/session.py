@@ -145,6 +145,7 @@ class InferenceSession:
         self._profiling = bool(getattr(self._options, "enable_profiling", False))
         self._events = []
         self._lock = threading.Lock()
+        self._plan = None
 
     # ---------------------------------------------------------------- metadata
 
@@ -194,6 +195,33 @@ class InferenceSession:
     def folded_nodes(self):
         """How many nodes constant folding removed at load."""
         return self._model.folded
+
+    @property
+    def peak_bytes(self):
+        """The static memory plan's arena size in bytes: the working memory one run needs for the
+        values the graph computes (intermediates and outputs; inputs and weights excluded), with
+        buffers reused by lifetime (python/pyasc/models/_memplan.py). Planned from the shapes of
+        the first run (or :meth:`memory_plan`); None before."""
+        return None if self._plan is None else self._plan.peak_bytes
+
+    def memory_plan(self, input_feed=None):
+        """The static memory plan (a ``MemoryPlan``: ``buffers`` {value: (offset, bytes, first node,
+        last node)}, ``peak_bytes``, ``naive_bytes`` without reuse, ``live_peak_bytes``). With
+        ``input_feed`` the model runs once on it to learn the shapes and the plan is made for them;
+        without, the plan of the first run (None before one)."""
+        if input_feed is not None:
+            names = [v.name for v in self._model.outputs]
+            sizes = {}
+            self._model.run(self._feeds(input_feed), names, sizes)
+            self._set_plan(sizes)
+        return self._plan
+
+    def _set_plan(self, sizes):
+        from ._memplan import plan
+
+        p = plan(sizes, self._model.last_use, len(self._model.nodes), {v.name for v in self._model.outputs})
+        with self._lock:
+            self._plan = p
 
     # ---------------------------------------------------------------- run
 
@@ -254,7 +282,10 @@ class InferenceSession:
         names = self._names(output_names)
         feeds = self._feeds(input_feed)
         t0 = time.perf_counter()
-        outs = self._model.run(feeds, names)
+        sizes = {} if self._plan is None else None
+        outs = self._model.run(feeds, names, sizes)
+        if sizes is not None:
+            self._set_plan(sizes)
         if self._profiling:
             import pyasc as asc
 
