@@ -104,7 +104,7 @@ test-tsan: setup
 	@# ops and nn: their loops run on the core workers (parallel_for, conv
 	@# pieces); oneDNN and libgomp are not instrumented, so only pyasc's own
 	@# accesses and synchronisation are checked there.
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1 \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp \
 	  ctest --test-dir $(TSAN_BUILD) -L '^(runtime|graph|ops|nn)$$' -E '^Fork\.' --output-on-failure -j $(JOBS)
 
 # The array API conformance suite against the installed package (not part of CI):
