@@ -120,17 +120,24 @@ def _check_kth(x, kth, axis):
         raise _np.exceptions.AxisError(axis, 0)
     ks = _np.atleast_1d(_np.asarray(kth))
     if ks.dtype.kind not in "iu":
-        raise TypeError("Partition index must be integer")
+        raise _part_error(TypeError, "Partition index must be integer")
     for k in ks.tolist():
         if not -n <= k < n:
-            raise ValueError(f"kth(={k}) out of bounds ({n})")
+            raise _part_error(ValueError, f"kth(={k}) out of bounds ({n})")
+
+
+def _part_error(cls, msg):
+    """partition/argpartition's argument errors as pyasc's classes (NumPy's builtin ones)."""
+    from .errors import AscendTypeError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+    return (AscendTypeError if cls is TypeError else AscendValueError)(ErrorCode.INVALID_PARAM, f"[partition] {msg}")
 
 
 def _check_select_kind(kind):
     if not isinstance(kind, (str, bytes)):
-        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
+        raise _part_error(TypeError, f"select kind must be str, not {type(kind).__name__}")
     if (kind.decode("latin-1") if isinstance(kind, bytes) else kind) != "introselect":
-        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+        raise _part_error(ValueError, f"select kind must be 'introselect' (got {kind!r})")
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -155,6 +162,18 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     _check_select_kind(kind)
     _check_order(order)
     x = _arr(a)
+    if x.ndim == 0:  # NumPy partitions a 0-d array as one of shape (1,)
+        x = _C.reshape(x, (1,))
+    if x.size == 0:
+        # an empty array: the axis and kth's type are checked, its bounds are not (NumPy returns
+        # the empty index array for any integer kth)
+        if axis is not None:
+            from ._helpers import _norm_axis  # noqa: PLC0415
+
+            _norm_axis(axis, x.ndim, "argpartition")
+        if _np.asarray(kth).dtype.kind not in "iu":
+            raise _part_error(TypeError, "Partition index must be integer")
+        return _C.full((0,) if axis is None else tuple(x.shape), 0, _np.int64)
     _check_kth(x, kth, axis)
     if x.size > 1 << 32:  # NumPy allocates the intp result after checking kth: a huge view's error
         from ._helpers import _alloc_check  # noqa: PLC0415

@@ -803,3 +803,12 @@ def test_argpartition_huge_view_allocation_error(mode, dt, shape, kth):
 
     e, g = _outcome(lambda: call(np)), _outcome(lambda: call(asc))
     assert isinstance(e, Exception) and any(isinstance(g, b) for b in _builtin_bases(type(e))), (e, g)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (5, 2, 0), (0,), (2, 0), (2, 3)], ids=repr)
+@pytest.mark.parametrize("kth", [0, 5, -9, 2 ** 63, 1.5, [0, 1], -1], ids=repr)
+@pytest.mark.parametrize("axis", [-1, 0, 3, None])
+def test_argpartition_zero_d_and_empty(mode, shape, kth, axis):
+    """NumPy reads a 0-d array as shape (1,) and checks no kth bound on an empty array."""
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    _same(lambda: np.argpartition(x, kth, axis=axis).shape, lambda: asc.argpartition(asc.asarray(x), kth, axis=axis).shape)
