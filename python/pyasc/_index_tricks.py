@@ -89,7 +89,9 @@ def unravel_index(indices, shape, order="C"):
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """Coordinate arrays to flat indices for ``dims`` (``numpy.ravel_multi_index``)."""
     # NumPy's argument converters run in order: the dims, the mode(s), the order; then the lengths
-    dims = _check_dims(dims, "ravel_multi_index")
+    # (a negative dimension is no converter error in NumPy: its loop then finds every coordinate
+    # out of range -- after the coordinates' dtype check)
+    dims = _sig.intp_tuple("ravel_multi_index", dims, "dims")
     modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
     for md in modes:
         if isinstance(md, str) and md not in ("raise", "wrap", "clip"):
@@ -102,10 +104,13 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     total = 1
     for d in dims:
         total *= d
-    if total > _np.iinfo(_np.intp).max:
+    if total > _np.iinfo(_np.intp).max and _builtins.all(d >= 0 for d in dims):
         raise _VE("[ravel_multi_index] invalid dims: array size defined by dims is larger than the "
                          "maximum possible size.")
     coords = [_int_index_array(m, "ravel_multi_index") for m in multi_index]
+    if _builtins.any(d < 0 for d in dims) and (_builtins.any(md != "raise" for md in modes) or
+                                               _builtins.all(c.size == 0 for c in coords)):
+        raise _VE(f"[ravel_multi_index] dimensions must be non-negative, got {dims}")
     shp = _bshape("ravel_multi_index", *[c.shape for c in coords]) if coords else ()
     strides = [1] * len(dims)
     order_dims = range(len(dims) - 2, -1, -1) if order == "C" else range(1, len(dims))

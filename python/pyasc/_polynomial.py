@@ -439,6 +439,8 @@ def _eigvals(a, name, maxit=60):
         raise _TE(f"[{name}] array type float16 is unsupported in linalg")
     cplx = kind == "c"
     h = _C.astype(a, _np.complex128 if cplx else _np.float64)
+    if h.size and not bool(_C.all(_C.isfinite(h))):  # NumPy's eigvals: _assert_finite first
+        raise _LinAlgError(_Code.LINALG_ERROR, f"[{name}] Array must not contain infs or NaNs")
     n = h.shape[0]
     eps = _np.finfo(_np.float64).eps
     out, it = [], 0
