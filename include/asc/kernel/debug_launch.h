@@ -74,10 +74,14 @@ inline void* chevron_stream(int s) { return reinterpret_cast<void*>(static_cast<
 inline void* chevron_stream(long s) { return reinterpret_cast<void*>(static_cast<intptr_t>(s)); }
 
 /// `name<<<blockDim, l2ctrl, stream>>>` (the stream may be left out).
-template <typename R, typename... P, typename L2 = std::nullptr_t, typename S = std::nullptr_t>
-inline ChevronLaunch<R, P...> chevron_launch(const char* name, R (*kernel)(P...), uint32_t block_dim,
-                                             L2&& /*l2ctrl*/ = nullptr, S&& stream = nullptr) {
-  return ChevronLaunch<R, P...>{name, kernel, block_dim, chevron_stream(stream)};
+/// Kernels return void: matching `void (*)(P...)` also picks the kernel out of
+/// an overload set its name shares with C library functions (a sample's
+/// kernel named `abs` or `select` next to ::abs(int) / ::select(...), which
+/// return int), where deducing `R (*)(P...)` would be ambiguous.
+template <typename... P, typename L2 = std::nullptr_t, typename S = std::nullptr_t>
+inline ChevronLaunch<void, P...> chevron_launch(const char* name, void (*kernel)(P...), uint32_t block_dim,
+                                                L2&& /*l2ctrl*/ = nullptr, S&& stream = nullptr) {
+  return ChevronLaunch<void, P...>{name, kernel, block_dim, chevron_stream(stream)};
 }
 
 }  // namespace asc::detail
