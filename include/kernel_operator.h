@@ -35,6 +35,7 @@
 #include "asc/kernel/reg_api.h"
 #include "asc/kernel/cross_core.h"
 #include "asc/kernel/kernel_log.h"
+#include "asc/kernel/compare_mask.h"
 #include "asc/runtime/launch.h"
 // Unguarded: re-establishes the kernel assert after any <assert.h>.
 #include "asc/kernel/debug_assert.h"
