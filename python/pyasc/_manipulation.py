@@ -265,6 +265,14 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
         _alloc_check("tile", x.shape, x.dtype)
         _C.empty(tuple(x.shape), x.dtype)
+    if hasattr(reps, "__iter__") and hasattr(reps, "__len__") and len(reps) > 64:
+        # NumPy makes a tuple of reps (a huge view: a tuple it cannot allocate, MemoryError at
+        # once), then array(A, ndmin=len(reps)) refuses more than 64 dimensions
+        if len(reps) > 1 << 32:
+            from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
+
+            raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[tile] cannot make a tuple of {len(reps)} repetitions")
+        raise _VE_tile(f"[tile] ndmin must be <= ndmax (64), got {len(reps)} repetitions")
     reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
     for r in reps:  # NumPy repeats with int(r): a str is its ValueError
         if isinstance(r, str):
