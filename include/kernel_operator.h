@@ -37,5 +37,8 @@
 #include "asc/kernel/kernel_log.h"
 #include "asc/kernel/compare_mask.h"
 #include "asc/runtime/launch.h"
+// Functions CANN declares at global scope (samples call them unqualified).
+// (GetSysWorkSpacePtr: asc/kernel/matmul.h, with the matmul API.)
+using ::AscendC::GetTPipePtr;
 // Unguarded: re-establishes the kernel assert after any <assert.h>.
 #include "asc/kernel/debug_assert.h"

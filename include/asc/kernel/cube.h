@@ -199,6 +199,9 @@ enum class QuantMode_t : uint8_t {
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 struct FixpipeConfig {
   CO2Layout format;
+  // dav-3510's second field (L0C -> UB); the destination tensor's type picks
+  // the path here, so it is informational.
+  bool isToUB = false;
 };
 inline constexpr FixpipeConfig CFG_NZ = {CO2Layout::NZ};
 inline constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};

@@ -97,6 +97,8 @@ struct MatmulCallBackFunc {};
 inline __gm__ uint8_t* GetSysWorkSpacePtr() { return nullptr; }
 
 }  // namespace AscendC
+// CANN declares it at global scope (samples call it unqualified).
+using ::AscendC::GetSysWorkSpacePtr;
 
 namespace asc::kernel {
 
