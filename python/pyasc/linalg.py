@@ -239,7 +239,9 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 - Num
             rtol = max(A.shape[-2:]) * float(_np.finfo(S.dtype).eps)
         else:
             rtol = _C.expand_dims(_C.asarray(rtol), -1) if _C.asarray(rtol).ndim else rtol
-        tol = _C.multiply(_C.max(S, axis=-1, keepdims=True), rtol)
+        # (NumPy: S.max(..., initial=0): an empty matrix has rank 0, not an empty-max error)
+        smax = _C.max(S, axis=-1, keepdims=True) if S.shape[-1] else _C.full(tuple(S.shape[:-1]) + (1,), 0, S.dtype)
+        tol = _C.multiply(smax, rtol)
     else:
         t = _C.asarray(tol)
         tol = _C.expand_dims(t, -1) if t.ndim else t
