@@ -34,6 +34,8 @@ failing step, first error line), then the counts per folder. Exit status:
 the sample as include paths, ``ASCENDC_CPU_DEBUG``, the first SCENARIO_NUM
 and the architecture of the README/CMakeLists, and prints the first error
 (about a tenth of a full run's CPU time: no configure, no -O2, no link).
+``--scan`` builds nothing: it lists each sample's first missing API found by
+the regexes of SCAN_CAUSES (a static triage over all samples in seconds).
 """
 
 from __future__ import annotations
@@ -339,6 +341,48 @@ def census_one(mirror, files, sample, set_env, timeout):
         shutil.rmtree(work, ignore_errors=True)
 
 
+# --scan: the pieces pyasc still lacks, as regexes over a sample's sources, in
+# the order a sample is listed under (its first hit). Kept in step with the
+# kernel API by hand; a sample with no hit may still fail on something else.
+SCAN_CAUSES = [
+ ("tensor API (tensor_api/*.h)", r'tensor_api/'),
+ ("C API of 02_simd_c_api (asc_* intrinsics, c_api/*.h)", r'#include\s*"c_api/|\basc_(?!vf_call)[a-z0-9_]+\s*\('),
+ ("SIMT API (simt_api, __simt_*)", r'simt_api/|__simt_vf__|__simt_callee__|asc_simt'),
+ ("register API forms not implemented (unaligned/gather/scatter/histogram/cast/pack/interleave/data-block/pair reduce/squeeze/truncate/AddrReg/RegTraitNumTwo/other LoadDist-StoreDist)",
+  r'Reg::(LoadUnAlign|StoreUnAlign|LoadUnAlignPre|StoreUnAlignPost|Gather|GatherB|Scatter|Histograms|Cast|Pack|Interleave|DeInterleave|ReduceDataBlock|PairReduceElem|Squeeze|Truncate|CreateAddrReg|MaskGenWithRegTensor|ClearSpr|Load|Store|Mull|MulDstAdd|Axpy|Not|And|Or|ShiftLeft|ShiftRight|Prelu)\b|RegTraitNumTwo|LoadDist::DIST_(?!NORM\b|BRC_)|StoreDist::DIST_(?!NORM|FIRST_)|DataCopyMode::|MicroAPI::|DivSpecificMode'),
+ ("tiling data macros (register/tilingdata_base.h: BEGIN_TILING_DATA_DEF ...)", r'register/tilingdata_base\.h|BEGIN_TILING_DATA_DEF'),
+ ("advanced API host tiling (Get*TmpSize / Get*TilingInfo, TensorShape)", r'AscendC::Get[A-Za-z]+TmpSize|AscendC::Get[A-Za-z]+Tiling(Info)?\b|AscendC::TensorShape'),
+ ("ND-DMA / Slice / SetPadValue", r'NdDma|SliceInfo|SetPadValue'),
+ ("LoadData2DParamsV2 / sparse / MX / unzip cube loads", r'LoadData2DParamsV2|LoadDataWithSparse|MmadWithSparse|LoadDataUnzip|MmadMx|LoadData2dMx|mmad_mx|load_data_2dmx'),
+ ("int4b_t / hifloat8_t / fp8 / fp4 types", r'\bint4b_t\b|hifloat8_t|float8_e[45]m[23]_t|fp4x2_'),
+ ("cross-block sync (SyncAll, IBSet/IBWait, GroupBarrier, mutex, DataSyncBarrier)", r'\bSyncAll\b|\bIBSet\b|\bIBWait\b|GroupBarrier|\bMutex\b|DataSyncBarrier'),
+ ("memory management (TBufPool, ListTensorDesc)", r'TBufPool|ListTensorDesc'),
+ ("vector API gaps (GatherRepeatParams, Interleave, ReduceRepeat, BinaryConfig, ReduceDataBlock, PairReduceElem)", r'GatherRepeatParams|AscendC::Interleave|ReduceRepeat|BinaryConfig|AscendC::ReduceDataBlock|AscendC::PairReduceElem'),
+ ("dump API (asc_dump_gm)", r'asc_dump_gm'),
+ ("advanced Matmul (lib/matmul_intf.h; variants not verified)", r'lib/matmul_intf\.h'),
+]
+
+
+def scan_one(mirror, files, sample):
+    """``(cause or None, [all causes])`` of ``sample`` (``--scan``)."""
+    work = tempfile.mkdtemp(prefix="asc-scan-")
+    try:
+        export_sample(mirror, sample, files, work)
+        txt = ""
+        for d, _, names in os.walk(work):
+            for n in names:
+                if n.endswith((".asc", ".h", ".cpp", ".hpp", ".cc")):
+                    with open(os.path.join(d, n), encoding="utf-8", errors="replace") as f:
+                        txt += f.read()
+        with open(os.path.join(work, "README.md"), encoding="utf-8", errors="replace") as f:
+            if "error" in parse_readme(f.read()):
+                return ("needs CANN tools or a framework (README has no cpu run block)", [])
+        hits = [c for c, r in SCAN_CAUSES if re.search(r, txt)]
+        return (hits[0] if hits else None, hits)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def folder_of(sample):
     parts = sample.split("/")
     return "/".join(parts[1:3])
@@ -355,6 +399,8 @@ def main(argv=None):
     ap.add_argument("--json", default=None, help="write all results to this file")
     ap.add_argument("--list", action="store_true", help="only list the samples and their plans")
     ap.add_argument("--nice", type=int, default=10, help="niceness added to the sample builds (default 10)")
+    ap.add_argument("--scan", action="store_true",
+                    help="no build: list each sample's first missing API found by regex (SCAN_CAUSES)")
     ap.add_argument("--census", action="store_true", help="only compile (-fsyntax-only): first errors, fast")
     args = ap.parse_args(argv)
     global NICE
@@ -378,6 +424,16 @@ def main(argv=None):
             print(s, json.dumps(parse_readme(subprocess.run(["git", "-C", args.mirror, "show",
                                                              f"HEAD:{s}/README.md"], capture_output=True,
                                                             text=True).stdout), ensure_ascii=False))
+        return 0
+    if args.scan:
+        groups = {}
+        for smp in samples:
+            cause, _ = scan_one(args.mirror, files, smp)
+            groups.setdefault(cause or "no known gap found", []).append(smp)
+            print(f"{smp}: {cause or '-'}", flush=True)
+        print()
+        for cause, ss in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            print(f"{len(ss):4d}  {cause}")
         return 0
     results = []
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
