@@ -15,7 +15,9 @@
    shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
    compared when torch is installed (it is not in the lock: skipped otherwise).
 2. Data-parallel step of examples/distributed/train_mlp.py (bigger model): 2 processes x 1
-   core vs 1 process x 2 cores, same global batch: the ratio of median step times.
+   core vs 1 process x 2 cores, same global batch: the ratio of median step times; and on
+   2 processes with asc.value_and_grad, the all-reduce overlapped with the backward
+   (DataParallel.value_and_grad) vs after it (reduce_gradients).
 3. Dask: an elementwise + reduction workload (sum of x*x + 2x + 1 and of sqrt|x|) over a
    float32 array of --dask-gib GiB in 32 MiB chunks on LocalCluster(processes=True,
    n_workers=2, threads_per_worker=1, ASC_NUM_CORES=1), pyasc chunks vs NumPy chunks: the
@@ -184,8 +186,11 @@ def bench_dp(quick):
                          text=True, timeout=1800)
     two = subprocess.run([mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1",
                           sys.executable, ex, *args], env=env, capture_output=True, text=True, timeout=1800)
+    two_ag = [subprocess.run([mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1",
+                              sys.executable, ex, *args, "--autograd", *extra], env=env, capture_output=True,
+                             text=True, timeout=1800) for extra in ([], ["--no-overlap"])]
     res = []
-    for p in (one, two):
+    for p in (one, two, *two_ag):
         line = [x for x in p.stdout.splitlines() if x.startswith("{")]
         if p.returncode or not line:
             print("DP step: failed\n", p.stdout[-2000:], p.stderr[-2000:])
@@ -197,6 +202,11 @@ def bench_dp(quick):
           f"ratio (1x2 / 2x1) {t1 / t2:.2f} (> 1: data parallel is faster)")
     d = max(abs(a - b) / max(abs(a), 1e-12) for a, b in zip(res[0]["losses"], res[1]["losses"]))
     print(f"largest relative loss difference between the two runs: {d:.2e}")
+    to, tn = res[2]["median_step_s"], res[3]["median_step_s"]
+    print(f"2 processes x 1 core, asc.value_and_grad: all-reduce overlapped with the backward "
+          f"(DataParallel.value_and_grad) {to * 1e3:.1f} ms/step, after the backward (reduce_gradients) "
+          f"{tn * 1e3:.1f} ms/step: ratio (after / overlapped) {tn / to:.2f}; same losses: "
+          f"{res[2]['losses'] == res[3]['losses']}")
 
 
 # ------------------------------------------------------------------ 3. Dask

@@ -262,14 +262,15 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     data = encode(list(object_list)) if me else b""
     size = np.array([len(data), len(object_list)], np.int64)
     C._run(pg, what, f"{what} src={src}", (("Bcast", (size, root)),), None, False)
-    if not me and int(size[1]) != len(object_list):
-        # every rank has joined the size broadcast: all but the root raise the same way
-        raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[{what}] object_list has {len(object_list)} elements "
-                               f"here, {int(size[1])} on src rank {src}")
     buf = _bytes_array(data) if me else np.empty(int(size[0]), np.uint8)
     C._run(pg, what, None, (("Bcast", (buf, root)),), None, False)
-    if not me:
-        object_list[:] = decode(buf)
+    if me:
+        return
+    if int(size[1]) != len(object_list):
+        # raised after the data broadcast, which the root has joined: the group stays in step
+        raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[{what}] object_list has {len(object_list)} elements "
+                               f"here, {int(size[1])} on src rank {src}")
+    object_list[:] = decode(buf)
 
 
 def gather_object(obj, object_gather_list=None, dst=0, group=None):

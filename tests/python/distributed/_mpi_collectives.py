@@ -2,8 +2,17 @@
 all ranks' inputs (each rank regenerates every rank's input from its seed). Prints one line
 'RESULT rank=<r> failures=<k>' and the failures; exit status 1 on any failure."""
 
+import os
 import sys
 import traceback
+
+if "--launcher-check" in sys.argv:
+    # Started by pyasc-run (test_collectives.py, 2 ranks): the launcher's variables, printed
+    # before pyasc is imported (ASC_NUM_CORES must be set by then), checked after init.
+    _KEYS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "ASC_NUM_CORES")
+    sys.stdout.write("ENV " + " ".join(f"{k}={os.environ.get(k)}" for k in _KEYS) + " ARGS="
+                     + ",".join(sys.argv[1:]) + "\n")
+    sys.stdout.flush()
 
 import ml_dtypes
 import numpy as np
@@ -11,8 +20,13 @@ import numpy as np
 import pyasc as asc
 import pyasc.distributed as dist
 
-dist.init_process_group(backend="hccl", timeout=40)
+dist.init_process_group(backend="hccl", init_method="env://", timeout=40)
 R, N = dist.get_rank(), dist.get_world_size()
+if "--launcher-check" in sys.argv:
+    assert R == int(os.environ["RANK"]) and N == int(os.environ["WORLD_SIZE"])
+    assert dist.get_local_rank() == int(os.environ["LOCAL_RANK"])
+    assert asc.get_device_properties(0).num_cores == int(os.environ["ASC_NUM_CORES"]), asc.get_device_properties(0)
+    print(f"MAIN {__name__} rank={R}", flush=True)
 FAIL = []
 BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
@@ -489,8 +503,10 @@ def t_state():
     assert 0 <= dist.get_local_rank() < dist.get_local_world_size() == N
 
 
+# arguments naming tests (all_reduce, objects, ...) select them; other arguments are ignored
+SELECTED = [a for a in sys.argv[1:] if callable(globals().get("t_" + a))]
 for name, fn in list(globals().items()):
-    if name.startswith("t_") and callable(fn) and (len(sys.argv) < 2 or name[2:] in sys.argv[1:]):
+    if name.startswith("t_") and callable(fn) and (not SELECTED or name[2:] in SELECTED):
         run(name, fn)
 
 dist.barrier()

@@ -1,4 +1,10 @@
-"""Run on 2 ranks by test_faults.py: rank 1 hangs or dies, rank 0 must not hang."""
+"""Run on 2 ranks by test_faults.py: rank 1 hangs or dies, rank 0 must not hang.
+
+``hang``: rank 1 sleeps outside any collective. Rank 0 first runs an all_reduce in the
+polled mode (ASC_DISTRIBUTED_BLOCKING=0 semantics: DistTimeoutError in the caller, the
+group unusable afterwards), then one in the default blocking mode on a second group: the
+watchdog tears the job down, with a notice and Python stacks on both ranks (one launch
+covers both modes). ``exit``: rank 1 dies without finalizing MPI."""
 
 import os
 import sys
@@ -6,12 +12,14 @@ import time
 
 import pyasc as asc
 import pyasc.distributed as dist
+from pyasc.distributed import _engine
 
 mode = sys.argv[1]
-# A generous start-up timeout (ranks of a loaded machine start seconds apart), then a group
+# A generous start-up timeout (ranks of a loaded machine start seconds apart), then groups
 # with the 2 s timeout under test.
 dist.init_process_group(timeout=120)
 group = dist.new_group([0, 1], timeout=2.0)
+group2 = dist.new_group([0, 1], timeout=2.0)
 rank = dist.get_rank()
 if rank == 1:
     if mode == "exit":
@@ -19,13 +27,19 @@ if rank == 1:
     time.sleep(300)  # hangs (outside any collective)
     sys.exit(0)
 x = asc.ones(1 << 10, dtype="float32")
+if mode == "hang":
+    _engine.BLOCKING = False  # the polled mode first
+    t0 = time.monotonic()
+    try:
+        dist.all_reduce(x, group=group)
+        print("NO ERROR", flush=True)
+    except dist.DistTimeoutError as e:
+        print(f"CAUGHT DistTimeoutError after {time.monotonic() - t0:.2f} s: {e}", flush=True)
+    try:
+        dist.all_reduce(x, group=group)
+    except dist.DistBackendError as e:
+        print(f"UNUSABLE {e}", flush=True)
+    _engine.BLOCKING = True  # then the default: the watchdog ends the job
 t0 = time.monotonic()
-try:
-    dist.all_reduce(x, group=group)
-    print("NO ERROR", flush=True)
-except dist.DistTimeoutError as e:
-    print(f"CAUGHT DistTimeoutError after {time.monotonic() - t0:.2f} s: {e}", flush=True)
-try:
-    dist.all_reduce(x, group=group)
-except dist.DistBackendError as e:
-    print(f"UNUSABLE {e}", flush=True)
+dist.all_reduce(x, group=group2)
+print("NO ERROR", flush=True)
