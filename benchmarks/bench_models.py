@@ -241,6 +241,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--samples", type=int, default=200, help="inputs for the mixed-precision top-1 check")
     ap.add_argument("--memory-only", action="store_true", help="only the peak-memory comparison")
+    ap.add_argument("--models", default="", help="comma-separated light model names for --memory-only (default all)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -251,7 +252,10 @@ def main():
           f"{THREADS} threads per runtime", flush=True)
     results = []
     if a.memory_only:
+        wanted = [m for m in a.models.split(",") if m]
         for name in light_models():
+            if wanted and name not in wanted:
+                continue
             print(name, flush=True)
             results.append({"case": name, "memory": bench_memory(*_model_bytes(name, 1))})
         print(json.dumps(results))

@@ -190,9 +190,18 @@ class Model:
         if owned:
             while len(g.initializer):
                 t = g.initializer[-1]
-                self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
-                del g.initializer[-1]
+                name, arr = t.name, numpy_helper.to_array(t)
+                del t, g.initializer[-1]  # the proto's bytes go back before the device copy is made
+                self.constants[name] = asc.array(arr, copy=True)
+                del arr
             self.constants = {k: self.constants[k] for k in order}
+            # protobuf's arena keeps a parsed message's bytes until the message itself goes: a copy
+            # without the initializers replaces it, so the weights are not held twice for the
+            # session's life
+            slim = onnx.ModelProto()
+            slim.CopyFrom(proto)
+            self.proto = proto = slim
+            g = proto.graph
         else:
             for t in g.initializer:
                 self.constants[t.name] = asc.array(numpy_helper.to_array(t), copy=True)
