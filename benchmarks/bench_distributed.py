@@ -59,9 +59,13 @@ def _load():
 
 # ------------------------------------------------------------------ 1. all_reduce (inside mpirun)
 
+MAX_ITERS = int(os.environ.get("BENCH_DIST_MAX_ITERS", "2000"))
+
+
 def _time_loop(fn, barrier, nbytes):
-    """Median over 5 rounds of the mean time of one call in a loop of k calls (k by size)."""
-    k = max(3, min(2000, int(64e6 / max(nbytes, 1))))
+    """Median over 5 rounds of the mean time of one call in a loop of k calls (k by size, at
+    most --max-iters: fewer on a loaded machine, where every exchange waits for CPU time)."""
+    k = max(3, min(MAX_ITERS, int(64e6 / max(nbytes, 1))))
     fn()
     rounds = []
     for _ in range(5):
@@ -130,7 +134,8 @@ def bench_allreduce(quick):
         print("all_reduce: skipped (mpirun not installed)")
         return
     sizes = SIZES_QUICK if quick else SIZES_FULL
-    cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1", sys.executable,
+    cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1",
+           "-x", f"BENCH_DIST_MAX_ITERS={MAX_ITERS}", sys.executable,
            os.path.abspath(__file__), "--_allreduce-worker", ",".join(map(str, sizes))]
     p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1800)
     line = [x for x in p.stdout.splitlines() if x.startswith("JSON ")]
@@ -274,7 +279,12 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="all_reduce up to 16 MiB, Dask on 0.5 GiB, smaller DP run")
     p.add_argument("--only", choices=["allreduce", "dp", "dask"], default=None)
     p.add_argument("--dask-gib", type=float, default=None, help="Dask workload size in GiB (default 4, quick 0.5)")
+    p.add_argument("--max-iters", type=int, default=None,
+                   help="most calls per timing loop of all_reduce (default 2000; fewer on a loaded machine)")
     args = p.parse_args(argv)
+    global MAX_ITERS
+    if args.max_iters is not None:
+        MAX_ITERS = max(3, args.max_iters)
     gib = args.dask_gib if args.dask_gib is not None else (0.5 if args.quick else 4.0)
     print(f"# bench_distributed: {os.cpu_count()} CPUs, load average {_load()} at start"
           f"{' (quick)' if args.quick else ''}")
