@@ -15,7 +15,10 @@
 // promise (blocks beyond the core count run later): it is refused clearly.
 //
 // Thread-safety: the counters are per thread (one block runs on one thread)
-// and reset when a new block starts on that thread.
+// and reset when another block (index, context or kernel name) starts on that
+// thread. Two launches of one kernel may reuse all three on a thread; a set
+// left over from the earlier launch then only hides the diagnostic of a
+// wait without a set, never changes a result.
 #pragma once
 
 #include <cstdint>
