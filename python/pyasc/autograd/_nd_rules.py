@@ -8,7 +8,7 @@ per-dimension kernels:
 * max pooling (any dimension, padding, dilation, ``ceil_mode``, adaptive): the forward is run again
   with ``return_indices=True`` (or its indices are taken from the output) and the cotangent is
   scatter-added at the argmax positions, so ties go where the forward's index says (torch's choice);
-* average pooling is separable: ``y = (A_1 (x) ... (x) A_n) x`` with one (out, in) matrix per axis
+* average pooling (and lp pooling, a power of an average pool) is separable: ``y = (A_1 (x) ... (x) A_n) x`` with one (out, in) matrix per axis
   whose rows hold 1/divisor on the window (the divisor of a box window is the product of per-axis
   factors in both ``count_include_pad`` modes), so the VJP applies ``A_k^T`` per axis with matmul;
 * pad of any mode is a gather with an index map per axis (``numpy.pad`` of ``arange``), its VJP
@@ -148,6 +148,24 @@ def _avg_pool(nd):
         if div is not None:
             gx = gx * (1.0 / float(div))
         return (gx,) + _rest_len(rest)
+
+    return rule
+
+
+def _lp_pool(nd):
+    # y = (K a)^(1/p), a = avg_pool(x^p) (no padding, torch's edge divisors), K = the kernel's size:
+    # dx = x^(p-1) * avg_pool^T(g K y^(1-p))
+    def rule(g, out, x, norm_type, *rest, needs, **kw):
+        asc = _asc()
+        p = float(norm_type)
+        k = _tup(_arg(rest, kw, 0, "kernel_size", None), nd)
+        s = _arg(rest, kw, 1, "stride", None)
+        s = k if s is None or (isinstance(s, (list, tuple)) and len(s) == 0) else _tup(s, nd)
+        xs, gs = tuple(x.shape[-nd:]), tuple(g.shape[-nd:])
+        mats = [_avg_matrix(xs[i], gs[i], k[i], s[i], 0, True, False) for i in range(nd)]
+        kk = float(_np.prod(k))
+        inner = g * asc.power(out, 1.0 - p) * kk
+        return (_apply_axes(inner, mats, nd) * asc.power(x, p - 1.0), None) + _rest_len(rest)
 
     return rule
 
@@ -421,6 +439,7 @@ def nd_rules():
         r[f"avg_pool{nd}d"] = _avg_pool(nd)
         r[f"adaptive_avg_pool{nd}d"] = _adaptive_avg(nd)
         r[f"adaptive_max_pool{nd}d"] = _adaptive_max(nd)
+        r[f"lp_pool{nd}d"] = _lp_pool(nd)
     r.update({
         "conv3d": _conv_nd(3), "conv_transpose1d": _conv_transpose_nd(1), "conv_transpose3d": _conv_transpose_nd(3),
         "pad": _ops_pad, "instance_norm": _instance_norm, "rms_norm": _rms_norm, "local_response_norm": _lrn,

@@ -231,3 +231,14 @@ def test_host_side_rules_refuse_second_order():
     x = distinct(1, 1, 4, 4)
     with pytest.raises(asc.errors.AscendNotImplementedError, match="max pooling"):
         asc.grad(lambda x: asc.grad(lambda y: (F.max_pool2d(y, 2) ** 2).sum())(x).sum())(x)
+
+
+@pytest.mark.parametrize("nd,p,kw", [
+    (1, 2.0, dict(kernel_size=3)), (1, 3.0, dict(kernel_size=2, stride=1, ceil_mode=True)),
+    (2, 2.0, dict(kernel_size=2)), (2, 1.5, dict(kernel_size=(2, 3), stride=2, ceil_mode=True)),
+    (3, 2.0, dict(kernel_size=2, stride=1)),
+])
+def test_lp_pool(nd, p, kw):
+    shape = (1, 2) + (5, 4, 3)[:nd]
+    name = f"lp_pool{nd}d"
+    gradcheck(lambda x: getattr(F, name)(x, p, **kw), (rng.uniform(0.5, 2.0, shape),))
