@@ -264,7 +264,11 @@ inline void regist_matmul(TPipe* pipe, MM& mm, const TCubeTiling* tiling, Rest&&
     ::AscendC::detail::regist_matmul((tpipe), __VA_ARGS__);      \
   } while (0)
 
+// CANN: `namespace matmul = AscendC;`, so `using namespace matmul;` (as the
+// samples write) makes every AscendC name visible (GetBlockIdx, ...): the
+// using-directive below does the same for pyasc's namespace matmul.
 namespace matmul {
+using namespace ::AscendC;
 using AscendC::CubeFormat;
 using AscendC::Matmul;
 using AscendC::MatmulCallBackFunc;
