@@ -310,7 +310,6 @@ def softmax(dst, sum, max, src, tiling=None, temp_buffer=None, reuse_source=Fals
             f"AscendC::SoftMaxShapeInfo{{{m}, {k}, {m}, {k}}});")
 
 
-from . import adv_math as _adv_math  # noqa: E402 - the math library and RmsNorm (adv_math.py)
 from .adv_math import *  # noqa: E402,F401,F403
 from .adv_math import RmsNormTiling, rmsnorm  # noqa: E402,F401
 
