@@ -102,8 +102,15 @@ constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 struct DataCopyParams {
   uint16_t blockCount = DEFAULT_DATA_COPY_NBURST;
   uint16_t blockLen = 0;
-  uint16_t srcStride = DEFAULT_DATA_COPY_STRIDE;
-  uint16_t dstStride = DEFAULT_DATA_COPY_STRIDE;
+  // CANN's newer names srcGap / dstGap share the storage (as in its header).
+  union {
+    uint16_t srcStride = DEFAULT_DATA_COPY_STRIDE;
+    uint16_t srcGap;
+  };
+  union {
+    uint16_t dstStride = DEFAULT_DATA_COPY_STRIDE;
+    uint16_t dstGap;
+  };
 
   DataCopyParams() = default;
   DataCopyParams(uint16_t count, uint16_t len, uint16_t srcStrideIn, uint16_t dstStrideIn)
