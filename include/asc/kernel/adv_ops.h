@@ -198,9 +198,10 @@ inline double digamma(double x) {
   // reflection for x < 0.5, recurrence up to x >= 6, then the asymptotic series
   if (std::isnan(x)) return x;
   if (x <= 0 && x == std::floor(x)) return std::numeric_limits<double>::quiet_NaN();
+  constexpr double kPi = 3.14159265358979323846;  // M_PI is not standard C++
   double r = 0.0;
   if (x < 0.5) {
-    r = -M_PI / std::tan(M_PI * x);
+    r = -kPi / std::tan(kPi * x);
     x = 1.0 - x;
   }
   while (x < 6.0) {
