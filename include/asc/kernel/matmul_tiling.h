@@ -203,7 +203,9 @@ class MatmulApiTiling {
   int32_t SetBias(bool isBiasIn = false) {
     bias_on_ = isBiasIn;
     return 0;
-  }
+  }  /// CANN's newer name of SetBias.
+  int32_t EnableBias(bool isBiasIn = false) { return SetBias(isBiasIn); }
+
   /// Budgets in bytes (-1: the whole L1 / L0C / UB of a core).
   int32_t SetBufferSpace(int32_t l1Size = -1, int32_t l0CSize = -1, int32_t ubSize = -1, int32_t btSize = -1) {
     l1_ = l1Size;
