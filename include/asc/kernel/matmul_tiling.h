@@ -203,7 +203,8 @@ class MatmulApiTiling {
   int32_t SetBias(bool isBiasIn = false) {
     bias_on_ = isBiasIn;
     return 0;
-  }  /// CANN's newer name of SetBias.
+  }
+  /// CANN's newer name of SetBias.
   int32_t EnableBias(bool isBiasIn = false) { return SetBias(isBiasIn); }
 
   /// Budgets in bytes (-1: the whole L1 / L0C / UB of a core).
