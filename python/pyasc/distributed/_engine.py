@@ -279,7 +279,12 @@ class Watchdog:
         self.thread.start()
 
     def attach(self, ctl):
-        """Posts the receive of other ranks' notices on control communicator ``ctl``."""
+        """Posts the receive of other ranks' notices on control communicator ``ctl`` (only
+        when MPI runs with MPI_THREAD_MULTIPLE, mpi4py's default: the thread then calls MPI
+        beside the caller's thread; otherwise only the timed-out rank prints)."""
+        if mpi().Query_thread() < mpi().THREAD_MULTIPLE:
+            ctl.Free()
+            return
         self._inbox = np.zeros(1024, np.uint8)
         self._status = mpi().Status()
         self._req = ctl.Irecv(self._inbox, mpi().ANY_SOURCE, 7)
