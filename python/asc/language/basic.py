@@ -524,9 +524,19 @@ def data_sync_barrier(*args):
 
 @builtin
 def sync_all(*args, **kwargs):
-    """``SyncAll``: blocks of a launch run as independent jobs on the CPU device, so a grid barrier is refused."""
-    raise KernelTypeError("asc.sync_all (a barrier across blocks) is not supported on the CPU device: blocks run "
-                          "as independent jobs (split the kernel into two launches)")
+    """``SyncAll``: a barrier across the blocks of a launch. With one block (and no MIX cube/vector
+    split) it is a memory fence; with more, the launch fails naming the line: the CPU device runs
+    blocks beyond its core count after the others finish, so a grid barrier could deadlock (the same
+    reason CrossCoreWaitFlag's mode 0 is refused) -- split the kernel into two launches."""
+    from ..codegen.translator import _cpp_str
+
+    tr = require("asc.sync_all")
+    f, line, _ = tr._loc()
+    tr.emit("if (__asc_block_num > 1 || __asc_task_ratio > 1 || __asc_mix_cube) "
+            '{ asc_jit::assert_fail("asc.sync_all: a barrier across several blocks is not supported on the CPU '
+            "device (blocks beyond its core count run after the others finish, so it could deadlock); launch "
+            f'one block or split the kernel into two launches", "{_cpp_str(f or "?")}", {int(line or 0)}); }}')
+    tr.emit("std::atomic_thread_fence(std::memory_order_seq_cst);")
 
 
 # ---------------------------------------------------------------- atomics

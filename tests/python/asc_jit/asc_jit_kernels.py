@@ -340,3 +340,15 @@ def helper_returns(x: asc.GlobalAddress, out: asc.GlobalAddress, n: int, thr: fl
     k, v = _first_at_least(x_gm, n, thr)
     o_gm.set_value(n, k)
     o_gm.set_value(n + 1, v)
+
+
+@asc.jit
+def sync_all_twice(x: asc.GlobalAddress, n: int):
+    """x[i] += 1, a grid barrier, x[i] *= 2 (one block: the barrier is a fence)."""
+    g = asc.GlobalTensor()
+    g.set_global_buffer(x)
+    for i in range(n):
+        g.set_value(i, g.get_value(i) + 1.0)
+    asc.sync_all()
+    for i in range(n):
+        g.set_value(i, g.get_value(i) * 2.0)
