@@ -2,4 +2,8 @@
 // MatmulApiTiling, optiling::TCubeTiling). See asc/kernel/matmul_tiling.h.
 #pragma once
 
+// CANN's tiling headers bring <iostream> in; samples print with std::cout
+// after including only this one.
+#include <iostream>
+
 #include "asc/kernel/matmul_tiling.h"
