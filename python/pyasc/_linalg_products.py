@@ -415,3 +415,26 @@ def _host_sublist(sub):
 
 __all__ = ["matmul", "dot", "vdot", "inner", "tensordot", "outer", "kron", "einsum", "matrix_transpose", "vecdot",
            "trace", "einsum_path"]
+
+
+def _install_matmul_operators():
+    """``x @ 5`` / ``5 @ x``: a Python scalar operand takes the ufunc path, as NumPy's operator
+    does (the scalar is converted to the loop dtype first -- -1 with uint16: OverflowError --,
+    then the core dimensions are checked); array operands keep the C++ operators."""
+    nd = _C.ndarray
+    c_matmul, c_rmatmul = nd.__matmul__, nd.__rmatmul__
+
+    def __matmul__(self, other):  # noqa: N807 - the operator's name
+        if _ufunc._is_weak(other):
+            return matmul(self, other)
+        return c_matmul(self, other)
+
+    def __rmatmul__(self, other):  # noqa: N807
+        if _ufunc._is_weak(other):
+            return matmul(other, self)
+        return c_rmatmul(self, other)
+
+    nd.__matmul__, nd.__rmatmul__ = __matmul__, __rmatmul__
+
+
+_install_matmul_operators()

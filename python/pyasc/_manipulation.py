@@ -904,12 +904,13 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the maximum ignoring NaN; an all-NaN slice raises ValueError."""
-    return _C.nanargmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    # (NumPy's argmax reads keepdims by its truth value: an array of several elements is ValueError)
+    return _C.nanargmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the minimum ignoring NaN; an all-NaN slice raises ValueError."""
-    return _C.nanargmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    return _C.nanargmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=bool(keepdims))
 
 
 def _inexact_dtype_ok(x, dtype):
