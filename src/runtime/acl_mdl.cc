@@ -83,6 +83,17 @@ aclError guarded(const char* api, F&& body) noexcept {
   }
 }
 
+// For the entry points that return a value instead of a code: a failure while building a message
+// (std::bad_alloc) gives the fallback instead of an exception crossing the C boundary.
+template <typename T, typename F>
+T value_or(T fallback, F&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return fallback;
+  }
+}
+
 // ------------------------------------------------------------------ registries
 
 struct Model {
@@ -507,19 +518,23 @@ aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size)
 }
 
 void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) {
-  if (!known_buffer(dataBuffer)) {
-    fail("aclGetDataBufferAddr", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
-    return nullptr;
-  }
-  return dataBuffer->data;
+  return value_or<void*>(static_cast<void*>(nullptr), [&]() -> void* {
+    if (!known_buffer(dataBuffer)) {
+      fail("aclGetDataBufferAddr", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+      return nullptr;
+    }
+    return dataBuffer->data;
+  });
 }
 
 size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) {
-  if (!known_buffer(dataBuffer)) {
-    fail("aclGetDataBufferSizeV2", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
-    return 0;
-  }
-  return dataBuffer->size;
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    if (!known_buffer(dataBuffer)) {
+      fail("aclGetDataBufferSizeV2", ACL_ERROR_INVALID_PARAM, "dataBuffer is null, unknown or destroyed");
+      return 0;
+    }
+    return dataBuffer->size;
+  });
 }
 
 uint32_t aclGetDataBufferSize(const aclDataBuffer* dataBuffer) {
@@ -568,27 +583,31 @@ aclError aclmdlAddDatasetBuffer(aclmdlDataset* dataset, aclDataBuffer* dataBuffe
 }
 
 size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset* dataset) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!dataset || !g_datasets.count(dataset)) {
-    fail("aclmdlGetDatasetNumBuffers", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
-    return 0;
-  }
-  return dataset->buffers.size();
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!dataset || !g_datasets.count(dataset)) {
+      fail("aclmdlGetDatasetNumBuffers", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+      return 0;
+    }
+    return dataset->buffers.size();
+  });
 }
 
 aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!dataset || !g_datasets.count(dataset)) {
-    fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
-    return nullptr;
-  }
-  if (index >= dataset->buffers.size()) {
-    fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM,
-         "index " + std::to_string(index) + " is out of range (" + std::to_string(dataset->buffers.size()) +
-             " buffers)");
-    return nullptr;
-  }
-  return dataset->buffers[index];
+  return value_or<aclDataBuffer*>(static_cast<aclDataBuffer*>(nullptr), [&]() -> aclDataBuffer* {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!dataset || !g_datasets.count(dataset)) {
+      fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+      return nullptr;
+    }
+    if (index >= dataset->buffers.size()) {
+      fail("aclmdlGetDatasetBuffer", ACL_ERROR_INVALID_PARAM,
+           "index " + std::to_string(index) + " is out of range (" + std::to_string(dataset->buffers.size()) +
+               " buffers)");
+      return nullptr;
+    }
+    return dataset->buffers[index];
+  });
 }
 
 // ================================================================== loading
@@ -730,37 +749,49 @@ aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
 }
 
 size_t aclmdlGetNumInputs(aclmdlDesc* modelDesc) {
-  aclError err = ACL_SUCCESS;
-  return checked_desc("aclmdlGetNumInputs", modelDesc, &err) ? modelDesc->info.inputs.size() : 0;
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    aclError err = ACL_SUCCESS;
+    return checked_desc("aclmdlGetNumInputs", modelDesc, &err) ? modelDesc->info.inputs.size() : 0;
+  });
 }
 
 size_t aclmdlGetNumOutputs(aclmdlDesc* modelDesc) {
-  aclError err = ACL_SUCCESS;
-  return checked_desc("aclmdlGetNumOutputs", modelDesc, &err) ? modelDesc->info.outputs.size() : 0;
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    aclError err = ACL_SUCCESS;
+    return checked_desc("aclmdlGetNumOutputs", modelDesc, &err) ? modelDesc->info.outputs.size() : 0;
+  });
 }
 
 size_t aclmdlGetInputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetInputSizeByIndex", modelDesc, index, true, &err);
-  return t ? t->size : 0;
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetInputSizeByIndex", modelDesc, index, true, &err);
+    return t ? t->size : 0;
+  });
 }
 
 size_t aclmdlGetOutputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetOutputSizeByIndex", modelDesc, index, false, &err);
-  return t ? t->size : 0;
+  return value_or<size_t>(static_cast<size_t>(0), [&]() -> size_t {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetOutputSizeByIndex", modelDesc, index, false, &err);
+    return t ? t->size : 0;
+  });
 }
 
 const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetInputNameByIndex", modelDesc, index, true, &err);
-  return t ? t->name.c_str() : nullptr;
+  return value_or<const char*>(static_cast<const char*>(nullptr), [&]() -> const char* {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetInputNameByIndex", modelDesc, index, true, &err);
+    return t ? t->name.c_str() : nullptr;
+  });
 }
 
 const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetOutputNameByIndex", modelDesc, index, false, &err);
-  return t ? t->name.c_str() : nullptr;
+  return value_or<const char*>(static_cast<const char*>(nullptr), [&]() -> const char* {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetOutputNameByIndex", modelDesc, index, false, &err);
+    return t ? t->name.c_str() : nullptr;
+  });
 }
 
 aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
@@ -813,27 +844,35 @@ aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmd
 }
 
 aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetInputDataType", modelDesc, index, true, &err);
-  return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+  return value_or<aclDataType>(ACL_DT_UNDEFINED, [&]() -> aclDataType {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetInputDataType", modelDesc, index, true, &err);
+    return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+  });
 }
 
 aclDataType aclmdlGetOutputDataType(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetOutputDataType", modelDesc, index, false, &err);
-  return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+  return value_or<aclDataType>(ACL_DT_UNDEFINED, [&]() -> aclDataType {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetOutputDataType", modelDesc, index, false, &err);
+    return t ? static_cast<aclDataType>(t->dtype) : ACL_DT_UNDEFINED;
+  });
 }
 
 aclFormat aclmdlGetInputFormat(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetInputFormat", modelDesc, index, true, &err);
-  return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+  return value_or<aclFormat>(ACL_FORMAT_UNDEFINED, [&]() -> aclFormat {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetInputFormat", modelDesc, index, true, &err);
+    return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+  });
 }
 
 aclFormat aclmdlGetOutputFormat(const aclmdlDesc* modelDesc, size_t index) {
-  aclError err = ACL_SUCCESS;
-  const mdl::TensorInfo* t = tensor("aclmdlGetOutputFormat", modelDesc, index, false, &err);
-  return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+  return value_or<aclFormat>(ACL_FORMAT_UNDEFINED, [&]() -> aclFormat {
+    aclError err = ACL_SUCCESS;
+    const mdl::TensorInfo* t = tensor("aclmdlGetOutputFormat", modelDesc, index, false, &err);
+    return t ? static_cast<aclFormat>(t->format) : ACL_FORMAT_UNDEFINED;
+  });
 }
 
 aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
