@@ -832,6 +832,10 @@ def _classify_pair(case, ref, got):
             # answer is NumPy's to require (pyasc's result must hold the NaN)
             return "ok", ""
         return "silent_accept", f"numpy {_exc_str(ref.exc)}"
+    if case[:2] == ("linalg", "matrix_power") and ref.value == ("py", "NoneType", None) and got.exc is None:
+        # an exponent given as a NumPy int64 -2**63: NumPy's abs() of it wraps (n stays negative), its
+        # squaring loop never runs and it returns None -- NumPy's overflow, not an answer to compare
+        return "ok", ""
     if got.exc is not None:
         if _is_unclear(got.exc):
             return "unclear_error", f"numpy ok | pyasc {_exc_str(got.exc)}"
