@@ -556,6 +556,10 @@ def allreduce_piggy(pg, data, dtype, count, mop, desc, opname, deadline, what):
             wait(pg.comm.Iallreduce(MPI.IN_PLACE, st.full, mop), deadline, what, pg)
     except MPI.Exception as e:
         mismatch(pg, what, desc, deadline, f" (MPI: {e})")
+    except DistBackendError as e:  # the polled mode's wrapping of an MPI error
+        if isinstance(e, DistTimeoutError):
+            raise
+        mismatch(pg, what, desc, deadline, f" ({e})")
     if st.tail.tobytes() != want:
         mismatch(pg, what, desc, deadline)
     data[:] = st.head

@@ -364,6 +364,8 @@ def t_mismatch():
     from pyasc.distributed import _engine
     _mismatch_cases(_engine.INFO)
     _mismatch_cases(_engine.DETAIL)
+    _engine.BLOCKING = False  # the polled mode's paths (reload_settings restores the default)
+    _mismatch_cases(_engine.INFO)
 
 
 def t_modes():
