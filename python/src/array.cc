@@ -567,17 +567,48 @@ PyObject* fast_power(PyObject* a, PyObject* b, PyObject* mod) noexcept {
   return fast_binary<kFastPow>(a, b);
 }
 
+/// Whether `other` is a NumPy array of strings (kind 'U'/'S'), or a list/tuple NumPy converts to
+/// one; its shape then goes to `shape`. A conversion NumPy itself refuses is not one (false).
+bool string_array(py::handle other, asc::Shape* shape) {
+  py::object a;
+  try {
+    a = py::isinstance<py::array>(other) ? py::reinterpret_borrow<py::object>(other)
+                                         : py::module_::import("numpy").attr("asarray")(other);
+  } catch (py::error_already_set&) {
+    return false;
+  }
+  const char kind = py::cast<py::array>(a).dtype().kind();
+  if (kind != 'U' && kind != 'S') return false;
+  shape->clear();
+  for (auto d : a.attr("shape")) shape->push_back(py::cast<int64_t>(d));
+  return true;
+}
+
 PyObject* fast_richcompare(PyObject* self, PyObject* other, int cmp) noexcept {
   try {
-    if (other == Py_None && (cmp == Py_EQ || cmp == Py_NE)) {
-      // NumPy compares elementwise with None (an object): all False for ==, all True for !=
+    const bool eq_ne = cmp == Py_EQ || cmp == Py_NE;
+    // NumPy compares numbers elementwise with None (an object) and with strings (no number equals a
+    // str/bytes, or an element of an array or list of them): all False for ==, all True for !=,
+    // in the broadcast shape (an incompatible shape is its ValueError)
+    auto unequal = [&](const asc::Shape& other_shape) {
       const Tensor& t = py::handle(self).cast<const Tensor&>();
-      Tensor r = Tensor::empty(t.shape(), DType::kBool);
+      Tensor r = Tensor::empty(asc::broadcast_shapes(t.shape(), other_shape, g_fast_compare[cmp]->name.c_str()),
+                               DType::kBool);
       ops::fill(r, ops::Scalar::from_bool(cmp == Py_NE));
       return py::cast(r).release().ptr();
-    }
+    };
+    if (eq_ne && (other == Py_None || PyUnicode_Check(other) || PyBytes_Check(other))) return unequal(asc::Shape{});
     if (!operand_like(other)) Py_RETURN_NOTIMPLEMENTED;
-    return call_op(*g_fast_compare[cmp], {self, other}, py::none()).release().ptr();
+    asc::Shape sshape;
+    if (eq_ne && py::isinstance<py::array>(other) && string_array(other, &sshape)) return unequal(sshape);
+    try {
+      return call_op(*g_fast_compare[cmp], {self, other}, py::none()).release().ptr();
+    } catch (...) {
+      // a list or tuple of strings (or mixed with numbers: NumPy's str array) -- tried only after the
+      // numeric conversion failed, so the common call pays nothing
+      if (!eq_ne || !(PyList_Check(other) || PyTuple_Check(other)) || !string_array(other, &sshape)) throw;
+    }
+    return unequal(sshape);
   } catch (...) {
     return translate_current_exception();
   }

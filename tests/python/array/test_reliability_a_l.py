@@ -812,3 +812,23 @@ def test_argpartition_zero_d_and_empty(mode, shape, kth, axis):
     """NumPy reads a 0-d array as shape (1,) and checks no kth bound on an empty array."""
     x = np.arange(float(np.prod(shape))).reshape(shape)
     _same(lambda: np.argpartition(x, kth, axis=axis).shape, lambda: asc.argpartition(asc.asarray(x), kth, axis=axis).shape)
+
+
+# ------------------------------------------------------------------ == / != against strings (python/src/array.cc)
+
+STRINGS = ["abc", "", b"x", np.str_("a"), np.array("abc"), np.array(["a", "b", "c"]), ["1", "a", "b"],
+           np.array([["a"], ["b"]]), ["a", "b"], None]
+
+
+@pytest.mark.parametrize("other", STRINGS, ids=lambda s: repr(s)[:24])
+@pytest.mark.parametrize("op", ["eq", "ne"])
+@pytest.mark.parametrize("dt", ["int8", "float64", "bool", "complex64"])
+def test_compare_with_strings_is_elementwise(mode, other, op, dt):
+    import operator
+
+    x = np.arange(3).astype(dt)
+    _same(lambda: getattr(operator, op)(x, other), lambda: getattr(operator, op)(asc.asarray(x), other))
+    e = np.zeros((2, 0), dt)
+    _same(lambda: getattr(operator, op)(e, other), lambda: getattr(operator, op)(asc.asarray(e), other))
+
+
