@@ -66,10 +66,11 @@ test-latest:
 #   test-sanitize-cpp     ASan+UBSan build of libasc and every GoogleTest suite
 #                         in build/asan, LeakSanitizer on;
 #   test-sanitize-python  pyasc._C built in build/asan too, laid out as a package
-#                         in build/asan-py/site, and a subset of tests/python
-#                         under it with libasan preloaded
-#                         (scripts/sanitizers/python_smoke.sh says which, and why
-#                         leaks are off there);
+#                         in build/asan-py/site, and tests/python but its
+#                         server/MPI/compiler parts under it with libasan
+#                         preloaded, LeakSanitizer on
+#                         (scripts/sanitizers/python_smoke.sh says which, and how
+#                         CPython's own exit-time blocks are told apart);
 #   test-tsan             TSan build of the suites whose code runs on the core
 #                         and stream workers (runtime, graph, ops, nn) in build/tsan.
 # Justified false positives are listed in scripts/sanitizers/*.supp.

@@ -18,9 +18,12 @@
 # 3. fails if pytest fails or if any sanitizer report was written, by this
 #    process or by any subprocess a test starts (reports go to
 #    build/asan-py/logs, so a child whose crash a test tolerates is still seen).
-# LeakSanitizer is off here: CPython keeps interned objects, module state and
-# arenas alive until exit on purpose, so every run "leaks"; the C++ suites
-# (make test-sanitize-cpp) run with leak detection on.
+# LeakSanitizer is on: Python's allocator is plain malloc (PYTHONMALLOC=malloc)
+# so that LSan scans Python objects for pointers to pyasc's memory, and the
+# blocks CPython leaves unfreed at exit on purpose are suppressed by where they
+# were allocated (scripts/sanitizers/lsan_python.supp: the 4 innermost frames of
+# the allocation; ASan's heap reports therefore show 4-frame allocation/free
+# stacks -- rerun one test with ASAN_OPTIONS=malloc_context_size=30 for more).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 || ! -d "$1" ]]; then
@@ -67,19 +70,25 @@ for lib in libasan.so libstdc++.so; do
 done
 
 if [[ $# -eq 0 ]]; then
-  # About 4 minutes unsanitized on an idle 2-core machine. Left out: the
-  # eager (2**32, 1) > 0 comparison of test_broadcast_results_that_overflow
+  # Every part of tests/python whose code reaches libasc in-process, about
+  # 25,000 tests in 10-12 minutes under ASan+UBSan on the shared 2-core machine
+  # (2026-12-07; the earlier ~1,160-test subset missed two UBSan findings that
+  # tests/python/array reached). Left out: serve, distributed and custom_ops/
+  # asc_jit (servers, MPI ranks and compilers in subprocesses: the same
+  # operators, many minutes under ASan), models/ but test_session.py (the ONNX
+  # importer and tools are Python; the session runs the operators),
+  # test_package and test_cann_env (they check an installed package's layout,
+  # which build/asan-py/site is not),
+  # the eager (2**32, 1) > 0 comparison of test_broadcast_results_that_overflow
   # (a 4 GiB temporary) and the squeezenet model (the other zoo models run the
   # same operators), both over a minute each without sanitizers.
+  # One session over tests/python with --ignore (the directories' conftest.py
+  # modules share the name `conftest`: given as separate arguments they clash).
   t="$PWD/tests/python"
-  set -- "$t/array/test_ndarray.py" "$t/array/test_indexing.py" "$t/array/test_manipulation.py" \
-    "$t/array/test_readonly.py" "$t/array/test_size_limits.py" "$t/array/test_interop.py" \
-    "$t/test_lazy.py" "$t/test_fusion.py" "$t/test_fusion_reduce.py" \
-    "$t/test_stream.py" "$t/test_lazy_streams.py" "$t/test_fork.py" "$t/test_memory.py" \
-    "$t/ops/test_conv.py" "$t/ops/test_conv_cache.py" "$t/ops/test_pool.py" "$t/ops/test_norm.py" \
-    "$t/ops/test_softmax_kernel.py" "$t/models/test_session.py" \
-    "$t/image/test_image.py" "$t/image/test_image_exif_bounds.py" \
-    -k "not squeezenet and not broadcast_results_that_overflow"
+  ign=()
+  for x in serve distributed custom_ops asc_jit test_package.py test_cann_env.py; do ign+=("--ignore=$t/$x"); done
+  for f in "$t"/models/test_*.py; do [[ "$f" == */test_session.py ]] || ign+=("--ignore=$f"); done
+  set -- "$t" "${ign[@]}" -k "not squeezenet and not broadcast_results_that_overflow"
 fi
 
 rm -rf "$logs"
@@ -88,10 +97,24 @@ mkdir -p "$logs"
 # the first report ends the process. allocator_may_return_null: the tests of
 # huge allocations expect MemoryError, not ASan's abort on a failed malloc.
 # The suppression files hold the justified false positives (one comment each).
-asan_opts="halt_on_error=1:detect_leaks=0:allocator_may_return_null=1:log_path=$logs/asan"
+asan_opts="halt_on_error=1:detect_leaks=1:malloc_context_size=4:allocator_may_return_null=1:log_path=$logs/asan"
+lsan_opts="suppressions=$PWD/scripts/sanitizers/lsan_python.supp:print_suppressions=0"
 ubsan_opts="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 if [[ -s scripts/sanitizers/asan.supp ]]; then asan_opts+=":suppressions=$PWD/scripts/sanitizers/asan.supp"; fi
 if [[ -s scripts/sanitizers/ubsan.supp ]]; then ubsan_opts+=":suppressions=$PWD/scripts/sanitizers/ubsan.supp"; fi
+
+# Self-test of the leak check with these very options: a block malloc'ed
+# outside libpython and dropped must be reported (were the suppressions or
+# options to hide every leak, the run below would pass for nothing).
+probe_logs="$PWD/$root/leak-probe"
+rm -rf "$probe_logs" && mkdir -p "$probe_logs"
+(cd /tmp && LD_PRELOAD="$preload" ASAN_OPTIONS="${asan_opts/log_path=$logs\/asan/log_path=$probe_logs/asan}" \
+  LSAN_OPTIONS="$lsan_opts" PYTHONMALLOC=malloc PYTHONPATH="$site" "$py" -c \
+  'import ctypes, pyasc; f = ctypes.CDLL(None).malloc; f.restype = ctypes.c_void_p; f(4321)') || true
+if ! grep -qs 'Direct leak of 4321 byte' "$probe_logs"/*; then
+  echo "python_smoke.sh: the leak-check self-test saw no report of a 4321-byte leak (LSan is not working here)" >&2
+  exit 2
+fi
 
 # UBSan ignores log_path when it runs inside ASan's runtime (GCC 12: its
 # reports always go to stderr), and pytest's default fd-level capture would
@@ -103,9 +126,18 @@ if [[ -s scripts/sanitizers/ubsan.supp ]]; then ubsan_opts+=":suppressions=$PWD/
 err_copy="$PWD/$root/pytest.stderr"
 start=$(date +%s)
 status=0
-(cd /tmp && LD_PRELOAD="$preload" ASAN_OPTIONS="$asan_opts" UBSAN_OPTIONS="$ubsan_opts" PYTHONPATH="$site" \
-  PYTHONFAULTHANDLER=1 "$py" -m pytest -q -p no:cacheprovider --capture=sys "$@") 2> >(tee "$err_copy" >&2) ||
-  status=$?
+# Leaks are checked in the pytest process itself; the processes tests start
+# (compilers of pyasc-cc, interpreters of subprocess tests, pool workers)
+# inherit ASan with detect_leaks=0: GCC's cc1plus and driver free nothing at
+# exit by design, and LSan's tracer crashed (SIGSEGV, "LeakSanitizer has
+# encountered a fatal error") at the exit of some test children. pytest is
+# started through a line that switches ASAN_OPTIONS for its children only (the
+# running process has read its options already).
+child_asan_opts="${asan_opts/detect_leaks=1/detect_leaks=0}"
+(cd /tmp && LD_PRELOAD="$preload" ASAN_OPTIONS="$asan_opts" UBSAN_OPTIONS="$ubsan_opts" LSAN_OPTIONS="$lsan_opts" \
+  PYTHONMALLOC=malloc PYTHONPATH="$site" PYTHONFAULTHANDLER=1 CHILD_ASAN_OPTIONS="$child_asan_opts" "$py" -c \
+  'import os, sys; os.environ["ASAN_OPTIONS"] = os.environ.pop("CHILD_ASAN_OPTIONS"); import pytest; sys.exit(pytest.main())' \
+  -q -p no:cacheprovider --capture=sys "$@") 2> >(tee "$err_copy" >&2) || status=$?
 echo "== sanitizer pytest run: $(( $(date +%s) - start )) s, exit $status" >&2
 sleep 1  # tee's last writes
 
