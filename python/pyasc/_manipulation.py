@@ -278,6 +278,11 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
         if isinstance(r, str):
             raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")
     reps = tuple(_operator.index(r) for r in reps)
+    for r in reps:  # NumPy's shape arithmetic reads each as a C long
+        if not -(1 << 63) <= r < (1 << 63):
+            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[tile] Python int too large to convert to C long ({r})")
     nd = _builtins.max(x.ndim, len(reps))
     reps = (1,) * (nd - len(reps)) + reps
     shape = (1,) * (nd - x.ndim) + x.shape

@@ -95,6 +95,12 @@ def isdtype(dtype, kind):
                                                    f"kind name (one of {sorted(_KINDS)})")
             found = _KINDS[k](d) or found
         else:
+            if isinstance(k, (_C.ndarray, _np.ndarray)) and k.size != 1:
+                # NumPy compares each kind with the names first (kind == "bool"): an empty array or
+                # one of several elements makes that `if` its ambiguous-truth ValueError
+                raise AscendValueError(ErrorCode.INVALID_PARAM, "[isdtype] The truth value of an array with more than "
+                                                                "one element is ambiguous (kind given as an array of "
+                                                                f"shape {tuple(k.shape)})")
             kd = _isdtype_arg(k)
             if kd is None:
                 raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[isdtype] kind argument must be comprised of NumPy "
@@ -279,7 +285,7 @@ def ravel(x, order="C"):
     """The elements of ``x`` as a 1-D array (a view when the strides allow), read in ``order``
     ('C', 'F', 'A' or 'K', as ``numpy.ravel``)."""
     x = _arr(x)
-    if order != "C":
+    if not (isinstance(order, str) and order == "C"):
         from ._signatures import check_order, ravel_order
 
         if check_order("ravel", order, none_ok=True) not in (None, "C"):

@@ -159,8 +159,8 @@ def _initial_scalar(op, initial, target):
 
 def _zero_d_axis(a, axis):
     """NumPy's ufunc reductions take an integer axis 0 or -1 of a 0-d array as no axis."""
-    if axis is None or isinstance(axis, (tuple, list)) or _np.ndim(a) != 0:
-        return False
+    if axis is None or isinstance(axis, (tuple, list, bool, _np.bool_)) or _np.ndim(a) != 0:
+        return False  # (a bool axis is the reduction's TypeError)
     try:
         return _operator.index(axis) in (0, -1)
     except TypeError:
@@ -207,7 +207,8 @@ def numpy_order_checks(op, a, axis, dtype, out):
     the axis), so that a call with two bad arguments raises NumPy's class."""
     check_dtype(op, dtype)
     check_out(op, out)
-    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, ufunc=True)
+    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim,
+               ufunc="mean" if op in ("mean", "var", "std") else True)
 
 
 def _reduction(op, with_dtype, with_initial):
@@ -270,6 +271,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     (a boolean mask: the mean of the selected elements, NaN for an empty selection)."""
     kd = keepdims_flag("mean", keepdims)
     if where is _NV:
+        if isinstance(axis, (bool, _np.bool_, tuple)):
+            # _methods._mean counts the items with normalize_axis_index first (True is axis 1: out
+            # of bounds is its AxisError); the binding refuses a bool axis (TypeError)
+            check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, ufunc="mean")
         return _C.mean(a, axis, dtype, out, kd)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
     axes = tuple(_axes("mean", axis, x.ndim))  # NumPy's _mean counts the items (axis check) first
@@ -391,7 +396,8 @@ def _new(op, shape, fill, dtype, order, device, like):
     check_dtype(op, dtype)
     from ._array_api import check_device  # noqa: PLC0415
     check_device(op, device)
-    o = check_order(op, order, allowed="CF") or "C" if order != "C" else "C"
+    # (order is compared only as a str: `order != "C"` of a huge array would be computed)
+    o = "C" if isinstance(order, str) and order == "C" else check_order(op, order, allowed="CF") or "C"
     check_like(op, like)
     if fill is None:
         x = _C.empty(shape, dtype)
@@ -532,7 +538,7 @@ def ravel_order(self, order):
     """``self`` flattened in NumPy's ``order``: 'C' row-major, 'F' column-major, 'A' 'F' when the
     array is Fortran- but not C-contiguous, 'K' the order of the elements in memory (see
     ``_keep_order_perm``; a negative stride still reads its axis forward, as NumPy's)."""
-    o = "C" if order == "C" else check_order("ravel", order, none_ok=True) or "C"
+    o = "C" if isinstance(order, str) and order == "C" else check_order("ravel", order, none_ok=True) or "C"
     if o in ("A", "K") and self.ndim >= 2 and not self.is_contiguous():
         if o == "A":
             o = "F" if self.T.is_contiguous() else "C"
@@ -641,18 +647,27 @@ def nan_extremum(op, a, axis, out, keepdims, initial, where):
 def check_axis(axis, ndim, ufunc=False):
     """NumPy's axis check, element by element in order (an out-of-range element before a later
     non-integer one is NumPy's AxisError; a non-integer its TypeError; a repeat its ValueError).
-    ``ufunc``: a ufunc reduction's axis (a tuple or an int; an array is not iterated)."""
+    ``ufunc``: a ufunc reduction's axis (a tuple or an int; an array is not iterated; a bool is
+    its TypeError before any bound), "mean": mean/var/std's, read by normalize_axis_index first
+    (True is axis 1 there: out of bounds is AxisError)."""
     if axis is None:
         return
-    if not isinstance(axis, (tuple, list)):
+    was_seq = isinstance(axis, (tuple, list))
+    if not was_seq:
+        if ufunc is True and isinstance(axis, (bool, _np.bool_)):
+            raise _type_error("axis", f"an integer is required (axis {axis!r})")
         try:
             axis = (_operator.index(axis),)
         except TypeError as e:
             if ufunc or isinstance(axis, str) or not hasattr(axis, "__iter__"):
                 raise _type_error("axis", str(e)) from None
             axis = tuple(axis)
+    if ufunc is True and ndim == 0 and not was_seq:
+        ndim = 1  # a ufunc reduction takes an int axis 0 or -1 of a 0-d array (as no axis)
     seen = []
     for ax in axis:
+        if ufunc is True and isinstance(ax, (bool, _np.bool_)):
+            raise _type_error("axis", f"an integer is required (axis {ax!r})")
         try:
             i = _operator.index(ax)
         except TypeError as e:
@@ -748,7 +763,7 @@ def _install_reduction_methods():
             if axis is None and dtype is None and out is None and keepdims is False and not kw:
                 return _cm(self)
             if _op == "mean":  # _methods._mean: normalize_axis_index per element (an array: TypeError)
-                check_axis(axis, self.ndim, ufunc=True)
+                check_axis(axis, self.ndim, ufunc="mean")
                 check_dtype(_op, dtype)
             else:
                 check_dtype(_op, dtype)
@@ -847,6 +862,8 @@ def _with_partition_checks(op, impl):
         try:
             return impl(a, kth, axis, kind, order)
         except Exception:
+            if op == "partition" and isinstance(a, _C.ndarray) and a.size > 1 << 32 and not a.is_contiguous():
+                raise  # NumPy's partition copies the input first: a huge view's allocation error stands
             _partition_checks(op, a, kth, axis, kind, order)  # NumPy's exception class when it differs
             raise
 

@@ -445,13 +445,17 @@ def digitize(x, bins, right=False):
         raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[digitize] x may not be complex")
     b = _arr(bins)
     if b.ndim != 1:
-        raise ValueError("object too deep for desired array")
+        raise _part_error(ValueError, "object too deep for desired array (digitize: bins must be 1-d)")
+    if b.size > 1 << 32:  # NumPy's monotonicity check reads bins as a float64 copy first
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("digitize", b.shape, _np.float64)
     if b.size > 1:
         d = _C.subtract(b[1:], b[:-1])
         inc = bool(_C.all(_C.greater_equal(d, 0)))
         dec = bool(_C.all(_C.less_equal(d, 0)))
         if not inc and not dec:
-            raise ValueError("bins must be monotonically increasing or decreasing")
+            raise _part_error(ValueError, "bins must be monotonically increasing or decreasing (digitize)")
     else:
         inc = True
     if inc:
@@ -594,6 +598,8 @@ def _install_methods():
     nd = _C.ndarray
 
     def _sort_inplace(self, axis=-1, kind=None, order=None, *, stable=None):
+        if axis is None:  # NumPy's method reads the axis as an int (no flattened in-place sort)
+            raise TypeError("[sort] 'NoneType' object cannot be interpreted as an integer (axis)")
         _check_kind(kind, stable)
         _check_order(order)
         _C._check_writeable(self, "sort", "sort array is read-only")
