@@ -76,7 +76,11 @@ def asarray_chkfinite(a, dtype=None, order=None):
 
     As NumPy 2.4, only NumPy's own float and complex types are checked (ml_dtypes'
     bfloat16, type char 'E', is not in ``typecodes['AllFloat']``)."""
-    if order is not None:  # NumPy's asarray(a, dtype, order) checks the order first
+    if dtype is not None:  # NumPy's asarray(a, dtype, order) converts the dtype, then the order
+        from ._signatures import check_dtype  # noqa: PLC0415
+
+        check_dtype("asarray_chkfinite", dtype)
+    if order is not None:
         if not isinstance(order, str):
             raise _TE(f"[asarray_chkfinite] order must be str, not {type(order).__name__}")
         if order.upper() not in ("C", "F", "A", "K"):

@@ -294,9 +294,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = _arr(a), _arr(b)
-    for x, ax in ((a, axisa), (b, axisb)):
-        if x.ndim == 0:
-            raise _np.exceptions.AxisError(_operator.index(ax), 0)
+    if a.ndim == 0 or b.ndim == 0:  # NumPy's first check, before the axes are read
+        raise _VE(f"[cross] At least one array has zero dimension (shapes {tuple(a.shape)}, {tuple(b.shape)})")
     a = _ns.moveaxis(a, _operator.index(axisa), -1)
     b = _ns.moveaxis(b, _operator.index(axisb), -1)
     na, nb = a.shape[-1], b.shape[-1]

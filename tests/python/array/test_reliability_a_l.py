@@ -832,3 +832,58 @@ def test_compare_with_strings_is_elementwise(mode, other, op, dt):
     _same(lambda: getattr(operator, op)(e, other), lambda: getattr(operator, op)(asc.asarray(e), other))
 
 
+
+
+# ------------------------------------------------------------------ final run (seeds 6201-): bool axes, check order
+
+@pytest.mark.parametrize("shape", [(5,), (), (2, 3)], ids=repr)
+@pytest.mark.parametrize("name", ["all", "any", "sum", "prod", "max", "min", "mean", "std", "var"])
+@pytest.mark.parametrize("axis", [True, (True,), False, 0, (0,), -1, 1, (0, 0)], ids=repr)
+def test_reduction_bool_axis(mode, shape, name, axis):
+    """A ufunc reduction refuses a bool axis (TypeError) before its bounds; mean/std/var read it
+    as an int first (True is axis 1: AxisError when out of bounds); a 0-d array takes axis 0/-1."""
+    x = np.ones(shape)
+    _same(lambda: getattr(x, name)(axis), lambda: getattr(asc.asarray(x), name)(axis))
+    _same(lambda: getattr(np, name)(x, axis=axis), lambda: getattr(asc, name)(asc.asarray(x), axis=axis))
+
+
+def test_digitize_huge_bins_float64_copy(mode):
+    _same(lambda: np.digitize(np.array(3, np.uint16), np.broadcast_to(np.ones(1, np.int8), (2 ** 62,))),
+          lambda: asc.digitize(asc.asarray(np.array(3, np.uint16)), asc.broadcast_to(asc.ones(1, np.int8), (2 ** 62,))))
+
+
+@pytest.mark.parametrize("kind", [np.ones(7, np.uint8), np.ones(1, np.uint8), np.ones(0), "bool", np.int8], ids=repr)
+def test_isdtype_kind_array(mode, kind):
+    k = asc.asarray(kind) if isinstance(kind, np.ndarray) else kind
+    _same(lambda: np.isdtype(np.dtype(np.int8), kind), lambda: asc.isdtype(np.dtype(np.int8), k))
+
+
+@pytest.mark.parametrize("dtype", [float("nan"), "int8", "bogus", None], ids=repr)
+@pytest.mark.parametrize("order", ["bogus", 3, None, "C"], ids=repr)
+def test_asarray_chkfinite_dtype_before_order(mode, dtype, order):
+    x = np.ones(2)
+    _same(lambda: np.asarray_chkfinite(x, dtype=dtype, order=order),
+          lambda: asc.asarray_chkfinite(asc.asarray(x), dtype=dtype, order=order))
+
+
+@pytest.mark.parametrize("kw", [{"axisa": None}, {"axisa": 5}, {"axis": None}, {"axisb": "x"}, {}], ids=repr)
+@pytest.mark.parametrize("shapes", [((), (5, 3)), ((3,), ()), ((), ())], ids=repr)
+def test_cross_zero_d_before_axes(mode, kw, shapes):
+    a, b = np.ones(shapes[0]), np.ones(shapes[1])
+    _same(lambda: np.cross(a, b, **kw), lambda: asc.cross(asc.asarray(a), asc.asarray(b), **kw))
+
+
+def test_harness_str_input_rule():
+    """A str NumPy holds as a '<U' array and fails on later (delete's IndexError) is rejected by
+    pyasc where it converts it: both reject the input; a str NumPy accepts stays a clear error."""
+    import fuzz_harness as fh
+
+    case = ("fn", "delete", (("py", "abc"), ("arr", "uint8", (), "c", 22844, "rand")), ())
+    ref = fh._call(case, np)
+    assert isinstance(ref.exc, IndexError)
+    assert fh.classify(case)[0] == "both_raise"
+    ok_case = ("fn", "flatnonzero", (("py", "abc"),), ())
+    assert fh.classify(ok_case)[0] == "clear_error"
+    plain = ("fn", "delete", (("arr", "uint8", (3,), "c", 1, "rand"), ("py", "abc")), ())
+    ref = fh._call(plain, np)
+    assert fh._classify_pair(plain, ref, fh._Result(exc=asc.errors.AscendTypeError(0, "x")))[0] == "unclear_error"
