@@ -307,14 +307,18 @@ def repeat(a, repeats, axis=None):
     if axis is not None and _np.ndim(a) == 0:  # PyArray_CheckAxis: a 0-d array is read as 1-d
         a = _C.reshape(_arr(a), (1,))
     counts = _repeat_counts(repeats)
+    if isinstance(a, _C.ndarray) and a.size > 1 << 32 and not a.is_contiguous() and _np.ndim(counts) <= 1:
+        # (NumPy's PyArray_Repeat makes a C-contiguous copy of the view once the counts are read,
+        # whatever their length: a huge view is its MemoryError)
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("repeat", tuple(a.shape), a.dtype)
+        _C.empty(tuple(a.shape), a.dtype)
     if isinstance(a, _C.ndarray) and a.size > 1 << 32 and _np.ndim(counts) == 0:
         # a huge broadcast view: NumPy allocates the result first (its MemoryError / "too big")
         from ._helpers import _alloc_check, _norm_axis  # noqa: PLC0415
 
         r = int(counts)
-        if not a.is_contiguous():  # (NumPy's PyArray_Repeat makes a C-contiguous copy of the view first)
-            _alloc_check("repeat", tuple(a.shape), a.dtype)
-            _C.empty(tuple(a.shape), a.dtype)
         if axis is None:
             shape = (a.size * r,)
         else:
