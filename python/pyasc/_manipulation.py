@@ -672,7 +672,9 @@ def roll(a, shift, axis=None):
             return x.copy()
         idx = _C.asarray(_np.arange(-(s % n), n - (s % n)))
         return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
-    axes = tuple(_axis(v, x.ndim) for v in axis) if hasattr(axis, "__iter__") else (_axis(axis, x.ndim),)
+    # (NumPy's normalize_axis_tuple tries operator.index first: a 0-d integer array is one axis)
+    seq = hasattr(axis, "__iter__") and not (getattr(axis, "ndim", None) == 0)
+    axes = tuple(_axis(v, x.ndim) for v in axis) if seq else (_axis(axis, x.ndim),)
     check_shift()
     shifts = tuple(shift) if _is_seq(shift) else (shift,) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
