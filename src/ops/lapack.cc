@@ -435,6 +435,25 @@ inline Real<T> pivot_mag(T v) {
   else return std::abs(v);
 }
 
+/// 1 / d as OpenBLAS's getf2 and trsm kernels compute it (Smith's ratio, no C99 Annex G
+/// recovery of infinities): NumPy's small complex inverses and solves come from there, so
+/// 1 / (nan + inf i) is nan + nan i as in NumPy, not the 0 of the library division.
+template <typename T>
+inline T lapack_recip(T d) {
+  if constexpr (kIsComplex<T>) {
+    using R = Real<T>;
+    const R ar = d.real(), ai = d.imag();
+    if (std::abs(ar) >= std::abs(ai)) {
+      const R ratio = ai / ar, den = R(1) / (ar * (R(1) + ratio * ratio));
+      return T(den, -ratio * den);
+    }
+    const R ratio = ar / ai, den = R(1) / (ai * (R(1) + ratio * ratio));
+    return T(ratio * den, -den);
+  } else {
+    return T(1) / d;
+  }
+}
+
 /// In-place LU with partial pivoting (getf2: pivot = first entry of largest
 /// magnitude in the column) of the row-major n x n matrix `a` (n = N, or nr
 /// when N is 0); piv[j] = the row swapped with row j. Returns false on an
@@ -462,7 +481,7 @@ bool small_lu(T* a, int* piv, int nr) {
       ok = false;
       continue;
     }
-    const T r = T(1) / d;
+    const T r = lapack_recip(d);
     for (int i = j + 1; i < n; ++i) {
       const T l = mul(a[i * n + j], r);
       a[i * n + j] = l;
@@ -490,8 +509,8 @@ void small_lu_solve(const T* lu, const int* piv, T* x, int64_t k, int nr) {
       for (int64_t c = 0; c < k; ++c) x[i * k + c] -= mul(f, x[l * k + c]);
     }
     const T d = lu[i * n + i];
-    if constexpr (kIsComplex<T>) {  // one (scaled, library) complex division, then products
-      const T r = T(1) / d;
+    if constexpr (kIsComplex<T>) {  // one reciprocal (as OpenBLAS's trsm), then products
+      const T r = lapack_recip(d);
       for (int64_t c = 0; c < k; ++c) x[i * k + c] = mul(x[i * k + c], r);
     } else {
       for (int64_t c = 0; c < k; ++c) x[i * k + c] /= d;

@@ -304,6 +304,60 @@ void run_loop(InnerLoop loop, const Tensor& out, const Tensor* inputs, int n_in,
   StridedIter it(nops, static_cast<int>(out.ndim()), out.shape().data(), strides, order_by);
   const int64_t total = it.size();
   if (total == 0) return;
+  // An input broadcast along the inner run (stride 0: a column or a scalar against a matrix)
+  // would send every run down the loops' per-element strided path (20-50x slower than their
+  // contiguous/SIMD path). Such runs are cut into chunks whose broadcast inputs are replicated
+  // into a small per-thread buffer, so the contiguous path runs; the value read is the same.
+  int64_t isz[kMaxIterOperands];
+  isz[0] = static_cast<int64_t>(out.itemsize());
+  for (int i = 0; i < n_in; ++i) isz[i + 1] = static_cast<int64_t>(inputs[i].itemsize());
+  bool any_bcast = false;
+  for (int k = 1; k < nops; ++k) any_bcast |= it.inner_stride(k) == 0;
+  auto chunked = [&](char** p, const int64_t* s, int64_t n) {
+    bool dense = n >= 32 && s[0] == isz[0];
+    bool bc = false;
+    for (int k = 1; k < nops && dense; ++k) {
+      if (s[k] == 0) bc = true;
+      else if (s[k] != isz[k]) dense = false;
+    }
+    if (!dense || !bc) {
+      loop(p, s, n);
+      return;
+    }
+    constexpr int64_t kChunk = 512;
+    alignas(64) thread_local unsigned char buf[kMaxIterOperands][kChunk * 16];
+    char* q[kMaxIterOperands];
+    int64_t cs[kMaxIterOperands];
+    for (int k = 0; k < nops; ++k) {
+      cs[k] = isz[k];
+      q[k] = p[k];
+      if (k > 0 && s[k] == 0) {
+        const int64_t m = std::min(n, kChunk);
+        for (int64_t j = 0; j < m; ++j) std::memcpy(buf[k] + j * isz[k], p[k], static_cast<size_t>(isz[k]));
+        q[k] = reinterpret_cast<char*>(buf[k]);
+      }
+    }
+    for (int64_t done = 0; done < n; done += kChunk) {
+      const int64_t m = std::min(kChunk, n - done);
+      char* r[kMaxIterOperands];
+      for (int k = 0; k < nops; ++k) r[k] = (k > 0 && s[k] == 0) ? q[k] : q[k] + done * isz[k];
+      loop(r, cs, m);
+    }
+  };
+  if (any_bcast && it.inner_size() >= 32) {
+    if (!parallel_ok || total < kParallelMinElements || num_cores() <= 1) {
+      it.for_range(base, 0, total, chunked);
+      return;
+    }
+    const int cores = num_cores();
+    const int64_t blocks = std::min<int64_t>(cores, (total + kElementsPerBlock - 1) / kElementsPerBlock);
+    const int64_t chunk = (total + blocks - 1) / blocks;
+    launch_blocks(name, blocks, [&](int64_t b) {
+      const int64_t lo = b * chunk;
+      it.for_range(base, lo, std::min(total, lo + chunk), chunked);
+    });
+    return;
+  }
   if (!parallel_ok || total < kParallelMinElements) {
     it.for_range(base, 0, total, loop);
     return;

@@ -109,6 +109,13 @@ struct SignF {
     else return a > 0 ? C(1) : a < 0 ? C(-1) : C(0);
   }
 };
+// NumPy's bfloat16 loops are ml_dtypes': its sign returns a zero (and a NaN) unchanged, so
+// sign(-0.0) is -0.0 there while NumPy's float16/32/64 loops give +0.0.
+struct SignKeepZeroF {
+  static constexpr int kSimd = kNoSimd;
+  template <typename C>
+  static C apply(C a) { return a > 0 ? C(1) : a < 0 ? C(-1) : a; }
+};
 struct SquareF {
   static constexpr int kSimd = kNoSimd;
   template <typename C>
@@ -158,6 +165,11 @@ struct UnaryTable {
   static const LoopTable& table() { return TableBuilder<Make>::cached(); }
   static InnerLoop select(const LoopTypes& lt) { return table()[static_cast<int>(lt.in[0])]; }
 };
+
+InnerLoop sign_select(const LoopTypes& lt) {
+  if (lt.in[0] == DType::kBFloat16) return &unary_loop<bfloat16, bfloat16, SignKeepZeroF>;
+  return UnaryTable<SignF, false>::select(lt);
+}
 
 // Math functions have float loops only; the dtype rule casts integers first.
 template <typename F>
@@ -281,7 +293,7 @@ const OpRegistrar kOps[] = {
                           "Smallest integer >= x, elementwise (integers unchanged).")),
     OpRegistrar(unary_def("trunc", rule_same, &UnaryTable<TruncF, false>::select,
                           "x rounded toward zero, elementwise (integers unchanged).")),
-    OpRegistrar(unary_def("sign", rule_sign, &with_complex_unary<CUnary::kSign, &UnaryTable<SignF, false>::select>,
+    OpRegistrar(unary_def("sign", rule_sign, &with_complex_unary<CUnary::kSign, &sign_select>,
                           "-1, 0 or 1 by the sign of x (NaN stays NaN), elementwise.")),
     OpRegistrar(unary_def("square", rule_unary_bool_as_int8, &with_complex_unary<CUnary::kSquare, &UnaryTable<SquareF, false>::select>,
                           "x * x, elementwise.")),

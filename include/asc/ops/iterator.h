@@ -71,6 +71,8 @@ class StridedIter {
   int64_t size() const noexcept { return total_; }
   int ndim() const noexcept { return ndim_; }
   int64_t inner_size() const noexcept { return shape_[ndim_ - 1]; }
+  /// Operand k's byte stride along the inner (merged) axis.
+  int64_t inner_stride(int k) const noexcept { return strides_[k][ndim_ - 1]; }
 
   /// Calls fn(ptrs, inner_strides, n) for the elements [begin, end) of the
   /// iteration space; `base[k]` is operand k's element-0 address.

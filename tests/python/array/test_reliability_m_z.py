@@ -302,3 +302,361 @@ def test_correction_array(mode, fn, corr):
     x = np.arange(6, dtype=np.int16).reshape(2, 3)
     c = asc.asarray(corr) if isinstance(corr, np.ndarray) else corr
     _compare(lambda: getattr(np, fn)(x, correction=corr), lambda: getattr(asc, fn)(asc.asarray(x), correction=c))
+
+
+# ------------------------------------------------------------------ session 7101-: vander, sign, nan* dtype=, ...
+
+_SPECIAL_C = np.array([-1 + 7j, 7j, 7 + 1e30j, 65504 + 0j, -2.5 + 0j, complex(np.nan, INF), 1 + 3j,
+                       complex(INF, 0), complex(-INF, np.nan), complex(0, -INF)])
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("n,increasing", [(None, False), (None, True), (1, False), (2, True), (4, False)])
+def test_vander_complex_special_values(mode, dtype, n, increasing):
+    # (the powers were a cumulative product from a leading 1: (1+0j)*(nan+infj) is nan+nanj,
+    # NumPy's second column is x itself)
+    x = _SPECIAL_C.astype(dtype)
+    _compare(lambda: np.vander(x, n, increasing), lambda: asc.vander(asc.asarray(x), n, increasing))
+
+
+def _bits(v):
+    v = np.asarray(v.numpy() if isinstance(v, asc.ndarray) else v)
+    return v.view(f"u{v.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("with_out", [False, True])
+def test_sign_of_zero_as_numpy(mode, dtype, with_out):
+    # NumPy's bfloat16 loop (ml_dtypes) returns a zero unchanged (sign(-0.0) is -0.0), its
+    # float16/32/64 loops give +0.0
+    import ml_dtypes
+
+    dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    x = np.array([-0.0, 0.0, np.nan, 1.5, -3.0, INF, -INF, -1e-30], dtype=dt)[::-1]
+    if with_out:
+        e = np.sign(x, out=np.ones(x.shape, dt))
+        g = asc.sign(asc.asarray(x), out=asc.ones(x.shape, dt))
+    else:
+        e, g = np.sign(x), asc.sign(asc.asarray(x))
+    assert g.dtype == e.dtype
+    np.testing.assert_array_equal(_bits(g), _bits(e))
+
+
+# (integer input with dtype=bfloat16 is not here: np.var has no such loop, another question)
+_NAN_DT = [(s, d) for s in ["float16", "float32", "float64", "complex64", "complex128", "int16", "bool"]
+           for d in ["bfloat16", "float32", "complex128", "int32"] if not (s in ("int16", "bool") and d == "bfloat16")]
+
+
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd", "nanmean"])
+@pytest.mark.parametrize("src,dtype", _NAN_DT)
+def test_nan_functions_dtype_must_be_inexact(mode, fn, src, dtype):
+    # ml_dtypes' bfloat16 is no np.inexact: NumPy's nanvar/nanstd/nanmean of float or complex
+    # input refuse dtype=bfloat16 (TypeError)
+    import ml_dtypes
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    x = np.array([[1, 2, 3], [4, 0, 1]], dtype=src)
+    _compare(lambda: getattr(np, fn)(x, axis=1, dtype=dt), lambda: getattr(asc, fn)(asc.asarray(x), axis=1, dtype=dt))
+
+
+@pytest.mark.parametrize("axis", [True, False, np.True_, 1, 0, -1])
+@pytest.mark.parametrize("with_x", [False, True])
+@pytest.mark.parametrize("shape", [(3, 5), (0, 1, 4), (4,)])
+def test_trapezoid_bool_axis(mode, axis, with_x, shape):
+    # NumPy indexes its slice list with the bool, then its final .sum(axis) refuses it (TypeError)
+    y = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)
+    kw = {"x": np.linspace(0, 1, shape[-1])} if with_x else {}
+    akw = {k: asc.asarray(v) for k, v in kw.items()}
+    _compare(lambda: np.trapezoid(y, axis=axis, **kw), lambda: asc.trapezoid(asc.asarray(y), axis=axis, **akw))
+
+
+def _views():
+    base = np.arange(120.0).reshape(2, 3, 4, 5)
+    out = []
+    for perm in [(0, 1, 2, 3), (3, 2, 1, 0), (1, 0, 3, 2), (2, 0, 3, 1)]:
+        for sl in [(slice(None),) * 4, (slice(None, None, -1), slice(None), slice(None, None, 2), slice(None)),
+                   (slice(0, 1), slice(None, None, -1), slice(None), slice(1, 2))]:
+            out.append((base, sl, perm, None))
+    out.append((np.arange(3.0), (slice(None),), (0,), (4, 3)))  # broadcast views: zero strides
+    out.append((np.arange(6.0).reshape(2, 3), (slice(None), slice(None)), (1, 0), (4, 3, 2)))
+    return out
+
+
+_VIEWS = _views()
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "c", "k", None, "bogus", 3, b"F"])
+@pytest.mark.parametrize("i", range(len(_VIEWS)))
+def test_ravel_order(mode, order, i):
+    base, sl, perm, bshape = _VIEWS[i]
+    n = base[sl].transpose(perm)
+    a = asc.asarray(base)[sl].transpose(perm)
+    if bshape is not None:
+        n, a = np.broadcast_to(n, bshape), asc.broadcast_to(a, bshape)
+    _compare(lambda: np.ravel(n, order=order), lambda: asc.ravel(a, order=order))
+    _compare(lambda: n.ravel(order), lambda: a.ravel(order))
+
+
+@pytest.mark.parametrize("v", ["abc", "1.5", b"2", b"x", " 3 ", "", "nan", "1e3"])
+def test_poly_of_a_string(mode, v):
+    _compare(lambda: np.poly(v), lambda: asc.poly(v))
+
+
+@pytest.mark.parametrize("method", [np.zeros((2, 0), np.int16), np.array("linear"), ["linear"], "bogus", "hazen"])
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile", "percentile"])
+def test_quantile_method_lookup(mode, method, fn):
+    # NumPy looks the method up in a dict: an unhashable one is its TypeError, an unknown str ValueError
+    x = np.arange(6, dtype=np.int8).reshape(2, 3)
+    m = asc.asarray(method) if isinstance(method, np.ndarray) and method.dtype.kind != "U" else method
+    q = 0.5 if fn != "percentile" else 50
+    _compare(lambda: getattr(np, fn)(x, q, method=method), lambda: getattr(asc, fn)(asc.asarray(x), q, method=m))
+
+
+_SELECT = [
+    # (conditions, choices, default): NumPy checks the common dtype, broadcasts the conditions,
+    # then the choices, and only then the conditions' dtype
+    ([np.zeros((2, 5, 3), np.int32), np.ones((5, 1), np.uint32), np.ones((2, 2, 4), np.int16)],
+     [np.uint32(3), np.uint32(1), np.uint32(2)], 0),
+    ([np.uint8(1), np.uint8(0)], [np.ones(4, np.float32), np.ones(3, np.int8)], 0),
+    ([np.uint8(1), np.uint8(0)], [np.ones(4, np.float32), np.ones(4, np.int8)], 0),
+    ([np.array([True, False]), np.array([1, 0], np.int8)], [1, 2.5], 0),
+    ([np.array([True, False])], [np.ones((3, 2))], np.ones(3)),
+    ([np.array([True, False])], [np.ones((3, 2))], np.ones(2)),
+    ([np.array([True, False]), np.array([[False], [True]])], [np.arange(2), 7], -1),
+    ([np.array([True, False])], [True], 5),
+    ([np.array([True, False])], [np.ones(2, bool)], 3.5),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_SELECT)))
+def test_select_check_order(mode, i):
+    conds, choices, default = _SELECT[i]
+
+    def conv(v):
+        return asc.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else v
+
+    _compare(lambda: np.select(conds, choices, default),
+             lambda: asc.select([conv(c) for c in conds], [conv(c) for c in choices], conv(default)))
+
+
+@pytest.mark.parametrize("kth", [np.int64(-2 ** 63), 5, "a", 0])
+@pytest.mark.parametrize("kind", ["introselect", "bogus"])
+def test_partition_huge_view_allocates_first(kth, kind):
+    # NumPy copies the input before the method checks kind and kth: a 16 TiB view is its
+    # MemoryError first
+    one = np.ones(1, np.int8)
+    e = _run(lambda: np.partition(np.broadcast_to(one, (2 ** 44,)), kth, kind=kind))
+    g = _run(lambda: asc.partition(asc.broadcast_to(asc.asarray(one), (2 ** 44,)), kth, kind=kind))
+    _same_error(e, g)
+
+
+@pytest.mark.parametrize("fn", ["vecmat", "matvec", "matmul", "vecdot"])
+@pytest.mark.parametrize("value", [-1, 300, 2 ** 70])
+@pytest.mark.parametrize("out_dt", ["bool", "int8", "uint8"])
+def test_gufunc_python_int_converted_before_out_cast(mode, fn, value, out_dt):
+    # NumPy converts a Python int to the loop dtype (OverflowError) before it checks the cast
+    # into out (and the core dimensions)
+    x = np.ones((), np.uint8)
+    _compare(lambda: getattr(np, fn)(value, x, out=np.zeros((), out_dt)),
+             lambda: getattr(asc, fn)(value, asc.asarray(x), out=asc.zeros((), out_dt)))
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("axis", [np.array([0]), np.array([0, 0]), np.array([0, -1]), [1], [5], 1.5, "a",
+                                  np.int64(1), np.array(0), np.array([[1]]), 0, 7])
+def test_unique_axis_forms(mode, shape, axis):
+    # NumPy: a 1-d input checks the axis with normalize_axis_index; other inputs move it with
+    # moveaxis (a sequence: its entries, AxisError / ValueError), then index a list with it
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) % 2
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: np.unique(x, axis=axis), lambda: asc.unique(asc.asarray(x), axis=ax))
+
+
+def test_unique_axis_huge_view_on_0d():
+    x = np.array(1 + 2j)
+    e = _run(lambda: np.unique(x, axis=np.broadcast_to(np.int8(1), (2 ** 44,))))
+    g = _run(lambda: asc.unique(asc.asarray(x), axis=asc.broadcast_to(asc.asarray(np.int8(1)), (2 ** 44,))))
+    _same_error(e, g)
+
+
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd"])
+@pytest.mark.parametrize("src", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("axis", [None, 1, (0, 1)])
+def test_nanvar_deviations_in_the_input_dtype(mode, fn, src, dtype, axis):
+    # NumPy writes the deviations and their squares into the input's NaN-replaced copy (rounded to
+    # the input dtype: float16 squares for float16 input with dtype=float32), and sums them in dtype
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 5)) * 7 + 3).astype(src)
+    if x.dtype.kind == "c":
+        x = x + 1j * x[::-1]
+    x[1, 2] = np.nan
+    x[:, 3] = np.nan
+    e = _run(lambda: getattr(np, fn)(x, axis=axis, dtype=dtype))
+    g = _run(lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, dtype=dtype))
+    assert not isinstance(g, Exception), g
+    e, g = np.asarray(e), np.asarray(g.numpy())
+    assert g.dtype == e.dtype and g.shape == e.shape
+    # the squares are the same values of the input dtype on both sides and the sums differ by
+    # the order only (the result dtype's bound) -- except NumPy's complex64 product, which is
+    # fused where pyasc's is exactly rounded: a float32 ulp apart
+    eps = np.finfo(e.dtype).eps if src != "complex64" else max(np.finfo(e.dtype).eps, np.finfo(np.float32).eps)
+    for pe, pg in ((e.real, g.real), (e.imag, g.imag)):
+        np.testing.assert_allclose(pg, pe, rtol=32 * float(eps), equal_nan=True)
+
+
+@pytest.mark.parametrize("coords,dims", [(([0],), (-1,)), (([0.5],), (-1,)), ((np.array(0.5),), (-1,)),
+                                         (([0], [0]), (-2, 3)), (([0.0], [0]), (2 ** 40, 2 ** 40)),
+                                         (([0], [0]), (2 ** 40, 2 ** 40)), (([1], [2]), (2, 3))])
+def test_ravel_multi_index_negative_dims(mode, coords, dims):
+    # a negative dimension is found by NumPy's loop (every coordinate out of range), after the
+    # coordinates' dtype check (a float: TypeError)
+    _compare(lambda: np.ravel_multi_index(coords, dims),
+             lambda: asc.ravel_multi_index(tuple(asc.asarray(np.asarray(c)) for c in coords), dims))
+
+
+@pytest.mark.parametrize("bad", [np.nan, INF, -INF])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_poly_of_a_non_finite_matrix(mode, bad, dtype):
+    # NumPy's characteristic polynomial takes eigvals, which refuses inf/NaN (LinAlgError)
+    m = np.arange(16.0).reshape(4, 4).astype(dtype)
+    m[1, 2] = bad
+    _compare(lambda: np.poly(m), lambda: asc.poly(asc.asarray(m)))
+
+
+_INV_SPECIAL = [np.array([[complex(np.nan, INF)]]), np.array([[complex(INF, 0)]]), np.array([[complex(0, -INF)]]),
+                np.array([[complex(INF, INF)]]), np.array([[2 + 1j]]),
+                np.array([[complex(np.nan, INF), 0], [0, 1 + 1j]]), np.array([[1e5 + 1e5j, 0], [0, 1e-5j]])]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("i", range(len(_INV_SPECIAL)))
+@pytest.mark.parametrize("fn", ["inv", "matrix_power-4", "solve"])
+def test_small_complex_inverse_of_special_values(mode, dtype, i, fn):
+    # NumPy's inverse and solve go through OpenBLAS's getrf/trsm, whose reciprocal of a complex
+    # pivot is Smith's ratio without C99's infinity recovery: 1/(nan+infj) is nan+nanj, not 0
+    a = _INV_SPECIAL[i].astype(dtype)
+    b = np.ones((a.shape[0], 1), dtype)
+    f = {"inv": lambda m, A, B: m.linalg.inv(A), "matrix_power-4": lambda m, A, B: m.linalg.matrix_power(A, -4),
+         "solve": lambda m, A, B: m.linalg.solve(A, B)}[fn]
+    _compare(lambda: f(np, a, b), lambda: f(asc, asc.asarray(a), asc.asarray(b)))
+
+
+@pytest.mark.parametrize("reps", ["huge62", "huge44", "ones100", "list65", "ones3"])
+def test_tile_long_reps(mode, reps):
+    # NumPy makes a tuple of reps first (a huge view: MemoryError at once, where iterating it
+    # hung), then array(A, ndmin=len(reps)) refuses more than 64 dimensions (ValueError)
+    def make(m, conv):
+        if reps.startswith("huge"):
+            return m.broadcast_to(conv(np.ones(1, np.int8)), (2 ** int(reps[4:]),))
+        return {"ones100": conv(np.ones(100, int)), "list65": [1] * 65, "ones3": conv(np.ones(3, int))}[reps]
+
+    a = np.arange(2)
+    _compare(lambda: np.tile(a, make(np, lambda v: v)), lambda: asc.tile(asc.asarray(a), make(asc, asc.asarray)))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3), (2, 0, 4), (4, 0), (2, 2), (3,)])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_matrix_rank_of_empty_matrices(mode, shape, hermitian):
+    # NumPy's tolerance is S.max(..., initial=0): an empty matrix has rank 0
+    a = np.ones(shape, np.int32)
+    _compare(lambda: np.linalg.matrix_rank(a, hermitian=hermitian),
+             lambda: asc.linalg.matrix_rank(asc.asarray(a), hermitian=hermitian))
+
+
+@pytest.mark.parametrize("left", [-1, 3, 2.5, 2 ** 70, "A"])
+@pytest.mark.parametrize("right", [-1, 2.5, "A"])
+@pytest.mark.parametrize("dtype", ["uint16", "float32", "int8"])
+def test_matmul_operator_with_a_python_scalar(mode, left, right, dtype):
+    # NumPy's `@` converts a Python scalar to the loop dtype (OverflowError) before it checks the
+    # core dimensions (ValueError)
+    import operator
+
+    n = np.ones((4, 4), dtype)
+    x = asc.asarray(n)
+    _compare(lambda: operator.matmul(n if left == "A" else left, n if right == "A" else right),
+             lambda: operator.matmul(x if left == "A" else left, x if right == "A" else right))
+
+
+@pytest.mark.parametrize("keepdims", ["ones3", "ones1", 1.5, "a", None, np.True_, 2, 2 ** 100, "huge"])
+@pytest.mark.parametrize("dtype", ["int8", "float64"])
+@pytest.mark.parametrize("fn", ["nanargmin", "nanargmax"])
+def test_nanarg_keepdims_truth_value(mode, keepdims, dtype, fn):
+    # NumPy's argmin/argmax read keepdims by its truth value (several elements: ValueError)
+    def kd(m, conv):
+        if keepdims == "huge":
+            return m.broadcast_to(conv(np.float32(1)), (2 ** 44,))
+        if keepdims in ("ones3", "ones1"):
+            return conv(np.ones(3 if keepdims == "ones3" else 1, np.float32))
+        return keepdims
+
+    x = np.arange(3, dtype=dtype)
+    _compare(lambda: getattr(np, fn)(x, keepdims=kd(np, lambda v: v)),
+             lambda: getattr(asc, fn)(asc.asarray(x), keepdims=kd(asc, asc.asarray)))
+
+
+@pytest.mark.parametrize("fn", ["zeros", "ravel"])
+def test_order_is_compared_only_as_a_str(fn):
+    # (`order != "C"` of a 16 TiB view was computed: MemoryError where NumPy's TypeError comes first)
+    def call(m, conv):
+        o = m.broadcast_to(conv(np.ones(1)), (2 ** 44,))
+        return m.zeros((0, 3), order=o) if fn == "zeros" else m.ravel(conv(np.ones(3)), order=o)
+
+    _same_error(_run(lambda: call(np, lambda v: v)), _run(lambda: call(asc, asc.asarray)))
+
+
+@pytest.mark.parametrize("reps", [2 ** 63, -(2 ** 63) - 1, (1, 2 ** 63), 2 ** 100])
+def test_tile_reps_beyond_a_c_long(mode, reps):
+    a = np.ones((2, 3))
+    _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
+
+
+@pytest.mark.parametrize("args", [(None,), (None, None), (0,), (-1, "stable")])
+def test_sort_method_axis(mode, args):
+    # NumPy's in-place sort reads the axis as an int: None is its TypeError
+    n = np.arange(12, dtype=np.int32).reshape(4, 1, 3)[::-1]
+    x = asc.asarray(n)
+
+    def run_np():
+        c = n.copy()
+        c.sort(*args)
+        return c
+
+    def run_asc():
+        c = x.copy()
+        c.sort(*args)
+        return c
+
+    _compare(run_np, run_asc)
+
+
+@pytest.mark.parametrize("kth,axis", [(3, 3), (None, 3), (5, 0)])
+def test_partition_huge_view_before_axis(kth, axis):
+    one = np.ones(1, bool)
+    e = _run(lambda: np.partition(np.broadcast_to(one, (2 ** 62,)), kth, axis=axis))
+    g = _run(lambda: asc.partition(asc.broadcast_to(asc.asarray(one), (2 ** 62,)), kth, axis=axis))
+    _same_error(e, g)
+
+
+@pytest.mark.parametrize("repeats", [(1,), (1, 2), 2, [3]])
+@pytest.mark.parametrize("method", [False, True])
+def test_repeat_huge_view_copies_first(repeats, method):
+    # NumPy copies the view (C-contiguous) once the counts are read, whatever their length: a
+    # (1,)-shaped repeats on a 16 TiB view hung
+    one = np.ones(1, bool)
+
+    def call(m, conv):
+        h = m.broadcast_to(conv(one), (2 ** 44,))
+        return h.repeat(repeats) if method else m.repeat(h, repeats)
+
+    _same_error(_run(lambda: call(np, lambda v: v)), _run(lambda: call(asc, asc.asarray)))
+
+
+@pytest.mark.parametrize("axis", [np.array(1), np.array(-1), np.array(5), np.array([0, 1]), 1])
+@pytest.mark.parametrize("shift", [1, (1, 2)])
+@pytest.mark.parametrize("shape", [(3, 4), ()])
+def test_roll_0d_array_axis(mode, axis, shift, shape):
+    # NumPy's normalize_axis_tuple takes a 0-d integer array as one axis (operator.index first)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: np.roll(x, shift, axis=axis), lambda: asc.roll(asc.asarray(x), shift, axis=ax))
