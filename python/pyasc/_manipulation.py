@@ -244,6 +244,8 @@ def unstack(x, /, *, axis=0):
         raise ValueError("Input array must be at least 1-d.")
     # NumPy: tuple(moveaxis(x, axis, 0)), the axis read by normalize_axis_tuple (an array of axes
     # is iterated), then as many sources as destinations
+    if axis is None:  # (normalize_axis_tuple iterates None: TypeError)
+        raise TypeError("[unstack] 'NoneType' object is not iterable (axis)")
     src = _axes_tuple(axis, x.ndim, "unstack")
     if len(src) != 1:
         raise _VE_tile(f"[unstack] `source` and `destination` arguments must have the same number of elements "

@@ -660,3 +660,11 @@ def test_roll_0d_array_axis(mode, axis, shift, shape):
     x = np.arange(int(np.prod(shape))).reshape(shape)
     ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
     _compare(lambda: np.roll(x, shift, axis=axis), lambda: asc.roll(asc.asarray(x), shift, axis=ax))
+
+
+@pytest.mark.parametrize("shape", [(5,), (5, 2), (0, 2)])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0,)])
+def test_unstack_axis_none(mode, shape, axis):
+    # NumPy's moveaxis iterates a non-int axis: None is its TypeError
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    _compare(lambda: np.unstack(x, axis=axis), lambda: asc.unstack(asc.asarray(x), axis=axis))
