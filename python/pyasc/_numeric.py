@@ -333,6 +333,10 @@ def rollaxis(a, axis, start=0):
     a = _arr(a)
     n = a.ndim
     axis = _operator.index(axis)
+    if not -(1 << 31) <= axis < (1 << 31):  # NumPy's normalize_axis_index reads a C int
+        from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[rollaxis] Python int too large to convert to C int ({axis})")
     if not -n <= axis < n:
         raise _np.exceptions.AxisError(axis, n)
     axis %= n

@@ -79,6 +79,15 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
         _C.empty((x.size,), x.dtype)
     _check_kind(kind, stable)
     _check_order(order)
+    if axis is not None and not (type(axis) is int and -(1 << 31) <= axis < (1 << 31)):
+        try:  # NumPy reads the axis as a C int (PyArray_AxisConverter): beyond it OverflowError
+            ax = _operator.index(axis)
+        except TypeError:
+            ax = 0
+        if not -(1 << 31) <= ax < (1 << 31):
+            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C int ({ax})")
     return _C.sort(x, axis, bool(descending))
 
 

@@ -668,3 +668,12 @@ def test_unstack_axis_none(mode, shape, axis):
     # NumPy's moveaxis iterates a non-int axis: None is its TypeError
     x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
     _compare(lambda: np.unstack(x, axis=axis), lambda: asc.unstack(asc.asarray(x), axis=axis))
+
+
+@pytest.mark.parametrize("axis", [2 ** 31, -(2 ** 31) - 1, 2 ** 63 - 1, np.int64(2 ** 62), np.array(-(2 ** 63)), 0, -1])
+@pytest.mark.parametrize("fn", ["sort", "rollaxis"])
+def test_axis_read_as_a_c_int(mode, axis, fn):
+    # NumPy's axis converters read a C int: beyond it OverflowError (not AxisError)
+    x = np.ones((2, 3))
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: getattr(np, fn)(x, axis), lambda: getattr(asc, fn)(asc.asarray(x), ax))
