@@ -188,8 +188,20 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    """The product of two polynomials: the full convolution of their coefficients (``numpy.polymul``)."""
-    return _truepoly(convolve(_atleast_1d(a1), _atleast_1d(a2)), a1, a2)
+    """The product of two polynomials: the full convolution of their coefficients (``numpy.polymul``;
+    as NumPy, each operand goes through poly1d first: leading zeros dropped, all zeros is [0])."""
+    return _truepoly(convolve(_poly1d_coeffs(a1), _poly1d_coeffs(a2)), a1, a2)
+
+
+def _poly1d_coeffs(c):
+    c = _atleast_1d(c)
+    if c.ndim != 1:
+        raise _VE(f"[polymul] Polynomial must be 1d only (coefficients of shape {tuple(c.shape)})")
+    nz = _C.nonzero(_C.not_equal(c, 0))[0]
+    if nz.shape[0] == 0:
+        return _C.full((1,), 0, c.dtype)
+    first = int(nz[0])
+    return c[first:] if first else c
 
 
 def polydiv(u, v):

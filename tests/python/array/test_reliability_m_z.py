@@ -677,3 +677,10 @@ def test_axis_read_as_a_c_int(mode, axis, fn):
     x = np.ones((2, 3))
     ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
     _compare(lambda: getattr(np, fn)(x, axis), lambda: getattr(asc, fn)(asc.asarray(x), ax))
+
+
+@pytest.mark.parametrize("a,b", [([0, 0, 1, 2], [3, 0]), ([0, 0], [1, 2]), ([], [1]), ([[1, 2]], [1]),
+                                 ([np.nan, 0, 1], [0, 1]), (5, [0, 2]), ([False, False], [1 + 2j, 3j])])
+def test_polymul_trims_leading_zeros(mode, a, b):
+    # NumPy's polymul makes poly1d of both operands first: leading zeros dropped, all zeros [0]
+    _compare(lambda: np.polymul(a, b), lambda: asc.polymul(a, b))
