@@ -121,6 +121,9 @@ def _f_layout(x):
 
 
 def _with_order(x, order, name):
+    if order is not None and not isinstance(order, str):  # NumPy: TypeError for a non-str order
+        # (checked first: an array's `in` test compares elementwise, an ambiguous truth value)
+        raise _TE(f"[{name}] order must be str, not {type(order).__name__}")
     if order is None or order in ("K", "A", "k", "a"):
         return x
     if order in ("C", "c"):

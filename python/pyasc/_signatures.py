@@ -480,7 +480,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     if copy is not None and not isinstance(copy, (bool, _np.bool_)):
         copy = copy_flag("reshape", copy)
-    if order == "C":
+    if order.__class__ is str and order == "C":
         return _C.reshape(a, shape, copy=copy)
     o = check_order("reshape", order) or "C"
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -508,7 +508,7 @@ def _method_reshape(self, *shape, order="C", copy=None):
     """The array with a new shape (``ndarray.reshape(*shape, order='C', copy=None)``)."""
     if not shape:
         raise _type_error("reshape", "reshape() takes exactly 1 argument (0 given)")
-    if order == "C" and copy is None:
+    if order.__class__ is str and order == "C" and copy is None:
         return _c_reshape(self, *shape)
     return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
@@ -574,7 +574,7 @@ _c_copy_method = _C.ndarray.copy
 def _method_copy(self, order="C"):
     """A copy (``ndarray.copy(order='C')``): 'C' (or None) row-major, 'F' column-major, 'A'/'K' the
     memory order of a Fortran-ordered array."""
-    if order == "C":
+    if order.__class__ is str and order == "C":
         return _c_copy_method(self)
     o = check_order("copy", order) or "C"
     if o in ("A", "K"):
@@ -1000,7 +1000,7 @@ _c_flatten_method = _C.ndarray.flatten
 def _method_flatten(self, order="C"):
     """``ndarray.flatten(order='C')``: a 1-d copy, in C, Fortran ('F'; 'A'/'K' for a Fortran-ordered
     array) or NumPy's checked order."""
-    if order == "C":
+    if order.__class__ is str and order == "C":
         return _c_flatten_method(self)
     o = check_order("flatten", order) or "C"
     if o == "F" or (o in ("A", "K") and self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous):

@@ -887,3 +887,13 @@ def test_harness_str_input_rule():
     plain = ("fn", "delete", (("arr", "uint8", (3,), "c", 1, "rand"), ("py", "abc")), ())
     ref = fh._call(plain, np)
     assert fh._classify_pair(plain, ref, fh._Result(exc=asc.errors.AscendTypeError(0, "x")))[0] == "unclear_error"
+
+
+@pytest.mark.parametrize("call", [lambda xp, a, o: xp.asanyarray(a, order=o), lambda xp, a, o: a.copy(o),
+                                  lambda xp, a, o: a.reshape(6, order=o), lambda xp, a, o: xp.reshape(a, 6, order=o),
+                                  lambda xp, a, o: a.flatten(o)])
+def test_order_given_as_an_array(mode, call):
+    """== against 'C' is elementwise for an array (NumPy's rule, pyasc's too since array.cc compares
+    with strings): the order is checked as a str first, never by an array's truth value."""
+    o = np.ones(3, bool)
+    _same(lambda: call(np, np.ones((2, 3)), o), lambda: call(asc, asc.ones((2, 3)), asc.asarray(o)))
