@@ -955,7 +955,7 @@ def _method_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=Tr
     parameters in NumPy's order (the second positional one is ``order``), checked as its
     converters do (dtype, order, casting, subok as an integer, copy by truth value, None: only
     if needed); ``casting`` other than 'unsafe' refuses a cast NumPy's can_cast refuses."""
-    if order == "K" and casting == "unsafe" and subok is True and type(copy) is bool:  # noqa: E721
+    if order.__class__ is str and order == "K" and casting == "unsafe" and subok is True and type(copy) is bool:  # noqa: E721
         return _c_astype_method(self, dtype, copy)
     check_dtype("astype", dtype)
     o = check_order("astype", order) or "K"

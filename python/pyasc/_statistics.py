@@ -445,7 +445,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                     _cov_weights(wv, N, nm, integral)
         raise
     if X.shape[0] == 0:
-        return _C.reshape(_C.full((0,), 0, rdt), (0, 0)) if X.ndim == 2 else X
+        return _C.reshape(_C.full((0,), 0, _np.float64), (0, 0)) if X.ndim == 2 else X  # NumPy: np.array([]).reshape(0, 0)
     if ddof is None:
         ddof = 0 if bias else 1
     N = X.shape[1]

@@ -897,3 +897,15 @@ def test_order_given_as_an_array(mode, call):
     with strings): the order is checked as a str first, never by an array's truth value."""
     o = np.ones(3, bool)
     _same(lambda: call(np, np.ones((2, 3)), o), lambda: call(asc, asc.ones((2, 3)), asc.asarray(o)))
+
+
+@pytest.mark.parametrize("name", ["cov", "corrcoef"])
+@pytest.mark.parametrize("dt", ["complex64", "float32", "int8"])
+def test_cov_of_no_variables_is_float64(mode, name, dt):
+    x = np.zeros((0, 0), dt)
+    _same(lambda: getattr(np, name)(x), lambda: getattr(asc, name)(asc.asarray(x)))
+
+
+def test_astype_order_given_as_an_array(mode):
+    x = np.arange(3, dtype=np.uint64)
+    _same(lambda: x.astype(6, np.ones(3)), lambda: asc.asarray(x).astype(6, asc.ones(3)))
