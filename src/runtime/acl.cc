@@ -43,6 +43,7 @@
 #include "asc/runtime/launch.h"
 #include "asc/runtime/memory_pool.h"
 #include "asc/runtime/stream.h"
+#include "acl_errors.h"
 
 namespace {
 
@@ -70,8 +71,7 @@ void set_recent_error_message(const std::string& message) noexcept {
 }
 }  // namespace asc::runtime
 
-namespace {
-
+namespace asc::runtime::acl_detail {
 aclError fail(const char* api, aclError code, std::string_view detail) noexcept {
   try {
     t_pending_error.assign("[").append(api).append("] ").append(detail.data(), detail.size());
@@ -81,25 +81,17 @@ aclError fail(const char* api, aclError code, std::string_view detail) noexcept 
   }
   return code;
 }
+}  // namespace asc::runtime::acl_detail
+
+namespace {
+
+using asc::runtime::acl_detail::fail;
+using asc::runtime::acl_detail::guarded;
 
 aclError fail_status(const char* api, const Status& st) noexcept {
   return fail(api, static_cast<aclError>(st.code()), st.message());
 }
 
-template <typename F>
-aclError guarded(const char* api, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const asc::Error& e) {
-    return fail(api, static_cast<aclError>(e.code()), e.message());
-  } catch (const std::bad_alloc&) {
-    return fail(api, ACL_ERROR_BAD_ALLOC, "host allocation failed (std::bad_alloc)");
-  } catch (const std::exception& e) {
-    return fail(api, ACL_ERROR_INTERNAL_ERROR, e.what());
-  } catch (...) {
-    return fail(api, ACL_ERROR_INTERNAL_ERROR, "unknown exception");
-  }
-}
 
 // The int value of an enum parameter without a typed load: C callers may pass
 // any int, which in C++ may lie outside the enum's range.

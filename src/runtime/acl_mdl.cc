@@ -35,6 +35,7 @@
 #include "acl/acl.h"
 #include "asc/core/status.h"
 #include "asc/runtime/launch.h"
+#include "acl_errors.h"
 #include "asc/runtime/stream.h"
 #include "runtime/acl_mdl_internal.h"
 
@@ -58,30 +59,9 @@ namespace {
 namespace rt = asc::runtime;
 namespace mdl = asc::runtime::mdl;
 
-aclError fail(const char* api, aclError code, std::string_view detail) noexcept {
-  try {
-    std::string msg("[");
-    msg.append(api).append("] ").append(detail.data(), detail.size());
-    rt::set_recent_error_message(msg);
-  } catch (...) {
-  }
-  return code;
-}
+using asc::runtime::acl_detail::fail;
+using asc::runtime::acl_detail::guarded;
 
-template <typename F>
-aclError guarded(const char* api, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const asc::Error& e) {
-    return fail(api, static_cast<aclError>(e.code()), e.message());
-  } catch (const std::bad_alloc&) {
-    return fail(api, ACL_ERROR_BAD_ALLOC, "host allocation failed (std::bad_alloc)");
-  } catch (const std::exception& e) {
-    return fail(api, ACL_ERROR_INTERNAL_ERROR, e.what());
-  } catch (...) {
-    return fail(api, ACL_ERROR_INTERNAL_ERROR, "unknown exception");
-  }
-}
 
 // For the entry points that return a value instead of a code: a failure while building a message
 // (std::bad_alloc) gives the fallback instead of an exception crossing the C boundary.
