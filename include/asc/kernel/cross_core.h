@@ -73,12 +73,15 @@ namespace AscendC {
 template <uint8_t modeId, pipe_t pipe>
 inline void CrossCoreSetFlag(uint16_t flagId) {
   ::asc::kernel::cross_core::check_args("CrossCoreSetFlag", modeId, flagId, true);
-  ++::asc::kernel::cross_core::flags().count[flagId];
+  // check_args has refused flagId >= kFlags (it does not return then); the bound is repeated for
+  // GCC 12 at -O3, which inlines a constant bad id past the [[noreturn]] call and warns (-Warray-bounds).
+  if (flagId < ::asc::kernel::cross_core::kFlags) ++::asc::kernel::cross_core::flags().count[flagId];
 }
 
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
 inline void CrossCoreWaitFlag(uint16_t flagId) {
   ::asc::kernel::cross_core::check_args("CrossCoreWaitFlag", modeId, flagId, false);
+  if (flagId >= ::asc::kernel::cross_core::kFlags) return;  // refused by check_args (see CrossCoreSetFlag)
   auto& f = ::asc::kernel::cross_core::flags();
   if (f.count[flagId] == 0)
     ::asc::kernel::fail(::asc::ErrorCode::kInvalidParam, "CrossCoreWaitFlag",
