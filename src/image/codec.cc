@@ -92,6 +92,9 @@ Tensor orient(const Tensor& img, int o) {
 
 // ---------------------------------------------------------------- JPEG
 
+// The largest picture decoded: 2^30 pixels (3 GiB as RGB). Larger headers are refused up front.
+constexpr int64_t kMaxPixels = int64_t(1) << 30;
+
 struct JpegErr {
   jpeg_error_mgr mgr;
   jmp_buf jump;
@@ -162,9 +165,23 @@ bool jpeg_decode(const Source& src, const DecodeOptions& opt, JpegErr* err, Tens
     ci.scale_denom = 8;
   }
   ci.dct_method = JDCT_ISLOW;
+  // A header may claim up to 65500 x 65500 pixels: refuse more than kMaxPixels before libjpeg
+  // allocates its row buffers or we allocate the output (as decode_png does).
+  jpeg_calc_output_dimensions(&ci);
+  if (int64_t(ci.output_width) * int64_t(ci.output_height) > kMaxPixels) {
+    std::snprintf(err->msg, sizeof err->msg, "unsupported size %ux%u (more than 2^30 pixels)",
+                  unsigned(ci.output_width), unsigned(ci.output_height));
+    jpeg_destroy_decompress(&ci);
+    return false;
+  }
   jpeg_start_decompress(&ci);
   const int64_t channels = ci.output_components;
-  *out = Tensor::empty(Shape{int64_t(ci.output_height), int64_t(ci.output_width), channels}, DType::kUInt8);
+  try {
+    *out = Tensor::empty(Shape{int64_t(ci.output_height), int64_t(ci.output_width), channels}, DType::kUInt8);
+  } catch (...) {
+    jpeg_destroy_decompress(&ci);  // the decoder's memory is ours to free on every way out
+    throw;
+  }
   uint8_t* base = out->data_as<uint8_t>();
   const size_t stride = size_t(ci.output_width) * size_t(channels);
   while (ci.output_scanline < ci.output_height) {
@@ -204,11 +221,17 @@ Tensor decode_png(const Source& src, const DecodeOptions& opt) {
   im.format = opt.mode == ColorMode::kGray ? PNG_FORMAT_GRAY : opt.mode == ColorMode::kBGR ? PNG_FORMAT_BGR
                                                                                              : PNG_FORMAT_RGB;
   const int64_t h = im.height, w = im.width;
-  if (h <= 0 || w <= 0 || h * w > (int64_t(1) << 30)) {
+  if (h <= 0 || w <= 0 || h * w > kMaxPixels) {
     png_image_free(&im);
     fail(op, src.name + ": unsupported size " + std::to_string(w) + "x" + std::to_string(h));
   }
-  Tensor out = Tensor::empty(Shape{h, w, channels}, DType::kUInt8);
+  Tensor out;
+  try {
+    out = Tensor::empty(Shape{h, w, channels}, DType::kUInt8);
+  } catch (...) {
+    png_image_free(&im);  // the decoder's memory is ours to free on every way out
+    throw;
+  }
   if (!png_image_finish_read(&im, nullptr, out.data_as<uint8_t>(), static_cast<png_int_32>(w * channels), nullptr)) {
     const std::string m = im.message;
     png_image_free(&im);
