@@ -35,19 +35,26 @@ namespace ops = asc::ops;
                                      "integer or boolean arrays are valid indices"));
 }
 
-/// An integer index (a Python int or any __index__ object): NumPy's
-/// OverflowError when it does not fit a C long (a[2**63], a[np.uint64(2**64-1)]
-/// must not wrap around to a negative index).
+/// An integer index (a Python int or any __index__ object), never wrapped to
+/// another index. Out of the int64 range NumPy answers by width: a value that
+/// fits 64 unsigned bits (a[2**63], a[np.uint64(2**64-1)]) is its OverflowError
+/// "too large to convert to C long"; anything wider (a[2**64]) or below -2**63 is
+/// not an index at all to NumPy: its IndexError "only integers, slices ...".
 int64_t index_int(py::handle h) {
   py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
   if (!v) throw py::error_already_set();
   int overflow = 0;
   const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow > 0)
+  if (overflow > 0) {
+    PyLong_AsUnsignedLongLong(v.ptr());
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      invalid_index("index");
+    }
     throw Error(Status::Make(asc::ErrorCode::kOverflow, "index",
                              "index " + py::str(v).cast<std::string>() + " is too large to convert to C long"));
-  if (overflow < 0)  // NumPy: IndexError (not OverflowError) below the int64 range
-    throw Error(Status::IndexError("index", "index " + py::str(v).cast<std::string>() + " is out of bounds"));
+  }
+  if (overflow < 0) invalid_index("index");
   if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
   return static_cast<int64_t>(x);
 }

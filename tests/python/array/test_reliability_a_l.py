@@ -909,3 +909,28 @@ def test_cov_of_no_variables_is_float64(mode, name, dt):
 def test_astype_order_given_as_an_array(mode):
     x = np.arange(3, dtype=np.uint64)
     _same(lambda: x.astype(6, np.ones(3)), lambda: asc.asarray(x).astype(6, asc.ones(3)))
+
+
+# ------------------------------------------------------------------ integer indices beyond int64
+
+@pytest.mark.parametrize("i", [2 ** 63, 2 ** 64 - 1, 2 ** 64, 2 ** 100, -2 ** 63 - 1, -2 ** 100,
+                               np.uint64(2 ** 64 - 1), np.uint64(2 ** 63), 9, -10, 10],
+                         ids=str)
+@pytest.mark.parametrize("shape", [(10,), (0, 4, 2)], ids=str)
+def test_integer_index_beyond_int64(mode, i, shape):
+    # NumPy answers by width: [2**63, 2**64) is OverflowError (C long), wider or below -2**63 is no
+    # index at all (IndexError 'only integers, ...'); in range, the bound check's IndexError
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    _same(lambda: x[i], lambda: asc.asarray(x)[i])
+    _same(lambda: x[i, ...], lambda: asc.asarray(x)[i, ...])
+
+    def set_np():
+        y = x.copy()
+        y[i] = 1
+        return y
+
+    def set_asc():
+        y = asc.asarray(x.copy())
+        y[i] = 1
+        return y
+    _same(set_np, set_asc)

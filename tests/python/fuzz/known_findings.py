@@ -6,13 +6,6 @@ the entry must go."""
 nan = float("nan")
 
 KNOWN = [
-    # An int index >= 2**64 (or one below -2**63) is no integer index for NumPy (it cannot go through
-    # uint64): IndexError "only integers, slices ..."; python/src/indexing.cc index_int gives
-    # OverflowError for every int above int64 (NumPy's answer only for 2**63 .. 2**64-1). The fix
-    # (PyLong_AsUnsignedLongLong before the OverflowError, invalid_index() when that fails too) did
-    # not fit a rebuild in the session: open, issue 20 item 15.
-    dict(category='unclear_error', pattern='class-mismatch', kind='op', name='getitem', issue='issue 20 item 15 (fuzz finding)',
-         case=('op', 'getitem', (('arr', 'uint16', (0, 4, 2), 'T', 0, 'special'), ('py', 18446744073709551616)), ())),
 ]
 
 # The reason of each pattern (fuzz_harness.pattern_of)
