@@ -696,7 +696,8 @@ def check_count_axis(axis, ndim):
         except TypeError as e:
             raise _type_error("axis", str(e)) from None
         if not -(1 << 31) <= i < (1 << 31):
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C int ({i})")
+            width = "C long" if not -(1 << 63) <= i < (1 << 63) else "C int"  # NumPy: PyLong_AsLong, then int
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to {width} ({i})")
         seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
     if len(set(seen)) != len(seen):
         raise _value_error("axis", "duplicate value in 'axis'")

@@ -87,7 +87,8 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
         if not -(1 << 31) <= ax < (1 << 31):
             from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
 
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C int ({ax})")
+            width = "C long" if not -(1 << 63) <= ax < (1 << 63) else "C int"  # NumPy: PyLong_AsLong, then int
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to {width} ({ax})")
     return _C.sort(x, axis, bool(descending))
 
 
