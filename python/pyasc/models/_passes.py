@@ -78,6 +78,22 @@ def _only_reader(name, readers, protected):
     return rs[0] if len(rs) == 1 else None
 
 
+def _inference_bn_after(node, op_type, nodes, readers, protected):
+    """``(j, bn)``: the inference BatchNormalization ``nodes[j]`` that is the only reader of the single
+    output of ``node`` (an ``op_type`` node of the default domain); None when there is none."""
+    if node.op_type != op_type or node.domain or len(node.outputs) != 1:
+        return None
+    j = _only_reader(node.outputs[0], readers, protected)
+    if j is None:
+        return None
+    bn = nodes[j]
+    if bn.op_type != "BatchNormalization" or bn.domain or bn.inputs[0] != node.outputs[0]:
+        return None
+    if bn.attr("training_mode", 0) or any(o for o in bn.outputs[1:]) or len(bn.inputs) < 5:
+        return None
+    return j, bn
+
+
 def _fresh(consts, base):
     name, k = base, 0
     while name in consts:
@@ -106,16 +122,10 @@ def fold_batch_norm(model, protected):
     readers = _readers(nodes)
     drop, count = set(), 0
     for i, conv in enumerate(nodes):
-        if conv.op_type != "Conv" or conv.domain or len(conv.outputs) != 1:
+        found = _inference_bn_after(conv, "Conv", nodes, readers, protected)
+        if found is None:
             continue
-        j = _only_reader(conv.outputs[0], readers, protected)
-        if j is None:
-            continue
-        bn = nodes[j]
-        if bn.op_type != "BatchNormalization" or bn.domain or bn.inputs[0] != conv.outputs[0]:
-            continue
-        if bn.attr("training_mode", 0) or any(o for o in bn.outputs[1:]) or len(bn.inputs) < 5:
-            continue
+        j, bn = found
         w_name = conv.inputs[1]
         b_name = conv.inputs[2] if len(conv.inputs) > 2 and conv.inputs[2] else None
         stats = bn.inputs[1:5]
@@ -160,16 +170,10 @@ def fold_batch_norm_gemm(model, protected):
     readers = _readers(nodes)
     drop, count = set(), 0
     for i, gemm in enumerate(nodes):
-        if gemm.op_type != "Gemm" or gemm.domain or len(gemm.outputs) != 1:
+        found = _inference_bn_after(gemm, "Gemm", nodes, readers, protected)
+        if found is None:
             continue
-        j = _only_reader(gemm.outputs[0], readers, protected)
-        if j is None:
-            continue
-        bn = nodes[j]
-        if bn.op_type != "BatchNormalization" or bn.domain or bn.inputs[0] != gemm.outputs[0]:
-            continue
-        if bn.attr("training_mode", 0) or any(o for o in bn.outputs[1:]) or len(bn.inputs) < 5:
-            continue
+        j, bn = found
         b_name = gemm.inputs[1]
         c_name = gemm.inputs[2] if len(gemm.inputs) > 2 and gemm.inputs[2] else None
         stats = bn.inputs[1:5]
