@@ -854,6 +854,8 @@ def _partition_checks(op, a, kth, axis, kind, order=None):
         ka, kd = None, _np.dtype(object)
     if ka is not None and ka.ndim > 1:
         raise _value_error(op, f"object too deep for desired array (kth has {ka.ndim} dimensions)")
+    if kd.kind == "b":  # NumPy's PyArray_Partition refuses bool kth before the integer check
+        raise _value_error(op, "Booleans unacceptable as partition index")
     if kd.kind not in "iu":
         raise _type_error(op, f"Partition index must be integer (kth has dtype {kd})")
 

@@ -129,11 +129,18 @@ def _check_kth(x, kth, axis):
     if x.ndim == 0 and axis is not None:
         raise _np.exceptions.AxisError(axis, 0)
     ks = _np.atleast_1d(_np.asarray(kth))
-    if ks.dtype.kind not in "iu":
-        raise _part_error(TypeError, "Partition index must be integer")
+    _check_kth_dtype(ks.dtype.kind)
     for k in ks.tolist():
         if not -n <= k < n:
             raise _part_error(ValueError, f"kth(={k}) out of bounds ({n})")
+
+
+def _check_kth_dtype(kind):
+    """NumPy's kth type rules: bool is its ValueError, any other non-integer its TypeError."""
+    if kind == "b":
+        raise _part_error(ValueError, "Booleans unacceptable as partition index")
+    if kind not in "iu":
+        raise _part_error(TypeError, "Partition index must be integer")
 
 
 def _part_error(cls, msg):
@@ -163,6 +170,15 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         _alloc_check("partition", (x.size,), x.dtype)
     _check_select_kind(kind)
     _check_order(order)
+    if x.size == 0 and x.ndim:
+        # as argpartition: an empty array checks the axis and kth's type, not kth's bounds (NumPy
+        # returns the empty array, flattened for axis=None, for any integer kth)
+        if axis is not None:
+            from ._helpers import _norm_axis  # noqa: PLC0415
+
+            _norm_axis(axis, x.ndim, "partition")
+        _check_kth_dtype(_np.asarray(kth).dtype.kind)
+        return _C.sort(x, axis, False)
     _check_kth(x, kth, axis)
     return _C.sort(x, axis, False)
 
@@ -181,8 +197,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
             from ._helpers import _norm_axis  # noqa: PLC0415
 
             _norm_axis(axis, x.ndim, "argpartition")
-        if _np.asarray(kth).dtype.kind not in "iu":
-            raise _part_error(TypeError, "Partition index must be integer")
+        _check_kth_dtype(_np.asarray(kth).dtype.kind)
         return _C.full((0,) if axis is None else tuple(x.shape), 0, _np.int64)
     _check_kth(x, kth, axis)
     if x.size > 1 << 32:  # NumPy allocates the intp result after checking kth: a huge view's error

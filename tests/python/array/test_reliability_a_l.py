@@ -934,3 +934,21 @@ def test_integer_index_beyond_int64(mode, i, shape):
         y[i] = 1
         return y
     _same(set_np, set_asc)
+
+
+# ------------------------------------------------------------------ partition index of type bool
+
+@pytest.mark.parametrize("kth", [True, np.True_, np.array([True, False]), np.array(False), [True, 1], 1.0,
+                                 np.array([1.0]), 2, -1],
+                         ids=["True", "np.True_", "bool-array", "bool-0d", "list-mixed", "float", "float-array",
+                              "2", "-1"])
+@pytest.mark.parametrize("name", ["partition", "argpartition"])
+@pytest.mark.parametrize("shape", [(5,), (0,), (3, 0), (0, 3)], ids=str)
+def test_partition_index_of_type_bool(mode, name, kth, shape):
+    # NumPy: a bool kth is its ValueError 'Booleans unacceptable', a float one its TypeError; an empty
+    # array still checks kth's type but not its bounds (partition of an empty array raised)
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    _same(lambda: np.sort(np.take_along_axis(x, np.argpartition(x, kth), -1))
+          if name == "argpartition" else np.sort(np.partition(x, kth)),
+          lambda: asc.sort(asc.take_along_axis(asc.asarray(x), asc.argpartition(asc.asarray(x), kth), -1))
+          if name == "argpartition" else asc.sort(asc.partition(asc.asarray(x), kth)))
