@@ -206,22 +206,33 @@ def test_unload_frees_memory(tmp_path, serve_factory, rng):
     assert after - before <= 0.05 * big_w.nbytes, (before, loaded, after)
     assert asc.memory_reserved() <= before + 0.05 * big_w.nbytes + asc.memory_allocated()
 
-    # RSS: after a first cycle (first-use imports and caches), load/infer/unload cycles leave the
-    # process where it was, within 5% (a leaked copy of the weights per cycle would be 8 MiB each)
+    # RSS: after two warm-up cycles (first-use imports and caches, and glibc raising its dynamic
+    # mmap threshold once an 8 MiB block is freed, after which the next one comes from the heap),
+    # twelve more load/infer/unload cycles leave the process within four copies of the weights.
+    # Measured over 30 cycles, RSS moves in whole 8 MiB steps between +1 and +3 copies (a freed
+    # block kept by a thread arena whose heap top is in use cannot be trimmed) and does not grow
+    # with the number of cycles; a leaked copy per cycle would be 12 x 8 MiB = 96 MiB.
+    # malloc_trim returns the trimmable pages first so that arena caching is not counted.
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+
     def rss():
+        libc.malloc_trim(0)
         with open(f"/proc/{os.getpid()}/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
-    g.load_model("big")  # the first cycle on the server's threads
-    g.infer("big", [inp])
-    g.unload_model("big")
+    for _ in range(2):
+        g.load_model("big")  # warm-up cycles on the server's threads
+        g.infer("big", [inp])
+        g.unload_model("big")
     r0 = rss()
-    for _ in range(3):
+    for _ in range(12):
         g.load_model("big")
         g.infer("big", [inp])
         g.unload_model("big")
     r1 = rss()
-    assert r1 <= r0 * 1.05 and r1 - r0 < big_w.nbytes, (r0, r1)
+    assert r1 - r0 < 4 * big_w.nbytes, (r0, r1)
 
 
 def test_dynamic_batching(tmp_path, serve_factory, rng):
