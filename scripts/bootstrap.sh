@@ -17,6 +17,9 @@ SYSTEM_PACKAGES=(
   libdnnl-dev       # oneDNN: convolution, pooling, normalisation primitives (asc.ops, src/nn)
   openmpi-bin libopenmpi-dev   # OpenMPI: asc.distributed collectives (mpi4py), mpirun in the tests
   libjpeg62-turbo-dev libpng-dev   # asc.image: JPEG (libjpeg-turbo) and PNG decode/encode
+  # gRPC C++ + protobuf: pyasc-serve's native gRPC front end (pyasc._serve_native; without them
+  # the module is not built and pyasc-serve uses its grpcio front end)
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3-dev python3-venv
 )
 
