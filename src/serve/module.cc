@@ -1,0 +1,65 @@
+// pyasc._serve_native: bindings of the native gRPC front end (native_server.h) and the lean
+// benchmark client (bench_client.h). Thin: the Python side is python/pyasc/serve/native.py.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bench_client.h"
+#include "native_server.h"
+
+namespace py = pybind11;
+using pyasc_serve::NativeServer;
+
+namespace {
+
+// Keeps the Python callables alive as long as the server, and stops it without the GIL (its
+// threads take the GIL to finish their calls).
+struct Server {
+  py::object infer, dispatch;
+  std::unique_ptr<NativeServer> impl;
+  ~Server() {
+    if (impl && impl->running()) {
+      py::gil_scoped_release nogil;
+      impl->Stop(0.0);
+    }
+  }
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_serve_native, m) {
+  m.doc() = "pyasc-serve's native gRPC front end (gRPC C++); used by pyasc.serve.native";
+  py::class_<Server>(m, "NativeServer")
+      .def(py::init([](py::object infer, py::object dispatch, std::string address, int max_message_bytes,
+                       int threads, bool empty_infer) {
+             auto s = std::make_unique<Server>();
+             s->infer = std::move(infer);
+             s->dispatch = std::move(dispatch);
+             pyasc_serve::NativeOptions o{std::move(address), max_message_bytes, threads, empty_infer};
+             s->impl = std::make_unique<NativeServer>(s->infer.ptr(), s->dispatch.ptr(), std::move(o));
+             return s;
+           }),
+           py::arg("infer"), py::arg("dispatch"), py::arg("address"), py::arg("max_message_bytes"),
+           py::arg("threads"), py::arg("empty_infer") = false)
+      .def("start", [](Server& s) { return s.impl->Start(); }, py::call_guard<py::gil_scoped_release>(),
+           "Binds and starts; returns the bound port (0: the address could not be bound).")
+      .def("stop", [](Server& s, double grace) { s.impl->Stop(grace); }, py::arg("grace") = 2.0,
+           py::call_guard<py::gil_scoped_release>(), "Stops (idempotent); calls still running after `grace` "
+                                                      "seconds are cancelled.")
+      .def_property_readonly("running", [](Server& s) { return s.impl->running(); });
+  m.def(
+      "bench_unary",
+      [](const std::string& target, const std::string& method, py::bytes payload, int concurrency, int requests,
+         int warmup, int max_message_bytes) {
+        std::string body = payload;
+        pyasc_serve::BenchResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = pyasc_serve::BenchUnary(target, method, body, concurrency, requests, warmup, max_message_bytes);
+        }
+        return py::make_tuple(r.latencies_ns, r.wall_ns, r.errors, r.first_error);
+      },
+      py::arg("target"), py::arg("method"), py::arg("payload"), py::arg("concurrency") = 1, py::arg("requests") = 1000,
+      py::arg("warmup") = 50, py::arg("max_message_bytes") = 64 << 20,
+      "Lean benchmark client: `concurrency` threads send the pre-serialised `payload` to `method` "
+      "`requests` times each; returns (latencies_ns, wall_ns, errors, first_error).");
+}

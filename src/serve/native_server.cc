@@ -1,0 +1,400 @@
+// The native gRPC front end (see native_server.h and docs/serve.md, "Native gRPC front end").
+#include "native_server.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <grpcpp/impl/codegen/proto_utils.h>
+#include <grpcpp/support/proto_buffer_reader.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "inference.pb.h"
+
+namespace py = pybind11;
+
+namespace pyasc_serve {
+namespace {
+
+constexpr char kService[] = "/inference.GRPCInferenceService/";
+
+// The RPCs forwarded as bytes to Python; anything else of the service is UNIMPLEMENTED, as in
+// the Python front end (shared memory, trace and logging are not served).
+bool Forwarded(const std::string& m) {
+  static const char* const kNames[] = {"ServerLive", "ServerReady", "ModelReady", "ServerMetadata",
+                                       "ModelMetadata", "ModelConfig", "ModelStatistics", "RepositoryIndex",
+                                       "RepositoryModelLoad", "RepositoryModelUnload"};
+  for (const char* n : kNames)
+    if (m == n) return true;
+  return false;
+}
+
+grpc::ByteBuffer BytesToBuffer(const char* data, size_t n) {
+  grpc::Slice s(data, n);
+  return grpc::ByteBuffer(&s, 1);
+}
+
+std::string BufferToBytes(const grpc::ByteBuffer& bb) {
+  std::vector<grpc::Slice> slices;
+  std::string out;
+  if (!bb.Valid() || !bb.Dump(&slices).ok()) return out;
+  out.reserve(bb.Length());
+  for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return out;
+}
+
+template <class M>
+bool Serialize(const M& msg, grpc::ByteBuffer* out) {
+  bool own = false;
+  return grpc::SerializationTraits<M>::Serialize(msg, out, &own).ok();
+}
+
+// Holds the GIL for one scope on a thread whose Python thread state was made at its start.
+class Gil {
+ public:
+  Gil() : st_(PyGILState_Ensure()) {}
+  ~Gil() { PyGILState_Release(st_); }
+
+ private:
+  PyGILState_STATE st_;
+};
+
+std::string PyErrorText() {
+  // (GIL held) the pending Python exception as "Type: message"; clears it
+  py::error_already_set e;
+  return e.what();
+}
+
+py::object ParamToPy(const inference::InferParameter& p) {
+  switch (p.parameter_choice_case()) {
+    case inference::InferParameter::kBoolParam: return py::bool_(p.bool_param());
+    case inference::InferParameter::kInt64Param: return py::int_(p.int64_param());
+    case inference::InferParameter::kStringParam: return py::str(p.string_param());
+    case inference::InferParameter::kDoubleParam: return py::float_(p.double_param());
+    case inference::InferParameter::kUint64Param: return py::int_(p.uint64_param());
+    default: return py::none();
+  }
+}
+
+}  // namespace
+
+// One RPC. Exactly one operation of a Call is outstanding at any time, so its tag coming back
+// is the only place that touches it; it deletes itself when done.
+class Call {
+ public:
+  Call(NativeServer* s, grpc::ServerCompletionQueue* cq) : s_(s), cq_(cq), stream_(&ctx_) {}
+
+  // Posts the wait for a new call; false (and nothing posted) once the server is closing.
+  bool Post() {
+    return Issue([&] { s_->service_.RequestCall(&ctx_, &stream_, cq_, cq_, this); });
+  }
+
+  void Proceed(bool ok) {
+    switch (state_) {
+      case State::kRequest: return OnRequest(ok);
+      case State::kRead: return OnRead(ok);
+      case State::kWrite: return OnWrite(ok);
+      case State::kFinish: delete this; return;
+    }
+  }
+
+ private:
+  enum class State { kRequest, kRead, kWrite, kFinish };
+  enum class Kind { kForward, kInfer, kStream, kUnknown };
+
+  template <class F>
+  bool Issue(F&& f) {
+    std::shared_lock<std::shared_mutex> lock(s_->issue_mu_);
+    if (s_->closed_) return false;
+    f();
+    return true;
+  }
+
+  // Issues f, or deletes the call when the server is closing; the caller returns right after.
+  template <class F>
+  void IssueOrDie(F&& f) {
+    if (!Issue(std::forward<F>(f))) delete this;
+  }
+
+  void Finish(const grpc::Status& st) {
+    state_ = State::kFinish;
+    IssueOrDie([&] { stream_.Finish(st, this); });
+  }
+
+  void Read() {
+    state_ = State::kRead;
+    IssueOrDie([&] { stream_.Read(&in_, this); });
+  }
+
+  void OnRequest(bool ok) {
+    if (!ok) {  // shutting down
+      delete this;
+      return;
+    }
+    auto* next = new Call(s_, cq_);
+    if (!next->Post()) delete next;
+    const std::string& m = ctx_.method();
+    Kind kind = Kind::kUnknown;
+    if (m.compare(0, sizeof(kService) - 1, kService) == 0) {
+      method_ = m.substr(sizeof(kService) - 1);
+      if (method_ == "ModelInfer") kind = Kind::kInfer;
+      else if (method_ == "ModelStreamInfer") kind = Kind::kStream;
+      else if (Forwarded(method_)) kind = Kind::kForward;
+    }
+    kind_ = kind;
+    if (kind == Kind::kUnknown) return Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "Method not found!"));
+    for (const auto& [k, v] : ctx_.client_metadata()) {
+      if (k == "session-id") {
+        session_.assign(v.data(), v.size());
+        has_session_ = true;
+        break;
+      }
+    }
+    Read();
+  }
+
+  void OnRead(bool ok) {
+    if (!ok) {
+      // unary: the client sent no message; stream: the client is done sending
+      if (kind_ == Kind::kStream) return Finish(grpc::Status::OK);
+      return Finish(grpc::Status(grpc::StatusCode::INTERNAL, "no request message"));
+    }
+    grpc::ByteBuffer out;
+    if (kind_ == Kind::kStream) {
+      inference::ModelStreamInferResponse resp;
+      grpc::Status st = Infer(resp.mutable_infer_response());
+      if (!st.ok()) {
+        resp.clear_infer_response();
+        resp.set_error_message(st.error_message());
+      }
+      in_.Clear();
+      Serialize(resp, &out);
+      state_ = State::kWrite;
+      return IssueOrDie([&] { stream_.Write(out, this); });
+    }
+    grpc::Status st;
+    if (kind_ == Kind::kInfer) {
+      if (s_->opt_.empty_infer) {
+        st = grpc::Status::OK;
+        out = BytesToBuffer("", 0);
+      } else {
+        inference::ModelInferResponse resp;
+        st = Infer(&resp);
+        if (st.ok()) Serialize(resp, &out);
+      }
+    } else {
+      std::string body;
+      st = Forward(method_, &body);
+      if (st.ok()) out = BytesToBuffer(body.data(), body.size());
+    }
+    in_.Clear();
+    if (!st.ok()) return Finish(st);
+    state_ = State::kFinish;
+    IssueOrDie([&] { stream_.WriteAndFinish(out, grpc::WriteOptions(), grpc::Status::OK, this); });
+  }
+
+  void OnWrite(bool ok) {
+    if (!ok) return Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream closed"));
+    Read();
+  }
+
+  PyObject* SessionArg() const {
+    if (!has_session_) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(session_.data(), static_cast<Py_ssize_t>(session_.size()), "replace");
+  }
+
+  // (GIL held) unpacks (code, message, payload); returns the status and sets *payload
+  static grpc::Status Unpack(PyObject* res, PyObject** payload) {
+    *payload = nullptr;
+    if (!res) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, PyErrorText());
+    }
+    if (!PyTuple_Check(res) || PyTuple_GET_SIZE(res) != 3) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, "native front end: bad result from the Python handler");
+    }
+    long code = PyLong_AsLong(PyTuple_GET_ITEM(res, 0));
+    if (code != 0) {
+      Py_ssize_t n = 0;
+      const char* msg = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(res, 1), &n);
+      if (!msg) return grpc::Status(grpc::StatusCode::INTERNAL, PyErrorText());
+      if (code < 0 || code > 16) code = grpc::StatusCode::INTERNAL;
+      return grpc::Status(static_cast<grpc::StatusCode>(code), std::string(msg, n));
+    }
+    *payload = PyTuple_GET_ITEM(res, 2);
+    return grpc::Status::OK;
+  }
+
+  // A unary RPC handled by Python: request bytes in, response bytes out.
+  grpc::Status Forward(const std::string& method, std::string* body) {
+    std::string req = BufferToBytes(in_);
+    Gil gil;
+    PyObject* res = PyObject_CallFunction(s_->dispatch_, "s#y#N", method.data(), (Py_ssize_t)method.size(),
+                                          req.data(), (Py_ssize_t)req.size(), SessionArg());
+    PyObject* payload;
+    grpc::Status st = Unpack(res, &payload);
+    if (st.ok()) {
+      char* data;
+      Py_ssize_t n;
+      if (PyBytes_AsStringAndSize(payload, &data, &n) != 0) st = grpc::Status(grpc::StatusCode::INTERNAL, PyErrorText());
+      else body->assign(data, n);
+    }
+    Py_XDECREF(res);
+    return st;
+  }
+
+  // ModelInfer: parse in C++, run the model in Python, build the response in C++.
+  grpc::Status Infer(inference::ModelInferResponse* resp) {
+    inference::ModelInferRequest req;
+    {
+      grpc::ProtoBufferReader reader(&in_);
+      if (!req.ParseFromZeroCopyStream(&reader))
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "ModelInfer: the request is not a valid "
+                                                                "ModelInferRequest message");
+    }
+    // Only raw_input_contents is taken apart here; typed `contents`, a raw count that does not
+    // match the inputs and output parameters (classification) take the Python decoder, which
+    // holds the rules and the error messages.
+    bool fast = req.inputs_size() > 0 && req.raw_input_contents_size() == req.inputs_size();
+    for (const auto& o : req.outputs()) fast = fast && o.parameters().empty();
+    if (!fast) {
+      std::string body;
+      grpc::Status st = Forward("ModelInfer", &body);
+      if (st.ok() && !resp->ParseFromString(body))
+        st = grpc::Status(grpc::StatusCode::INTERNAL, "ModelInfer: bad response from the Python handler");
+      return st;
+    }
+    Gil gil;
+    try {
+      py::list inputs(req.inputs_size());
+      for (int i = 0; i < req.inputs_size(); ++i) {
+        const auto& t = req.inputs(i);
+        // the bytes move into a heap string owned by the array: a zero-copy view that stays
+        // valid for as long as Python holds it (a model may keep its inputs)
+        auto* raw = new std::string(std::move(*req.mutable_raw_input_contents(i)));
+        py::capsule owner(raw, [](void* p) { delete static_cast<std::string*>(p); });
+        py::array_t<uint8_t> data({static_cast<py::ssize_t>(raw->size())}, {static_cast<py::ssize_t>(1)},
+                                  reinterpret_cast<const uint8_t*>(raw->data()), owner);
+        // read-only, as the bytes the Python front end hands over
+        py::detail::array_proxy(data.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        py::tuple shape(t.shape_size());
+        for (int d = 0; d < t.shape_size(); ++d) shape[d] = py::int_(t.shape(d));
+        inputs[i] = py::make_tuple(t.name(), t.datatype(), std::move(shape), std::move(data));
+      }
+      py::list outputs(req.outputs_size());
+      for (int i = 0; i < req.outputs_size(); ++i) outputs[i] = py::str(req.outputs(i).name());
+      py::dict params;
+      for (const auto& [k, v] : req.parameters()) params[py::str(k)] = ParamToPy(v);
+      py::object sid = py::reinterpret_steal<py::object>(SessionArg());
+      PyObject* res = PyObject_CallFunctionObjArgs(
+          s_->infer_, py::str(req.model_name()).ptr(), py::str(req.model_version()).ptr(), py::str(req.id()).ptr(),
+          inputs.ptr(), outputs.ptr(), params.ptr(), sid.ptr(), nullptr);
+      py::object hold = py::reinterpret_steal<py::object>(res);
+      PyObject* payload;
+      grpc::Status st = Unpack(res, &payload);
+      if (!st.ok()) return st;
+      // payload: (model_name, model_version, id, [(name, datatype, shape, buffer)])
+      py::tuple r = py::reinterpret_borrow<py::tuple>(payload);
+      resp->set_model_name(r[0].cast<std::string>());
+      resp->set_model_version(r[1].cast<std::string>());
+      resp->set_id(r[2].cast<std::string>());
+      for (py::handle item : r[3]) {
+        py::tuple o = py::reinterpret_borrow<py::tuple>(item);
+        auto* out = resp->add_outputs();
+        out->set_name(o[0].cast<std::string>());
+        out->set_datatype(o[1].cast<std::string>());
+        for (py::handle d : o[2]) out->add_shape(d.cast<int64_t>());
+        Py_buffer view;
+        if (PyObject_GetBuffer(o[3].ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+        resp->add_raw_output_contents()->assign(static_cast<const char*>(view.buf), view.len);
+        PyBuffer_Release(&view);
+      }
+      return grpc::Status::OK;
+    } catch (py::error_already_set& e) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+    } catch (const std::exception& e) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, std::string("native front end: ") + e.what());
+    }
+  }
+
+  NativeServer* s_;
+  grpc::ServerCompletionQueue* cq_;
+  grpc::GenericServerContext ctx_;
+  grpc::GenericServerAsyncReaderWriter stream_;
+  grpc::ByteBuffer in_;
+  State state_ = State::kRequest;
+  Kind kind_ = Kind::kUnknown;
+  std::string method_;
+  std::string session_;
+  bool has_session_ = false;
+};
+
+NativeServer::NativeServer(PyObject* infer, PyObject* dispatch, NativeOptions opt)
+    : infer_(infer), dispatch_(dispatch), opt_(std::move(opt)) {}
+
+NativeServer::~NativeServer() { Stop(0.0); }
+
+int NativeServer::Start() {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(opt_.address, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(opt_.max_message_bytes);
+  builder.SetMaxSendMessageSize(opt_.max_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a busy port is an error, not a shared one
+  builder.RegisterAsyncGenericService(&service_);
+  int n = opt_.threads < 1 ? 1 : opt_.threads;
+  for (int i = 0; i < n; ++i) cqs_.push_back(builder.AddCompletionQueue());
+  server_ = builder.BuildAndStart();
+  if (!server_ || port == 0) {
+    server_.reset();
+    for (auto& cq : cqs_) {
+      cq->Shutdown();
+      void* tag;
+      bool ok;
+      while (cq->Next(&tag, &ok)) {
+      }
+    }
+    cqs_.clear();
+    return 0;
+  }
+  running_ = true;
+  for (auto& cq : cqs_) {
+    // a few calls waiting per queue: a thread busy in a model call leaves the others accepting
+    for (int k = 0; k < 4; ++k) {
+      auto* c = new Call(this, cq.get());
+      if (!c->Post()) delete c;
+    }
+    threads_.emplace_back([this, q = cq.get()] { Loop(q); });
+  }
+  return port;
+}
+
+void NativeServer::Loop(grpc::ServerCompletionQueue* cq) {
+  // One Python thread state for the thread's life: per call, PyGILState_Ensure then only takes
+  // the GIL (no thread-state creation on the request path).
+  PyGILState_STATE outer = PyGILState_Ensure();
+  PyThreadState* ts = PyEval_SaveThread();
+  void* tag;
+  bool ok;
+  while (cq->Next(&tag, &ok)) static_cast<Call*>(tag)->Proceed(ok);
+  PyEval_RestoreThread(ts);
+  PyGILState_Release(outer);
+}
+
+void NativeServer::Stop(double grace_s) {
+  if (!running_.exchange(false)) return;
+  auto deadline = std::chrono::system_clock::now() +
+                  std::chrono::microseconds(static_cast<int64_t>((grace_s > 0 ? grace_s : 0) * 1e6));
+  server_->Shutdown(deadline);  // cancels what is still running after the grace period
+  {
+    std::unique_lock<std::shared_mutex> lock(issue_mu_);
+    closed_ = true;
+    for (auto& cq : cqs_) cq->Shutdown();
+  }
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  server_.reset();
+  cqs_.clear();
+}
+
+}  // namespace pyasc_serve

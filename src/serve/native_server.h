@@ -1,0 +1,63 @@
+// pyasc-serve's native gRPC front end: a gRPC C++ server that owns its completion queues and
+// threads, parses ModelInfer in C++, holds the GIL only for the model call (inputs handed over
+// as zero-copy NumPy views of raw_input_contents) and serialises the response in C++. Every
+// other RPC's bytes go to the Python implementation (python/pyasc/serve/native.py), so errors,
+// statistics, sessions and routing have one source of truth.
+#pragma once
+
+#include <Python.h>
+
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace pyasc_serve {
+
+struct NativeOptions {
+  std::string address;           // "host:port" (port 0: a free one)
+  int max_message_bytes = 64 << 20;
+  int threads = 4;               // completion queues, one thread each
+  bool empty_infer = false;      // ModelInfer answers an empty response without Python (transport floor)
+};
+
+class Call;
+
+class NativeServer {
+ public:
+  // infer(model, version, id, inputs, outputs, params, session_id) -> (code, message, result)
+  // dispatch(method, request_bytes, session_id) -> (code, message, response_bytes)
+  // (both borrowed: the Python owner keeps them alive while the server runs)
+  NativeServer(PyObject* infer, PyObject* dispatch, NativeOptions opt);
+  ~NativeServer();
+  NativeServer(const NativeServer&) = delete;
+  NativeServer& operator=(const NativeServer&) = delete;
+
+  int Start();                 // binds and starts the threads; returns the bound port (call without the GIL)
+  void Stop(double grace_s);   // idempotent (call without the GIL)
+  bool running() const { return running_.load(); }
+
+ private:
+  friend class Call;
+  void Loop(grpc::ServerCompletionQueue* cq);
+
+  PyObject* infer_;
+  PyObject* dispatch_;
+  NativeOptions opt_;
+  grpc::AsyncGenericService service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> cqs_;
+  std::vector<std::thread> threads_;
+  // Operations are issued under a shared lock; Stop closes the queues under the exclusive one,
+  // so that nothing is ever started on a queue that is shut down.
+  std::shared_mutex issue_mu_;
+  bool closed_ = false;
+  std::atomic<bool> running_{false};
+};
+
+}  // namespace pyasc_serve
