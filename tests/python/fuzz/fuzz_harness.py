@@ -878,6 +878,8 @@ def _classify_pair(case, ref, got):
         return "ok", ""
     if d and not re.match(r"(\[\d+\] )*(dtype|shape|length)", d) and _interp_xp_not_increasing(case):
         return "ok", ""
+    if d and not re.match(r"(\[\d+\] )*(dtype|length)", d) and _assume_unique_violated(case):
+        return "ok", ""
     if d:
         return "wrong_result", d
     return "ok", ""
@@ -908,6 +910,30 @@ def _nan_to_int_unspecified(case, ref, got):
         fv = f.value[1].astype(np.float64)
         undefined = ~np.isfinite(fv) | (fv < float(info.min)) | (fv > float(info.max))
     return bool(np.all((e == g) | undefined))
+
+
+_SET_FNS = {"isin", "in1d", "intersect1d", "setdiff1d", "setxor1d"}
+
+
+def _assume_unique_violated(case):
+    """Whether a set function was told assume_unique=True for inputs that are not unique: NumPy
+    documents that promise as the caller's ("If True, the input arrays are both assumed to be
+    unique ... incorrect results if not"), and what it then returns is whatever its sort-and-
+    compare-neighbours path happens to produce (setdiff1d of a repeated uint64 array drops some
+    repeats, keeps others, and reorders), so only the result dtype (and tuple length) is NumPy's
+    to compare. With unique inputs everything is compared."""
+    kw = dict(case[3])
+    flag = kw.get("assume_unique")
+    if case[0] != "fn" or case[1] not in _SET_FNS or not (isinstance(flag, tuple) and flag[0] == "py" and flag[1]):
+        return False
+    try:
+        for spec in case[2][:2]:
+            x = np.asarray(build(spec, np)).ravel()
+            if np.unique(x).size < x.size:
+                return True
+    except Exception:  # noqa: BLE001
+        return False
+    return False
 
 
 def _interp_xp_not_increasing(case):
