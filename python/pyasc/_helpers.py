@@ -143,7 +143,8 @@ def _norm_axis(axis, ndim, name):
     except TypeError:
         raise _TE(f"[{name}] axis must be an integer, not {type(axis).__name__}") from None
     if not -_C_INT <= a < _C_INT:
-        raise _OE(f"[{name}] axis {a}: Python int too large to convert to C int")
+        width = "C long" if not -(1 << 63) <= a < (1 << 63) else "C int"  # (PyLong_AsLong fails first)
+        raise _OE(f"[{name}] axis {a}: Python int too large to convert to {width}")
     if not -ndim <= a < ndim:
         raise _np.exceptions.AxisError(a, ndim)
     return a % ndim

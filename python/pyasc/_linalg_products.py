@@ -290,8 +290,26 @@ vecdot = _ufunc.make("vecdot", 2, _vecdot_fast, _vecdot, core=True, extra=("axis
     (:mod:`pyasc._ufunc`)."""))
 
 
+def _c_int_arg(op, what, v):
+    """An argument NumPy's method parses as a C int ("i"): an integer (a float is its TypeError),
+    beyond a C long "C long", beyond a C int "C int" (both OverflowError) -- checked before the
+    array, as NumPy's argument parser runs first."""
+    if isinstance(v, (float, _np.floating)):
+        raise _TypeError(_Code.INVALID_DTYPE, f"[{op}] {what}: integer argument expected, got float")
+    try:
+        i = _operator.index(v)
+    except TypeError:
+        raise _TypeError(_Code.INVALID_DTYPE, f"[{op}] {what}: '{type(v).__name__}' object cannot be "
+                                              "interpreted as an integer") from None
+    if not -(1 << 31) <= i < (1 << 31):
+        width = "C long" if not -(1 << 63) <= i < (1 << 63) else "C int"
+        raise _OverflowError(_Code.OVERFLOW, f"[{op}] {what}: Python int too large to convert to {width} ({i})")
+    return i
+
+
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``numpy.trace``: sums of the diagonals (sum's dtype rules: small ints to int64)."""
+    offset = _c_int_arg("trace", "offset", offset)
     a = _arr(a)
     if a.ndim < 2:
         raise _shape_error("trace", f"diag requires an array of at least two dimensions, got shape "

@@ -22,6 +22,7 @@ from . import _signatures as _sig
 from ._helpers import _TE
 from ._helpers import _VE as _VE_tile
 from ._helpers import _axes as _axes_tuple
+from ._helpers import _norm_axis
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -676,7 +677,8 @@ def roll(a, shift, axis=None):
         return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
     # (NumPy's normalize_axis_tuple tries operator.index first: a 0-d integer array is one axis)
     seq = hasattr(axis, "__iter__") and not (getattr(axis, "ndim", None) == 0)
-    axes = tuple(_axis(v, x.ndim) for v in axis) if seq else (_axis(axis, x.ndim),)
+    # (normalize_axis_index reads each as a C int: 2**40 is its OverflowError, not an AxisError)
+    axes = tuple(_norm_axis(v, x.ndim, "roll") for v in axis) if seq else (_norm_axis(axis, x.ndim, "roll"),)
     check_shift()
     shifts = tuple(shift) if _is_seq(shift) else (shift,) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
@@ -755,6 +757,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         axis = _np.lib.array_utils.normalize_axis_index(_operator.index(axis), _builtins.max(a.ndim, 1))
         if a.ndim == 0:
             a = _C.reshape(a, (1,))
+    if not isinstance(indices, (_C.ndarray, _np.ndarray)):
+        # NumPy converts Python (and NumPy scalar) indices straight to intp, element by element
+        # with int(): 1.5 -> 1, '1' -> 1, [] -> empty; None/complex are int()'s TypeError, NaN its
+        # ValueError, 2**63 an OverflowError. Only arrays go through the same_kind cast check.
+        indices = _np.asarray(indices, dtype=_np.intp)
     r = _C.take(a, indices, axis, "raise" if mode == "invalid" else mode)
     if mode == "invalid":
         raise _sig.int_mode_error("take")

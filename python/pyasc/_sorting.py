@@ -301,7 +301,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if x.ndim != 1:
             axis = _unique_axis_arg(axis, x.ndim)
             return _unique_axis(x, axis, return_index, return_inverse, return_counts)
-        if not -1 <= _operator.index(axis) <= 0:  # (NumPy's normalize_axis_index for 1-d input)
+        if not -1 <= _c_int_axis(_operator.index(axis)) <= 0:  # (NumPy's normalize_axis_index for 1-d input)
             raise _np.exceptions.AxisError(axis, 1)
     if not (return_index or return_inverse or return_counts):
         return _C.unique_values(x, bool(equal_nan))
@@ -318,12 +318,23 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return tuple(out)
 
 
+def _c_int_axis(i):
+    """An int axis as NumPy's normalize_axis_index parses it: PyLong_AsLong ("C long" beyond int64),
+    then a C int (OverflowError both), before the bounds (AxisError)."""
+    if not -(1 << 31) <= i < (1 << 31):
+        from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+        width = "C long" if not -(1 << 63) <= i < (1 << 63) else "C int"
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[unique] axis {i}: Python int too large to convert to {width}")
+    return i
+
+
 def _unique_axis_arg(axis, ndim):
     """unique's axis as NumPy reads it: ``moveaxis(ar, axis, 0)`` (normalize_axis_tuple: an int,
     else the entries of a sequence, each in range -- its AxisError --, no repeats and one entry
     for the one destination -- ValueError), then a list index (a non-int: TypeError)."""
     try:
-        return _operator.index(axis)
+        return _c_int_axis(_operator.index(axis))
     except TypeError:
         pass
     if isinstance(axis, _C.ndarray):
