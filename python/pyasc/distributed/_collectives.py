@@ -16,6 +16,7 @@ off), ranks that pass different shapes, dtypes, ops or roots raise
 
 from __future__ import annotations
 
+import ctypes
 import time
 
 import numpy as np
@@ -121,6 +122,51 @@ class Work:
         return f"Work({self._what}, completed={self._done})"
 
 
+class _StreamWork(Work):
+    """The Work of an ``async_op`` all_reduce that runs as a task on a stream: ``wait()``
+    synchronises on the event recorded after the task, ``is_completed()`` queries it."""
+
+    __slots__ = ("_event",)
+
+    def __init__(self, what, pg, outputs):
+        super().__init__((), None, None, what, pg, outputs)
+        self._event = None
+
+    def wait(self, timeout=None):
+        """Waits for the task (``timeout`` in seconds or a timedelta: DistTimeoutError past
+        it); returns True or raises the operation's error."""
+        if not self._done:
+            if timeout is None:
+                self._event.synchronize()  # releases the GIL: the task needs it
+            else:
+                secs = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+                end = time.monotonic() + secs
+                while not self._event.query():
+                    if time.monotonic() > end:
+                        from ._errors import DistTimeoutError
+                        raise DistTimeoutError(f"[{self._what}] not complete after {secs:.3g} s (Work.wait)")
+                    time.sleep(0.0005)
+            self._done = True
+        if self._error is not None:
+            raise self._error
+        return True
+
+    def is_completed(self):
+        """Whether the task has run (does not block)."""
+        if not self._done and self._event.query():
+            self._done = True
+        return self._done
+
+
+def _drain(pg):
+    """Waits for the group's async_op collectives issued so far (their stream tasks): a
+    collective issued now then reaches MPI after them on every rank, as MPI requires."""
+    ev = pg.last_async
+    if ev is not None:
+        ev.synchronize()
+        pg.last_async = None
+
+
 # ------------------------------------------------------------------ helpers
 
 def _host(x, what, name, write):
@@ -153,6 +199,8 @@ def _reduce_op(op, what):
 def _run(pg, what, desc, calls, finish, async_op, outputs=()):
     """Fingerprint check (``desc``: a string or a tuple, formatted only when first seen), then
     the MPI calls; a Work handle for ``async_op``, else the finished result."""
+    if pg.last_async is not None:
+        _drain(pg)
     deadline = time.monotonic() + pg.timeout
     if desc is not None and _engine.CHECK:
         _engine.check_same(pg, what, desc, deadline)
@@ -231,35 +279,94 @@ def _plan(op, dtype, what):
     return p
 
 
+#: ReduceOp -> the op code of the C path (src/distributed/native.cc OpCode).
+_OP_CODES = {ReduceOp.SUM: 0, ReduceOp.AVG: 1, ReduceOp.PRODUCT: 2, ReduceOp.MIN: 3, ReduceOp.MAX: 4,
+             ReduceOp.BAND: 5, ReduceOp.BOR: 6, ReduceOp.BXOR: 7}
+_np_ndarray = np.ndarray
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces ``tensor`` over the group's ranks in place: afterwards every rank holds the
-    reduction (``ReduceOp`` SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR)."""
-    what = "all_reduce"
-    # The hot path of data parallelism (profiled with cProfile): cached lookups only, and the
-    # array goes to MPI through the buffer protocol (pyasc's export finishes the lazy work
-    # producing or reading it; cheaper than building a NumPy view). Anything unusual (a
-    # non-contiguous or read-only array, AVG, 16-bit floats, async_op, the polled mode)
-    # takes the general path below.
+    reduction (``ReduceOp`` SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR).
+
+    With ``async_op=True`` the operation is an event on the calling thread's current stream
+    (see :class:`Work`)."""
+    # The hot path of data parallelism: one C call (pyasc.distributed._native) exports the
+    # buffer (finishing the lazy work producing or reading it), runs the INFO check inside
+    # the message, MPI_Allreduce with the GIL released, and AVG's division. It answers
+    # NotImplemented, having sent nothing, for what it does not handle (16-bit floats,
+    # complex, bool, float MAX/MIN, non-contiguous or read-only arrays): the general path.
     pg = _group_State.world if group is None else None
     if pg is None or pg.broken is not None or pg.comm is None:
-        pg = resolve(group, what)
+        pg = resolve(group, "all_reduce")
+    if pg.last_async is not None and not async_op:
+        _drain(pg)
+    cls = tensor.__class__
+    if _engine.NATIVE_FAST and not async_op and (cls is _ndarray or cls is _np_ndarray):
+        code = _OP_CODES.get(op)
+        if code is not None:
+            try:
+                r = _engine.NATIVE.allreduce(tensor, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg)
+            except ValueError:  # NumPy cannot export it (bfloat16): the general path, which stages it
+                r = NotImplemented
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _native_failed(pg, tensor, op, r)
+    return _all_reduce_general(pg, tensor, op, async_op)
+
+
+def _native_failed(pg, tensor, op, r):
+    """The cold path of a failed C all_reduce (``r`` = (kind, MPI error code)): a mismatch
+    exchange naming every rank's call, or the MPI error."""
+    what = "all_reduce"
+    kind, err = r
+    MPI = _engine.mpi()
+    text = MPI.Get_error_string(err) if err else ""
+    if kind == 3:
+        raise DistBackendError(f"[{what}] MPI error: {text}")
+    deadline = time.monotonic() + pg.timeout
+    desc = (what, tensor.dtype, int(np.prod(tensor.shape, dtype=np.int64)), _reduce_op(op, what)._name_)
+    _engine.mismatch(pg, what, desc, deadline, f" (MPI: {text})" if kind == 2 else "")
+
+
+def _native_fp(buf, code):
+    """The C path's check fingerprint of an all_reduce of contiguous NumPy array ``buf``."""
+    mv = memoryview(buf)
+    try:
+        return _engine.NATIVE.fingerprint(mv.format, mv.itemsize, buf.size, code)
+    finally:
+        mv.release()
+
+
+def _all_reduce_general(pg, tensor, op, async_op):
+    what = "all_reduce"
     if op.__class__ is not ReduceOp:
         op = _reduce_op(op, what)
-    cls = tensor.__class__
-    if (cls is _ndarray or (cls is np.ndarray and tensor.flags.c_contiguous and tensor.flags.writeable)) \
-            and not async_op and _engine.BLOCKING:
-        mop, avg, mdt, half = _plan(op, tensor.dtype, what)
-        if not avg and not half:
-            try:
-                return _all_reduce_fast(pg, tensor, op, mop, mdt, what)
-            except BufferError:
-                pass  # non-contiguous / read-only: the general path stages or reports it
     buf, back = _host(tensor, what, "tensor", True)
     mop, avg, mdt, half = _plan(op, buf.dtype, what)
+    code = _OP_CODES[op]
+    if _engine.NATIVE_FAST and not async_op and not half:
+        # A staged (non-contiguous) array: the same C call as the other ranks' arrays, so that
+        # the check words agree whatever the layout.
+        r = _engine.NATIVE.allreduce(buf, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg)
+        if r is None:
+            fin = _writer(buf, back)
+            return None if fin is None else fin()
+        if r is not NotImplemented:
+            return _native_failed(pg, tensor, op, r)
     desc = (what, buf.dtype, buf.size, op._name_) if _engine.CHECK == 1 else (what, buf.dtype, buf.shape, op._name_)
+    fp = None
+    if _engine.NATIVE is not None and _engine.CHECK == 1 and not half and buf.dtype.kind in "fiu" \
+            and not (buf.dtype.kind == "f" and op._name_ in ("MAX", "MIN")):
+        # what the C path would check for this call (a rank whose all_reduce runs here, e.g.
+        # async_op, still agrees with a peer in the C path on the fingerprint all-reduce)
+        fp = _native_fp(buf, code)
+    if async_op:
+        return _async_all_reduce(pg, what, desc, fp, buf, back, mop, pg.size() if avg else 0, tensor, op, code)
     # The piggybacked check in the blocking mode only: MPI's nonblocking (libnbc) algorithm
     # hung on a truncated message in the polled mode (2 ranks, 4 vs 5 elements).
-    if (not async_op and _engine.CHECK == 1 and _engine.BLOCKING
+    if (_engine.NATIVE is None and _engine.CHECK == 1 and _engine.BLOCKING
             and _engine.piggy_ok(buf.dtype, op._name_, buf.nbytes, pg._size)):
         deadline = time.monotonic() + pg.timeout
         flat = buf.reshape(-1)
@@ -267,46 +374,70 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
                                 deadline, what)
         fin = _writer(buf, back, pg.size() if avg else 0)
         return None if fin is None else fin()
-    return _run(pg, what, desc, (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
-                _writer(buf, back, pg.size() if avg else 0), async_op, (tensor,))
-
-
-def _all_reduce_fast(pg, tensor, op, mop, mdt, what):
-    """Blocking all_reduce of a contiguous writable array under the watchdog; BufferError for
-    any other array (before anything is sent)."""
     deadline = time.monotonic() + pg.timeout
-    level = _engine.CHECK
-    MPI = _engine._MPI  # imported by init_process_group
-    if level:
-        dt = tensor.dtype
-        if level == 1:
-            # INFO: dtype, element count and op (what the transfer depends on) ...
-            desc = (what, dt, tensor.size, op._name_)
-            if _engine.piggy_ok(dt, op._name_, tensor.nbytes, pg._size):
-                mv = memoryview(tensor)  # exports (finishes pending work); BufferError as above
-                try:
-                    if mv.readonly or not mv.c_contiguous:
-                        raise BufferError
-                    _engine.allreduce_piggy(pg, mv.cast("B"), dt, tensor.size, mop, desc, op._name_, deadline,
-                                            what)
-                finally:
-                    mv.release()
-                return None
-        else:
-            # ... DETAIL: the shape too, with one fingerprint all-reduce per call.
-            desc = (what, dt, tuple(tensor.shape), op._name_)
-        if not _contiguous_writable(tensor):
-            raise BufferError
-        _engine.check_same(pg, what, desc, deadline)
-    wd = _engine.watchdog
-    wd.current = (deadline, what, pg)
-    try:
-        pg.comm.Allreduce(MPI.IN_PLACE, [tensor, mdt], mop)
-    except MPI.Exception as e:
-        raise DistBackendError(f"[{what}] MPI error: {e}") from None
-    finally:
-        wd.current = None
-    return None
+    if _engine.CHECK:
+        _engine.check_same(pg, what, desc, deadline, fp)
+    return _run(pg, what, None, (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
+                _writer(buf, back, pg.size() if avg else 0), False, (tensor,))
+
+
+def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code):
+    """all_reduce with ``async_op=True``: a task on the calling thread's current stream.
+
+    The caller has exported the buffer (``_host``: the pending work producing or reading
+    the array finished; unrelated pending work is not waited for). The task runs after the
+    work enqueued on the stream before it, and the stream's later work (lazy graphs
+    flushed later, kernels, callbacks) runs after the task: a later op on the stream reads
+    the reduced values without a host wait. The group's async collectives keep their issue
+    order on every rank (each waits for the group's previous one, whichever stream ran it),
+    and the group's next blocking collective waits for them (_drain). The host reads the
+    array after ``work.wait()``, as with torch."""
+    from .. import stream as _stream
+
+    s = _stream.current_stream()
+    prev = pg.last_async
+    if prev is not None:
+        s.wait_event(prev)
+    work = _StreamWork(what, pg, (tensor,))
+    if back is None and isinstance(tensor, _ndarray):
+        # Hand the task the bytes, not the export: while an export lives the lazy graph reads
+        # the array at recording time (registry.cc: volatile_bytes), which would let the
+        # stream's later ops read it before the task ran. ``tensor`` keeps the memory alive.
+        n, dt, ptr = buf.nbytes, buf.dtype, buf.ctypes.data
+        buf = None
+
+        def bytes_of():
+            raw = (ctypes.c_char * n).from_address(ptr) if n else bytearray(0)
+            return np.frombuffer(raw, dtype=dt)
+    else:
+        def bytes_of(b=buf):
+            return b
+
+    def task():
+        try:
+            b = bytes_of()
+            r = NotImplemented
+            if _engine.NATIVE_FAST and code is not None and b.dtype not in _engine._HALF:
+                r = _engine.NATIVE.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg)
+                if r is not None and r is not NotImplemented:
+                    _native_failed(pg, tensor, op, r)
+            if r is NotImplemented:
+                deadline = time.monotonic() + pg.timeout
+                if _engine.CHECK:
+                    _engine.check_same(pg, what, desc, deadline, fp)
+                req = _engine.call(pg.comm, "Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(b), mop), deadline,
+                                   what, pg, True)
+                _engine.wait(req, deadline, what, pg)
+                if avg:
+                    np.true_divide(b, avg, out=b)
+            if back is not None:
+                back[...] = b
+        except BaseException as e:  # noqa: BLE001 - raised by Work.wait()
+            work._error = e
+
+    s.add_callback(task)
+    work._event = pg.last_async = s.record_event()
+    return work
 
 
 def _contiguous_writable(x):

@@ -47,7 +47,28 @@ def mpi():
             raise DistBackendError(f"[init_process_group] backend 'mpi' needs mpi4py and an MPI library: {e}",
                                    ErrorCode.API_NOT_SUPPORT) from e
         _MPI = MPI
+        _load_native()
     return _MPI
+
+
+#: pyasc.distributed._native (the C fast path of all_reduce, linked to the libmpi mpi4py
+#: uses), loaded with MPI; None when the build has no MPI C library or ASC_DISTRIBUTED_NATIVE=0.
+NATIVE = None
+#: Whether blocking all_reduce takes the C path: NATIVE loaded, blocking mode, check level
+#: OFF or INFO (DETAIL's shape check stays in Python).
+NATIVE_FAST = False
+
+
+def _load_native():
+    global NATIVE, NATIVE_FAST
+    NATIVE = None
+    if _env_flag("ASC_DISTRIBUTED_NATIVE", True):
+        try:
+            from . import _native
+            NATIVE = _native
+        except ImportError:  # a build without MPI's C library: the Python path only
+            NATIVE = None
+    NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
 
 
 # ------------------------------------------------------------------ settings (env)
@@ -90,11 +111,25 @@ CHECK = _check_level()
 BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 
 
+def set_mode(check=None, blocking=None):
+    """Sets the check level (OFF/INFO/DETAIL) and/or the blocking mode for this process
+    (what the environment variables choose at import; tests switch between the paths)."""
+    global CHECK, BLOCKING, NATIVE_FAST
+    if check is not None:
+        CHECK = check
+    if blocking is not None:
+        BLOCKING = bool(blocking)
+    NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
+
+
 def reload_settings():
-    """Re-reads ASC_DISTRIBUTED_DEBUG / ASC_DISTRIBUTED_CHECK / ASC_DISTRIBUTED_BLOCKING."""
+    """Re-reads ASC_DISTRIBUTED_DEBUG / ASC_DISTRIBUTED_CHECK / ASC_DISTRIBUTED_BLOCKING /
+    ASC_DISTRIBUTED_NATIVE."""
     global CHECK, BLOCKING
     CHECK = _check_level()
     BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
+    if _MPI is not None:
+        _load_native()
 
 
 # ------------------------------------------------------------------ dtypes
@@ -329,6 +364,8 @@ class Watchdog:
             except Exception:  # noqa: BLE001 - MPI finalising under us
                 return
             cur = self.current
+            if cur is None and NATIVE is not None:
+                cur = NATIVE.armed()  # the C path's "blocked until" slot (no per-call Python store)
             if cur is not None and time.monotonic() > cur[0]:
                 self._timeout(*cur)
                 return
@@ -344,6 +381,8 @@ class Watchdog:
         n = self._status.Get_count(mpi().BYTE)
         text = bytes(self._inbox[:n]).decode(errors="replace")
         cur = self.current
+        if cur is None and NATIVE is not None:
+            cur = NATIVE.armed()
         here = f"this rank is in [{cur[1]}]" if cur is not None else "this rank is not in a blocking collective"
         _write(f"[pyasc.distributed] rank {mpi().COMM_WORLD.Get_rank()}: the job is being torn down by "
                f"another rank's watchdog: {text} ({here}; its Python stacks follow)\n")
@@ -436,13 +475,14 @@ def _blocking(comm, name, args, deadline, what, pg):
         wait(req, deadline, what, pg)
 
 
-def check_same(pg, what, desc, deadline):
+def check_same(pg, what, desc, deadline, h=None):
     """Raises CollectiveMismatchError on every rank when the ranks' ``desc`` strings (the
     collective's shapes, dtypes, op, root) differ: one all-reduce of (h, -h) with MAX gives
     the largest and the smallest fingerprint at once. An MPI error of that all-reduce (a peer
     in a different collective: truncated message) counts as a mismatch too."""
     MPI = mpi()
-    h = _fingerprint(desc)
+    if h is None:  # all_reduce passes the C path's fingerprint, so both paths agree
+        h = _fingerprint(desc)
     buf = np.array([h, -h], dtype=np.int64)
     try:
         _blocking(pg.comm, "Allreduce", (MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)

@@ -86,6 +86,12 @@ class ProcessGroup:
         # piggybacked check (_engine.allreduce_piggy).
         self.check_comm = comm.Dup()
         self.stages = {}
+        #: the communicator's C handle (the C fast path: pyasc.distributed._native)
+        self.handle = comm.handle
+        #: the Event after this group's latest async_op collective (a stream task), or None:
+        #: the group's next collective waits for it, so that every rank issues its MPI calls
+        #: on the communicator in program order (_collectives._drain)
+        self.last_async = None
 
     def rank(self):
         """This process's rank in the group."""

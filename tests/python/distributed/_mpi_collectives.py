@@ -320,7 +320,7 @@ def t_groups():
 
 def _mismatch_cases(level):
     from pyasc.distributed import _engine
-    _engine.CHECK = level
+    _engine.set_mode(check=level)
     try:
         # shapes differ on the last rank: every rank raises, nobody hangs
         shape = (4,) if R < N - 1 else (5,)
@@ -364,7 +364,7 @@ def t_mismatch():
     from pyasc.distributed import _engine
     _mismatch_cases(_engine.INFO)
     _mismatch_cases(_engine.DETAIL)
-    _engine.BLOCKING = False  # the polled mode's paths (reload_settings restores the default)
+    _engine.set_mode(blocking=False)  # the polled mode's paths (reload_settings restores the default)
     _mismatch_cases(_engine.INFO)
 
 
@@ -376,7 +376,7 @@ def t_modes():
     try:
         for level in (_engine.OFF, _engine.INFO, _engine.DETAIL):
             for blocking in (True, False):
-                _engine.CHECK, _engine.BLOCKING = level, blocking
+                _engine.set_mode(level, blocking)
                 for dt, shape in cases:
                     for op in ("SUM", "MAX", "MIN"):
                         xs = [data(r, dt, shape, 60) for r in range(N)]

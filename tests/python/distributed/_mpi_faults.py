@@ -28,7 +28,7 @@ if rank == 1:
     sys.exit(0)
 x = asc.ones(1 << 10, dtype="float32")
 if mode == "hang":
-    _engine.BLOCKING = False  # the polled mode first
+    _engine.set_mode(blocking=False)  # the polled mode first
     t0 = time.monotonic()
     try:
         dist.all_reduce(x, group=group)
@@ -39,7 +39,7 @@ if mode == "hang":
         dist.all_reduce(x, group=group)
     except dist.DistBackendError as e:
         print(f"UNUSABLE {e}", flush=True)
-    _engine.BLOCKING = True  # then the default: the watchdog ends the job
+    _engine.set_mode(blocking=True)  # then the default: the watchdog ends the job
 t0 = time.monotonic()
 dist.all_reduce(x, group=group2)
 print("NO ERROR", flush=True)
