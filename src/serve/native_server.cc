@@ -7,6 +7,7 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/support/proto_buffer_reader.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -342,8 +343,13 @@ int NativeServer::Start() {
   builder.SetMaxSendMessageSize(opt_.max_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a busy port is an error, not a shared one
   builder.RegisterAsyncGenericService(&service_);
+  // Several threads per queue: a call lands on one queue, and a thread busy in a model call must
+  // not hold it back while the queue's other threads are free (one thread per queue serialised
+  // concurrent calls that gRPC had matched to the same queue).
   int n = opt_.threads < 1 ? 1 : opt_.threads;
-  for (int i = 0; i < n; ++i) cqs_.push_back(builder.AddCompletionQueue());
+  unsigned hw = std::thread::hardware_concurrency();
+  int nq = std::max(1, std::min(n / 4, static_cast<int>(hw ? hw : 1)));
+  for (int i = 0; i < nq; ++i) cqs_.push_back(builder.AddCompletionQueue());
   server_ = builder.BuildAndStart();
   if (!server_ || port == 0) {
     server_.reset();
@@ -359,13 +365,13 @@ int NativeServer::Start() {
   }
   running_ = true;
   for (auto& cq : cqs_) {
-    // a few calls waiting per queue: a thread busy in a model call leaves the others accepting
-    for (int k = 0; k < 4; ++k) {
+    // calls waiting to be matched on each queue, one per thread it will have
+    for (int k = 0; k < (n + nq - 1) / nq; ++k) {
       auto* c = new Call(this, cq.get());
       if (!c->Post()) delete c;
     }
-    threads_.emplace_back([this, q = cq.get()] { Loop(q); });
   }
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this, q = cqs_[i % nq].get()] { Loop(q); });
   return port;
 }
 

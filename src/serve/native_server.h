@@ -5,6 +5,7 @@
 // statistics, sessions and routing have one source of truth.
 #pragma once
 
+#define PY_SSIZE_T_CLEAN  // the "#" formats of PyObject_CallFunction take Py_ssize_t
 #include <Python.h>
 
 #include <grpcpp/generic/async_generic_service.h>
@@ -22,7 +23,7 @@ namespace pyasc_serve {
 struct NativeOptions {
   std::string address;           // "host:port" (port 0: a free one)
   int max_message_bytes = 64 << 20;
-  int threads = 4;               // completion queues, one thread each
+  int threads = 4;               // handler threads (over min(threads / 4, cores) completion queues)
   bool empty_infer = false;      // ModelInfer answers an empty response without Python (transport floor)
 };
 

@@ -20,7 +20,7 @@ from .config import validate_name
 from .core import InferRequest
 from .errors import InvalidArgumentError, RequestTooLargeError, ServeError
 
-__all__ = ["GRPCFrontend", "decode_infer_request", "encode_infer_response"]
+__all__ = ["GRPCFrontend", "decode_infer_request", "encode_infer_response", "check_input", "session_of"]
 
 _M = _proto.messages()
 _TensorMeta = _M["ModelMetadataResponse.TensorMetadata"]
@@ -39,6 +39,30 @@ def _param(p):
     return getattr(p, which) if which else None
 
 
+def check_input(name, datatype, shape, max_tensor_bytes):
+    """An input's datatype, shape and size checked before its data is read; returns (dtype, count).
+
+    Shared by this decoder and the native front end's (:mod:`.native`), so both give the same errors."""
+    dt = _dtypes.np_dtype(datatype)
+    if any(d < 0 for d in shape):
+        raise InvalidArgumentError(f"input '{name}': shape {list(shape)} has a negative dimension")
+    count = 1
+    for d in shape:
+        count *= d
+    if count * (dt.itemsize if datatype != "BYTES" else 1) > max_tensor_bytes:
+        raise RequestTooLargeError(f"input '{name}': {count} elements of {datatype} exceed the tensor limit of "
+                                   f"{max_tensor_bytes} bytes")
+    return dt, count
+
+
+def session_of(params, session_md):
+    """The request's session: its ``session_id`` parameter, else the ``session-id`` metadata."""
+    sid = params.get("session_id", session_md)
+    if sid is not None and not isinstance(sid, str):
+        raise InvalidArgumentError("parameter 'session_id' must be a string")
+    return sid
+
+
 def decode_infer_request(msg, max_tensor_bytes, session_md=None):
     """ModelInferRequest -> InferRequest."""
     raw = msg.raw_input_contents
@@ -49,16 +73,8 @@ def decode_infer_request(msg, max_tensor_bytes, session_md=None):
         name = t.name
         if name in inputs:
             raise InvalidArgumentError(f"input '{name}' appears twice")
-        dt = _dtypes.np_dtype(t.datatype)
         shape = list(t.shape)
-        if any(d < 0 for d in shape):
-            raise InvalidArgumentError(f"input '{name}': shape {shape} has a negative dimension")
-        count = 1
-        for d in shape:
-            count *= d
-        if count * (dt.itemsize if t.datatype != "BYTES" else 1) > max_tensor_bytes:
-            raise RequestTooLargeError(f"input '{name}': {count} elements of {t.datatype} exceed the tensor limit of "
-                                       f"{max_tensor_bytes} bytes")
+        dt, count = check_input(name, t.datatype, shape, max_tensor_bytes)
         if raw:
             arr = _dtypes.from_raw(raw[i], t.datatype, shape, name)
         elif t.HasField("contents"):
@@ -91,10 +107,8 @@ def decode_infer_request(msg, max_tensor_bytes, session_md=None):
             if "classification" in o.parameters:
                 raise InvalidArgumentError(f"output '{o.name}': the classification extension is not supported")
             outputs.append(o.name)
-    sid = params.get("session_id", session_md)
-    if sid is not None and not isinstance(sid, str):
-        raise InvalidArgumentError("parameter 'session_id' must be a string")
-    return InferRequest(msg.model_name, msg.model_version, msg.id, inputs, outputs, params, sid)
+    return InferRequest(msg.model_name, msg.model_version, msg.id, inputs, outputs, params,
+                        session_of(params, session_md))
 
 
 def encode_infer_response(resp):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent import futures
 
@@ -28,17 +29,35 @@ def _limit_arenas(n):
         pass
 
 
+def _grpc_frontend(kind):
+    """The gRPC front-end class for ``kind`` ('native' falls back to 'python' when not built)."""
+    if kind not in ("native", "python"):
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"grpc_frontend must be 'native' or 'python', not '{kind}'")
+    if kind == "native":
+        from . import native
+
+        if native.available():
+            return native.NativeGRPCFrontend
+        logging.getLogger("pyasc.serve").warning("pyasc-serve: native gRPC front end unavailable (%s); using the "
+                                                 "grpcio front end", native.unavailable_reason())
+    return GRPCFrontend
+
+
 class Server:
     """``Server(model_repository, ...)``; ``start()`` binds (port 0 picks a free one, see
     ``ports``), ``stop()`` shuts everything down and frees the models. Also a context manager.
 
-    Arguments are the command-line flags of ``pyasc-serve`` (docs/serve.md)."""
+    Arguments are the command-line flags of ``pyasc-serve`` (docs/serve.md); ``grpc_frontend``
+    is ``native`` (gRPC C++, :mod:`.native`; the default, falling back to ``python`` with a log
+    line when the module is not built) or ``python`` (grpcio, :mod:`.grpc_server`)."""
 
     def __init__(self, model_repository, host="127.0.0.1", http_port=8000, grpc_port=8001, metrics_port=8002,
                  model_control_mode="none", repository_poll_secs=15.0, load_models=(), max_request_bytes=64 << 20,
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
-                 malloc_arena_max=2):
+                 malloc_arena_max=2, grpc_frontend="native"):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
@@ -48,7 +67,8 @@ class Server:
         self.http = HTTPFrontend(self.core, host, http_port, metrics_port if allow_metrics else None,
                                  max_request_bytes, self._pool) if (allow_http or allow_metrics) else None
         self._http_enabled = allow_http
-        self.grpc = GRPCFrontend(self.core, host, grpc_port, max_request_bytes, grpc_workers) if allow_grpc else None
+        self.grpc = _grpc_frontend(grpc_frontend)(self.core, host, grpc_port, max_request_bytes,
+                                                  grpc_workers) if allow_grpc else None
         self.poll_secs = float(repository_poll_secs)
         self._stop = threading.Event()
         self._threads = []

@@ -1,0 +1,332 @@
+"""The native gRPC front end (pyasc._serve_native): selection and fallback, zero-copy inputs
+that outlive the request, requests running concurrently, parity with the grpcio front end on
+the same requests, the empty-handler floor and the lean C++ benchmark client, shutdown with
+calls in flight. (The protocol tests of test_serve_protocol.py run against both front ends.)"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from serve_models import add_echo, add_linear, write
+
+grpcclient = pytest.importorskip("tritonclient.grpc")
+import grpc  # noqa: E402
+from tritonclient.utils import InferenceServerException  # noqa: E402
+
+from pyasc.serve import InvalidArgumentError, _proto, native  # noqa: E402
+from pyasc.serve.grpc_server import GRPCFrontend  # noqa: E402
+
+M = _proto.messages()
+INFER = "/inference.GRPCInferenceService/ModelInfer"
+
+# A model that keeps every input it was given (a model may hold on to its inputs: the zero-copy
+# views must stay valid) and sleeps when asked (the GIL is free while it sleeps).
+KEEP_PY = '''
+import time
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+KEPT = []
+
+class TritonPythonModel:
+    def initialize(self, args):
+        pass
+
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            x = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()
+            KEPT.append(x)
+            if x.size and x.reshape(-1)[0] < 0:
+                time.sleep(-float(x.reshape(-1)[0]))
+            info = np.array([int(x.flags.writeable), int(x.base is not None), len(KEPT)], dtype=np.int64)
+            total = np.array([sum(float(k.astype(np.float64).sum()) for k in KEPT)], dtype=np.float64)
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("INFO", info), pb_utils.Tensor("TOTAL", total)]))
+        return out
+'''
+
+KEEP_CONFIG = """
+name: "keep"
+backend: "python"
+max_batch_size: 0
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ -1 ] } ]
+output [ { name: "INFO" data_type: TYPE_INT64 dims: [ 3 ] }, { name: "TOTAL" data_type: TYPE_FP64 dims: [ 1 ] } ]
+instance_group [ { count: 8 kind: KIND_CPU } ]
+"""
+
+
+def test_module_is_built_where_grpc_cpp_is_installed():
+    # bootstrap.sh installs libgrpc++-dev: then the module must have been built
+    if os.path.isdir("/usr/include/grpcpp"):
+        assert native.available(), native.unavailable_reason()
+        assert native.unavailable_reason() is None
+
+
+@pytest.fixture
+def repo(tmp_path):
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    add_linear(str(tmp_path), "linear", 1, w, b)
+    add_echo(str(tmp_path), "echo_string", "TYPE_STRING")
+    write(f"{tmp_path}/keep/1/model.py", KEEP_PY)
+    write(f"{tmp_path}/keep/config.pbtxt", KEEP_CONFIG)
+    return str(tmp_path), w, b
+
+
+needs_native = pytest.mark.skipif(not native.available(), reason="pyasc._serve_native not built")
+
+
+def _infer_request(x, model="linear", name="x", rid=""):
+    r = M["ModelInferRequest"](model_name=model, id=rid)
+    r.inputs.add(name=name, datatype="FP32", shape=list(x.shape))
+    r.raw_input_contents.append(x.astype(np.float32).tobytes())
+    return r
+
+
+def test_frontend_selection(serve_factory, repo, caplog, monkeypatch):
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_frontend="python")
+    assert type(s.grpc) is GRPCFrontend
+    with pytest.raises(InvalidArgumentError, match="grpc_frontend must be 'native' or 'python', not 'rust'"):
+        serve_factory(repo[0], grpc_frontend="rust")
+    if native.available():
+        s = serve_factory(repo[0], allow_http=False, allow_metrics=False)  # the default
+        assert type(s.grpc) is native.NativeGRPCFrontend
+    # not built: falls back to grpcio, and says so
+    monkeypatch.setattr(native, "_serve_native", None)
+    monkeypatch.setattr(native, "_IMPORT_ERROR", "no module named pyasc._serve_native")
+    with caplog.at_level(logging.WARNING, logger="pyasc.serve"):
+        s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_frontend="native")
+    assert type(s.grpc) is GRPCFrontend
+    assert "native gRPC front end unavailable" in caplog.text and "grpcio front end" in caplog.text
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    assert c.is_server_live()
+
+
+def test_cli_flag():
+    from pyasc.serve.cli import build_parser
+
+    p = build_parser()
+    assert p.parse_args(["--model-repository", "r"]).grpc_frontend == "native"
+    assert p.parse_args(["--model-repository", "r", "--grpc-frontend=python"]).grpc_frontend == "python"
+    with pytest.raises(SystemExit):
+        p.parse_args(["--model-repository", "r", "--grpc-frontend=cpp"])
+
+
+@needs_native
+def test_parity_with_grpcio(serve_factory, repo):
+    """The same raw requests, good and bad, give the same answers from both front ends."""
+    path, w, b = repo
+    servers = {k: serve_factory(path, allow_http=False, allow_metrics=False, grpc_frontend=k)
+               for k in ("native", "python")}
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 64)).astype(np.float32)
+    cases = [_infer_request(x, rid="id-7"),
+             _infer_request(x[:, ::2].copy()),  # wrong shape
+             _infer_request(x, name="zz"),
+             _infer_request(x, model="nope"),
+             _infer_request(np.zeros((9, 64), np.float32)),  # batch above max_batch_size 8
+             _infer_request(x, model="linear").__class__(model_name="linear")]  # no inputs
+    dup = _infer_request(x)
+    dup.inputs.add(name="x", datatype="FP32", shape=[3, 64])
+    dup.raw_input_contents.append(x.tobytes())
+    cases.append(dup)
+    typed = M["ModelInferRequest"](model_name="linear")  # typed contents: the Python decoder's path
+    typed.inputs.add(name="x", datatype="FP32", shape=[1, 64]).contents.fp32_contents.extend(x[0].tolist())
+    cases.append(typed)
+    answers = {}
+    for kind, s in servers.items():
+        ch = grpc.insecure_channel(f"127.0.0.1:{s.ports['grpc']}")
+        call = ch.unary_unary(INFER, request_serializer=lambda m: m.SerializeToString(),
+                              response_deserializer=M["ModelInferResponse"].FromString)
+        got = []
+        for r in cases:
+            try:
+                resp = call(r, timeout=10)
+                got.append(("ok", resp.model_name, resp.model_version, resp.id,
+                            [(o.name, o.datatype, list(o.shape)) for o in resp.outputs],
+                            [np.frombuffer(c, np.float32) for c in resp.raw_output_contents]))
+            except grpc.RpcError as e:
+                got.append((e.code(), e.details()))
+        ch.close()
+        answers[kind] = got
+    for a, p in zip(answers["native"], answers["python"]):
+        assert a[0] == p[0], (a, p)
+        if a[0] == "ok":
+            assert a[1:5] == p[1:5]
+            for u, v in zip(a[5], p[5]):
+                np.testing.assert_array_equal(u, v)
+        else:
+            assert a[1] == p[1]
+    ok = answers["native"][0]
+    assert ok[3] == "id-7" and ok[4] == [("y", "FP32", [3, 64])]
+    np.testing.assert_allclose(ok[5][0].reshape(3, 64), x @ w + b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(answers["native"][-1][5][0], x[0] @ w + b, rtol=1e-4, atol=1e-4)
+    ia, nf = grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND
+    assert [a[0] for a in answers["native"][1:-1]] == [ia, ia, nf, ia, ia, ia]
+
+
+@needs_native
+def test_zero_copy_inputs_outlive_the_request(serve_factory, repo):
+    """The model gets read-only views of the request's bytes, and inputs it keeps stay intact
+    after their requests are answered and freed."""
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    rng = np.random.default_rng(9)
+    sent = 0.0
+    for i, n in enumerate([0, 1, 5, 1000, 70000]):
+        x = rng.standard_normal(n).astype(np.float32) + 1.0  # positive: no sleep
+        sent += float(x.astype(np.float64).sum())
+        inp = grpcclient.InferInput("IN", [n], "FP32")
+        inp.set_data_from_numpy(x)
+        r = c.infer("keep", [inp])
+        writeable, has_base, kept = r.as_numpy("INFO")
+        assert writeable == 0 and has_base == 1 and kept == i + 1
+        # the sum over every kept input, recomputed by the model now: old views still hold their data
+        np.testing.assert_allclose(r.as_numpy("TOTAL")[0], sent, rtol=1e-9)
+
+
+@needs_native
+def test_requests_run_concurrently(serve_factory, repo):
+    """8 requests whose model sleeps 0.3 s (GIL free) overlap: the front end does not serialise them."""
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
+    url = f"127.0.0.1:{s.ports['grpc']}"
+    grpcclient.InferenceServerClient(url).infer("keep", [_inp(np.array([1.0], np.float32))])  # warm
+    errors = []
+
+    def one():
+        try:
+            grpcclient.InferenceServerClient(url).infer("keep", [_inp(np.array([-0.3], np.float32))])
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=one) for _ in range(8)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    took = time.perf_counter() - t0
+    assert not errors
+    assert took < 8 * 0.3 / 2, took  # serialised: >= 2.4 s
+
+
+def _inp(x):
+    inp = grpcclient.InferInput("IN", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    return inp
+
+
+@needs_native
+def test_bytes_and_stream_and_session(serve_factory, repo):
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, session_quota_bytes=300)
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    data = np.array([b"", b"a\x00b", "\u00e9".encode() * 40], dtype=object)
+    inp = grpcclient.InferInput("IN", [3], "BYTES")
+    inp.set_data_from_numpy(data)
+    np.testing.assert_array_equal(c.infer("echo_string", [inp]).as_numpy("OUT"), data)
+    # a session over its quota fails alone (RESOURCE_EXHAUSTED), through the parameter and the header
+    big = _infer_request(np.ones((2, 64), np.float32))
+    with pytest.raises(InferenceServerException) as ei:
+        c.infer("linear", [_linear_input(np.ones((2, 64), np.float32))], parameters={"session_id": "s1"})
+    assert ei.value.status() == "StatusCode.RESOURCE_EXHAUSTED"
+    ch = grpc.insecure_channel(f"127.0.0.1:{s.ports['grpc']}")
+    call = ch.unary_unary(INFER, request_serializer=lambda m: m.SerializeToString(),
+                          response_deserializer=M["ModelInferResponse"].FromString)
+    with pytest.raises(grpc.RpcError) as ei:
+        call(big, metadata=(("session-id", "s2"),), timeout=10)
+    assert ei.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "quota" in ei.value.details()
+    assert call(big, timeout=10).outputs[0].shape == [2, 64]  # no session: no quota
+    # stream: answers and per-request errors in order, the stream goes on
+    results = []
+    c.start_stream(callback=lambda result, error: results.append((result, error)))
+    for i, rows in enumerate([1, 3, 9, 2]):
+        c.async_stream_infer("linear", [_linear_input(np.full((rows, 64), i, np.float32))], request_id=str(i))
+    deadline = time.time() + 20
+    while len(results) < 4 and time.time() < deadline:
+        time.sleep(0.02)
+    c.stop_stream()
+    oks = sorted(int(r.get_response().id) for r, e in results if e is None)
+    errs = [str(e) for r, e in results if e is not None]
+    assert oks == [0, 1, 3] and len(errs) == 1 and "batch-size 9" in errs[0]
+    ch.close()
+
+
+def _linear_input(x):
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    return inp
+
+
+@needs_native
+def test_empty_floor_and_lean_client(serve_factory, repo):
+    """The lean C++ client against the empty handler (no Python) and against the real model."""
+    from pyasc import _serve_native
+    from pyasc.serve.native import NativeGRPCFrontend
+
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
+    x = np.random.default_rng(1).standard_normal((1, 64)).astype(np.float32)
+    payload = _infer_request(x).SerializeToString()
+    lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{s.ports['grpc']}", INFER, payload,
+                                                         concurrency=4, requests=50, warmup=5)
+    assert errors == 0, first
+    assert len(lat) == 200 and all(v > 0 for v in lat) and wall > 0
+    assert s.core.model_statistics("linear")["model_stats"][0]["inference_count"] == 220
+    empty = NativeGRPCFrontend(s.core, port=0, workers=2, empty_infer=True)
+    port = empty.start()
+    try:
+        lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{port}", INFER, payload, 2, 20, 2)
+        assert errors == 0 and len(lat) == 40
+        assert s.core.model_statistics("linear")["model_stats"][0]["inference_count"] == 220  # no model call
+        # an error status is counted and reported
+        lat, wall, errors, first = _serve_native.bench_unary(
+            f"127.0.0.1:{s.ports['grpc']}", INFER, _infer_request(x, model="nope").SerializeToString(), 1, 3, 0)
+        assert errors == 3 and first.startswith("5: ")  # NOT_FOUND
+    finally:
+        empty.stop()
+
+
+@needs_native
+def test_stop_with_calls_in_flight(serve_factory, repo):
+    from pyasc.serve import Server
+
+    s = Server(repo[0], http_port=0, grpc_port=0, metrics_port=0, allow_http=False, allow_metrics=False)
+    s.start()
+    url = f"127.0.0.1:{s.ports['grpc']}"
+    outcome = []
+
+    def slow():
+        try:
+            grpcclient.InferenceServerClient(url).infer("keep", [_inp(np.array([-1.0], np.float32))],
+                                                        client_timeout=20)
+            outcome.append("ok")
+        except InferenceServerException as e:
+            outcome.append(str(e))
+
+    t = threading.Thread(target=slow)
+    t.start()
+    time.sleep(0.3)
+    t0 = time.perf_counter()
+    s.stop()  # the call in flight finishes within the grace period or is cancelled; nothing hangs
+    assert time.perf_counter() - t0 < 10
+    t.join(20)
+    assert len(outcome) == 1
+    s.grpc.stop()  # idempotent
+    with pytest.raises(InferenceServerException):
+        grpcclient.InferenceServerClient(url).is_server_live(client_timeout=2)
+
+
+@needs_native
+def test_bind_error(serve_factory, repo):
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
+    from pyasc.serve.native import NativeGRPCFrontend
+
+    fe = NativeGRPCFrontend(s.core, port=s.ports["grpc"], workers=1)
+    with pytest.raises(RuntimeError, match=f"cannot bind 127.0.0.1:{s.ports['grpc']}"):
+        fe.start()
