@@ -68,12 +68,20 @@ from ._group import (
     is_mpi_available,
     new_group,
 )
-from ._objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
+from ._objects import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    recv_object_list,
+    scatter_object_list,
+    send_object_list,
+)
 from .data_parallel import DataParallel
 from .sampler import DistributedSampler
 
 __all__ = [
-    "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
+    "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list", "send_object_list",
+    "recv_object_list",
     "Backend", "CollectiveMismatchError", "DataParallel", "DistBackendError", "DistError", "DistStateError",
     "DistTimeoutError", "DistributedSampler", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",

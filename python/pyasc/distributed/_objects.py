@@ -1,5 +1,6 @@
 """Object collectives without pickle: ``all_gather_object``, ``broadcast_object_list``,
-``gather_object``, ``scatter_object_list`` (torch.distributed's names and semantics).
+``gather_object``, ``scatter_object_list``, and point to point ``send_object_list`` /
+``recv_object_list`` (torch.distributed's names and semantics).
 
 torch builds these on pickle, and unpickling bytes from the network executes code. Here
 an object travels in a documented, data-only encoding (``encode``/``decode``):
@@ -38,8 +39,8 @@ from . import _collectives as C
 from . import _engine
 from ._group import resolve
 
-__all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list", "encode",
-           "decode"]
+__all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
+           "send_object_list", "recv_object_list", "encode", "decode"]
 
 MAGIC = b"ASCOBJ1\0"
 _DTYPES = {np.dtype(t).name if t is not ml_dtypes.bfloat16 else "bfloat16": np.dtype(t) for t in (
@@ -324,3 +325,66 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     send = [_bytes_array(b"".join(parts)), (counts, displs), MPI.BYTE] if me else None
     C._run(pg, what, None, (("Scatterv", (send, recv, root)),), None, False)
     scatter_object_output_list[0] = decode(recv)
+
+
+def _peer(pg, what, rank, group_rank, arg):
+    """The global rank named by ``arg`` (a global rank) or ``group_arg`` (a group rank):
+    exactly one of them (torch's dst/group_dst, src/group_src)."""
+    if group_rank is not None:
+        if rank is not None:
+            raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] give {arg} or group_{arg}, not both")
+        if not isinstance(group_rank, (int, np.integer)) or isinstance(group_rank, bool) \
+                or not 0 <= int(group_rank) < pg.size():
+            raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] group_{arg}={group_rank!r} is not a group "
+                                   f"rank (the group has {pg.size()} ranks)")
+        return pg.ranks[int(group_rank)]
+    return rank
+
+
+def _object_list(object_list, what):
+    if not isinstance(object_list, list):
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{what}] object_list must be a list, got "
+                              f"{type(object_list).__name__}")
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
+    """Sends the objects of ``object_list`` to global rank ``dst`` (or group rank
+    ``group_dst``), which receives them with :func:`recv_object_list` into a list of the
+    same length (torch.distributed.send_object_list, without pickle: the encoding above).
+    Two messages: a header (payload bytes, object count), then the payload."""
+    what = "send_object_list"
+    pg = resolve(group, what)
+    _object_list(object_list, what)
+    dst = _peer(pg, what, dst, group_dst, "dst")
+    if dst is None:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] dst (or group_dst) is required")
+    C._rank_arg(pg, dst, what, "dst")
+    data = encode(list(object_list))
+    C.send(np.array([len(data), len(object_list)], np.int64), dst, group=group)
+    C.send(_bytes_array(data), dst, group=group)
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Receives the objects a rank sent with :func:`send_object_list` into ``object_list``
+    (replacing its elements; its length must be the number of objects sent) from global rank
+    ``src`` (or group rank ``group_src``; None: any rank). Returns the sender's global rank.
+    A length mismatch or bytes that are not a valid encoding raise after the whole message
+    arrived (the channel stays in step)."""
+    what = "recv_object_list"
+    pg = resolve(group, what)
+    _object_list(object_list, what)
+    src = _peer(pg, what, src, group_src, "src")
+    head = np.zeros(2, np.int64)
+    sender = C.recv(head, src, group=group)
+    n = int(head[0])
+    buf = np.empty(n, np.uint8)
+    C.recv(buf, sender, group=group)
+    if int(head[1]) != len(object_list):
+        raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[{what}] object_list has {len(object_list)} elements "
+                               f"here, rank {sender} sent {int(head[1])} objects")
+    got = decode(buf)
+    if not isinstance(got, list) or len(got) != len(object_list):
+        raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[{what}] the payload from rank {sender} is not a list of "
+                               f"{len(object_list)} objects")
+    object_list[:] = got
+    return sender

@@ -499,6 +499,100 @@ def t_dp_overlap():
     expect_raises("dp value_and_grad argnums", ValueError, lambda: dp.value_and_grad(loss, argnums=(0, 1)))
 
 
+def t_object_p2p():
+    """send_object_list / recv_object_list around a ring, with src given, by group rank and any."""
+    nxt, prv = (R + 1) % N, (R - 1) % N
+    mine = [{"from": R, "arr": np.arange(R + 2, dtype=np.float32)}, (R, "x" * R), asc.full(3, R, dtype="int64")]
+
+    def same(name, got, want):
+        try:
+            assert got[0]["from"] == want[0]["from"], got
+            np.testing.assert_array_equal(got[0]["arr"], want[0]["arr"])
+            assert got[1] == want[1] and isinstance(got[2], asc.ndarray)
+            np.testing.assert_array_equal(got[2].numpy(), want[2].numpy())
+        except Exception as e:  # noqa: BLE001
+            FAIL.append(f"{name}: {e!r}")
+
+    want = [{"from": prv, "arr": np.arange(prv + 2, dtype=np.float32)}, (prv, "x" * prv), asc.full(3, prv, dtype="int64")]
+    for how in ("src", "group_src", "any"):
+        out = [None, None, None]
+        if R % 2 == 0:
+            dist.send_object_list(mine, dst=nxt) if how != "group_src" else dist.send_object_list(mine, group_dst=nxt)
+        kw = {"src": prv} if how == "src" else ({"group_src": prv} if how == "group_src" else {})
+        sender = dist.recv_object_list(out, **kw)
+        if R % 2 == 1:
+            dist.send_object_list(mine, dst=nxt) if how != "group_src" else dist.send_object_list(mine, group_dst=nxt)
+        if sender != prv:
+            FAIL.append(f"recv_object_list {how}: sender {sender} != {prv}")
+        same(f"recv_object_list {how}", out, want)
+    # a list of the wrong length raises after the whole message arrived: the channel stays usable
+    if R % 2 == 0:
+        dist.send_object_list([1, 2], dst=nxt)
+    expect_raises("recv_object_list length", ValueError, lambda: dist.recv_object_list([None], src=prv))
+    if R % 2 == 1:
+        dist.send_object_list([1, 2], dst=nxt)
+    out = [None]
+    if R % 2 == 0:
+        dist.send_object_list(["ok"], dst=nxt)
+    dist.recv_object_list(out, src=prv)
+    if R % 2 == 1:
+        dist.send_object_list(["ok"], dst=nxt)
+    if out != ["ok"]:
+        FAIL.append(f"recv_object_list after a length error: {out}")
+    expect_raises("send_object_list lambda", TypeError, lambda: dist.send_object_list([lambda: 1], dst=nxt))
+    expect_raises("send_object_list no dst", ValueError, lambda: dist.send_object_list([1]))
+    expect_raises("send_object_list both", ValueError, lambda: dist.send_object_list([1], dst=nxt, group_dst=nxt))
+    expect_raises("send_object_list bad group_dst", ValueError, lambda: dist.send_object_list([1], group_dst=N))
+    expect_raises("recv_object_list not a list", TypeError, lambda: dist.recv_object_list((None,), src=prv))
+
+
+def t_stream_order():
+    """async_op all_reduce is a task on the current stream: the stream's later work reads the
+    reduced values without a host wait, while the collective cannot have completed yet (the
+    last rank joins only after rank 0 has queued that later work and told it so)."""
+    xs = [data(r, np.float64, (257,), 70) for r in range(N)]
+    want = np.add.reduce(np.stack(xs), axis=0)
+    s = asc.Stream()
+    with s:
+        # pyasc memory (a computed array): an array over NumPy's memory (asarray) is read by
+        # lazy ops at their call (NumPy may write it), so it needs w.wait() first (documented)
+        x = asc.asarray(xs[R]) + 0.0
+        x.numpy()
+        if R == N - 1:
+            dist.recv(asc.zeros(1), src=0)  # rank 0 has queued its later work
+        w = dist.all_reduce(x, async_op=True)
+        y = x * 2 + 1  # lazy, on s: flushed behind the collective
+        if R == 0:
+            if w.is_completed():
+                FAIL.append("stream order: the collective completed before the last rank joined")
+            dist.send(asc.ones(1), dst=N - 1)
+        got = y.numpy()  # waits for y's work on s, hence for the collective: no w.wait() first
+    check("async all_reduce then later stream op", got, want * 2 + 1, N == 2)
+    if not w.is_completed():
+        FAIL.append("stream order: work not complete after the later op finished")
+    w.wait()
+    check("async all_reduce result", x, want, N == 2)
+    # a blocking collective after async ones keeps the issue order on every rank
+    a = [asc.asarray(xs[R].copy()) for _ in range(3)]
+    ws = [dist.all_reduce(v, async_op=True) for v in a[:2]]
+    b = asc.full(4, R, dtype="int32")
+    dist.all_reduce(b, op=dist.ReduceOp.MAX)
+    check("blocking after async", b, np.full(4, N - 1, np.int32), True)
+    for i, wk in enumerate(ws):
+        wk.wait()
+        check(f"async chain {i}", a[i], want, N == 2)
+    # non-contiguous and AVG through the stream task
+    full = asc.asarray(np.tile(xs[R], (2, 1)))
+    view = full[:, ::2]
+    wk = dist.all_reduce(view, op=dist.ReduceOp.AVG, async_op=True)
+    wk.wait()
+    check("async AVG strided", full.numpy()[:, ::2], np.tile(want[::2] / N, (2, 1)), False)
+    check("async AVG strided untouched", full.numpy()[:, 1::2], np.tile(xs[R][1::2], (2, 1)), True)
+    # an invalid call raises at the call (nothing is queued)
+    expect_raises("async BAND float", TypeError,
+                  lambda: dist.all_reduce(asc.ones(3), op=dist.ReduceOp.BAND, async_op=True))
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"
