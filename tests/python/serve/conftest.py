@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -27,6 +29,8 @@ def serve_factory():
         kw.setdefault("metrics_port", 0)
         kw.setdefault("grpc_workers", 16)
         kw.setdefault("http_workers", 16)
+        # PYASC_SERVE_TEST_GRPC_FRONTEND=python runs these tests against the grpcio front end
+        kw.setdefault("grpc_frontend", os.environ.get("PYASC_SERVE_TEST_GRPC_FRONTEND", "native"))
         s = Server(repo, **kw)
         servers.append(s)
         s.start()

@@ -19,8 +19,15 @@ from tritonclient.utils import InferenceServerException  # noqa: E402
 K, N = 64, 64
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def _frontends():
+    from pyasc.serve import native
+
+    # both gRPC front ends answer every test here (the native one only where it is built)
+    return ["native", "python"] if native.available() else ["python"]
+
+
+@pytest.fixture(scope="module", params=_frontends())
+def served(tmp_path_factory, request):
     from pyasc.serve import Server
 
     repo = str(tmp_path_factory.mktemp("repo"))
@@ -34,7 +41,8 @@ def served(tmp_path_factory):
         add_echo(repo, "echo_" + dt[5:].lower(), dt)
     write(f"{repo}/broken/config.pbtxt", "name: \"broken\"\nplatform: \"onnxruntime_onnx\"\nnot_a_field: 3\n")
     write(f"{repo}/broken/1/model.onnx", "junk")
-    s = Server(repo, http_port=0, grpc_port=0, metrics_port=0, grpc_workers=8, http_workers=8)
+    s = Server(repo, http_port=0, grpc_port=0, metrics_port=0, grpc_workers=8, http_workers=8,
+               grpc_frontend=request.param)
     s.start()
     yield s, w, b
     s.stop()
