@@ -6,8 +6,8 @@
 // pin the ends NumPy defines (NaN, +-Inf, +-0, overflow). Where it is missing
 // or limited we add our own kernels: exp2, log2/log10 (exponent split, so
 // powers of two are exact), tan (Cody-Waite reduction by pi/2 + Cephes-style
-// approximations), cbrt (Halley), erf/erfc (Chebyshev series, coefficients in
-// math_erf-inl.h), sigmoid, gelu, pow/atan2/hypot/logaddexp. sin/cos/tan switch
+// approximations), cbrt (Halley), erf/erfc (Chebyshev series; float32 erf a minimax
+// polynomial and 1 - exp(poly); coefficients in math_erf-inl.h), sigmoid, gelu, pow/atan2/hypot/logaddexp. sin/cos/tan switch
 // to the C library for the (rare) lanes beyond their reduction's accurate range
 // and for non-finite inputs, so results stay accurate for every input.
 //
@@ -626,19 +626,51 @@ HWY_INLINE V ErfcLarge(D d, V a, V s2hi, V s2lo) {
   }
 }
 
+// float32 erf in ~36 vector operations (the erfc-based form below takes ~115, one dependent
+// chain through a division, a 12-term series and a split exponential): erf does not need
+// erfc's relative accuracy in the tail, only an absolute error below erf's ulp, so
+//   |x| <  0.95: x + x R(x^2)                  (R: degree 5 in x^2, last step one FMA)
+//   |x| >= 0.95: sign(x) (1 - exp(P(|x|)))     (P ~ log erfc: degree 6, Estrin; |x| clamped
+//                                               to 4, where 1 - erfc rounds to 1)
+// with weighted minimax coefficients (math_erf_coeffs.py). exp's argument lies in
+// [-16.6, -0.6], so the fast exponential needs no range handling; erfc(0.95) = 0.18 scales
+// its ~1 ulp and P's rounding down to a fraction of erf's ulp. Max error 1.3 ulp (docs).
+// Specials fall out: +-0 -> +-0 (x + x R), +-Inf -> +-1 (clamp), NaN -> NaN (the compare
+// is false, the small branch propagates it).
+template <class D, class V>
+HWY_INLINE V ErfF32(D d, V x) {
+  namespace ec = erf_coeffs;
+  const V ax = hn::Abs(x);
+  const V s = hn::Mul(x, x);
+  V r = hn::Set(d, ec::kErfSmallF32[5]);
+  for (int k = 4; k >= 0; --k) r = hn::MulAdd(r, s, hn::Set(d, ec::kErfSmallF32[k]));
+  const V rs = hn::MulAdd(r, x, x);
+  // Estrin: three independent pairs instead of a 6-deep chain (measured ~5% faster than Horner)
+  const V t = hn::Min(ax, hn::Set(d, ec::kErfClampF32));
+  const V t2 = hn::Mul(t, t);
+  const V q01 = hn::MulAdd(hn::Set(d, ec::kErfLargeF32[1]), t, hn::Set(d, ec::kErfLargeF32[0]));
+  const V q23 = hn::MulAdd(hn::Set(d, ec::kErfLargeF32[3]), t, hn::Set(d, ec::kErfLargeF32[2]));
+  const V q45 = hn::MulAdd(hn::Set(d, ec::kErfLargeF32[5]), t, hn::Set(d, ec::kErfLargeF32[4]));
+  const V q46 = hn::MulAdd(hn::Set(d, ec::kErfLargeF32[6]), t2, q45);
+  const V p = hn::MulAdd(q46, hn::Mul(t2, t2), hn::MulAdd(q23, t2, q01));
+  const V rl = hn::CopySign(hn::Sub(hn::Set(d, 1.0f), ExpF32Fast(d, p)), x);
+  return hn::IfThenElse(hn::Ge(ax, hn::Set(d, ec::kErfSplitF32)), rl, rs);
+}
+
 struct ErfF {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const {
-    const V ax = hn::Abs(x);
-    const auto small = hn::Lt(ax, K(d, 0.5));
-    const V rs = ErfSmall(d, x);
-    if (hn::AllTrue(d, small)) return rs;
-    V s2lo = hn::Zero(d);
-    const V s2hi = hn::Mul(ax, ax);
-    if constexpr (kF32<D>) s2lo = hn::IfThenElseZero(hn::IsFinite(s2hi), ProdErr(d, ax, ax, s2hi));
-    const V e = ErfcLarge<false>(d, ax, s2hi, s2lo);
-    const V rl = hn::CopySign(hn::Sub(K(d, 1.0), e), x);
-    return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(small, rs, rl));
+    if constexpr (kF32<D>) {
+      return ErfF32(d, x);
+    } else {
+      const V ax = hn::Abs(x);
+      const auto small = hn::Lt(ax, K(d, 0.5));
+      const V rs = ErfSmall(d, x);
+      if (hn::AllTrue(d, small)) return rs;
+      const V e = ErfcLarge<false>(d, ax, hn::Mul(ax, ax), hn::Zero(d));
+      const V rl = hn::CopySign(hn::Sub(K(d, 1.0), e), x);
+      return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(small, rs, rl));
+    }
   }
 };
 

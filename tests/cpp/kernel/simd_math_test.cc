@@ -195,7 +195,9 @@ const std::vector<UnaryCase>& unary_cases() {
       {MathOp::kRsqrt, {{0, 4}}, {{0, 4}}, true, true, 1.5, 1.5},
       {MathOp::kCbrt, {{-8, 8}}, {{-8, 8}}, true, false, 1, 1},
       {MathOp::kSigmoid, {{-110, 90}, {-1, 1}}, {{-750, 40}, {-1, 1}}, false, false, 4, 4},
-      {MathOp::kErf, {{-6, 6}, {-0.6, 0.6}}, {{-7, 7}, {-0.6, 0.6}}, true, false, 4, 4},
+      // float32: also around the kernel's switch (0.95) and clamp (4); see math.cc ErfF32
+      {MathOp::kErf, {{-6, 6}, {-0.6, 0.6}, {0.9, 1.0}, {-1.0, -0.9}, {3.5, 4.5}}, {{-7, 7}, {-0.6, 0.6}}, true,
+       false, 2, 4},
       {MathOp::kErfc, {{-6, 11}, {-0.6, 0.6}}, {{-7, 28}, {-0.6, 0.6}}, false, false, 5, 6},
       // float64 gelu_tanh: x >= -20 (below that the result is denormal: see the docs)
       {MathOp::kGeluTanh, {{-10, 10}}, {{-20, 30}}, false, false, 1, 5},
