@@ -188,6 +188,13 @@ def lexsort(keys, axis=-1):
         k = _arr(keys)
         if k.ndim == 0:
             raise _TE("[lexsort] need sequence of keys with len > 0 in lexsort")
+        if k.ndim == 1:  # k.shape[0] 0-d keys: NumPy allocates a pointer per key first (a huge
+            # view is its MemoryError at once, not 2**44 Python-level keys), then sorts nothing
+            if k.shape[0] == 0:
+                raise _TE("[lexsort] need sequence of keys with len > 0 in lexsort")
+            _alloc_check("lexsort", (k.shape[0],), _np.intp)
+            _norm_axis(axis, 1, "lexsort")
+            return _C.full((), 0, _np.int64)
         ks = [k[i] for i in range(k.shape[0])]
     else:
         ks = [_arr(v) for v in keys]

@@ -816,6 +816,11 @@ def _install_reduction_methods():
             check_out(_op, out, "output must be an array")
             if axis is not None:
                 _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(self.ndim, 1))
+            if type(keepdims) is not _builtins.bool:  # NumPy: PyArray_BoolConverter (truth value)
+                try:
+                    keepdims = _builtins.bool(keepdims)
+                except ValueError as e:
+                    raise _value_error(_op, f"keepdims: {e}") from None
             return _cm(self, axis, None, out, keepdims)
 
         amethod.__name__ = amethod.__qualname__ = op
@@ -862,6 +867,10 @@ def _partition_checks(op, a, kth, axis, kind, order=None):
 
 def _with_partition_checks(op, impl):
     def f(a, kth, axis=-1, kind="introselect", order=None):
+        if op == "argpartition" and isinstance(axis, (bool, _np.bool_)):
+            # argpartition reads axis with PyArray_AxisConverter, which refuses bools; partition
+            # takes a Python bool as 0/1 (and np.bool_ fails its operator.index below)
+            raise _type_error(op, f"an integer is required for the axis (got {axis!r})")
         try:
             return impl(a, kth, axis, kind, order)
         except Exception:
@@ -884,6 +893,8 @@ def _install_partition():
         meth = getattr(_C.ndarray, op)
 
         def m(self, kth, axis=-1, kind="introselect", order=None, *, _op=op, _meth=meth):
+            if _op == "argpartition" and isinstance(axis, (bool, _np.bool_)):  # as the function
+                raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
             try:
                 return _meth(self, kth, axis, kind, order)
             except Exception:

@@ -546,6 +546,14 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[histogram] weights should have the same shape as a "
                                                         f"(weights {tuple(_arr(weights).shape)}, a {tuple(x.shape)})")
     x = _C.reshape(x, (-1,))
+    if x.dtype == _np.bool_:
+        # NumPy's _ravel_and_check_weights: bool data is counted as uint8 (its edges are then
+        # float64; a bool min/max would reach linspace's bool subtraction)
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("Converting input from bool to <class 'numpy.uint8'> for compatibility.", RuntimeWarning,
+                      stacklevel=2)
+        x = _C.astype(x, _np.uint8)
     if isinstance(bins, str):  # NumPy's width estimators ('auto', 'fd', ...): pyasc._histograms
         from ._histograms import _estimate_bins
 
@@ -614,6 +622,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     hist = _C.bincount(idx_in, w, nb)
     if w_all is not None and _np.dtype(hist.dtype) != _np.dtype(w_all.dtype):
         hist = _C.astype(hist, w_all.dtype)  # NumPy's counts have the weights' dtype (uint32 weights: uint32)
+    try:  # NumPy's `if density:` (an empty or several-element array is the ambiguous-truth ValueError)
+        density = bool(density)
+    except ValueError as e:
+        from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[histogram] density: {e}") from None
     if density:
         # NumPy's order: n / float64(diff(edges)) / n.sum() (rounds differently from n / sum / width)
         widths = _C.astype(_C.subtract(edges[1:], edges[:-1]), _np.float64, True)

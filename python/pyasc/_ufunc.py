@@ -254,10 +254,14 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
         except TypeError as e:
             # NumPy converts a Python int outside int64/uint64 before it checks the casts into a non-float loop
             # (a C long, or uint64 for a uint64 loop)
-            hi = _UINT64_MAX if dtype == _np.uint64 else _INT64_MAX
+            hi = _UINT64_MAX if dtype == _np.uint64 or (dtype is None and _np.dtype(_np.uint64) in dts) \
+                else _INT64_MAX
             inexact = dtype is not None and dtype.kind in "fc"
-            for v in (vals if "Cannot cast ufunc" in str(e) and not inexact else ()):
-                if type(v) is int and not _INT64_MIN <= v <= hi:
+            for i, v in enumerate(vals if "Cannot cast ufunc" in str(e) and not inexact else ()):
+                # (not for a ufunc without any integer loop at this input, float_power: NumPy never
+                # converts the int to an integer there, the cast into out is the error)
+                if type(v) is int and not _INT64_MIN <= v <= hi and \
+                        _builtins.any(t[i] in "?bBhHiIlLqQ" for t in npu.types):
                     raise _errors.AscendOverflowError(
                         _errors.ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})") \
                         from None

@@ -82,6 +82,13 @@ def _int_pair(x1, x2, name):
     if len(arrays) == 2 and all(_kind(v) == "b" for v in arrays):
         raise _TE(f"[{name}] ufunc '{name}' not supported for the input types (bool, bool)")
     if not arrays:
+        # two Python ints: NumPy converts both to its default int (a C long), so one outside
+        # int64 is its OverflowError (not a uint64 array that has no loop with int64)
+        for v in ops:
+            if not -(1 << 63) <= v < 1 << 63:
+                from .errors import AscendOverflowError, ErrorCode
+
+                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})")
         ops = [_arr(v) for v in ops]
         arrays = ops
     # zeros of the NEP 50 result dtype and the broadcast shape (Python ints stay weak; a bool

@@ -9,6 +9,8 @@ dtype objects, aliases and the creation functions.
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 import ml_dtypes as _ml_dtypes
 import numpy as _np
 
@@ -75,11 +77,18 @@ def _logical(cfn, name):
     float array), one inside only counts by its truth (int8 array and 2**63 - 1 is fine)."""
 
     def fn(x1, x2, /, *args, **kwargs):
+        # NumPy resolves the loop first: dtype= other than bool (logical_or(x, 2**63,
+        # dtype=complex128)) is its no-loop TypeError before any Python int is converted
+        dt = kwargs.get("dtype")
+        try:
+            checked = dt is None or _np.dtype(dt) == _np.bool_
+        except (TypeError, ValueError):
+            checked = False  # an unknown dtype: the C function raises NumPy's TypeError
         if type(x1) is int or type(x2) is int:
             ops = []
             for v in (x1, x2):
                 if type(v) is int:
-                    if not -(1 << 63) <= v < 1 << 63:
+                    if checked and not -(1 << 63) <= v < 1 << 63:
                         from .errors import AscendOverflowError, ErrorCode
 
                         raise AscendOverflowError(ErrorCode.OVERFLOW,
@@ -267,8 +276,31 @@ var = _C.var
 std = _C.std
 all = _C.all  # noqa: A001
 any = _C.any  # noqa: A001
-argmax = _C.argmax
-argmin = _C.argmin
+
+
+def _arg_reduction(cfn, name):
+    """NumPy's argmax/argmin signature ``(a, axis=None, out=None, *, keepdims)`` (the C
+    reduction's third positional is dtype=, which these do not take), with keepdims read by its
+    truth value as NumPy's PyArray_BoolConverter does (an array of one element, a float or a str
+    are accepted; an array of several elements is the ambiguous-truth ValueError)."""
+
+    def fn(a, axis=None, out=None, *, keepdims=False):
+        if type(keepdims) is not _builtins.bool:
+            try:
+                keepdims = _builtins.bool(keepdims)  # (this module's `bool` is NumPy's bool_)
+            except ValueError as e:
+                from .errors import AscendValueError, ErrorCode
+
+                raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{name}] keepdims: {e}") from None
+        return cfn(a, axis, None, out, keepdims)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = cfn.__doc__
+    return fn
+
+
+argmax = _arg_reduction(_C.argmax, "argmax")
+argmin = _arg_reduction(_C.argmin, "argmin")
 cumsum = _C.cumsum
 cumprod = _C.cumprod
 

@@ -442,7 +442,10 @@ Tensor prepare_value(const Tensor& x, const Tensor& value, const Shape& shape, c
 // ------------------------------------------------------------------ nonzero
 
 std::vector<Tensor> nonzero_positions(const Tensor& x_in) {
-  const Tensor x = x_in.ndim() == 0 ? x_in.reshape({1}) : x_in;
+  // A complex value is nonzero when either part is (-0-0j is zero, a NaN part counts): the
+  // complex -> bool cast is that test; the bit tests below would count -0.0 in the real part.
+  const Tensor xr = is_complex(x_in.dtype()) ? cast(x_in, DType::kBool) : x_in;
+  const Tensor x = xr.ndim() == 0 ? xr.reshape({1}) : xr;
   const int64_t n = x.numel();
   const int64_t nd = x.ndim();
   const int c = n >= kParallelMin ? std::max(1, cores()) : 1;

@@ -952,3 +952,192 @@ def test_partition_index_of_type_bool(mode, name, kth, shape):
           if name == "argpartition" else np.sort(np.partition(x, kth)),
           lambda: asc.sort(asc.take_along_axis(asc.asarray(x), asc.argpartition(asc.asarray(x), kth), -1))
           if name == "argpartition" else asc.sort(asc.partition(asc.asarray(x), kth)))
+
+
+# ------------------------------------------------------------------ fuzz seeds 8101-8102 (session 2026-12-07)
+
+@pytest.mark.parametrize("v", [2 ** 63, 2 ** 64 - 1, -2 ** 63 - 1, 2 ** 63 - 1, -2 ** 63], ids=repr)
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("first", [True, False])
+def test_gcd_lcm_of_two_python_ints(mode, v, name, first):
+    # NumPy converts two Python ints to its default int (C long): beyond int64 is OverflowError
+    # (pyasc made 2**63 a uint64 array and had no loop with int64: TypeError)
+    args = (v, 6) if first else (6, v)
+    _same(lambda: getattr(np, name)(*args), lambda: getattr(asc, name)(*args))
+
+
+@pytest.mark.parametrize("dtype", [None, bool, np.float64, np.int8, np.complex128, "bogus"], ids=repr)
+@pytest.mark.parametrize("v", [2 ** 63, -2 ** 63 - 1, 1, 0], ids=repr)
+@pytest.mark.parametrize("xdt", ["float64", "int8"])
+@pytest.mark.parametrize("name", ["logical_or", "logical_and", "logical_xor"])
+def test_logical_dtype_before_python_int(mode, dtype, v, xdt, name):
+    # NumPy picks the loop (dtype=) before it converts a Python int: a non-bool dtype= is the
+    # no-loop TypeError even for 2**63, which otherwise is the C long OverflowError
+    x = np.array([0, 1, 2], xdt)
+    kw = {} if dtype is None else {"dtype": dtype}
+    _same(lambda: getattr(np, name)(x, v, **kw), lambda: getattr(asc, name)(asc.asarray(x), v, **kw))
+
+
+_KEEPDIMS = [np.ones(1), np.ones(3)[::2], np.zeros(0), 2.5, "abc", None, [1], 0, 2 ** 100, np.True_]
+
+
+@pytest.mark.parametrize("kd", _KEEPDIMS, ids=lambda k: type(k).__name__ + repr(getattr(k, "shape", k)))
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_argmax_keepdims_by_truth(mode, kd, name, form):
+    # argmax/argmin read keepdims with PyArray_BoolConverter (its truth value), unlike the
+    # reductions' integer converter: an array of one element is fine, of two the ValueError
+    x = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+
+    def run(xp):
+        a = x if xp is np else asc.asarray(x)
+        k = kd if not isinstance(kd, np.ndarray) or xp is np else asc.asarray(kd)
+        return getattr(np, name)(a, axis=1, keepdims=k) if form == "function" and xp is np else \
+            getattr(asc, name)(a, axis=1, keepdims=k) if form == "function" else getattr(a, name)(axis=1, keepdims=k)
+    _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_argmax_positional_out(mode, name, axis):
+    # NumPy's signature (a, axis, out): the third positional is out (pyasc's C reduction took dtype)
+    x = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+    shape = () if axis is None else (x.shape[1 - axis],)
+
+    def run(xp):
+        o = xp.zeros(shape, np.int64)
+        r = getattr(xp, name)(x if xp is np else asc.asarray(x), axis, o)
+        assert r is o
+        return o
+    _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("axis", [True, False, np.True_, np.False_, 1, -1], ids=repr)
+@pytest.mark.parametrize("form", ["function", "method"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3), ()], ids=str)
+def test_argpartition_bool_axis(mode, axis, form, shape):
+    # argpartition's axis is PyArray_AxisConverter's: a bool is TypeError (partition takes True as 1)
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+
+    def run(xp):
+        a = x if xp is np else asc.asarray(x)
+        r = xp.argpartition(a, 0, axis=axis) if form == "function" else a.argpartition(0, axis=axis)
+        return xp.take_along_axis(a, r, axis=1 if axis is True else 0 if axis is False else axis)[..., :1] \
+            if a.ndim else r
+    _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("v", [2 ** 63, -2 ** 63 - 1, 2 ** 64, 5], ids=repr)
+@pytest.mark.parametrize("odt", ["int8", "uint64", "float32", "complex128"])
+@pytest.mark.parametrize("outdt", ["int8", "float32", "bool", "complex64"])
+@pytest.mark.parametrize("name", ["float_power", "gcd", "add"])
+def test_python_int_against_out_cast(mode, v, odt, outdt, name):
+    # NumPy converts a huge Python int only into an integer loop: float_power (float loops only) and
+    # gcd with a uint64 operand (2**63 fits) report the cast into out, not an overflow
+    def run(xp):
+        out = xp.zeros(2, outdt)
+        return getattr(xp, name)(v, xp.ones(2, odt), out=out)
+    _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("keys", [np.array([3.0, 1.0]), np.array([5]), np.zeros(0), np.zeros((0, 3)),
+                                  np.array([[1, 0, 1], [2, 2, 1]])], ids=lambda k: str(k.shape))
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_lexsort_of_one_array(mode, keys, axis):
+    # a 1-d array is a sequence of 0-d keys (NumPy returns 0 after checking the axis against 0-d)
+    _same(lambda: np.lexsort(keys, axis=axis), lambda: asc.lexsort(asc.asarray(keys), axis=axis))
+
+
+def test_lexsort_of_a_huge_one_d_view(mode):
+    # 2**44 0-d keys: NumPy's pointer array is its MemoryError at once (pyasc iterated the keys)
+    h = np.broadcast_to(np.ones(1), (2 ** 44,))
+    _same(lambda: np.lexsort(h), lambda: asc.lexsort(asc.broadcast_to(asc.ones(1), (2 ** 44,))))
+
+
+@pytest.mark.parametrize("data", [[True, False, True, True], [True, True], [False], []], ids=repr)
+@pytest.mark.parametrize("kw", [{}, {"density": True}, {"density": np.zeros(0, np.int32)},
+                                {"density": np.ones(2)}, {"bins": 3, "range": (0, 2)},
+                                {"bins": np.array([0.0, 0.5, 1.0])}, {"weights": "w"}], ids=repr)
+def test_histogram_of_bool_data(mode, data, kw):
+    # NumPy counts bool data as uint8 (pyasc's bool min/max reached linspace's bool subtraction);
+    # `if density:` is the truth value of an array
+    x = np.array(data, bool)
+
+    def run(xp):
+        k = dict(kw)
+        if k.get("weights") == "w":
+            k["weights"] = xp.arange(float(len(data)))
+        return xp.histogram(x if xp is np else asc.asarray(x), **k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            e = run(np)
+        except Exception:  # noqa: BLE001 - then pyasc must raise NumPy's class
+            _same(lambda: run(np), lambda: run(asc))
+            return
+        g = run(asc)
+    for a, b in zip(e, g):
+        b = np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ["extract", "flatnonzero"])
+def test_complex_negative_zero_is_zero(mode, dt, name):
+    # -0-0j, -0+0j and 0-0j are zero, a NaN part is not: extract's nonzero read the bits (sign bit
+    # of the real part counted)
+    z = np.array([-0.0 + 0j, complex(0.0, -0.0), complex(-0.0, -0.0), 0j, 1j, complex(np.nan, 0), -1.0 + 0j,
+                  complex(0, np.inf)], dt).reshape(2, 4)
+    if name == "extract":
+        _same(lambda: np.extract(z, np.arange(8)), lambda: asc.extract(asc.asarray(z), asc.arange(8)))
+        _same(lambda: np.extract(z.T, z.T), lambda: asc.extract(asc.asarray(z).T, asc.asarray(z).T))
+    else:
+        _same(lambda: np.flatnonzero(z[:, ::-1]), lambda: asc.flatnonzero(asc.asarray(z)[:, ::-1]))
+
+
+def test_harness_complex_inf_dot_rule():
+    # NumPy's dot of complex operands holding inf takes OpenBLAS's cdotu; its own einsum of the
+    # same operands differs in which part is NaN: the harness compares where it is non-finite
+    import fuzz_harness as fh
+
+    x = np.array([-2.5j, 3 - 1j, np.inf], np.complex64)
+    y = np.array([0, 3 + 1e30j, -2.5 - 1j], np.complex64)
+    with np.errstate(all="ignore"):
+        assert str(np.dot(x, y)) != str(np.einsum("i,i", x, y))  # NumPy's path decides
+    case = ("fn", "dot", (("arr", "complex64", (2, 3), "c", 18, "special"),
+                          ("arr", "complex64", (3, 2), "c", 118, "special")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    e = ref.value[1]
+    fin = np.isfinite(e)
+    assert fin.any() and (~fin).any()
+    off = e.copy()
+    i = np.unravel_index(np.argmax(fin), e.shape)
+    off[i] = off[i] * 2 + 1  # a finite value wrong
+    assert fh._classify_pair(case, ref, fh._Result(("array", off)))[0] == "wrong_result"
+    off = e.copy()
+    off[np.unravel_index(np.argmax(~fin), e.shape)] = 0  # a non-finite one made finite
+    assert fh._classify_pair(case, ref, fh._Result(("array", off)))[0] == "wrong_result"
+
+
+def test_harness_inv_transposed_rule():
+    # with NaN/inf entries NumPy's inv(A) and inv(A.T).T differ (LAPACK leaves non-finite input
+    # unspecified); pyasc's answer must be one of the two, exactly
+    import fuzz_harness as fh
+
+    a = np.array([[3, 65536, 0], [65536, -np.inf, 0.5], [-2.5, np.nan, 7]])
+    with np.errstate(all="ignore"):
+        e, alt = np.linalg.inv(a), np.linalg.inv(a.T).T
+    assert np.isfinite(e).any() and not np.isfinite(alt).any()
+    case = ("linalg", "inv", (("py", a.tolist()),), ())
+    ref = fh._call(case, np)
+    assert fh._classify_pair(case, ref, fh._Result(("array", alt)))[0] == "ok"
+    assert fh._classify_pair(case, ref, fh._Result(("array", e)))[0] == "ok"
+    off = alt.copy()
+    off[0, 0] = 1.0  # neither of NumPy's answers
+    assert fh._classify_pair(case, ref, fh._Result(("array", off)))[0] == "wrong_result"
+    stack = np.stack([a, a])
+    case = ("linalg", "inv", (("py", stack.tolist()),), ())
+    ref = fh._call(case, np)
+    assert fh._classify_pair(case, ref, fh._Result(("array", np.stack([e, alt]))))[0] == "ok"  # per matrix
