@@ -355,7 +355,6 @@ SCAN_CAUSES = [
  ("ND-DMA / Slice / SetPadValue", r'NdDma|SliceInfo|SetPadValue'),
  ("LoadData2DParamsV2 / sparse / MX / unzip cube loads", r'LoadData2DParamsV2|LoadDataWithSparse|MmadWithSparse|LoadDataUnzip|MmadMx|LoadData2dMx|mmad_mx|load_data_2dmx'),
  ("int4b_t / hifloat8_t / fp8 / fp4 types", r'\bint4b_t\b|hifloat8_t|float8_e[45]m[23]_t|fp4x2_'),
- ("cross-block sync (SyncAll, IBSet/IBWait, GroupBarrier, mutex, DataSyncBarrier)", r'\bSyncAll\b|\bIBSet\b|\bIBWait\b|GroupBarrier|\bMutex\b|DataSyncBarrier'),
  ("memory management (TBufPool, ListTensorDesc)", r'TBufPool|ListTensorDesc'),
  ("vector API gaps (GatherRepeatParams, Interleave, ReduceRepeat, BinaryConfig, ReduceDataBlock, PairReduceElem)", r'GatherRepeatParams|AscendC::Interleave|ReduceRepeat|BinaryConfig|AscendC::ReduceDataBlock|AscendC::PairReduceElem'),
  ("dump API (asc_dump_gm)", r'asc_dump_gm'),

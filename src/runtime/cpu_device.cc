@@ -1,7 +1,9 @@
 // The CPU device: one persistent worker thread per "AI core", each with private
 // UB/L1/L0 arenas; kernel blocks are handed out to the workers through an
 // atomic counter per launch, so blockDim may be any size and several launches
-// (from several streams) share the cores.
+// (from several streams) share the cores. A launch whose blocks wait for each
+// other (SyncAll, asc/runtime/block_sync.h) gets its not-yet-started blocks
+// run on helper threads with their own arenas as soon as one block waits.
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "asc/runtime/device.h"
 #include "asc/runtime/block_serial.h"
 #include "asc/runtime/profiler.h"
+#include "runtime/launch_sync.h"
 #include "runtime/spin_wait.h"
 
 namespace asc::runtime {
@@ -54,6 +57,7 @@ namespace {
 
 thread_local const BlockContext* t_block = nullptr;
 thread_local uint64_t t_block_serial = 0;  // asc/runtime/block_serial.h
+thread_local detail::LaunchSync* t_launch = nullptr;  // the running block's launch
 std::atomic<const LaunchCheckHooks*> g_check_hooks{nullptr};  // the kernel checker's
 
 // A positive integer environment variable. As PyTorch does for OMP_NUM_THREADS and
@@ -66,6 +70,10 @@ std::atomic<const LaunchCheckHooks*> g_check_hooks{nullptr};  // the kernel chec
 // Ascend part (192-256 KiB).
 constexpr size_t kMaxCores = 1024;
 constexpr size_t kMaxUbSize = size_t{16} << 20;
+// Helper threads (each with ~1 MiB of arenas) that may run blocks of waiting
+// launches at once, beyond the cores. CANN requires blockDim <= the core count
+// for cross-block sync, so real kernels stay far below.
+constexpr uint32_t kMaxResidentHelpers = 1024;
 
 size_t env_size(const char* name, size_t fallback, size_t max) {
   const char* s = std::getenv(name);
@@ -104,6 +112,11 @@ struct Job {
   Status error;
   const LaunchCheckHooks* check_hooks = nullptr;  // with `check`: a checked launch
   void* check = nullptr;
+  // Cross-block waits (block_sync.cc); `sync` is inert until a block waits.
+  detail::LaunchSync sync;
+  std::weak_ptr<Job> self;
+  class CpuDevice* device = nullptr;
+  std::atomic<uint32_t> helpers_pending{0};  // helper threads started that have not claimed a block yet
 };
 
 class CpuDevice final : public Device {
@@ -167,6 +180,10 @@ class CpuDevice final : public Device {
     for (auto& f : slot_free_) f.store(true, std::memory_order_relaxed);
     sleepers_ = 0;
     respawn_.store(true, std::memory_order_release);
+    // Helper threads did not survive either; their arenas (mapped memory, copied
+    // into the child) are abandoned with them.
+    new (&spare_mu_) std::mutex();
+    live_helpers_.store(0, std::memory_order_relaxed);
   }
 
   // The device is a process-lifetime singleton that is intentionally never
@@ -227,6 +244,15 @@ class CpuDevice final : public Device {
     Job& job = *job_ptr;
     job.inv = &inv;
     job.block_dim = inv.block_dim;
+    job.self = job_ptr;
+    job.device = this;
+    job.sync.block_dim = inv.block_dim;
+    job.sync.kernel = inv.name.c_str();
+    job.sync.next = &job.next;
+    job.sync.finished = &job.finished;
+    job.sync.failed = &job.failed;
+    job.sync.make_resident = &CpuDevice::make_resident;
+    job.sync.owner = &job;
     if (profiler::enabled()) job.stream_id = profiler::thread_stream();
     if (const LaunchCheckHooks* hooks = g_check_hooks.load(std::memory_order_acquire)) {
       job.check = hooks->begin(inv);
@@ -246,7 +272,7 @@ class CpuDevice final : public Device {
     // free: short kernels then finish without any thread hand-off.
     int slot = try_claim_slot();
     if (slot >= 0) {
-      run_blocks(job, slot);
+      run_blocks(job, slot, &arenas_[static_cast<size_t>(slot)]);
       release_slot(slot);
     }
     // Wait for the last block: spin briefly (short kernels), then sleep.
@@ -327,7 +353,7 @@ class CpuDevice final : public Device {
         }
         if (!job) break;
         if (slot < 0 && (slot = try_claim_slot()) < 0) break;  // all cores busy
-        run_blocks(*job, slot);
+        run_blocks(*job, slot, &arenas_[static_cast<size_t>(slot)]);
       }
       if (slot >= 0) release_slot(slot);
       // Idle: more launches usually follow (a launch loop), so spin briefly
@@ -345,13 +371,22 @@ class CpuDevice final : public Device {
     }
   }
 
-  void run_blocks(Job& job, int slot) {
+  // Runs blocks of `job` on the calling thread until none is left to hand
+  // out. `pending`, for a helper thread: decremented once its first claim is
+  // made (make_resident counts helpers that have not claimed yet).
+  void run_blocks(Job& job, int core_id, const CoreArenas* arenas, std::atomic<uint32_t>* pending = nullptr) {
     BlockContext ctx;
-    ctx.core_id = slot;
-    ctx.arenas = &arenas_[static_cast<size_t>(slot)];
+    ctx.core_id = core_id;
+    ctx.arenas = arenas;
     ctx.block_num = job.block_dim;
     for (;;) {
-      uint32_t b = job.next.fetch_add(1, std::memory_order_relaxed);
+      // seq_cst: the deadlock check (block_sync.cc) reads `next` to know
+      // whether blocks are still to start.
+      uint32_t b = job.next.fetch_add(1, std::memory_order_seq_cst);
+      if (pending) {
+        pending->fetch_sub(1, std::memory_order_seq_cst);
+        pending = nullptr;
+      }
       if (b >= job.block_dim) return;
       // Only a successful claim guarantees the launch (and `inv`) is alive.
       const KernelInvocation& inv = *job.inv;
@@ -359,6 +394,7 @@ class CpuDevice final : public Device {
       if (!job.failed.load(std::memory_order_relaxed)) {
         ctx.block_idx = b;
         t_block = &ctx;
+        t_launch = &job.sync;
         ++t_block_serial;
         profiler::Span span(profiler::EventKind::kBlock, inv.name);
         if (span.active()) {
@@ -391,14 +427,111 @@ class CpuDevice final : public Device {
           job.gm_bytes.fetch_add(ctx.gm_bytes, std::memory_order_relaxed);
         }
         t_block = nullptr;
+        t_launch = nullptr;
       }
-      if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.block_dim) {
+      // seq_cst pairs with LaunchSync::used (see LaunchSync::block_ended).
+      const uint32_t ended = job.finished.fetch_add(1, std::memory_order_seq_cst) + 1;
+      job.sync.block_ended();
+      if (ended == job.block_dim) {
         std::lock_guard<std::mutex> lock(job.mu);
         job.done.store(true, std::memory_order_release);
         job.cv.notify_all();
         return;
       }
     }
+  }
+
+  // ---- resident blocks: helper threads for launches whose blocks wait.
+  // LaunchSync::make_resident: starts one helper thread per block of the
+  // launch not handed out yet (minus helpers already starting).
+  static std::string make_resident(void* owner) {
+    Job& job = *static_cast<Job*>(owner);
+    std::shared_ptr<Job> keep = job.self.lock();
+    if (!keep) return "the launch has ended";
+    CpuDevice& dev = *job.device;
+    std::lock_guard<std::mutex> lock(job.mu);  // one caller computes the shortfall at a time
+    const uint32_t claimed = std::min(job.next.load(std::memory_order_seq_cst), job.block_dim);
+    const uint32_t pending = job.helpers_pending.load(std::memory_order_seq_cst);
+    const uint32_t unclaimed = job.block_dim - claimed;
+    if (unclaimed <= pending) return {};
+    for (uint32_t i = 0; i < unclaimed - pending; ++i) {
+      std::string err = dev.start_helper(keep);
+      if (!err.empty()) return err;
+    }
+    return {};
+  }
+
+  std::string start_helper(const std::shared_ptr<Job>& job) {
+    const uint32_t live = live_helpers_.fetch_add(1, std::memory_order_acq_rel);
+    if (live >= kMaxResidentHelpers) {
+      live_helpers_.fetch_sub(1, std::memory_order_acq_rel);
+      return "all " + std::to_string(job->block_dim) +
+             " blocks must run at once for this wait, but the CPU device runs at most " +
+             std::to_string(props_.num_cores + kMaxResidentHelpers) + " (" + std::to_string(props_.num_cores) +
+             " cores + " + std::to_string(kMaxResidentHelpers) +
+             " resident threads); CANN requires blockDim <= the core count for cross-block synchronisation";
+    }
+    CoreArenas* a = take_spare_arenas();
+    if (!a) {
+      live_helpers_.fetch_sub(1, std::memory_order_acq_rel);
+      return "cannot allocate the local memory (UB/L1/L0) of a resident block";
+    }
+    const int core_id = props_.num_cores + static_cast<int>(live);
+    job->helpers_pending.fetch_add(1, std::memory_order_seq_cst);
+    try {
+      std::thread([this, job, a, core_id] {
+        run_blocks(*job, core_id, a, &job->helpers_pending);
+        give_back_spare_arenas(a);
+        live_helpers_.fetch_sub(1, std::memory_order_acq_rel);
+      }).detach();
+    } catch (const std::exception& e) {
+      job->helpers_pending.fetch_sub(1, std::memory_order_seq_cst);
+      give_back_spare_arenas(a);
+      live_helpers_.fetch_sub(1, std::memory_order_acq_rel);
+      return std::string("cannot start a thread for a resident block: ") + e.what();
+    }
+    return {};
+  }
+
+  // Arenas of helper threads: mapped on first need (pages appear on touch)
+  // and kept for reuse, as the cores' arenas are.
+  CoreArenas* take_spare_arenas() {
+    {
+      std::lock_guard<std::mutex> lock(spare_mu_);
+      if (!spare_.empty()) {
+        CoreArenas* a = spare_.back();
+        spare_.pop_back();
+        return a;
+      }
+    }
+    const size_t per_core = props_.ub_size + props_.l1_size + props_.l0a_size + props_.l0b_size + props_.l0c_size;
+    void* m = ::mmap(nullptr, per_core, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return nullptr;
+    auto* a = new (std::nothrow) CoreArenas;
+    if (!a) {
+      ::munmap(m, per_core);
+      return nullptr;
+    }
+    auto* p = static_cast<uint8_t*>(m);
+    a->ub = p;
+    a->ub_size = props_.ub_size;
+    p += props_.ub_size;
+    a->l1 = p;
+    a->l1_size = props_.l1_size;
+    p += props_.l1_size;
+    a->l0a = p;
+    a->l0a_size = props_.l0a_size;
+    p += props_.l0a_size;
+    a->l0b = p;
+    a->l0b_size = props_.l0b_size;
+    p += props_.l0b_size;
+    a->l0c = p;
+    a->l0c_size = props_.l0c_size;
+    return a;
+  }
+  void give_back_spare_arenas(CoreArenas* a) {
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    spare_.push_back(a);
   }
 
   DeviceProperties props_;
@@ -413,6 +546,9 @@ class CpuDevice final : public Device {
   std::atomic<uint64_t> generation_{0};
   int sleepers_ = 0;
   std::atomic<bool> respawn_{false};  // a fork()ed child: start the core workers again
+  std::mutex spare_mu_;
+  std::vector<CoreArenas*> spare_;  // arenas of finished helper threads
+  std::atomic<uint32_t> live_helpers_{0};
 };
 
 CpuDevice* g_device = nullptr;
@@ -423,6 +559,10 @@ void device_after_fork_child() noexcept {
 }  // namespace
 
 const BlockContext* current_block() noexcept { return t_block; }
+
+namespace detail {
+LaunchSync* current_launch_sync() noexcept { return t_launch; }
+}  // namespace detail
 
 uint64_t block_serial() noexcept { return t_block_serial; }
 

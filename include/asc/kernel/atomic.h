@@ -126,3 +126,10 @@ inline void SetAtomicType() {
 }
 
 }  // namespace AscendC
+
+namespace AscendC {
+
+/// CANN's name for ending the atomic mode of DMA copies (SetAtomicNone).
+inline void DisableDmaAtomic() { SetAtomicNone(); }
+
+}  // namespace AscendC

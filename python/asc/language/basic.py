@@ -36,7 +36,8 @@ __all__ = sorted(list(_BINARY) + list(_UNARY) + list(_SCALAR) + [
     "get_block_idx", "get_block_num", "get_sub_block_idx", "get_sub_block_num", "get_task_ratio",
     "ascend_is_aic", "ascend_is_aiv", "get_system_cycle", "set_vector_mask", "reset_mask", "set_mask_count",
     "set_mask_norm", "scalar_cast", "scalar_count_leading_zero", "scalar_get_count_of_value", "init_soc_state",
-    "sync_all", "data_sync_barrier", "trap", "get_data_block_size_in_bytes", "init_const_value",
+    "sync_all", "ib_set", "ib_wait", "cross_core_set_flag", "cross_core_wait_flag", "wait_pre_block",
+    "notify_next_block", "data_sync_barrier", "trap", "get_data_block_size_in_bytes", "init_const_value",
     "set_load_data_padding_value", "get_sys_workspace", "trans_data_to_5hd", "mrg_sort", "get_mrg_sort_result",
     "bilinear_interpolation"])
 
@@ -522,21 +523,116 @@ def data_sync_barrier(*args):
     require("asc.data_sync_barrier").emit("std::atomic_thread_fence(std::memory_order_seq_cst);")
 
 
-@builtin
-def sync_all(*args, **kwargs):
-    """``SyncAll``: a barrier across the blocks of a launch. With one block (and no MIX cube/vector
-    split) it is a memory fence; with more, the launch fails naming the line: the CPU device runs
-    blocks beyond its core count after the others finish, so a grid barrier could deadlock (the same
-    reason CrossCoreWaitFlag's mode 0 is refused) -- split the kernel into two launches."""
-    from ..codegen.translator import _cpp_str
+# The role flags of a MIX kernel (python/asc/runtime/jit.py): its AIC and two
+# AIV parts are separate blocks of one launch (raw index % 3 == 0 is the AIC).
+_MIX = "(__asc_task_ratio > 1 || __asc_mix_cube)"
+_AIV_BLOCKS = ("[](uint32_t b) { return b % 3 != 0; }", "the AIV blocks")
 
-    tr = require("asc.sync_all")
+
+def _not_in_mix(tr, api):
+    """Refuses `api` in a MIX kernel at run time, naming the kernel's line: the
+    block indices it takes are those of a pure vector kernel."""
+    from ..codegen.translator import _cpp_str
     f, line, _ = tr._loc()
-    tr.emit("if (__asc_block_num > 1 || __asc_task_ratio > 1 || __asc_mix_cube) "
-            '{ asc_jit::assert_fail("asc.sync_all: a barrier across several blocks is not supported on the CPU '
-            "device (blocks beyond its core count run after the others finish, so it could deadlock); launch "
-            f'one block or split the kernel into two launches", "{_cpp_str(f or "?")}", {int(line or 0)}); }}')
-    tr.emit("std::atomic_thread_fence(std::memory_order_seq_cst);")
+    tr.emit(f'if {_MIX} {{ asc_jit::assert_fail("asc.{api}: not supported in a MIX (cube + vector) kernel on the '
+            f'CPU device; use asc.sync_all or a vector-only kernel", "{_cpp_str(f or "?")}", {int(line or 0)}); }}')
+
+
+@builtin
+def sync_all(gm_workspace=None, ub_workspace=None, used_cores=0, is_aiv_only=True):
+    """``AscendC::SyncAll``: a barrier across the blocks of a launch.
+
+    ``sync_all()`` is the hard form: every block (``is_aiv_only=True``: every
+    AIV block of a MIX kernel; ``False``: the AIC blocks too) arrives before
+    any goes on. ``sync_all(gm_workspace, ub_workspace, used_cores=0)`` is the
+    soft form among blocks ``[0, used_cores)`` (0 = all), with CANN's
+    workspace size checks (``GetBlockNum() * 32`` bytes each). The runtime
+    keeps every block of such a launch resident, so any block count works; a
+    block that never arrives fails the launch naming the blocks (no hang)."""
+    tr = require("asc.sync_all")
+    aiv_only = _const(is_aiv_only, "is_aiv_only", bool)
+    if gm_workspace is not None or ub_workspace is not None:
+        if gm_workspace is None or ub_workspace is None:
+            raise KernelTypeError("asc.sync_all: the soft form takes both gm_workspace and ub_workspace")
+        _tensor(gm_workspace, "sync_all", "gm_workspace")
+        _tensor(ub_workspace, "sync_all", "ub_workspace")
+        _not_in_mix(tr, "sync_all(gm_workspace, ub_workspace)")
+        tr.emit(f"AscendC::SyncAll({gm_workspace.expr}, {ub_workspace.expr}, {tr.cx(used_cores, int32)});")
+        return
+    member, who = _AIV_BLOCKS
+    if aiv_only:
+        # MIX: the AIV blocks meet, the AIC part passes (CANN: isAIVOnly syncs the vector cores only).
+        tr.emit(f"if {_MIX} {{ if (!__asc_mix_cube) asc::kernel::block_sync::barrier_among(\"SyncAll\", "
+                f"asc::kernel::block_sync::kSyncAll, {member}, \"{who}\"); }} else {{ AscendC::SyncAll(); }}")
+    else:
+        tr.emit("AscendC::SyncAll<false>();")
+
+
+@builtin
+def ib_set(gm_workspace, ub_workspace, block_idx, event_id, is_aiv_only=True):
+    """``AscendC::IBSet``: waits until block ``block_idx``'s flag for ``event_id`` in
+    ``gm_workspace`` (int32, zero-initialised) is clear, then sets it."""
+    tr = require("asc.ib_set")
+    _tensor(gm_workspace, "ib_set", "gm_workspace")
+    _tensor(ub_workspace, "ib_set", "ub_workspace")
+    _not_in_mix(tr, "ib_set")
+    tr.emit(f"AscendC::IBSet<{'true' if is_aiv_only else 'false'}>({gm_workspace.expr}, {ub_workspace.expr}, "
+            f"{tr.cx(block_idx, int32)}, {tr.cx(event_id, int32)});")
+
+
+@builtin
+def ib_wait(gm_workspace, ub_workspace, block_idx, event_id, is_aiv_only=True):
+    """``AscendC::IBWait``: waits until block ``block_idx``'s flag for ``event_id`` is
+    set by its ``ib_set``, then clears it."""
+    tr = require("asc.ib_wait")
+    _tensor(gm_workspace, "ib_wait", "gm_workspace")
+    _tensor(ub_workspace, "ib_wait", "ub_workspace")
+    _not_in_mix(tr, "ib_wait")
+    tr.emit(f"AscendC::IBWait<{'true' if is_aiv_only else 'false'}>({gm_workspace.expr}, {ub_workspace.expr}, "
+            f"{tr.cx(block_idx, int32)}, {tr.cx(event_id, int32)});")
+
+
+@builtin
+def cross_core_set_flag(flag_id, mode_id, pipe):
+    """``AscendC::CrossCoreSetFlag<mode_id, pipe>(flag_id)``; mode 0 counts towards the
+    barrier of every block of the launch."""
+    tr = require("asc.cross_core_set_flag")
+    tr.emit(f"AscendC::CrossCoreSetFlag<{int(_const(mode_id))}, {pipe.cpp}>({tr.cx(flag_id, uint16)});")
+
+
+@builtin
+def cross_core_wait_flag(flag_id, mode_id=0, pipe=None):
+    """``AscendC::CrossCoreWaitFlag(flag_id)``: consumes a set of modes 1/2, or waits
+    until every block has set a mode-0 flag."""
+    tr = require("asc.cross_core_wait_flag")
+    p = "PIPE_S" if pipe is None else pipe.cpp
+    tr.emit(f"AscendC::CrossCoreWaitFlag<{int(_const(mode_id))}, {p}>({tr.cx(flag_id, uint16)});")
+
+
+@builtin
+def wait_pre_block(gm_workspace, ub_workspace):
+    """``AscendC::WaitPreBlock``: the section after it runs after block ``i - 1``'s
+    ``notify_next_block`` (blocks in index order, round after round)."""
+    tr = require("asc.wait_pre_block")
+    _not_in_mix(tr, "wait_pre_block")
+    tr.emit(f"AscendC::WaitPreBlock({_tensor(gm_workspace, 'wait_pre_block', 'gm_workspace').expr}, "
+            f"{_tensor(ub_workspace, 'wait_pre_block', 'ub_workspace').expr});")
+
+
+@builtin
+def notify_next_block(gm_workspace, ub_workspace):
+    """``AscendC::NotifyNextBlock``: lets block ``i + 1``'s ``wait_pre_block`` return."""
+    tr = require("asc.notify_next_block")
+    _not_in_mix(tr, "notify_next_block")
+    tr.emit(f"AscendC::NotifyNextBlock({_tensor(gm_workspace, 'notify_next_block', 'gm_workspace').expr}, "
+            f"{_tensor(ub_workspace, 'notify_next_block', 'ub_workspace').expr});")
+
+
+def _const(v, what="mode_id", kind=int):
+    """A compile-time value (a Python int/bool, as ConstExpr arguments are at translation)."""
+    if isinstance(v, Value) or not isinstance(v, kind):
+        raise KernelTypeError(f"asc: '{what}' must be a compile-time {kind.__name__}, got {v!r}")
+    return v
 
 
 # ---------------------------------------------------------------- atomics
