@@ -7,9 +7,10 @@
 1. all_reduce (2 ranks, float32, 4 KiB .. 256 MiB): latency and bus bandwidth
    (nccl-tests' busbw = bytes / time * 2 (n - 1) / n) of pyasc.distributed.all_reduce on
    a pyasc array vs mpi4py's ``Allreduce`` on a NumPy buffer (the goal: >= 0.95 of its
-   bandwidth, <= 1.2x its 4 KiB latency), in pyasc's modes: default (blocking MPI call
-   under the watchdog, INFO check: piggybacked in messages <= 64 KiB, a fingerprint
-   all-reduce before larger ones), DETAIL (fingerprint all-reduce before every call),
+   bandwidth, <= 1.2x its 4 KiB latency), in pyasc's modes: default (one C call,
+   pyasc.distributed._native: blocking MPI call under the watchdog, INFO check:
+   piggybacked in messages <= 64 KiB of 2-rank groups, a fingerprint all-reduce before
+   larger ones), the same through the Python path (as without the C module), DETAIL (fingerprint all-reduce before every call),
    OFF (no check), and the polled mode (ASC_DISTRIBUTED_BLOCKING=0: nonblocking MPI polled
    against the deadline, INFO check). mpi4py's ``Iallreduce`` polled with ``Test`` is
    shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
@@ -22,6 +23,9 @@
    float32 array of --dask-gib GiB in 32 MiB chunks on LocalCluster(processes=True,
    n_workers=2, threads_per_worker=1, ASC_NUM_CORES=1), pyasc chunks vs NumPy chunks: the
    ratio of wall times (goal >= 1.5).
+0. The same 4 KiB all_reduce on a 1-rank world (a singleton MPI process: no peer whose
+   scheduling adds noise): pyasc's per-call cost above MPI vs mpi4py's, C and Python paths.
+All modes of one size take turns inside each of BENCH_DIST_ROUNDS (7) rounds; medians.
 Benchmarks are not tests: numbers vary with the machine's load (printed first).
 """
 
@@ -62,20 +66,32 @@ def _load():
 MAX_ITERS = int(os.environ.get("BENCH_DIST_MAX_ITERS", "2000"))
 
 
-def _time_loop(fn, barrier, nbytes):
-    """Median over 5 rounds of the mean time of one call in a loop of k calls (k by size, at
-    most --max-iters: fewer on a loaded machine, where every exchange waits for CPU time)."""
+ROUNDS = int(os.environ.get("BENCH_DIST_ROUNDS", "7"))
+
+
+def _time_interleaved(fns, barrier, nbytes, setups):
+    """Per mode the median over ROUNDS rounds of the mean time of one call in a loop of k
+    calls (k by size, at most --max-iters). The modes take turns inside every round (peer and
+    ours measured under the same load), each after a barrier."""
     k = max(3, min(MAX_ITERS, int(64e6 / max(nbytes, 1))))
-    fn()
-    rounds = []
-    for _ in range(5):
-        barrier()
-        t0 = time.perf_counter()
-        for _ in range(k):
-            fn()
-        rounds.append((time.perf_counter() - t0) / k)
-    rounds.sort()
-    return rounds[2]
+    times = {name: [] for name in fns}
+    for name, fn in fns.items():  # warm-up: first calls build caches / MPI's connections
+        setups[name]()
+        fn()
+    for _ in range(ROUNDS):
+        for name, fn in fns.items():
+            setups[name]()
+            barrier()
+            t0 = time.perf_counter()
+            for _ in range(k):
+                fn()
+            times[name].append((time.perf_counter() - t0) / k)
+    return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+
+
+#: pyasc's modes: (name, check level, blocking, C path allowed)
+MODES = (("pyasc", "INFO", True, True), ("pyasc_python", "INFO", True, False), ("pyasc_detail", "DETAIL", True, True),
+         ("pyasc_off", "OFF", True, True), ("pyasc_polled", "INFO", False, True))
 
 
 def _allreduce_worker(sizes):
@@ -90,6 +106,14 @@ def _allreduce_worker(sizes):
     comm = MPI.COMM_WORLD
     n = comm.Get_size()
     rows = []
+
+    def setup_mode(level, blocking, native):
+        def setup():
+            _engine.set_mode(getattr(_engine, level), blocking)
+            if not native:
+                _engine.NATIVE_FAST = False  # the Python path (as without the C module)
+        return setup
+
     for nbytes in sizes:
         count = nbytes // 4
         host = np.ones(count, np.float32)
@@ -108,20 +132,85 @@ def _allreduce_worker(sizes):
         def pyasc_call():
             dist.all_reduce(arr)
 
-        res["mpi4py"] = _time_loop(mpi_blocking, comm.Barrier, nbytes)
-        res["mpi4py_nb"] = _time_loop(mpi_nonblocking, comm.Barrier, nbytes)
-        for mode, check, blocking in (("pyasc", _engine.INFO, True), ("pyasc_detail", _engine.DETAIL, True),
-                                      ("pyasc_off", _engine.OFF, True), ("pyasc_polled", _engine.INFO, False)):
-            _engine.CHECK, _engine.BLOCKING = check, blocking
-            res[mode] = _time_loop(pyasc_call, comm.Barrier, nbytes)
+        fns = {"mpi4py": mpi_blocking, "mpi4py_nb": mpi_nonblocking}
+        setups = {"mpi4py": _engine.reload_settings, "mpi4py_nb": _engine.reload_settings}
+        for mode, level, blocking, native in MODES:
+            fns[mode] = pyasc_call
+            setups[mode] = setup_mode(level, blocking, native)
+        res.update(_time_interleaved(fns, comm.Barrier, nbytes, setups))
         _engine.reload_settings()
         # every rank reports its own times; the slower rank bounds the collective
         allres = comm.gather(res, root=0)
         if comm.Get_rank() == 0:
             rows.append({k: (max(r[k] for r in allres) if k != "bytes" else v) for k, v in res.items()})
     if comm.Get_rank() == 0:
-        print("JSON " + json.dumps({"world": n, "rows": rows}), flush=True)
+        print("JSON " + json.dumps({"world": n, "native": _engine.NATIVE is not None, "rows": rows}), flush=True)
     dist.destroy_process_group()
+
+
+def _overhead_worker():
+    """The per-call cost above MPI itself, free of the peer's scheduling: all_reduce of 4 KiB
+    on a 1-rank world (a singleton MPI process: MPI_Allreduce is a local copy), mpi4py's
+    Allreduce on a NumPy buffer vs pyasc's all_reduce on a pyasc array (C path, Python
+    path), interleaved; min and median over rounds."""
+    import numpy as np
+    from mpi4py import MPI
+
+    import pyasc as asc
+    import pyasc.distributed as dist
+    from pyasc.distributed import _engine
+
+    dist.init_process_group(backend="mpi", timeout=600)
+    comm = MPI.COMM_WORLD
+    host = np.ones(1024, np.float32)
+    arr = asc.ones(1024, dtype="float32")
+    arr.numpy()
+
+    def mpi_call():
+        comm.Allreduce(MPI.IN_PLACE, host, MPI.SUM)
+
+    def pyasc_call():
+        dist.all_reduce(arr)
+
+    def python_path():
+        _engine.set_mode(_engine.INFO, True)
+        _engine.NATIVE_FAST = False
+
+    fns = {"mpi4py": mpi_call, "pyasc": pyasc_call, "pyasc_python": pyasc_call}
+    setups = {"mpi4py": _engine.reload_settings, "pyasc": _engine.reload_settings, "pyasc_python": python_path}
+    k = 20000
+    times = {name: [] for name in fns}
+    for _ in range(max(ROUNDS, 9)):
+        for name, fn in fns.items():
+            setups[name]()
+            t0 = time.perf_counter()
+            for _ in range(k):
+                fn()
+            times[name].append((time.perf_counter() - t0) / k)
+    _engine.reload_settings()
+    out = {name: {"min": min(t), "median": sorted(t)[len(t) // 2]} for name, t in times.items()}
+    print("JSON " + json.dumps(out), flush=True)
+    dist.destroy_process_group()
+
+
+def bench_overhead():
+    env = _env()
+    for k in ("OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE"):
+        env.pop(k, None)
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--_overhead-worker"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    line = [x for x in p.stdout.splitlines() if x.startswith("JSON ")]
+    if p.returncode or not line:
+        print("all_reduce overhead: failed\n", p.stdout[-2000:], p.stderr[-2000:])
+        return
+    d = json.loads(line[0][5:])
+    m = d["mpi4py"]
+    print("\n## all_reduce 4 KiB float32 on a 1-rank world (per-call cost above MPI, no peer to wait for)")
+    for name, label in (("mpi4py", "mpi4py Allreduce (NumPy)"), ("pyasc", "pyasc default (C path)"),
+                        ("pyasc_python", "pyasc Python path")):
+        r = d[name]
+        print(f"{label:>26}: min {r['min'] * 1e6:6.2f} us ({r['min'] / m['min']:.2f}x), median "
+              f"{r['median'] * 1e6:6.2f} us ({r['median'] / m['median']:.2f}x)")
 
 
 def _fmt_size(b):
@@ -146,9 +235,11 @@ def bench_allreduce(quick):
     n = data["world"]
     print(f"\n## all_reduce float32, {n} ranks (1 core each), SUM; time per call (slower rank), busbw = "
           f"bytes/t * 2(n-1)/n")
+    if not data.get("native"):
+        print("(pyasc.distributed._native is not built: the default mode ran the Python path)")
     print(f"{'size':>8} {'mpi4py us':>10} {'GB/s':>6} | {'default us':>10} {'GB/s':>6} {'bw/mpi':>6} | "
-          f"{'DETAIL us':>9} {'bw/mpi':>6} | {'OFF us':>8} {'bw/mpi':>6} | {'polled us':>9} {'bw/mpi':>6} | "
-          f"{'mpi4py Iallreduce us':>20}")
+          f"{'py-path us':>10} {'bw/mpi':>6} | {'DETAIL us':>9} {'bw/mpi':>6} | {'OFF us':>8} {'bw/mpi':>6} | "
+          f"{'polled us':>9} {'bw/mpi':>6} | {'mpi4py Iallreduce us':>20}")
     for r in data["rows"]:
         b = r["bytes"]
 
@@ -156,16 +247,19 @@ def bench_allreduce(quick):
             return b / t * 2 * (n - 1) / n / 1e9
 
         print(f"{_fmt_size(b):>8} {r['mpi4py'] * 1e6:10.1f} {bw(r['mpi4py']):6.2f} | {r['pyasc'] * 1e6:10.1f} "
-              f"{bw(r['pyasc']):6.2f} {r['mpi4py'] / r['pyasc']:6.2f} | {r['pyasc_detail'] * 1e6:9.1f} "
+              f"{bw(r['pyasc']):6.2f} {r['mpi4py'] / r['pyasc']:6.2f} | {r['pyasc_python'] * 1e6:10.1f} "
+              f"{r['mpi4py'] / r['pyasc_python']:6.2f} | {r['pyasc_detail'] * 1e6:9.1f} "
               f"{r['mpi4py'] / r['pyasc_detail']:6.2f} | {r['pyasc_off'] * 1e6:8.1f} "
               f"{r['mpi4py'] / r['pyasc_off']:6.2f} | {r['pyasc_polled'] * 1e6:9.1f} "
               f"{r['mpi4py'] / r['pyasc_polled']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
     small, big = data["rows"][0], data["rows"][-1]
-    print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x, "
+    print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x "
+          f"(Python path {small['pyasc_python'] / small['mpi4py']:.2f}x), "
           f"DETAIL {small['pyasc_detail'] / small['mpi4py']:.2f}x, OFF {small['pyasc_off'] / small['mpi4py']:.2f}x, "
           f"polled {small['pyasc_polled'] / small['mpi4py']:.2f}x; mpi4py's own Iallreduce+Test "
           f"{small['mpi4py_nb'] / small['mpi4py']:.2f}x")
     print(f"{_fmt_size(big['bytes'])} bandwidth vs mpi4py (goal >= 0.95): default {big['mpi4py'] / big['pyasc']:.2f}, "
+          f"Python path {big['mpi4py'] / big['pyasc_python']:.2f}, "
           f"DETAIL {big['mpi4py'] / big['pyasc_detail']:.2f}, OFF {big['mpi4py'] / big['pyasc_off']:.2f}, "
           f"polled {big['mpi4py'] / big['pyasc_polled']:.2f}")
     try:
@@ -273,6 +367,9 @@ def bench_dask(gib):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--_overhead-worker":
+        _overhead_worker()
+        return 0
     if argv and argv[0] == "--_allreduce-worker":
         _allreduce_worker([int(s) for s in argv[1].split(",")])
         return 0
@@ -290,6 +387,7 @@ def main(argv=None):
     print(f"# bench_distributed: {os.cpu_count()} CPUs, load average {_load()} at start"
           f"{' (quick)' if args.quick else ''}")
     if args.only in (None, "allreduce"):
+        bench_overhead()
         bench_allreduce(args.quick)
     if args.only in (None, "dp"):
         bench_dp(args.quick)
