@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import time
 
 from _timing import best
 
@@ -24,33 +25,75 @@ def triad_gbps(log2n, repeat):
     return 16 * n / (ms * 1e-3) / 1e9 if ms == ms else float("nan")
 
 
+def ort_options(ort):
+    """onnxruntime session options for these peers: all cores, and intra-op threads that do not
+    spin after a run - spinning threads of a live session would steal the cores from the pyasc
+    timings interleaved with it (measured: softmax 1.6 -> 3.3 ms with four idle sessions alive)."""
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = os.cpu_count() or 2
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return opts
+
+
 def measure(name, f, g, n, triad_gbs, repeat, session=None, feed=None):
     """One row: pyasc `f` and NumPy `g` timed (best of `repeat`), 8n bytes moved, and the
-    onnxruntime `session` run on `feed` when given."""
-    t = best(f, repeat)
+    onnxruntime `session` run on `feed` when given. pyasc and onnxruntime are interleaved (one
+    call of each per round, best of `repeat` rounds), so a load change on the shared machine hits
+    both alike."""
     u = best(g, repeat)
+    if session is not None:
+        run_ort = lambda: session.run(None, feed)  # noqa: E731
+        t, o = interleaved_best((f, run_ort), repeat)
+    else:
+        t = best(f, repeat)
     r = {"case": name, "n": n, "pyasc_ms": t, "numpy_ms": u, "numpy_over_pyasc": u / t,
          "pyasc_GBps": 8 * n / (t * 1e-3) / 1e9, "triad_GBps": triad_gbs}
     r["bandwidth_fraction"] = r["pyasc_GBps"] / triad_gbs if triad_gbs == triad_gbs else float("nan")
     if session is not None:
-        o = best(lambda: session.run(None, feed), repeat)
-        r["onnxruntime_ms"] = o
-        r["ort_over_pyasc"] = o / t
+        add_peer(r, o, 8)
     return r
 
 
+def interleaved_best(fns, repeat):
+    """Best time in ms of each fn, called in turn once per round for `repeat` rounds (after one
+    untimed warm-up call each)."""
+    for fn in fns:
+        fn()
+    bests = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            bests[k] = min(bests[k], (time.perf_counter() - t0) * 1e3)
+    return bests
+
+
+def add_peer(r, ort_ms, bytes_per_element):
+    """onnxruntime's time into row r, with what the goal "2x the peer" would need: the bandwidth
+    twice the peer's speed implies, as a fraction of the triad measured in the same run (above 1:
+    beyond this machine's memory bandwidth, impossible for a kernel that moves the same bytes)."""
+    r["onnxruntime_ms"] = ort_ms
+    r["ort_over_pyasc"] = ort_ms / r["pyasc_ms"]
+    r["ort_bandwidth_fraction"] = bytes_per_element * r["n"] / (ort_ms * 1e-3) / 1e9 / r["triad_GBps"]
+    r["two_x_ort_needs"] = 2 * r["ort_bandwidth_fraction"]
+
+
 def cli(run, doc, what):
-    """The command line of a bandwidth benchmark: --log2n/--repeat, then the table of run()."""
+    """The command line of a bandwidth benchmark: --log2n/--repeat/--quick, then the table of run()."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--log2n", type=int, default=22)
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="5 rounds instead of --repeat (well under 2 minutes)")
     a = ap.parse_args()
-    res = run(a.log2n, a.repeat)
-    print(f"asc.ops {what}, float32 2^{a.log2n}, {os.cpu_count()} cores; native triad "
-          f"{res[0]['triad_GBps']:.1f} GB/s")
-    print(f"{'case':10s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s} {'ort ms':>8s} {'ort/pyasc':>9s} "
-          f"{'GB/s':>6s} {'of triad':>8s}")
+    res = run(a.log2n, 5 if a.quick else a.repeat)
+    print(f"asc.ops {what}, float32 2^{a.log2n}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; native "
+          f"triad {res[0]['triad_GBps']:.1f} GB/s")
+    print(f"{'case':12s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s} {'ort ms':>8s} {'ort/pyasc':>9s} "
+          f"{'GB/s':>6s} {'of triad':>8s} {'ort of triad':>12s} {'2x ort needs':>12s}")
     for r in res:
-        print(f"{r['case']:10s} {r['pyasc_ms']:9.2f} {r['numpy_ms']:9.2f} {r['numpy_over_pyasc']:9.2f} "
+        print(f"{r['case']:12s} {r['pyasc_ms']:9.2f} {r['numpy_ms']:9.2f} {r['numpy_over_pyasc']:9.2f} "
               f"{r.get('onnxruntime_ms', math.nan):8.2f} {r.get('ort_over_pyasc', math.nan):9.2f} "
-              f"{r['pyasc_GBps']:6.1f} {r['bandwidth_fraction']:8.2f}")
+              f"{r['pyasc_GBps']:6.1f} {r['bandwidth_fraction']:8.2f} {r.get('ort_bandwidth_fraction', math.nan):12.2f} "
+              f"{r.get('two_x_ort_needs', math.nan):12.2f}")
+    print("('2x ort needs' = the bandwidth at twice onnxruntime's speed as a fraction of the triad: above ~1 the "
+          "2x goal is beyond this machine's memory bandwidth for a kernel that moves the same bytes)")

@@ -2,7 +2,7 @@
 (float32, when installed), with the fraction of memory bandwidth, measured against a native triad
 (bench_fusion_triad.cc) in the same run.
 
-    python benchmarks/bench_nn_act.py [--log2n 22] [--repeat 10]
+    python benchmarks/bench_nn_act.py [--log2n 22] [--repeat 10] [--quick]
 
 ``run()`` returns a list of result dicts (the bench_nn.py driver collects them). Bytes moved:
 gelu reads and writes n floats (8n bytes); softmax over rows of 1024 reads x twice in the
@@ -17,7 +17,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -27,8 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
 
 import pyasc as asc  # noqa: E402
-from _nn_common import cli, measure, triad_gbps  # noqa: E402
-from _timing import best  # noqa: E402
+from _nn_common import cli, measure, ort_options, triad_gbps  # noqa: E402
 
 
 def _np_softmax(x):
@@ -55,8 +53,7 @@ def _ort_sessions(rows, cols):
         from onnx import TensorProto, helper
     except ImportError:
         return None
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = os.cpu_count() or 2
+    opts = ort_options(ort)
     out = {}
     nodes = (("softmax", helper.make_node("Softmax", ["x"], ["y"], axis=-1)),
              ("log_softmax", helper.make_node("LogSoftmax", ["x"], ["y"], axis=-1)),
@@ -71,20 +68,14 @@ def _ort_sessions(rows, cols):
     return out
 
 
-def _ort_ms(spec, feed, repeat):
-    """Best onnxruntime time of one model, its session created here and released right after:
-    a live session's spinning intra-op threads would steal the 2 cores from the pyasc timings
-    (measured: softmax 1.6 -> 3.3 ms with four idle sessions alive)."""
+def _ort_session(spec):
+    """The onnxruntime session of one model, created per case and released after it (its
+    threads do not spin: ort_options), or None when the runtime lacks the (contrib) op."""
     model, opts, ort = spec
     try:
-        sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
     except Exception:  # noqa: BLE001 - a missing contrib op only drops that peer
         return None
-    ms = best(lambda: sess.run(None, feed), repeat)
-    del sess
-    gc.collect()
-    time.sleep(0.2)  # let the released pool's threads wind down
-    return ms
 
 
 def run(log2n=22, repeat=10, cols=1024):
@@ -118,15 +109,16 @@ def run(log2n=22, repeat=10, cols=1024):
         ("gelu_bf16", lambda: force(F.gelu(xb)), lambda: _np_gelu(xn), "gelu", 4),
     ]
     for name, f, g, ort_name, bpe in cases:
-        r = measure(name, f, g, n, triad_gbs, repeat)
         spec = ort.get(ort_name) if ort and ort_name else None
-        o = _ort_ms(spec, {"x": xn}, repeat) if spec else None
-        if o is not None:
-            r["onnxruntime_ms"] = o
-            r["ort_over_pyasc"] = o / r["pyasc_ms"]
-        if bpe != 8:  # measure() counts 8 bytes per element
+        sess = _ort_session(spec) if spec else None
+        r = measure(name, f, g, n, triad_gbs, repeat, sess, {"x": xn} if sess else None)
+        del sess
+        gc.collect()
+        if bpe != 8:  # measure() counts 8 bytes per element; the peer runs float32 (8)
             r["pyasc_GBps"] *= bpe / 8
             r["bandwidth_fraction"] *= bpe / 8
+            if "two_x_ort_needs" in r:
+                r["two_x_ort_needs"] *= bpe / 8
         results.append(r)
     return results
 

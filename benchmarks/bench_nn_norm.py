@@ -2,7 +2,7 @@
 installed), with the fraction of memory bandwidth measured against a native triad
 (bench_fusion_triad.cc) in the same run.
 
-    python benchmarks/bench_nn_norm.py [--log2n 22] [--repeat 10]
+    python benchmarks/bench_nn_norm.py [--log2n 22] [--repeat 10] [--quick]
 
 ``run()`` returns a list of result dicts (the bench_nn.py driver collects them). Bytes moved:
 both ops read x once and write y once at their floor (8n bytes; layer_norm's statistics pass
@@ -19,9 +19,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# the peers installed by `make bench-setup` (scripts/bench_setup.sh), outside the venv
+sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
 
 import pyasc as asc  # noqa: E402
-from _nn_common import cli, measure, triad_gbps  # noqa: E402
+from _nn_common import cli, measure, ort_options, triad_gbps  # noqa: E402
 
 
 def _np_layer_norm(x, w, b, eps=1e-5):
@@ -42,8 +44,7 @@ def _ort_sessions(ln_shape, bn_shape, cols, c, params):
         from onnx import TensorProto, helper, numpy_helper
     except ImportError:
         return None
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = os.cpu_count() or 2
+    opts = ort_options(ort)
     out = {}
     w, b, rm, rv, bw, bb = params
     specs = [
