@@ -37,7 +37,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "python", "models"))
 sys.path.append(os.path.join(ROOT, "build", "bench", "site"))
-from _timing import best  # noqa: E402
+from _timing import best, interleaved  # noqa: E402
 from light_models import light_models, with_random_weights  # noqa: E402
 
 THREADS = 2
@@ -128,17 +128,23 @@ def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f3
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     feed = {in_name: x}
     ours = _pyasc(data)
-    t_ours = best(lambda: ours(feed), repeat)
-    peers, err = [], {}
+    names, fns, err = [], [lambda: ours(feed)], {}
     ort = _ort(data)
     if ort is not None:
-        peers.append(("onnxruntime", best(lambda: ort(feed), repeat)))
+        names.append("onnxruntime")
+        fns.append(lambda: ort(feed))
         a, b = ours(feed), ort(feed)
         err = {"rel_err": _rel(a, b), "top1_equal": bool((a.reshape(a.shape[0], -1).argmax(1) ==
                                                           b.reshape(b.shape[0], -1).argmax(1)).all())}
-    if openvino:
-        ov = _openvino(data, precision)
-        peers.append((f"openvino[{precision}]", best(lambda: ov(feed), repeat) if ov else None))
+    ov = _openvino(data, precision) if openvino else None
+    if ov is not None:
+        names.append(f"openvino[{precision}]")
+        fns.append(lambda: ov(feed))
+    ts = interleaved(fns, repeat)
+    t_ours = ts[0]
+    peers = list(zip(names, ts[1:]))
+    if openvino and ov is None:
+        peers.append((f"openvino[{precision}]", None))
     _line(label, t_ours, peers)
     if err:
         print(f"{'':<34} rel. error vs onnxruntime {err['rel_err']:.2e}, top-1 equal {err['top1_equal']}", flush=True)
@@ -148,7 +154,7 @@ def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f3
 def bench_opt(data, in_name, shape, repeat):
     x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
     on, off = _pyasc(data, True), _pyasc(data, False)
-    t_on, t_off = best(lambda: on(x), repeat), best(lambda: off(x), repeat)
+    t_on, t_off = interleaved([lambda: on(x), lambda: off(x)], repeat)
     print(f"{'resnet50 b1 passes on vs off':<34} on {t_on:8.2f} ms  off {t_off:8.2f} ms  ({t_off / t_on:5.2f}x); "
           f"rel. diff {_rel(on(x), off(x)):.2e}", flush=True)
     return {"case": "resnet50 passes on/off", "on_ms": t_on, "off_ms": t_off, "speedup": t_off / t_on}

@@ -6,6 +6,9 @@ scripts/bench_setup.sh), GFLOP/s and the fraction of the FMA peak measured in th
 run (a register-blocked FMA loop at the machine's widest vector width, compiled on the fly, one
 thread per core),
 bfloat16 vs our float32, and the Ascend C img2col + Mmad path (batch 1 only: slow).
+``blocked_ms``: the same convolution with NC1HWC0 input and output (the model executor's layout
+between convolutions: no NCHW reorders); ``blocked_peak_frac`` in the SUM row: its fraction of the
+peak over the shapes whose channels divide by C0.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(os.path.join(ROOT, "build", "bench", "site"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import best  # noqa: E402 - the benchmarks' one best-of-n timer
+from _timing import best, interleaved  # noqa: E402 - the benchmarks' timers
 
 # (name, C_in, C_out, H, k, stride, pad, groups)
 SHAPES = [
@@ -113,10 +116,10 @@ def _ort(x, w, b, s, p, g):
     return lambda: sess.run(None, {"x": x})
 
 
-def run(repeat=5, batches=(1, 8)):
+def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
     import ml_dtypes
     import pyasc as asc
-    from pyasc import ops
+    from pyasc import _C, ops
 
     peak = fma_peak_gflops(2)
     rng = np.random.default_rng(0)
@@ -132,30 +135,57 @@ def run(repeat=5, batches=(1, 8)):
             # oneDNN's layout is cached; asarray views of NumPy memory would be reordered
             # on every call (NumPy may write them behind pyasc's back).
             xa, wa, ba = asc.asarray(x), asc.array(w), asc.array(b)
-            t = best(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g), repeat)
-            xb, wb, bb = (asc.array(v.astype(ml_dtypes.bfloat16)) for v in (x, w, b))
-            try:
-                tb = best(lambda: ops.conv2d(xb, wb, bb, s, p, 1, g), repeat)
-            except asc.AscendError:  # no bfloat16 convolution on this machine
-                tb = float("nan")
-            r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
-                     peak_frac=flops / t / 1e6 / peak, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            fns = [lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)]
+            # the same convolution with NC1HWC0 activations in and out (what the model executor's
+            # layout assignment runs between convolutions): the kernel without the NCHW reorders
+            c0 = _C.nn.preferred_block()
+            if c0 and ci % c0 == 0 and co % c0 == 0:
+                xk = asc.array(np.ascontiguousarray(x.reshape(n, ci // c0, c0, h, h).transpose(0, 1, 3, 4, 2)))
+                fns.append(lambda: _C.nn.conv(xk, wa, ba, None, [s, s], [p, p], [p, p], [1, 1], [0, 0], g, False,
+                                              False, "none", 0.0, "onednn", "conv2d", c0, c0))
             o = _ort(x, w, b, s, p, g)
             if o is not None:
-                r["onnxruntime_ms"] = best(o, repeat)
+                fns.append(o)
+            ts = interleaved(fns, repeat)  # ours, [blocked], [onnxruntime]: same rounds
+            t = ts[0]
+            tblk = ts[1] if len(fns) == 3 or (len(fns) == 2 and o is None) else float("nan")
+            xb, wb, bb = (asc.array(v.astype(ml_dtypes.bfloat16)) for v in (x, w, b))
+            tb = float("nan")
+            try:
+                if bf16:
+                    tb = best(lambda: ops.conv2d(xb, wb, bb, s, p, 1, g), repeat)
+            except asc.AscendError:  # no bfloat16 convolution on this machine
+                pass
+            r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
+                     peak_frac=flops / t / 1e6 / peak, blocked_ms=tblk, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            if o is not None:
+                r["onnxruntime_ms"] = ts[-1]
                 r["ort_over_pyasc"] = r["onnxruntime_ms"] / t
-            if n == 1:
+            if n == 1 and ascendc:
                 r["ascendc_ms"] = best(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g, engine="ascendc"), 2)
                 r["onednn_over_ascendc"] = r["ascendc_ms"] / t
             results.append(r)
     tot_t = sum(r["pyasc_ms"] for r in results)
     tot_f = sum(r["flops"] for r in results)
+    # NC1HWC0 in and out, over the shapes whose channels divide by C0 (the stem's 3 do not)
+    blk = [r for r in results if r["blocked_ms"] == r["blocked_ms"]]
+    blk_t, blk_f = sum(r["blocked_ms"] for r in blk), sum(r["flops"] for r in blk)
     results.append(dict(bench="conv2d", shape="SUM", pyasc_ms=tot_t, gflops=tot_f / tot_t / 1e6,
                         peak_frac=tot_f / tot_t / 1e6 / peak, peak_gflops=peak,
+                        blocked_peak_frac=blk_f / blk_t / 1e6 / peak if blk_t else float("nan"),
                         ort_over_pyasc=(sum(r.get("onnxruntime_ms", np.nan) for r in results) / tot_t)))
     return results
 
 
 if __name__ == "__main__":
-    for r in run():
-        print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()})
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="float32 only (no bf16, no Ascend C path), 3 repeats")
+    ap.add_argument("--repeat", type=int, default=None)
+    a = ap.parse_args()
+    print(f"bench_nn_conv: load {os.getloadavg()[0]:.2f}", flush=True)
+    rep = a.repeat or (3 if a.quick else 5)
+    for r in run(rep, bf16=not a.quick, ascendc=not a.quick):
+        print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
+    print(f"load at the end {os.getloadavg()[0]:.2f}")

@@ -68,9 +68,15 @@ Geometry geometry(const Tensor& x, const Tensor& w, const ConvAttrs& a) {
   G.nsp = a.spatial_ndim;
   const int nsp = G.nsp;
   if (nsp < 1 || nsp > 3) fail(ErrorCode::kInvalidParam, op, "spatial_ndim must be 1, 2 or 3");
-  if (x.ndim() != nsp + 2) {
-    fail(ErrorCode::kInvalidShape, op, "expected a " + std::to_string(nsp + 2) + "-D input, got shape " +
+  const bool xb = a.src_block > 0;
+  if (x.ndim() != nsp + 2 + (xb ? 1 : 0)) {
+    fail(ErrorCode::kInvalidShape, op, "expected a " + std::to_string(nsp + 2 + (xb ? 1 : 0)) + "-D input" +
+                                           (xb ? " (N, C1, *spatial, C0)" : "") + ", got shape " +
                                            Tensor::shape_str(x.shape()));
+  }
+  if (xb && x.shape().back() != a.src_block) {
+    fail(ErrorCode::kInvalidShape, op, "an NC1HWC0 input's last axis must be C0 = " + std::to_string(a.src_block) +
+                                           ", got shape " + Tensor::shape_str(x.shape()));
   }
   if (w.ndim() != nsp + 2) {
     fail(ErrorCode::kInvalidShape, op, "expected a " + std::to_string(nsp + 2) + "-D weight, got shape " +
@@ -94,7 +100,7 @@ Geometry geometry(const Tensor& x, const Tensor& w, const ConvAttrs& a) {
   G.g = a.groups;
   const auto& xs = x.shape();
   G.n = xs[0];
-  G.c = a.channels_last ? xs[size_t(nsp + 1)] : xs[1];
+  G.c = xb ? xs[1] * a.src_block : a.channels_last ? xs[size_t(nsp + 1)] : xs[1];
   for (int i = 0; i < nsp; ++i) G.in.push_back(xs[size_t(a.channels_last ? 1 + i : 2 + i)]);
   for (int i = 0; i < nsp; ++i) G.k.push_back(w.shape()[size_t(2 + i)]);
   const std::string shapes = "input " + Tensor::shape_str(xs) + ", weight " + Tensor::shape_str(w.shape()) +
@@ -142,9 +148,16 @@ Geometry geometry(const Tensor& x, const Tensor& w, const ConvAttrs& a) {
   return G;
 }
 
-Shape out_shape(const Geometry& G, bool cl) {
+Shape out_shape(const Geometry& G, const ConvAttrs& a) {
+  const bool cl = a.channels_last;
   Shape s;
   s.push_back(G.n);
+  if (a.dst_block > 0) {
+    s.push_back(G.oc / a.dst_block);
+    for (int64_t o : G.out) s.push_back(o);
+    s.push_back(a.dst_block);
+    return s;
+  }
   if (!cl) s.push_back(G.oc);
   for (int64_t o : G.out) s.push_back(o);
   if (cl) s.push_back(G.oc);
@@ -187,7 +200,7 @@ void pad3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
 // ---- direct reference (float64, and configurations oneDNN cannot take) ------
 Tensor conv_reference(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* res, const ConvAttrs& a,
                       const Geometry& G) {
-  Tensor out = Tensor::empty(out_shape(G, a.channels_last), x.dtype());
+  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
   int64_t in[3], k[3], o[3], s[3], d[3], pl[3];
   pad3(G.in, 1, in); pad3(G.k, 1, k); pad3(G.out, 1, o); pad3(a.stride, 1, s); pad3(a.dilation, 1, d);
   pad3(a.pad_l, 0, pl);
@@ -318,6 +331,25 @@ memory::desc piece_desc(int64_t nb, int64_t cn, int64_t c, int64_t rows, const s
   return memory::desc(dims, dt, st);
 }
 
+// oneDNN's tag for a channel-blocked (N, C / c0, *spatial, c0) activation.
+memory::format_tag block_tag(size_t nsp, int64_t c0) {
+  using ft = memory::format_tag;
+  static const ft tags[3][3] = {{ft::nCw4c, ft::nChw4c, ft::nCdhw4c},
+                                {ft::nCw8c, ft::nChw8c, ft::nCdhw8c},
+                                {ft::nCw16c, ft::nChw16c, ft::nCdhw16c}};
+  return tags[c0 == 4 ? 0 : c0 == 8 ? 1 : 2][nsp - 1];
+}
+
+// A blocked piece: nb whole images with cn channels. Dense (and so taken by the
+// JIT kernels without a reorder) because images and channel blocks are the
+// outermost axes: a piece never cuts the spatial axes of a blocked tensor.
+memory::desc block_piece_desc(int64_t nb, int64_t cn, const std::vector<int64_t>& full, int64_t c0,
+                              memory::data_type dt) {
+  memory::dims dims{nb, cn};
+  for (int64_t v : full) dims.push_back(v);
+  return memory::desc(dims, dt, block_tag(full.size(), c0));
+}
+
 // Byte offset of (image n0, row r0 of the first spatial axis) in a contiguous
 // activation with c channels and spatial dims `full`.
 int64_t piece_offset(int64_t n0, int64_t r0, int64_t c, const std::vector<int64_t>& full, bool cl, size_t item,
@@ -347,6 +379,28 @@ std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
   const auto whole = [&](int64_t n0, int64_t nb) { return Chunk{n0, nb, 0, OH, 0, H, a.pad_l[0], a.pad_r[0]}; };
   const int64_t target = cores > 1 ? 2 * int64_t(cores) : 1;
   const int64_t nb = (G.n + target - 1) / target;
+  if (a.src_block > 0 || a.dst_block > 0) {
+    // Bands of rows are not dense in a blocked layout; pieces are whole images, or
+    // (small batches) slices of output channels in whole channel blocks of at
+    // least 32 channels (narrower slices lose the JIT kernels' output-channel
+    // register blocking), each reading the whole image.
+    const int64_t unit = std::max<int64_t>(a.dst_block, 8);
+    const int64_t parts = std::min<int64_t>(G.oc / std::max<int64_t>(unit, 32), (target + G.n - 1) / G.n);
+    if (G.n < target && G.g == 1 && parts >= 2) {
+      const int64_t step = (G.oc / parts + unit - 1) / unit * unit;
+      for (int64_t n = 0; n < G.n; ++n) {
+        for (int64_t oc0 = 0; oc0 < G.oc; oc0 += step) {
+          Chunk c = whole(n, 1);
+          c.oc0 = oc0;
+          c.noc = std::min(step, G.oc - oc0);
+          v.push_back(c);
+        }
+      }
+      return v;
+    }
+    for (int64_t n0 = 0; n0 < G.n; n0 += nb) v.push_back(whole(n0, std::min(nb, G.n - n0)));
+    return v;
+  }
   int64_t K = G.icg;
   for (int64_t v : G.k) K *= v;
   int64_t plane = 1;
@@ -407,6 +461,7 @@ std::string key_of(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
   k += r ? "|r" : "|-";
   k += "|" + vstr(a.stride) + vstr(a.pad_l) + vstr(a.pad_r) + vstr(a.dilation) + vstr(a.output_padding);
   k += "|g" + std::to_string(a.groups) + (a.transposed ? "T" : "F") + (a.channels_last ? "L" : "C");
+  k += "|blk" + std::to_string(a.src_block) + ":" + std::to_string(a.dst_block);
   k += "|a" + std::to_string(int(a.act)) + ":" + std::to_string(a.alpha);
   return k;
 }
@@ -429,8 +484,10 @@ std::shared_ptr<const Plan> make_plan(const Tensor& x, const Tensor* b, const Te
   const int64_t rows = c.o1 - c.o0;
   Geometry Gs = G;  // the piece's output channels (a slice only for groups == 1)
   if (c.noc >= 0) Gs.oc = Gs.ocg = c.noc;
-  p->src_user = piece_desc(c.nb, G.c, G.c, c.ih, G.in, a.channels_last, udt);
-  p->dst_user = piece_desc(c.nb, Gs.oc, G.oc, rows, G.out, a.channels_last, udt);
+  p->src_user = a.src_block > 0 ? block_piece_desc(c.nb, G.c, G.in, a.src_block, udt)
+                                : piece_desc(c.nb, G.c, G.c, c.ih, G.in, a.channels_last, udt);
+  p->dst_user = a.dst_block > 0 ? block_piece_desc(c.nb, Gs.oc, G.out, a.dst_block, udt)
+                                : piece_desc(c.nb, Gs.oc, G.oc, rows, G.out, a.channels_last, udt);
   p->wei_user = wei_desc(Gs, a.transposed, udt, true);
   const memory::desc src_any(p->src_user.dims(), cdt, memory::format_tag::any);
   const memory::desc dst_any(p->dst_user.dims(), cdt, memory::format_tag::any);
@@ -549,7 +606,7 @@ struct ScopedThreads {
 
 Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
                    const Geometry& G) {
-  Tensor out = Tensor::empty(out_shape(G, a.channels_last), x.dtype());
+  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
   guarded(a.op, [&] {
     // Nested inside a kernel block (a core worker), the pieces run right here.
     const bool nested = runtime::current_block() != nullptr;
@@ -656,7 +713,7 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
 Tensor conv_ascendc(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
                     const Geometry& G) {
   if (a.transposed) fail(ErrorCode::kApiNotSupport, a.op, "engine='ascendc' implements forward convolution only");
-  Tensor out = Tensor::empty(out_shape(G, a.channels_last), x.dtype());
+  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
   int64_t in[3], k[3], o[3], s[3], d[3], pl[3];
   pad3(G.in, 1, in); pad3(G.k, 1, k); pad3(G.out, 1, o); pad3(a.stride, 1, s); pad3(a.dilation, 1, d);
   pad3(a.pad_l, 0, pl);
@@ -739,6 +796,31 @@ std::pair<int64_t, int64_t> conv_weight_cache_stats() {
   return {s.hits, s.misses};
 }
 
+int preferred_block() {
+  static const int block = [] {
+    int b = 0;
+    try {
+      // ResNet-50's 3x3 64->64 at 56x56: what layout does oneDNN want for it?
+      const memory::desc src({1, 64, 56, 56}, memory::data_type::f32, memory::format_tag::any);
+      const memory::desc wei({64, 64, 3, 3}, memory::data_type::f32, memory::format_tag::any);
+      const memory::desc dst({1, 64, 56, 56}, memory::data_type::f32, memory::format_tag::any);
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                        wei, dst, {1, 1}, {0, 0}, {1, 1}, {1, 1});
+      dnnl::convolution_forward::primitive_desc pd(d, cpu_engine());
+      const dnnl_memory_desc_t& m = pd.dst_desc().data;
+      if (m.format_kind == dnnl_blocked && m.format_desc.blocking.inner_nblks == 1 &&
+          m.format_desc.blocking.inner_idxs[0] == 1) {
+        const int64_t c0 = m.format_desc.blocking.inner_blks[0];
+        if (c0 == 4 || c0 == 8 || c0 == 16) b = int(c0);
+      }
+    } catch (const dnnl::error&) {
+      b = 0;
+    }
+    return b;
+  }();
+  return block;
+}
+
 Activation activation_of(const std::string& name, const std::string& op) {
   static const std::pair<const char*, Activation> kNames[] = {
       {"none", Activation::kNone}, {"relu", Activation::kRelu}, {"leaky_relu", Activation::kLeakyRelu},
@@ -767,13 +849,28 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
   };
   same(w_in, "weight");
   if (bias) same(*bias, "bias");
+  for (int blk : {a.src_block, a.dst_block}) {
+    if (blk != 0 && blk != 4 && blk != 8 && blk != 16) {
+      fail(ErrorCode::kInvalidParam, a.op, "the NC1HWC0 block C0 must be 4, 8 or 16, got " + std::to_string(blk));
+    }
+  }
+  const bool blocked = a.src_block > 0 || a.dst_block > 0;
+  if (blocked && (a.transposed || a.channels_last || a.engine != ConvEngine::kOneDnn ||
+                  x_in.dtype() == DType::kFloat64)) {
+    fail(ErrorCode::kApiNotSupport, a.op, "NC1HWC0 layouts are implemented for forward convolutions of float32, "
+                                          "float16 or bfloat16 on the oneDNN engine with no NHWC operand");
+  }
   if (residual) same(*residual, "residual");
   const Geometry G = geometry(x_in, w_in, a);
+  if (a.dst_block > 0 && G.oc % a.dst_block != 0) {
+    fail(ErrorCode::kInvalidShape, a.op, "an NC1HWC0 output needs output channels divisible by C0 = " +
+                                             std::to_string(a.dst_block) + ", got " + std::to_string(G.oc));
+  }
   if (bias && (bias->ndim() != 1 || bias->shape()[0] != G.oc)) {
     fail(ErrorCode::kInvalidShape, a.op, "bias must have shape (" + std::to_string(G.oc) + ",), got " +
                                              Tensor::shape_str(bias->shape()));
   }
-  const Shape os = out_shape(G, a.channels_last);
+  const Shape os = out_shape(G, a);
   if (residual && residual->shape() != os) {
     fail(ErrorCode::kInvalidShape, a.op, "residual must have the output's shape " + Tensor::shape_str(os) + ", got " +
                                              Tensor::shape_str(residual->shape()));

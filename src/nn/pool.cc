@@ -13,9 +13,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "nn/nn_util.h"
+#include "runtime/parallel_for.h"
 
 namespace asc::nn {
 namespace {
@@ -324,6 +331,186 @@ PoolResult adaptive_pool(const Tensor& x_in, PoolKind kind, const std::vector<in
                        is_max);
   });
   return r;
+}
+
+// ---- channel-blocked max pooling (the model executor's NC1HWC0 activations) ------
+namespace {
+
+// One output row (plane p, od, oh) of a blocked max pool: every position's C0
+// lanes are reduced together (the compiler vectorises the lane loop; C0 is a
+// template constant for the usual blocks so the accumulator stays in registers).
+template <class T, int C0>
+void max_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, const int64_t* out, const int64_t* k,
+                          const int64_t* s, const int64_t* pl, const int64_t* dl, int64_t od, int64_t oh) {
+  constexpr int kMax = C0 > 0 ? C0 : 16;
+  const int64_t lanes = C0 > 0 ? C0 : c0;
+  auto range = [](int64_t o, int64_t st, int64_t p, int64_t kk, int64_t d, int64_t n, int64_t* lo, int64_t* hi) {
+    int64_t a = o * st - p;
+    const int64_t b = std::min(a + (kk - 1) * d + 1, n);
+    while (a < 0) a += d;
+    *lo = a;
+    *hi = b;
+  };
+  int64_t d0, d1, h0, h1;
+  range(od, s[0], pl[0], k[0], dl[0], in[0], &d0, &d1);
+  range(oh, s[1], pl[1], k[1], dl[1], in[1], &h0, &h1);
+  for (int64_t ow = 0; ow < out[2]; ++ow) {
+    int64_t w0, w1;
+    range(ow, s[2], pl[2], k[2], dl[2], in[2], &w0, &w1);
+    float acc[kMax];
+    for (int64_t c = 0; c < lanes; ++c) acc[c] = -std::numeric_limits<float>::infinity();
+    for (int64_t d = d0; d < d1; d += dl[0]) {
+      for (int64_t h = h0; h < h1; h += dl[1]) {
+        const T* row = xp + ((d * in[1] + h) * in[2]) * lanes;
+        for (int64_t w = w0; w < w1; w += dl[2]) {
+          const T* v = row + w * lanes;
+          for (int64_t c = 0; c < lanes; ++c) {
+            const float e = static_cast<float>(v[c]);
+            acc[c] = (e > acc[c] || e != e) ? e : acc[c];  // NaN propagates (pool()'s rule)
+          }
+        }
+      }
+    }
+    T* y = yp + ((od * out[1] + oh) * out[2] + ow) * lanes;
+    for (int64_t c = 0; c < lanes; ++c) y[c] = static_cast<T>(acc[c]);
+  }
+}
+
+// float32 with 8 or 16 lanes on x86: SSE max over 4-lane vectors, NaN tracked in a
+// separate unordered mask (maxps alone drops a NaN operand) and ORed in at the end
+// (an all-ones lane is a NaN). The generic form above is not vectorised by the
+// compiler: its NaN-aware select becomes one branch per lane (~10x slower).
+#if defined(__SSE2__)
+template <int C0>
+void max_pool_blocked_row_f32(const float* xp, float* yp, const int64_t* in, const int64_t* out, const int64_t* k,
+                              const int64_t* s, const int64_t* pl, const int64_t* dl, int64_t od, int64_t oh) {
+  constexpr int kV = C0 / 4;
+  auto range = [](int64_t o, int64_t st, int64_t p, int64_t kk, int64_t d, int64_t n, int64_t* lo, int64_t* hi) {
+    int64_t a = o * st - p;
+    const int64_t b = std::min(a + (kk - 1) * d + 1, n);
+    while (a < 0) a += d;
+    *lo = a;
+    *hi = b;
+  };
+  int64_t d0, d1, h0, h1;
+  range(od, s[0], pl[0], k[0], dl[0], in[0], &d0, &d1);
+  range(oh, s[1], pl[1], k[1], dl[1], in[1], &h0, &h1);
+  const __m128 ninf = _mm_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t ow = 0; ow < out[2]; ++ow) {
+    int64_t w0, w1;
+    range(ow, s[2], pl[2], k[2], dl[2], in[2], &w0, &w1);
+    __m128 acc[kV], nan[kV];
+    for (int j = 0; j < kV; ++j) {
+      acc[j] = ninf;
+      nan[j] = _mm_setzero_ps();
+    }
+    for (int64_t d = d0; d < d1; d += dl[0]) {
+      for (int64_t h = h0; h < h1; h += dl[1]) {
+        const float* row = xp + ((d * in[1] + h) * in[2]) * C0;
+        for (int64_t w = w0; w < w1; w += dl[2]) {
+          for (int j = 0; j < kV; ++j) {
+            const __m128 v = _mm_loadu_ps(row + w * C0 + 4 * j);
+            acc[j] = _mm_max_ps(v, acc[j]);
+            nan[j] = _mm_or_ps(nan[j], _mm_cmpunord_ps(v, v));
+          }
+        }
+      }
+    }
+    float* y = yp + ((od * out[1] + oh) * out[2] + ow) * C0;
+    for (int j = 0; j < kV; ++j) _mm_storeu_ps(y + 4 * j, _mm_or_ps(acc[j], nan[j]));
+  }
+}
+#endif
+
+}  // namespace
+
+Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                        const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
+                        const std::vector<int64_t>& dilation, const std::string& op) {
+  const int nsp = static_cast<int>(kernel.size());
+  if (nsp < 1 || nsp > 3) bad_param(op, "kernel must have 1 to 3 entries, got " + vec_str(kernel));
+  if (stride.size() != kernel.size() || pad_l.size() != kernel.size() || pad_r.size() != kernel.size() ||
+      dilation.size() != kernel.size()) {
+    bad_param(op, "kernel, stride, pads and dilation need one entry per spatial axis");
+  }
+  if (x_in.ndim() != nsp + 3) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "expected an NC1HWC0 input of rank " + std::to_string(nsp + 3) +
+                                 " (N, C1, *spatial, C0), got shape " + Tensor::shape_str(x_in.shape())));
+  }
+  dispatch_float(x_in.dtype(), op, "input", [](auto) {});
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pl[3] = {0, 0, 0},
+          dl[3] = {1, 1, 1};
+  Shape os{x_in.shape()[0], x_in.shape()[1]};
+  for (int i = 0; i < nsp; ++i) {
+    const int j = 3 - nsp + i;
+    in[j] = x_in.shape()[size_t(2 + i)];
+    k[j] = kernel[size_t(i)];
+    s[j] = stride[size_t(i)];
+    dl[j] = dilation[size_t(i)];
+    pl[j] = pad_l[size_t(i)];
+    if (k[j] <= 0 || s[j] <= 0 || dl[j] <= 0) {
+      bad_param(op, "kernel, stride and dilation must be positive, got kernel " + vec_str(kernel) + ", stride " +
+                        vec_str(stride) + ", dilation " + vec_str(dilation));
+    }
+    if (pl[j] < 0 || pad_r[size_t(i)] < 0) {
+      bad_param(op, "pads must be non-negative, got " + vec_str(pad_l) + " / " + vec_str(pad_r));
+    }
+    const int64_t span = in[j] + pl[j] + pad_r[size_t(i)] - (k[j] - 1) * dl[j] - 1;
+    out[j] = span < 0 ? 0 : span / s[j] + 1;
+    // a window wholly inside the padding would be -inf: refuse as the plain path does
+    const int64_t ek = (k[j] - 1) * dl[j] + 1;
+    if (out[j] < 1 || pl[j] >= ek || pad_r[size_t(i)] >= ek) {
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                               "empty output or a window wholly in the padding: input " +
+                                   Tensor::shape_str(x_in.shape()) + ", kernel " + vec_str(kernel) + ", pads " +
+                                   vec_str(pad_l) + " / " + vec_str(pad_r)));
+    }
+    os.push_back(out[j]);
+  }
+  const int64_t c0 = x_in.shape().back();
+  if (c0 < 1 || c0 > 16) bad_param(op, "the NC1HWC0 block C0 (the last axis) must be 1 to 16, got shape " +
+                                           Tensor::shape_str(x_in.shape()));
+  os.push_back(c0);
+  Tensor y = Tensor::empty(os, x_in.dtype());
+  if (y.numel() == 0 || x_in.numel() == 0) return y;
+  const Tensor x = x_in.contiguous();
+  const int64_t planes = os[0] * os[1];
+  const int64_t in_plane = in[0] * in[1] * in[2] * c0, out_plane = out[0] * out[1] * out[2] * c0;
+  const int64_t rows = planes * out[0] * out[1];
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    const T* X = x.data_as<const T>();
+    T* Y = y.data_as<T>();
+    runtime::parallel_for(op.c_str(), rows, y.numel() * k[0] * k[1] * k[2], int64_t(1) << 16,
+                          [&](int64_t lo, int64_t hi) {
+                            for (int64_t r = lo; r < hi; ++r) {
+                              const int64_t p = r / (out[0] * out[1]), od = (r / out[1]) % out[0], oh = r % out[1];
+                              const T* xp = X + p * in_plane;
+                              T* yp = Y + p * out_plane;
+#if defined(__SSE2__)
+                              if constexpr (std::is_same_v<T, float>) {
+                                if (c0 == 8) {
+                                  max_pool_blocked_row_f32<8>(xp, yp, in, out, k, s, pl, dl, od, oh);
+                                  continue;
+                                }
+                                if (c0 == 16) {
+                                  max_pool_blocked_row_f32<16>(xp, yp, in, out, k, s, pl, dl, od, oh);
+                                  continue;
+                                }
+                              }
+#endif
+                              if (c0 == 8) {
+                                max_pool_blocked_row<T, 8>(xp, yp, c0, in, out, k, s, pl, dl, od, oh);
+                              } else if (c0 == 16) {
+                                max_pool_blocked_row<T, 16>(xp, yp, c0, in, out, k, s, pl, dl, od, oh);
+                              } else {
+                                max_pool_blocked_row<T, 0>(xp, yp, c0, in, out, k, s, pl, dl, od, oh);
+                              }
+                            }
+                          });
+  });
+  return y;
 }
 
 }  // namespace asc::nn

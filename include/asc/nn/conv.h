@@ -67,6 +67,15 @@ struct ConvAttrs {
   int64_t groups = 1;
   bool transposed = false;
   bool channels_last = false;  // NHWC (N, *spatial, C)
+  // NC1HWC0 (channel-blocked) layouts, forward oneDNN convolutions only: 0 = plain
+  // (NCHW / NHWC by channels_last); C0 in {4, 8, 16} = the input (src_block) or the
+  // output (dst_block) is (N, C / C0, *spatial, C0), channel c at [c / C0, ..., c % C0]
+  // (oneDNN's nChw8c for C0 = 8). The input's channel count is C1 * C0; the output's
+  // must be a multiple of C0. With C0 == preferred_block() activations pass from
+  // one convolution to the next without a layout reorder (the model executor's
+  // layout assignment, python/pyasc/models/_passes.py). A residual has the output's
+  // layout and shape.
+  int src_block = 0, dst_block = 0;
   Activation act = Activation::kNone;
   float alpha = 0.f;  // leaky_relu slope / elu alpha
   ConvEngine engine = ConvEngine::kOneDnn;
@@ -76,6 +85,11 @@ struct ConvAttrs {
 /// act(conv(x, w) + bias + residual). bias: (C_out,) or null; residual: the
 /// output's shape or null.
 Tensor conv(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* residual, const ConvAttrs& attrs);
+
+/// The channel block C0 of the blocked layout oneDNN's float32 convolutions use on
+/// this CPU (8 on AVX2, 16 on AVX-512), found once by asking oneDNN for a typical
+/// convolution's preferred destination layout; 0 when it prefers a plain layout.
+int preferred_block();
 
 /// Activation by name ("none", "relu", "leaky_relu", "gelu", "gelu_tanh", "silu",
 /// "sigmoid", "tanh", "elu", "relu6"); kInvalidParam otherwise.

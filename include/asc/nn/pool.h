@@ -52,6 +52,19 @@ PoolResult pool(const Tensor& x, const PoolAttrs& attrs);
 
 /// Adaptive pooling (adaptive_avg_poolNd / adaptive_max_poolNd): output bin o of an
 /// axis covers [floor(o * in / out), ceil((o + 1) * in / out)).
+/// Max pooling of a channel-blocked (N, C1, *spatial, C0) input (the NC1HWC0 layout
+/// of conv.h; 1 to 3 spatial axes, kernel.size() of them) into (N, C1, *out, C0):
+/// out = floor((in + pad_l + pad_r - dilation * (kernel - 1) - 1) / stride) + 1 per axis,
+/// padding is implicit -inf (ONNX MaxPool with explicit, possibly asymmetric pads),
+/// NaN propagates (as pool()). The C0 lanes of a position are one vector, so the
+/// window loop is vectorised across channels; rows run in parallel on the device's
+/// cores. Errors: kInvalidShape for a wrong rank or an empty output, kInvalidParam
+/// for non-positive kernel/stride/dilation or negative pads, kInvalidDtype for a
+/// non-floating input.
+Tensor max_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                        const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
+                        const std::vector<int64_t>& dilation, const std::string& op);
+
 PoolResult adaptive_pool(const Tensor& x, PoolKind kind, const std::vector<int64_t>& output_size,
                          bool return_indices, const std::string& op);
 

@@ -129,12 +129,60 @@ def _conv(node, inputs):
 @op("FusedConv", domain="ai.pyasc")
 def _fused_conv(node, inputs):
     """act(Conv(x, W, b) + residual): Conv's attributes plus ``activation`` / ``activation_alpha``;
-    inputs (X, W, B or '', residual or '') -- written by the fuse_conv pass (models/_passes.py)."""
+    inputs (X, W, B or '', residual or '') -- written by the fuse_conv pass (models/_passes.py).
+    ``in_block`` / ``out_block`` (assign_layouts): C0 when X / the output (and the residual) are in
+    the channel-blocked NC1HWC0 layout (N, C / C0, H, W, C0), 0 for NCHW."""
     ins = list(inputs[:3])
     if ins[2] is None:
         ins = ins[:2]
     res = inputs[3] if len(inputs) > 3 else None
-    return _conv_node(node, ins, node.attr("activation"), node.attr("activation_alpha", 0.0), res)
+    act, alpha = node.attr("activation"), node.attr("activation_alpha", 0.0)
+    if node.attr("in_block", 0) or node.attr("out_block", 0):
+        return _conv_blocked(node, ins, act, alpha, res)
+    return _conv_node(node, ins, act, alpha, res)
+
+
+def to_blocked(x, c0):
+    """(N, C, *sp) -> NC1HWC0 (N, C / c0, *sp, c0), contiguous."""
+    asc = _asc()
+    n, c, sp = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    y = x.reshape((n, c // c0, c0) + sp)
+    return asc.ascontiguousarray(y.transpose((0, 1) + tuple(range(3, 3 + len(sp))) + (2,)))
+
+
+def from_blocked(x):
+    """NC1HWC0 (N, C1, *sp, C0) -> (N, C1 * C0, *sp), contiguous."""
+    asc = _asc()
+    n, c1, c0, sp = x.shape[0], x.shape[1], x.shape[-1], tuple(x.shape[2:-1])
+    y = x.transpose((0, 1, len(sp) + 2) + tuple(range(2, 2 + len(sp))))
+    return asc.ascontiguousarray(y).reshape((n, c1 * c0) + sp)
+
+
+def _conv_blocked(node, ins, activation, alpha, residual):
+    """A convolution with an NC1HWC0 input and/or output: one oneDNN call with the node's (possibly
+    asymmetric) pads and no layout reorder when C0 is the CPU's block."""
+    from .. import _C
+
+    x, w = ins[0], ins[1]
+    b = ins[2] if len(ins) > 2 else None
+    ib, ob = int(node.attr("in_block", 0)), int(node.attr("out_block", 0))
+    sp = list(x.shape[2:-1]) if ib else list(x.shape[2:])
+    n = len(sp)
+    kernel = list(w.shape[2:])
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, sp, kernel, strides, dil)
+    oc = int(w.shape[0])
+    if residual is not None:
+        osp = [(sp[i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+        want = (x.shape[0], oc // ob, *osp, ob) if ob else (x.shape[0], oc, *osp)
+        if tuple(residual.shape) != want or residual.dtype != x.dtype:
+            # the residual Add broadcasts or promotes: the plain ops, then back to the assigned layout
+            y = _conv_node(node, [from_blocked(x) if ib else x] + list(ins[1:]), activation, alpha,
+                           from_blocked(residual) if ob else residual)
+            return to_blocked(y, ob) if ob else y
+    act = "none" if activation is None else str(activation)
+    return _C.nn.conv(x, w, b, residual, strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False,
+                      False, act, float(alpha), "onednn", f"conv{n}d", ib, ob)
 
 
 @op("ConvTranspose")
@@ -186,6 +234,19 @@ def _pool_geometry(node, x):
     strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
     begins, ends = _pads(node, list(x.shape[2:]), kernel, strides, dil)
     return n, kernel, strides, dil, begins, ends
+
+
+@op("MaxPoolNC1HWC0", domain="ai.pyasc")
+def _max_pool_blocked(node, inputs):
+    """MaxPool (floor mode, no Indices) of an NC1HWC0 input, written by the assign_layouts pass."""
+    from .. import _C
+
+    x = inputs[0]
+    n = x.ndim - 3
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, list(x.shape[2:-1]), kernel, strides, dil)
+    return _C.nn.max_pool_blocked(x, kernel, strides, begins, ends, dil, "MaxPool")
 
 
 @op("MaxPool")

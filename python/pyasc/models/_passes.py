@@ -17,6 +17,9 @@ topological order) and constants, and returns how many rewrites it made:
   activation), become one ``ai.pyasc.FusedConv`` node: ``act(conv(x) + b + residual)``
   in one oneDNN primitive (bias, sum and eltwise post-ops) instead of three passes
   over the activation.
+* :func:`assign_layouts` -- activations passed only between convolutions and max
+  pools stay in the channel-blocked NC1HWC0 layout oneDNN computes in (no reorder
+  per convolution); NCHW at the model's edges.
 
 A rewrite only applies when the intermediate value has exactly one reader and is
 not a graph output (nothing else can observe it). Shapes are not known before a
@@ -346,10 +349,103 @@ def fuse_conv(model, protected):
     return count
 
 
+def _preferred_block():
+    from .. import _C
+
+    return int(_C.nn.preferred_block())
+
+
+def assign_layouts(model, protected, c0=None):
+    """Layout assignment: activations that pass only between convolutions (and 2-D max pools) stay
+    in oneDNN's channel-blocked layout NC1HWC0 = (N, C / C0, H, W, C0), C0 = the CPU's block (8 on
+    AVX2, 16 on AVX-512; ``pyasc._C.nn.preferred_block()``), so no reorder runs between them;
+    NCHW stays at the model's edges and wherever another operator reads the value
+    (onnxruntime's NCHWc transformer does the same).
+
+    A value is blocked when a 2-D float32 Conv / FusedConv with constant weights and C_out % C0 == 0
+    (or a blocked max pool) writes it, it is not a graph output, and every reader is such a
+    convolution reading it as its data input (C_in % C0 == 0) or residual, or a floor-mode 2-D
+    MaxPool without indices. A residual and its convolution's output share one layout, as do a max
+    pool's input and output (both become plain when one cannot be blocked). Rewrites: the
+    convolutions touching a blocked value become ``FusedConv`` with ``in_block`` / ``out_block``
+    (C0, or 0 for NCHW); the max pools become ``ai.pyasc.MaxPoolNC1HWC0``. Returns the number of
+    blocked values."""
+    c0 = _preferred_block() if c0 is None else int(c0)
+    if c0 <= 0:
+        return 0
+    nodes, consts = model.nodes, model.constants
+    if any(n.domain == FUSED_DOMAIN and (n.op_type == "MaxPoolNC1HWC0" or "in_block" in n.attrs or
+                                         "out_block" in n.attrs) for n in nodes):
+        return 0  # an optimised graph saved earlier: its layouts are assigned already
+    over = _overridable(model)
+
+    def weight(n):
+        is_conv = (n.op_type == "Conv" and not n.domain) or (n.op_type == "FusedConv" and n.domain == FUSED_DOMAIN)
+        if not is_conv or len(n.outputs) != 1 or len(n.inputs) < 2 or n.inputs[1] in over:
+            return None
+        w = consts.get(n.inputs[1])
+        if w is None or w.ndim != 4 or str(w.dtype) != "float32":
+            return None
+        return w
+
+    def pool_ok(n):
+        return (n.op_type == "MaxPool" and not n.domain and len(n.outputs) == 1 and not n.attr("ceil_mode", 0)
+                and len(n.attr("kernel_shape", [])) == 2 and not n.attr("storage_order", 0))
+
+    readers = {}
+    for j, n in enumerate(nodes):
+        for pos, x in enumerate(n.inputs):
+            if x:
+                readers.setdefault(x, []).append((j, pos))
+
+    def reader_ok(j, pos):
+        n = nodes[j]
+        w = weight(n)
+        if w is not None:
+            return (pos == 0 and (w.shape[1] * int(n.attr("group", 1))) % c0 == 0) or \
+                (pos == 3 and n.op_type == "FusedConv")
+        return pool_ok(n) and pos == 0
+
+    blocked = set()
+    for n in nodes:
+        w = weight(n)
+        if (w is not None and w.shape[0] % c0 == 0) or pool_ok(n):
+            v = n.outputs[0]
+            rs = readers.get(v, [])
+            if v and v not in protected and rs and all(reader_ok(j, pos) for j, pos in rs):
+                blocked.add(v)
+    changed = True
+    while changed:  # a residual and its conv's output, a pool's input and output: one layout
+        changed = False
+        for n in nodes:
+            pairs = []
+            if pool_ok(n):
+                pairs.append((n.inputs[0], n.outputs[0]))
+            elif weight(n) is not None and n.op_type == "FusedConv" and len(n.inputs) > 3 and n.inputs[3]:
+                pairs.append((n.inputs[3], n.outputs[0]))
+            for a, b in pairs:
+                if (a in blocked) != (b in blocked):
+                    blocked.discard(a)
+                    blocked.discard(b)
+                    changed = True
+    for i, n in enumerate(nodes):
+        if pool_ok(n) and n.inputs[0] in blocked:
+            nodes[i] = Node(n.name, "MaxPoolNC1HWC0", FUSED_DOMAIN, 1, dict(n.attrs), list(n.inputs),
+                            list(n.outputs))
+        elif weight(n) is not None and (n.inputs[0] in blocked or n.outputs[0] in blocked):
+            f = _fused(n, list(n.outputs)) if n.op_type == "Conv" else \
+                Node(n.name, n.op_type, n.domain, n.opset, dict(n.attrs), list(n.inputs), list(n.outputs))
+            f.attrs["in_block"] = c0 if n.inputs[0] in blocked else 0
+            f.attrs["out_block"] = c0 if n.outputs[0] in blocked else 0
+            nodes[i] = f
+    return len(blocked)
+
+
 def run_all(model, protected):
     """Runs the passes in order; returns {pass name: rewrites}."""
     out = {"fold_batch_norm": fold_batch_norm(model, protected)}
     out["fold_batch_norm_gemm"] = fold_batch_norm_gemm(model, protected)
     out["fold_scale_shift"] = fold_scale_shift(model, protected)
     out["fuse_conv"] = fuse_conv(model, protected)
+    out["assign_layouts"] = assign_layouts(model, protected)
     return out

@@ -80,7 +80,8 @@ X = RNG.standard_normal((2, 4, 6, 6)).astype(np.float32)
 
 def test_resnet_block_folds_and_fuses(tmp_path):
     s = _run_both(resnet_block(), X)
-    assert s.graph_rewrites == {"fold_batch_norm": 2, "fold_batch_norm_gemm": 0, "fold_scale_shift": 0, "fuse_conv": 3}
+    assert s.graph_rewrites == {"fold_batch_norm": 2, "fold_batch_norm_gemm": 0, "fold_scale_shift": 0, "fuse_conv": 3,
+                                "assign_layouts": 0}
     # conv1 + bn1 + relu -> FusedConv; conv2 + bn2 + add + relu -> FusedConv (residual x, relu)
     assert _optimized_ops(s, tmp_path) == ["FusedConv", "FusedConv"]
 
@@ -109,7 +110,8 @@ def test_observable_values_are_not_fused(tmp_path):
     s = _run_both(m, X)
     # bn1 folds (the folded Conv writes t1 itself) but its Relu does not fuse (t1 must stay visible);
     # bn2 cannot fold into conv2, whose output c2 Neg reads too
-    assert s.graph_rewrites == {"fold_batch_norm": 1, "fold_batch_norm_gemm": 0, "fold_scale_shift": 0, "fuse_conv": 0}
+    assert s.graph_rewrites == {"fold_batch_norm": 1, "fold_batch_norm_gemm": 0, "fold_scale_shift": 0, "fuse_conv": 0,
+                                "assign_layouts": 0}
     assert _optimized_ops(s, tmp_path) == ["Conv", "Relu", "Conv", "BatchNormalization", "Add", "Relu", "Neg"]
 
 
@@ -170,7 +172,7 @@ def test_dump_graph(tmp_path, monkeypatch):
     before = onnx.load(str(tmp_path / "dump" / files[0]))
     after = onnx.load(str(tmp_path / "dump" / files[2]))
     assert len(before.graph.node) == 7 and [n.op_type for n in after.graph.node] == ["FusedConv", "FusedConv"]
-    assert "rewrites {'fold_batch_norm': 2, 'fold_batch_norm_gemm': 0, 'fold_scale_shift': 0, 'fuse_conv': 3}" in open(tmp_path / "dump" / files[3]).read()
+    assert "rewrites {'fold_batch_norm': 2, 'fold_batch_norm_gemm': 0, 'fold_scale_shift': 0, 'fuse_conv': 3, 'assign_layouts': 0}" in open(tmp_path / "dump" / files[3]).read()
 
 
 @pytest.mark.parametrize("name", ["resnet50", "inception_v2", "shufflenet"])

@@ -1,0 +1,140 @@
+"""Layout assignment (models/_passes.py assign_layouts): activations passed between convolutions and
+max pools stay in the channel-blocked NC1HWC0 layout, NCHW at the edges and wherever another
+operator reads them. Outputs equal onnx's reference evaluator and the unoptimised session."""
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import pyasc as asc  # noqa: E402
+from pyasc import _C  # noqa: E402
+
+RNG = np.random.default_rng(21)
+C0 = _C.nn.preferred_block()
+pytestmark = pytest.mark.skipif(C0 == 0, reason="oneDNN prefers a plain layout on this CPU")
+
+
+def _w(name, shape):
+    a = RNG.standard_normal(shape) * np.sqrt(2.0 / max(1, int(np.prod(shape[1:]))))
+    return numpy_helper.from_array(a.astype(np.float32), name)
+
+
+def _b(name, n):
+    return numpy_helper.from_array(RNG.uniform(-0.3, 0.3, n).astype(np.float32), name)
+
+
+def small_resnet(c=16, extra_nodes=(), extra_outputs=(), sigmoid_tap=False):
+    """stem 7x7/2 + relu -> maxpool 3x3/2 -> bottleneck (1x1, 3x3, 1x1 + projection shortcut + relu)
+    -> GlobalAveragePool -> Flatten -> Gemm."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 32, 32])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 10])
+    c4 = 4 * c
+    inits = [_w("w0", (c, 3, 7, 7)), _b("b0", c), _w("w1", (c, c, 1, 1)), _b("b1", c), _w("w2", (c, c, 3, 3)),
+             _b("b2", c), _w("w3", (c4, c, 1, 1)), _b("b3", c4), _w("wd", (c4, c, 1, 1)), _b("bd", c4),
+             _w("w4", (c4, c4, 3, 3)), _w("fc", (10, c4)), _b("fcb", 10)]
+    nodes = [helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], strides=[2, 2], pads=[3, 3, 3, 3], name="stem"),
+             helper.make_node("Relu", ["c0"], ["r0"], name="r0"),
+             helper.make_node("MaxPool", ["r0"], ["p0"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                              name="pool"),
+             helper.make_node("Conv", ["p0", "w1", "b1"], ["c1"], name="c1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="r1"),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 0, 1, 2], strides=[1, 2], name="c2"),
+             helper.make_node("Relu", ["c2"], ["r2"], name="r2"),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], name="c3"),
+             helper.make_node("Conv", ["p0", "wd", "bd"], ["cd"], strides=[1, 2], name="down"),
+             helper.make_node("Add", ["c3", "cd"], ["s"], name="add"),
+             helper.make_node("Relu", ["s"], ["r3"], name="r3"),
+             helper.make_node("Conv", ["r3", "w4"], ["c4"], pads=[1, 1, 1, 1], name="c4"),
+             helper.make_node("GlobalAveragePool", ["c4"], ["g"], name="gap"),
+             helper.make_node("Flatten", ["g"], ["f"], name="flat"),
+             helper.make_node("Gemm", ["f", "fc", "fcb"], ["y"], transB=1, name="fc"), *extra_nodes]
+    outs = [y] + [helper.make_tensor_value_info(o, TensorProto.FLOAT, ["a", "b", "c", "d"]) for o in extra_outputs]
+    g = helper.make_graph(nodes, "small_resnet", [x], outs, inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _check(m, batch=2):
+    from onnx.reference import ReferenceEvaluator
+
+    x = RNG.standard_normal((batch, 3, 32, 32)).astype(np.float32)
+    s = asc.InferenceSession(m.SerializeToString())
+    so = asc.SessionOptions()
+    so.graph_optimization_level = asc.GraphOptimizationLevel.ORT_DISABLE_ALL
+    off = asc.InferenceSession(m.SerializeToString(), so)
+    want = ReferenceEvaluator(m).run(None, {"x": x})
+    for got, plain, w in zip(s.run(None, {"x": x}), off.run(None, {"x": x}), want):
+        tol = dict(rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(w).max())))
+        np.testing.assert_allclose(got, w, **tol)
+        np.testing.assert_allclose(got, plain, **tol)
+    return s
+
+
+def _layouts(s):
+    return [(n.op_type, n.attr("in_block", None), n.attr("out_block", None)) for n in s._model.nodes]
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5])
+def test_blocked_between_convs_plain_at_edges(batch):
+    s = _check(small_resnet(), batch)
+    assert s.graph_rewrites["assign_layouts"] == 6  # r0, p0, r1, r2, cd, r3
+    lay = _layouts(s)
+    assert lay[0] == ("FusedConv", 0, C0)              # the stem reads the NCHW input
+    assert lay[1] == ("MaxPoolNC1HWC0", None, None)
+    assert ("FusedConv", C0, 0) in lay                 # the last conv writes NCHW for GlobalAveragePool
+    assert [t for t, _, _ in lay].count("FusedConv") == 6
+
+
+def test_values_other_ops_read_stay_plain():
+    # r1 also read by a Sigmoid (a graph output): plain; so are its producer's output and c2's input
+    m = small_resnet(extra_nodes=[helper.make_node("Sigmoid", ["r1"], ["t"], name="tap")], extra_outputs=["t"])
+    s = _check(m)
+    lay = dict((n.name, (n.op_type, n.attr("in_block", 0), n.attr("out_block", 0))) for n in s._model.nodes)
+    assert lay["c1"][2] == 0 and lay["c2"][1] == 0
+    assert s.graph_rewrites["assign_layouts"] == 5
+
+
+def test_channels_not_divisible_stay_plain():
+    s = _check(small_resnet(c=12 if C0 != 4 else 6))
+    assert all(n.op_type != "MaxPoolNC1HWC0" for n in s._model.nodes)
+    assert s.graph_rewrites["assign_layouts"] in (0, 1, 2)  # only the 4c-channel values can block
+
+
+def test_graph_output_between_convs_stays_plain():
+    m = small_resnet(extra_outputs=["p0"])
+    s = _check(m)
+    assert all(n.op_type != "MaxPoolNC1HWC0" for n in s._model.nodes)
+
+
+def test_broadcasting_residual_falls_back():
+    """A residual Add whose other operand is a conv output of another spatial size broadcasts: the
+    blocked FusedConv runs the plain ops and returns to its assigned layout."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16, 8, 8])
+    inits = [_w("wa", (16, 16, 1, 1)), _w("wb", (16, 16, 8, 8)), _w("wc", (16, 16, 1, 1)), _w("wz", (16, 16, 3, 3))]
+    nodes = [helper.make_node("Conv", ["x", "wa"], ["a"], name="a"),
+             helper.make_node("Conv", ["x", "wb"], ["b"], name="b"),        # (2, 16, 1, 1)
+             helper.make_node("Conv", ["a", "wc"], ["c"], name="c"),
+             helper.make_node("Add", ["c", "b"], ["s"], name="add"),        # broadcasts b
+             helper.make_node("Conv", ["s", "wz"], ["y"], pads=[1, 1, 1, 1], name="z")]
+    m = helper.make_model(helper.make_graph(nodes, "bc", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    from onnx.reference import ReferenceEvaluator
+
+    xv = RNG.standard_normal((2, 16, 8, 8)).astype(np.float32)
+    s = asc.InferenceSession(m.SerializeToString())
+    assert s.graph_rewrites["assign_layouts"] >= 2
+    np.testing.assert_allclose(s.run(None, {"x": xv})[0], ReferenceEvaluator(m).run(None, {"x": xv})[0],
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_optimized_model_roundtrips(tmp_path):
+    """The optimised graph (ai.pyasc nodes with their layout attributes) saved and loaded again."""
+    m = small_resnet()
+    so = asc.SessionOptions()
+    so.optimized_model_filepath = str(tmp_path / "opt.onnx")
+    s = asc.InferenceSession(m.SerializeToString(), so)
+    x = RNG.standard_normal((1, 3, 32, 32)).astype(np.float32)
+    again = asc.InferenceSession(str(tmp_path / "opt.onnx"))
+    np.testing.assert_allclose(again.run(None, {"x": x})[0], s.run(None, {"x": x})[0], rtol=1e-5, atol=1e-6)
