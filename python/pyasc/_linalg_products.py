@@ -258,6 +258,8 @@ def _gufunc_axis(op, axis):
                                               f"interpreted as an integer") from None
     if not -(1 << 63) <= v < (1 << 63):
         raise _OverflowError(_Code.OVERFLOW, f"[{op}] axis: Python int too large to convert to C long")
+    if not -(1 << 31) <= v < (1 << 31):  # then a C int: the ufunc machinery's ValueError
+        raise _ValueError(_Code.INVALID_PARAM, f"[{op}] axis: integer won't fit into a C int ({v})")
     return v
 
 

@@ -1020,12 +1020,14 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
     return r
 
 
-def _nanvar_extras(op, a, axis, keepdims, where, mean, correction):
+def _nanvar_extras(op, a, axis, keepdims, where, mean, correction, dtype=None):
     """NumPy's where=/mean= of nanvar/nanstd: checked as NumPy does (keepdims, axis), then a
     clear NotImplementedError; correction=<NoValue> is None."""
     keepdims = _sig.keepdims_flag(op, keepdims)
     if where is not _sig._NV or mean is not _sig._NV:
         x = _arr(a)
+        if dtype is not None and not _inexact_dtype_ok(x, dtype):  # NumPy checks dtype= first
+            raise _TE(f"[{op}] If a is inexact, then dtype must be inexact")
         if axis is not None:
             _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
         what = "where=" if where is not _sig._NV else "mean="
@@ -1039,7 +1041,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     (``where=``/``mean=``: NotImplementedError for float input)."""
     if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
         return _sig._var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-    keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction)
+    keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction, dtype)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
 
 
@@ -1048,7 +1050,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     """Standard deviation ignoring NaN (see nanvar)."""
     if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
         return _sig._var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-    keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction)
+    keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction, dtype)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
 
 

@@ -555,5 +555,16 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
     rc = _host_scalar_logic(op, lambda: _np.maximum(rcount - dd, 0))
     ret = _C.astype(_C.true_divide(ret, _C.asarray(rc)), ret.dtype)
     if op == "std":
-        ret = _C.sqrt(ret)
+        if out is None and ret.ndim == 0:
+            # NumPy's _std takes a scalar variance back to its own type: int16(sqrt(7)) == 2
+            ret = _C.astype(_C.sqrt(ret), ret.dtype)
+        else:
+            # an array variance is square-rooted in place (sqrt(ret, out=ret)): the loop's float
+            # result must cast to the variance's dtype under same_kind (an int dtype= cannot)
+            rdt = _np.dtype(out.dtype) if out is not None else _dt(ret)
+            loop = _np.sqrt(_np.zeros((), rdt)).dtype
+            if not _np.can_cast(loop, rdt, "same_kind"):
+                raise _TE(f"[std] Cannot cast ufunc 'sqrt' output from dtype('{loop}') to dtype('{rdt}') with "
+                          "casting rule 'same_kind'")
+            ret = _C.sqrt(ret)
     return _to_out(ret, out)

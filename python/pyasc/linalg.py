@@ -222,6 +222,12 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
     rc = _C.asarray(rcond)
     cutoff = _C.multiply(_C.expand_dims(rc, -1) if rc.ndim else rc, _C.max(s, axis=-1, keepdims=True))
     large = _C.greater(s, cutoff)
+    if tuple(large.shape) != tuple(s.shape):
+        # NumPy divides in place (divide(1, s, where=large, out=s)): an rtol that widens the
+        # singular values' shape is its ValueError
+        raise _ValueError(_Code.INVALID_PARAM, f"[pinv] non-broadcastable output operand with shape "
+                                               f"{tuple(s.shape)} doesn't match the broadcast shape "
+                                               f"{tuple(large.shape)} (rtol of shape {tuple(rc.shape)})")
     sinv = _C.where(large, _C.true_divide(1, _C.where(large, s, 1)), 0)
     sinv = _C.astype(sinv, s.dtype)
     return _lns.matmul(vt.mT, _C.multiply(_C.expand_dims(sinv, -1), u.mT))
