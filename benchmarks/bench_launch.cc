@@ -3,16 +3,21 @@
 //   * pipelined: 1000 launches enqueued back to back, then one synchronize.
 // The goal is <= 10 us. Compared in the same run with a plain std::thread
 // create+join of the same number of threads (what a naive runtime would pay).
+// Then a kernel that calls SyncAll once (its blocks wait for each other, so the
+// runtime makes them resident: asc/runtime/block_sync.h), with blockDim =
+// cores and 4 x cores, against the empty kernel's round trip of the same run.
 #include <cstdio>
 #include <thread>
 #include <vector>
 
 #include "asc/runtime/launch.h"
+#include "kernel_operator.h"
 #include "bench_util.h"
 
 using namespace asc::runtime;
 
 extern "C" void empty_kernel() {}
+extern "C" void sync_all_kernel() { AscendC::SyncAll(); }
 
 int main() {
   auto stream = Stream::create();
@@ -38,5 +43,18 @@ int main() {
   std::printf("  launch + synchronize round trip: %7.2f us (goal <= 10 us)\n", rt * 1e6);
   std::printf("  pipelined launch (1000 then sync): %5.2f us per launch\n", pipe * 1e6);
   std::printf("  peer: spawn+join %u std::threads: %7.2f us (ratio %.1fx)\n", cores, threads * 1e6, threads / rt);
+
+  // Cross-block barrier kernels: with blockDim <= cores the blocks are all
+  // running already; beyond, the waiting blocks' launch starts helper threads.
+  for (uint32_t dim : {cores, 4 * cores}) {
+    for (int i = 0; i < 50; ++i) asc::launch(sync_all_kernel, dim, s);
+    s->synchronize_or_throw();
+    double sync_rt = bench::median_time(dim > cores ? 300 : 2000, [&] {
+      asc::launch(sync_all_kernel, dim, s);
+      s->synchronize_or_throw();
+    });
+    std::printf("SyncAll kernel, blockDim = %u: round trip %7.2f us (%.1fx the empty kernel's)\n", dim,
+                sync_rt * 1e6, sync_rt / rt);
+  }
   return 0;
 }

@@ -66,17 +66,21 @@ void LaunchSync::block_ended() {
   // Pairs with the waiter's `used` store / `finished` load (both seq_cst):
   // either the waiter counts this block as ended, or this block sees `used`.
   if (!used.load(std::memory_order_seq_cst)) return;
-  std::lock_guard<std::mutex> lock(mu);
+  Shared& s = sh();
+  std::lock_guard<std::mutex> lock(s.mu);
   check_deadlock_locked();
-  cv.notify_all();
+  s.cv.notify_all();
 }
 
 void LaunchSync::check_deadlock_locked() {
-  if (!deadlock.empty() || waiting == 0 || failed->load(std::memory_order_acquire)) return;
+  Shared& s = sh();
+  std::string& deadlock = s.deadlock;
+  const auto& waiters = s.waiters;
+  if (!deadlock.empty() || s.waiting == 0 || failed->load(std::memory_order_acquire)) return;
   const uint32_t claimed = std::min(next->load(std::memory_order_seq_cst), block_dim);
   if (claimed < block_dim) return;  // blocks still to start (on resident threads)
   const uint32_t ended = finished->load(std::memory_order_seq_cst);
-  if (claimed - ended > waiting) return;  // a block still runs and may release the waiters
+  if (claimed - ended > s.waiting) return;  // a block still runs and may release the waiters
   for (const Waiter& w : waiters)
     if (w.what && (*w.ready)(*this)) return;  // a waiter is about to wake up
   // Every block that has not ended waits, and no wait is ready: none can end.
@@ -106,7 +110,7 @@ void LaunchSync::check_deadlock_locked() {
            " ended without arriving";
   }
   deadlock = "deadlock among the " + std::to_string(block_dim) + " blocks of kernel '" + kernel + "': " + msg;
-  cv.notify_all();
+  s.cv.notify_all();
 }
 
 }  // namespace detail
@@ -119,9 +123,10 @@ void update(const std::function<void(State&)>& fn) {
     fn(solo_state());
     return;
   }
-  std::lock_guard<std::mutex> lock(ls->mu);
+  auto& sh = ls->sh();
+  std::lock_guard<std::mutex> lock(sh.mu);
   fn(*ls);
-  if (ls->waiting) ls->cv.notify_all();
+  if (sh.waiting) sh.cv.notify_all();
 }
 
 void wait(const char* op, const std::string& what, const std::function<bool(State&)>& ready,
@@ -137,14 +142,15 @@ void wait(const char* op, const std::string& what, const std::function<bool(Stat
     return;
   }
   const uint32_t me = b->block_idx;
-  std::unique_lock<std::mutex> lock(ls->mu);
+  auto& sh = ls->sh();
+  std::unique_lock<std::mutex> lock(sh.mu);
   if (ready(*ls)) {  // the common case of a late arrival: no wait, no thread start
     if (on_ready) on_ready(*ls);
-    if (ls->waiting) ls->cv.notify_all();
+    if (sh.waiting) sh.cv.notify_all();
     return;
   }
   ls->used.store(true, std::memory_order_seq_cst);
-  if (ls->waiters.empty()) ls->waiters.resize(ls->block_dim);
+  if (sh.waiters.empty()) sh.waiters.resize(ls->block_dim);
   // The blocks that would release this one may not have started: give each
   // its own thread now (no-op when all have been handed out).
   if (std::min(ls->next->load(std::memory_order_seq_cst), ls->block_dim) < ls->block_dim) {
@@ -153,39 +159,39 @@ void wait(const char* op, const std::string& what, const std::function<bool(Stat
     if (!err.empty()) throw Error(ErrorCode::kRtFeatureNotSupport, where_prefix(op) + what + ": " + err);
     lock.lock();
   }
-  auto& self = ls->waiters[me];
+  auto& self = sh.waiters[me];
   self.what = &what;
   self.op = op;
   self.ready = &ready;
-  ++ls->waiting;
+  ++sh.waiting;
   struct Leave {  // leaves the waiter list on every way out
-    detail::LaunchSync* ls;
+    detail::LaunchSync::Shared* sh;
     detail::LaunchSync::Waiter* w;
     ~Leave() {
       w->what = nullptr;
       w->ready = nullptr;
-      --ls->waiting;
+      --sh->waiting;
     }
-  } leave{ls, &self};
+  } leave{&sh, &self};
   ls->check_deadlock_locked();
   const auto limit = sync_timeout();
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    if (!ls->deadlock.empty()) throw Error(ErrorCode::kRtAicoreException, where_prefix(op) + ls->deadlock);
+    if (!sh.deadlock.empty()) throw Error(ErrorCode::kRtAicoreException, where_prefix(op) + sh.deadlock);
     if (ready(*ls)) break;
     if (ls->failed->load(std::memory_order_acquire))
       throw Error(ErrorCode::kRtAicoreException,
                   where_prefix(op) + "aborted while waiting at " + what + ": another block of the launch failed");
     if (limit.count() == 0) {
-      ls->cv.wait(lock);
-    } else if (ls->cv.wait_until(lock, deadline) == std::cv_status::timeout && !ready(*ls)) {
+      sh.cv.wait(lock);
+    } else if (sh.cv.wait_until(lock, deadline) == std::cv_status::timeout && !ready(*ls)) {
       throw Error(ErrorCode::kRtAicoreException,
                   where_prefix(op) + "waited " + std::to_string(limit.count()) + " s at " + what +
                       " (ASC_SYNC_TIMEOUT_S); the other blocks are still running without arriving");
     }
   }
   if (on_ready) on_ready(*ls);
-  ls->cv.notify_all();
+  sh.cv.notify_all();
 }
 
 void polling() {

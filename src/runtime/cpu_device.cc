@@ -114,7 +114,10 @@ struct Job {
   void* check = nullptr;
   // Cross-block waits (block_sync.cc); `sync` is inert until a block waits.
   detail::LaunchSync sync;
-  std::weak_ptr<Job> self;
+  // run_kernel's own shared_ptr: alive while any block runs (run_kernel waits
+  // for all of them), so a waiting block may copy it for helper threads. A
+  // weak_ptr would cost every launch two atomic operations.
+  const std::shared_ptr<Job>* self = nullptr;
   class CpuDevice* device = nullptr;
   std::atomic<uint32_t> helpers_pending{0};  // helper threads started that have not claimed a block yet
 };
@@ -244,7 +247,7 @@ class CpuDevice final : public Device {
     Job& job = *job_ptr;
     job.inv = &inv;
     job.block_dim = inv.block_dim;
-    job.self = job_ptr;
+    job.self = &job_ptr;
     job.device = this;
     job.sync.block_dim = inv.block_dim;
     job.sync.kernel = inv.name.c_str();
@@ -446,8 +449,7 @@ class CpuDevice final : public Device {
   // launch not handed out yet (minus helpers already starting).
   static std::string make_resident(void* owner) {
     Job& job = *static_cast<Job*>(owner);
-    std::shared_ptr<Job> keep = job.self.lock();
-    if (!keep) return "the launch has ended";
+    std::shared_ptr<Job> keep = *job.self;  // the caller is a running block: run_kernel still waits
     CpuDevice& dev = *job.device;
     std::lock_guard<std::mutex> lock(job.mu);  // one caller computes the shortfall at a time
     const uint32_t claimed = std::min(job.next.load(std::memory_order_seq_cst), job.block_dim);

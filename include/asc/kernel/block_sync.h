@@ -204,6 +204,15 @@ class GroupBarrier {
   uint32_t arrive_, wait_;
 };
 
+/// SuperKernel early start (CANN: kernel_operator_common_intf.h): lets the
+/// instructions after / before the call overlap the next / previous kernel.
+/// A stream of the CPU device runs its kernels one after another, so there is
+/// nothing to overlap: both keep the order, as an NPU without SuperKernel does.
+template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_FIX, bool FORCE = false>
+inline void SetNextTaskStart() {}
+template <bool FORCE = false>
+inline void WaitPreTaskEnd() {}
+
 /// Deprecated CANN name of Fill: sets `size` elements of GM to `value`.
 template <typename T>
 inline void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value) {
