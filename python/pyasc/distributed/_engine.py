@@ -57,10 +57,12 @@ NATIVE = None
 #: Whether blocking all_reduce takes the C path: NATIVE loaded, blocking mode, check level
 #: OFF or INFO (DETAIL's shape check stays in Python).
 NATIVE_FAST = False
+#: NATIVE.allreduce while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
+FAST = None
 
 
 def _load_native():
-    global NATIVE, NATIVE_FAST
+    global NATIVE, NATIVE_FAST, FAST
     NATIVE = None
     if _env_flag("ASC_DISTRIBUTED_NATIVE", True):
         try:
@@ -69,6 +71,7 @@ def _load_native():
         except ImportError:  # a build without MPI's C library: the Python path only
             NATIVE = None
     NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
+    FAST = NATIVE.allreduce if NATIVE_FAST else None
 
 
 # ------------------------------------------------------------------ settings (env)
@@ -114,12 +117,13 @@ BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 def set_mode(check=None, blocking=None):
     """Sets the check level (OFF/INFO/DETAIL) and/or the blocking mode for this process
     (what the environment variables choose at import; tests switch between the paths)."""
-    global CHECK, BLOCKING, NATIVE_FAST
+    global CHECK, BLOCKING, NATIVE_FAST, FAST
     if check is not None:
         CHECK = check
     if blocking is not None:
         BLOCKING = bool(blocking)
     NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
+    FAST = NATIVE.allreduce if NATIVE_FAST else None
 
 
 def reload_settings():

@@ -92,6 +92,14 @@ class ProcessGroup:
         #: the group's next collective waits for it, so that every rank issues its MPI calls
         #: on the communicator in program order (_collectives._drain)
         self.last_async = None
+        #: (communicator handle, size, timeout) while the group takes all_reduce's C path
+        #: without further checks (usable, no async collective pending), else None
+        self.hot = None
+        self._update_hot()
+
+    def _update_hot(self):
+        ok = self.comm is not None and self.broken is None and self.last_async is None
+        self.hot = (self.handle, self._size, float(self.timeout)) if ok else None
 
     def rank(self):
         """This process's rank in the group."""
@@ -115,6 +123,7 @@ class ProcessGroup:
             self.check_comm.Free()
         self.comm = None
         self.stages = {}
+        self.hot = None
 
     def usable(self, what):
         """Raises when the group was destroyed or broken by an earlier timeout."""
@@ -132,6 +141,7 @@ class ProcessGroup:
         msg = (f"rank {_engine.mpi().COMM_WORLD.Get_rank()} timed out after {self.timeout:.3g} s (timeout of group '{self.name}', "
                f"ranks {list(self.ranks)}): a rank died, hangs, or did not call the matching operation")
         self.broken = f"[{what}] {msg}"
+        self.hot = None
         _State.must_abort = True
         return DistTimeoutError(f"[{what}] {msg}")
 

@@ -599,7 +599,12 @@ def t_state():
     assert 0 <= dist.get_local_rank() < dist.get_local_world_size() == N
 
 
-# arguments naming tests (all_reduce, objects, ...) select them; other arguments are ignored
+# arguments naming tests (all_reduce, objects, ...) select them; other arguments are ignored;
+# arguments after --train-mlp go to examples/distributed/train_mlp.py, run after the tests
+# in the same job (test_collectives.py compares its loss curve with one process's)
+TRAIN = sys.argv[sys.argv.index("--train-mlp") + 1:] if "--train-mlp" in sys.argv else None
+if TRAIN is not None:
+    sys.argv = sys.argv[:sys.argv.index("--train-mlp")]
 SELECTED = [a for a in sys.argv[1:] if callable(globals().get("t_" + a))]
 for name, fn in list(globals().items()):
     if name.startswith("t_") and callable(fn) and (not SELECTED or name[2:] in SELECTED):
@@ -612,6 +617,18 @@ try:
     FAIL.append("collective after destroy did not raise")
 except dist.DistStateError:
     pass
+if TRAIN is not None:
+    # the example initialises the default group again (allowed after destroy, as in torch)
+    import importlib.util
+    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "distributed",
+                      "train_mlp.py")
+    spec = importlib.util.spec_from_file_location("train_mlp_example", ex)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    try:
+        mod.main(TRAIN)  # rank 0 prints the result as one JSON line
+    except Exception:  # noqa: BLE001
+        FAIL.append("train_mlp: " + traceback.format_exc())
 print(f"RESULT rank={R} failures={len(FAIL)}", flush=True)
 for f in FAIL:
     print(f"FAIL rank={R} {f}", flush=True)

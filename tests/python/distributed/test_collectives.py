@@ -1,18 +1,54 @@
-"""pyasc.distributed collectives on 2 and 4 MPI ranks, against NumPy (see _mpi_collectives.py).
+"""pyasc.distributed collectives on 2 and 4 MPI ranks, against NumPy (see _mpi_collectives.py),
+and examples/distributed/train_mlp.py's loss curve on 1, 2 and 4 processes.
 
-One launch per rank count runs every test of the script (process start-up dominates the
-time). The 2-rank launch goes through pyasc-run and also checks the variables each rank
-gets from the launcher (RANK, WORLD_SIZE, LOCAL_RANK, ..., ASC_NUM_CORES split)."""
+One launch per rank count runs every test of the script and then the training example
+(process start-up dominates the time). The 2-rank launch goes through pyasc-run and also
+checks the variables each rank gets from the launcher (RANK, WORLD_SIZE, LOCAL_RANK, ...,
+ASC_NUM_CORES split); it trains with the hand-written backward, the 4-rank launch with
+asc.value_and_grad and DataParallel's all-reduce during the backward."""
 
+import importlib.util
+import json
 import os
 import re
 import sys
 
+import numpy as np
 import pytest
 
-from _mpi_helpers import HERE, mpi_env, needs_mpi, run_job
+from _mpi_helpers import HERE, REPO, mpi_env, needs_mpi, run_job
 
 SCRIPT = os.path.join(HERE, "_mpi_collectives.py")
+EXAMPLE = os.path.join(REPO, "examples", "distributed", "train_mlp.py")
+TRAIN_ARGS = ["--samples", "512", "--batch", "64", "--epochs", "2", "--bucket-mb", "0.002"]
+
+
+@pytest.fixture(scope="module")
+def one_process_losses(tmp_path_factory):
+    """The example's loss curve on one process: its main() in this interpreter (no MPI)."""
+    saved = {k: os.environ.pop(k) for k in ("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE") if k in os.environ}
+    try:
+        spec = importlib.util.spec_from_file_location("train_mlp_example", EXAMPLE)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        out = tmp_path_factory.mktemp("train") / "one.json"
+        assert mod.main([*TRAIN_ARGS, "--json", str(out)]) == 0
+    finally:
+        os.environ.update(saved)
+    one = json.loads(out.read_text())
+    assert one["world_size"] == 1 and one["steps"] == 16
+    losses = np.array(one["losses"])
+    assert losses[-1] < 0.7 * losses[0], losses  # it trains
+    return one
+
+
+def _check_training(p, n, one):
+    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 1, p.stdout
+    res = json.loads(lines[0])
+    assert res["world_size"] == n and res["steps"] == one["steps"]
+    # same global batches, summation order differs: float32 rounding only
+    np.testing.assert_allclose(res["losses"], one["losses"], rtol=2e-4, atol=1e-6)
 
 
 def _check_results(p, n):
@@ -22,14 +58,16 @@ def _check_results(p, n):
 
 
 @needs_mpi
-def test_collectives_match_numpy_2_ranks_via_pyasc_run():
+def test_collectives_match_numpy_2_ranks_via_pyasc_run(one_process_losses):
     env = mpi_env({"ASC_NUM_CORES": "4"})
-    cmd = [sys.executable, "-m", "pyasc.tools.run", "-n", "2", SCRIPT, "--launcher-check", "x"]
+    cmd = [sys.executable, "-m", "pyasc.tools.run", "-n", "2", SCRIPT, "--launcher-check", "x", "--train-mlp",
+           *TRAIN_ARGS]
     p, secs = run_job(cmd, env, timeout=240)
     _check_results(p, 2)
+    _check_training(p, 2, one_process_losses)
     # ranks' lines may interleave in mpirun's output: match the fields, not lines
     envs = sorted(re.findall(r"RANK=(\d+) WORLD_SIZE=(\d+) LOCAL_RANK=(\d+) LOCAL_WORLD_SIZE=(\d+) "
-                             r"MASTER_ADDR=(\S+?) MASTER_PORT=(\d+) ASC_NUM_CORES=(\d+) ARGS=(--launcher-check,x)",
+                             r"MASTER_ADDR=(\S+?) MASTER_PORT=(\d+) ASC_NUM_CORES=(\d+) ARGS=(--launcher-check,x),",
                              p.stdout))
     assert len(envs) == 2, p.stdout
     for r, (rank, size, lrank, lsize, addr, port, cores, _) in enumerate(envs):
@@ -41,6 +79,7 @@ def test_collectives_match_numpy_2_ranks_via_pyasc_run():
 
 @needs_mpi
 @pytest.mark.parametrize("n", [4])
-def test_collectives_match_numpy(mpirun, n):
-    p, secs = mpirun(n, SCRIPT, timeout=240)
+def test_collectives_match_numpy(mpirun, n, one_process_losses):
+    p, secs = mpirun(n, SCRIPT, "--train-mlp", *TRAIN_ARGS, "--autograd", timeout=240)
     _check_results(p, n)
+    _check_training(p, n, one_process_losses)
