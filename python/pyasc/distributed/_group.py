@@ -118,6 +118,13 @@ class ProcessGroup:
                                  f"(its global ranks: {list(self.ranks)})") from None
 
     def _free(self):
+        ev = self.last_async
+        if ev is not None:  # async_op collectives still queued on a stream use the communicator
+            self.last_async = None
+            try:
+                ev.synchronize()
+            except Exception:  # noqa: BLE001 - their errors belong to their Work handles
+                pass
         if self.comm is not None and self.broken is None:
             self.comm.Free()
             self.check_comm.Free()

@@ -588,6 +588,14 @@ def t_stream_order():
     wk.wait()
     check("async AVG strided", full.numpy()[:, ::2], np.tile(want[::2] / N, (2, 1)), False)
     check("async AVG strided untouched", full.numpy()[:, 1::2], np.tile(xs[R][1::2], (2, 1)), True)
+    # destroying a group waits for its async collectives still queued on a stream
+    g = dist.new_group(list(range(N)))
+    z = asc.asarray(xs[R]) + 0.0
+    wk = dist.all_reduce(z, group=g, async_op=True)
+    dist.destroy_process_group(g)
+    if not wk.is_completed():
+        FAIL.append("destroy_process_group(g) returned before g's async all_reduce ran")
+    check("async all_reduce on a destroyed group", z, want, N == 2)
     # an invalid call raises at the call (nothing is queued)
     expect_raises("async BAND float", TypeError,
                   lambda: dist.all_reduce(asc.ones(3), op=dist.ReduceOp.BAND, async_op=True))
