@@ -1,0 +1,112 @@
+// CANN's C API (c_api/asc_simd.h) for dav-2201 vector kernels: copies in the
+// burst layout, binary instructions in count, repeat (strides + mask) and
+// _sync forms, against plain loops.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "c_api/asc_simd.h"
+#include "kernel_test_util.h"
+
+namespace {
+
+TEST(CApi, AddKernelAsTheSamplesWriteIt) {
+  constexpr uint32_t kBlocks = 4, kLen = 512;
+  std::vector<float> x(kBlocks * kLen), y(kBlocks * kLen), z(kBlocks * kLen, -1.0f);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(i) * 0.1f;
+    y[i] = static_cast<float>(i) * 0.3f - 7.0f;
+  }
+  float* xp = x.data();
+  float* yp = y.data();
+  float* zp = z.data();
+  kt::run_or_throw("c_api_add", kBlocks, [=] {
+    asc_init();
+    __gm__ float* xg = xp + asc_get_block_idx() * kLen;
+    __gm__ float* yg = yp + block_idx * kLen;
+    __gm__ float* zg = zp + asc_get_block_idx() * kLen;
+    __ubuf__ float xl[kLen];
+    __ubuf__ float yl[kLen];
+    __ubuf__ float zl[kLen];
+    asc_copy_gm2ub(xl, xg, kLen * sizeof(float));
+    asc_copy_gm2ub_sync(yl, yg, kLen * sizeof(float));
+    asc_sync();
+    asc_sync_notify(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    asc_sync_wait(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    asc_add(zl, xl, yl, kLen);
+    asc_sync_pipe(PIPE_ALL);
+    asc_copy_ub2gm(zg, zl, kLen * sizeof(float));
+  });
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(z[i], x[i] + y[i]) << i;
+}
+
+TEST(CApi, RepeatFormUsesStridesAndTheMask) {
+  // float: 64 lanes per repeat = 8 blocks of 8. Two repeats, block stride 2 on
+  // the destination, repeat stride 16 blocks; lanes 0..9 and 64..69 masked in.
+  std::vector<float> a(512), b(512), d(512, 0.0f), want(512, 0.0f);
+  for (int i = 0; i < 512; ++i) {
+    a[i] = static_cast<float>(i);
+    b[i] = static_cast<float>(1000 - i);
+  }
+  float* ap = a.data();
+  float* bp = b.data();
+  float* dp = d.data();
+  kt::run_or_throw("c_api_repeat", 1, [=] {
+    asc_init();
+    asc_set_vector_mask(0, (uint64_t{1} << 10) - 1);  // lanes 0..9
+    asc_mul(dp, ap, bp, 2, 2, 1, 1, 16, 8, 8);
+    asc_init();  // full mask again
+  });
+  for (int r = 0; r < 2; ++r)
+    for (int lane = 0; lane < 10; ++lane) {
+      const int blk = lane / 8, e = lane % 8;
+      const int od = (r * 16 + blk * 2) * 8 + e, os = (r * 8 + blk) * 8 + e;
+      want[od] = a[os] * b[os];
+    }
+  EXPECT_EQ(d, want);
+}
+
+TEST(CApi, HalfRoundsOnceAndIntegersWrap) {
+  std::vector<half> a(64), b(64), d(64);
+  for (int i = 0; i < 64; ++i) {
+    a[i] = half(1.0f + i / 1024.0f);
+    b[i] = half(3.0f / (i + 1));
+  }
+  std::vector<int16_t> ia(16, 32767), ib(16, 1), id(16, 0);
+  half* ap = a.data();
+  half* bp = b.data();
+  half* dp = d.data();
+  int16_t* iap = ia.data();
+  int16_t* ibp = ib.data();
+  int16_t* idp = id.data();
+  kt::run_or_throw("c_api_half", 1, [=] {
+    asc_div(dp, ap, bp, 64);
+    asc_add_sync(idp, iap, ibp, 16);
+  });
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(static_cast<float>(d[i]), static_cast<float>(half(static_cast<float>(a[i]) / static_cast<float>(b[i]))));
+  for (int16_t v : id) EXPECT_EQ(v, -32768);
+}
+
+TEST(CApi, BurstCopiesSkipTheGaps) {
+  // 3 bursts of 2 blocks; source gap 1 block, destination gap 2 blocks (int32: 8 per block).
+  std::vector<int32_t> src(3 * 3 * 8), dst(3 * 4 * 8, -1), want(3 * 4 * 8, -1);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int32_t>(i);
+  for (int burst = 0; burst < 3; ++burst)
+    for (int k = 0; k < 16; ++k) want[burst * 32 + k] = src[burst * 24 + k];
+  int32_t* s = src.data();
+  int32_t* dd = dst.data();
+  kt::run_or_throw("c_api_burst", 1, [=] {
+    __ubuf__ int32_t ub[3 * 4 * 8];
+    for (auto& v : ub) v = -1;
+    asc_copy_gm2ub(ub, s, 3, 2, 1, 2);
+    asc_copy_ub2gm(dd, ub, 3 * 4 * 8 * sizeof(int32_t));
+  });
+  EXPECT_EQ(dst, want);
+  // A null address is an error naming the call.
+  const asc::Status st = kt::run("c_api_null", 1, [] { asc_copy_gm2ub(nullptr, nullptr, 64); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("asc_copy_gm2ub"), std::string::npos) << st.message();
+}
+
+}  // namespace
