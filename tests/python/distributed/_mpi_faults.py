@@ -4,7 +4,9 @@
 polled mode (ASC_DISTRIBUTED_BLOCKING=0 semantics: DistTimeoutError in the caller, the
 group unusable afterwards), then one in the default blocking mode on a second group: the
 watchdog tears the job down, with a notice and Python stacks on both ranks (one launch
-covers both modes). ``exit``: rank 1 dies without finalizing MPI."""
+covers both modes). ``hang-async``: the same blocking all_reduce with async_op=True, run by
+the stream's worker thread (its own watchdog slot) while rank 0 waits in Work.wait().
+``exit``: rank 1 dies without finalizing MPI."""
 
 import os
 import sys
@@ -41,5 +43,8 @@ if mode == "hang":
         print(f"UNUSABLE {e}", flush=True)
     _engine.set_mode(blocking=True)  # then the default: the watchdog ends the job
 t0 = time.monotonic()
-dist.all_reduce(x, group=group2)
+if mode == "hang-async":
+    dist.all_reduce(x, group=group2, async_op=True).wait()
+else:
+    dist.all_reduce(x, group=group2)
 print("NO ERROR", flush=True)

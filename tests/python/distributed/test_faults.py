@@ -32,6 +32,17 @@ def test_hung_rank_polled_raises_then_default_watchdog_tears_down(mpirun):
 
 
 @needs_mpi
+def test_hung_rank_async_op_watchdog_covers_the_stream_task(mpirun):
+    p, secs = mpirun(2, SCRIPT, "hang-async", timeout=200)
+    out = p.stdout + p.stderr
+    # the all_reduce blocked in the stream worker's C call: the watchdog reads that thread's slot
+    assert re.search(r"\[all_reduce\] rank 0 timed out after 2 s in a blocking MPI call \(group 'group2', "
+                     r"ranks \[0, 1\]\)", out), out[-4000:]
+    assert re.search(r"rank 1: the job is being torn down by another rank's watchdog", out), out[-4000:]
+    assert "NO ERROR" not in out and p.returncode != 0 and secs < 150, (p.returncode, secs)
+
+
+@needs_mpi
 def test_dead_rank_does_not_hang(mpirun):
     p, secs = mpirun(2, SCRIPT, "exit", timeout=200)
     out = p.stdout + p.stderr
