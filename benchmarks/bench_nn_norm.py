@@ -59,6 +59,7 @@ def _ort_sessions(ln_shape, bn_shape, cols, c, params):
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
                               initializer=[numpy_helper.from_array(v, k) for k, v in inits])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8  # onnx 1.19 writes IR 12, onnxruntime 1.23 reads up to 11 (else no peer at all)
         try:
             out[name] = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
         except Exception:  # noqa: BLE001 - an op the installed runtime lacks only drops that peer

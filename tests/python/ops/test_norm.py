@@ -281,3 +281,31 @@ def test_lazy_inputs_and_in_place_running_stats_ordering():
     ops.batch_norm(xa, rm, rv, training=True)
     np.testing.assert_allclose(np.asarray(rm), 0.1 * x.astype(np.float64).mean(axis=(0, 2, 3)), rtol=1e-5)
     np.testing.assert_array_equal(np.asarray(before), np.ones(3))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 1001, 701), (1, 5, 1, 1 << 20), (3, 1 << 20)])
+def test_batch_norm_inference_large_streamed_parallel(shape):
+    # >= 4 MiB float32 outputs take the streamed, all-core scale/shift (src/nn/norm.cc): planes of
+    # odd length start at every alignment, (3, 2^20) is one element per plane (C = 2^20), and a
+    # strided view goes through the contiguous copy first
+    c = shape[1]
+    xv = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+    rm, rv = rng.standard_normal(c), rng.random(c) + 0.5
+    w, b = rng.standard_normal(c), rng.standard_normal(c)
+    bc = (1, c) + (1,) * (len(shape) - 2)
+    sc = (w / np.sqrt(rv + 1e-5)).reshape(bc)
+    ref = (xv.astype(np.float64) - rm.reshape(bc)) * sc + b.reshape(bc)
+    y = np.asarray(ops.batch_norm(asc.asarray(xv), rm, rv, w, b))
+    # float32 scale and shift: |error| <= a few ulp of |x sc| + |shift|
+    bound = 4 * 2.0 ** -24 * (np.abs(xv * sc) + np.abs(b.reshape(bc) - rm.reshape(bc) * sc))
+    assert np.all(np.abs(y - ref) <= bound + 1e-30)
+    xs = asc.asarray(xv)[..., ::2] if len(shape) > 2 else asc.asarray(xv)[::2]
+    ys = np.asarray(ops.batch_norm(xs, rm, rv, w, b))
+    np.testing.assert_array_equal(ys, y[..., ::2] if len(shape) > 2 else y[::2])
+
+
+def test_instance_norm_large_parallel():
+    xv = (rng.standard_normal((2, 4, 513, 1023)) * 2 - 1).astype(np.float32)
+    m, v = xv.astype(np.float64).mean(axis=(2, 3), keepdims=True), xv.astype(np.float64).var(axis=(2, 3), keepdims=True)
+    ref = (xv - m) / np.sqrt(v + 1e-5)
+    np.testing.assert_allclose(np.asarray(ops.instance_norm(asc.asarray(xv))), ref, rtol=2e-5, atol=2e-5)
