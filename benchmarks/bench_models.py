@@ -9,6 +9,9 @@ uses 2 threads (pyasc: its device cores, ASC_NUM_CORES; onnxruntime: intra_op_nu
 sequential; OpenVINO: INFERENCE_NUM_THREADS=2, one stream, LATENCY hint). Weights are the
 model-zoo light models' with seeded random values (tests/python/models/light_models.py).
 
+Peers and pyasc are timed in interleaved rounds (best of N each; onnxruntime with its intra-op
+threads sleeping between runs), then onnxruntime once more with its default spinning threads in
+rounds of its own ("onnxruntime[spinning]"). uptime-style load is printed at the start and end.
 Prints, per case: latency (best of N, ms), the ratio peer/pyasc (> 1: pyasc faster), the
 max relative error of pyasc's output vs onnxruntime's (max |a-b| / max |b|) and top-1 agreement:
 * ResNet-50 float32, batch 1 and 8 (onnxruntime, OpenVINO forced to f32)
@@ -80,12 +83,17 @@ def _pyasc(data, optimize=True):
     return lambda feed: s.run(None, feed)[0]
 
 
-def _ort(data):
+def _ort(data, spin=False):
+    """An onnxruntime session's run. ``spin=False`` (the interleaved rounds): its intra-op threads
+    sleep when a run ends -- spinning ones would take the 2 cores from the pyasc run timed next;
+    ``spin=True`` is onnxruntime's default, timed in rounds of its own."""
     try:
         import onnxruntime as ort
     except ImportError:
         return None
     so = ort.SessionOptions()
+    if not spin:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     so.intra_op_num_threads = THREADS
     so.log_severity_level = 3
     so.inter_op_num_threads = 1
@@ -143,6 +151,11 @@ def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f3
     ts = interleaved(fns, repeat)
     t_ours = ts[0]
     peers = list(zip(names, ts[1:]))
+    if ort is not None:
+        del ort
+        spin = _ort(data, spin=True)
+        peers.insert(1, ("onnxruntime[spinning]", best(lambda: spin(feed), repeat)))
+        del spin
     if openvino and ov is None:
         peers.append((f"openvino[{precision}]", None))
     _line(label, t_ours, peers)

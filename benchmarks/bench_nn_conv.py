@@ -112,6 +112,8 @@ def _ort(x, w, b, s, p, g):
     model.ir_version = 8
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 2
+    # timed in rounds interleaved with pyasc: spinning intra-op threads would take its cores
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     return lambda: sess.run(None, {"x": x})
 

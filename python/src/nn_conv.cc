@@ -19,7 +19,8 @@ void init_nn_conv(py::module_& m) {
       [](py::handle x, py::handle w, py::handle b, py::handle r, std::vector<int64_t> stride,
          std::vector<int64_t> pad_l, std::vector<int64_t> pad_r, std::vector<int64_t> dilation,
          std::vector<int64_t> output_padding, int64_t groups, bool transposed, bool channels_last,
-         std::string act, double alpha, std::string engine, std::string op, int src_block, int dst_block) {
+         std::string act, double alpha, std::string engine, std::string op, int src_block, int dst_block,
+         bool residual_inplace) {
         namespace nn = asc::nn;
         nn::ConvAttrs a;
         a.spatial_ndim = static_cast<int>(stride.size());
@@ -37,6 +38,7 @@ void init_nn_conv(py::module_& m) {
         a.op = std::move(op);
         a.src_block = src_block;
         a.dst_block = dst_block;
+        a.residual_inplace = residual_inplace;
         const asc::Tensor xt = tensor_from_py(x), wt = tensor_from_py(w);
         std::optional<asc::Tensor> bt, rt;
         if (!b.is_none()) bt = tensor_from_py(b);
@@ -47,7 +49,7 @@ void init_nn_conv(py::module_& m) {
       py::arg("x"), py::arg("w"), py::arg("b"), py::arg("residual"), py::arg("stride"), py::arg("pad_l"),
       py::arg("pad_r"), py::arg("dilation"), py::arg("output_padding"), py::arg("groups"), py::arg("transposed"),
       py::arg("channels_last"), py::arg("act"), py::arg("alpha"), py::arg("engine"), py::arg("op"),
-      py::arg("src_block") = 0, py::arg("dst_block") = 0);
+      py::arg("src_block") = 0, py::arg("dst_block") = 0, py::arg("residual_inplace") = false);
   nnm.def("preferred_block", &asc::nn::preferred_block,
           "C0 of the channel-blocked (NC1HWC0) layout oneDNN's float32 convolutions prefer here (0: plain)");
   nnm.def("cache_stats", [] {

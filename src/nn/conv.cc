@@ -606,7 +606,10 @@ struct ScopedThreads {
 
 Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
                    const Geometry& G) {
-  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
+  // In place: the output is the residual's (contiguous) buffer, already holding
+  // what the sum post-op adds; every piece reads and writes only its own slice.
+  const bool inplace = r && a.residual_inplace && r->is_contiguous();
+  Tensor out = inplace ? *r : Tensor::empty(out_shape(G, a), x.dtype());
   guarded(a.op, [&] {
     // Nested inside a kernel block (a core worker), the pieces run right here.
     const bool nested = runtime::current_block() != nullptr;
@@ -677,7 +680,7 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, j.wei}, {DNNL_ARG_DST, dst}};
       if (b) args[DNNL_ARG_BIAS] = j.bias;
       if (p.scratch.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = memory(p.scratch, eng, thread_scratch(p.scratch.get_size()));
-      if (r) {
+      if (r && !(inplace && p.dst_same)) {
         memory ru(p.dst_user, eng, rb + piece_offset(c.n0, c.o0, G.oc, G.out, a.channels_last, item, c.oc0));
         reorder(p.res_r, ru, dst);
       }

@@ -76,6 +76,11 @@ struct ConvAttrs {
   // layout assignment, python/pyasc/models/_passes.py). A residual has the output's
   // layout and shape.
   int src_block = 0, dst_block = 0;
+  // The caller gives the residual up: a contiguous residual's buffer becomes the
+  // output (the sum post-op then reads it in place instead of from a copy). Only
+  // for a residual no one reads afterwards (the model executor sets it for a
+  // value's last reader).
+  bool residual_inplace = false;
   Activation act = Activation::kNone;
   float alpha = 0.f;  // leaky_relu slope / elu alpha
   ConvEngine engine = ConvEngine::kOneDnn;

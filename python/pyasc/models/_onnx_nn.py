@@ -181,8 +181,11 @@ def _conv_blocked(node, ins, activation, alpha, residual):
                            from_blocked(residual) if ob else residual)
             return to_blocked(y, ob) if ob else y
     act = "none" if activation is None else str(activation)
+    # residual_inplace (assign_layouts): this node is the residual's last reader, which a
+    # convolution or pool of this run wrote: the output may take its buffer
     return _C.nn.conv(x, w, b, residual, strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False,
-                      False, act, float(alpha), "onednn", f"conv{n}d", ib, ob)
+                      False, act, float(alpha), "onednn", f"conv{n}d", ib, ob,
+                      bool(node.attr("residual_inplace", 0)) and residual is not None)
 
 
 @op("ConvTranspose")

@@ -438,6 +438,17 @@ def assign_layouts(model, protected, c0=None):
             f.attrs["in_block"] = c0 if n.inputs[0] in blocked else 0
             f.attrs["out_block"] = c0 if n.outputs[0] in blocked else 0
             nodes[i] = f
+    # A blocked residual read last by its FusedConv, written by a node that returns a fresh array
+    # (a convolution or a blocked pool) and not a graph output: the convolution writes its output
+    # into the residual's buffer (no copy of it for the sum post-op).
+    fresh = {n.outputs[0] for n in nodes if n.domain == FUSED_DOMAIN and n.op_type in ("FusedConv", "MaxPoolNC1HWC0")}
+    fresh |= {n.outputs[0] for n in nodes if n.op_type == "Conv" and not n.domain}
+    for i, n in enumerate(nodes):
+        if n.op_type == "FusedConv" and n.domain == FUSED_DOMAIN and n.attrs.get("out_block") and \
+                len(n.inputs) > 3 and n.inputs[3] in blocked and n.inputs[3] in fresh:
+            r = n.inputs[3]
+            if max(j for j, _ in readers[r]) == i and r not in n.inputs[:3]:
+                n.attrs["residual_inplace"] = 1
     return len(blocked)
 
 

@@ -84,6 +84,37 @@ def test_blocked_between_convs_plain_at_edges(batch):
     assert lay[1] == ("MaxPoolNC1HWC0", None, None)
     assert ("FusedConv", C0, 0) in lay                 # the last conv writes NCHW for GlobalAveragePool
     assert [t for t, _, _ in lay].count("FusedConv") == 6
+    inplace = [n.name for n in s._model.nodes if n.attr("residual_inplace")]
+    assert inplace == ["c3"]  # its residual (the projection shortcut) has no later reader
+
+
+def test_identity_shortcut_in_place():
+    """x -> stem -> (a -> relu -> b) + stem output -> relu, twice: the stem's output is read by the
+    first conv and by the residual add; the add, its last reader, writes into it."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 12, 12])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 16, 12, 12])
+    inits = [_w("w0", (16, 3, 3, 3))] + [_w(f"w{i}", (16, 16, 3, 3)) for i in range(1, 6)]
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["s0"], pads=[1, 1, 1, 1], name="stem")]
+    prev = "s0"
+    for k in range(2):
+        a, b = 1 + 2 * k, 2 + 2 * k
+        nodes += [helper.make_node("Conv", [prev, f"w{a}"], [f"a{k}"], pads=[1, 1, 1, 1], name=f"a{k}"),
+                  helper.make_node("Relu", [f"a{k}"], [f"ra{k}"], name=f"ra{k}"),
+                  helper.make_node("Conv", [f"ra{k}", f"w{b}"], [f"b{k}"], pads=[1, 1, 1, 1], name=f"b{k}"),
+                  helper.make_node("Add", [f"b{k}", prev], [f"s{k + 1}"], name=f"add{k}"),
+                  helper.make_node("Relu", [f"s{k + 1}"], [f"r{k + 1}"], name=f"r{k + 1}")]
+        prev = f"r{k + 1}"
+    nodes.append(helper.make_node("Conv", [prev, "w5"], ["y"], pads=[1, 1, 1, 1], name="head"))
+    m = helper.make_model(helper.make_graph(nodes, "ident", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    from onnx.reference import ReferenceEvaluator
+
+    xv = RNG.standard_normal((2, 3, 12, 12)).astype(np.float32)
+    s = asc.InferenceSession(m.SerializeToString())
+    assert sorted(n.name for n in s._model.nodes if n.attr("residual_inplace")) == ["b0", "b1"]
+    want = ReferenceEvaluator(m).run(None, {"x": xv})[0]
+    for _ in range(2):  # twice: nothing of the first run's buffers leaks into the second
+        np.testing.assert_allclose(s.run(None, {"x": xv})[0], want, rtol=1e-4, atol=1e-4)
 
 
 def test_values_other_ops_read_stay_plain():

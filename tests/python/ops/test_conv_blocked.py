@@ -179,3 +179,30 @@ def test_max_pool_blocked_errors():
     with pytest.raises(asc.AscendTypeError, match=r"\[MaxPool\]"):
         _C.nn.max_pool_blocked(asc.asarray(np.ones((1, 2, 4, 4, 8), np.int32)), [2, 2], [1, 1], [0, 0], [0, 0], [1, 1],
                                "MaxPool")
+
+
+@pytest.mark.parametrize("n", [1, 4])
+@pytest.mark.parametrize("io", [(8, 8), (0, 0), (8, 16)])
+def test_residual_inplace(n, io):
+    """residual_inplace: the output takes a contiguous residual's buffer (the caller gives it up);
+    a non-contiguous residual is left alone. Same values as the copying path."""
+    ib, ob = io
+    x = RNG.standard_normal((n, 16, 6, 6)).astype(np.float32)
+    w = (RNG.standard_normal((32, 16, 3, 3)) * 0.2).astype(np.float32)
+    b = RNG.standard_normal(32).astype(np.float32)
+    r = RNG.standard_normal((n, 32, 6, 6)).astype(np.float32)
+    want = conv_ref(x, w, b, (1, 1), (1, 1), (1, 1), 1, r.astype(np.float64), "relu")
+    xa = asc.asarray(block(x, ib) if ib else x)
+    rv = block(r, ob) if ob else r
+    ra = asc.array(rv)
+    args = ([1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 1, False, False, "relu", 0.0, "onednn", "conv2d", ib, ob)
+    y = _C.nn.conv(xa, asc.array(w), asc.array(b), ra, *args, True)
+    got = np.asarray(y)
+    np.testing.assert_allclose(unblock(got) if ob else got, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(np.asarray(ra), got)  # written in place
+    big = np.zeros(rv.shape[:-1] + (2 * rv.shape[-1],), np.float32)
+    big[..., ::2] = rv
+    rs = asc.array(big)[..., ::2]  # non-contiguous: copied, left unchanged
+    y2 = _C.nn.conv(xa, asc.array(w), asc.array(b), rs, *args, True)
+    np.testing.assert_array_equal(np.asarray(y2), got)
+    np.testing.assert_array_equal(np.asarray(rs), rv)
