@@ -745,6 +745,14 @@ def _window_start(M, name, *extra):
     dt = _np.result_type(0.0, M, *extra)
     if _np.dtype(dt).kind not in "fc":
         raise _TE(f"[{name}] M must be a real number, got {M!r}")
+    if _np.dtype(dt).kind == "c":
+        # a complex M: NumPy compares and sizes it as a complex128 scalar (lexicographic order:
+        # 1j < 1, and its complex arange is empty for any M), a degenerate window computed on
+        # the host as NumPy does rather than a second implementation of complex ordering
+        try:
+            return dt, _C.asarray(getattr(_np, name)(M, *extra))
+        except TypeError as e:  # kaiser's i0 of a complex beta
+            raise _TE(f"[{name}] {e}") from None
     if M < 1:
         return dt, _C.empty((0,), dt)
     if M == 1:

@@ -62,9 +62,38 @@ def frexp(x, out1=None, out2=None):
     return _to_out(_C.astype(m, dt), out1), _to_out(_C.astype(e, _np.int32), out2)
 
 
-def divmod(x1, x2, out1=None, out2=None):  # noqa: A001 - NumPy's name
-    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
-    return _to_out(_C.floor_divide(x1, x2), out1), _to_out(_C.remainder(x1, x2), out2)
+def divmod(x1, x2, /, *outs, out=None, **kwargs):  # noqa: A001 - NumPy's name
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` with NumPy's ufunc arguments (two outputs:
+    ``divmod(x1, x2[, out1[, out2]], /, *, out=(None, None), where, casting, order, dtype, ...)``,
+    the keywords as every ufunc, :mod:`pyasc._ufunc`)."""
+    if len(outs) > 2:
+        raise _TE(f"[divmod] divmod() takes from 2 to 4 positional arguments but {2 + len(outs)} were given")
+    if out is not None:
+        if outs:
+            raise _TE("[divmod] cannot specify 'out' as both a positional and keyword argument")
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise _TE("[divmod] 'out' must be a tuple of 2 arrays (divmod has two outputs)")
+        outs = out
+    out1, out2 = (tuple(outs) + (None, None))[:2]
+    kw1, kw2 = dict(kwargs), dict(kwargs)
+    sig = kwargs.get("signature")
+    if isinstance(sig, str) and "->" in sig:  # 'dd->dd': each output's own one-output signature
+        ins, res = sig.replace(" ", "").split("->", 1)
+        if len(ins) != 2 or len(res) != 2:
+            raise _VE(f"[divmod] signature {sig!r}: divmod has 2 inputs and 2 outputs")
+        sig = tuple(ins) + tuple(res)
+    if isinstance(sig, (tuple, list)):
+        if len(sig) != 4:
+            raise _VE(f"[divmod] signature has {len(sig)} entries, divmod has 2 inputs and 2 outputs")
+        if sig[2] is not None and sig[3] is not None and _np.dtype(sig[2]) != _np.dtype(sig[3]):
+            # NumPy's divmod loops give both outputs one dtype
+            raise _TE(f"[divmod] No loop matching the specified signature and casting was found for ufunc "
+                      f"divmod (signature {sig!r})")
+        kw1["signature"], kw2["signature"] = tuple(sig[:3]), tuple(sig[:2]) + (sig[3],)
+    # (out= goes through each ufunc's own out path: NumPy's casting check into it)
+    q = _C.floor_divide(x1, x2, **kw1) if out1 is None else _C.floor_divide(x1, x2, out=out1, **kw1)
+    r = _C.remainder(x1, x2, **kw2) if out2 is None else _C.remainder(x1, x2, out=out2, **kw2)
+    return q, r
 
 
 def _int_pair(x1, x2, name):

@@ -1141,3 +1141,54 @@ def test_harness_inv_transposed_rule():
     case = ("linalg", "inv", (("py", stack.tolist()),), ())
     ref = fh._call(case, np)
     assert fh._classify_pair(case, ref, fh._Result(("array", np.stack([e, alt]))))[0] == "ok"  # per matrix
+
+
+@pytest.mark.parametrize("dt1", ["float64", "int8", "bfloat16", "bool"])
+@pytest.mark.parametrize("kw", [{}, {"dtype": "float64"}, {"dtype": "int8"}, {"casting": "unsafe", "dtype": "int8"},
+                                {"bogus": 1}, {"signature": "dd->dd"}, {"signature": "dd->d"},
+                                {"signature": (None, None, "float32", "float64")},
+                                {"signature": (None, None, "float32", "float32")}], ids=repr)
+@pytest.mark.parametrize("outs", ["none", "pos1", "pos2", "kw", "kw-not-tuple", "int8-out", "both"])
+def test_divmod_takes_ufunc_arguments(mode, dt1, kw, outs):
+    # divmod is a 2-in/2-out ufunc: NumPy's keywords (dtype=, casting=, signature= of 4 entries),
+    # outputs positional or out=(o1, o2) (pyasc's divmod(x1, x2, out1, out2) refused dtype=)
+    import ml_dtypes
+
+    def run(xp):
+        d1 = ml_dtypes.bfloat16 if dt1 == "bfloat16" else dt1
+        a, b = xp.asarray(np.array([5, -3, 7], d1)), xp.asarray(np.array([2, 2, -4], np.int16))
+        o1, o2 = xp.zeros(3), xp.zeros(3)
+        args, k = (a, b), dict(kw)
+        if outs in ("pos1", "both"):
+            args += (o1,)
+        if outs == "pos2":
+            args += (o1, o2)
+        if outs in ("kw", "both"):
+            k["out"] = (o1, o2)
+        if outs == "kw-not-tuple":
+            k["out"] = o1
+        if outs == "int8-out":
+            k["out"] = (xp.zeros(3, np.int8), o2)
+        q, r = xp.divmod(*args, **k)
+        # values and the two output dtypes (as their type numbers) in one float64 array
+        return xp.stack([xp.asarray(q).astype(np.float64), xp.asarray(r).astype(np.float64),
+                         xp.full(3, float(np.dtype(q.dtype).num)), xp.full(3, float(np.dtype(r.dtype).num))])
+    _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("M", [1j, 2 + 0j, 5 + 1j, -1 + 0j, 3.5, True, 0, 4], ids=repr)
+@pytest.mark.parametrize("name", ["hamming", "hanning", "bartlett", "blackman"])
+def test_window_of_complex_length(mode, M, name):
+    # NumPy compares a complex M as a complex128 scalar (1j < 1: an empty complex window); pyasc's
+    # Python comparison raised a builtin TypeError
+    _same(lambda: getattr(np, name)(M), lambda: getattr(asc, name)(M))
+
+
+@pytest.mark.parametrize("M,beta", [(1j, 2.0), (5, 1j), (3 + 0j, 0.5), (4, 0.5)], ids=repr)
+def test_kaiser_of_complex_arguments(mode, M, beta):
+    e, g = _outcome(lambda: np.kaiser(M, beta)), _outcome(lambda: asc.kaiser(M, beta))
+    if isinstance(e, Exception):
+        _same(lambda: np.kaiser(M, beta), lambda: asc.kaiser(M, beta))
+    else:
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_allclose(g, e, rtol=1e-14)
