@@ -186,19 +186,46 @@ thread_local std::vector<unsigned char> t_stage;
 // ---- allreduce -------------------------------------------------------------------
 
 // Failure kinds returned to Python as (kind, MPI error code) — the cold paths stay there.
-enum Fail : int { kMismatch = 1, kCheckError = 2, kDataError = 3 };
+enum Fail : int { kMismatch = 1, kCheckError = 2, kDataError = 3, kTimedOut = 4 };
+
+// How the MPI calls run: blocking (the caller's thread), or nonblocking waited for with
+// sleeps (a stream worker running an async_op collective beside the caller's compute: a
+// blocking call would spin on the core the compute needs, and a Python-level wait would
+// fight the caller for the GIL at every test); at the deadline the watchdog (kWaitWatchdog,
+// the default mode) or a kTimedOut return (kWaitRaise, ASC_DISTRIBUTED_BLOCKING=0).
+enum Wait : int { kBlocking = 0, kWaitWatchdog = 1, kWaitRaise = 2 };
+
+// MPI_Iallreduce, then MPI_Test with sleeps of 10 us doubling to 0.5 ms (MPI progresses the
+// operation at each test). Returns MPI_ERR_PENDING at the deadline in kWaitRaise mode: the
+// request is left to MPI and its buffers must stay valid (the caller leaks them).
+int iallreduce_wait(void* buf, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int wait, double deadline) {
+  MPI_Request req;
+  int err = MPI_Iallreduce(MPI_IN_PLACE, buf, n, dt, op, comm, &req);
+  if (err != MPI_SUCCESS) return err;
+  long pause_ns = 10000;
+  for (;;) {
+    int done = 0;
+    err = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || done) return err;
+    if (wait == kWaitRaise && monotonic() > deadline) return MPI_ERR_PENDING;
+    timespec ts{0, pause_ns};
+    nanosleep(&ts, nullptr);
+    pause_ns = pause_ns * 2 > 500000 ? 500000 : pause_ns * 2;
+  }
+}
 
 PyObject* fail(int kind, int err) { return Py_BuildValue("(ii)", kind, err); }
 
-// allreduce(buffer, comm_handle, op_code, group_size, level, timeout_s, group) ->
+// allreduce(buffer, comm_handle, op_code, group_size, level, timeout_s, group[, wait]) ->
 //   None (done), NotImplemented (use the Python path; nothing was sent), or
 //   (kind, mpi_error_code) after a failure (kind: 1 the ranks disagree, 2 MPI error
-//   in the check, 3 MPI error in the data transfer).
+//   in the check, 3 MPI error in the data transfer, 4 timed out (wait=2)).
 PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 7) {
-    PyErr_SetString(PyExc_TypeError, "allreduce() takes 7 arguments");
+  if (nargs != 7 && nargs != 8) {
+    PyErr_SetString(PyExc_TypeError, "allreduce() takes 7 or 8 arguments");
     return nullptr;
   }
+  const long wait = nargs == 8 ? PyLong_AsLong(args[7]) : static_cast<long>(kBlocking);
   const unsigned long long handle = PyLong_AsUnsignedLongLong(args[1]);
   const long op_code = PyLong_AsLong(args[2]);
   const long size = PyLong_AsLong(args[3]);
@@ -221,10 +248,12 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     Py_RETURN_NOTIMPLEMENTED;
   }
   const Py_ssize_t count = view.len / view.itemsize;
-  const bool piggy = level == kInfo && size == 2 && t.kind != kOther && count > 0 && view.len <= kPiggyMax &&
-                     (op_code == kSum || op_code == kAvg);
+  // (Nonblocking: never in the message. MPI's libnbc algorithm hung on a truncated message.)
+  const bool piggy = wait == kBlocking && level == kInfo && size == 2 && t.kind != kOther && count > 0 &&
+                     view.len <= kPiggyMax && (op_code == kSum || op_code == kAvg);
   uint64_t h = 0;
-  if (level != kOff) {
+  const long checked = size > 1 ? level : static_cast<long>(kOff);  // one rank cannot disagree with itself
+  if (checked != kOff) {
     const char* f = view.format;
     while (*f == '@' || *f == '=' || *f == '<') ++f;
     h = fingerprint(*f, view.itemsize, count, static_cast<int>(op_code));
@@ -250,24 +279,32 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const double deadline = monotonic() + timeout;
   int err = MPI_SUCCESS, kind = 0;
   bool mismatch = false;
+  // The fingerprint pair lives on the heap: a timed-out nonblocking request may still write it.
+  int64_t* fp = new int64_t[2];
   Py_BEGIN_ALLOW_THREADS
-  slot.deadline.store(deadline, std::memory_order_release);
+  if (wait != kWaitRaise) slot.deadline.store(deadline, std::memory_order_release);
   if (piggy) {
     err = MPI_Allreduce(MPI_IN_PLACE, stage, static_cast<int>(count + 4), t.dt, op, comm);
     if (err != MPI_SUCCESS) kind = kCheckError;
     else mismatch = !words_ok(t.kind, stage, a, b, static_cast<int>(size));
     if (kind == 0 && !mismatch) std::memcpy(view.buf, stage + words, view.len);
   } else {
-    if (level != kOff) {
+    if (checked != kOff) {
       // (h, -h) reduced with MAX gives the largest and the smallest fingerprint at once.
-      int64_t fp[2] = {static_cast<int64_t>(h), -static_cast<int64_t>(h)};
-      err = MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm);
-      if (err != MPI_SUCCESS) kind = kCheckError;
+      fp[0] = static_cast<int64_t>(h);
+      fp[1] = -static_cast<int64_t>(h);
+      err = wait == kBlocking ? MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm)
+                              : iallreduce_wait(fp, 2, MPI_INT64_T, MPI_MAX, comm, wait, deadline);
+      if (err == MPI_ERR_PENDING) kind = kTimedOut;
+      else if (err != MPI_SUCCESS) kind = kCheckError;
       else mismatch = fp[0] != -fp[1];
     }
     if (kind == 0 && !mismatch) {
-      err = MPI_Allreduce(MPI_IN_PLACE, view.buf, static_cast<int>(count), t.dt, op, comm);
-      if (err != MPI_SUCCESS) kind = kDataError;
+      err = wait == kBlocking
+                ? MPI_Allreduce(MPI_IN_PLACE, view.buf, static_cast<int>(count), t.dt, op, comm)
+                : iallreduce_wait(view.buf, static_cast<int>(count), t.dt, op, comm, wait, deadline);
+      if (err == MPI_ERR_PENDING) kind = kTimedOut;
+      else if (err != MPI_SUCCESS) kind = kDataError;
     }
   }
   slot.deadline.store(0.0, std::memory_order_release);
@@ -283,6 +320,12 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   Py_END_ALLOW_THREADS
+  if (kind == kTimedOut) {
+    // MPI may still write the buffer and the pair: both stay alive for good (the group is
+    // unusable from now on, as after the Python path's timeout).
+    return fail(kind, 0);
+  }
+  delete[] fp;
   PyBuffer_Release(&view);
   if (kind != 0) return fail(kind, err);
   if (mismatch) return fail(kMismatch, 0);

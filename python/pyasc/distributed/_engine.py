@@ -276,6 +276,28 @@ def wait(req, deadline, what, pg):
         raise _mpi_error(what, e) from None
 
 
+def wait_backoff(req, deadline, what, pg):
+    """wait() for a thread that should not hold a core while it waits (the stream worker
+    running an async_op collective beside the caller's compute, one core per rank being
+    common): Test, then sleep 20 us doubling to 0.5 ms between Tests (the GIL and the core
+    released; MPI progresses the operation at each Test). The deadline: in the polled mode
+    DistTimeoutError; in the default mode the watchdog, armed for this call (extra slot)."""
+    MPI = mpi()
+    token = None if not BLOCKING else watchdog.arm_extra(deadline, what, pg)
+    try:
+        pause = 20e-6
+        while not req.Test():
+            if not BLOCKING and time.monotonic() > deadline:
+                raise pg.fail_timeout(what, req)
+            time.sleep(pause)
+            pause = min(pause * 2, 5e-4)
+    except MPI.Exception as e:
+        raise _mpi_error(what, e) from None
+    finally:
+        if token is not None:
+            watchdog.disarm_extra(token)
+
+
 def test(req, what):
     MPI = mpi()
     try:
@@ -302,6 +324,7 @@ class Watchdog:
 
     def __init__(self):
         self.current = None
+        self.extra = {}  # token -> (deadline, what, pg): calls of other threads (wait_backoff)
         self.thread = None
         self.ctl = None  # control communicator (a Dup of COMM_WORLD)
         self._stop = False
@@ -357,6 +380,22 @@ class Watchdog:
     def disarm(self):
         self.current = None
 
+    def arm_extra(self, deadline, what, pg):
+        token = object()
+        self.extra[token] = (deadline, what, pg)
+        return token
+
+    def disarm_extra(self, token):
+        self.extra.pop(token, None)
+
+    def _armed(self):
+        """The earliest deadline among the caller's call, the C path's slots and the extra
+        calls, as (deadline, what, pg), or None."""
+        cands = [c for c in (self.current, NATIVE.armed() if NATIVE is not None else None) if c is not None]
+        if self.extra:
+            cands.extend(list(self.extra.values()))
+        return min(cands, key=lambda c: c[0]) if cands else None
+
     def _run(self):
         while not self._stop:
             time.sleep(self.PERIOD)
@@ -367,9 +406,7 @@ class Watchdog:
                     return
             except Exception:  # noqa: BLE001 - MPI finalising under us
                 return
-            cur = self.current
-            if cur is None and NATIVE is not None:
-                cur = NATIVE.armed()  # the C path's "blocked until" slot (no per-call Python store)
+            cur = self._armed()  # incl. the C path's "blocked until" slots (no per-call Python store)
             if cur is not None and time.monotonic() > cur[0]:
                 self._timeout(*cur)
                 return
@@ -384,9 +421,7 @@ class Watchdog:
     def _notice(self):
         n = self._status.Get_count(mpi().BYTE)
         text = bytes(self._inbox[:n]).decode(errors="replace")
-        cur = self.current
-        if cur is None and NATIVE is not None:
-            cur = NATIVE.armed()
+        cur = self._armed()
         here = f"this rank is in [{cur[1]}]" if cur is not None else "this rank is not in a blocking collective"
         _write(f"[pyasc.distributed] rank {mpi().COMM_WORLD.Get_rank()}: the job is being torn down by "
                f"another rank's watchdog: {text} ({here}; its Python stacks follow)\n")
@@ -479,7 +514,7 @@ def _blocking(comm, name, args, deadline, what, pg):
         wait(req, deadline, what, pg)
 
 
-def check_same(pg, what, desc, deadline, h=None):
+def check_same(pg, what, desc, deadline, h=None, backoff=False):
     """Raises CollectiveMismatchError on every rank when the ranks' ``desc`` strings (the
     collective's shapes, dtypes, op, root) differ: one all-reduce of (h, -h) with MAX gives
     the largest and the smallest fingerprint at once. An MPI error of that all-reduce (a peer
@@ -489,7 +524,12 @@ def check_same(pg, what, desc, deadline, h=None):
         h = _fingerprint(desc)
     buf = np.array([h, -h], dtype=np.int64)
     try:
-        _blocking(pg.comm, "Allreduce", (MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)
+        if backoff:
+            wait_backoff(pg.comm.Iallreduce(MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)
+        else:
+            _blocking(pg.comm, "Allreduce", (MPI.IN_PLACE, buf, MPI.MAX), deadline, what, pg)
+    except MPI.Exception as e:
+        mismatch(pg, what, desc, deadline, f" ({_mpi_error(what, e)})")
     except DistBackendError as e:
         if isinstance(e, DistTimeoutError):
             raise

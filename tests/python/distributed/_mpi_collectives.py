@@ -373,22 +373,35 @@ def t_modes():
     polled mode (nonblocking MPI): every path of all_reduce."""
     from pyasc.distributed import _engine
     cases = [(np.float32, (3, 5)), (np.float64, (1 << 15,)), (np.int32, (7,)), (np.int64, (2, 2)), (np.float32, (1 << 17,))]
+    native = _engine.NATIVE
     try:
-        for level in (_engine.OFF, _engine.INFO, _engine.DETAIL):
-            for blocking in (True, False):
-                _engine.set_mode(level, blocking)
-                for dt, shape in cases:
-                    for op in ("SUM", "MAX", "MIN"):
-                        xs = [data(r, dt, shape, 60) for r in range(N)]
-                        x = asc.asarray(xs[R].copy())
-                        dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
-                        exact = np.dtype(dt).kind == "i" or op != "SUM" or N == 2
-                        check(f"mode {level}/{blocking} {np.dtype(dt)} {shape} {op}", x, want_reduce(op, xs), exact)
-                    xn = data(R, dt, shape, 61)  # a NumPy array, in place
-                    dist.all_reduce(xn, op=dist.ReduceOp.MAX)
-                    check(f"mode {level}/{blocking} numpy {np.dtype(dt)}", xn,
-                          want_reduce("MAX", [data(r, dt, shape, 61) for r in range(N)]), True)
+        for level, blocking, c_path in [(lv, b, True) for lv in (_engine.OFF, _engine.INFO, _engine.DETAIL)
+                                        for b in (True, False)] + [(_engine.OFF, True, False),
+                                                                   (_engine.INFO, True, False)]:
+            _engine.NATIVE = native if c_path else None  # False: the Python path (a build without MPI's C library)
+            _engine.set_mode(level, blocking)
+            for dt, shape in cases:
+                for op in ("SUM", "MAX", "MIN"):
+                    xs = [data(r, dt, shape, 60) for r in range(N)]
+                    x = asc.asarray(xs[R].copy())
+                    dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+                    exact = np.dtype(dt).kind == "i" or op != "SUM" or N == 2
+                    check(f"mode {level}/{blocking}/{c_path} {np.dtype(dt)} {shape} {op}", x, want_reduce(op, xs),
+                          exact)
+                xn = data(R, dt, shape, 61)  # a NumPy array, in place
+                dist.all_reduce(xn, op=dist.ReduceOp.MAX)
+                check(f"mode {level}/{blocking}/{c_path} numpy {np.dtype(dt)}", xn,
+                      want_reduce("MAX", [data(r, dt, shape, 61) for r in range(N)]), True)
+                xa = data(R, dt, shape, 62)  # AVG / non-contiguous through both paths
+                if np.dtype(dt).kind == "f":
+                    full = asc.asarray(np.stack([xa, xa], axis=-1))  # [..., 0]: a strided view
+                    dist.all_reduce(full[..., 0], op=dist.ReduceOp.AVG)
+                    others = np.stack([data(r, dt, shape, 62) for r in range(N)])
+                    check(f"mode {level}/{blocking}/{c_path} AVG strided {np.dtype(dt)}", full.numpy()[..., 0],
+                          (np.add.reduce(others, axis=0) / N).astype(dt), N == 2)
+                    check(f"mode {level}/{blocking}/{c_path} AVG strided untouched", full.numpy()[..., 1], xa, True)
     finally:
+        _engine.NATIVE = native
         _engine.reload_settings()
 
 
