@@ -18,10 +18,18 @@
 //   its instructions in program order on the CPU device, so they order
 //   nothing; they are accepted with CANN's arguments.
 //
-// Not here yet (issue 16): the dav-3510 register C API (asc_loadalign,
-// asc_storealign, vf calls), the cube C API (asc_copy_gm2l1*, asc_mmad*,
-// asc_copy_l0c2gm*), aligned/padded copies, unary/scalar/compare/reduce
-// instructions. A sample using them fails to compile naming the function.
+// * The dav-3510 register part (vector_float & co., asc_loadalign,
+//   asc_storealign, asc_update_mask_b*, unary / binary / scalar register
+//   instructions): c_api/reg_compute.h. The aligned copies
+//   asc_copy_gm2ub_align / asc_copy_ub2gm_align: byte counts; in the burst
+//   form the UB side's stride is in 32-byte blocks and GM's in bytes (gaps
+//   between bursts), as DataCopyPad's.
+//
+// Not here yet (issue 16): the cube C API (asc_copy_gm2l1*, asc_mmad*,
+// asc_copy_l0c2gm*), padding copies, masks by pattern (asc_create_mask_*),
+// compare / select / reduce / gather / cast register instructions, and the
+// vector-unit unary, scalar, compare and reduce instructions. A sample using
+// them fails to compile naming the function.
 //
 // Thread-safety: per block (one block runs on one thread).
 #pragma once
@@ -31,6 +39,7 @@
 #include <type_traits>
 #include <string>
 
+#include "c_api/reg_compute.h"
 #include "kernel_operator.h"
 
 // ---------------------------------------------------------------- system values
@@ -138,6 +147,65 @@ inline void asc_copy_ub2ub_sync(__ubuf__ void* dst, __ubuf__ void* src, uint32_t
 inline void asc_copy_ub2ub(__ubuf__ void* dst, __ubuf__ void* src, uint16_t n_burst, uint16_t len_burst,
                            uint16_t src_gap, uint16_t dst_gap) {
   ::asc::c_api::copy_bursts("asc_copy_ub2ub", dst, src, n_burst, len_burst, src_gap, dst_gap);
+}
+
+enum class asc_load_l2_cache_mode : uint8_t {
+  NORMAL_FIRST_VICTIM = 0,
+  NORMAL_LAST_VICTIM = 1,
+  NORMAL_PERSISTENT = 2,
+  NOTALLOC_KEEP = 4,
+  NOTALLOC_CLEAN = 5,
+  NOTALLOC_DROP = 6
+};
+enum class asc_store_l2_cache_mode : uint8_t {
+  NORMAL_FIRST_VICTIM = 0,
+  NORMAL_LAST_VICTIM = 1,
+  NORMAL_PERSISTENT = 2,
+  NOTALLOC_CLEAN = 4
+};
+
+// Aligned copies (byte counts; the L2 cache mode is a hint the CPU ignores).
+template <typename T>
+inline void asc_copy_gm2ub_align(__ubuf__ T* dst, __gm__ T* src, uint32_t size) {
+  ::asc::c_api::copy_bytes("asc_copy_gm2ub_align", dst, src, size);
+}
+template <typename T>
+inline void asc_copy_gm2ub_align_sync(__ubuf__ T* dst, __gm__ T* src, uint32_t size) {
+  ::asc::c_api::copy_bytes("asc_copy_gm2ub_align_sync", dst, src, size);
+}
+template <typename T>
+inline void asc_copy_ub2gm_align(__gm__ T* dst, __ubuf__ T* src, uint32_t size) {
+  ::asc::c_api::copy_bytes("asc_copy_ub2gm_align", dst, src, size);
+}
+template <typename T>
+inline void asc_copy_ub2gm_align_sync(__gm__ T* dst, __ubuf__ T* src, uint32_t size) {
+  ::asc::c_api::copy_bytes("asc_copy_ub2gm_align_sync", dst, src, size);
+}
+namespace asc::c_api {
+// n_burst bursts of len_burst bytes; gaps after each: GM side in bytes, UB
+// side in 32-byte blocks (the UB side of a burst starts 32-byte aligned).
+inline void copy_align(const char* op, uint8_t* dst, const uint8_t* src, uint32_t n_burst, uint32_t len_burst,
+                       uint64_t dst_gap, uint64_t src_gap, bool to_gm) {
+  if (n_burst == 0 || len_burst == 0) return;
+  check_ptrs(op, dst, src);
+  const uint64_t ub_len = (uint64_t{len_burst} + kBlock - 1) / kBlock * kBlock;
+  for (uint32_t i = 0; i < n_burst; ++i) {
+    std::memmove(dst, src, len_burst);
+    if (to_gm) {
+      dst += len_burst + dst_gap;
+      src += ub_len + src_gap * kBlock;
+    } else {
+      dst += ub_len + dst_gap * kBlock;
+      src += len_burst + src_gap;
+    }
+  }
+}
+}  // namespace asc::c_api
+template <typename T, typename Mode>
+inline void asc_copy_ub2gm_align(__gm__ T* dst, __ubuf__ T* src, uint16_t n_burst, uint32_t len_burst, Mode,
+                                 uint64_t dst_stride, uint32_t src_stride) {
+  ::asc::c_api::copy_align("asc_copy_ub2gm_align", reinterpret_cast<uint8_t*>(dst),
+                           reinterpret_cast<const uint8_t*>(src), n_burst, len_burst, dst_stride, src_stride, true);
 }
 
 // ---------------------------------------------------------------- binary vector instructions

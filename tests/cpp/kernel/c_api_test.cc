@@ -3,6 +3,7 @@
 // _sync forms, against plain loops.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "c_api/asc_simd.h"
@@ -107,6 +108,63 @@ TEST(CApi, BurstCopiesSkipTheGaps) {
   const asc::Status st = kt::run("c_api_null", 1, [] { asc_copy_gm2ub(nullptr, nullptr, 64); });
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("asc_copy_gm2ub"), std::string::npos) << st.message();
+}
+
+// dav-3510 register part, as the reg_vector_compute samples write it.
+__simd_vf__ inline void abs_scale_vf(__ubuf__ float* x, __ubuf__ float* y, uint32_t n, uint16_t per, uint16_t rep) {
+  vector_bool m;
+  vector_float s;
+  vector_float d;
+  for (uint16_t i = 0; i < rep; ++i) {
+    m = asc_update_mask_b32(n);
+    asc_loadalign(s, x + i * per);
+    asc_abs(d, s, m);
+    asc_mul_scalar(d, d, 2.0f, m);
+    asc_storealign(y + i * per, d, m);
+  }
+}
+
+TEST(CApi, RegisterVfOverTheTail) {
+  // 100 elements = one full register of 64 floats and a 36-element tail: the
+  // tail's stores must stop at the mask (element 100 onwards keeps 7).
+  std::vector<float> x(100), y(128, 7.0f);
+  for (int i = 0; i < 100; ++i) x[i] = static_cast<float>(i % 2 ? -i : i) * 0.5f;
+  float* xp = x.data();
+  float* yp = y.data();
+  kt::run_or_throw("c_api_reg", 1, [=] {
+    asc_init();
+    __ubuf__ float xl[128];
+    __ubuf__ float yl[128];
+    for (auto& v : yl) v = 7.0f;
+    asc_copy_gm2ub_align(xl, xp, 100 * sizeof(float));
+    const uint16_t per = asc_get_vf_len() / sizeof(float);
+    abs_scale_vf(xl, yl, 100, per, (100 + per - 1) / per);
+    asc_copy_ub2gm_align(yp, yl, 1, 128 * sizeof(float), asc_store_l2_cache_mode::NORMAL_FIRST_VICTIM, 0, 0);
+  });
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(y[i], std::fabs(x[i]) * 2.0f) << i;
+  for (int i = 100; i < 128; ++i) ASSERT_EQ(y[i], 7.0f) << i;
+  // half: computed in float, rounded once; arange and duplicate.
+  std::vector<half> h(128);
+  half* hp = h.data();
+  kt::run_or_throw("c_api_reg_half", 1, [=] {
+    vector_half a;
+    vector_half b;
+    vector_bool all = asc_create_mask_b16(PAT_ALL);
+    asc_arange(a, 1.0f);
+    asc_duplicate_scalar(b, half(3.0f), all);
+    asc_div(a, a, b, all);
+    asc_storealign(hp, a, all);
+  });
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(static_cast<float>(h[i]), static_cast<float>(half((i + 1.0f) / 3.0f))) << i;
+  // PAT_H: the low half of the 64 float lanes.
+  std::vector<float> o(64, -1.0f);
+  float* op = o.data();
+  kt::run_or_throw("c_api_reg_pat", 1, [=] {
+    vector_float a;
+    asc_duplicate_scalar(a, 5.0f, asc_create_mask_b32(PAT_ALL));
+    asc_storealign(op, a, asc_create_mask_b32(PAT_H));
+  });
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(o[i], i < 32 ? 5.0f : -1.0f) << i;
 }
 
 }  // namespace

@@ -1,0 +1,167 @@
+// CANN's register C API of dav-3510 (c_api/reg_compute/*.h): the vector
+// register types and the load / store / arithmetic functions the
+// reg_vector_compute samples use, over pyasc's register API
+// (asc/kernel/reg_api.h: AscendC::Reg::RegTensor / MaskReg). Included by
+// c_api/asc_simd.h. A VF function runs on the block's thread: registers are
+// plain values (see reg_api.h).
+//
+// Thread-safety: registers are values; no shared state.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <string>
+
+#include "asc/kernel/context.h"
+#include "asc/kernel/reg_api.h"
+
+using vector_bool = AscendC::Reg::MaskReg;
+using vector_int8_t = AscendC::Reg::RegTensor<int8_t>;
+using vector_uint8_t = AscendC::Reg::RegTensor<uint8_t>;
+using vector_int16_t = AscendC::Reg::RegTensor<int16_t>;
+using vector_uint16_t = AscendC::Reg::RegTensor<uint16_t>;
+using vector_int32_t = AscendC::Reg::RegTensor<int32_t>;
+using vector_uint32_t = AscendC::Reg::RegTensor<uint32_t>;
+using vector_int64_t = AscendC::Reg::RegTensor<int64_t>;
+using vector_uint64_t = AscendC::Reg::RegTensor<uint64_t>;
+using vector_half = AscendC::Reg::RegTensor<half>;
+using vector_bfloat16_t = AscendC::Reg::RegTensor<bfloat16_t>;
+using vector_float = AscendC::Reg::RegTensor<float>;
+
+/// Bytes of one vector register.
+constexpr int64_t asc_get_vf_len() { return AscendC::Reg::kVL; }
+
+/// The first min(value, lanes) lanes of a b8 / b16 / b32 register; value -= lanes.
+__simd_callee__ inline vector_bool asc_update_mask_b8(uint32_t& value) { return AscendC::Reg::UpdateMask<uint8_t>(value); }
+__simd_callee__ inline vector_bool asc_update_mask_b16(uint32_t& value) {
+  return AscendC::Reg::UpdateMask<uint16_t>(value);
+}
+__simd_callee__ inline vector_bool asc_update_mask_b32(uint32_t& value) {
+  return AscendC::Reg::UpdateMask<uint32_t>(value);
+}
+
+template <typename T>
+__simd_callee__ inline void asc_loadalign(AscendC::Reg::RegTensor<T>& dst, __ubuf__ T* src) {
+  AscendC::Reg::LoadAlign<T>(dst, src);
+}
+template <typename T>
+__simd_callee__ inline void asc_storealign(__ubuf__ T* dst, AscendC::Reg::RegTensor<T> src, vector_bool mask) {
+  AscendC::Reg::StoreAlign<T>(dst, src, mask);
+}
+
+namespace asc::c_api {
+// dst = f(element) over the mask's active lanes, zero elsewhere (ZEROING, as
+// CANN's default merge mode).
+template <typename T, typename F>
+inline void reg_map(AscendC::Reg::RegTensor<T>& dst, const vector_bool& mask, F f) {
+  AscendC::Reg::detail::apply<AscendC::Reg::MaskMergeMode::ZEROING>(dst, mask, f);
+}
+template <typename T>
+using calc = AscendC::Reg::detail::calc_t<T>;
+}  // namespace asc::c_api
+
+#define ASC_C_REG_UNARY(NAME, EXPR)                                                                    \
+  template <typename T>                                                                                \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,    \
+                                   vector_bool mask) {                                                 \
+    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
+      const auto a = static_cast<::asc::c_api::calc<T>>(src.v[i]);                                     \
+      return EXPR;                                                                                     \
+    });                                                                                                \
+  }
+ASC_C_REG_UNARY(asc_abs, (a < decltype(a)(0) ? -a : a))
+ASC_C_REG_UNARY(asc_neg, -a)
+ASC_C_REG_UNARY(asc_relu, (a > decltype(a)(0) ? a : decltype(a)(0)))
+ASC_C_REG_UNARY(asc_exp, std::exp(a))
+ASC_C_REG_UNARY(asc_sqrt, std::sqrt(a))
+ASC_C_REG_UNARY(asc_ln, std::log(a))
+ASC_C_REG_UNARY(asc_floor, std::floor(a))
+ASC_C_REG_UNARY(asc_ceil, std::ceil(a))
+#undef ASC_C_REG_UNARY
+
+#define ASC_C_REG_BINARY(NAME, EXPR)                                                                   \
+  template <typename T>                                                                                \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src0,   \
+                                   AscendC::Reg::RegTensor<T> src1, vector_bool mask) {                \
+    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
+      const auto a = static_cast<::asc::c_api::calc<T>>(src0.v[i]);                                    \
+      const auto b = static_cast<::asc::c_api::calc<T>>(src1.v[i]);                                    \
+      return EXPR;                                                                                     \
+    });                                                                                                \
+  }
+ASC_C_REG_BINARY(asc_add, a + b)
+ASC_C_REG_BINARY(asc_sub, a - b)
+ASC_C_REG_BINARY(asc_mul, a * b)
+ASC_C_REG_BINARY(asc_div, a / b)
+ASC_C_REG_BINARY(asc_max, (a < b ? b : a))
+ASC_C_REG_BINARY(asc_min, (b < a ? b : a))
+#undef ASC_C_REG_BINARY
+
+#define ASC_C_REG_SCALAR(NAME, EXPR)                                                                   \
+  template <typename T, typename S>                                                                    \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,    \
+                                   S value, vector_bool mask) {                                        \
+    const auto b = static_cast<::asc::c_api::calc<T>>(static_cast<T>(value));                          \
+    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
+      const auto a = static_cast<::asc::c_api::calc<T>>(src.v[i]);                                     \
+      return EXPR;                                                                                     \
+    });                                                                                                \
+  }
+ASC_C_REG_SCALAR(asc_add_scalar, a + b)
+ASC_C_REG_SCALAR(asc_mul_scalar, a * b)
+ASC_C_REG_SCALAR(asc_max_scalar, (a < b ? b : a))
+ASC_C_REG_SCALAR(asc_min_scalar, (b < a ? b : a))
+#undef ASC_C_REG_SCALAR
+
+/// dst = value on the active lanes (zero elsewhere).
+template <typename T, typename S>
+__simd_callee__ inline void asc_duplicate_scalar(AscendC::Reg::RegTensor<T>& dst, S value, vector_bool mask) {
+  const T v = static_cast<T>(value);
+  ::asc::c_api::reg_map(dst, mask, [&](uint32_t) { return v; });
+}
+
+/// dst[i] = value + i.
+template <typename T, typename S>
+__simd_callee__ inline void asc_arange(AscendC::Reg::RegTensor<T>& dst, S value) {
+  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
+    dst.v[i] = static_cast<T>(static_cast<::asc::c_api::calc<T>>(value) + static_cast<::asc::c_api::calc<T>>(i));
+}
+
+// Mask patterns of asc_create_mask_b8/b16/b32 (CANN's pat_mode values).
+enum asc_mask_pattern : int {
+  PAT_ALL = 0, PAT_VL1, PAT_VL2, PAT_VL3, PAT_VL4, PAT_VL8, PAT_VL16, PAT_VL32, PAT_VL64, PAT_VL128,
+  PAT_M3, PAT_M4, PAT_H, PAT_Q, PAT_ALLF = 15
+};
+
+namespace asc::c_api {
+template <typename T>
+inline vector_bool create_mask(int pat) {
+  using AscendC::Reg::CreateMask;
+  using P = AscendC::Reg::MaskPattern;
+  switch (pat) {
+    case PAT_ALL: return CreateMask<T, P::ALL>();
+    case PAT_VL1: return CreateMask<T, P::VL1>();
+    case PAT_VL2: return CreateMask<T, P::VL2>();
+    case PAT_VL3: return CreateMask<T, P::VL3>();
+    case PAT_VL4: return CreateMask<T, P::VL4>();
+    case PAT_VL8: return CreateMask<T, P::VL8>();
+    case PAT_VL16: return CreateMask<T, P::VL16>();
+    case PAT_VL32: return CreateMask<T, P::VL32>();
+    case PAT_VL64: return CreateMask<T, P::VL64>();
+    case PAT_VL128: return CreateMask<T, P::VL128>();
+    case PAT_M3: return CreateMask<T, P::M3>();
+    case PAT_M4: return CreateMask<T, P::M4>();
+    case PAT_H: return CreateMask<T, P::H>();
+    case PAT_Q: return CreateMask<T, P::Q>();
+    case PAT_ALLF: return CreateMask<T, P::ALLF>();
+    default:
+      ::asc::kernel::fail(ErrorCode::kInvalidParam, "asc_create_mask",
+                          "pattern " + std::to_string(pat) + " is not one of PAT_ALL .. PAT_Q, PAT_ALLF");
+  }
+}
+}  // namespace asc::c_api
+
+__simd_callee__ inline vector_bool asc_create_mask_b8(int pat) { return ::asc::c_api::create_mask<uint8_t>(pat); }
+__simd_callee__ inline vector_bool asc_create_mask_b16(int pat) { return ::asc::c_api::create_mask<uint16_t>(pat); }
+__simd_callee__ inline vector_bool asc_create_mask_b32(int pat) { return ::asc::c_api::create_mask<uint32_t>(pat); }
