@@ -2,11 +2,14 @@
 
 1. Per-request overhead for a 1x64 -> 64 linear ONNX model: median / p99 latency of
    in-process ``asc.InferenceSession.run`` (the peer), and of the same request through the
-   server over gRPC (tritonclient.grpc, and a bare grpc stub with a pre-built request so the
-   client's own cost is small) and HTTP (tritonclient.http, binary and JSON). The server runs
-   in a subprocess (its own GIL), as in production. Overhead = server median - in-process median.
-2. Throughput (requests/s) over gRPC at concurrency 1, 16, 64 (bare stub, threads), and
-   whether the request path serialises on the GIL: InferenceCore.infer from 1 vs 2 threads.
+   server's native (gRPC C++) and grpcio gRPC front ends, each with three clients: the lean
+   C++ client of pyasc._serve_native (pre-serialised request, no Python: the goal's figure),
+   grpcio with pre-serialised bytes, tritonclient.grpc; the transport floors (empty handlers
+   of gRPC C++ and of grpcio, lean client); HTTP binary. Servers run in subprocesses (their
+   own GIL), as in production; peer and servers are measured in interleaved rounds.
+   Overhead = server median - in-process median.
+2. Throughput (requests/s) over gRPC at concurrency 1, 16, 64 (lean client, both front ends),
+   and whether the request path serialises on the GIL: InferenceCore.infer from 1 vs 2 threads.
 3. Dynamic batching: throughput of an MLP (or ResNet-50 with --resnet) at concurrency 8
    with ``dynamic_batching`` vs without, and the ratio.
 4. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
@@ -250,117 +253,187 @@ def _floor_server(port):
     s.wait_for_termination()
 
 
-def bench_grpc_floor(n, req_len):
-    """Median latency and server CPU per RPC of the empty grpcio server, same request size."""
-    import grpc
+def _native_floor_server(port):
+    """The native front end with its empty ModelInfer handler (no Python on the call): the
+    transport floor of gRPC C++ on this machine."""
+    import signal
 
-    port = _free_port()
-    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--floor-server", str(port)])
-    ch = grpc.insecure_channel(f"127.0.0.1:{port}")
-    call = ch.unary_unary("/floor.S/M")
-    payload = b"x" * req_len
-    try:
+    from pyasc.serve.native import NativeGRPCFrontend
+
+    fe = NativeGRPCFrontend(None, port=port, workers=4, empty_infer=True)
+    fe.start()
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    while not done.wait(1.0):
+        pass
+    fe.stop(0.5)
+
+
+class _FloorProc:
+    """An empty-handler server in a subprocess: ``native`` (gRPC C++) or ``grpcio``."""
+
+    def __init__(self, kind):
+        import grpc
+
+        self.port = _free_port()
+        flag = "--native-floor-server" if kind == "native" else "--floor-server"
+        self.method = "/inference.GRPCInferenceService/ModelInfer" if kind == "native" else "/floor.S/M"
+        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), flag, str(self.port)])
+        ch = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        call = ch.unary_unary(self.method)
         t0 = time.time()
         while True:
             try:
-                call(payload, timeout=5)
+                call(b"", timeout=5)
                 break
             except grpc.RpcError:
-                if time.time() - t0 > 60:
-                    raise
+                if time.time() - t0 > 60 or self.p.poll() is not None:
+                    raise RuntimeError(f"{kind} floor server did not start") from None
                 time.sleep(0.1)
-        med, p99 = _lat(lambda: call(payload), n)
-
-        def cpu():
-            with open(f"/proc/{p.pid}/stat") as f:
-                fl = f.read().rsplit(")", 1)[1].split()
-            return (int(fl[11]) + int(fl[12])) / os.sysconf("SC_CLK_TCK")
-
-        c0 = cpu()
-        for _ in range(n):
-            call(payload)
-        return med, p99, (cpu() - c0) / n * 1e6
-    finally:
         ch.close()
-        p.terminate()
-        p.wait(30)
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(30)
+
+
+def _lean(port, method, payload, n, conc=1):
+    """The lean C++ client (pyasc._serve_native.bench_unary): latencies in us, req/s, errors."""
+    from pyasc import _serve_native
+
+    lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{port}", method, payload, conc, n,
+                                                         min(50, n))
+    if errors:
+        print(f"lean client: {errors} errors, first: {first}", file=sys.stderr)
+    return np.array(lat) / 1e3, len(lat) / (wall / 1e9), errors
 
 
 def bench_overhead(a, out):
+    """Latency and throughput of the 1x64 linear through both gRPC front ends, in one run.
+
+    Clients: the lean C++ client (pre-serialised request, no Python: the figure for the goal),
+    grpcio with pre-serialised bytes, tritonclient. Floors: empty handlers of gRPC C++ and of
+    grpcio, same client. Peer and servers are measured in interleaved rounds so that load
+    changes hit all of them alike."""
     import pyasc as asc
     import tritonclient.grpc as grpcclient
     import tritonclient.http as httpclient
+    from pyasc.serve import native
 
+    if not native.available():
+        print(f"native front end: {native.unavailable_reason()}; only the grpcio front end is measured")
     repo = tempfile.mkdtemp(prefix="bench_serve_")
     path = os.path.join(repo, "linear", "1", "model.onnx")
     _linear(path, 64, 64)
     with open(os.path.join(repo, "linear", "config.pbtxt"), "w") as f:
         f.write(_config("linear", "x", "y", [64], [64], 64))
     x = np.random.default_rng(0).standard_normal((1, 64)).astype(np.float32)
-    n = 300 if a.quick else 2000
+    rounds, per = (5, 200) if a.quick else (10, 500)
     sess = asc.InferenceSession(path)
-    inproc = _lat(lambda: sess.run(None, {"x": x}), n)
-    srv = ServerProc(repo)
+    want = sess.run(None, {"x": x})[0]
+    req = _request_bytes("linear", "x", x)
+    infer = "/inference.GRPCInferenceService/ModelInfer"
+    kinds = ["native", "python"] if native.available() else ["python"]
+    srv = {k: ServerProc(repo, "--grpc-frontend", k) for k in kinds}
+    floors = {k: _FloorProc(k) for k in (["native", "grpcio"] if native.available() else ["grpcio"])}
+    samples = {}
+
+    def add(name, arr):
+        samples.setdefault(name, []).append(np.asarray(arr, dtype=np.float64))
+
     try:
-        g = grpcclient.InferenceServerClient(f"127.0.0.1:{srv.grpc}")
-        gi = grpcclient.InferInput("x", [1, 64], "FP32")
-        gi.set_data_from_numpy(x)
-        r = g.infer("linear", [gi]).as_numpy("y")
-        np.testing.assert_allclose(r, sess.run(None, {"x": x})[0], rtol=1e-5, atol=1e-5)
-        grpc_tc = _lat(lambda: g.infer("linear", [gi]), n)
-        ch, bare = _bare_stub(srv.grpc, _request_bytes("linear", "x", x))
-        grpc_bare = _lat(bare, n)
-        # CPU time per request, which scheduling waits on a loaded machine do not inflate: the
-        # server process's CPU over m sequential requests vs the in-process run's own CPU time
+        clients = {}
+        for k, sp in srv.items():
+            g = grpcclient.InferenceServerClient(f"127.0.0.1:{sp.grpc}")
+            gi = grpcclient.InferInput("x", [1, 64], "FP32")
+            gi.set_data_from_numpy(x)
+            np.testing.assert_allclose(g.infer("linear", [gi]).as_numpy("y"), want, rtol=1e-5, atol=1e-5)
+            ch, bare = _bare_stub(sp.grpc, req)
+            clients[k] = (g, gi, ch, bare)
+        for _ in range(rounds):
+            ts = []
+            for _ in range(per):
+                t0 = time.perf_counter()
+                sess.run(None, {"x": x})
+                ts.append((time.perf_counter() - t0) * 1e6)
+            add("in-process InferenceSession.run", ts)
+            for k, sp in srv.items():
+                add(f"{k} front end, lean C++ client", _lean(sp.grpc, infer, req, per)[0])
+            for k, fp in floors.items():
+                add(f"{k} empty handler, lean C++ client", _lean(fp.port, fp.method, req, per)[0])
+            for k, (g, gi, ch, bare) in clients.items():
+                for name, fn in ((f"{k} front end, grpcio bytes client", bare),
+                                 (f"{k} front end, tritonclient", lambda: g.infer("linear", [gi]))):
+                    ts = []
+                    for _ in range(per // 2):
+                        t0 = time.perf_counter()
+                        fn()
+                        ts.append((time.perf_counter() - t0) * 1e6)
+                    add(name, ts)
+        # server CPU per request (robust to scheduling waits): lean client, sequential
         m = 1000 if a.quick else 4000
-        c0, p0 = srv.cpu_secs(), time.process_time()
-        for _ in range(m):
-            bare()
-        server_cpu_us = (srv.cpu_secs() - c0) / m * 1e6
-        client_cpu_us = (time.process_time() - p0) / m * 1e6
+        cpu = {}
+        for k, sp in srv.items():
+            c0 = sp.cpu_secs()
+            _lean(sp.grpc, infer, req, m)
+            cpu[k] = (sp.cpu_secs() - c0) / (m + 50) * 1e6
         p0 = time.process_time()
         for _ in range(m):
             sess.run(None, {"x": x})
-        inproc_cpu_us = (time.process_time() - p0) / m * 1e6
-        h = httpclient.InferenceServerClient(f"127.0.0.1:{srv.http}")
+        inproc_cpu = (time.process_time() - p0) / m * 1e6
+        # HTTP (one front end, unchanged by the gRPC choice)
+        h = httpclient.InferenceServerClient(f"127.0.0.1:{srv[kinds[0]].http}")
         hb = httpclient.InferInput("x", [1, 64], "FP32")
         hb.set_data_from_numpy(x, binary_data=True)
-        hj = httpclient.InferInput("x", [1, 64], "FP32")
-        hj.set_data_from_numpy(x, binary_data=False)
         ob = [httpclient.InferRequestedOutput("y", binary_data=True)]
-        oj = [httpclient.InferRequestedOutput("y", binary_data=False)]
-        http_bin = _lat(lambda: h.infer("linear", [hb], outputs=ob), n)
-        http_json = _lat(lambda: h.infer("linear", [hj], outputs=oj), n)
-        req = _request_bytes("linear", "x", x)
-        secs = 1.5 if a.quick else 4.0
-        tput = {c: _throughput(srv.grpc, req, c, secs) for c in (1, 16, 64)}
-        ch.close()
+        http_bin = _lat(lambda: h.infer("linear", [hb], outputs=ob), rounds * per // 4)
+        # throughput, lean client, interleaved by concurrency
+        tput = {}
+        n_t = 300 if a.quick else 1500
+        for c in (1, 16, 64):
+            for k, sp in srv.items():
+                _, rps, errs = _lean(sp.grpc, infer, req, max(20, n_t // c), c)
+                tput[(k, c)] = (rps, errs)
+        for g, gi, ch, bare in clients.values():
+            ch.close()
     finally:
-        srv.stop()
-    floor = bench_grpc_floor(n, len(req))
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"{'1x64->64 linear':<34} {'median us':>10} {'p99 us':>10} {'overhead us':>12}")
-    rows = [("in-process InferenceSession.run", inproc), ("gRPC bare stub", grpc_bare), ("gRPC tritonclient", grpc_tc),
-            ("HTTP tritonclient binary", http_bin), ("HTTP tritonclient JSON", http_json)]
-    for name, (med, p99) in rows:
-        ov = med - inproc[0]
-        print(f"{name:<34} {med:10.1f} {p99:10.1f} {ov:12.1f}")
-        out[name] = {"median_us": med, "p99_us": p99, "overhead_us": ov}
-    print(f"gRPC overhead goal <= 100 us median: bare {grpc_bare[0] - inproc[0]:.1f} us, tritonclient "
-          f"{grpc_tc[0] - inproc[0]:.1f} us")
-    print(f"CPU per request (1 thread, {m} requests): server process {server_cpu_us:.1f} us, bare client "
-          f"{client_cpu_us:.1f} us; in-process run {inproc_cpu_us:.1f} us -> server CPU overhead "
-          f"{server_cpu_us - inproc_cpu_us:.1f} us (clock ticks of {1e6 / os.sysconf('SC_CLK_TCK'):.0f} us)")
-    out["cpu_per_request_us"] = {"server": server_cpu_us, "client_bare": client_cpu_us, "inprocess": inproc_cpu_us}
-    print(f"grpcio sync server with an empty handler (same client, same request size): median {floor[0]:.1f} us, "
-          f"p99 {floor[1]:.1f} us, server CPU {floor[2]:.1f} us/RPC -- the framework's floor; pyasc-serve's bare-stub "
-          f"median is {grpc_bare[0] / floor[0]:.2f}x it")
-    out["grpcio_empty_handler"] = {"median_us": floor[0], "p99_us": floor[1], "server_cpu_us": floor[2]}
-    for c, (rps, errs) in tput.items():
-        print(f"throughput gRPC concurrency {c:>2}: {rps:9.0f} req/s (errors {errs}); in-process serial "
-              f"{1e6 / inproc[0]:9.0f} runs/s")
-        out[f"throughput_c{c}"] = {"rps": rps, "errors": errs}
-    out["inprocess_runs_per_s"] = 1e6 / inproc[0]
+        for sp in srv.values():
+            sp.stop()
+        for fp in floors.values():
+            fp.stop()
+    la = os.getloadavg()
+    print(f"load average {la[0]:.2f} / {la[1]:.2f} on {os.cpu_count()} CPUs; {rounds} interleaved rounds")
+    peer = np.concatenate(samples["in-process InferenceSession.run"])
+    pmed = float(np.median(peer))
+    print(f"{'1x64->64 linear, one request at a time':<48} {'median us':>10} {'p99 us':>10} {'- in-proc':>10}")
+    for name, parts in samples.items():
+        v = np.concatenate(parts)
+        med, p99 = float(np.median(v)), float(np.percentile(v, 99))
+        print(f"{name:<48} {med:10.1f} {p99:10.1f} {med - pmed:10.1f}")
+        out[name] = {"median_us": med, "p99_us": p99, "overhead_us": med - pmed}
+    print(f"{'HTTP tritonclient binary (' + kinds[0] + ' server)':<48} {http_bin[0]:10.1f} {http_bin[1]:10.1f} "
+          f"{http_bin[0] - pmed:10.1f}")
+    out["HTTP tritonclient binary"] = {"median_us": http_bin[0], "p99_us": http_bin[1]}
+    if "native" in srv:
+        nat = out["native front end, lean C++ client"]["median_us"]
+        flo = out["native empty handler, lean C++ client"]["median_us"]
+        print(f"GOAL (overhead <= 100 us median over gRPC): native front end, lean client {nat:.1f} us - in-process "
+              f"{pmed:.1f} us = {nat - pmed:.1f} us -> {'MET' if nat - pmed <= 100 else 'NOT met'}; of it the "
+              f"transport floor (empty native handler) is {flo:.1f} us, the server's Python + model call "
+              f"{nat - flo:.1f} us")
+        if "python" in srv:
+            py_ = out["python front end, lean C++ client"]["median_us"]
+            print(f"native vs grpcio front end (lean client): {py_ / nat:.2f}x lower median latency")
+        out["goal_overhead_us"] = nat - pmed
+    for k, v in cpu.items():
+        print(f"server CPU per request ({k} front end, lean client, {m} requests): {v:.1f} us; in-process run "
+              f"{inproc_cpu:.1f} us CPU")
+        out[f"cpu_per_request_us_{k}"] = v
+    out["cpu_inprocess_us"] = inproc_cpu
+    for (k, c), (rps, errs) in tput.items():
+        print(f"throughput gRPC {k:>6} front end, lean client, concurrency {c:>2}: {rps:9.0f} req/s "
+              f"(errors {errs}); in-process serial {1e6 / pmed:9.0f} runs/s")
+        out[f"throughput_{k}_c{c}"] = {"rps": rps, "errors": errs}
 
 
 def bench_batching(a, out):
@@ -494,9 +567,13 @@ def main():
     p.add_argument("--soak", type=float, default=0, help="run only the soak for this many seconds")
     p.add_argument("--json", help="write the figures here")
     p.add_argument("--floor-server", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--native-floor-server", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.floor_server:
         _floor_server(a.floor_server)
+        return
+    if a.native_floor_server:
+        _native_floor_server(a.native_floor_server)
         return
     out = {}
     if a.soak:

@@ -23,7 +23,7 @@ namespace pyasc_serve {
 struct NativeOptions {
   std::string address;           // "host:port" (port 0: a free one)
   int max_message_bytes = 64 << 20;
-  int threads = 4;               // handler threads (over min(threads / 4, cores) completion queues)
+  int threads = 4;               // completion queues, one thread each
   bool empty_infer = false;      // ModelInfer answers an empty response without Python (transport floor)
 };
 
