@@ -105,7 +105,10 @@ def main(argv=None):
         server.stop()
         return 1
     for kind, port in ports.items():
-        print(f"pyasc-serve: {kind} on {args.host}:{port}", flush=True)
+        extra = ""
+        if kind == "grpc":
+            extra = " (native front end)" if type(server.grpc).__name__ == "NativeGRPCFrontend" else " (grpcio front end)"
+        print(f"pyasc-serve: {kind} on {args.host}:{port}{extra}", flush=True)
     while not done.wait(1.0):
         pass
     server.stop()
