@@ -201,12 +201,39 @@ inline void copy_align(const char* op, uint8_t* dst, const uint8_t* src, uint32_
   }
 }
 }  // namespace asc::c_api
+// The burst form GM -> UB: each UB burst holds left_padding_num elements,
+// the len_burst bytes, right_padding_num elements (the pads zeroed when
+// enable_constant_pad), rounded up to 32 bytes.
+template <typename T, typename Mode>
+inline void asc_copy_gm2ub_align(__ubuf__ T* dst, __gm__ T* src, uint16_t n_burst, uint32_t len_burst,
+                                 uint8_t left_padding_num, uint8_t right_padding_num, bool enable_constant_pad, Mode,
+                                 uint64_t src_stride, uint32_t dst_stride) {
+  if (n_burst == 0 || len_burst == 0) return;
+  ::asc::c_api::check_ptrs("asc_copy_gm2ub_align", dst, src);
+  auto* d = reinterpret_cast<uint8_t*>(dst);
+  const auto* s = reinterpret_cast<const uint8_t*>(src);
+  const uint64_t left = uint64_t{left_padding_num} * sizeof(T), right = uint64_t{right_padding_num} * sizeof(T);
+  const uint64_t ub_len = (left + len_burst + right + 31) / 32 * 32;
+  for (uint32_t i = 0; i < n_burst; ++i) {
+    if (enable_constant_pad && left) std::memset(d, 0, left);
+    std::memmove(d + left, s, len_burst);
+    if (enable_constant_pad && right) std::memset(d + left + len_burst, 0, right);
+    d += ub_len + uint64_t{dst_stride} * 32;
+    s += len_burst + src_stride;
+  }
+}
+
 template <typename T, typename Mode>
 inline void asc_copy_ub2gm_align(__gm__ T* dst, __ubuf__ T* src, uint16_t n_burst, uint32_t len_burst, Mode,
                                  uint64_t dst_stride, uint32_t src_stride) {
   ::asc::c_api::copy_align("asc_copy_ub2gm_align", reinterpret_cast<uint8_t*>(dst),
                            reinterpret_cast<const uint8_t*>(src), n_burst, len_burst, dst_stride, src_stride, true);
 }
+
+// Pipe mutexes (CANN: asc_lock / asc_unlock): AscendC::Mutex's per-block
+// pairing checks (asc/kernel/mutex.h).
+inline void asc_lock(pipe_t pipe, uint8_t id) { ::asc::kernel::mutex::lock(id, static_cast<int>(pipe)); }
+inline void asc_unlock(pipe_t pipe, uint8_t id) { ::asc::kernel::mutex::unlock(id, static_cast<int>(pipe)); }
 
 // ---------------------------------------------------------------- binary vector instructions
 

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include <string>
 
@@ -48,6 +49,16 @@ __simd_callee__ inline void asc_loadalign(AscendC::Reg::RegTensor<T>& dst, __ubu
 template <typename T>
 __simd_callee__ inline void asc_storealign(__ubuf__ T* dst, AscendC::Reg::RegTensor<T> src, vector_bool mask) {
   AscendC::Reg::StoreAlign<T>(dst, src, mask);
+}
+
+/// asc_load / asc_store: a whole register (CANN's unmasked forms).
+template <typename T>
+__simd_callee__ inline void asc_load(AscendC::Reg::RegTensor<T>& dst, __ubuf__ T* src) {
+  AscendC::Reg::LoadAlign<T>(dst, src);
+}
+template <typename T>
+__simd_callee__ inline void asc_store(__ubuf__ T* dst, AscendC::Reg::RegTensor<T> src) {
+  std::memcpy(dst, src.v, sizeof(src.v));
 }
 
 namespace asc::c_api {

@@ -167,4 +167,33 @@ TEST(CApi, RegisterVfOverTheTail) {
   for (int i = 0; i < 64; ++i) ASSERT_EQ(o[i], i < 32 ? 5.0f : -1.0f) << i;
 }
 
+TEST(CApi, PaddedAlignedCopyAndUnmaskedRegisterForms) {
+  // 3 rows of 5 floats out of a 3 x 8 GM matrix (GM gap 3 floats = 12 bytes),
+  // each UB row: 1 zero pad, 5 values, 2 zero pads = 8 floats = 32 bytes.
+  std::vector<float> gm(24), out(24, -1.0f);
+  for (int i = 0; i < 24; ++i) gm[i] = static_cast<float>(i + 1);
+  float* g = gm.data();
+  float* o = out.data();
+  kt::run_or_throw("c_api_pad", 1, [=] {
+    __ubuf__ float ub[64];
+    for (auto& v : ub) v = -1.0f;
+    const uint8_t id = AscendC::AllocMutexID();
+    asc_lock(PIPE_MTE2, id);
+    asc_copy_gm2ub_align(ub, g, 3, 5 * sizeof(float), 1, 2, true, asc_load_l2_cache_mode::NORMAL_FIRST_VICTIM,
+                         3 * sizeof(float), 0);
+    asc_unlock(PIPE_MTE2, id);
+    AscendC::ReleaseMutexID(id);
+    vector_float r;
+    asc_load(r, ub);          // 64 lanes: the 24 floats then the untouched -1s
+    asc_add(r, r, r, asc_create_mask_b32(PAT_ALL));
+    asc_store(ub, r);
+    asc_copy_ub2gm(o, ub, 24 * sizeof(float));
+  });
+  for (int row = 0; row < 3; ++row)
+    for (int k = 0; k < 8; ++k) {
+      const float want = (k == 0 || k > 5) ? 0.0f : 2.0f * gm[row * 8 + (k - 1)];
+      ASSERT_EQ(out[row * 8 + k], want) << row << " " << k;
+    }
+}
+
 }  // namespace
