@@ -346,8 +346,8 @@ def census_one(mirror, files, sample, set_env, timeout):
 # kernel API by hand; a sample with no hit may still fail on something else.
 SCAN_CAUSES = [
  ("tensor API (tensor_api/*.h)", r'tensor_api/'),
- ("C API of 02_simd_c_api beyond include/c_api/asc_simd.h's dav-2201 vector subset (asc_* intrinsics)",
-  r'\basc_(?!vf_call\b|init\b|sync(_notify|_wait|_pipe|_vec|_mte2|_mte3)?\b|get_(block_idx|block_num|sub_block_idx|sub_block_id|sub_block_num|system_cycle|core_id)\b|set_(vector_mask|mask_count|mask_norm)\b|copy_(gm2ub|ub2gm|ub2ub)(_sync)?\b|(add|sub|mul|div|max|min)(_sync)?\b)[a-z0-9_]+\s*\('),
+ ("C API of 02_simd_c_api beyond include/c_api's subset (asc_* intrinsics)",
+  r'\basc_(?!vf_call\b|init\b|sync(_notify|_wait|_pipe|_vec|_mte2|_mte3)?\b|get_(block_idx|block_num|sub_block_idx|sub_block_id|sub_block_num|system_cycle|core_id)\b|set_(vector_mask|mask_count|mask_norm)\b|copy_(gm2ub|ub2gm|ub2ub)(_sync)?\b|copy_(gm2ub|ub2gm)_align(_sync)?\b|(add|sub|mul|div|max|min)(_sync|_scalar)?\b|(loadalign|storealign|load|store|lock|unlock|get_vf_len|abs|neg|relu|exp|sqrt|ln|floor|ceil|duplicate_scalar|arange)\b|(update|create)_mask_b(8|16|32)\b)[a-z0-9_]+\s*\('),
  ("SIMT API (simt_api, __simt_*)", r'simt_api/|__simt_vf__|__simt_callee__|asc_simt'),
  ("register API forms not implemented (unaligned/gather/scatter/histogram/cast/pack/interleave/data-block/pair reduce/squeeze/truncate/AddrReg/RegTraitNumTwo/other LoadDist-StoreDist)",
   r'Reg::(LoadUnAlign|StoreUnAlign|LoadUnAlignPre|StoreUnAlignPost|Gather|GatherB|Scatter|Histograms|Cast|Pack|Interleave|DeInterleave|ReduceDataBlock|PairReduceElem|Squeeze|Truncate|CreateAddrReg|MaskGenWithRegTensor|ClearSpr|Load|Store|Mull|MulDstAdd|Axpy|Not|And|Or|ShiftLeft|ShiftRight|Prelu)\b|RegTraitNumTwo|LoadDist::DIST_(?!NORM\b|BRC_)|StoreDist::DIST_(?!NORM|FIRST_)|DataCopyMode::|MicroAPI::|DivSpecificMode'),
