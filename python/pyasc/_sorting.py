@@ -534,6 +534,9 @@ def _hist_value_error(msg):
     return AscendValueError(ErrorCode.INVALID_PARAM, msg if msg.startswith("[") else f"[histogram] {msg}")
 
 
+_blocks = lambda n, b, _range=_builtins.range: _range(0, n, b)  # noqa: E731 - `range` is a histogram parameter
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
     """Counts (int64, or float64 with ``weights``/``density``) of ``a`` in ``bins`` equal bins over
     ``range`` (default: min..max) or in the given monotonically increasing bin edges; the
@@ -619,7 +622,30 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         sel = _C.nonzero(inside)[0]
         idx_in = _C.take_rows(idx, sel)
         w = None if w_all is None else _C.take_rows(w_all, sel)
-    hist = _C.bincount(idx_in, w, nb)
+    if uniform is None and w_all is not None and _np.dtype(w_all.dtype).kind in "fcV" and x.size:
+        # NumPy's weighted histogram with bin edges sums the weights as cumulative sums of the
+        # data sorted in blocks of 65536, differenced at the edges: its rounding, and a NaN weight
+        # reaching every later bin, are that algorithm's (a bincount keeps the NaN in its own bin)
+        wt = _np.dtype(w_all.dtype)
+        cum = _C.full((nb + 1,), 0, wt)
+        zero = _C.full((1,), 0, wt)
+        lo_edges, hi_edge = edges[:-1], edges[-1:]
+        for i in _blocks(x.size, 65536):
+            ta, tw = x[i:i + 65536], w_all[i:i + 65536]
+            order = _C.argsort(ta, -1, False)
+            sa, sw = _C.take_rows(ta, order), _C.take_rows(tw, order)
+            cw = _C.concatenate([zero, _C.astype(_C.cumsum(sw), wt)], 0)
+            bi = _C.concatenate([_C.searchsorted(sa, lo_edges, False, None), _C.searchsorted(sa, hi_edge, True, None)], 0)
+            cum = _C.add(cum, _C.take_rows(cw, bi))
+        hist = _C.subtract(cum[1:], cum[:-1])
+    elif w is not None and _np.dtype(w.dtype).kind == "c":
+        # NumPy counts complex weights as two real bincounts, n.real + 1j * n.imag, in the
+        # weights' dtype (the bincount kernel takes real weights only)
+        wt = _np.dtype(w.dtype)
+        hist = _C.add(_C.astype(_C.bincount(idx_in, w.real, nb), wt),
+                      _C.multiply(_C.astype(_C.bincount(idx_in, w.imag, nb), wt), wt.type(1j)))
+    else:
+        hist = _C.bincount(idx_in, w, nb)
     if w_all is not None and _np.dtype(hist.dtype) != _np.dtype(w_all.dtype):
         hist = _C.astype(hist, w_all.dtype)  # NumPy's counts have the weights' dtype (uint32 weights: uint32)
     try:  # NumPy's `if density:` (an empty or several-element array is the ambiguous-truth ValueError)

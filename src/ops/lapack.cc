@@ -482,8 +482,12 @@ bool small_lu(T* a, int* piv, int nr) {
       continue;
     }
     const T r = lapack_recip(d);
+    // OpenBLAS's getf2 scales the column with ?scal, which writes zeros for a zero factor
+    // (an infinite pivot) without reading the column: NumPy's inv([[inf, 1], [inf, inf]]) is 0,
+    // not the NaN of inf * 0.
+    const bool zero_factor = r == T(0);
     for (int i = j + 1; i < n; ++i) {
-      const T l = mul(a[i * n + j], r);
+      const T l = zero_factor ? T(0) : mul(a[i * n + j], r);
       a[i * n + j] = l;
       for (int c = j + 1; c < n; ++c) a[i * n + c] -= mul(l, a[j * n + c]);
     }
@@ -508,13 +512,10 @@ void small_lu_solve(const T* lu, const int* piv, T* x, int64_t k, int nr) {
       const T f = lu[i * n + l];
       for (int64_t c = 0; c < k; ++c) x[i * k + c] -= mul(f, x[l * k + c]);
     }
-    const T d = lu[i * n + i];
-    if constexpr (kIsComplex<T>) {  // one reciprocal (as OpenBLAS's trsm), then products
-      const T r = lapack_recip(d);
-      for (int64_t c = 0; c < k; ++c) x[i * k + c] = mul(x[i * k + c], r);
-    } else {
-      for (int64_t c = 0; c < k; ++c) x[i * k + c] /= d;
-    }
+    // one reciprocal, then products, as OpenBLAS's trsm kernels (they pack the inverted
+    // diagonal): NumPy's small inverses round as x * (1 / d), not x / d
+    const T r = lapack_recip(lu[i * n + i]);
+    for (int64_t c = 0; c < k; ++c) x[i * k + c] = mul(x[i * k + c], r);
   }
 }
 

@@ -1192,3 +1192,42 @@ def test_kaiser_of_complex_arguments(mode, M, beta):
     else:
         assert e.dtype == g.dtype and e.shape == g.shape
         np.testing.assert_allclose(g, e, rtol=1e-14)
+
+
+@pytest.mark.parametrize("wdt", ["complex64", "complex128"])
+@pytest.mark.parametrize("kw", [{"bins": 2}, {"bins": 2, "density": True}, {"bins": [0, 1.5, 2.5, 5]},
+                                {"bins": [0, 1.5, 2.5, 5], "density": True}, {"bins": 4, "range": (-2, 2)}], ids=repr)
+@pytest.mark.parametrize("xdt", ["float64", "float32", "int8"])
+def test_histogram_complex_weights(mode, wdt, kw, xdt):
+    # NumPy sums complex weights as n.real + 1j * n.imag in the weights' dtype (pyasc refused them)
+    x = np.array([1, 2, 3, 2.2, -1, 0.5], xdt)
+    w = np.array([1 + 1j, 2, 3j, -1 - 0.5j, 7, np.nan], wdt)[::-1]
+    e = np.histogram(x, weights=w, **kw)
+    g = asc.histogram(asc.asarray(x), weights=asc.asarray(np.array([1 + 1j, 2, 3j, -1 - 0.5j, 7, np.nan], wdt))[::-1],
+                      **kw)
+    for a, b in zip(e, g):
+        b = np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=1e-6 if wdt == "complex64" else 1e-14)
+    np.testing.assert_array_equal(np.isnan(np.asarray(g[0])), np.isnan(e[0]))
+
+
+_INF_PIVOT = [[[np.inf, 1.0], [np.inf, np.inf]], [[np.inf, 2.0], [3.0, 4.0]], [[-np.inf, 0.5], [1.0, 2.0]],
+              [[1.0, 2.0, 0.0], [np.inf, 1.0, 3.0], [2.0, 0.0, 1.0]]]
+
+
+@pytest.mark.parametrize("m", _INF_PIVOT, ids=str)
+@pytest.mark.parametrize("dt", ["float64", "float32", "complex128"])
+@pytest.mark.parametrize("name", ["inv", "solve"])
+def test_lapack_infinite_pivot(mode, m, dt, name):
+    # OpenBLAS's getf2 scales the pivot column with ?scal, which writes zeros for the zero factor
+    # 1/inf without reading the column: NumPy's inv([[inf, 1], [inf, inf]]) is 0, not inf * 0 = NaN
+    a = np.array(m, dt)
+    b = np.arange(1.0, a.shape[0] + 1).astype(dt)
+    with np.errstate(all="ignore"):
+        e = np.linalg.inv(a) if name == "inv" else np.linalg.solve(a, b)
+    g = np.asarray(asc.linalg.inv(asc.asarray(a)) if name == "inv" else
+                   asc.linalg.solve(asc.asarray(a), asc.asarray(b)))
+    assert g.dtype == e.dtype and g.shape == e.shape
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+    np.testing.assert_allclose(np.nan_to_num(g), np.nan_to_num(e), rtol=1e-6 if dt == "float32" else 1e-15)
