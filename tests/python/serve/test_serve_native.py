@@ -330,3 +330,43 @@ def test_bind_error(serve_factory, repo):
     fe = NativeGRPCFrontend(s.core, port=s.ports["grpc"], workers=1)
     with pytest.raises(RuntimeError, match=f"cannot bind 127.0.0.1:{s.ports['grpc']}"):
         fe.start()
+
+
+def test_cpp_proto_matches_tritonclient(tmp_path):
+    """src/serve/inference.proto (the messages the native front end parses and builds in C++)
+    has exactly the fields of tritonclient's generated classes: compiled with protoc to a
+    descriptor set and compared message by message, nested ones included."""
+    import shutil
+    import subprocess
+
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    protoc = shutil.which("protoc")
+    if protoc is None:
+        pytest.skip("protoc not installed (scripts/bootstrap.sh installs protobuf-compiler)")
+    service_pb2 = pytest.importorskip("tritonclient.grpc.service_pb2")
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "..", "src", "serve")
+    out = tmp_path / "inference.desc"
+    subprocess.run([protoc, f"-I{src}", f"-o{out}", os.path.join(src, "inference.proto")], check=True)
+    fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    fd = pool.FindFileByName("inference.proto")
+    assert fd.package == "inference"
+
+    def key(f):
+        return (f.number, f.type, f.is_repeated, f.message_type.full_name if f.message_type else None,
+                f.containing_oneof.name if f.containing_oneof else None,
+                f.message_type.GetOptions().map_entry if f.message_type else None)
+
+    def compare(ours, theirs, path):
+        assert {f.name: key(f) for f in ours.fields} == {f.name: key(f) for f in theirs.fields}, path
+        for n in theirs.nested_types:
+            compare(ours.nested_types_by_name[n.name], n, path + "." + n.name)
+
+    names = sorted(fd.message_types_by_name)
+    assert names == ["InferParameter", "InferTensorContents", "ModelInferRequest", "ModelInferResponse",
+                     "ModelStreamInferResponse"]
+    for name in names:
+        compare(fd.message_types_by_name[name], service_pb2.DESCRIPTOR.message_types_by_name[name], name)
