@@ -470,6 +470,30 @@ def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code)
     return work
 
 
+def _start_all_reduce(buf, op, group):
+    """all_reduce of NumPy host buffer ``buf`` started as a nonblocking MPI operation at the
+    call (after the check), returning a :class:`Work` that MPI progresses in its
+    ``is_completed()``/``wait()`` calls: DataParallel's buckets (host memory it fills itself:
+    no stream dependency; the caller's thread drives the progress between gradients, where a
+    stream task would wait for the GIL the backward holds)."""
+    what = "all_reduce"
+    pg = resolve(group, what)
+    if pg.last_async is not None:
+        _drain(pg)
+    op = _reduce_op(op, what)
+    mop, avg, mdt, half = _plan(op, buf.dtype, what)
+    desc = (what, buf.dtype, buf.size, op._name_) if _engine.CHECK == 1 else (what, buf.dtype, buf.shape, op._name_)
+    fp = None
+    if _engine.NATIVE is not None and _engine.CHECK == 1 and not half and buf.dtype.kind in "fiu" \
+            and not (buf.dtype.kind == "f" and op._name_ in ("MAX", "MIN")):
+        fp = _native_fp(buf, _OP_CODES[op])
+    deadline = time.monotonic() + pg.timeout
+    if _engine.CHECK:
+        _engine.check_same(pg, what, desc, deadline, fp)
+    return _run(pg, what, None, (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
+                _writer(buf, None, pg.size() if avg else 0), True, (buf,))
+
+
 def _State_leak(*objs):  # noqa: N802
     """Keeps the buffers of a timed-out request alive for good (MPI may still write them)."""
     from ._group import _State

@@ -67,7 +67,6 @@ class DataParallel:
                                    f"got {bucket_cap_mb}")
         cap = int(bucket_cap_mb * (1 << 20))
         self._index = {id(p): i for i, p in enumerate(self.params)}
-        self._stream = None  # the stream the buckets' all-reduces run on (created on first use)
         self._bucket_of = {}
         self.buckets = []
         open_ = {}  # dtype -> (members, offsets, size)
@@ -129,15 +128,16 @@ class DataParallel:
         b.buf[b.offsets[k]:b.offsets[k] + n] = g.reshape(-1)
         b.pending -= 1
         if b.pending == 0:
-            # An async all_reduce is a task on the current stream, and the stream's later work
-            # waits for it: on a stream of its own (the communication stream of DDP's reducer)
-            # the bucket's all-reduce overlaps the rest of the backward, which stays on the
-            # caller's stream. The bucket is host memory filled above: no stream dependency.
-            if self._stream is None:
-                from ..stream import Stream
-                self._stream = Stream()
-            with self._stream:
-                b.work = C.all_reduce(b.buf, op=ReduceOp.AVG, group=self.group, async_op=True)
+            # The bucket is host memory filled above (no stream dependency): a nonblocking MPI
+            # all-reduce started now, progressed by this thread's tests below. (An async_op
+            # all_reduce would be a stream task; its thread waits for the GIL the backward
+            # holds: measured slower, bench_distributed.py --only dp.)
+            b.work = C._start_all_reduce(b.buf, ReduceOp.AVG, self.group)
+        # MPI progresses nonblocking collectives only inside MPI calls: test the buckets in
+        # flight, so they advance while the backward produces the next gradients.
+        for o in self.buckets:
+            if o.work is not None and o is not b:
+                o.work.is_completed()
 
     def finish(self):
         """Waits for every bucket and writes the averaged gradients into the arrays given to
