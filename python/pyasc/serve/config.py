@@ -24,7 +24,8 @@ from google.protobuf import json_format, text_format
 from . import _proto
 from .errors import InvalidArgumentError
 
-__all__ = ["ModelConfig", "KINDS", "validate_name", "parse_config", "kind_of", "config_to_dict", "default_filename"]
+__all__ = ["ModelConfig", "KINDS", "validate_name", "parse_config", "kind_of", "config_to_dict", "default_filename",
+           "ab_split", "parse_ab_split"]
 
 ModelConfig = _proto.message_class("ModelConfig")
 
@@ -143,15 +144,20 @@ def ab_split(cfg):
     p = cfg.parameters.get("ab_split")
     if p is None or not p.string_value.strip():
         return []
+    return parse_ab_split(cfg.name, p.string_value)
+
+
+def parse_ab_split(name, text):
+    """``"1:90,2:10"`` -> [((model, version), weight)] for model ``name`` (see :func:`ab_split`)."""
     arms = []
-    for item in p.string_value.split(","):
+    for item in text.split(","):
         arm, sep, weight = item.strip().rpartition(":")
         try:
             w = float(weight)
         except ValueError:
             w = -1.0
         if not sep or not arm or not w >= 0:
-            raise InvalidArgumentError(f"model '{cfg.name}': ab_split item '{item.strip()}' must be "
+            raise InvalidArgumentError(f"model '{name}': ab_split item '{item.strip()}' must be "
                                        f"'<version|model[/version]>:<weight>' with a weight >= 0")
         model, _, version = arm.partition("/")
         if model.isdigit() and not version:
@@ -160,10 +166,10 @@ def ab_split(cfg):
             try:
                 validate_name(model)
             except InvalidArgumentError as e:
-                raise InvalidArgumentError(f"model '{cfg.name}': ab_split arm '{arm}': {e.message}") from None
+                raise InvalidArgumentError(f"model '{name}': ab_split arm '{arm}': {e.message}") from None
             if version and not version.isdigit():
-                raise InvalidArgumentError(f"model '{cfg.name}': ab_split arm '{arm}': version must be a number")
+                raise InvalidArgumentError(f"model '{name}': ab_split arm '{arm}': version must be a number")
         arms.append(((model, version), w))
     if sum(w for _, w in arms) <= 0:
-        raise InvalidArgumentError(f"model '{cfg.name}': ab_split weights sum to 0")
+        raise InvalidArgumentError(f"model '{name}': ab_split weights sum to 0")
     return arms

@@ -19,6 +19,7 @@ from . import _dtypes
 from . import config as _config
 from .errors import InternalServerError, InvalidArgumentError, NotFoundError, ServeError
 from .repository import ModelRepository
+from .routing import RoutingTable
 from .sessions import SessionManager
 from .stats import StatsRegistry, render_metrics
 
@@ -62,7 +63,7 @@ class InferenceCore:
     """Model repository + execution; thread-safe, shared by every front end."""
 
     def __init__(self, model_repository, control_mode="none", load_models=(), max_tensor_bytes=64 << 20,
-                 session_quota_bytes=0, session_idle_secs=300.0, strict_load=False):
+                 session_quota_bytes=0, session_idle_secs=300.0, strict_load=False, ab_routing_file=None):
         if control_mode not in ("none", "poll", "explicit"):
             raise InvalidArgumentError(f"model control mode must be none, poll or explicit, not '{control_mode}'")
         self.control_mode = control_mode
@@ -70,6 +71,8 @@ class InferenceCore:
         self.stats = StatsRegistry()
         self.sessions = SessionManager(session_quota_bytes, session_idle_secs)
         self.repository = ModelRepository(model_repository, self.stats)
+        # splits of the A/B routing file override the configs' ab_split (serve/routing.py)
+        self.routing = RoutingTable(ab_routing_file) if ab_routing_file else None
         self._rng = random.Random()
         self._rng_lock = threading.Lock()
         self.live = True
@@ -170,16 +173,21 @@ class InferenceCore:
         if req.model_version:
             return self.repository.get_version(req.model_name, req.model_version)
         entry = self.repository.get(req.model_name)
-        if not entry.arms:
+        arms = entry.arms
+        if self.routing is not None:
+            override = self.routing.arms(req.model_name)
+            if override is not None:
+                arms = override
+        if not arms:
             return entry.latest
-        total = sum(w for _, w in entry.arms)
+        total = sum(w for _, w in arms)
         if req.session_id:  # sticky: the same session always lands on the same arm
             h = hashlib.blake2b(f"{req.model_name}\0{req.session_id}".encode(), digest_size=8).digest()
             x = int.from_bytes(h, "little") / 2.0 ** 64 * total
         else:
             with self._rng_lock:
                 x = self._rng.random() * total
-        for (model, version), w in entry.arms:
+        for (model, version), w in arms:
             if x < w:
                 break
             x -= w

@@ -57,12 +57,12 @@ class Server:
                  model_control_mode="none", repository_poll_secs=15.0, load_models=(), max_request_bytes=64 << 20,
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
-                 malloc_arena_max=2, grpc_frontend="native"):
+                 malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
                                   max_tensor_bytes if max_tensor_bytes is not None else max_request_bytes,
-                                  session_quota_bytes, session_idle_secs, strict_load)
+                                  session_quota_bytes, session_idle_secs, strict_load, ab_routing_file)
         self._pool = futures.ThreadPoolExecutor(max_workers=http_workers, thread_name_prefix="pyasc-serve-http")
         self.http = HTTPFrontend(self.core, host, http_port, metrics_port if allow_metrics else None,
                                  max_request_bytes, self._pool) if (allow_http or allow_metrics) else None
@@ -87,6 +87,8 @@ class Server:
         if self.core.control_mode == "poll":
             self._spawn(self._poll, "pyasc-serve-poll")
         self._spawn(self._janitor, "pyasc-serve-sessions")
+        if self.core.routing is not None:
+            self._spawn(self._routing, "pyasc-serve-routing")
         return self.ports
 
     def _spawn(self, fn, name):
@@ -100,6 +102,10 @@ class Server:
                 self.core.repository.poll_once()
             except Exception:  # noqa: BLE001 - a scan that fails is retried at the next poll
                 pass
+
+    def _routing(self):
+        while not self._stop.wait(1.0):
+            self.core.routing.refresh()  # a bad file keeps the previous routing (and logs why)
 
     def _janitor(self):
         while not self._stop.wait(min(30.0, max(0.5, self.core.sessions.idle_secs / 4))):
