@@ -112,7 +112,27 @@ def array_equal(a1, a2, equal_nan=False):
 
 def array_equiv(a1, a2):
     """True if the arrays broadcast to each other and are equal elementwise."""
-    x, y = _arr(a1), _arr(a2)
+    from .errors import AscendTypeError  # noqa: PLC0415
+
+    try:
+        x = _arr(a1)
+    except AscendTypeError:  # None, a str, an int beyond uint64: no pyasc dtype holds it
+        x = None
+    try:
+        y = _arr(a2)
+    except AscendTypeError:
+        y = None
+    if x is None or y is None:
+        # NumPy holds such a value as an object/str array, whose `==` with numbers is all False:
+        # equal only when both are such host values (NumPy decides), or when the broadcast is empty
+        if x is None and y is None:
+            return bool(_np.array_equiv(a1, a2))
+        try:
+            shape = _np.broadcast_shapes(tuple(x.shape) if x is not None else _np.shape(a1),
+                                         tuple(y.shape) if y is not None else _np.shape(a2))
+        except ValueError:
+            return False
+        return _math.prod(shape) == 0
     try:
         _np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     except ValueError:

@@ -1231,3 +1231,16 @@ def test_lapack_infinite_pivot(mode, m, dt, name):
     assert g.dtype == e.dtype and g.shape == e.shape
     np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
     np.testing.assert_allclose(np.nan_to_num(g), np.nan_to_num(e), rtol=1e-6 if dt == "float32" else 1e-15)
+
+
+@pytest.mark.parametrize("pair", [(np.ones(3), None), (np.zeros(0), None), (None, None), ("abc", "abc"),
+                                  (np.ones(5, bool), "abc"), (np.array(3, np.uint16), None), (2 ** 100, 2 ** 100),
+                                  (np.ones(2), [None, None]), (np.ones(3), ["a", "b"]), (np.zeros((0, 3)), "x"),
+                                  (np.ones(3), np.ones(3)), (np.ones(3), -2 ** 63 - 1)], ids=repr)
+def test_array_equiv_of_values_without_a_pyasc_dtype(mode, pair):
+    # NumPy's array_equiv holds None/str/huge ints as object or str arrays: never equal to numbers
+    # (True only for an empty broadcast) and compared by NumPy when both are such values
+    a, b = pair
+    e = np.array_equiv(a, b)
+    g = asc.array_equiv(asc.asarray(a) if isinstance(a, np.ndarray) else a, b)
+    assert type(g) is bool and g == e
