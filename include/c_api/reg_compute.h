@@ -176,3 +176,70 @@ inline vector_bool create_mask(int pat) {
 __simd_callee__ inline vector_bool asc_create_mask_b8(int pat) { return ::asc::c_api::create_mask<uint8_t>(pat); }
 __simd_callee__ inline vector_bool asc_create_mask_b16(int pat) { return ::asc::c_api::create_mask<uint16_t>(pat); }
 __simd_callee__ inline vector_bool asc_create_mask_b32(int pat) { return ::asc::c_api::create_mask<uint32_t>(pat); }
+
+// ---- compare / select / reduce / merge-copy / post-update loads
+
+#define ASC_C_REG_CMP(NAME, MODE)                                                                     \
+  template <typename T>                                                                               \
+  __simd_callee__ inline void NAME(vector_bool& dst, AscendC::Reg::RegTensor<T> src0,                 \
+                                   AscendC::Reg::RegTensor<T> src1, vector_bool mask) {               \
+    AscendC::Reg::Compare<T, AscendC::CMPMODE::MODE>(dst, src0, src1, mask);                          \
+  }                                                                                                   \
+  template <typename T, typename S>                                                                   \
+  __simd_callee__ inline void NAME##_scalar(vector_bool& dst, AscendC::Reg::RegTensor<T> src, S value, \
+                                            vector_bool mask) {                                       \
+    AscendC::Reg::Compares<T, AscendC::CMPMODE::MODE>(dst, src, value, mask);                         \
+  }
+ASC_C_REG_CMP(asc_gt, GT)
+ASC_C_REG_CMP(asc_ge, GE)
+ASC_C_REG_CMP(asc_lt, LT)
+ASC_C_REG_CMP(asc_le, LE)
+ASC_C_REG_CMP(asc_eq, EQ)
+ASC_C_REG_CMP(asc_ne, NE)
+#undef ASC_C_REG_CMP
+
+/// dst[i] = mask(i) ? src0[i] : src1[i].
+template <typename T>
+__simd_callee__ inline void asc_select(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src0,
+                                       AscendC::Reg::RegTensor<T> src1, vector_bool mask) {
+  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
+    dst.v[i] = AscendC::Reg::detail::active<T>(mask, i) ? src0.v[i] : src1.v[i];
+}
+
+/// Element 0 = the sum of the active elements (pairwise, as reg_api's Reduce); the rest 0.
+template <typename T>
+__simd_callee__ inline void asc_reduce_sum(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                           vector_bool mask) {
+  AscendC::Reg::Reduce<AscendC::Reg::ReduceType::SUM>(dst, src, mask);
+}
+template <typename T>
+__simd_callee__ inline void asc_reduce_max(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                           vector_bool mask) {
+  AscendC::Reg::Reduce<AscendC::Reg::ReduceType::MAX>(dst, src, mask);
+}
+template <typename T>
+__simd_callee__ inline void asc_reduce_min(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                           vector_bool mask) {
+  AscendC::Reg::Reduce<AscendC::Reg::ReduceType::MIN>(dst, src, mask);
+}
+
+/// The active elements of src; the inactive ones of dst are kept (merging).
+template <typename T>
+__simd_callee__ inline void asc_copy(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                     vector_bool mask) {
+  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
+    if (AscendC::Reg::detail::active<T>(mask, i)) dst.v[i] = src.v[i];
+}
+
+/// Load, then src += offset elements (a mask register: 32 bytes of bits, src in bytes).
+template <typename R, typename T>
+__simd_callee__ inline void asc_loadalign_postupdate(R& dst, __ubuf__ T*& src, int32_t offset) {
+  AscendC::Reg::LoadAlign<T>(dst, src);
+  src += offset;
+}
+template <typename T>
+__simd_callee__ inline void asc_storealign_postupdate(__ubuf__ T*& dst, AscendC::Reg::RegTensor<T> src,
+                                                      int32_t offset, vector_bool mask) {
+  AscendC::Reg::StoreAlign<T>(dst, src, mask);
+  dst += offset;
+}

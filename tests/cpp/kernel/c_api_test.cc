@@ -3,6 +3,7 @@
 // _sync forms, against plain loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -194,6 +195,43 @@ TEST(CApi, PaddedAlignedCopyAndUnmaskedRegisterForms) {
       const float want = (k == 0 || k > 5) ? 0.0f : 2.0f * gm[row * 8 + (k - 1)];
       ASSERT_EQ(out[row * 8 + k], want) << row << " " << k;
     }
+}
+
+TEST(CApi, RegisterCompareSelectReduceMerge) {
+  std::vector<float> a(64), b(64), sel(64), red(64), mrg(64);
+  for (int i = 0; i < 64; ++i) {
+    a[i] = static_cast<float>((i * 37) % 64) - 20.0f;
+    b[i] = static_cast<float>(i) - 30.0f;
+  }
+  float* ap = a.data();
+  float* bp = b.data();
+  float* sp = sel.data();
+  float* rp = red.data();
+  float* mp = mrg.data();
+  kt::run_or_throw("c_api_reg_cmp", 1, [=] {
+    vector_float x, y, d, r, m;
+    vector_bool all = asc_create_mask_b32(PAT_ALL), gt;
+    __ubuf__ float* xa = ap;
+    asc_loadalign_postupdate(x, xa, 64);
+    asc_loadalign(y, bp);
+    asc_gt(gt, x, y, all);
+    asc_select(d, x, y, gt);  // max(a, b)
+    asc_storealign(sp, d, all);
+    asc_reduce_sum(r, x, asc_create_mask_b32(PAT_H));  // a[0..31]
+    asc_storealign(rp, r, all);
+    asc_duplicate_scalar(m, -1.0f, all);
+    asc_copy(m, x, asc_create_mask_b32(PAT_Q));  // lanes 0..15 from a, the rest kept
+    asc_storealign(mp, m, all);
+    EXPECT_EQ(xa, ap + 64);
+  });
+  float sum = 0.0f;
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(sel[i], std::max(a[i], b[i])) << i;
+    EXPECT_EQ(mrg[i], i < 16 ? a[i] : -1.0f) << i;
+    if (i < 32) sum += a[i];  // integers: exact in any order
+  }
+  EXPECT_EQ(red[0], sum);
+  for (int i = 1; i < 64; ++i) EXPECT_EQ(red[i], 0.0f) << i;
 }
 
 }  // namespace
