@@ -75,6 +75,7 @@ def repo(tmp_path):
     b = rng.standard_normal(64).astype(np.float32)
     add_linear(str(tmp_path), "linear", 1, w, b)
     add_echo(str(tmp_path), "echo_string", "TYPE_STRING")
+    add_echo(str(tmp_path), "echo_fp32", "TYPE_FP32")
     write(f"{tmp_path}/keep/1/model.py", KEEP_PY)
     write(f"{tmp_path}/keep/config.pbtxt", KEEP_CONFIG)
     return str(tmp_path), w, b
@@ -370,3 +371,39 @@ def test_cpp_proto_matches_tritonclient(tmp_path):
                      "ModelStreamInferResponse"]
     for name in names:
         compare(fd.message_types_by_name[name], service_pb2.DESCRIPTOR.message_types_by_name[name], name)
+
+
+@needs_native
+def test_no_leak_per_request(serve_factory, repo):
+    """2,000 requests of 64 KiB in and 64 KiB out (the echo model returns its zero-copy input):
+    RSS grows by far less than one request's bytes times the count (a leaked request or
+    response buffer would be >= 125 MiB)."""
+    import gc
+
+    from pyasc import _serve_native
+
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
+    x = np.random.default_rng(2).standard_normal(16384).astype(np.float32)
+    payload = _echo_request(x)
+    url = f"127.0.0.1:{s.ports['grpc']}"
+    lat, wall, errors, first = _serve_native.bench_unary(url, INFER, payload, 2, 500, 20)  # warm
+    assert errors == 0, first
+    gc.collect()
+    rss0 = _rss()
+    lat, wall, errors, first = _serve_native.bench_unary(url, INFER, payload, 2, 1000, 0)
+    gc.collect()
+    grown = _rss() - rss0
+    assert errors == 0, first
+    assert grown < 32 << 20, f"RSS grew {grown / 2**20:.1f} MiB over 2000 requests of 64 KiB"
+
+
+def _rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _echo_request(x):
+    r = M["ModelInferRequest"](model_name="echo_fp32")
+    r.inputs.add(name="IN", datatype="FP32", shape=list(x.shape))
+    r.raw_input_contents.append(x.tobytes())
+    return r.SerializeToString()
