@@ -150,6 +150,11 @@ def _correlate_full(a, v, rdt):
     if m > n:  # c_av[k] = c_va[L - 1 - k]: loop over the shorter one
         return _correlate_full(v, a, rdt)[::-1]
     L = n + m - 1
+    if _np.dtype(rdt) in (_np.dtype(_np.float16), _BF16):
+        # NumPy's half (and ml_dtypes' bfloat16) dot sums the products in float32 and rounds the
+        # sum once: summed in float16, 1800 * 114 + (-413) * 656 overflowed to inf - inf = NaN
+        # where NumPy has -1308 (the products of two halves are exact in float32)
+        return _C.astype(_correlate_full(_C.astype(a, _np.float32), _C.astype(v, _np.float32), _np.float32), rdt)
     a = _C.astype(a, rdt)
     v = _C.astype(v, rdt)
     if _np.dtype(rdt).kind in "fc" or _np.dtype(rdt) == _BF16:

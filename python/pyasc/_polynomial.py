@@ -238,10 +238,16 @@ def polydiv(u, v):
     return q, r
 
 
+def _order_int(m):
+    """The order as NumPy's polyder/polyint read it: ``int(m)`` (a float truncates, '2' parses; a
+    pyasc array through its __int__), then the sign check."""
+    return int(m.item() if isinstance(m, _C.ndarray) and m.ndim == 0 else m)
+
+
 def polyder(p, m=1):
     """The ``m``-th derivative of a polynomial (``numpy.polyder``; coefficients times their powers:
     integer coefficients stay integers, float32 promotes with the int64 powers to float64)."""
-    m = _operator.index(m)
+    m = _order_int(m)
     if m < 0:
         raise _VE("[polyder] Order of derivative must be positive (see polyint)")
     if isinstance(p, poly1d):
@@ -249,16 +255,21 @@ def polyder(p, m=1):
     p = _arr(p)
     if p.ndim != 1:
         raise _VE(f"[polyder] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
-    for _ in range(m):
+    for i in range(m):
+        if i and p.shape[0] == 0:
+            break  # (empty stays empty, dtype fixed by the first step: m = 2**70 must not loop)
         n = p.shape[0] - 1
         p = _C.multiply(p[:-1], _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 0, _np.int64))
     return p
 
 
+_MAX_INTEGRAL_ORDER = 10000
+
+
 def polyint(p, m=1, k=None):
     """The ``m``-th antiderivative of a polynomial with integration constants ``k`` (a scalar or
     ``m`` values; default 0) (``numpy.polyint``; floating results)."""
-    m = _operator.index(m)
+    m = _order_int(m)
     if m < 0:
         raise _VE("[polyint] Order of integral must be positive (see polyder)")
     kk = _C.full((m,), 0, _np.float64) if k is None else _atleast_1d(k)
@@ -271,6 +282,11 @@ def polyint(p, m=1, k=None):
     p = _arr(p)
     if p.ndim != 1:
         raise _VE(f"[polyint] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
+    if m > _MAX_INTEGRAL_ORDER:
+        # one device step per order: NumPy's recursive polyint stops far earlier (RecursionError
+        # past the interpreter's recursion limit), so a bound here refuses nothing NumPy computes
+        raise _VE(f"[polyint] order of integral {m} exceeds {_MAX_INTEGRAL_ORDER} (NumPy's recursive polyint "
+                  f"fails with RecursionError there)")
     for i in range(m):
         n = p.shape[0]
         y = _C.true_divide(p, _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 1, _np.int64))

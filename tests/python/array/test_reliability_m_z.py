@@ -892,3 +892,89 @@ def test_harness_compares_complex_scalars_with_nan_by_part():
     assert fh._compare(("py", "complex", complex(np.nan, np.inf)), ("py", "complex", complex(np.nan, -np.inf)), case)
     assert fh._compare(("py", "complex", complex(1, np.nan)), ("py", "complex", complex(np.nan, np.nan)), case)
     assert fh.classify(case)[0] == "ok"
+
+
+@pytest.mark.parametrize("m", [1.5, -1.37, "2", None, float("nan"), float("inf"), "arr0", "arr1", -0.5, 2 ** 70, 0])
+@pytest.mark.parametrize("fn", ["polyder", "polyint"])
+def test_poly_order_read_with_int(mode, m, fn):
+    # NumPy's polyder/polyint take int(m): a float truncates, '2' parses, a 0-d array converts
+    # (a float array was pyasc's TypeError where NumPy has a result or its ValueError)
+    p = np.array([1.0, 2.0, 3.0])
+    mn = np.array(2.5) if m == "arr0" else np.array([2.5]) if m == "arr1" else m
+    ma = asc.asarray(mn) if isinstance(mn, np.ndarray) else mn
+    if m == 2 ** 70 and fn == "polyder":
+        # NumPy recurses once per order (RecursionError); the derivative is empty from order 3 on
+        # and pyasc stops there instead of looping 2**70 times (it hung)
+        g = asc.polyder(asc.asarray(p), ma)
+        assert g.shape == (0,) and g.dtype == np.float64
+        assert asc.polyder(asc.asarray(np.array([1, 2, 3])), 5000).dtype == np.polyder(np.array([1, 2, 3]), 500).dtype
+        return
+    _compare(lambda: getattr(np, fn)(p, mn), lambda: getattr(asc, fn)(asc.asarray(p), ma))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("fn", ["polymul", "convolve", "correlate"])
+def test_half_products_sum_in_float32(mode, seed, dtype, fn):
+    # NumPy's float16 / ml_dtypes' bfloat16 dot sums in float32 and rounds once: summed in the
+    # half type, 1800 * 114 + (-413) * 656 overflowed to inf - inf = NaN (NumPy: -1308)
+    import ml_dtypes
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(5) * 10.0 ** rng.integers(-3, 4, 5)).astype(dt)
+    b = (rng.standard_normal(4) * 10.0 ** rng.integers(-3, 4, 4)).astype(dt)
+    if seed == 0:
+        a = np.array([18.91, -52.28, -413.0, -0.02441, 1800.0], dt)
+        b = np.array([-803.0, 242.9, -1656.0, 656.0, 114.4], dt)
+    e = _run(lambda: getattr(np, fn)(a, b))
+    g = _run(lambda: getattr(asc, fn)(asc.asarray(a), asc.asarray(b)))
+    g = np.asarray(g.numpy())
+    assert g.dtype == e.dtype and g.shape == e.shape
+    np.testing.assert_array_equal(g.astype(np.float32), e.astype(np.float32))
+
+
+def _fuzz_harness():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fuzz"))
+    import fuzz_harness as fh
+
+    return fh
+
+
+@pytest.mark.parametrize("fn", ["unique_inverse", "unique_all"])
+def test_harness_distinct_nan_inverse_rule(fn):
+    # unique_inverse/unique_all keep every NaN apart (equal_nan=False): which equal-looking NaN
+    # slot an element's inverse names is NumPy's unstable sort order. The rule accepts pyasc's
+    # answer because values[inverse] rebuilds the input; a wrong inverse is still flagged
+    fh = _fuzz_harness()
+    case = ("fn", fn, (("arr", "complex64", (5, 5, 5), "T", 247, "special"),), ())
+    assert fh.classify(case)[0] == "ok"
+    ref, got = fh._call(case, np), fh._call(case, asc)
+    i = 1 if fn == "unique_inverse" else 2
+    parts = list(got.value[1])
+    inv = parts[i][1]
+    parts[i] = ("array", (inv + 1) % parts[0][1].shape[0])
+    assert fh._classify_pair(case, ref, fh._Result((got.value[0], parts)))[0] == "wrong_result"
+
+
+def test_harness_polymul_complex_inf_rule():
+    # np.polymul is np.convolve: which component of a non-finite complex output is NaN is NumPy's
+    # BLAS path; finite outputs and the non-finite positions are still compared
+    fh = _fuzz_harness()
+    case = ("fn", "polymul", (("arr", "complex128", (5,), "c", 2, "special"), ("arr", "complex128", (5,), "c", 9, "special")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    wrong = ref.value[1].copy()
+    wrong[0] = 1 + 1j  # a finite value where NumPy's is not
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+@pytest.mark.parametrize("fn", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_unique_family_vs_numpy_with_specials(mode, fn, seed):
+    fh = _fuzz_harness()
+    for dt in ("float64", "float32", "complex64", "bfloat16", "float16"):
+        case = ("fn", fn, (("arr", dt, (2, 3, 2), "T", seed, "special"),), ())
+        assert fh.classify(case, modes=(mode,))[0] == "ok", (case, fh.classify(case, modes=(mode,)))

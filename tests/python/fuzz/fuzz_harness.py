@@ -93,7 +93,9 @@ UNORDERED = {"roots", "unique_values"}  # NumPy >= 2.3's unique_values is hash-o
 # array (or the unique value picked from a run of equal ones) holds depends on NumPy's CPU
 # code path, not on a rule pyasc could follow. Everything else, NaN/inf positions and all
 # non-zero values included, is compared exactly.
-SORT_ZERO_SIGN = {"sort", "msort", "sort_complex", "unique", "union1d", "intersect1d", "setxor1d", "setdiff1d"}
+SORT_ZERO_SIGN = {"sort", "msort", "sort_complex", "unique", "union1d", "intersect1d", "setxor1d", "setdiff1d",
+                  # (the array API's unique_* are np.unique with fixed flags: the same sort, the same zeros)
+                  "unique_values", "unique_counts", "unique_inverse", "unique_all"}
 
 # docs/vector_math.md bounds (float32, float64); float16/bfloat16 are within 1 ulp
 # of the exact value. NumPy's own error is added on top (float32 SIMD loops: <= 4).
@@ -750,7 +752,9 @@ _NUMPY_ACCIDENTS = ("tuple index out of range", "len() of unsized object", "iter
 
 
 def _numpy_internal(exc):
-    return isinstance(exc, (AttributeError, KeyError, UnboundLocalError)) or \
+    # (RecursionError: NumPy's recursive polyder/polyint stop at the interpreter's recursion limit,
+    # an order of ~1000 -- an implementation limit, not a rejection of the input)
+    return isinstance(exc, (AttributeError, KeyError, UnboundLocalError, RecursionError)) or \
         any(m in str(exc) for m in _NUMPY_ACCIDENTS)
 
 
@@ -829,6 +833,10 @@ def _classify_pair(case, ref, got):
     if ref.exc is not None:
         if _bf16_promotion_ok(case, ref, got):
             return "ok", ""
+        if isinstance(ref.exc, RecursionError):
+            # NumPy recursed past the interpreter's limit (polyder(p, 5000): one frame per order):
+            # no answer of NumPy's to compare (pyasc's empty derivative is the exact one)
+            return "ok", ""
         if isinstance(ref.exc, MemoryError) and _huge(case):
             # NumPy materialises the broadcast view (argmax copies it); pyasc may answer from one
             # element per broadcast axis: not an input NumPy rejects, only one it cannot hold
@@ -885,6 +893,8 @@ def _classify_pair(case, ref, got):
         return "ok", ""
     if d and not re.match(r"(\[\d+\] )*(dtype|length)", d) and _assume_unique_violated(case):
         return "ok", ""
+    if d and re.match(r"\[[12]\] ", d) and _distinct_nan_inverse_ok(case, ref, got):
+        return "ok", ""
     if d:
         return "wrong_result", d
     return "ok", ""
@@ -918,6 +928,53 @@ def _nan_to_int_unspecified(case, ref, got):
 
 
 _SET_FNS = {"isin", "in1d", "intersect1d", "setdiff1d", "setxor1d"}
+
+
+def _distinct_nan_inverse_ok(case, ref, got):
+    """unique_inverse/unique_all (equal_nan=False: every NaN is its own unique value) of an input
+    holding several NaNs of the same bits (nan+infj twice): which of the equal-looking NaN slots an
+    element's inverse index (and which occurrence a slot's first index) names follows the order in
+    which NumPy's unstable sort leaves those NaNs -- not a rule. The values (and counts) are
+    compared as usual; the inverse must rebuild the input (values[inverse] == x part by part, NaN
+    where NaN) and each first index must point at an element equal to its value.""" 
+    if case[0] != "fn" or case[1] not in ("unique_inverse", "unique_all") or got.exc is not None:
+        return False
+    e, g = ref.value, got.value
+    if not (isinstance(e, tuple) and isinstance(g, tuple) and e[0] == g[0] and e[0] in ("tuple", "list", "iter")):
+        return False
+    ev, gv = e[1], g[1]
+    if len(ev) != len(gv) or any(v[0] != "array" for v in ev + gv):
+        return False
+    if _compare(ev[0], gv[0], case) is not None:
+        return False  # the unique values themselves differ
+    try:
+        x = np.asarray(build(case[2][0], np))
+    except Exception:  # noqa: BLE001
+        return False
+    if x.dtype.kind not in "fc" and x.dtype != np.dtype(ml_dtypes.bfloat16):
+        return False
+    vals = gv[0][1]
+
+    def same(a, b):  # part by part: equal, or NaN where NaN (+0 and -0 are one unique value)
+        a, b = np.asarray(a).astype(np.complex128), np.asarray(b).astype(np.complex128)
+        return a.shape == b.shape and all(bool(np.all((p == q) | (np.isnan(p) & np.isnan(q))))
+                                          for p, q in ((a.real, b.real), (a.imag, b.imag)))
+
+    inv_i = 1 if case[1] == "unique_inverse" else 2
+    inv = gv[inv_i][1]
+    if inv.shape != ev[inv_i][1].shape or inv.dtype != ev[inv_i][1].dtype:
+        return False
+    if not np.isnan(x.astype(np.complex128)).any():
+        return False
+    if not same(vals[inv.reshape(-1)], x.reshape(-1)):
+        return False
+    if case[1] == "unique_all":
+        idx, cnt = gv[1][1], gv[3][1]
+        if idx.dtype != ev[1][1].dtype or _compare(ev[3], gv[3], case) is not None:
+            return False
+        if not same(x.reshape(-1)[idx], vals):
+            return False
+    return True
 
 
 def _assume_unique_violated(case):
@@ -956,7 +1013,8 @@ def _interp_xp_not_increasing(case):
     return bool(np.isnan(xp).any() or (xp[1:] < xp[:-1]).any())
 
 
-_BLAS_COMPLEX_PRODUCTS = {"convolve", "correlate", "dot", "vdot", "inner", "matmul", "tensordot", "multi_dot"}
+_BLAS_COMPLEX_PRODUCTS = {"convolve", "correlate", "dot", "vdot", "inner", "matmul", "tensordot", "multi_dot",
+                          "polymul"}  # (np.polymul is np.convolve of the coefficients)
 
 
 def _inv_transposed_ok(case, got):
