@@ -114,7 +114,7 @@ def _allreduce_worker(sizes):
         def setup():
             _engine.set_mode(getattr(_engine, level), blocking)
             if not native:
-                _engine.NATIVE_FAST = False  # the Python path (as without the C module)
+                _engine.NATIVE_FAST, _engine.FAST = False, None  # the Python path (as without the C module)
         return setup
 
     for nbytes in sizes:
@@ -177,7 +177,7 @@ def _overhead_worker():
 
     def python_path():
         _engine.set_mode(_engine.INFO, True)
-        _engine.NATIVE_FAST = False
+        _engine.NATIVE_FAST, _engine.FAST = False, None
 
     fns = {"mpi4py": mpi_call, "pyasc": pyasc_call, "pyasc_python": pyasc_call}
     setups = {"mpi4py": _engine.reload_settings, "pyasc": _engine.reload_settings, "pyasc_python": python_path}
