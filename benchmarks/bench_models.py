@@ -1,7 +1,7 @@
 """Model inference: asc.InferenceSession vs onnxruntime (and OpenVINO when installed), same run.
 
     python benchmarks/bench_models.py                 # everything below
-    python benchmarks/bench_models.py --quick         # ResNet-50 batch 1 only, fewer repeats
+    python benchmarks/bench_models.py --quick         # ResNet-50 b1, passes on/off, b8 (< 2 min quiet)
     python benchmarks/bench_models.py --no-memory     # skip the peak-memory subprocesses
 
 Peers come from scripts/bench_setup.sh (build/bench/site: onnxruntime, openvino). Each runtime
@@ -281,11 +281,12 @@ def main():
         return
     data, in_name, shape = _model_bytes("resnet50", 1)
     results.append(bench_case("resnet50 b1 float32", data, in_name, shape, a.repeat))
-    if a.quick:
-        return
     results.append(bench_opt(data, in_name, shape, a.repeat))
     data8, in8, shape8 = _model_bytes("resnet50", 8)
     results.append(bench_case("resnet50 b8 float32", data8, in8, shape8, max(3, a.repeat // 3)))
+    if a.quick:
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
+        return
     results.append(bench_mix(data, in_name, shape, a.repeat, a.samples))
     for name in light_models():
         d, n, s = _model_bytes(name, 1)

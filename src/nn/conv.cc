@@ -608,7 +608,9 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
                    const Geometry& G) {
   // In place: the output is the residual's (contiguous) buffer, already holding
   // what the sum post-op adds; every piece reads and writes only its own slice.
-  const bool inplace = r && a.residual_inplace && r->is_contiguous();
+  // Never when the residual shares memory with an operand the pieces read.
+  const bool inplace = r && a.residual_inplace && r->is_contiguous() && r->storage() != x.storage() &&
+                       r->storage() != w.storage() && (!b || r->storage() != b->storage());
   Tensor out = inplace ? *r : Tensor::empty(out_shape(G, a), x.dtype());
   guarded(a.op, [&] {
     // Nested inside a kernel block (a core worker), the pieces run right here.

@@ -99,6 +99,33 @@ TEST(Conv, ReorderedWeightsCachedUntilWritten) {
   for (int64_t i = 0; i < y.numel(); ++i) EXPECT_NEAR(y.data_as<float>()[i], yd.data_as<double>()[i], 1e-4) << i;
 }
 
+// NC1HWC0 in/out (the model executor's layout between convolutions) equals the plain path:
+// element (n, c, h, w) of the plain output is element (n, c / 8, h, w, c % 8) of the blocked one.
+TEST(Conv, BlockedLayoutsMatchPlain) {
+  const Tensor x = filled({1, 16, 6, 6}, DType::kFloat32, 1), w = filled({32, 16, 3, 3}, DType::kFloat32, 2);
+  const Tensor b = filled({32}, DType::kFloat32, 3);
+  ConvAttrs a = attrs2d(1, 1, 1);
+  a.act = Activation::kRelu;
+  const Tensor y = conv(x, w, &b, nullptr, a);
+  Tensor xb = Tensor::empty({1, 2, 6, 6, 8}, DType::kFloat32);
+  for (int64_t c = 0; c < 16; ++c)
+    for (int64_t i = 0; i < 36; ++i) xb.data_as<float>()[((c / 8) * 36 + i) * 8 + c % 8] = x.data_as<float>()[c * 36 + i];
+  a.src_block = a.dst_block = 8;
+  const Tensor yb = conv(xb, w, &b, nullptr, a);
+  ASSERT_EQ(yb.shape(), (Shape{1, 4, 6, 6, 8}));
+  for (int64_t c = 0; c < 32; ++c)
+    for (int64_t i = 0; i < 36; ++i) {
+      EXPECT_NEAR(yb.data_as<float>()[((c / 8) * 36 + i) * 8 + c % 8], y.data_as<float>()[c * 36 + i], 1e-5);
+    }
+  a.dst_block = 16;  // 32 output channels: also divisible by 16 (another C0 reorders but is exact)
+  const Tensor y16 = conv(xb, w, &b, nullptr, a);
+  ASSERT_EQ(y16.shape(), (Shape{1, 2, 6, 6, 16}));
+  EXPECT_NEAR(y16.data_as<float>()[(1 * 36 + 7) * 16 + 3], y.data_as<float>()[19 * 36 + 7], 1e-5);
+  a.dst_block = 8;
+  a.transposed = true;
+  EXPECT_THROW((void)conv(xb, w, &b, nullptr, a), Error);
+}
+
 TEST(Conv, ErrorsNameTheOpAndShapes) {
   const Tensor x = filled({1, 4, 5, 5}, DType::kFloat32, 1);
   ConvAttrs a = attrs2d(1, 0, 1);

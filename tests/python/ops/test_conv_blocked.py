@@ -206,3 +206,15 @@ def test_residual_inplace(n, io):
     y2 = _C.nn.conv(xa, asc.array(w), asc.array(b), rs, *args, True)
     np.testing.assert_array_equal(np.asarray(y2), got)
     np.testing.assert_array_equal(np.asarray(rs), rv)
+
+
+def test_residual_inplace_refused_when_it_is_the_input():
+    """The residual is the input itself: writing in place would corrupt what the pieces still read."""
+    x = RNG.standard_normal((1, 16, 6, 6)).astype(np.float32)
+    w = (RNG.standard_normal((16, 16, 3, 3)) * 0.2).astype(np.float32)
+    xa = asc.array(block(x, 8))
+    y = _C.nn.conv(xa, asc.array(w), None, xa, [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 1, False, False, "none", 0.0,
+                   "onednn", "conv2d", 8, 8, True)
+    want = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), 1, x.astype(np.float64))
+    np.testing.assert_allclose(unblock(np.asarray(y)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(np.asarray(xa), block(x, 8))
