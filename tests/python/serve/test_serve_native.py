@@ -97,8 +97,13 @@ def test_frontend_selection(serve_factory, repo, caplog, monkeypatch):
     with pytest.raises(InvalidArgumentError, match="grpc_frontend must be 'native' or 'python', not 'rust'"):
         serve_factory(repo[0], grpc_frontend="rust")
     if native.available():
-        s = serve_factory(repo[0], allow_http=False, allow_metrics=False)  # the default
-        assert type(s.grpc) is native.NativeGRPCFrontend
+        from pyasc.serve import Server
+
+        s = Server(repo[0], grpc_port=0, allow_http=False, allow_metrics=False)  # the default
+        try:
+            assert type(s.grpc) is native.NativeGRPCFrontend
+        finally:
+            s.stop()
     # not built: falls back to grpcio, and says so
     monkeypatch.setattr(native, "_serve_native", None)
     monkeypatch.setattr(native, "_IMPORT_ERROR", "no module named pyasc._serve_native")
