@@ -332,6 +332,84 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// ---- the entry of pyasc.distributed.all_reduce's hot path ----------------------------
+//
+// configure(ops, ndarray_type, numpy_type, level) registers the 8 ReduceOp members (in
+// OpCode order), pyasc's and NumPy's ndarray types; set_level(level) follows _engine.set_mode. all_reduce_entry(tensor,
+// op, group) then does in C what Python did before the call: group.hot (None unless usable
+// with no async collective pending) = (handle, size, timeout), the op's code by identity,
+// the exact array type (pyasc.ndarray or numpy.ndarray). NotImplemented: the general path.
+PyObject* g_ops[8] = {};
+PyTypeObject* g_ndarray = nullptr;
+PyTypeObject* g_numpy = nullptr;
+long g_level = kInfo;
+PyObject* g_hot = nullptr;  // interned "hot"
+
+PyObject* configure(PyObject*, PyObject* args) {
+  PyObject* ops;
+  PyObject* nd;
+  PyObject* np_type;
+  long level;
+  if (!PyArg_ParseTuple(args, "OOOl", &ops, &nd, &np_type, &level)) return nullptr;
+  if (!PySequence_Check(ops) || PySequence_Size(ops) != 8 || !PyType_Check(nd) || !PyType_Check(np_type)) {
+    PyErr_SetString(PyExc_TypeError, "configure(ops: 8 ReduceOp members, ndarray type, numpy type, level)");
+    return nullptr;
+  }
+  for (int i = 0; i < 8; ++i) {
+    PyObject* o = PySequence_GetItem(ops, i);  // new reference, kept for good
+    if (o == nullptr) return nullptr;
+    Py_XDECREF(g_ops[i]);
+    g_ops[i] = o;
+  }
+  Py_INCREF(nd);
+  Py_XDECREF(reinterpret_cast<PyObject*>(g_ndarray));
+  g_ndarray = reinterpret_cast<PyTypeObject*>(nd);
+  Py_INCREF(np_type);
+  Py_XDECREF(reinterpret_cast<PyObject*>(g_numpy));
+  g_numpy = reinterpret_cast<PyTypeObject*>(np_type);
+  g_level = level;
+  if (g_hot == nullptr) g_hot = PyUnicode_InternFromString("hot");
+  Py_RETURN_NONE;
+}
+
+PyObject* set_level(PyObject*, PyObject* arg) {
+  const long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return nullptr;
+  g_level = v;
+  Py_RETURN_NONE;
+}
+
+PyObject* all_reduce_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "all_reduce_entry() takes 3 arguments");
+    return nullptr;
+  }
+  PyObject* tensor = args[0];
+  PyObject* group = args[2];
+  if (group == Py_None || g_hot == nullptr) Py_RETURN_NOTIMPLEMENTED;
+  PyTypeObject* tp = Py_TYPE(tensor);
+  if (tp != g_ndarray && tp != g_numpy) Py_RETURN_NOTIMPLEMENTED;
+  int code = -1;
+  for (int i = 0; i < 8; ++i)
+    if (args[1] == g_ops[i]) code = i;
+  if (code < 0) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* hot = PyObject_GetAttr(group, g_hot);
+  if (hot == nullptr) return nullptr;
+  if (!PyTuple_CheckExact(hot) || PyTuple_GET_SIZE(hot) != 3) {
+    Py_DECREF(hot);
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject* code_obj = PyLong_FromLong(code);
+  PyObject* level_obj = PyLong_FromLong(g_level);
+  PyObject* call[7] = {tensor, PyTuple_GET_ITEM(hot, 0), code_obj, PyTuple_GET_ITEM(hot, 1), level_obj,
+                       PyTuple_GET_ITEM(hot, 2), group};
+  PyObject* r = (code_obj && level_obj) ? allreduce(nullptr, call, 7) : nullptr;
+  Py_XDECREF(code_obj);
+  Py_XDECREF(level_obj);
+  Py_DECREF(hot);
+  return r;
+}
+
 // armed() -> None, or (deadline, "all_reduce", group) of the earliest deadline among
 // the calls blocked in MPI.
 PyObject* armed(PyObject*, PyObject*) {
@@ -363,6 +441,14 @@ PyMethodDef kMethods[] = {
      "allreduce(buffer, comm_handle, op_code, group_size, level, timeout_s, group): blocking in-place "
      "all_reduce with the INFO check; None, NotImplemented (Python path) or (kind, mpi_error)."},
     {"armed", &armed, METH_NOARGS, "The blocked all_reduce (deadline, what, group), or None."},
+    {"configure", &configure, METH_VARARGS,
+     "configure(ops, ndarray_type, numpy_type, level): the ReduceOp members in op-code order, pyasc.ndarray, "
+     "numpy.ndarray, the check level."},
+    {"set_level", &set_level, METH_O, "set_level(level): the check level all_reduce_entry passes."},
+    {"all_reduce_entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&all_reduce_entry)),
+     METH_FASTCALL,
+     "all_reduce_entry(tensor, op, group): allreduce() with the group's hot tuple, the op by identity and "
+     "the array type checked here; NotImplemented for anything else."},
     {"fingerprint", &py_fingerprint, METH_VARARGS, "The check fingerprint of an all_reduce."},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -300,26 +300,22 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     # the message, MPI_Allreduce with the GIL released, and AVG's division. It answers
     # NotImplemented, having sent nothing, for what it does not handle (16-bit floats,
     # complex, bool, float MAX/MIN, non-contiguous or read-only arrays): the general path.
-    # Every lookup here counts (the 4 KiB goal is 1.2x mpi4py's ~2 us): the group's
-    # ``hot`` tuple is None unless it is usable with no async collective pending, and
-    # _engine.FAST is the C function while the C path is on.
+    # Every lookup here counts (the 4 KiB goal is 1.2x mpi4py's ~2 us): _engine.FAST is
+    # _native.all_reduce_entry while the C path is on; it reads the group's ``hot`` tuple
+    # (None unless usable with no async collective pending), finds the op's code by identity
+    # and checks the array type itself.
     if not async_op:
-        pg = _group_State.world if group is None else (group if group.__class__ is _ProcessGroup else None)
         fast = _engine.FAST
-        if pg is not None and fast is not None:
-            hot = pg.hot
-            cls = tensor.__class__
-            if hot is not None and (cls is _ndarray or cls is _np_ndarray):
-                code = _OP_CODE_BY_ID.get(id(op))
-                if code is not None:
-                    try:
-                        r = fast(tensor, hot[0], code, hot[1], _engine.CHECK, hot[2], pg)
-                    except ValueError:  # NumPy cannot export it (bfloat16): the general path stages it
-                        r = NotImplemented
-                    if r is None:
-                        return None
-                    if r is not NotImplemented:
-                        return _native_failed(pg, tensor, op, r)
+        if fast is not None:
+            pg = _group_State.world if group is None else (group if group.__class__ is _ProcessGroup else None)
+            try:
+                r = fast(tensor, op, pg)
+            except ValueError:  # NumPy cannot export it (bfloat16): the general path stages it
+                r = NotImplemented
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _native_failed(pg, tensor, op, r)
     pg = _group_State.world if group is None else None
     if pg is None or pg.broken is not None or pg.comm is None:
         pg = resolve(group, "all_reduce")

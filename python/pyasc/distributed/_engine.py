@@ -57,7 +57,7 @@ NATIVE = None
 #: Whether blocking all_reduce takes the C path: NATIVE loaded, blocking mode, check level
 #: OFF or INFO (DETAIL's shape check stays in Python).
 NATIVE_FAST = False
-#: NATIVE.allreduce while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
+#: NATIVE.all_reduce_entry while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
 FAST = None
 
 
@@ -70,8 +70,13 @@ def _load_native():
             NATIVE = _native
         except ImportError:  # a build without MPI's C library: the Python path only
             NATIVE = None
+    if NATIVE is not None:
+        from .. import _C
+        from ._group import ReduceOp
+        NATIVE.configure([ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.BAND,
+                          ReduceOp.BOR, ReduceOp.BXOR], _C.ndarray, np.ndarray, CHECK)
     NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
-    FAST = NATIVE.allreduce if NATIVE_FAST else None
+    FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
 
 
 # ------------------------------------------------------------------ settings (env)
@@ -123,7 +128,9 @@ def set_mode(check=None, blocking=None):
     if blocking is not None:
         BLOCKING = bool(blocking)
     NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
-    FAST = NATIVE.allreduce if NATIVE_FAST else None
+    FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
+    if NATIVE is not None:
+        NATIVE.set_level(CHECK)
 
 
 def reload_settings():
