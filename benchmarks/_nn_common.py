@@ -25,6 +25,21 @@ def triad_gbps(log2n, repeat):
     return 16 * n / (ms * 1e-3) / 1e9 if ms == ms else float("nan")
 
 
+def pass_gbps(log2n, repeat):
+    """GB/s of a plain pyasc elementwise pass y = x * 1.0 over 2^log2n float32 on all cores (8n
+    bytes, one read + one write): the same bytes and working set as these ops (2^22 float32 in +
+    out = 32 MiB, about this machine's L3, while the triad's 64 MiB goes to DRAM), so it is the
+    practical ceiling of an 8n-byte op in this runtime."""
+    import numpy as np
+
+    import pyasc as asc
+
+    x = asc.array(np.ones(1 << log2n, np.float32))
+    asc.eval(x)
+    ms = best(lambda: asc.eval(x * 1.0), repeat)
+    return 8 * (1 << log2n) / (ms * 1e-3) / 1e9
+
+
 def ort_options(ort):
     """onnxruntime session options for these peers: all cores, and intra-op threads that do not
     spin after a run - spinning threads of a live session would steal the cores from the pyasc
@@ -85,15 +100,17 @@ def cli(run, doc, what):
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="5 rounds instead of --repeat (well under 2 minutes)")
     a = ap.parse_args()
-    res = run(a.log2n, 5 if a.quick else a.repeat)
+    rep = 5 if a.quick else a.repeat
+    res = run(a.log2n, rep)
+    copy = pass_gbps(a.log2n, rep)
     print(f"asc.ops {what}, float32 2^{a.log2n}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; native "
-          f"triad {res[0]['triad_GBps']:.1f} GB/s")
+          f"triad {res[0]['triad_GBps']:.1f} GB/s; pyasc x * 1.0 pass {copy:.1f} GB/s (same bytes and working set)")
     print(f"{'case':12s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s} {'ort ms':>8s} {'ort/pyasc':>9s} "
-          f"{'GB/s':>6s} {'of triad':>8s} {'ort of triad':>12s} {'2x ort needs':>12s}")
+          f"{'GB/s':>6s} {'of triad':>8s} {'ort of triad':>12s} {'2x ort needs':>12s} {'of pass':>7s}")
     for r in res:
         print(f"{r['case']:12s} {r['pyasc_ms']:9.2f} {r['numpy_ms']:9.2f} {r['numpy_over_pyasc']:9.2f} "
               f"{r.get('onnxruntime_ms', math.nan):8.2f} {r.get('ort_over_pyasc', math.nan):9.2f} "
               f"{r['pyasc_GBps']:6.1f} {r['bandwidth_fraction']:8.2f} {r.get('ort_bandwidth_fraction', math.nan):12.2f} "
-              f"{r.get('two_x_ort_needs', math.nan):12.2f}")
+              f"{r.get('two_x_ort_needs', math.nan):12.2f} {r['pyasc_GBps'] / copy:7.2f}")
     print("('2x ort needs' = the bandwidth at twice onnxruntime's speed as a fraction of the triad: above ~1 the "
           "2x goal is beyond this machine's memory bandwidth for a kernel that moves the same bytes)")

@@ -4,7 +4,8 @@
 // every dtype: one extra read of a row that is in cache, and no catastrophic
 // cancellation for rows with a large mean (E[x^2] - E[x]^2 loses everything there).
 // The output pass is a per-row (or per-channel) scale and shift in float (double
-// for float64). float32 / bfloat16 layer_norm use oneDNN's layer_normalization primitive.
+// for float64). float32 / bfloat16 layer_norm use oneDNN's layer_normalization primitive,
+// one single-threaded piece of rows per core on the device's core workers.
 #include "asc/nn/norm.h"
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <omp.h>
+#include <unordered_map>
 
 #include "nn/nn_util.h"
 #include "nn/onednn.h"
@@ -274,40 +277,85 @@ std::vector<double> affine_param(const Tensor* t, const Shape& shape, int64_t in
   return read_vec(t->reshape({inner}), inner, op, what);
 }
 
+// Sets the calling thread's OpenMP team size for a scope (ICVs are per thread).
+struct OmpThreads {
+  int prev;
+  explicit OmpThreads(int n) : prev(omp_get_max_threads()) {
+    if (prev != n) omp_set_num_threads(n);
+  }
+  ~OmpThreads() {
+    if (omp_get_max_threads() != prev) omp_set_num_threads(prev);
+  }
+  OmpThreads(const OmpThreads&) = delete;
+  OmpThreads& operator=(const OmpThreads&) = delete;
+};
+
+/// oneDNN layer_norm of rows [r0, r1) on the calling thread (one OpenMP thread). Each piece
+/// index has its own cached primitive, so concurrent pieces share no primitive state.
+void onednn_lnorm_rows(const Tensor& x, Tensor& y, int64_t r0, int64_t r1, int64_t inner, const std::vector<float>& fw,
+                       const std::vector<float>& fb, double eps, int64_t piece, int threads) {
+  using namespace dnnl;
+  const int64_t rows = r1 - r0;
+  const memory::dims dims = {rows, inner};
+  const bool sc = !fw.empty(), sh = !fb.empty();
+  const memory::data_type dt = to_dnnl(x.dtype(), "layer_norm");
+  const std::string key = "layer_norm:" + std::string(dtype_name(x.dtype())) + ":" + std::to_string(rows) + "," +
+                          std::to_string(inner) + ":" + std::to_string(eps) + ":" + (sc ? "w" : "") + (sh ? "b" : "") +
+                          "|piece" + std::to_string(piece);
+  OmpThreads team(threads);
+  auto prim = PrimitiveCache::instance().get<layer_normalization_forward>(key, [&] {
+    const memory::desc md(dims, dt, memory::format_tag::ab);
+    auto flags = normalization_flags::none;
+    if (sc) flags = flags | normalization_flags::use_scale;
+    if (sh) flags = flags | normalization_flags::use_shift;
+    const layer_normalization_forward::desc desc(prop_kind::forward_inference, md, static_cast<float>(eps), flags);
+    const layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
+    return std::make_shared<const layer_normalization_forward>(pd);
+  });
+  const memory::desc md(dims, dt, memory::format_tag::ab);
+  const memory::desc vd({inner}, memory::data_type::f32, memory::format_tag::a);
+  const memory::desc statd({rows}, memory::data_type::f32, memory::format_tag::a);
+  std::vector<float> fm(static_cast<size_t>(rows)), fv(static_cast<size_t>(rows));
+  engine& eng = cpu_engine();
+  const size_t off = static_cast<size_t>(r0 * inner) * dtype_size(x.dtype());
+  memory src(md, eng, static_cast<void*>(static_cast<uint8_t*>(x.data()) + off));
+  memory dst(md, eng, static_cast<void*>(static_cast<uint8_t*>(y.data()) + off));
+  memory mm(statd, eng, fm.data()), vm(statd, eng, fv.data());
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}};
+  if (sc) args[DNNL_ARG_SCALE] = memory(vd, eng, const_cast<float*>(fw.data()));
+  if (sh) args[DNNL_ARG_SHIFT] = memory(vd, eng, const_cast<float*>(fb.data()));
+  stream& st = thread_stream();
+  prim->execute(st, args);
+  st.wait();
+}
+
+/// oneDNN layer_norm: rows cut into one single-threaded piece per core, run by the device's
+/// core workers (an OpenMP team spinning at its barriers stalls for tens of ms on a shared
+/// machine, as conv.cc measured); inline as one piece inside a kernel block or when small.
 void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, const std::vector<double>& w,
                   const std::vector<double>& b, double eps) {
-  using namespace dnnl;
-  const memory::dims dims = {outer, inner};
-  const bool sc = !w.empty(), sh = !b.empty();
-  const memory::data_type dt = to_dnnl(x.dtype(), "layer_norm");
-  const std::string key = "layer_norm:" + std::string(dtype_name(x.dtype())) + ":" + std::to_string(outer) + "," + std::to_string(inner) + ":" +
-                          std::to_string(eps) + ":" + (sc ? "w" : "") + (sh ? "b" : "");
-  guarded("layer_norm", [&] {
-    set_threads();
-    auto prim = PrimitiveCache::instance().get<layer_normalization_forward>(key, [&] {
-      const memory::desc md(dims, dt, memory::format_tag::ab);
-      auto flags = normalization_flags::none;
-      if (sc) flags = flags | normalization_flags::use_scale;
-      if (sh) flags = flags | normalization_flags::use_shift;
-      const layer_normalization_forward::desc desc(prop_kind::forward_inference, md, static_cast<float>(eps), flags);
-      const layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
-      return std::make_shared<const layer_normalization_forward>(pd);
-    });
-    const memory::desc md(dims, dt, memory::format_tag::ab);
-    const memory::desc vd({inner}, memory::data_type::f32, memory::format_tag::a);
-    const memory::desc statd({outer}, memory::data_type::f32, memory::format_tag::a);
-    std::vector<float> fw(w.begin(), w.end()), fb(b.begin(), b.end());
-    std::vector<float> fm(static_cast<size_t>(outer)), fv(static_cast<size_t>(outer));
-    engine& eng = cpu_engine();
-    memory src(md, eng, x.data()), dst(md, eng, y.data());
-    memory mm(statd, eng, fm.data()), vm(statd, eng, fv.data());
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}};
-    if (sc) args[DNNL_ARG_SCALE] = memory(vd, eng, fw.data());
-    if (sh) args[DNNL_ARG_SHIFT] = memory(vd, eng, fb.data());
-    stream& st = thread_stream();
-    prim->execute(st, args);
-    st.wait();
+  const std::vector<float> fw(w.begin(), w.end()), fb(b.begin(), b.end());
+  const bool nested = runtime::current_block() != nullptr;
+  const int cores = std::max(1, runtime::current_device().properties().num_cores);
+  // ASC_NN_LNORM_OMP=1: the former single call with a team of `cores` OpenMP threads
+  // (benchmark comparisons)
+  static const bool omp_team = [] {
+    const char* e = std::getenv("ASC_NN_LNORM_OMP");
+    return e && e[0] == '1';
+  }();
+  if (omp_team && !nested) {
+    guarded("layer_norm", [&] { onednn_lnorm_rows(x, y, 0, outer, inner, fw, fb, eps, 0, cores); });
+    return;
+  }
+  const int64_t pieces = (nested || outer * inner < kParallelMin) ? 1 : std::min<int64_t>(cores, outer);
+  runtime::parallel_for("layer_norm", pieces, outer * inner, kParallelMin, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      // oneDNN's errors become asc errors inside the piece (a block rethrows asc::Error)
+      guarded("layer_norm", [&] {
+        onednn_lnorm_rows(x, y, outer * p / pieces, outer * (p + 1) / pieces, inner, fw, fb, eps, p, 1);
+      });
+    }
   });
 }
 
@@ -318,30 +366,35 @@ void norm_rows(const T* x, T* y, int64_t outer, int64_t inner, const std::vector
                const std::vector<double>& b, double eps, bool rms) {
   using A = typename Acc<T>::type;
   std::vector<A> wa(w.begin(), w.end()), ba(b.begin(), b.end());
-  for (int64_t r = 0; r < outer; ++r) {
-    const T* xr = x + r * inner;
-    T* yr = y + r * inner;
-    double mean = 0, var = 0;
-    if (rms) {
-      var = sum8(xr, inner, [](double v) { return v * v; }) / double(inner);
-    } else {
-      moments(xr, inner, mean, var);
+  // rows split over the device's core workers (not OpenMP: a team spinning at its barriers
+  // on a shared machine stalls for tens of ms, as conv.cc measured)
+  runtime::parallel_for(rms ? "rms_norm" : "layer_norm", outer, outer * inner, kParallelMin,
+                        [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * inner;
+      T* yr = y + r * inner;
+      double mean = 0, var = 0;
+      if (rms) {
+        var = sum8(xr, inner, [](double v) { return v * v; }) / double(inner);
+      } else {
+        moments(xr, inner, mean, var);
+      }
+      const A rstd = static_cast<A>(1.0 / std::sqrt(var + eps));
+      const A m = static_cast<A>(mean);
+      // the four affine cases as separate loops (vectorisable, no per-element branches)
+      const A* wp = wa.data();
+      const A* bp = ba.data();
+      if (wp && bp) {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i] + bp[i]);
+      } else if (wp) {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i]);
+      } else if (bp) {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd + bp[i]);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd);
+      }
     }
-    const A rstd = static_cast<A>(1.0 / std::sqrt(var + eps));
-    const A m = static_cast<A>(mean);
-    // the four affine cases as separate loops (vectorisable, no per-element branches)
-    const A* wp = wa.data();
-    const A* bp = ba.data();
-    if (wp && bp) {
-      for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i] + bp[i]);
-    } else if (wp) {
-      for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i]);
-    } else if (bp) {
-      for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd + bp[i]);
-    } else {
-      for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd);
-    }
-  }
+  });
 }
 
 }  // namespace

@@ -309,3 +309,26 @@ def test_instance_norm_large_parallel():
     m, v = xv.astype(np.float64).mean(axis=(2, 3), keepdims=True), xv.astype(np.float64).var(axis=(2, 3), keepdims=True)
     ref = (xv - m) / np.sqrt(v + 1e-5)
     np.testing.assert_allclose(np.asarray(ops.instance_norm(asc.asarray(xv))), ref, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_layer_norm_large_rows_split_over_cores(dtype):
+    # >= 2^15 elements: oneDNN pieces (float32 / bfloat16) or the own kernel (float64) run one
+    # range of rows per core; 4097 rows split unevenly, a non-contiguous input copied first
+    xv = rng.standard_normal((4097, 2 * 300)) * 3 + 5
+    x, xd = _in(xv, dtype)
+    xs = x[:, ::2]
+    xsv = xd[:, ::2]
+    w, b = rng.standard_normal(300), rng.standard_normal(300)
+    m, v = xsv.mean(axis=-1, keepdims=True), xsv.var(axis=-1, keepdims=True)
+    ref = (xsv - m) / np.sqrt(v + 1e-5) * w + b
+    _close(ops.layer_norm(xs, (300,), w, b), ref, dtype, 8)
+    _close(ops.layer_norm(xs, (300,)), (xsv - m) / np.sqrt(v + 1e-5), dtype, 8)
+
+
+def test_rms_norm_large_rows_split_over_cores():
+    xv = (rng.standard_normal((2049, 513)) * 2 + 1).astype(np.float32)
+    w = rng.standard_normal(513)
+    x64 = xv.astype(np.float64)
+    ref = x64 / np.sqrt((x64 * x64).mean(axis=-1, keepdims=True) + 1e-6) * w
+    _close(ops.rms_norm(asc.asarray(xv), (513,), w, eps=1e-6), ref, "float32", 8)
