@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include <string>
+#include <type_traits>
 
 #include "asc/kernel/context.h"
 #include "asc/kernel/reg_api.h"
@@ -132,6 +133,12 @@ __simd_callee__ inline void asc_duplicate_scalar(AscendC::Reg::RegTensor<T>& dst
   ::asc::c_api::reg_map(dst, mask, [&](uint32_t) { return v; });
 }
 
+/// dst = value on every lane.
+template <typename T, typename S>
+__simd_callee__ inline void asc_duplicate_scalar(AscendC::Reg::RegTensor<T>& dst, S value) {
+  for (auto& e : dst.v) e = static_cast<T>(value);
+}
+
 /// dst[i] = value + i.
 template <typename T, typename S>
 __simd_callee__ inline void asc_arange(AscendC::Reg::RegTensor<T>& dst, S value) {
@@ -231,11 +238,17 @@ __simd_callee__ inline void asc_copy(AscendC::Reg::RegTensor<T>& dst, AscendC::R
     if (AscendC::Reg::detail::active<T>(mask, i)) dst.v[i] = src.v[i];
 }
 
-/// Load, then src += offset elements (a mask register: 32 bytes of bits, src in bytes).
+/// Load, then src += offset elements; for a mask register (32 bytes of
+/// predicate bits) the offset counts bytes, whatever src's type (as the
+/// select sample steps a uint32_t pointer by VL / 8).
 template <typename R, typename T>
 __simd_callee__ inline void asc_loadalign_postupdate(R& dst, __ubuf__ T*& src, int32_t offset) {
   AscendC::Reg::LoadAlign<T>(dst, src);
-  src += offset;
+  if constexpr (std::is_same_v<R, vector_bool>) {
+    src = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(src) + offset);
+  } else {
+    src += offset;
+  }
 }
 template <typename T>
 __simd_callee__ inline void asc_storealign_postupdate(__ubuf__ T*& dst, AscendC::Reg::RegTensor<T> src,

@@ -223,6 +223,19 @@ TEST(CApi, RegisterCompareSelectReduceMerge) {
     asc_copy(m, x, asc_create_mask_b32(PAT_Q));  // lanes 0..15 from a, the rest kept
     asc_storealign(mp, m, all);
     EXPECT_EQ(xa, ap + 64);
+    // A mask register loaded from UB steps its pointer in bytes (32 per register).
+    __ubuf__ uint8_t bits[64] = {};
+    bits[0] = 0x11;  // lanes 0 and 1 of a b32 register (bits 0 and 4)
+    __ubuf__ uint32_t* mp32 = reinterpret_cast<uint32_t*>(bits);
+    vector_bool lm;
+    asc_loadalign_postupdate(lm, mp32, 32);
+    EXPECT_EQ(reinterpret_cast<uint8_t*>(mp32), bits + 32);
+    vector_float z;
+    asc_duplicate_scalar(z, 0.0f);
+    asc_select(z, x, z, lm);
+    EXPECT_EQ(z.v[0], ap[0]);
+    EXPECT_EQ(z.v[1], ap[1]);
+    EXPECT_EQ(z.v[2], 0.0f);
   });
   float sum = 0.0f;
   for (int i = 0; i < 64; ++i) {
