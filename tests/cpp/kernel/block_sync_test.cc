@@ -444,4 +444,15 @@ TEST(BlockSync, MutexPairingIsChecked) {
   });
 }
 
+TEST(BlockSync, MoreBlocksThanCanBeResidentIsAClearError) {
+  // cores + 1024 helper threads at most: a barrier over more blocks fails at
+  // once (naming CANN's blockDim <= cores rule), and the device stays usable.
+  const uint32_t blocks = cores() + 1024 + 50;
+  const asc::Status st = kt::run("too_many_resident", blocks, [] { AscendC::SyncAll(); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("must run at once"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("blockDim <= the core count"), std::string::npos) << st.message();
+  check_rounds(cores() + 3);
+}
+
 }  // namespace
