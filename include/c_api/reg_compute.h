@@ -256,3 +256,29 @@ __simd_callee__ inline void asc_storealign_postupdate(__ubuf__ T*& dst, AscendC:
   AscendC::Reg::StoreAlign<T>(dst, src, mask);
   dst += offset;
 }
+
+// ---- gathers
+
+/// Register form: dst[i] = src[index[i]] (an index beyond the register's
+/// lanes is a kernel error naming it).
+template <typename T, typename I>
+__simd_callee__ inline void asc_gather(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                       AscendC::Reg::RegTensor<I> index) {
+  constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
+  for (uint32_t i = 0; i < lanes && i < AscendC::Reg::RegTensor<I>::kLanes; ++i) {
+    const auto k = static_cast<uint64_t>(index.v[i]);
+    if (k >= lanes)
+      ::asc::kernel::fail(::asc::ErrorCode::kIndexOutOfRange, "asc_gather",
+                          "index " + std::to_string(k) + " at lane " + std::to_string(i) + " is outside the " +
+                              std::to_string(lanes) + " lanes of the source register");
+    dst.v[i] = src.v[k];
+  }
+}
+
+/// UB form: dst[i] = src[index[i]] (elements of src's type, converted to
+/// dst's) on the active lanes, 0 elsewhere.
+template <typename D, typename S, typename I>
+__simd_callee__ inline void asc_gather(AscendC::Reg::RegTensor<D>& dst, __ubuf__ S* src,
+                                       AscendC::Reg::RegTensor<I> index, vector_bool mask) {
+  ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) { return static_cast<D>(src[index.v[i]]); });
+}

@@ -247,4 +247,40 @@ TEST(CApi, RegisterCompareSelectReduceMerge) {
   for (int i = 1; i < 64; ++i) EXPECT_EQ(red[i], 0.0f) << i;
 }
 
+TEST(CApi, RegisterAndUbGathers) {
+  std::vector<half> src(128), out(128), out2(128);
+  std::vector<uint16_t> idx(128);
+  for (int i = 0; i < 128; ++i) {
+    src[i] = half(static_cast<float>(i) * 0.25f);
+    idx[i] = static_cast<uint16_t>((i * 53 + 7) % 128);
+  }
+  half* sp = src.data();
+  half* op = out.data();
+  half* op2 = out2.data();
+  uint16_t* ip = idx.data();
+  kt::run_or_throw("c_api_gather", 1, [=] {
+    vector_half s, d;
+    vector_uint16_t k;
+    asc_loadalign(s, sp);
+    asc_loadalign(k, ip);
+    asc_gather(d, s, k);
+    asc_storealign(op, d, asc_create_mask_b16(PAT_ALL));
+    asc_gather(d, sp, k, asc_create_mask_b16(PAT_H));
+    asc_storealign(op2, d, asc_create_mask_b16(PAT_ALL));
+  });
+  for (int i = 0; i < 128; ++i) {
+    ASSERT_EQ(static_cast<float>(out[i]), static_cast<float>(src[idx[i]])) << i;
+    ASSERT_EQ(static_cast<float>(out2[i]), i < 64 ? static_cast<float>(src[idx[i]]) : 0.0f) << i;
+  }
+  // An index past the register's 128 half lanes.
+  const asc::Status st = kt::run("c_api_gather_bad", 1, [] {
+    vector_half s, d;
+    vector_uint16_t k;
+    asc_duplicate_scalar(k, 200);
+    asc_gather(d, s, k);
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("index 200"), std::string::npos) << st.message();
+}
+
 }  // namespace
