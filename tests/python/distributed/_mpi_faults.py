@@ -22,6 +22,7 @@ mode = sys.argv[1]
 dist.init_process_group(timeout=120)
 group = dist.new_group([0, 1], timeout=2.0)
 group2 = dist.new_group([0, 1], timeout=2.0)
+group3 = dist.new_group([0, 1], timeout=2.0)
 rank = dist.get_rank()
 if rank == 1:
     if mode == "exit":
@@ -41,6 +42,14 @@ if mode == "hang":
         dist.all_reduce(x, group=group)
     except dist.DistBackendError as e:
         print(f"UNUSABLE {e}", flush=True)
+    # async_op in the polled mode: the stream task's C wait returns at the deadline, wait() raises
+    t0 = time.monotonic()
+    w = dist.all_reduce(asc.ones(256, dtype="float32"), group=group3, async_op=True)
+    try:
+        w.wait()
+        print("NO ERROR", flush=True)
+    except dist.DistTimeoutError as e:
+        print(f"ASYNC CAUGHT DistTimeoutError after {time.monotonic() - t0:.2f} s: {e}", flush=True)
     _engine.set_mode(blocking=True)  # then the default: the watchdog ends the job
 t0 = time.monotonic()
 if mode == "hang-async":

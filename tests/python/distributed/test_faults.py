@@ -19,6 +19,10 @@ def test_hung_rank_polled_raises_then_default_watchdog_tears_down(mpirun):
     assert 1.9 <= float(m.group(1)) < 6.0, m.group(0)  # group timeout 2 s (+ load slack)
     assert "timed out after 2 s" in m.group(2) and "[all_reduce]" in m.group(2)
     assert "UNUSABLE" in p.stdout and "unusable after an earlier failure" in p.stdout
+    # polled mode, async_op: the stream task times out and Work.wait() raises
+    m = re.search(r"ASYNC CAUGHT DistTimeoutError after ([\d.]+) s: (.*)", p.stdout)
+    assert m, out[-4000:]
+    assert 1.9 <= float(m.group(1)) < 6.0 and "[all_reduce]" in m.group(2), m.group(0)
     # default mode: rank 0 (in the blocking all_reduce) names the operation, group and timeout ...
     assert re.search(r"\[all_reduce\] rank 0 timed out after 2 s in a blocking MPI call \(group 'group2', "
                      r"ranks \[0, 1\]\)", out), out[-4000:]
