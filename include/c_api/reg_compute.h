@@ -282,3 +282,15 @@ __simd_callee__ inline void asc_gather(AscendC::Reg::RegTensor<D>& dst, __ubuf__
                                        AscendC::Reg::RegTensor<I> index, vector_bool mask) {
   ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) { return static_cast<D>(src[index.v[i]]); });
 }
+
+/// The active elements of src, in order, packed to the front of dst; the
+/// remaining lanes 0.
+template <typename T>
+__simd_callee__ inline void asc_squeeze(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                        vector_bool mask) {
+  AscendC::Reg::RegTensor<T> out{};
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
+    if (AscendC::Reg::detail::active<T>(mask, i)) out.v[n++] = src.v[i];
+  dst = out;
+}

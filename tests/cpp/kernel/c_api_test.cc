@@ -272,6 +272,16 @@ TEST(CApi, RegisterAndUbGathers) {
     ASSERT_EQ(static_cast<float>(out[i]), static_cast<float>(src[idx[i]])) << i;
     ASSERT_EQ(static_cast<float>(out2[i]), i < 64 ? static_cast<float>(src[idx[i]]) : 0.0f) << i;
   }
+  // asc_squeeze: every 4th float packed to the front (PAT_M4), zeros after.
+  std::vector<float> sq(64, -1.0f);
+  float* sqp = sq.data();
+  kt::run_or_throw("c_api_squeeze", 1, [=] {
+    vector_float a, d;
+    asc_arange(a, 0.0f);
+    asc_squeeze(d, a, asc_create_mask_b32(PAT_M4));
+    asc_storealign(sqp, d, asc_create_mask_b32(PAT_ALL));
+  });
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(sq[i], i < 16 ? 4.0f * i : 0.0f) << i;
   // An index past the register's 128 half lanes.
   const asc::Status st = kt::run("c_api_gather_bad", 1, [] {
     vector_half s, d;
