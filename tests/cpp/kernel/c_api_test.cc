@@ -282,6 +282,26 @@ TEST(CApi, RegisterAndUbGathers) {
     asc_storealign(sqp, d, asc_create_mask_b32(PAT_ALL));
   });
   for (int i = 0; i < 64; ++i) ASSERT_EQ(sq[i], i < 16 ? 4.0f * i : 0.0f) << i;
+  // Pair and data-block reductions against the same sums done here.
+  std::vector<float> xs(64), pr(64), db(64);
+  for (int i = 0; i < 64; ++i) xs[i] = 1.0f + static_cast<float>((i * 29) % 64) / 64.0f;
+  float* xsp = xs.data();
+  float* prp = pr.data();
+  float* dbp = db.data();
+  kt::run_or_throw("c_api_reductions", 1, [=] {
+    vector_float a, p, q;
+    asc_loadalign(a, xsp);
+    asc_pair_reduce_sum(p, a, asc_create_mask_b32(PAT_ALL));
+    asc_storealign(prp, p, asc_create_mask_b32(PAT_ALL));
+    asc_reduce_sum_datablock(q, a, asc_create_mask_b32(PAT_ALL));
+    asc_storealign(dbp, q, asc_create_mask_b32(PAT_ALL));
+  });
+  for (int j = 0; j < 64; ++j) ASSERT_EQ(pr[j], j < 32 ? xs[2 * j] + xs[2 * j + 1] : 0.0f) << j;
+  for (int k = 0; k < 64; ++k) {
+    const float* b = xs.data() + 8 * (k % 8);
+    const float want = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+    ASSERT_EQ(db[k], k < 8 ? want : 0.0f) << k;
+  }
   // An index past the register's 128 half lanes.
   const asc::Status st = kt::run("c_api_gather_bad", 1, [] {
     vector_half s, d;
