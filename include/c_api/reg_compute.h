@@ -296,38 +296,17 @@ __simd_callee__ inline void asc_squeeze(AscendC::Reg::RegTensor<T>& dst, AscendC
 }
 
 /// dst[j] = src[2j] + src[2j+1] (inactive elements count as 0) for the first
-/// half of the lanes; the second half 0.
+/// half of the lanes; the second half 0 (Reg::PairReduceElem).
 template <typename T>
 __simd_callee__ inline void asc_pair_reduce_sum(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
                                                 vector_bool mask) {
-  using C = ::asc::c_api::calc<T>;
-  constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
-  AscendC::Reg::RegTensor<T> out{};
-  for (uint32_t j = 0; j < lanes / 2; ++j) {
-    const C a = AscendC::Reg::detail::active<T>(mask, 2 * j) ? static_cast<C>(src.v[2 * j]) : C(0);
-    const C b = AscendC::Reg::detail::active<T>(mask, 2 * j + 1) ? static_cast<C>(src.v[2 * j + 1]) : C(0);
-    out.v[j] = static_cast<T>(a + b);
-  }
-  dst = out;
+  AscendC::Reg::PairReduceElem<AscendC::Reg::PairReduce::SUM>(dst, src, mask);
 }
 
-/// dst[k] = the sum of 32-byte block k of src (its active elements, added as
-/// a pairwise tree) for the 8 blocks of the register; the other lanes 0.
+/// dst[k] = the sum of 32-byte block k of src (a pairwise tree) for the 8
+/// blocks of the register; the other lanes 0 (Reg::ReduceDataBlock).
 template <typename T>
 __simd_callee__ inline void asc_reduce_sum_datablock(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
                                                      vector_bool mask) {
-  using C = ::asc::c_api::calc<T>;
-  constexpr uint32_t per = 32 / sizeof(T);
-  AscendC::Reg::RegTensor<T> out{};
-  for (uint32_t k = 0; k < 8; ++k) {
-    C acc[per];
-    for (uint32_t e = 0; e < per; ++e) {
-      const uint32_t i = k * per + e;
-      acc[e] = AscendC::Reg::detail::active<T>(mask, i) ? static_cast<C>(src.v[i]) : C(0);
-    }
-    for (uint32_t n = per; n > 1; n /= 2)
-      for (uint32_t e = 0; e < n / 2; ++e) acc[e] = acc[2 * e] + acc[2 * e + 1];
-    out.v[k] = static_cast<T>(acc[0]);
-  }
-  dst = out;
+  AscendC::Reg::ReduceDataBlock<AscendC::Reg::ReduceType::SUM>(dst, src, mask);
 }

@@ -488,5 +488,56 @@ __simd_callee__ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
   dstReg = out;
 }
 
+// ------------------------------------------------------------------ data-block / pair reductions
+enum class PairReduce { SUM };
+
+/// dst[k] = the reduction of 32-byte block k of src (active elements; SUM
+/// as a pairwise tree, inactive count as 0; MAX/MIN over the active ones,
+/// the type's lowest/highest when none) for the register's 8 blocks; the
+/// other elements 0.
+template <ReduceType type = ReduceType::SUM, typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING,
+          typename U>
+__simd_callee__ inline void ReduceDataBlock(U& dstReg, U srcReg, MaskReg mask) {
+  using E = typename U::ActualT;
+  using C = detail::calc_t<E>;
+  constexpr uint32_t per = 32 / sizeof(E);
+  U out{};
+  for (uint32_t k = 0; k < 8; ++k) {
+    C acc[per];
+    for (uint32_t e = 0; e < per; ++e) {
+      const uint32_t i = k * per + e;
+      const bool on = detail::active<E>(mask, i);
+      const C x = static_cast<C>(detail::c<E>(srcReg.v[i]));
+      if constexpr (type == ReduceType::SUM) acc[e] = on ? x : C(0);
+      else if constexpr (type == ReduceType::MAX) acc[e] = on ? x : std::numeric_limits<C>::lowest();
+      else acc[e] = on ? x : std::numeric_limits<C>::max();
+    }
+    for (uint32_t n = per; n > 1; n /= 2)
+      for (uint32_t e = 0; e < n / 2; ++e) {
+        if constexpr (type == ReduceType::SUM) acc[e] = acc[2 * e] + acc[2 * e + 1];
+        else if constexpr (type == ReduceType::MAX) acc[e] = acc[2 * e] < acc[2 * e + 1] ? acc[2 * e + 1] : acc[2 * e];
+        else acc[e] = acc[2 * e + 1] < acc[2 * e] ? acc[2 * e + 1] : acc[2 * e];
+      }
+    out.v[k] = static_cast<E>(acc[0]);
+  }
+  dstReg = out;
+}
+
+/// dst[j] = src[2j] + src[2j+1] (inactive elements count as 0) for the low
+/// half of the elements; the high half 0.
+template <PairReduce type = PairReduce::SUM, typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING,
+          typename U>
+__simd_callee__ inline void PairReduceElem(U& dstReg, U srcReg, MaskReg mask) {
+  using E = typename U::ActualT;
+  using C = detail::calc_t<E>;
+  U out{};
+  for (uint32_t j = 0; j < U::kLanes / 2; ++j) {
+    const C a = detail::active<E>(mask, 2 * j) ? static_cast<C>(detail::c<E>(srcReg.v[2 * j])) : C(0);
+    const C b = detail::active<E>(mask, 2 * j + 1) ? static_cast<C>(detail::c<E>(srcReg.v[2 * j + 1])) : C(0);
+    out.v[j] = static_cast<E>(a + b);
+  }
+  dstReg = out;
+}
+
 }  // namespace Reg
 }  // namespace AscendC

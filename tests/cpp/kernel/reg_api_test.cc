@@ -4,6 +4,8 @@
 // arithmetic, Select/Compare, Reduce, asc_vf_call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -181,4 +183,29 @@ TEST(RegApi, HalfExpSubAbsAndIntegers) {
   for (uint32_t i = 0; i < kF; ++i) EXPECT_EQ(ic.v[i], std::max<int32_t>(int32_t(i) - 10, 3));
   R::Adds(ic, ia, int32_t(5), mi);
   for (uint32_t i = 0; i < kF; ++i) EXPECT_EQ(ic.v[i], int32_t(i) - 5);
+}
+
+TEST(RegApi, ReduceDataBlockAndPairReduceElem) {
+  R::RegTensor<float> a, d;
+  for (uint32_t i = 0; i < 64; ++i) a.v[i] = static_cast<float>((i * 37) % 64) - 20.0f;
+  R::MaskReg all = R::CreateMask<float>();
+  R::ReduceDataBlock<R::ReduceType::SUM>(d, a, all);
+  for (uint32_t k = 0; k < 64; ++k) {
+    float want = 0.0f;
+    if (k < 8)
+      for (uint32_t e = 0; e < 8; ++e) want += a.v[8 * k + e];  // small integers: exact in any order
+    EXPECT_EQ(d.v[k], want) << k;
+  }
+  R::ReduceDataBlock<R::ReduceType::MAX>(d, a, all);
+  for (uint32_t k = 0; k < 8; ++k) EXPECT_EQ(d.v[k], *std::max_element(a.v + 8 * k, a.v + 8 * k + 8)) << k;
+  R::ReduceDataBlock<R::ReduceType::MIN>(d, a, all);
+  for (uint32_t k = 0; k < 8; ++k) EXPECT_EQ(d.v[k], *std::min_element(a.v + 8 * k, a.v + 8 * k + 8)) << k;
+  // Pairs, with the last 4 elements masked off (count 60): they add as 0.
+  uint32_t n = 60;
+  R::MaskReg m = R::UpdateMask<float>(n);
+  R::PairReduceElem<R::PairReduce::SUM>(d, a, m);
+  for (uint32_t j = 0; j < 64; ++j) {
+    const float want = j < 30 ? a.v[2 * j] + a.v[2 * j + 1] : 0.0f;
+    EXPECT_EQ(d.v[j], want) << j;
+  }
 }
