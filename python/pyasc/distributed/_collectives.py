@@ -334,7 +334,8 @@ def _native_failed(pg, tensor, op, r):
     if kind == 3:
         raise DistBackendError(f"[{what}] MPI error: {text}")
     deadline = time.monotonic() + pg.timeout
-    desc = (what, tensor.dtype, int(np.prod(tensor.shape, dtype=np.int64)), _reduce_op(op, what)._name_)
+    n = tuple(tensor.shape) if _engine.CHECK == _engine.DETAIL else int(np.prod(tensor.shape, dtype=np.int64))
+    desc = (what, tensor.dtype, n, _reduce_op(op, what)._name_)
     _engine.mismatch(pg, what, desc, deadline, f" (MPI: {text})" if kind == 2 else "")
 
 
@@ -431,13 +432,8 @@ def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code)
             r = NotImplemented
             native = _engine.NATIVE
             if native is not None and code is not None and b.dtype not in _engine._HALF:
-                level = _engine.CHECK
-                deadline = time.monotonic() + pg.timeout
-                if level == _engine.DETAIL:  # the shape check stays in Python
-                    _engine.check_same(pg, what, desc, deadline, backoff=True)
-                    level = _engine.OFF
                 try:
-                    r = native.allreduce(b, pg.handle, code, pg._size, level, pg.timeout, pg,
+                    r = native.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
                                          1 if _engine.BLOCKING else 2)
                 except ValueError:
                     r = NotImplemented

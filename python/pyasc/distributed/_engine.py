@@ -54,8 +54,8 @@ def mpi():
 #: pyasc.distributed._native (the C fast path of all_reduce, linked to the libmpi mpi4py
 #: uses), loaded with MPI; None when the build has no MPI C library or ASC_DISTRIBUTED_NATIVE=0.
 NATIVE = None
-#: Whether blocking all_reduce takes the C path: NATIVE loaded, blocking mode, check level
-#: OFF or INFO (DETAIL's shape check stays in Python).
+#: Whether blocking all_reduce takes the C path: NATIVE loaded and the blocking mode (every
+#: check level: DETAIL's fingerprint includes the shape there).
 NATIVE_FAST = False
 #: NATIVE.all_reduce_entry while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
 FAST = None
@@ -75,7 +75,7 @@ def _load_native():
         from ._group import ReduceOp
         NATIVE.configure([ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.BAND,
                           ReduceOp.BOR, ReduceOp.BXOR], _C.ndarray, np.ndarray, CHECK)
-    NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
+    NATIVE_FAST = NATIVE is not None and BLOCKING
     FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
 
 
@@ -127,7 +127,7 @@ def set_mode(check=None, blocking=None):
         CHECK = check
     if blocking is not None:
         BLOCKING = bool(blocking)
-    NATIVE_FAST = NATIVE is not None and BLOCKING and CHECK != DETAIL
+    NATIVE_FAST = NATIVE is not None and BLOCKING
     FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
     if NATIVE is not None:
         NATIVE.set_level(CHECK)

@@ -329,6 +329,12 @@ def _mismatch_cases(level):
         want = "(5,)" if level == _engine.DETAIL else "float32 5 SUM"
         if msg is not None and want not in msg:
             FAIL.append(f"shape mismatch message does not name the shapes: {msg}")
+        if level == _engine.DETAIL:  # same element count, other shape
+            shape = (2, 3) if R < N - 1 else (3, 2)
+            msg = expect_raises("same-size shape mismatch DETAIL", dist.CollectiveMismatchError,
+                                lambda: dist.all_reduce(asc.ones(shape, dtype="float32")))
+            if msg is not None and "(3, 2)" not in msg:
+                FAIL.append(f"same-size shape mismatch message does not name the shapes: {msg}")
         dt = "float32" if R else "float64"
         expect_raises(f"dtype mismatch {level}", dist.CollectiveMismatchError,
                       lambda: dist.all_reduce(asc.ones(3, dtype=dt)))
