@@ -290,6 +290,13 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
     reps = (1,) * (nd - len(reps)) + reps
     shape = (1,) * (nd - x.ndim) + x.shape
     if _builtins.any(r < 0 for r in reps):
+        if x.size == 0:
+            # NumPy repeats nothing for an empty A and reshapes it to the product shape: a negative
+            # rep times a zero extent is 0 (accepted), any other negative extent its reshape error
+            out_shape = tuple(r * s for r, s in zip(reps, shape))
+            if _builtins.any(d < 0 for d in out_shape):
+                raise _VE_tile(f"[tile] cannot reshape array of size 0 into shape {out_shape}")
+            return _C.reshape(x, out_shape).copy()
         raise ValueError("negative dimensions are not allowed")
     inter = []
     for s in shape:
@@ -341,6 +348,8 @@ def _repeat_counts(repeats):
         return repeats
     if isinstance(repeats, (_np.ndarray, _C.ndarray)):
         dt = _np.dtype(repeats.dtype)
+        if repeats.ndim > 1:  # (PyArray_ContiguousFromAny(repeats, intp, 0, 1): the depth first)
+            raise _VE_tile(f"[repeat] object too deep for desired array (repeats of shape {tuple(repeats.shape)})")
         if not _np.can_cast(dt, _np.int64, "safe"):
             what = "scalar" if repeats.ndim == 0 else "array data"
             raise TypeError(f"repeat: Cannot cast {what} from dtype('{dt}') to dtype('int64') "
@@ -947,6 +956,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
     keepdims = _sig.keepdims_flag("nanmean", keepdims)
     x = _arr(a)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
+    if inexact:  # (NumPy's nanmean sums with ufunc.reduce: axis 0/-1 of a 0-d array is all of it)
+        axis = _zero_d_none(x, axis)
     if inexact and dtype is not None and not _inexact_dtype_ok(x, dtype):
         raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     if where is not _sig._NV:
@@ -994,15 +1005,17 @@ def _nanvar_in_input_dtype(x, axis, dt, out, ddof, keepdims, is_std):
 
 
 def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
+    x = _arr(a)
+    if _is_inexact(x):  # (NumPy's nanvar sums with ufunc.reduce: axis 0/-1 of a 0-d array is all of it)
+        axis = _zero_d_none(x, axis)
+    if _is_inexact(x) and dtype is not None:  # NumPy's nanvar/nanstd (before ddof/correction); other
+        _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)  # input goes to var/std
+        if not _inexact_dtype_ok(x, dtype):
+            raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
     if correction is not None:
         if ddof != 0:
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
-    x = _arr(a)
-    if _is_inexact(x) and dtype is not None:  # NumPy's nanvar/nanstd; other input goes to var/std
-        _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)
-        if not _inexact_dtype_ok(x, dtype):
-            raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
     if _np.ndim(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) > 0:
         # NumPy divides by (count - ddof) with out= the result: an array of ddof values fails there
         # (ValueError) unless it broadcasts with the result, which pyasc does not support

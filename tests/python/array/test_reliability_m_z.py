@@ -978,3 +978,45 @@ def test_unique_family_vs_numpy_with_specials(mode, fn, seed):
     for dt in ("float64", "float32", "complex64", "bfloat16", "float16"):
         case = ("fn", fn, (("arr", dt, (2, 3, 2), "T", seed, "special"),), ())
         assert fh.classify(case, modes=(mode,))[0] == "ok", (case, fh.classify(case, modes=(mode,)))
+
+
+@pytest.mark.parametrize("fn", ["nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("axis", [0, -1, (0,), 1, None])
+@pytest.mark.parametrize("value", [np.float32(1.5), np.float16(np.nan), np.int8(3), np.complex64(1 - 2j)])
+def test_nan_reductions_of_a_0d_array_axis_0(mode, fn, axis, value):
+    # NumPy's nan-functions of float input sum with ufunc.reduce, which reads axis 0/-1 of a 0-d
+    # array as all of it (a tuple (0,) is still its AxisError); integer input goes to mean/var
+    _compare(lambda: getattr(np, fn)(np.asarray(value), axis=axis),
+             lambda: getattr(asc, fn)(asc.asarray(np.asarray(value)), axis=axis))
+
+
+@pytest.mark.parametrize("shape,reps", [((0, 3), (1, -1)), ((0, 3), (-1, 1)), ((0,), (-2,)), ((0,), (-1, -1)),
+                                        ((3, 0), (-1,)), ((3, 0), (-2, 1)), ((0,), (2, -1)), ((2, 0), (-1, -1)),
+                                        ((2,), (-1,)), ((0,), -1), ((4, 4, 0), (-1,))])
+def test_tile_negative_reps_of_an_empty_array(mode, shape, reps):
+    # NumPy repeats nothing for an empty array and reshapes to the product shape: a negative rep
+    # times a zero extent is accepted
+    a = np.zeros(shape, np.uint64)
+    _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
+
+
+@pytest.mark.parametrize("rshape,rdtype", [((4, 0, 2), "float16"), ((1, 1), "int64"), ((2, 1), "int8"), ((1,), "float16"),
+                                           ((), "float32"), ((3,), "int64")])
+@pytest.mark.parametrize("method", [False, True])
+def test_repeat_counts_deeper_than_1d(mode, rshape, rdtype, method):
+    # PyArray_Repeat reads the counts as an at most 1-d intp array: too deep is its ValueError
+    # before the cast's TypeError
+    a = np.arange(3, dtype=np.int8)
+    r = np.ones(rshape, rdtype)
+
+    def call(m, x, rr):
+        return x.repeat(rr) if method else m.repeat(x, rr)
+
+    _compare(lambda: call(np, a, r), lambda: call(asc, asc.asarray(a), asc.asarray(r)))
+
+
+@pytest.mark.parametrize("fn", ["nanstd", "nanvar"])
+def test_nanvar_dtype_checked_before_correction(mode, fn):
+    a = np.array([1.5, np.nan, 2.0, 3.0])
+    _compare(lambda: getattr(np, fn)(a, correction=np.ones(4, bool), ddof=np.array(0), dtype=bool),
+             lambda: getattr(asc, fn)(asc.asarray(a), correction=asc.ones(4, bool), ddof=asc.asarray(0), dtype=bool))
