@@ -310,3 +310,22 @@ __simd_callee__ inline void asc_reduce_sum_datablock(AscendC::Reg::RegTensor<T>&
                                                      vector_bool mask) {
   AscendC::Reg::ReduceDataBlock<AscendC::Reg::ReduceType::SUM>(dst, src, mask);
 }
+
+/// Histogram of uint8 values, accumulated into 16-bit counters: bin0 counts
+/// the values 0..127 (dst lane v), bin1 the values 128..255 (lane v - 128),
+/// over src's active lanes; counts wrap at 2^16 as the 16-bit lanes do.
+namespace asc::c_api {
+inline void histogram(vector_uint16_t& dst, const vector_uint8_t& src, const vector_bool& mask, uint32_t base) {
+  for (uint32_t i = 0; i < vector_uint8_t::kLanes; ++i) {
+    if (!AscendC::Reg::detail::active<uint8_t>(mask, i)) continue;
+    const uint32_t v = src.v[i];
+    if (v >= base && v < base + vector_uint16_t::kLanes) dst.v[v - base] = static_cast<uint16_t>(dst.v[v - base] + 1);
+  }
+}
+}  // namespace asc::c_api
+__simd_callee__ inline void asc_frequency_histogram_bin0(vector_uint16_t& dst, vector_uint8_t src, vector_bool mask) {
+  ::asc::c_api::histogram(dst, src, mask, 0);
+}
+__simd_callee__ inline void asc_frequency_histogram_bin1(vector_uint16_t& dst, vector_uint8_t src, vector_bool mask) {
+  ::asc::c_api::histogram(dst, src, mask, 128);
+}

@@ -302,6 +302,29 @@ TEST(CApi, RegisterAndUbGathers) {
     const float want = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
     ASSERT_EQ(db[k], k < 8 ? want : 0.0f) << k;
   }
+  // Histogram of 256 bytes (two registers) into bins 0..127 and 128..255.
+  std::vector<uint8_t> bytes(512);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>((i * 97 + 13) % 251);
+  std::vector<uint16_t> hist(256, 0), want_hist(256, 0);
+  for (size_t i = 0; i < 500; ++i) ++want_hist[bytes[i]];  // the last 12 bytes are masked off
+  uint8_t* bp = bytes.data();
+  uint16_t* hp = hist.data();
+  kt::run_or_throw("c_api_histogram", 1, [=] {
+    vector_uint8_t s;
+    vector_uint16_t h0, h1;
+    asc_duplicate_scalar(h0, 0);
+    asc_duplicate_scalar(h1, 0);
+    uint32_t left = 500;
+    for (int r = 0; r < 2; ++r) {
+      vector_bool m = asc_update_mask_b8(left);
+      asc_loadalign(s, bp + 256 * r);
+      asc_frequency_histogram_bin0(h0, s, m);
+      asc_frequency_histogram_bin1(h1, s, m);
+    }
+    asc_storealign(hp, h0, asc_create_mask_b16(PAT_ALL));
+    asc_storealign(hp + 128, h1, asc_create_mask_b16(PAT_ALL));
+  });
+  EXPECT_EQ(hist, want_hist);
   // An index past the register's 128 half lanes.
   const asc::Status st = kt::run("c_api_gather_bad", 1, [] {
     vector_half s, d;
