@@ -301,7 +301,10 @@ def ravel(x, order="C"):
 
         _alloc_check("ravel", x.shape, x.dtype)
         return _C.ndarray.copy(_C.reshape(x, (-1,)))
-    return _C.reshape(x, (-1,))
+    r = _C.reshape(x, (-1,))
+    # NumPy's ravel is a view only of an array contiguous in the order read, else a copy: the
+    # strided 1-D view reshape allows (x[::2]) aliased x, so a write through it changed x
+    return r if r.size <= 1 or r.is_contiguous() else _C.ndarray.copy(r)
 
 
 def swapaxes(x, axis1, axis2):

@@ -555,6 +555,21 @@ def _method_ravel(self, order="C"):
     return ravel_order(self, order)
 
 
+_ravel_order_views = ravel_order
+
+
+def ravel_order(self, order):  # noqa: F811 - the contiguity rule wraps the order logic above
+    """``ravel_order``'s result, copied unless contiguous: NumPy's ravel is a view only of an
+    array contiguous in the order read (x[::2].ravel() and a broadcast view are copies), where a
+    strided view of pyasc's would alias the input (a write through it changed x)."""
+    if self.size > 1 << 32 and not self.is_contiguous():
+        from ._helpers import _alloc_check  # noqa: PLC0415 - a huge broadcast view: NumPy's copy fails
+
+        _alloc_check("ravel", tuple(self.shape), self.dtype)
+    r = _ravel_order_views(self, order)
+    return r if r.size <= 1 or r.is_contiguous() else _C.ndarray.copy(r)
+
+
 def _method_conj(self, *args, **kwargs):
     """The complex conjugate, elementwise (``ndarray.conj(out=None)``; NumPy takes ``out`` only
     positionally)."""
@@ -895,6 +910,9 @@ def _install_partition():
         def m(self, kth, axis=-1, kind="introselect", order=None, *, _op=op, _meth=meth):
             if _op == "argpartition" and isinstance(axis, (bool, _np.bool_)):  # as the function
                 raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
+            if self.size == 0 and isinstance(kth, (_C.ndarray, _np.ndarray)) and kth.ndim > 1:
+                # (the C++ method returns at once for an empty array; NumPy converts kth first)
+                raise _value_error(_op, f"object too deep for desired array (kth has {kth.ndim} dimensions)")
             try:
                 return _meth(self, kth, axis, kind, order)
             except Exception:

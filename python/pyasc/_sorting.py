@@ -135,6 +135,15 @@ def _check_kth(x, kth, axis):
             raise _part_error(ValueError, f"kth(={k}) out of bounds ({n})")
 
 
+def _check_empty_kth(kth):
+    """kth for an empty array: NumPy reads it as an at most 1-d intp array (deeper: its ValueError),
+    then its type; not its bounds."""
+    ka = _np.asarray(kth.numpy() if isinstance(kth, _C.ndarray) else kth)
+    if ka.ndim > 1:
+        raise _part_error(ValueError, f"object too deep for desired array (kth has {ka.ndim} dimensions)")
+    _check_kth_dtype(ka.dtype.kind)
+
+
 def _check_kth_dtype(kind):
     """NumPy's kth type rules: bool is its ValueError, any other non-integer its TypeError."""
     if kind == "b":
@@ -177,7 +186,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
             from ._helpers import _norm_axis  # noqa: PLC0415
 
             _norm_axis(axis, x.ndim, "partition")
-        _check_kth_dtype(_np.asarray(kth).dtype.kind)
+        _check_empty_kth(kth)
         return _C.sort(x, axis, False)
     _check_kth(x, kth, axis)
     return _C.sort(x, axis, False)
@@ -197,7 +206,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
             from ._helpers import _norm_axis  # noqa: PLC0415
 
             _norm_axis(axis, x.ndim, "argpartition")
-        _check_kth_dtype(_np.asarray(kth).dtype.kind)
+        _check_empty_kth(kth)
         return _C.full((0,) if axis is None else tuple(x.shape), 0, _np.int64)
     _check_kth(x, kth, axis)
     if x.size > 1 << 32:  # NumPy allocates the intp result after checking kth: a huge view's error

@@ -1020,3 +1020,56 @@ def test_nanvar_dtype_checked_before_correction(mode, fn):
     a = np.array([1.5, np.nan, 2.0, 3.0])
     _compare(lambda: getattr(np, fn)(a, correction=np.ones(4, bool), ddof=np.array(0), dtype=bool),
              lambda: getattr(asc, fn)(asc.asarray(a), correction=asc.ones(4, bool), ddof=asc.asarray(0), dtype=bool))
+
+
+_RAVEL_VIEWS = [("1d step2", (0, slice(None, None, 2))), ("1d rev", (0, slice(None, None, -1))),
+                ("2d step", (slice(None), slice(None, None, 2))), ("rows step", (slice(None, None, 2),)),
+                ("col", (slice(None), 1)), ("c", (Ellipsis,)), ("row", (1,))]
+
+
+@pytest.mark.parametrize("view", range(len(_RAVEL_VIEWS)))
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("method", [False, True])
+def test_ravel_copies_unless_contiguous(mode, view, transpose, order, method):
+    # NumPy's ravel is a view only of an array contiguous in the order read; pyasc returned the
+    # strided view reshape allows (x[::2].ravel()), so a write through the result changed x
+    sl = _RAVEL_VIEWS[view][1]
+    n = np.arange(24.0).reshape(4, 6)
+    a = asc.asarray(n.copy())
+    nv, av = n[sl], a[sl]
+    if transpose:
+        nv, av = nv.T, av.T
+    nr = nv.ravel(order) if method else np.ravel(nv, order)
+    ar = av.ravel(order) if method else asc.ravel(av, order)
+    if nr.size:
+        nr[0] = -1
+        ar[0] = -1
+    np.testing.assert_array_equal(a.numpy(), n)
+    np.testing.assert_array_equal(ar.numpy(), nr)
+
+
+@pytest.mark.parametrize("method", [False, True])
+def test_ravel_of_a_huge_broadcast_view_fails_like_numpys_copy(method):
+    h = asc.broadcast_to(asc.asarray(np.ones(1, np.int8)), (2 ** 62,))
+    e = _run(lambda: np.broadcast_to(np.ones(1, np.int8), (2 ** 62,)).ravel())
+    g = _run(lambda: h.ravel() if method else asc.ravel(h))
+    _same_error(e, g)
+
+
+@pytest.mark.parametrize("fn", ["partition", "argpartition"])
+@pytest.mark.parametrize("method", [False, True])
+@pytest.mark.parametrize("kshape", [(4, 0), (1, 1), (2, 2, 1), (0,), ()])
+def test_partition_of_empty_array_reads_kth_depth(mode, fn, method, kshape):
+    # an empty array returned at once; NumPy converts kth to an at most 1-d intp array first
+    a = np.zeros((4, 0), np.uint8)
+    k = np.zeros(kshape, np.uint8)
+
+    def call(m, x, kk):
+        if method:
+            c = x.copy()
+            r = getattr(c, fn)(kk)
+            return c if fn == "partition" else r
+        return getattr(m, fn)(x, kk)
+
+    _compare(lambda: call(np, a, k), lambda: call(asc, asc.asarray(a), asc.asarray(k)))
