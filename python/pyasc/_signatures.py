@@ -1004,6 +1004,8 @@ def _method_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=Tr
     except TypeError:
         raise _type_error("astype", f"'{type(subok).__name__}' object cannot be interpreted as an integer "
                                     "(subok)") from None
+    if isinstance(copy, _np._CopyMode):
+        raise _value_error("astype", "_CopyMode enum is not allowed for astype function. Use true/false instead.")
     if copy is None:
         need = False
     else:

@@ -126,7 +126,23 @@ def astype(x, dtype, /, *, copy=True, device=None):
         raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[astype] input should be an array or a NumPy scalar, "
                                                        f"not {type(x).__name__}")
     _check_device("astype", device)
-    return _C.astype(x, dtype, copy)
+    return _C.astype(x, dtype, _astype_copy(copy))
+
+
+def _astype_copy(copy):
+    """astype's ``copy`` as NumPy reads it: None is False, anything else by its truth value (an
+    array of several elements is the ambiguous-truth ValueError); a numpy._CopyMode is refused."""
+    from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+    if isinstance(copy, _np._CopyMode):
+        raise AscendValueError(ErrorCode.INVALID_PARAM,
+                               "[astype] _CopyMode enum is not allowed for astype function. Use true/false instead.")
+    if copy is None or type(copy) is _builtins.bool:
+        return copy is True
+    try:
+        return _builtins.bool(copy)
+    except ValueError as e:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[astype] copy: {e}") from None
 
 
 power = _C.power

@@ -1244,3 +1244,18 @@ def test_array_equiv_of_values_without_a_pyasc_dtype(mode, pair):
     e = np.array_equiv(a, b)
     g = asc.array_equiv(asc.asarray(a) if isinstance(a, np.ndarray) else a, b)
     assert type(g) is bool and g == e
+
+
+@pytest.mark.parametrize("copy", ["abc", "", None, 0, 2.5, np.ones(1), np.ones(2), [], np.True_, True, False,
+                                  np._CopyMode.NEVER, np._CopyMode.ALWAYS], ids=repr)
+@pytest.mark.parametrize("dt", ["int8", "float64"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_astype_copy_by_truth(mode, copy, dt, form):
+    # NumPy reads astype's copy by its truth value (copy='abc' is True, None False); a _CopyMode is
+    # its ValueError (pyasc's function passed copy to a C bool: pybind11's incompatible-arguments)
+    x = np.array([1.5, -2.0, 3.0])
+
+    def run(xp):
+        a = x if xp is np else asc.asarray(x)
+        return xp.astype(a, dt, copy=copy) if form == "function" else a.astype(dt, copy=copy)
+    _same(lambda: run(np), lambda: run(asc))
