@@ -599,6 +599,28 @@ def _method_copy(self, order="C"):
     return _c_copy_method(self)
 
 
+_c_swapaxes = _C.ndarray.swapaxes
+
+
+def _method_swapaxes(self, axis1, axis2):
+    """A view with two axes interchanged (``ndarray.swapaxes``): NumPy parses both axes as C ints
+    ("ii") before their bounds -- beyond one its OverflowError, not an AxisError."""
+    for a in (axis1, axis2):
+        if isinstance(a, (int, _np.integer, _C.ndarray)) and not isinstance(a, bool):
+            try:
+                i = _operator.index(a)
+            except TypeError:
+                continue  # (the C++ method's own TypeError)
+            if not -(1 << 63) <= i < (1 << 63):
+                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] Python int too large to convert to C long ({i})")
+            if i >= 1 << 31:
+                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is greater than maximum ({i})")
+            if i < -(1 << 31):
+                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is less than minimum ({i})")
+    return _c_swapaxes(self, axis1, axis2)
+
+
+_C.ndarray.swapaxes = _method_swapaxes
 _C.ndarray.reshape = _method_reshape
 _C.ndarray.ravel = _method_ravel
 _C.ndarray.conj = _method_conj

@@ -12,7 +12,7 @@ import numpy as _np
 
 from . import _C
 from . import _namespace as _ns
-from ._helpers import _BF16, _TE, _arr, _kind
+from ._helpers import _BF16, _TE, _VE, _arr, _kind
 
 __all__ = [
     "nan_to_num", "real_if_close", "isreal", "iscomplex", "common_type", "mintypecode", "typename",
@@ -22,12 +22,47 @@ __all__ = [
 # ------------------------------------------------------------------ elementwise helpers
 
 
+def _check_fill_values(xv, k, values):
+    """NumPy writes each replacement with copyto(part, value, where=...) into the real (and
+    imaginary) part -- even where nothing is replaced: the value must cast same_kind into the
+    part's real dtype (a complex one is its TypeError) and broadcast to the array's shape."""
+    pdt = _np.dtype(xv.real.dtype) if k == "c" else _np.dtype(xv.dtype)
+    out = []
+    for v in values:
+        out.append(v)
+        if v is None:
+            continue
+        if isinstance(v, (bool, int, float)) and not isinstance(v, _np.generic):
+            continue  # (a Python number is weak: it takes the part's dtype)
+        va = v if isinstance(v, _C.ndarray) else _np.asarray(v)
+        vdt = _np.dtype(va.dtype)
+        if not _np.can_cast(vdt, pdt, "same_kind"):
+            what = "scalar" if va.ndim == 0 else "array data"
+            raise _TE(f"[nan_to_num] Cannot cast {what} from dtype('{vdt}') to dtype('{pdt}') according to the "
+                      "rule 'same_kind'")
+        shape = tuple(xv.shape)
+        vs = tuple(va.shape)
+        while len(vs) > len(shape) and vs[0] == 1:  # (assignment drops leading unit dimensions)
+            vs = vs[1:]
+        try:
+            ok = len(vs) <= len(shape) and _np.broadcast_shapes(vs, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise _VE(f"[nan_to_num] could not broadcast input array from shape {tuple(va.shape)} into shape {shape}")
+        if vs != tuple(va.shape):
+            out[-1] = _C.reshape(va, vs) if isinstance(va, _C.ndarray) else va.reshape(vs)
+    return out
+
+
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN -> ``nan``, +Inf -> ``posinf`` (largest finite), -Inf -> ``neginf`` (most negative finite)."""
     xv = _arr(x)
     k = _kind(xv)
     if k not in "fc":
         return _C.astype(xv, xv.dtype) if copy or not isinstance(x, _C.ndarray) else xv
+
+    nan, posinf, neginf = _check_fill_values(xv, k, (nan, posinf, neginf))
 
     def fix(part):
         dt = _np.dtype(part.dtype)

@@ -1073,3 +1073,47 @@ def test_partition_of_empty_array_reads_kth_depth(mode, fn, method, kshape):
         return getattr(m, fn)(x, kk)
 
     _compare(lambda: call(np, a, k), lambda: call(asc, asc.asarray(a), asc.asarray(k)))
+
+
+_NAN_TO_NUM = [
+    ("c128", dict(nan="c64")), ("c128", dict(nan=2j)), ("f64", dict(nan=2j)), ("f64", dict(posinf="c64")),
+    ("f32", dict(posinf="f64")), ("i8", dict(nan=2j)), ("v1", dict(nan="v2")), ("v2", dict(nan="m12")),
+    ("v2", dict(nan="m111")), ("f64", dict(nan="m11")), ("f64", dict(nan="v2")), ("v3", dict(nan="i3", neginf=np.float32(-5))),
+    ("c64v3", dict(nan="m13", posinf=np.float32(5))), ("v1", dict(nan="a")), ("v2", dict(nan="m21")),
+    ("c64", dict(nan="i0")), ("f16", dict(posinf=1e10)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_NAN_TO_NUM)))
+def test_nan_to_num_fill_values_cast_and_broadcast(mode, i):
+    # NumPy writes each fill value with copyto(part, value, where=...) even where nothing is
+    # replaced: it must cast same_kind into the real dtype (complex: TypeError; pyasc took the
+    # real part) and broadcast to the array (leading unit dimensions dropped)
+    arrays = {"c128": np.array(np.nan + 1j), "f64": np.array(np.nan), "f32": np.array(np.inf, np.float32),
+              "i8": np.array(1, np.int8), "v1": np.array([np.nan]), "v2": np.array([np.nan, 1.0]),
+              "v3": np.array([np.inf, -np.inf, np.nan]), "c64v3": np.array([np.inf, -np.inf, np.nan], np.complex64),
+              "c64": np.array(np.nan, np.complex64), "f16": np.array(np.inf, np.float16)}
+    values = {"c64": np.array(2, np.complex64), "f64": np.array(2.0), "v2": np.array([1.0, 2.0]),
+              "m12": np.array([[1.0, 2.0]]), "m111": np.array([[[3.0]]]), "m11": np.array([[3.0]]),
+              "i3": np.array([1, 2, 3]), "m13": np.array([[1, 2, 3]]), "m21": np.array([[1.0], [2.0]]),
+              "i0": np.array(2, np.int64)}
+    name, kw = _NAN_TO_NUM[i]
+    nk = {k: values.get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
+    ak = {k: asc.asarray(v) if isinstance(v, np.ndarray) else v for k, v in nk.items()}
+    x = arrays[name]
+    _compare(lambda: np.nan_to_num(x, **nk), lambda: asc.nan_to_num(asc.asarray(x), **ak))
+
+
+@pytest.mark.parametrize("a1,a2", [(np.array(2 ** 63 - 1), -1), (2 ** 31, -1), (-(2 ** 31) - 1, 0), (2 ** 64, 0),
+                                   (0, 2 ** 40), (1.5, 0), (True, -1), (np.array([1]), 0), (1, -1), (-2 ** 31, 0)])
+@pytest.mark.parametrize("shape", [(1, 2, 4), ()])
+@pytest.mark.parametrize("method", [False, True])
+def test_swapaxes_axes_read_as_c_ints(mode, a1, a2, shape, method):
+    # NumPy parses both axes with "ii": beyond a C int its OverflowError, not an AxisError
+    x = np.ones(shape)
+    g1 = asc.asarray(a1) if isinstance(a1, np.ndarray) else a1
+
+    def call(m, arr, b1):
+        return arr.swapaxes(b1, a2) if method else m.swapaxes(arr, b1, a2)
+
+    _compare(lambda: call(np, x, a1), lambda: call(asc, asc.asarray(x), g1))
