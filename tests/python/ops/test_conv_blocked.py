@@ -218,3 +218,21 @@ def test_residual_inplace_refused_when_it_is_the_input():
     want = conv_ref(x, w, None, (1, 1), (1, 1), (1, 1), 1, x.astype(np.float64))
     np.testing.assert_allclose(unblock(np.asarray(y)), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(np.asarray(xa), block(x, 8))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+@pytest.mark.parametrize("hw", [14, 16, 7])
+def test_pointwise_nchw_gemm_path(n, hw):
+    """1x1 / stride 1 / unpadded NCHW convolutions of >= 14x14 positions run oneDNN's GEMM
+    convolution on the user's layout (slices of output channels at small batches); 7x7 keeps the
+    blocked kernel. Both equal the float64 reference, with bias, residual and relu."""
+    x = RNG.standard_normal((n, 48, hw, hw)).astype(np.float32)
+    w = (RNG.standard_normal((80, 48, 1, 1)) / 7).astype(np.float32)
+    b = RNG.standard_normal(80).astype(np.float32)
+    r = RNG.standard_normal((n, 80, hw, hw)).astype(np.float32)
+    y = asc.ops.conv2d(asc.asarray(x), asc.array(w), asc.array(b), residual=asc.asarray(r), activation="relu")
+    want = conv_ref(x, w, b, (1, 1), (0, 0), (0, 0), 1, r.astype(np.float64), "relu")
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-4, atol=1e-4)
+    xs = asc.asarray(np.repeat(x, 2, axis=3))[..., ::2]  # a non-contiguous input
+    np.testing.assert_allclose(np.asarray(asc.ops.conv2d(xs, asc.array(w), asc.array(b))),
+                               conv_ref(x, w, b, (1, 1), (0, 0), (0, 0), 1), rtol=1e-4, atol=1e-4)
