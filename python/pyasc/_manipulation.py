@@ -761,6 +761,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None);
     ``mode`` as NumPy's clip-mode ('raise', 'wrap', 'clip', None, or 0/1/2)."""
     mode = _sig.clip_mode("take", mode)
+    if isinstance(a, _C.ndarray) and a.size > 1 << 32 and not a.is_contiguous():
+        # NumPy's take works on a C-contiguous copy of the input: a huge broadcast view is its
+        # MemoryError at once (pyasc gathered a 2**31-element column of it: no answer in 15 s)
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("take", tuple(a.shape), a.dtype)
     if axis is not None:  # NumPy checks axis before the indices, and takes a 0-d array as 1-d here
         a = _arr(a)
         axis = _np.lib.array_utils.normalize_axis_index(_operator.index(axis), _builtins.max(a.ndim, 1))

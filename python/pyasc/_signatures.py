@@ -605,18 +605,17 @@ _c_swapaxes = _C.ndarray.swapaxes
 def _method_swapaxes(self, axis1, axis2):
     """A view with two axes interchanged (``ndarray.swapaxes``): NumPy parses both axes as C ints
     ("ii") before their bounds -- beyond one its OverflowError, not an AxisError."""
-    for a in (axis1, axis2):
-        if isinstance(a, (int, _np.integer, _C.ndarray)) and not isinstance(a, bool):
-            try:
-                i = _operator.index(a)
-            except TypeError:
-                continue  # (the C++ method's own TypeError)
-            if not -(1 << 63) <= i < (1 << 63):
-                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] Python int too large to convert to C long ({i})")
-            if i >= 1 << 31:
-                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is greater than maximum ({i})")
-            if i < -(1 << 31):
-                raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is less than minimum ({i})")
+    for a in (axis1, axis2):  # (in order: a None first is its TypeError even if the other overflows)
+        try:
+            i = _operator.index(a)
+        except TypeError:
+            raise _type_error("swapaxes", f"'{type(a).__name__}' object cannot be interpreted as an integer") from None
+        if not -(1 << 63) <= i < (1 << 63):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] Python int too large to convert to C long ({i})")
+        if i >= 1 << 31:
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is greater than maximum ({i})")
+        if i < -(1 << 31):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is less than minimum ({i})")
     return _c_swapaxes(self, axis1, axis2)
 
 

@@ -1105,7 +1105,8 @@ def test_nan_to_num_fill_values_cast_and_broadcast(mode, i):
 
 
 @pytest.mark.parametrize("a1,a2", [(np.array(2 ** 63 - 1), -1), (2 ** 31, -1), (-(2 ** 31) - 1, 0), (2 ** 64, 0),
-                                   (0, 2 ** 40), (1.5, 0), (True, -1), (np.array([1]), 0), (1, -1), (-2 ** 31, 0)])
+                                   (0, 2 ** 40), (1.5, 0), (True, -1), (np.array([1]), 0), (1, -1), (-2 ** 31, 0),
+                                   (None, 2 ** 63), (0, None), (2 ** 63, None)])
 @pytest.mark.parametrize("shape", [(1, 2, 4), ()])
 @pytest.mark.parametrize("method", [False, True])
 def test_swapaxes_axes_read_as_c_ints(mode, a1, a2, shape, method):
@@ -1117,3 +1118,17 @@ def test_swapaxes_axes_read_as_c_ints(mode, a1, a2, shape, method):
         return arr.swapaxes(b1, a2) if method else m.swapaxes(arr, b1, a2)
 
     _compare(lambda: call(np, x, a1), lambda: call(asc, asc.asarray(x), g1))
+
+
+@pytest.mark.parametrize("axis", [1, 0, None])
+@pytest.mark.parametrize("method", [False, True])
+def test_take_of_a_huge_view_copies_first(axis, method):
+    # NumPy's take works on a C-contiguous copy: a 2**62-element broadcast view is its MemoryError
+    # at once (pyasc gathered a 2**31-element column: no answer within 15 s)
+    one = np.ones(1, bool)
+
+    def call(m, conv):
+        h = m.broadcast_to(conv(one), (2 ** 31, 2 ** 31))
+        return h.take(5, axis) if method else m.take(h, 5, axis=axis)
+
+    _same_error(_run(lambda: call(np, lambda v: v)), _run(lambda: call(asc, asc.asarray)))
