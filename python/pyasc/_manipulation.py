@@ -19,7 +19,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _TE
+from ._helpers import _BF16, _TE
 from ._helpers import _VE as _VE_tile
 from ._helpers import _axes as _axes_tuple
 from ._helpers import _norm_axis
@@ -1040,27 +1040,78 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
 
 
 def _nanvar_extras(op, a, axis, keepdims, where, mean, correction, dtype=None):
-    """NumPy's where=/mean= of nanvar/nanstd: checked as NumPy does (keepdims, axis), then a
-    clear NotImplementedError; correction=<NoValue> is None."""
+    """keepdims and correction (<NoValue>: None) as NumPy reads them for nanvar/nanstd."""
     keepdims = _sig.keepdims_flag(op, keepdims)
-    if where is not _sig._NV or mean is not _sig._NV:
-        x = _arr(a)
-        if dtype is not None and not _inexact_dtype_ok(x, dtype):  # NumPy checks dtype= first
-            raise _TE(f"[{op}] If a is inexact, then dtype must be inexact")
-        if axis is not None:
-            _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
-        what = "where=" if where is not _sig._NV else "mean="
-        raise _sig.AscendNotImplementedError(_sig.ErrorCode.FEATURE_UNSUPPORTED, f"[{op}] {what} is not supported by pyasc")
     return keepdims, None if correction is _sig._NV else correction
+
+
+def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, mean):
+    """nanvar/nanstd with ``where=`` and/or ``mean=``, step by step as numpy.lib._nanfunctions_impl:
+    NaNs replaced by 0; the count of non-NaN selected items and (unless given) the mean summed over
+    ``where`` with keepdims; deviations written into the input's dtype (subtract(..., out=arr,
+    casting='unsafe', where=where)), NaN positions zeroed, squared (|d|**2 for complex) and summed
+    over ``where``; divided by count - ddof (NaN with a RuntimeWarning at or below 0); std: the
+    square root as NumPy's nanstd takes it (a scalar back to its type, an array in place)."""
+    is_std = op == "nanstd"
+    x = _arr(a)
+    if dtype is not None:
+        _sig.check_dtype(op, dtype)
+        if not _inexact_dtype_ok(x, dtype):
+            raise _TE(f"[{op}] If a is inexact, then dtype must be inexact")
+    if out is not None and _np.dtype(out.dtype).kind not in "fc" and _np.dtype(out.dtype) != _BF16:
+        raise _TE(f"[{op}] If a is inexact, then out must be inexact")
+    if correction is not None:
+        if _builtins.bool(_np.asarray(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0):
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    dd = ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof
+    xdt = _np.dtype(x.dtype)
+    shape = tuple(x.shape)
+    w = None if where is _sig._NV else _sig._where_mask(op, where, shape)
+    mask = {} if w is None else {"where": w}
+    if axis is not None:
+        axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
+    nan = _C.isnan(x)
+    zero = _C.full((), 0, xdt)
+    arr = _C.where(nan, zero, x)
+    cnt = _sig.sum(_C.logical_not(nan), axis, _np.int64, None, True, **mask)
+    if mean is not _sig._NV:
+        avg = _arr(mean)
+    else:
+        s = _sig.sum(arr, axis, dtype, None, True, **mask)
+        avg = _C.astype(_C.true_divide(s, cnt), s.dtype)
+    dev = _C.astype(_C.subtract(arr, avg), xdt)  # (casting='unsafe' into arr: its shape must hold)
+    if tuple(dev.shape) != shape:
+        raise _VE_tile(f"[{op}] non-broadcastable output operand with shape {shape} doesn't match the broadcast "
+                       f"shape {tuple(dev.shape)} (mean of shape {tuple(avg.shape)})")
+    if w is not None:
+        dev = _C.where(w, dev, arr)
+    dev = _C.where(nan, zero, dev)
+    sqr = _C.multiply(dev, _C.conjugate(dev)).real if xdt.kind == "c" else _C.multiply(dev, dev)
+    var = _sig.sum(sqr, axis, dtype, None, keepdims, **mask)
+    cnt = _C.reshape(cnt, tuple(var.shape))
+    with _np.errstate(all="ignore"):
+        dof = _C.subtract(cnt, _C.asarray(_np.asarray(dd)))
+    var = _C.astype(_C.true_divide(var, dof), var.dtype)
+    bad = _C.less_equal(dof, 0)
+    if _builtins.bool(_C.any(bad)):
+        _warn("Degrees of freedom <= 0 for slice.")
+        var = _C.where(bad, _C.full((), _np.nan, var.dtype), var)
+    if is_std:
+        var = _C.astype(_C.sqrt(var), var.dtype)
+    return _to_out(var, out)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
            correction=_sig._NV):
-    """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0
-    (``where=``/``mean=``: NotImplementedError for float input)."""
+    """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0;
+    ``where=`` (a boolean mask of the items counted) and ``mean=`` (a precomputed mean, keepdims-
+    shaped) as NumPy's."""
     if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
         return _sig._var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction, dtype)
+    if where is not _sig._NV or mean is not _sig._NV:
+        return _nanvar_masked("nanvar", a, axis, dtype, out, ddof, keepdims, correction, where, mean)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
 
 
@@ -1070,6 +1121,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
         return _sig._var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction, dtype)
+    if where is not _sig._NV or mean is not _sig._NV:
+        return _nanvar_masked("nanstd", a, axis, dtype, out, ddof, keepdims, correction, where, mean)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
 
 

@@ -563,6 +563,8 @@ def ravel_order(self, order):  # noqa: F811 - the contiguity rule wraps the orde
     array contiguous in the order read (x[::2].ravel() and a broadcast view are copies), where a
     strided view of pyasc's would alias the input (a write through it changed x)."""
     if self.size > 1 << 32 and not self.is_contiguous():
+        if not (isinstance(order, str) and order == "C"):
+            check_order("ravel", order, none_ok=True)  # (NumPy reads the order before it copies)
         from ._helpers import _alloc_check  # noqa: PLC0415 - a huge broadcast view: NumPy's copy fails
 
         _alloc_check("ravel", tuple(self.shape), self.dtype)

@@ -1132,3 +1132,34 @@ def test_take_of_a_huge_view_copies_first(axis, method):
         return h.take(5, axis) if method else m.take(h, 5, axis=axis)
 
     _same_error(_run(lambda: call(np, lambda v: v)), _run(lambda: call(asc, asc.asarray)))
+
+
+def _nanvar_kwargs():
+    rng = np.random.default_rng(1)
+    w = rng.integers(0, 2, (3, 4)).astype(bool)
+    return [dict(where=w), dict(where=np.array([True, False, True, True])), dict(mean="m"), dict(where=True),
+            dict(where=False), dict(mean="m", where=np.ones((3, 4), bool)), dict(where=np.ones(4, np.float16)),
+            dict(mean="m", ddof=1), dict(mean=np.array(0.5), keepdims=True), dict(where=w, dtype=np.float64),
+            dict(where=w, ddof=5), dict(where=w, correction=1), dict(mean=np.ones((1, 3))),
+            dict(where=w, dtype=np.int16), dict(where=w, out="int"), dict(where=w, out="float")]
+
+
+@pytest.mark.parametrize("i", range(16))
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64"])
+def test_nanvar_where_and_mean(mode, i, fn, axis, dtype):
+    # nanvar/nanstd with where=/mean= were NotImplementedError (and so an unclear error where NumPy
+    # raises its TypeError for a float where=); now NumPy's steps
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(dtype)
+    x[0, 1] = x[2, 3] = np.nan
+    kw = dict(_nanvar_kwargs()[i])
+    if isinstance(kw.get("mean"), str):
+        kw["mean"] = np.nanmean(x, axis=axis, keepdims=True)
+    if isinstance(kw.get("out"), str):
+        oshape = np.nanvar(x, axis=axis).shape
+        if axis is None:
+            return  # (NumPy's out= of a full reduction is a 0-d array: covered by axis cases)
+        kw["out"] = np.zeros(oshape, np.int64 if kw["out"] == "int" else np.float64)
+    ak = {k: asc.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    _compare(lambda: getattr(np, fn)(x, axis=axis, **kw), lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, **ak))
