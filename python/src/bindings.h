@@ -36,6 +36,7 @@ void init_debug(py::module_& m);
 void init_nn_conv(py::module_& m);
 void init_nn_norm_pool(py::module_& m);
 void init_nn_softmax(py::module_& m);
+void init_nn_activation(py::module_& m);
 // asc.image: JPEG/PNG decoding and preprocessing (image.cc).
 void init_image(py::module_& m);
 

@@ -25,5 +25,6 @@ PYBIND11_MODULE(_C, m) {
   pyasc::init_nn_conv(m);
   pyasc::init_nn_norm_pool(m);
   pyasc::init_nn_softmax(m);
+  pyasc::init_nn_activation(m);
   pyasc::init_image(m);
 }

@@ -55,7 +55,7 @@ constexpr int64_t kScratchMax = 16384;
 // Strided slabs: n * w * sizeof(compute type) at most this many bytes.
 constexpr int64_t kSlabBytes = 128 * 1024;
 // Packed strided slabs: target and upper bound of the packed copy's bytes.
-constexpr int64_t kPackBytes = 256 * 1024;
+constexpr int64_t kPackBytes = 1024 * 1024;
 constexpr int64_t kPackMax = 16 << 20;
 }  // namespace asc::nn::softmax_detail
 #endif
@@ -299,7 +299,7 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
   const hn::ScalableTag<C> d;
   using V = hn::VFromD<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  const bool log = flags & sd::kLog;
+  const bool log = flags & sd::kLog, stream = flags & sd::kStream;
   const V sign = hn::Set(d, (flags & sd::kNeg) ? C(-0.0) : C(0.0));
   const size_t w = static_cast<size_t>(j1 - j0);
   const size_t body = w - w % N, rem = w - body;
@@ -313,7 +313,7 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
   C* pk = bv + wp;
   const S* x0 = static_cast<const S*>(xv) + j0;
   S* y0 = static_cast<S*>(yv) + j0;
-  const int64_t ahead = 8;  // rows prefetched ahead of the strided gather
+  const int64_t ahead = 16;  // rows prefetched ahead of the strided gather
   // 1. pack, column max and NaN flags
   for (size_t i = 0; i < wp; i += N) {
     hn::StoreU(hn::Set(d, -std::numeric_limits<C>::infinity()), d, mv + i);
@@ -360,12 +360,13 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
       const V v = hn::LoadU(d, q + i);
       const V r = log ? hn::Sub(hn::Sub(v, hn::LoadU(d, mv + i)), hn::LoadU(d, sv + i)) : hn::Mul(v, hn::LoadU(d, sv + i));
       if (i < body) {
-        IO::Store(d, r, y + i);
+        StoreOut<IO>(d, r, y + i, stream);
       } else {
         StoreTail<IO>(d, r, y + i, rem);
       }
     }
   }
+  if (stream) hwy::FlushStream();
 }
 
 }  // namespace
@@ -510,7 +511,7 @@ Tensor softmax(const Tensor& x_in, int64_t axis, bool log, bool negate) {
         const int64_t o = t / per, j0 = (t % per) * w, j1 = std::min(inner, j0 + w);
         const uint8_t* xo = xp + size_t(o * n * inner) * item;
         uint8_t* yo = yp + size_t(o * n * inner) * item;
-        kernel::simd::softmax_packed(code, xo, yo, n, inner, j0, j1, flags & ~sd::kStream);
+        kernel::simd::softmax_packed(code, xo, yo, n, inner, j0, j1, flags);
       }
     });
     return y;

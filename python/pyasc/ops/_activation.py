@@ -178,28 +178,23 @@ def gelu(input, approximate="none"):
     """GELU: exact 0.5 x erfc(-x / sqrt 2) (= 0.5 x (1 + erf(x / sqrt 2)) without the cancellation
     for x << 0), or the tanh form (``approximate='tanh'``) as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)).
 
-    Composed from the ``erfc`` / ``sigmoid`` registry ops in the input's lanes (float32 for
-    float32/float16/bfloat16), 3-5 elementwise nodes that fuse into one loop with their
-    neighbours. pyasc's top-level ``asc.gelu`` keeps the float64-lane device op (0.5 ULP, about
-    6x slower); this one is torch-class accuracy (a few ULP, see docs/nn.md). gelu(-inf) is
-    NaN, as torch's formula gives.
+    float32 / float16 / bfloat16: one opaque native kernel (src/nn/activation.cc, float32
+    arithmetic, the result rounded once to the input dtype; its input is materialised and its
+    output starts a new fusion group, as softmax). float64: a chain of registry ops (``erfc`` /
+    ``sigmoid`` in float64 lanes) that fuses with its neighbours. Error bounds in docs/nn.md;
+    the negative tail keeps relative accuracy. pyasc's top-level ``asc.gelu`` is the
+    float64-lane device op (0.5 ULP, slower). gelu(-inf) is NaN, as torch's formula gives.
     """
     asc = _asc()
     x = _in(input, "gelu")
     if approximate not in ("none", "tanh"):
         raise _param_error("gelu", f"approximate must be 'none' or 'tanh', not {approximate!r}")
-    half = str(x.dtype) in ("float16", "bfloat16")
-    if half:
-        # one cast in, one out (fused into the same loop): the chain's intermediates stay
-        # float32 - each half-dtype node would otherwise round its result to the half dtype
-        # (the erfc argument x/sqrt 2 to 8 bits) and convert in and out (measured 1.5x slower)
-        out_dtype, x = x.dtype, x.astype(asc.float32)
+    if str(x.dtype) != "float64":
+        return _C.nn.gelu(x, approximate == "tanh")
     if approximate == "none":
-        y = (x * 0.5) * asc.erfc(x * -0.7071067811865476)
-    else:
-        # 0.5 (1 + tanh(v)) = sigmoid(2 v), v = sqrt(2/pi) (x + 0.044715 x^3)
-        y = x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
-    return y.astype(out_dtype) if half else y
+        return (x * 0.5) * asc.erfc(x * -0.7071067811865476)
+    # 0.5 (1 + tanh(v)) = sigmoid(2 v), v = sqrt(2/pi) (x + 0.044715 x^3)
+    return x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
 
 
 def sigmoid(input):

@@ -182,10 +182,12 @@ def test_softmax_special():
 
 
 def test_fusion_recorded():
-    """gelu / hardswish / mish chains record into the lazy graph and run as one fused group."""
+    """hardswish / mish chains (and float64 gelu) record into the lazy graph and run as one fused
+    group (float32 gelu is the opaque native kernel: tests/python/ops/test_gelu_kernel.py)."""
     x = asc.asarray(np.random.default_rng(4).standard_normal(1 << 16).astype(np.float32))
+    x64 = x.astype(asc.float64)
     asc.lazy.flush()
-    for fn in (lambda t: F.gelu(t * 2.0) + 1.0, F.hardswish, F.mish):
+    for fn in (lambda t: F.gelu(x64 * 2.0) + 1.0, F.hardswish, F.mish):
         s0 = asc.lazy.graph_stats()
         y = fn(x)
         np.asarray(y)
