@@ -24,8 +24,38 @@ __all__ = [
 ]
 
 
-def modf(x, out1=None, out2=None):
-    """Fractional and integral parts, both with the sign of ``x`` (``modf(inf) = (0, inf)``)."""
+_NO_OUT = object()
+
+
+def modf(x, out1=None, out2=None, /, *, out=_NO_OUT, dtype=None, casting="same_kind", order="K", subok=True,
+         signature=None, where=True):
+    """Fractional and integral parts, both with the sign of ``x`` (``modf(inf) = (0, inf)``).
+    NumPy's ufunc keywords: ``out=(o1, o2)``, ``dtype``/``signature``/``casting`` (the loop NumPy's
+    own type resolution picks for x's dtype, so a non-float dtype is its TypeError), ``order``,
+    ``subok``; ``where`` other than True is not supported."""
+    if out is not _NO_OUT:  # (an explicit out=None is NumPy's TypeError for a two-output ufunc)
+        if out1 is not None or out2 is not None:
+            raise _TE("[modf] cannot specify 'out' as both a positional and keyword argument")
+        if not isinstance(out, tuple):
+            raise _TE("[modf] 'out' must be a tuple of arrays")
+        if len(out) != 2:
+            raise _VE("[modf] The 'out' tuple must have exactly one entry per ufunc output")
+        out1, out2 = out
+    if where is not True:
+        raise _NIE("[modf] where= is not supported by pyasc")
+    if dtype is not None or signature is not None or casting != "same_kind":
+        xv = _arr(x)
+        xdt = _dt(xv)
+        if xdt == _BF16:
+            raise _TE(f"[modf] dtype=/signature=/casting= of a bfloat16 input are not supported (NumPy has no "
+                      f"bfloat16 modf loop)")
+        try:  # (NumPy resolves the loop on an empty array of x's dtype: its TypeError for a bad one)
+            kw = {k: v for k, v in (("dtype", dtype), ("signature", signature)) if v is not None}
+            lt = _np.modf(_np.zeros(0, xdt), casting=casting, **kw)[0].dtype
+        except TypeError as e:
+            raise _TE(f"[modf] {e}") from None
+        fp, ip = modf(_C.astype(xv, lt))
+        return _to_out(fp, out1), _to_out(ip, out2)
     xv = _arr(x)
     if _kind(xv) not in "f":
         xv = _C.astype(xv, _np.result_type(_dt(xv), _np.float16) if _kind(xv) != "c" else _dt(xv))

@@ -1163,3 +1163,27 @@ def test_nanvar_where_and_mean(mode, i, fn, axis, dtype):
         kw["out"] = np.zeros(oshape, np.int64 if kw["out"] == "int" else np.float64)
     ak = {k: asc.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     _compare(lambda: getattr(np, fn)(x, axis=axis, **kw), lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, **ak))
+
+
+_MODF_KW = [dict(dtype=np.float32), dict(dtype=np.float16), dict(dtype=np.int16), dict(casting="no", dtype=np.float32),
+            dict(signature=(None, "f", "f")), dict(dtype=np.complex64), dict(casting="bogus"), dict(out="one"),
+            dict(out="tuple1"), dict(out=None), dict(out="list"), dict(out="tuple2"), dict(out="none_first"), {}]
+
+
+@pytest.mark.parametrize("i", range(len(_MODF_KW)))
+@pytest.mark.parametrize("dtype", ["float64", "uint8", "complex128", "float16"])
+def test_modf_ufunc_keywords(mode, i, dtype):
+    # modf took no dtype=/signature=/casting= (a TypeError where NumPy computes) and read out=
+    # loosely; the loop is NumPy's own type resolution for x's dtype
+    x = np.array([1.5, -2.25, 3.0]).astype(dtype)
+
+    def kw_for(m, conv):
+        kw = dict(_MODF_KW[i])
+        o = kw.get("out")
+        z = lambda: conv(np.zeros(3))  # noqa: E731
+        if isinstance(o, str):
+            kw["out"] = {"one": z(), "tuple1": (z(),), "list": [z(), z()], "tuple2": (z(), z()),
+                         "none_first": (None, z())}[o]
+        return kw
+
+    _compare(lambda: np.modf(x, **kw_for(np, lambda v: v)), lambda: asc.modf(asc.asarray(x), **kw_for(asc, asc.asarray)))
