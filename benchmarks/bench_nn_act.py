@@ -57,6 +57,7 @@ def _ort_sessions(rows, cols):
     out = {}
     nodes = (("softmax", helper.make_node("Softmax", ["x"], ["y"], axis=-1)),
              ("log_softmax", helper.make_node("LogSoftmax", ["x"], ["y"], axis=-1)),
+             ("softmax_d0", helper.make_node("Softmax", ["x"], ["y"], axis=0)),
              ("gelu", helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft")),
              ("gelu_tanh", helper.make_node("FastGelu", ["x"], ["y"], domain="com.microsoft")))
     for name, node in nodes:
@@ -102,7 +103,7 @@ def run(log2n=22, repeat=10, cols=1024):
     cases = [
         ("softmax", lambda: force(F.softmax(xa, dim=-1)), lambda: _np_softmax(xn), "softmax", 8),
         ("log_softmax", lambda: force(F.log_softmax(xa, dim=-1)), lambda: _np_log_softmax(xn), "log_softmax", 8),
-        ("softmax_d0", lambda: force(F.softmax(xa, dim=0)), lambda: _np_softmax(xn.T), None, 8),
+        ("softmax_d0", lambda: force(F.softmax(xa, dim=0)), lambda: _np_softmax(xn.T), "softmax_d0", 8),
         ("gelu", lambda: force(F.gelu(xa)), lambda: _np_gelu(xn), "gelu", 8),
         ("gelu_tanh", lambda: force(F.gelu(xa, approximate="tanh")), lambda: _np_gelu(xn), "gelu_tanh", 8),
         ("softmax_bf16", lambda: force(F.softmax(xb, dim=-1)), lambda: _np_softmax(xn), "softmax", 4),
