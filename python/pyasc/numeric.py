@@ -401,7 +401,31 @@ def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
     """``numpy.arange`` on the device (values computed as NumPy does, then copied): ``arange(stop)``,
     ``arange(start, stop[, step])`` and ``arange(stop, step=s)``; ``device`` may only be 'cpu'."""
     _check_device("arange", device)
-    return array(_np.arange(start, stop, step, dtype=None if dtype is None else _np.dtype(dtype)))
+    from . import errors as _e  # noqa: PLC0415
+
+    def host(v):  # NumPy reads a pyasc array argument as its own array would be read
+        if not isinstance(v, _C.ndarray):
+            return v
+        if v.size > 1 << 16:  # (never copied: NumPy copies it, then refuses an array of several elements)
+            from ._helpers import _alloc_check  # noqa: PLC0415
+
+            _alloc_check("arange", tuple(v.shape), v.dtype)
+            raise _e.AscendValueError(_e.ErrorCode.INVALID_PARAM, f"[arange] The truth value of an array with "
+                                                                  f"more than one element is ambiguous (shape "
+                                                                  f"{tuple(v.shape)})")
+        return _np.asarray(v)
+    start, stop, step = host(start), host(stop), host(step)
+    try:
+        values = _np.arange(start, stop, step, dtype=None if dtype is None else _np.dtype(dtype))
+    except MemoryError as x:
+        raise _e.AscendMemoryError(_e.ErrorCode.BAD_ALLOC, f"[arange] {x}") from None
+    except OverflowError as x:
+        raise _e.AscendOverflowError(_e.ErrorCode.OVERFLOW, f"[arange] {x}") from None
+    except TypeError as x:
+        raise _e.AscendTypeError(_e.ErrorCode.INVALID_DTYPE, f"[arange] {x}") from None
+    except ValueError as x:
+        raise _e.AscendValueError(_e.ErrorCode.INVALID_PARAM, f"[arange] {x}") from None
+    return array(values)
 
 
 globals()["bool"] = _np.bool_  # NumPy 2's name, without shadowing the builtin here

@@ -1259,3 +1259,23 @@ def test_astype_copy_by_truth(mode, copy, dt, form):
         a = x if xp is np else asc.asarray(x)
         return xp.astype(a, dt, copy=copy) if form == "function" else a.astype(dt, copy=copy)
     _same(lambda: run(np), lambda: run(asc))
+
+
+@pytest.mark.parametrize("v", [np.array(1 + 2j), np.array(complex(np.inf, np.nan)), np.array(3.0), np.array([3.0]),
+                               np.ones(2), np.array(5), 2.5, None, "a", 1j, np.array(np.nan), np.inf], ids=repr)
+@pytest.mark.parametrize("dt", [None, np.float32, np.complex64, np.int8, "bogus"], ids=repr)
+@pytest.mark.parametrize("form", ["stop", "start", "step"])
+def test_arange_of_array_arguments(mode, v, dt, form):
+    # a pyasc array argument is read as NumPy reads its own (arange(complex 0-d array) converted it
+    # with float(): a builtin TypeError where NumPy says 'cannot compute length' / 'Maximum allowed
+    # size'); NumPy's own errors are raised as pyasc's classes
+    def run(xp):
+        w = asc.asarray(v) if isinstance(v, np.ndarray) and xp is asc else v
+        return xp.arange(w, dtype=dt) if form == "stop" else xp.arange(w, 10, dtype=dt) if form == "start" else \
+            xp.arange(0, 10, w, dtype=dt)
+    _same(lambda: run(np), lambda: run(asc))
+
+
+def test_arange_of_a_huge_array_argument(mode):
+    h = asc.broadcast_to(asc.ones(1), (2 ** 44,))
+    _same(lambda: np.arange(np.broadcast_to(np.ones(1), (2 ** 44,))), lambda: asc.arange(h))
