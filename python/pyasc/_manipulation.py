@@ -616,6 +616,13 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if extra:
         raise _VE_tile(f"[pad] unsupported keyword arguments for mode '{mode}': {extra}")
     odd = kwargs.get("reflect_type", "even") == "odd"
+    padded = tuple(int(s + b + a) for s, (b, a) in zip(x.shape, pairs))
+    if _np.prod(padded, dtype=object) > 1 << 32:
+        # NumPy allocates the padded result (np.empty) before any mode's work: a huge one is its
+        # MemoryError there (pyasc built a 2**62-entry index vector first: ValueError)
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("pad", padded, x.dtype)
     if mode not in ("constant", "empty") and x.size == 0:
         for ax, (b, a) in enumerate(pairs):
             if x.shape[ax] == 0 and (b or a):

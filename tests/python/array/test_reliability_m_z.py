@@ -1187,3 +1187,13 @@ def test_modf_ufunc_keywords(mode, i, dtype):
         return kw
 
     _compare(lambda: np.modf(x, **kw_for(np, lambda v: v)), lambda: asc.modf(asc.asarray(x), **kw_for(asc, asc.asarray)))
+
+
+@pytest.mark.parametrize("padmode", ["reflect", "constant", "edge", "symmetric", "wrap", "mean", "linear_ramp", "empty"])
+def test_pad_of_a_huge_view_allocates_first(padmode):
+    # NumPy allocates the padded result before any mode's work: its MemoryError (pyasc built a
+    # 2**62-entry index vector first and failed with NumPy's "array is too big" ValueError)
+    one = np.ones(1, np.int8)
+    e = _run(lambda: np.pad(np.broadcast_to(one, (2 ** 62,)), (4,), mode=padmode))
+    g = _run(lambda: asc.pad(asc.broadcast_to(asc.asarray(one), (2 ** 62,)), (4,), mode=padmode))
+    _same_error(e, g)
