@@ -142,7 +142,8 @@ HWY_INLINE V GeluErf(D d, V x) {
   const V r2 = hn::Mul(r, r);
   const V ht = hn::Mul(h, t);
   const V hte = hn::MulAdd(ht, hn::MulAdd(ExpPolyF32(d, r, r2), r2, r), ht);  // h t exp(r)
-  const auto ki = hn::ConvertTo(di, k);
+  // k from kx's low mantissa bits (exact for |k| < 2^22): no float -> int conversion fix-ups
+  const auto ki = hn::Sub(hn::BitCast(di, kx), hn::BitCast(di, shifter));
   V sc;
   if (HWY_LIKELY(hn::AllTrue(di, hn::Gt(ki, hn::Set(di, -100))))) {
     // |h t e| < 2^24 for the lanes that matter; huge |x| have a > kMax and are replaced
