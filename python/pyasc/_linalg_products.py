@@ -321,6 +321,14 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _to_out(r, out, "trace")
 
 
+def _method_trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sums along the diagonals (``ndarray.trace``; see :func:`trace`)."""
+    return trace(self, offset, axis1, axis2, dtype, out)
+
+
+_C.ndarray.trace = _method_trace
+
+
 # ------------------------------------------------------------------ einsum
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -413,6 +413,11 @@ def _clip(x, min, max, out):  # noqa: A002
     return r
 
 
+def _method_round(self, decimals=0, out=None):
+    """The array rounded to ``decimals`` decimals (``ndarray.round``; see :func:`round`)."""
+    return round(self, decimals, out)
+
+
 def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """``x`` rounded to ``decimals`` decimals, halves to even (integers are returned as they are
     for ``decimals >= 0``)."""
@@ -478,3 +483,5 @@ __all__ = [
     "ravel", "swapaxes", "moveaxis", "flip",
     "clip", "round", "around",
 ]
+
+_C.ndarray.round = _method_round  # (after the namespace's round is defined)

@@ -1197,3 +1197,21 @@ def test_pad_of_a_huge_view_allocates_first(padmode):
     e = _run(lambda: np.pad(np.broadcast_to(one, (2 ** 62,)), (4,), mode=padmode))
     g = _run(lambda: asc.pad(asc.broadcast_to(asc.asarray(one), (2 ** 62,)), (4,), mode=padmode))
     _same_error(e, g)
+
+
+@pytest.mark.parametrize("args", [(), (1,), (-1,), (0, 1, 2), (2 ** 40,), (1.0,), (0, 0, 0), (0, 0, 5)])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (12,), (0, 3)])
+@pytest.mark.parametrize("dtype", ["int8", "float32", "complex64", "bool"])
+def test_ndarray_trace_method(mode, args, shape, dtype):
+    # ndarray.trace was missing (AttributeError): NumPy's method, the function's rules
+    x = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    _compare(lambda: x.trace(*args), lambda: asc.asarray(x).trace(*args))
+
+
+@pytest.mark.parametrize("decimals", [0, 1, -1, 2 ** 40, 1.5, None])
+@pytest.mark.parametrize("dtype", ["int16", "float16", "float64", "complex64", "bool", "uint8"])
+def test_ndarray_round_method(mode, decimals, dtype):
+    # ndarray.round was missing (AttributeError): NumPy's method, the function's rules
+    x = (np.array([1.25, 2.5, -3.5, 12.0, 0.0]) * (1 if dtype != "uint8" else -1)).astype(dtype)
+    _compare(lambda: x.round(decimals), lambda: asc.asarray(x).round(decimals))
+    _compare(lambda: x.round(), lambda: asc.asarray(x).round())
