@@ -77,18 +77,20 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
 
         _alloc_check("sort", (x.size,), x.dtype)
         _C.empty((x.size,), x.dtype)
-    _check_kind(kind, stable)
-    _check_order(order)
+    # (ndarray.sort parses axis, then kind, then order: an overflowing axis is its error first)
     if axis is not None and not (type(axis) is int and -(1 << 31) <= axis < (1 << 31)):
+        from .errors import AscendOverflowError, AscendTypeError, ErrorCode  # noqa: PLC0415
+
         try:  # NumPy reads the axis as a C int (PyArray_AxisConverter): beyond it OverflowError
             ax = _operator.index(axis)
         except TypeError:
-            ax = 0
+            raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] '{type(axis).__name__}' object cannot be "
+                                                           "interpreted as an integer (axis)") from None
         if not -(1 << 31) <= ax < (1 << 31):
-            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
-
             width = "C long" if not -(1 << 63) <= ax < (1 << 63) else "C int"  # NumPy: PyLong_AsLong, then int
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to {width} ({ax})")
+    _check_kind(kind, stable)
+    _check_order(order)
     return _C.sort(x, axis, bool(descending))
 
 

@@ -1215,3 +1215,13 @@ def test_ndarray_round_method(mode, decimals, dtype):
     x = (np.array([1.25, 2.5, -3.5, 12.0, 0.0]) * (1 if dtype != "uint8" else -1)).astype(dtype)
     _compare(lambda: x.round(decimals), lambda: asc.asarray(x).round(decimals))
     _compare(lambda: x.round(), lambda: asc.asarray(x).round())
+
+
+@pytest.mark.parametrize("axis", [2 ** 64, 2 ** 40, "a", 1.5, 5, 0, [0], np.array(0)])
+@pytest.mark.parametrize("extra", [dict(order="C"), dict(kind="bogus"), dict(order="x"), {}])
+def test_sort_axis_parsed_before_kind_and_order(mode, axis, extra):
+    # ndarray.sort parses axis, kind, order in that order: an overflowing or non-integer axis is
+    # NumPy's error even when kind/order are bad too
+    x = np.array([3.0, 1.0, 2.0])
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: np.sort(x, axis=axis, **extra), lambda: asc.sort(asc.asarray(x), axis=ax, **extra))
