@@ -367,6 +367,9 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
     }
   }
   if (stream) hwy::FlushStream();
+  // a long axis may have grown the per-thread buffer to kPackMax: do not keep that much
+  // per worker thread after the call (the 1 MiB of the usual slabs stays)
+  if (scratch.size() * sizeof(C) > size_t(2 * sd::kPackBytes)) std::vector<C>().swap(scratch);
 }
 
 }  // namespace
