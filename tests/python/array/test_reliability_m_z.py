@@ -1225,3 +1225,17 @@ def test_sort_axis_parsed_before_kind_and_order(mode, axis, extra):
     x = np.array([3.0, 1.0, 2.0])
     ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
     _compare(lambda: np.sort(x, axis=axis, **extra), lambda: asc.sort(asc.asarray(x), axis=ax, **extra))
+
+
+def test_harness_charpoly_rule():
+    # poly of a matrix is judged against the exact characteristic polynomial: pyasc's answer
+    # within 8x NumPy's own error passes, a coefficient off by more fails
+    fh = _fuzz_harness()
+    case = ("fn", "poly", (("arr", "float64", (4, 4), "c", 3, "edge"),), ())
+    ref, got = fh._call(case, np), fh._call(case, asc)
+    assert fh._classify_pair(case, ref, got)[0] == "ok"
+    far = ref.value[1].copy()
+    far[2] *= 1 + 1e-9
+    assert fh._classify_pair(case, ref, fh._Result(("array", far)))[0] == "wrong_result"
+    exact = fh._exact_charpoly(np.array([[2.0, 1.0], [1.0, 3.0]]))
+    np.testing.assert_array_equal(exact, [1, -5, 5])
