@@ -13,7 +13,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _OE, _TE, _VE, _arr, _axis, _bshape
+from ._helpers import _OE, _TE, _VE, _arr, _bshape
 
 __all__ = [
     "choose", "shape", "size", "ndim", "resize",
@@ -71,12 +71,14 @@ def size(a, axis=None):
         return _np.size(a, axis)
     if axis is None:
         return a.size
-    if isinstance(axis, tuple):
-        out = 1
-        for ax in set(_axis(x, a.ndim) for x in axis):
-            out *= a.shape[ax]
-        return out
-    return a.shape[_axis(axis, a.ndim)]
+    # NumPy 2.4: normalize_axis_tuple -- any iterable of axes (a list, an array), each in range,
+    # no repeats; the product of their lengths
+    from ._helpers import _axes  # noqa: PLC0415
+
+    out = 1
+    for ax in _axes(axis, a.ndim, "size"):
+        out *= a.shape[ax]
+    return out
 
 
 def ndim(a):

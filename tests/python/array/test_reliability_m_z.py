@@ -1239,3 +1239,14 @@ def test_harness_charpoly_rule():
     assert fh._classify_pair(case, ref, fh._Result(("array", far)))[0] == "wrong_result"
     exact = fh._exact_charpoly(np.array([[2.0, 1.0], [1.0, 3.0]]))
     np.testing.assert_array_equal(exact, [1, -5, 5])
+
+
+@pytest.mark.parametrize("axis", [np.array([9, 1]), np.array([0, 1]), [0, 2], (0, 0), (0, -3), 1, np.array(1), True, 1.5,
+                                  (), 2 ** 40, 2 ** 64, -1, None, [[0]]])
+@pytest.mark.parametrize("shape", [(3, 4, 2), (3, 0, 2), ()])
+def test_size_axis_as_normalize_axis_tuple(mode, axis, shape):
+    # NumPy 2.4's size reads axis with normalize_axis_tuple: any iterable (an array of axes was
+    # pyasc's TypeError), each in range (AxisError), a C int (OverflowError), no repeats
+    x = np.ones(shape)
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: np.size(x, axis), lambda: asc.size(asc.asarray(x), ax))
