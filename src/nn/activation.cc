@@ -128,6 +128,7 @@ HWY_INLINE V GeluErf(D d, V x) {
   // erfc(a) for a >= 0.5 (lanes with a < 0.5 compute a harmless value and are replaced)
   constexpr double kMax = 10.1;
   const V ac = hn::Min(hn::Max(a, Kf(d, 0.5)), Kf(d, kMax));
+  // a division: a reciprocal estimate + two Newton steps measured 15% slower here
   const V t = hn::Div(Kf(d, 2.0), hn::Add(Kf(d, 2.0), ac));
   const V p = Estrin12(d, gd::kErfcPoly, hn::MulAdd(t, Kf(d, erf_coeffs::kErfcAF32), Kf(d, erf_coeffs::kErfcBF32)));
   const V s2c = hn::Min(s2hi, Kf(d, kMax * kMax + 1.0));  // keeps inf / huge lanes finite
