@@ -22,7 +22,7 @@ import numpy as _np
 from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
-from ._helpers import _BF16, _TE, _VE, _arr, _bshape, _dt, _is_inexact, _kind
+from ._helpers import _BF16, _OE, _TE, _VE, _arr, _bshape, _dt, _is_inexact, _kind
 
 __all__ = [
     "indices", "fromfunction", "allclose", "isclose", "array_equal", "array_equiv", "convolve", "correlate",
@@ -422,7 +422,30 @@ def binary_repr(num, width=None):
 def base_repr(number, base=2, padding=0):
     """The string of ``number`` in ``base`` (2..36), left-padded with ``padding`` zeros
     (``numpy.base_repr``: string formatting, done on the host)."""
+    try:  # NumPy checks the base first
+        if base > 36 or base < 2:
+            raise _VE(f"[base_repr] Bases {'greater than 36' if base > 36 else 'less than 2'} not handled "
+                      f"(base={base!r})")
+    except TypeError as e:
+        raise _TE(f"[base_repr] {e}") from None
     if isinstance(number, str):  # NumPy: int(number) ('abc': ValueError), then number < 0 (TypeError)
-        int(number)
+        try:
+            int(number)
+        except ValueError as e:
+            raise _VE(f"[base_repr] {e}") from None
         raise _TE(f"[base_repr] number must be an integer, not str ({number!r})")
-    return _np.base_repr(_host_int(number, "base_repr"), base, padding)
+    if isinstance(number, _C.ndarray):
+        # NumPy's base_repr takes abs(int(number)): any real 0-d array (2.5 -> '10'); an array of
+        # several elements is refused without being copied
+        if number.size != 1:
+            raise _TE(f"[base_repr] only 0-dimensional arrays can be converted to Python scalars (shape "
+                      f"{tuple(number.shape)})")
+        number = number.numpy()
+    try:  # string formatting on the host, by NumPy's own rules (floats truncated, NaN/inf refused)
+        return _np.base_repr(number, base, padding)
+    except OverflowError as e:
+        raise _OE(f"[base_repr] {e}") from None
+    except TypeError as e:
+        raise _TE(f"[base_repr] {e}") from None
+    except ValueError as e:
+        raise _VE(f"[base_repr] {e}") from None

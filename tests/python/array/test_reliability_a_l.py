@@ -1279,3 +1279,14 @@ def test_arange_of_array_arguments(mode, v, dt, form):
 def test_arange_of_a_huge_array_argument(mode):
     h = asc.broadcast_to(asc.ones(1), (2 ** 44,))
     _same(lambda: np.arange(np.broadcast_to(np.ones(1), (2 ** 44,))), lambda: asc.arange(h))
+
+
+@pytest.mark.parametrize("v", [float("nan"), 2.5, float("inf"), -2.0, "a", "12", None, np.float64(5), 1j, True,
+                               np.array(5), 2 ** 70, np.array(2.5), np.ones(2), np.array([7]), -0.5], ids=repr)
+@pytest.mark.parametrize("base", [2, 16, 1, 37, 2.5, "x"], ids=repr)
+@pytest.mark.parametrize("pad", [0, 3, "x"], ids=repr)
+def test_base_repr_as_numpy(mode, v, base, pad):
+    # NumPy checks the base, then formats abs(int(number)): floats are truncated (2.5 -> '10'), NaN
+    # is its ValueError, inf its OverflowError (pyasc required an integer: TypeError)
+    _same(lambda: np.base_repr(v, base, pad),
+          lambda: asc.base_repr(asc.asarray(v) if isinstance(v, np.ndarray) else v, base, pad))
