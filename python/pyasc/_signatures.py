@@ -169,6 +169,12 @@ def _zero_d_axis(a, axis):
 
 def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
     """sum/prod/max/min/any/all with NumPy's ``initial`` and ``where``."""
+    if not isinstance(a, _C.ndarray) and isinstance(where, (_C.ndarray, _np.ndarray)) and \
+            not _np.can_cast(where.dtype, _np.bool_, casting="safe"):
+        # an array where= is converted before a non-array input (all([[1], [2, 3]], where=uint16
+        # array) is NumPy's cast TypeError, not the ragged list's ValueError)
+        raise _type_error(op, f"Cannot cast array data from dtype('{where.dtype}') to dtype('bool') according "
+                              "to the rule 'safe' (where=)")
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
     if where is True:  # NumPy: where=True is no mask (max needs no initial then)
         where = _NV

@@ -1290,3 +1290,15 @@ def test_base_repr_as_numpy(mode, v, base, pad):
     # is its ValueError, inf its OverflowError (pyasc required an integer: TypeError)
     _same(lambda: np.base_repr(v, base, pad),
           lambda: asc.base_repr(asc.asarray(v) if isinstance(v, np.ndarray) else v, base, pad))
+
+
+@pytest.mark.parametrize("name", ["all", "any", "sum", "max", "prod"])
+@pytest.mark.parametrize("a,w", [([[1], [2, 3]], np.ones((1, 1), np.uint16)), ([[1], [2, 3]], np.ones(1, np.int8)),
+                                 ([1, 2, 3], np.ones((1, 1), np.uint16)), ([1, 2, 3], np.ones(3, bool)),
+                                 ([1, 2, 3], np.array([True, False])), (5, np.ones(1, np.int8)),
+                                 (5, np.ones(3, bool))], ids=repr)
+def test_reduction_where_array_before_list_input(mode, name, a, w):
+    # NumPy converts an array where= (casting='safe' to bool) before a list input: a ragged list
+    # with a uint16 where is the cast TypeError (pyasc raised the ragged list's ValueError)
+    kw = {"initial": 0} if name == "max" else {}
+    _same(lambda: getattr(np, name)(a, where=w, **kw), lambda: getattr(asc, name)(a, where=asc.asarray(w), **kw))
