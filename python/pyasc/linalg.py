@@ -120,8 +120,23 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     full_matrices = bool(full_matrices) if compute_uv else False
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
+    _svd_finite(a, "svd")
     r = _L.svd(a, full_matrices, compute_uv)
     return SVDResult(*r) if compute_uv else r[0]
+
+
+def _svd_finite(a, name):
+    """The one-sided Jacobi SVD does not converge on inf/NaN (it looped forever on a 3x3 matrix
+    holding -inf): refused up front with NumPy's LinAlgError ("SVD did not converge", what
+    LAPACK's gesdd reports for such input when it returns at all)."""
+    x = a if isinstance(a, _C.ndarray) else None
+    if x is None:
+        try:
+            x = _arr(a)
+        except Exception:  # noqa: BLE001 - the binding's own argument error follows
+            return
+    if x.ndim >= 2 and x.size and _np.dtype(x.dtype).kind in "fcV" and not bool(_C.all(_C.isfinite(x))):
+        raise LinAlgError(_Code.LINALG_ERROR, f"[{name}] SVD did not converge (the matrix holds inf or NaN)")
 
 
 def _svd_hermitian(a, compute_uv):
@@ -141,6 +156,7 @@ def _svd_hermitian(a, compute_uv):
 
 def svdvals(x, /):
     """Singular values of each matrix, descending."""
+    _svd_finite(x, "svdvals")
     return _L.svd(x, False, False)[0]
 
 

@@ -1250,3 +1250,17 @@ def test_size_axis_as_normalize_axis_tuple(mode, axis, shape):
     x = np.ones(shape)
     ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
     _compare(lambda: np.size(x, axis), lambda: asc.size(asc.asarray(x), ax))
+
+
+@pytest.mark.parametrize("fn", ["svd", "svdvals", "svd_no_uv", "pinv"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_svd_of_non_finite_matrix_fails_fast(mode, fn, dtype):
+    # the Jacobi SVD looped forever on [[-0, 0, -inf], [-1, 3, -inf], [-1, -2.5, 1e-30]] (a fuzz
+    # 'hang'); NumPy's LAPACK reports "SVD did not converge" for it (LinAlgError)
+    a = np.array([[-0.0, 0.0, -np.inf], [-1.0, 3.0, -np.inf], [-1.0, -2.5, 1e-30]]).astype(dtype)
+    calls = {"svd": lambda m, x: m.linalg.svd(x), "svdvals": lambda m, x: m.linalg.svdvals(x),
+             "svd_no_uv": lambda m, x: m.linalg.svd(x, compute_uv=False), "pinv": lambda m, x: m.linalg.pinv(x)}
+    g = _run(lambda: calls[fn](asc, asc.asarray(a)))
+    assert isinstance(g, asc.AscendError) and isinstance(g, np.linalg.LinAlgError), g
+    if fn in ("svd", "pinv"):
+        _same_error(_run(lambda: calls[fn](np, a)), g)
