@@ -186,6 +186,10 @@ def require(a, dtype=None, requirements=None, *, like=None):
     'A'/'ALIGNED', 'W'/'WRITEABLE', 'O'/'OWNDATA', 'E'/'ENSUREARRAY' (always met: pyasc has no
     subclasses). A copy is C-contiguous unless 'F' is required."""
     _check_like(like, "require")
+    if isinstance(dtype, (_C.ndarray, _np.ndarray)):  # (np.dtype(<an array>) refuses it)
+        from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[require] Cannot construct a dtype from an array")
     if not requirements:
         return _convert(a, dtype, "require")
     if isinstance(requirements, str):

@@ -277,6 +277,14 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
             raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[tile] cannot make a tuple of {len(reps)} repetitions")
         raise _VE_tile(f"[tile] ndmin must be <= ndmax (64), got {len(reps)} repetitions")
     reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
+    if _builtins.any(isinstance(r, (_C.ndarray, _np.ndarray)) and r.ndim > 1 for r in reps):
+        # NumPy tests all(x == 1 for x in reps) first (an entry of several elements: the truth-value
+        # ValueError; all ones: a copy), then repeats by each entry: an array entry is too deep
+        host = [r.numpy() if isinstance(r, _C.ndarray) else r for r in reps]
+        if _builtins.all(_builtins.bool(_np.asarray(r) == 1) for r in host):
+            reps = (1,) * len(reps)
+        else:
+            raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of arrays)")
     for r in reps:  # NumPy repeats with int(r): a str is its ValueError
         if isinstance(r, str):
             raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")
@@ -1029,6 +1037,8 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
         if ddof != 0:
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
+    if isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.ndim > 0:  # (np.sum reads it before ddof is used)
+        raise _TE("[nanvar] only integer scalar arrays can be converted to a scalar index (axis)")
     if _np.ndim(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) > 0:
         # NumPy divides by (count - ddof) with out= the result: an array of ddof values fails there
         # (ValueError) unless it broadcasts with the result, which pyasc does not support

@@ -1264,3 +1264,33 @@ def test_svd_of_non_finite_matrix_fails_fast(mode, fn, dtype):
     assert isinstance(g, asc.AscendError) and isinstance(g, np.linalg.LinAlgError), g
     if fn in ("svd", "pinv"):
         _same_error(_run(lambda: calls[fn](np, a)), g)
+
+
+@pytest.mark.parametrize("reps", [np.full((1, 1, 1, 1), 7, np.uint8), np.ones((1, 1, 1, 1), np.uint8),
+                                  np.ones((1, 2, 1), np.uint8), np.array([[2]]), np.array([2, 1])])
+def test_tile_reps_as_nested_arrays(mode, reps):
+    # NumPy tests all(x == 1 for x in reps) first, then repeats by each entry: an entry that is an
+    # array of arrays is "too deep" (pyasc's operator.index TypeError before)
+    a = np.arange(3, dtype=np.uint32)
+    _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), asc.asarray(reps)))
+
+
+def test_require_dtype_array_and_nanvar_axis_array(mode):
+    x = np.ones((2, 2), np.float16)
+    _compare(lambda: np.require(x, dtype=np.ones((1, 1), np.float16)),
+             lambda: asc.require(asc.asarray(x), dtype=asc.ones((1, 1), np.float16)))
+    c = np.ones(1, np.complex64)
+    _compare(lambda: np.nanvar(c, axis=np.array([0, 1]), ddof=np.array([1, 2]), dtype=np.float32),
+             lambda: asc.nanvar(asc.asarray(c), axis=asc.asarray(np.array([0, 1])), ddof=asc.asarray(np.array([1, 2])),
+                                dtype=np.float32))
+
+
+def test_harness_unique_unsorted_compared_as_a_set():
+    fh = _fuzz_harness()
+    case = ("fn", "unique", (("arr", "complex64", (2,), "rev", 15771, "special"),),
+            (("return_inverse", ("py", False)), ("sorted", ("py", False))))
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    wrong = ref.value[1].copy()
+    wrong[0] = 5 + 5j
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
