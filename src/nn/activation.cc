@@ -42,34 +42,11 @@
 #define ASC_NN_ACTIVATION_ONCE
 namespace asc::nn::gelu_detail {
 enum Code : int { kF32 = 0, kF16 = 2, kBF16 = 3 };
-// Chebyshev series -> power basis (Horner: one FMA per term); the series converge
-// fast, so Horner's rounding stays at the Chebyshev sum's level.
+// The power-basis forms of math_erf-inl.h's Chebyshev series (shared with math.cc's erf).
 template <size_t N>
-struct Poly {
-  double a[N] = {};
-};
-template <size_t N>
-constexpr Poly<N> cheb_to_power(const double (&c)[N]) {
-  Poly<N> p;
-  double tm[N] = {}, t0[N] = {}, tn[N] = {};
-  tm[0] = 1.0;
-  p.a[0] = c[0];
-  if constexpr (N > 1) {
-    t0[1] = 1.0;
-    p.a[1] = c[1];
-  }
-  for (size_t k = 2; k < N; ++k) {
-    for (size_t j = 0; j < N; ++j) tn[j] = (j ? 2.0 * t0[j - 1] : 0.0) - tm[j];
-    for (size_t j = 0; j < N; ++j) {
-      p.a[j] += c[k] * tn[j];
-      tm[j] = t0[j];
-      t0[j] = tn[j];
-    }
-  }
-  return p;
-}
-constexpr Poly<12> kErfcPoly = cheb_to_power(asc::kernel::simd::erf_coeffs::kErfcChebF32);
-constexpr Poly<6> kErfSmallPoly = cheb_to_power(asc::kernel::simd::erf_coeffs::kErfSmallChebF32);
+using Poly = asc::kernel::simd::erf_coeffs::PowerPoly<N>;
+constexpr const Poly<12>& kErfcPoly = asc::kernel::simd::erf_coeffs::kErfcPolyF32;
+constexpr const Poly<6>& kErfSmallPoly = asc::kernel::simd::erf_coeffs::kErfSmallPolyF32;
 }  // namespace asc::nn::gelu_detail
 #endif
 

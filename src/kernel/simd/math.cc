@@ -516,36 +516,10 @@ struct SigmoidF {
   }
 };
 
-// Chebyshev series -> power basis in u (double, at compile time), so the float32
-// kernels evaluate them by Horner: one FMA per term instead of Clenshaw's two
-// operations. The series of math_erf-inl.h converge fast (sum |a_k| ~ 1.2 on
-// [-1, 1]), so Horner's rounding stays at Clenshaw's level.
-template <size_t N>
-struct PowerPoly {
-  double a[N] = {};
-};
-template <size_t N>
-constexpr PowerPoly<N> ChebToPower(const double (&c)[N]) {
-  PowerPoly<N> p;
-  double tm[N] = {}, t0[N] = {}, tn[N] = {};
-  tm[0] = 1.0;  // T_0
-  p.a[0] = c[0];
-  if constexpr (N > 1) {
-    t0[1] = 1.0;  // T_1
-    p.a[1] = c[1];
-  }
-  for (size_t k = 2; k < N; ++k) {
-    for (size_t j = 0; j < N; ++j) tn[j] = (j ? 2.0 * t0[j - 1] : 0.0) - tm[j];
-    for (size_t j = 0; j < N; ++j) {
-      p.a[j] += c[k] * tn[j];
-      tm[j] = t0[j];
-      t0[j] = tn[j];
-    }
-  }
-  return p;
-}
-constexpr PowerPoly<12> kErfcPolyF32 = ChebToPower(erf_coeffs::kErfcChebF32);
-constexpr PowerPoly<6> kErfSmallPolyF32 = ChebToPower(erf_coeffs::kErfSmallChebF32);
+// The power-basis forms of math_erf-inl.h's Chebyshev series (ChebToPower there).
+using erf_coeffs::kErfcPolyF32;
+using erf_coeffs::kErfSmallPolyF32;
+using erf_coeffs::PowerPoly;
 
 template <size_t N, class D, class V>
 HWY_INLINE V Horner(D d, const PowerPoly<N>& p, V u) {

@@ -5,6 +5,8 @@
 // Plain constants, shared by every Highway target.
 #pragma once
 
+#include <cstddef>
+
 namespace asc::kernel::simd::erf_coeffs {
 
 // erfc(x) = t exp(-x^2 + P(u)), t = 2/(2+x), u = t*A + B, x in [0.5, 10.1]
@@ -76,5 +78,36 @@ constexpr double kErfSmallChebF64[10] = {
 constexpr float kErfSplitF32 = 0.95f, kErfClampF32 = 4.0f;
 constexpr float kErfSmallF32[6] = {0.12837915122509003f, -0.37612447142601013f, 0.11281320452690125f, -0.026748858392238617f, 0.0049674976617097855f, -0.0005862037069164217f};
 constexpr float kErfLargeF32[7] = {-0.0002564483438618481f, -1.1274261474609375f, -0.6375998854637146f, -0.10356703400611877f, 0.022052064538002014f, -0.0029995571821928024f, 0.0001915057800943032f};
+
+// Chebyshev series -> power basis in u (double, at compile time), so the float32
+// kernels (math.cc's erf/erfc, src/nn/activation.cc's gelu) evaluate them by Horner
+// or Estrin: one FMA per term instead of Clenshaw's two operations. The series above
+// converge fast (sum |a_k| ~ 1.2 on [-1, 1]), so Horner's rounding stays at Clenshaw's level.
+template <size_t N>
+struct PowerPoly {
+  double a[N] = {};
+};
+template <size_t N>
+constexpr PowerPoly<N> ChebToPower(const double (&c)[N]) {
+  PowerPoly<N> p;
+  double tm[N] = {}, t0[N] = {}, tn[N] = {};
+  tm[0] = 1.0;  // T_0
+  p.a[0] = c[0];
+  if constexpr (N > 1) {
+    t0[1] = 1.0;  // T_1
+    p.a[1] = c[1];
+  }
+  for (size_t k = 2; k < N; ++k) {  // T_k = 2 u T_{k-1} - T_{k-2}
+    for (size_t j = 0; j < N; ++j) tn[j] = (j ? 2.0 * t0[j - 1] : 0.0) - tm[j];
+    for (size_t j = 0; j < N; ++j) {
+      p.a[j] += c[k] * tn[j];
+      tm[j] = t0[j];
+      t0[j] = tn[j];
+    }
+  }
+  return p;
+}
+constexpr PowerPoly<12> kErfcPolyF32 = ChebToPower(kErfcChebF32);
+constexpr PowerPoly<6> kErfSmallPolyF32 = ChebToPower(kErfSmallChebF32);
 
 }  // namespace asc::kernel::simd::erf_coeffs
