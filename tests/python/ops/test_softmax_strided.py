@@ -4,33 +4,14 @@ NumPy: inner sizes around the slab width (16 columns) and the SIMD widths, power
 strides (the cache-aliasing case the packed copy exists for), several slabs per outer index,
 every dtype, special values inside a column."""
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import pyasc as asc
 
+from test_softmax_kernel import BF16, DTYPES, TOL, _check, _ref  # one reference and tolerance table
+
 F = asc.ops
-BF16 = ml_dtypes.bfloat16
-DTYPES = [np.float32, np.float64, np.float16, BF16]
-TOL = {np.float32: (3e-6, 1e-7), np.float64: (1e-13, 1e-16), np.float16: (1e-3, 1e-5), BF16: (8e-3, 1e-4)}
-
-
-def _ref(x64, axis, log=False):
-    m = np.max(x64, axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore", over="ignore"):
-        z = x64 - m
-        s = np.exp(z).sum(axis=axis, keepdims=True)
-        return z - np.log(s) if log else np.exp(z) / s
-
-
-def _check(got, ref, dt, log=False):
-    got = np.asarray(got)
-    assert got.dtype == np.dtype(dt)
-    rtol, atol = TOL[dt]
-    if log:
-        atol = max(atol, rtol * 8)
-    np.testing.assert_allclose(got.astype(np.float64), ref, rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
