@@ -311,8 +311,8 @@ def _c_int_arg(op, what, v):
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``numpy.trace``: sums of the diagonals (sum's dtype rules: small ints to int64)."""
+    a = _arr(a)  # (NumPy: asanyarray(a).trace(offset, ...): the array first, then the C int offset)
     offset = _c_int_arg("trace", "offset", offset)
-    a = _arr(a)
     if a.ndim < 2:
         raise _shape_error("trace", f"diag requires an array of at least two dimensions, got shape "
                                     f"{_shape_str(a.shape)}")

@@ -1294,3 +1294,14 @@ def test_harness_unique_unsorted_compared_as_a_set():
     wrong = ref.value[1].copy()
     wrong[0] = 5 + 5j
     assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+@pytest.mark.parametrize("fn", ["trace", "linalg.trace"])
+@pytest.mark.parametrize("offset", [None, 2 ** 40, 1.5])
+def test_trace_converts_the_array_before_the_offset(mode, fn, offset):
+    # NumPy: asanyarray(a).trace(offset): an inhomogeneous list is its ValueError first
+    def call(m):
+        f = m.linalg.trace if fn == "linalg.trace" else m.trace
+        return f([[1], [2, 3]], offset=offset)
+
+    _compare(lambda: call(np), lambda: call(asc))
