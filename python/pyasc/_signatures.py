@@ -1207,6 +1207,9 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     NumPy compares as an array (a bool, an array) to pyasc._statistics.var_std."""
     if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
         check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
+    for d in (ddof, correction):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
+        if type(d) is int and not -(1 << 63) <= d < (1 << 63):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] ddof: Python int too large to convert to C long ({d})")
     arrayish = (bool, _np.bool_, _C.ndarray, _np.ndarray, list, tuple)
     general = where is not _NV or mean is not _NV or isinstance(ddof, arrayish) or isinstance(correction, arrayish)
     if not general:

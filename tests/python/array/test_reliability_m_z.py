@@ -1305,3 +1305,13 @@ def test_trace_converts_the_array_before_the_offset(mode, fn, offset):
         return f([[1], [2, 3]], offset=offset)
 
     _compare(lambda: call(np), lambda: call(asc))
+
+
+@pytest.mark.parametrize("fn", ["std", "var"])
+@pytest.mark.parametrize("kw", [dict(ddof=-(2 ** 63) - 1), dict(ddof=2 ** 64), dict(ddof=2 ** 62), dict(ddof=1),
+                                dict(correction=2 ** 64), dict(axis=-1, ddof=-(2 ** 63) - 1)])
+def test_var_ddof_beyond_a_c_long(mode, fn, kw):
+    # NumPy computes maximum(rcount - ddof, 0) with rcount an intp: a ddof beyond int64 is its
+    # OverflowError (pyasc returned a value)
+    x = np.ones((2, 3, 3), bool)
+    _compare(lambda: getattr(np, fn)(x, **kw), lambda: getattr(asc, fn)(asc.asarray(x), **kw))
