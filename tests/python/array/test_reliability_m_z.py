@@ -1315,3 +1315,15 @@ def test_var_ddof_beyond_a_c_long(mode, fn, kw):
     # OverflowError (pyasc returned a value)
     x = np.ones((2, 3, 3), bool)
     _compare(lambda: getattr(np, fn)(x, **kw), lambda: getattr(asc, fn)(asc.asarray(x), **kw))
+
+
+def test_harness_vecdot_complex_inf_rule():
+    # np.vecdot of complex operands holding inf goes through the ?dotc kernels (nan+nanj where the
+    # elementwise sum of conj(a) * b is -inf+nanj): non-finite positions compared, finite values too
+    fh = _fuzz_harness()
+    case = ("linalg", "vecdot", (("arr", "complex128", (2, 2), "T", 24, "special"), ("arr", "int32", (2, 2), "T", 24, "rand")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    wrong = ref.value[1].copy()
+    wrong[0] = 1 + 1j
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"

@@ -1080,7 +1080,7 @@ def _interp_xp_not_increasing(case):
 
 
 _BLAS_COMPLEX_PRODUCTS = {"convolve", "correlate", "dot", "vdot", "inner", "matmul", "tensordot", "multi_dot",
-                          "polymul"}  # (np.polymul is np.convolve of the coefficients)
+                          "polymul", "vecdot"}  # (np.polymul is np.convolve; vecdot uses the ?dotc kernels)
 
 
 def _inv_transposed_ok(case, got):
