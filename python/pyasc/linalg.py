@@ -472,7 +472,9 @@ def outer(x1, x2, /):
 
 def diagonal(x, /, *, offset=0):
     """The diagonals of the last two axes (a view)."""
-    return _C.diagonal(_arr(x), offset, -2, -1)
+    from .numeric import _c_int_offset  # noqa: PLC0415
+
+    return _C.diagonal(_arr(x), _c_int_offset("diagonal", offset), -2, -1)
 
 
 def trace(x, /, *, offset=0, dtype=None):

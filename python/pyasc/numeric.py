@@ -352,7 +352,31 @@ def squeeze(a, axis=None):
     return x.squeeze(axis)  # (NumPy calls the method: pyasc._signatures._method_squeeze checks as NumPy)
 
 
-diagonal = _C.diagonal
+
+
+def _c_int_offset(name, offset):
+    """NumPy reads diagonal's offset as a C int: beyond it OverflowError ("signed integer is greater
+    than maximum"; beyond int64 "too large to convert to C long"), a non-integer TypeError."""
+    import operator  # noqa: PLC0415
+
+    from .errors import AscendOverflowError, AscendTypeError, ErrorCode  # noqa: PLC0415
+
+    try:
+        v = operator.index(offset)
+    except TypeError as e:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{name}] {e} (offset)") from None
+    if not -(1 << 63) <= v < 1 << 63:
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})")
+    if not -(1 << 31) <= v < 1 << 31:
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{name}] signed integer is "
+                                                      f"{'greater than maximum' if v > 0 else 'less than minimum'} "
+                                                      f"(offset {v} beyond a C int)")
+    return v
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal of ``a`` over ``axis1``/``axis2`` at ``offset`` (a view; ``numpy.diagonal``)."""
+    return _C.diagonal(a, _c_int_offset("diagonal", offset), axis1, axis2)
 empty = _C.empty
 full = _C.full
 

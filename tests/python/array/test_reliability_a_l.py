@@ -1302,3 +1302,17 @@ def test_reduction_where_array_before_list_input(mode, name, a, w):
     # with a uint16 where is the cast TypeError (pyasc raised the ragged list's ValueError)
     kw = {"initial": 0} if name == "max" else {}
     _same(lambda: getattr(np, name)(a, where=w, **kw), lambda: getattr(asc, name)(a, where=asc.asarray(w), **kw))
+
+
+@pytest.mark.parametrize("off", [np.array(2 ** 63 - 1), np.array(2 ** 31), np.array(2 ** 31 - 1), 2 ** 31, 2 ** 63,
+                                 np.array(-2 ** 63), 1.5, np.array(1), np.int64(2 ** 40), True, None, -1, -2 ** 31 - 1],
+                         ids=repr)
+@pytest.mark.parametrize("form", ["linalg", "function", "positional"])
+def test_diagonal_offset_is_a_c_int(mode, off, form):
+    # NumPy reads the offset as a C int (OverflowError beyond it); pyasc accepted 2**31..2**63 - 1
+    def run(xp):
+        x = xp.arange(6).reshape(2, 3)
+        o = asc.asarray(off) if isinstance(off, np.ndarray) and xp is asc else off
+        return xp.linalg.diagonal(x, offset=o) if form == "linalg" else xp.diagonal(x, offset=o) \
+            if form == "function" else xp.diagonal(x, o, 1, 0)
+    _same(lambda: run(np), lambda: run(asc))
