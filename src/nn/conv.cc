@@ -394,6 +394,18 @@ std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
   }
   const int64_t s0 = a.stride[0], ek = a.dilation[0] * (G.k[0] - 1) + 1;
   const auto whole = [&](int64_t n0, int64_t nb) { return Chunk{n0, nb, 0, OH, 0, H, a.pad_l[0], a.pad_r[0]}; };
+  // Every image cut into slices of `step` output channels (the last one shorter).
+  const auto oc_slices = [&](int64_t step) {
+    for (int64_t n = 0; n < G.n; ++n) {
+      for (int64_t oc0 = 0; oc0 < G.oc; oc0 += step) {
+        Chunk c = whole(n, 1);
+        c.oc0 = oc0;
+        c.noc = std::min(step, G.oc - oc0);
+        v.push_back(c);
+      }
+    }
+    return v;
+  };
   const int64_t target = cores > 1 ? 2 * int64_t(cores) : 1;
   const int64_t nb = (G.n + target - 1) / target;
   if (a.src_block > 0 || a.dst_block > 0) {
@@ -404,16 +416,7 @@ std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
     const int64_t unit = std::max<int64_t>(a.dst_block, 8);
     const int64_t parts = std::min<int64_t>(G.oc / std::max<int64_t>(unit, 32), (target + G.n - 1) / G.n);
     if (G.n < target && G.g == 1 && parts >= 2) {
-      const int64_t step = (G.oc / parts + unit - 1) / unit * unit;
-      for (int64_t n = 0; n < G.n; ++n) {
-        for (int64_t oc0 = 0; oc0 < G.oc; oc0 += step) {
-          Chunk c = whole(n, 1);
-          c.oc0 = oc0;
-          c.noc = std::min(step, G.oc - oc0);
-          v.push_back(c);
-        }
-      }
-      return v;
+      return oc_slices((G.oc / parts + unit - 1) / unit * unit);
     }
     for (int64_t n0 = 0; n0 < G.n; n0 += nb) v.push_back(whole(n0, std::min(nb, G.n - n0)));
     return v;
@@ -429,16 +432,7 @@ std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
     // convolutions too: a slice of output channels is dense in NCHW (a band of rows
     // is not), which the GEMM convolution needs.
     const int64_t parts = std::min(G.oc / 16, (target + G.n - 1) / G.n);
-    const int64_t step = (G.oc / parts + 15) / 16 * 16;
-    for (int64_t n = 0; n < G.n; ++n) {
-      for (int64_t oc0 = 0; oc0 < G.oc; oc0 += step) {
-        Chunk c = whole(n, 1);
-        c.oc0 = oc0;
-        c.noc = std::min(step, G.oc - oc0);
-        v.push_back(c);
-      }
-    }
-    return v;
+    return oc_slices((G.oc / parts + 15) / 16 * 16);
   }
   if (G.n < target) {
     const int64_t parts = std::min(OH, (target + G.n - 1) / G.n);
