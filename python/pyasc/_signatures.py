@@ -514,6 +514,10 @@ def _method_reshape(self, *shape, order="C", copy=None):
     """The array with a new shape (``ndarray.reshape(*shape, order='C', copy=None)``)."""
     if not shape:
         raise _type_error("reshape", "reshape() takes exactly 1 argument (0 given)")
+    if len(shape) == 1 and isinstance(shape[0], (_C.ndarray, _np.ndarray)) and shape[0].ndim == 1 and \
+            _np.dtype(shape[0].dtype).kind in "biu":
+        # NumPy's PyArray_IntpConverter takes a 1-d integer array as the shape sequence
+        shape = (tuple(int(v) for v in (shape[0].numpy() if isinstance(shape[0], _C.ndarray) else shape[0]).tolist()),)
     if order.__class__ is str and order == "C" and copy is None:
         return _c_reshape(self, *shape)
     return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)

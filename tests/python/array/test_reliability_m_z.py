@@ -1327,3 +1327,11 @@ def test_harness_vecdot_complex_inf_rule():
     wrong = ref.value[1].copy()
     wrong[0] = 1 + 1j
     assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+@pytest.mark.parametrize("shape", [np.array([2, 3], np.int8), np.array([-1, 3]), np.array([-1, -1]), np.array([[2, 3]]),
+                                   np.array([6], np.uint8), np.array([-128, 127, 0], np.int8)])
+def test_ndarray_reshape_takes_an_integer_array_shape(mode, shape):
+    # NumPy's ndarray.reshape reads a 1-d integer array as the shape (pyasc: TypeError; chunk 9219)
+    x = np.arange(6.0)
+    _compare(lambda: x.reshape(shape), lambda: asc.asarray(x).reshape(asc.asarray(shape)))
