@@ -903,7 +903,10 @@ def _partition_checks(op, a, kth, axis, kind, order=None):
     try:
         ka = _np.asarray(k)
         kd = ka.dtype
-    except Exception:  # noqa: BLE001 - an inhomogeneous list: not an integer either
+    except ValueError:  # a ragged sequence: NumPy's intp conversion (at most 1-d) fails first
+        raise _value_error(op, "setting an array element with a sequence: kth must be an integer "
+                               "or an at most 1-d sequence of integers (got a ragged sequence)") from None
+    except Exception:  # noqa: BLE001 - another unconvertible object: not an integer either
         ka, kd = None, _np.dtype(object)
     if ka is not None and ka.ndim > 1:
         raise _value_error(op, f"object too deep for desired array (kth has {ka.ndim} dimensions)")

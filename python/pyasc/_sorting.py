@@ -348,6 +348,9 @@ def _unique_axis_arg(axis, ndim):
         return _c_int_axis(_operator.index(axis))
     except TypeError:
         pass
+    if isinstance(axis, _C.ndarray) and axis.ndim > 1 and axis.shape[0]:
+        # NumPy iterates the first dimension: its first entry is an array, not an index
+        raise TypeError("[unique] only integer scalar arrays can be converted to a scalar index (axis)")
     if isinstance(axis, _C.ndarray):
         # (a huge broadcast view repeats one value: its first entries stand for it)
         flat = axis if axis.ndim == 1 else _C.reshape(axis, (-1,)) if axis.size <= 4096 else None
