@@ -391,8 +391,46 @@ _C.ndarray.clip = _method_clip
 _C.ndarray.__contains__ = _method_contains
 
 
+def _clip_bounds(shape, bounds):
+    """The bounds as NumPy's clip ufunc takes them: arrays and Python/NumPy scalars as they are,
+    any other value through asarray (a list bound is an array; a ragged one is asarray's
+    ValueError). A value NumPy holds only as an object array (a dtype object, an arbitrary
+    object) selects its object loop: the operands' broadcast is checked first (ValueError), then
+    the loop's comparison fails (TypeError)."""
+    out, objects = [], []
+    for v in bounds:
+        if v is None or isinstance(v, (_C.ndarray, bool, int, float, complex, _np.generic)):
+            out.append(v)
+            continue
+        from .errors import AscendTypeError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+        try:
+            kind = _np.asarray(v).dtype.kind
+        except ValueError as e:
+            raise AscendValueError(ErrorCode.INVALID_SHAPE, f"[clip] bound: {e}") from None
+        if kind in "USVmM":  # strings, bytes, void, times: no clip loop (NumPy's UFuncTypeError)
+            raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[clip] ufunc 'clip' did not contain a loop with "
+                                                           f"signature matching types (bound {v!r})")
+        if kind == "O":
+            objects.append(v)
+        out.append(v if kind == "O" else _arr(v))
+    if objects:
+        shapes = [shape] + [() if v is None else _np.shape(v.numpy() if isinstance(v, _C.ndarray) else v)
+                            for v in bounds]
+        try:
+            _np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise AscendValueError(ErrorCode.INVALID_SHAPE, "[clip] operands could not be broadcast together with "
+                                                            f"shapes {' '.join(str(s) for s in shapes)}") from None
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[clip] a bound of type {type(objects[0]).__name__} "
+                                                       f"({objects[0]!r}) is no number: NumPy's object loop "
+                                                       "cannot compare it")
+    return out
+
+
 def _clip(x, min, max, out):  # noqa: A002
     r = _arr(x) if isinstance(x, _C.ndarray) else x
+    min, max = _clip_bounds(tuple(_arr(r).shape), (min, max))  # noqa: A001
     if min is not None and max is not None and result_type(r, min, max) == _BF16:
         r = _arr(r).astype(_np.float32)
     if min is None and max is None:

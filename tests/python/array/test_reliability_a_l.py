@@ -1316,3 +1316,24 @@ def test_diagonal_offset_is_a_c_int(mode, off, form):
         return xp.linalg.diagonal(x, offset=o) if form == "linalg" else xp.diagonal(x, offset=o) \
             if form == "function" else xp.diagonal(x, o, 1, 0)
     _same(lambda: run(np), lambda: run(asc))
+
+
+# ------------------------------------------------------------------ clip: bounds as NumPy's ufunc takes them
+# A list/tuple bound is an array (result_type read it as a dtype spec: 'Field elements must be 2-
+# or 3-tuples'); a dtype object or another object is NumPy's object loop (broadcast ValueError
+# first, else the comparison's TypeError); a ragged list is asarray's ValueError; a string has no loop.
+@pytest.mark.parametrize("bounds", [([0, 1, 2, 3], 5), ((1, 2, 3, 4), 6), ([[1], [2]], None), (None, [2.5, 3, 1, 9]),
+                                    ([0, 1, 2, 3], [5, 5, 6, 6]), ((), 1), ("dtype", ()), ((), "dtype"),
+                                    ("dtype", 1), ("dtype", [1, 2]), ("a", 1), ([1, "a"], 2), ([[1], [2, 3]], 5),
+                                    ("object", 1)], ids=repr)
+@pytest.mark.parametrize("method", [False, True])
+def test_clip_bounds_as_numpy(mode, bounds, method):
+    def b(v):
+        return np.dtype("float64") if v == "dtype" else object() if v == "object" else v
+
+    lo, hi = b(bounds[0]), b(bounds[1])
+    x = np.arange(8.0).reshape(2, 4)
+    if method:
+        _same(lambda: x.clip(lo, hi), lambda: asc.asarray(x).clip(lo, hi))
+    else:
+        _same(lambda: np.clip(x, lo, hi), lambda: asc.clip(asc.asarray(x), lo, hi))
