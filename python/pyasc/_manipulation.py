@@ -322,6 +322,13 @@ def repeat(a, repeats, axis=None):
     """Each element repeated ``repeats`` times (an int or one count per element) along ``axis``."""
     if axis is not None and not isinstance(axis, int):
         axis = _operator.index(axis)  # NumPy converts the axis before the counts (TypeError first)
+    if axis is not None and not -(1 << 31) <= axis < (1 << 31):
+        # PyArray_AxisConverter reads a C int (PyLong_AsLong first: 'C long' beyond int64)
+        from .errors import AscendOverflowError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+        if not -(1 << 63) <= axis < (1 << 63):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, "[repeat] Python int too large to convert to C long (axis)")
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[repeat] integer won't fit into a C int (axis={axis})")
     if axis is not None and _np.ndim(a) == 0:  # PyArray_CheckAxis: a 0-d array is read as 1-d
         a = _C.reshape(_arr(a), (1,))
     counts = _repeat_counts(repeats)

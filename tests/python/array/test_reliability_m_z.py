@@ -1356,3 +1356,15 @@ def test_partition_ragged_kth(mode, fn, method, kth):
         return getattr(m, fn)(x, kth)
 
     _compare(lambda: call(np, a), lambda: call(asc, asc.asarray(a)))
+
+
+# ------------------------------------------------------------------ repeat: the axis as a C int first
+# NumPy's PyArray_AxisConverter reads the axis before the counts: beyond a C int its ValueError,
+# beyond int64 PyLong_AsLong's OverflowError; in range, a bad count is then the TypeError.
+@pytest.mark.parametrize("axis", [2 ** 40, np.int64(2 ** 40), np.array(2 ** 40), 2 ** 70, -2 ** 31 - 1, 2 ** 31 - 1, 5, 0],
+                         ids=repr)
+@pytest.mark.parametrize("repeats", [None, 2])
+def test_repeat_axis_c_int_first(mode, axis, repeats):
+    a = np.ones(1, bool)
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _compare(lambda: np.repeat(a, repeats, axis=axis), lambda: asc.repeat(asc.asarray(a), repeats, axis=ax))
