@@ -140,8 +140,8 @@ def _norm_axis(axis, ndim, name):
     (AxisError)."""
     try:
         a = _operator.index(axis)
-    except TypeError:
-        raise _TE(f"[{name}] axis must be an integer, not {type(axis).__name__}") from None
+    except TypeError as e:  # (its own text, as NumPy's: "'str' object cannot be interpreted as an integer")
+        raise _TE(f"[{name}] {e} (axis)") from None
     if not -_C_INT <= a < _C_INT:
         width = "C long" if not -(1 << 63) <= a < (1 << 63) else "C int"  # (PyLong_AsLong fails first)
         raise _OE(f"[{name}] axis {a}: Python int too large to convert to {width}")

@@ -59,8 +59,8 @@ def axis_converter(op, axis):
         raise _type_error(op, f"an integer is required for the axis (got {axis!r})")
     try:
         v = _operator.index(axis)
-    except TypeError:
-        raise _type_error(op, f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
+    except TypeError as e:  # (its own text, as NumPy's: "'numpy.float64' object cannot be ...")
+        raise _type_error(op, str(e)) from None
     if not -(1 << 63) <= v < (1 << 63):
         raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] axis: Python int too large to convert to C long")
     if not -(1 << 31) <= v < (1 << 31):
@@ -620,8 +620,8 @@ def _method_swapaxes(self, axis1, axis2):
     for a in (axis1, axis2):  # (in order: a None first is its TypeError even if the other overflows)
         try:
             i = _operator.index(a)
-        except TypeError:
-            raise _type_error("swapaxes", f"'{type(a).__name__}' object cannot be interpreted as an integer") from None
+        except TypeError as e:  # (its own text, as NumPy's: "'numpy.float64' object cannot be ...")
+            raise _type_error("swapaxes", str(e)) from None
         if not -(1 << 63) <= i < (1 << 63):
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] Python int too large to convert to C long ({i})")
         if i >= 1 << 31:
