@@ -946,6 +946,10 @@ def _install_partition():
         def m(self, kth, axis=-1, kind="introselect", order=None, *, _op=op, _meth=meth):
             if _op == "argpartition" and isinstance(axis, (bool, _np.bool_)):  # as the function
                 raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
+            if _op == "partition" and axis is None:
+                # ndarray.partition parses its axis as a C int ("i") before it reads kth: None is
+                # that TypeError first (argpartition's AxisConverter takes None as flattened)
+                raise _type_error(_op, "'NoneType' object cannot be interpreted as an integer")
             if self.size == 0 and isinstance(kth, (_C.ndarray, _np.ndarray)) and kth.ndim > 1:
                 # (the C++ method returns at once for an empty array; NumPy converts kth first)
                 raise _value_error(_op, f"object too deep for desired array (kth has {kth.ndim} dimensions)")

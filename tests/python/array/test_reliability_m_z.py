@@ -1368,3 +1368,20 @@ def test_repeat_axis_c_int_first(mode, axis, repeats):
     a = np.ones(1, bool)
     ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
     _compare(lambda: np.repeat(a, repeats, axis=axis), lambda: asc.repeat(asc.asarray(a), repeats, axis=ax))
+
+
+# ------------------------------------------------------------------ ndarray.partition: axis None first
+# The method parses its axis as a C int before kth (None: TypeError, whatever kth is, even for an
+# empty array); ndarray.argpartition takes None as flattened.
+@pytest.mark.parametrize("shape", [(0, 5, 2), (2, 3)])
+@pytest.mark.parametrize("kth", [1, [[1.0, 2.0], [3.0, 4.0]], [0]], ids=repr)
+@pytest.mark.parametrize("fn", ["partition", "argpartition"])
+def test_partition_method_axis_none(mode, shape, kth, fn):
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)[..., ::-1]
+
+    def call(x):
+        c = x.copy()
+        r = getattr(c, fn)(kth, None)
+        return c if fn == "partition" else r
+
+    _compare(lambda: call(a), lambda: call(asc.asarray(a)))
