@@ -73,77 +73,78 @@ template <typename T>
 using calc = AscendC::Reg::detail::calc_t<T>;
 }  // namespace asc::c_api
 
-#define ASC_C_REG_UNARY(NAME, EXPR)                                                                    \
-  template <typename T>                                                                                \
-  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,    \
-                                   vector_bool mask) {                                                 \
-    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
-      const auto a = static_cast<::asc::c_api::calc<T>>(src.v[i]);                                     \
-      return EXPR;                                                                                     \
-    });                                                                                                \
+// The arithmetic functions forward to the Reg API (one semantics: the
+// element expressions, the half/bfloat16 widening and the ZEROING merge of
+// inactive lanes live in asc/kernel/reg_api.h only). The C API passes its
+// registers by value, so the copies are the lvalues the Reg API binds.
+#define ASC_C_REG_UNARY(NAME, REG)                                                                   \
+  template <typename T>                                                                              \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,  \
+                                   vector_bool mask) {                                               \
+    AscendC::Reg::REG(dst, src, mask);                                                               \
   }
-ASC_C_REG_UNARY(asc_abs, (a < decltype(a)(0) ? -a : a))
-ASC_C_REG_UNARY(asc_neg, -a)
-ASC_C_REG_UNARY(asc_relu, (a > decltype(a)(0) ? a : decltype(a)(0)))
-ASC_C_REG_UNARY(asc_exp, std::exp(a))
-ASC_C_REG_UNARY(asc_sqrt, std::sqrt(a))
-ASC_C_REG_UNARY(asc_ln, std::log(a))
-ASC_C_REG_UNARY(asc_floor, std::floor(a))
-ASC_C_REG_UNARY(asc_ceil, std::ceil(a))
+ASC_C_REG_UNARY(asc_abs, Abs)
+ASC_C_REG_UNARY(asc_neg, Neg)
+ASC_C_REG_UNARY(asc_relu, Relu)
+ASC_C_REG_UNARY(asc_exp, Exp)
+ASC_C_REG_UNARY(asc_sqrt, Sqrt)
+ASC_C_REG_UNARY(asc_ln, Ln)
 #undef ASC_C_REG_UNARY
 
-#define ASC_C_REG_BINARY(NAME, EXPR)                                                                   \
-  template <typename T>                                                                                \
-  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src0,   \
-                                   AscendC::Reg::RegTensor<T> src1, vector_bool mask) {                \
-    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
-      const auto a = static_cast<::asc::c_api::calc<T>>(src0.v[i]);                                    \
-      const auto b = static_cast<::asc::c_api::calc<T>>(src1.v[i]);                                    \
-      return EXPR;                                                                                     \
-    });                                                                                                \
+/// Floating-point elements rounded toward -Inf / +Inf, same type (Reg::Truncate).
+template <typename T>
+__simd_callee__ inline void asc_floor(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                      vector_bool mask) {
+  AscendC::Reg::Truncate<T, AscendC::RoundMode::CAST_FLOOR>(dst, src, mask);
+}
+template <typename T>
+__simd_callee__ inline void asc_ceil(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,
+                                     vector_bool mask) {
+  AscendC::Reg::Truncate<T, AscendC::RoundMode::CAST_CEIL>(dst, src, mask);
+}
+
+#define ASC_C_REG_BINARY(NAME, REG)                                                                  \
+  template <typename T>                                                                              \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src0, \
+                                   AscendC::Reg::RegTensor<T> src1, vector_bool mask) {              \
+    AscendC::Reg::REG(dst, src0, src1, mask);                                                        \
   }
-ASC_C_REG_BINARY(asc_add, a + b)
-ASC_C_REG_BINARY(asc_sub, a - b)
-ASC_C_REG_BINARY(asc_mul, a * b)
-ASC_C_REG_BINARY(asc_div, a / b)
-ASC_C_REG_BINARY(asc_max, (a < b ? b : a))
-ASC_C_REG_BINARY(asc_min, (b < a ? b : a))
+ASC_C_REG_BINARY(asc_add, Add)
+ASC_C_REG_BINARY(asc_sub, Sub)
+ASC_C_REG_BINARY(asc_mul, Mul)
+ASC_C_REG_BINARY(asc_div, Div)
+ASC_C_REG_BINARY(asc_max, Max)
+ASC_C_REG_BINARY(asc_min, Min)
 #undef ASC_C_REG_BINARY
 
-#define ASC_C_REG_SCALAR(NAME, EXPR)                                                                   \
-  template <typename T, typename S>                                                                    \
-  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,    \
-                                   S value, vector_bool mask) {                                        \
-    const auto b = static_cast<::asc::c_api::calc<T>>(static_cast<T>(value));                          \
-    ::asc::c_api::reg_map(dst, mask, [&](uint32_t i) {                                                 \
-      const auto a = static_cast<::asc::c_api::calc<T>>(src.v[i]);                                     \
-      return EXPR;                                                                                     \
-    });                                                                                                \
+#define ASC_C_REG_SCALAR(NAME, REG)                                                                  \
+  template <typename T, typename S>                                                                  \
+  __simd_callee__ inline void NAME(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src,  \
+                                   S value, vector_bool mask) {                                      \
+    AscendC::Reg::REG(dst, src, value, mask);                                                        \
   }
-ASC_C_REG_SCALAR(asc_add_scalar, a + b)
-ASC_C_REG_SCALAR(asc_mul_scalar, a * b)
-ASC_C_REG_SCALAR(asc_max_scalar, (a < b ? b : a))
-ASC_C_REG_SCALAR(asc_min_scalar, (b < a ? b : a))
+ASC_C_REG_SCALAR(asc_add_scalar, Adds)
+ASC_C_REG_SCALAR(asc_mul_scalar, Muls)
+ASC_C_REG_SCALAR(asc_max_scalar, Maxs)
+ASC_C_REG_SCALAR(asc_min_scalar, Mins)
 #undef ASC_C_REG_SCALAR
 
 /// dst = value on the active lanes (zero elsewhere).
 template <typename T, typename S>
 __simd_callee__ inline void asc_duplicate_scalar(AscendC::Reg::RegTensor<T>& dst, S value, vector_bool mask) {
-  const T v = static_cast<T>(value);
-  ::asc::c_api::reg_map(dst, mask, [&](uint32_t) { return v; });
+  AscendC::Reg::Duplicate(dst, value, mask);
 }
 
 /// dst = value on every lane.
 template <typename T, typename S>
 __simd_callee__ inline void asc_duplicate_scalar(AscendC::Reg::RegTensor<T>& dst, S value) {
-  for (auto& e : dst.v) e = static_cast<T>(value);
+  AscendC::Reg::Duplicate(dst, value);
 }
 
 /// dst[i] = value + i.
 template <typename T, typename S>
 __simd_callee__ inline void asc_arange(AscendC::Reg::RegTensor<T>& dst, S value) {
-  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
-    dst.v[i] = static_cast<T>(static_cast<::asc::c_api::calc<T>>(value) + static_cast<::asc::c_api::calc<T>>(i));
+  AscendC::Reg::Arange(dst, value);
 }
 
 // Mask patterns of asc_create_mask_b8/b16/b32 (CANN's pat_mode values).
@@ -209,8 +210,7 @@ ASC_C_REG_CMP(asc_ne, NE)
 template <typename T>
 __simd_callee__ inline void asc_select(AscendC::Reg::RegTensor<T>& dst, AscendC::Reg::RegTensor<T> src0,
                                        AscendC::Reg::RegTensor<T> src1, vector_bool mask) {
-  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
-    dst.v[i] = AscendC::Reg::detail::active<T>(mask, i) ? src0.v[i] : src1.v[i];
+  AscendC::Reg::Select(dst, src0, src1, mask);
 }
 
 /// Element 0 = the sum of the active elements (pairwise, as reg_api's Reduce); the rest 0.

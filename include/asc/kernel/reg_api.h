@@ -352,6 +352,26 @@ ASC_REG_UNARY(Log2, std::log2(a))
 ASC_REG_UNARY(Log10, std::log10(a))
 #undef ASC_REG_UNARY
 
+/// Rounds each active floating-point element to an integral value of the
+/// same type (RINT / CAST_NONE: nearest, ties to even; ROUND: ties away from
+/// zero; FLOOR; CEIL; TRUNC). MERGING is not supported by the hardware.
+template <typename T = DefaultType, RoundMode roundMode = RoundMode::CAST_NONE,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>
+__simd_callee__ inline void Truncate(S& dstReg, S& srcReg, MaskReg& mask) {
+  using E = typename S::ActualT;
+  static_assert(!std::is_integral_v<E>, "pyasc: Reg::Truncate takes floating-point registers (half/bfloat16/float)");
+  static_assert(mode == MaskMergeMode::ZEROING, "pyasc: Reg::Truncate supports MaskMergeMode::ZEROING only (as CANN)");
+  static_assert(roundMode != RoundMode::CAST_ODD, "pyasc: Reg::Truncate has no CAST_ODD mode");
+  detail::apply<mode>(dstReg, mask, [&](uint32_t i) {
+    const auto a = detail::c<E>(srcReg.v[i]);
+    if constexpr (roundMode == RoundMode::CAST_FLOOR) return std::floor(a);
+    else if constexpr (roundMode == RoundMode::CAST_CEIL) return std::ceil(a);
+    else if constexpr (roundMode == RoundMode::CAST_TRUNC) return std::trunc(a);
+    else if constexpr (roundMode == RoundMode::CAST_ROUND) return std::round(a);
+    else return std::nearbyint(a);  // the default FE_TONEAREST: ties to even
+  });
+}
+
 /// dst = exp(src0 - src1), computed in float (half inputs widen first).
 template <typename T = DefaultType, typename U = DefaultType, RegLayout layout = RegLayout::ZERO,
           MaskMergeMode mode = MaskMergeMode::ZEROING, typename S, typename V>

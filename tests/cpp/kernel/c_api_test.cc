@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "c_api/asc_simd.h"
@@ -334,6 +336,87 @@ TEST(CApi, RegisterAndUbGathers) {
   });
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("index 200"), std::string::npos) << st.message();
+}
+
+// The C API's register arithmetic is the Reg API's (one semantics): each
+// function gives bit for bit what its Reg counterpart gives, on float, half
+// and int32 registers with a partial mask (inactive lanes zeroed).
+template <typename T>
+void expect_same(const AscendC::Reg::RegTensor<T>& a, const AscendC::Reg::RegTensor<T>& b, const char* what) {
+  for (uint32_t i = 0; i < AscendC::Reg::RegTensor<T>::kLanes; ++i)
+    ASSERT_EQ(std::memcmp(&a.v[i], &b.v[i], sizeof(T)), 0) << what << " lane " << i;
+}
+
+template <typename T>
+void c_api_matches_reg_api(float scale) {
+  namespace R = AscendC::Reg;
+  constexpr uint32_t lanes = R::RegTensor<T>::kLanes;
+  R::RegTensor<T> x, y, d, want;
+  for (uint32_t i = 0; i < lanes; ++i) {
+    x.v[i] = static_cast<T>((static_cast<float>(i % 23) - 11.0f) * scale);
+    y.v[i] = static_cast<T>((static_cast<float>(i % 7) + 1.0f) * scale);
+  }
+  uint32_t n = lanes - 5;
+  R::MaskReg m = R::UpdateMask<T>(n);
+#define SAME_UNARY(C, REG)   \
+  C(d, x, m);                \
+  R::REG(want, x, m);        \
+  expect_same(d, want, #C);  \
+  for (uint32_t i = lanes - 5; i < lanes; ++i) ASSERT_EQ(static_cast<float>(d.v[i]), 0.0f) << #C;
+#define SAME_BINARY(C, REG) \
+  C(d, x, y, m);            \
+  R::REG(want, x, y, m);    \
+  expect_same(d, want, #C);
+#define SAME_SCALAR(C, REG)         \
+  C(d, x, T(3), m);                 \
+  R::REG(want, x, T(3), m);         \
+  expect_same(d, want, #C);
+  SAME_UNARY(asc_abs, Abs)
+  SAME_UNARY(asc_neg, Neg)
+  SAME_UNARY(asc_relu, Relu)
+  SAME_BINARY(asc_add, Add)
+  SAME_BINARY(asc_sub, Sub)
+  SAME_BINARY(asc_mul, Mul)
+  SAME_BINARY(asc_div, Div)
+  SAME_BINARY(asc_max, Max)
+  SAME_BINARY(asc_min, Min)
+  SAME_SCALAR(asc_add_scalar, Adds)
+  SAME_SCALAR(asc_mul_scalar, Muls)
+  SAME_SCALAR(asc_max_scalar, Maxs)
+  SAME_SCALAR(asc_min_scalar, Mins)
+  if constexpr (!std::is_integral_v<T>) {
+    SAME_UNARY(asc_exp, Exp)
+    SAME_UNARY(asc_sqrt, Sqrt)
+    SAME_UNARY(asc_ln, Ln)
+    asc_floor(d, x, m);
+    R::Truncate<T, AscendC::RoundMode::CAST_FLOOR>(want, x, m);
+    expect_same(d, want, "asc_floor");
+    asc_ceil(d, x, m);
+    R::Truncate<T, AscendC::RoundMode::CAST_CEIL>(want, x, m);
+    expect_same(d, want, "asc_ceil");
+    for (uint32_t i = 0; i < lanes - 5; ++i) {
+      ASSERT_EQ(static_cast<float>(d.v[i]), std::ceil(static_cast<float>(x.v[i]))) << i;
+    }
+  }
+#undef SAME_UNARY
+#undef SAME_BINARY
+#undef SAME_SCALAR
+  // Select, duplicate and arange forward too.
+  asc_select(d, x, y, m);
+  R::Select(want, x, y, m);
+  expect_same(d, want, "asc_select");
+  asc_duplicate_scalar(d, T(5), m);
+  R::Duplicate(want, T(5), m);
+  expect_same(d, want, "asc_duplicate_scalar");
+  asc_arange(d, T(2));
+  R::Arange(want, T(2));
+  expect_same(d, want, "asc_arange");
+}
+
+TEST(CApi, RegisterArithmeticIsTheRegApis) {
+  c_api_matches_reg_api<float>(0.7f);
+  c_api_matches_reg_api<half>(0.3f);
+  c_api_matches_reg_api<int32_t>(1.0f);
 }
 
 }  // namespace

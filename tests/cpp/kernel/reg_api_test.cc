@@ -209,3 +209,33 @@ TEST(RegApi, ReduceDataBlockAndPairReduceElem) {
     EXPECT_EQ(d.v[j], want) << j;
   }
 }
+
+TEST(RegApi, TruncateRoundsEachModeAndZeroesInactiveLanes) {
+  R::RegTensor<float> a, d;
+  const float ties[] = {2.5f, -2.5f, 3.5f, -0.5f, 0.5f, 1.49f, -1.51f, 7.0f, -0.0f, 1e30f};
+  for (uint32_t i = 0; i < kF; ++i) a.v[i] = i < 10 ? ties[i] : static_cast<float>(i) * 0.37f - 11.0f;
+  uint32_t n = 60;  // lanes 60..63 inactive: zeroed
+  R::MaskReg m = R::UpdateMask<float>(n);
+  auto check = [&](auto ref, const char* what) {
+    for (uint32_t i = 0; i < kF; ++i) EXPECT_EQ(d.v[i], i < 60 ? ref(a.v[i]) : 0.0f) << what << " lane " << i;
+  };
+  R::Truncate<float, AscendC::RoundMode::CAST_FLOOR>(d, a, m);
+  check([](float x) { return std::floor(x); }, "floor");
+  R::Truncate<float, AscendC::RoundMode::CAST_CEIL>(d, a, m);
+  check([](float x) { return std::ceil(x); }, "ceil");
+  R::Truncate<float, AscendC::RoundMode::CAST_TRUNC>(d, a, m);
+  check([](float x) { return std::trunc(x); }, "trunc");
+  R::Truncate<float, AscendC::RoundMode::CAST_ROUND>(d, a, m);
+  check([](float x) { return std::round(x); }, "round");
+  R::Truncate<float, AscendC::RoundMode::CAST_RINT>(d, a, m);
+  check([](float x) { return std::nearbyint(x); }, "rint");
+  EXPECT_EQ(d.v[0], 2.0f);  // ties to even, independent of the reference above
+  EXPECT_EQ(d.v[2], 4.0f);
+  // half: rounded in float, stored as half (integral halves are exact).
+  R::RegTensor<half> h, hd;
+  for (uint32_t i = 0; i < 128; ++i) h.v[i] = half(static_cast<float>(i) * 0.75f - 40.0f);
+  R::MaskReg hall = R::CreateMask<half>();
+  R::Truncate<half, AscendC::RoundMode::CAST_CEIL>(hd, h, hall);
+  for (uint32_t i = 0; i < 128; ++i)
+    EXPECT_EQ(static_cast<float>(hd.v[i]), std::ceil(static_cast<float>(h.v[i]))) << i;
+}
