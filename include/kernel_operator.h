@@ -38,6 +38,7 @@
 #include "asc/kernel/mutex.h"
 #include "asc/kernel/kernel_log.h"
 #include "asc/kernel/compare_mask.h"
+#include "asc/kernel/tiling_data.h"
 #include "asc/runtime/launch.h"
 // Functions CANN declares at global scope (samples call them unqualified).
 // (GetSysWorkSpacePtr: asc/kernel/matmul.h, with the matmul API.)

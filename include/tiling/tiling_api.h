@@ -1,5 +1,6 @@
 // SDK header name of the host-side tiling API (matmul_tiling::MultiCoreMatmulTiling,
-// MatmulApiTiling, optiling::TCubeTiling). See asc/kernel/matmul_tiling.h.
+// MatmulApiTiling, optiling::TCubeTiling; see asc/kernel/matmul_tiling.h) and,
+// as CANN's, the tiling-data macros of register/tilingdata_base.h.
 #pragma once
 
 // CANN's tiling headers bring <iostream> in; samples print with std::cout
@@ -7,3 +8,4 @@
 #include <iostream>
 
 #include "asc/kernel/matmul_tiling.h"
+#include "register/tilingdata_base.h"
