@@ -34,13 +34,19 @@ take the same keywords; ``dtype=`` then casts the operands (``casting``
 checked with ``numpy.can_cast``) and ``signature`` is not supported.
 Generalised ufuncs (``matmul``, ``matvec``, ``vecmat``, ``vecdot``) take
 ``out``/``dtype``/``casting``/``order``/``subok``/``signature`` (no ``where``,
-as NumPy); ``axes``/``keepdims`` are not supported (``vecdot``'s ``axis`` is).
+as NumPy) and NumPy's ``axes=`` (a list with one entry per operand: a tuple of
+its core axes, an int for one core axis; the output's entry may be left out
+when it has no core axes), ``axis=`` (gufuncs with one shared core dimension:
+``vecdot``) and ``keepdims=`` (``vecdot``): the operands' core axes are moved
+last (views), the gufunc runs, and the result's core axes are put where the
+output's entry says -- with NumPy's TypeError/AxisError/ValueError for bad ones.
 """
 
 from __future__ import annotations
 
 import builtins as _builtins
 import functools as _functools
+import operator as _operator
 import re as _re
 
 import ml_dtypes as _ml_dtypes
@@ -130,9 +136,11 @@ def _check_options(name, kwargs, core, extra):
     if not isinstance(subok, bool):
         raise _te(f"[{name}] 'subok' must be a boolean")
     if core:
-        if kwargs.get("axes") is not None or kwargs.get("keepdims", False) or \
-                (kwargs.get("axis") is not None and "axis" not in extra):
-            raise _nie(f"[{name}] axes=, axis= and keepdims= are not supported by pyasc for {name}")
+        # (NumPy's argument parser: before any operand is looked at; a given None counts as given)
+        if "keepdims" in kwargs and not isinstance(kwargs["keepdims"], bool):
+            raise _te(f"[{name}] 'keepdims' must be a boolean")
+        if "axis" in kwargs and "axes" in kwargs:
+            raise _te(f"[{name}] cannot specify both 'axis' and 'axes'")
     dtype, signature = kwargs.get("dtype"), kwargs.get("signature")
     if dtype is not None and signature is not None:
         raise _te(f"[{name}] cannot specify both 'signature' and 'dtype'")
@@ -292,7 +300,11 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
         # after it converted the Python scalars to the loop dtypes (their OverflowError first)
         if loop is not None:
             vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else v for i, v in enumerate(vals)]
-        _check_core_ndims(name, npu, vals)
+        remap = _core_remap(name, npu, vals, out, kwargs, extra) if npu is not None else None
+        if remap is not None:
+            vals, out, user_out, out_perm, kept = remap
+        else:
+            _check_core_ndims(name, npu, vals)
     where = kwargs.get("where", True)
     mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
     if not core:  # NumPy broadcasts every operand before it casts any (a huge view must not be cast first)
@@ -302,7 +314,9 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
                 (v if isinstance(v, bool) or _np.dtype(v.dtype) == loop[i] else _C.astype(v, loop[i]))
                 for i, v in enumerate(vals)]
         vals = [_C.asarray(_np.array(v, loop[i])) if isinstance(v, bool) else v for i, v in enumerate(vals)]
-    res = impl(*vals, **{k: kwargs[k] for k in extra if k in kwargs})
+    if not core:
+        remap = None
+    res = impl(*vals, **{k: kwargs[k] for k in extra if k in kwargs and (remap is None or k != "axis")})
     if not isinstance(res, _C.ndarray):
         res = _C.asarray(res)
     if loop is not None and _np.dtype(res.dtype) != loop[-1]:
@@ -322,6 +336,11 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
             res = _C.where(mask, res, _C.full((), 0, res.dtype))
         elif tuple(res.shape) != bshape:
             res = _C.broadcast_to(res, bshape).copy()
+        if remap is not None:  # the result's core axes where axes=/axis=/keepdims= put them
+            for _ in range(kept):
+                res = _C.expand_dims(res, -1)
+            if out_perm is not None:
+                res = _C.transpose(res, tuple(_np.argsort(out_perm).tolist())).copy()
         if order == "F" or (order == "A" and _all_fortran(args[:nin])):
             res = _f_layout(res)
         return res
@@ -331,13 +350,128 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
             _np.copyto(out, host, casting="unsafe")
         else:
             _np.copyto(out, host, casting="unsafe", where=_np.asarray(mask))
-        return out
+        return out if remap is None else user_out
     if _np.dtype(res.dtype) != out_dt:
         res = _C.astype(res, out_dt)
     if mask is not None:
         res = _C.where(mask, res, out)
     _C._copy_into(out, res)
-    return out
+    return out if remap is None else user_out
+
+
+def _c_int(x):
+    """An axis as NumPy's PyArray_PyIntAsInt reads it: no bool, operator.index, a C long, then a C int."""
+    if isinstance(x, (bool, _np.bool_)):
+        raise _te("an integer is required")
+    try:
+        v = _operator.index(x)
+    except TypeError as e:
+        raise _te(str(e)) from None
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW, "Python int too large to convert to C long")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise _ve("integer won't fit into a C int")
+    return v
+
+
+def _core_labels(npu):
+    """Per operand (inputs, then the output), the core dimension labels of a gufunc signature
+    ('(n?,k),(k,m?)->(n?,m?)': [['n?', 'k'], ['k', 'm?'], ['n?', 'm?']])."""
+    return [[d.strip() for d in g.split(",") if d.strip()] for g in _re.findall(r"\(([^)]*)\)", npu.signature)]
+
+
+def _core_remap(name, npu, vals, out, kwargs, extra):
+    """NumPy's ``axes=``, ``axis=`` and ``keepdims=`` of a generalised ufunc, in NumPy's order of
+    checks (ufunc_object.c: keepdims support, axis support, the operands' core ndims, then the
+    axes themselves). The gufunc itself always works on the last dimensions: every input is
+    returned transposed so that its core axes come last (a view), and ``out`` as the same kind of
+    view of the user's array. Returns None when none of the keywords is given (vecdot's own
+    ``axis=`` alone is its implementation's), else (vals, out view, the user's out, the
+    permutation that places the default-order result in the output, number of kept dims)."""
+    keepdims = kwargs.get("keepdims") if "keepdims" in kwargs else None
+    has_axis = "axis" in kwargs and ("axis" not in extra or "keepdims" in kwargs)
+    if keepdims is None and not has_axis and "axes" not in kwargs:
+        return None
+    labels = _core_labels(npu)
+    nin, sig = npu.nin, npu.signature
+    if keepdims is not None:
+        for i in range(1, len(labels)):
+            if len(labels[i]) != (len(labels[0]) if i < nin else 0):
+                raise _te(f"[{name}] {name} does not support keepdims: its signature {sig} requires "
+                          f"{'input' if i < nin else 'output'} {i if i < nin else i - nin} to have {len(labels[i])} "
+                          f"core dimensions, but keepdims can only be used when all inputs have the same number of "
+                          f"core dimensions and all outputs have no core dimensions.")
+    distinct = {d.rstrip("?") for g in labels for d in g}
+    if has_axis and len(distinct) != 1:
+        raise _te(f"[{name}] {name}: axis can only be used with a single shared core dimension, not with the "
+                  f"{len(distinct)} distinct ones implied by signature {sig}.")
+    _check_core_ndims(name, npu, vals)
+    # optional ('?') dimensions an input lacks are missing everywhere (matmul of a 1-d operand)
+    missing = {d for i, g in enumerate(labels[:nin]) if vals[i].ndim < len(g) for d in g if d.endswith("?")}
+    ncore = [len([d for d in g if d not in missing]) for g in labels]
+    if keepdims:
+        ncore[nin:] = [ncore[0]] * (len(labels) - nin)
+    ops = list(vals) + [out]
+    if out is not None and out.ndim < ncore[nin]:
+        raise _ve(f"[{name}] {name}: Output operand 0 does not have enough dimensions (has {out.ndim}, gufunc core "
+                  f"with signature {sig} requires {ncore[nin]})")
+    bnd = max(op.ndim - c for op, c in zip(ops, ncore) if op is not None)
+    ndims = [op.ndim if op is not None else bnd + c for op, c in zip(ops, ncore)]
+    perms = [None] * len(ops)
+    if has_axis:
+        ax = _c_int(kwargs["axis"])
+        for i in range(len(ops)):
+            if ncore[i]:
+                perms[i] = _core_perm(ndims[i], [ax], i)
+    elif "axes" in kwargs:
+        axes = kwargs["axes"]
+        if not isinstance(axes, list):
+            raise _te(f"[{name}] axes should be a list.")
+        if len(axes) != len(ops) and (len(axes) != nin or _builtins.any(labels[nin:])):
+            raise _ve(f"[{name}] axes should be a list with an entry for all {len(ops)} inputs and outputs; entries "
+                      f"for outputs can only be omitted if none of them has core axes.")
+        for i, item in enumerate(axes):
+            if isinstance(item, tuple):
+                if len(item) != ncore[i]:
+                    raise _np.exceptions.AxisError(f"{name}: operand {i} has {ncore[i]} core dimensions, but "
+                                                   f"{len(item)} dimensions are specified by axes tuple.")
+            elif ncore[i] == 1:
+                item = (item,)
+            else:
+                try:
+                    _c_int(item)
+                except (TypeError, ValueError, OverflowError):
+                    raise _te(f"[{name}] {name}: axes item {i} should be a tuple.") from None
+                raise _np.exceptions.AxisError(f"{name}: operand {i} has {ncore[i]} core dimensions, but the axes "
+                                               f"item is a single integer.")
+            perms[i] = _core_perm(ndims[i], item, i)
+    vals = [v if p is None else _C.transpose(v, tuple(p)) for v, p in zip(vals, perms)]
+    view = out
+    if out is not None:
+        p = perms[-1]
+        view = out if p is None else (_np.transpose(out, p) if isinstance(out, _np.ndarray) else _C.transpose(out, tuple(p)))
+        if keepdims:  # the kept size-1 dimensions are not the gufunc's
+            if _builtins.any(d != 1 for d in view.shape[view.ndim - ncore[nin]:]):
+                raise _ve(f"[{name}] {name}: Output operand 0 has a mismatch in its kept core dimensions: out has "
+                          f"shape {_shape_str(out.shape)} (size 1 expected)")
+            view = view[(Ellipsis,) + (0,) * ncore[nin]]
+    return vals, view, out, perms[-1], ncore[nin] if keepdims else 0
+
+
+def _core_perm(ndim, core_axes, iop):
+    """The transpose that moves an operand's core axes (NumPy's check_and_adjust_axis each, no
+    repeats) after its loop axes; None when it changes nothing."""
+    seen = []
+    for a in core_axes:
+        v = _c_int(a)
+        if not -ndim <= v < ndim:
+            raise _np.exceptions.AxisError(v, ndim)
+        v %= ndim
+        if v in seen:
+            raise _ve(f"axes item {iop} has value {v} repeated")
+        seen.append(v)
+    perm = [a for a in range(ndim) if a not in seen] + seen
+    return None if perm == list(range(ndim)) else perm
 
 
 def _check_core_ndims(name, npu, vals):

@@ -1385,3 +1385,62 @@ def test_partition_method_axis_none(mode, shape, kth, fn):
         return c if fn == "partition" else r
 
     _compare(lambda: call(a), lambda: call(asc.asarray(a)))
+
+
+# ------------------------------------------------------------------ gufunc axes= / axis= / keepdims=
+# matmul/matvec/vecmat/vecdot raised NotImplementedError for NumPy's gufunc keywords; they are now
+# NumPy's remap of the core axes, with its TypeError / AxisError / ValueError in its order of checks.
+
+_GU_OPERANDS = {
+    "3d@2d": (np.arange(24.).reshape(2, 3, 4), np.arange(20.).reshape(4, 5) - 3),
+    "1d@2d": (np.arange(4.), np.arange(20.).reshape(4, 5)),
+    "empty": (np.ones((0, 3, 4)), np.ones((4, 0))),
+    "c": (np.arange(6.).reshape(2, 3) + 1j, np.arange(6.).reshape(3, 2) - 2j),
+}
+_GU_AXES = [
+    dict(axes=[(1, 2), (0, 1), (1, 2)]), dict(axes=[(0, 2), (0, 1), (0, 2)]), dict(axes=[(-2, -1), (-2, -1), (-2, -1)]),
+    dict(axes=[(1, 2), (0, 1)]), dict(axes=[0, 0]), dict(axes=[0, 0, ()]), dict(axes=[1, 0]), dict(axes=[1, 0, 0]),
+    dict(axes=[0, (0, 1), 0]), dict(axes=[(0, 1), 1, 0]), dict(axes=[(1, 0), 1, 1]), dict(axes=[(1, 1), (0, 1), (1, 2)]),
+    dict(axes=[(1, 5), (0, 1), (1, 2)]), dict(axes=[(1.5, 2), (0, 1), (1, 2)]), dict(axes=5), dict(axes=None),
+    dict(axes=((1, 2), (0, 1), (1, 2))), dict(axes=[[1, 2], [0, 1], [1, 2]]), dict(axes=[(2 ** 40, 2), (0, 1), (1, 2)]),
+    dict(axes=[(2 ** 70, 2), (0, 1), (1, 2)]), dict(axes=[(True, 2), (0, 1), (1, 2)]), dict(axes=[(1, 2), "ab", (1, 2)]),
+    dict(axes=[(1, 2), 1, (1, 2)]), dict(axes=[-1, -1, -1]), dict(axes=[(np.int64(1), np.array(2)), (0, 1), (1, 2)]),
+    dict(keepdims=True), dict(keepdims=False), dict(keepdims=1), dict(keepdims=np.True_), dict(axis=0), dict(axis=None),
+    dict(axis=-1, keepdims=True), dict(axis=0, keepdims=True), dict(axes=[0, 0], axis=0), dict(axes=[0, 0, 1], keepdims=True),
+    dict(axis=2 ** 40, keepdims=True), dict(axis=1.5, keepdims=True),
+]
+
+
+@pytest.mark.parametrize("kw", _GU_AXES, ids=repr)
+@pytest.mark.parametrize("operands", list(_GU_OPERANDS), ids=str)
+@pytest.mark.parametrize("fn", ["matmul", "matvec", "vecmat", "vecdot"])
+def test_gufunc_axes_keywords(mode, fn, operands, kw):
+    a, b = _GU_OPERANDS[operands]
+    _compare(lambda: getattr(np, fn)(a, b, **kw), lambda: getattr(asc, fn)(asc.asarray(a), asc.asarray(b), **kw))
+
+
+@pytest.mark.parametrize("fn, a, b, kw, shape", [
+    ("matmul", (2, 3, 4), (4, 5), dict(axes=[(1, 2), (0, 1), (1, 2)]), (2, 3, 5)),
+    ("matmul", (2, 3, 4), (4, 5), dict(axes=[(1, 2), (0, 1), (0, 2)]), (3, 2, 5)),
+    ("matmul", (2, 3, 4), (4, 5), dict(axes=[(1, 2), (0, 1), (2, 1)]), (2, 5, 3)),
+    ("matmul", (2, 3, 4), (4, 5), dict(axes=[(1, 2), (0, 1), (1, 2)]), (2, 5, 3)),  # core mismatch
+    ("matmul", (2, 3, 4), (4, 5), dict(axes=[(1, 2), (0, 1), (1, 2)]), (2, 3)),  # too few dimensions
+    ("matvec", (4, 3, 5), (3, 5), dict(axes=[(0, 2), 1, 0]), (4, 3)),
+    ("vecdot", (2, 3), (3, 2), dict(axes=[1, 0]), (2,)),
+    ("vecdot", (2, 3), (2, 3), dict(axes=[0, 0, 0], keepdims=True), (1, 3)),
+    ("vecdot", (2, 3), (2, 3), dict(axes=[0, 0, 1], keepdims=True), (3, 1)),
+    ("vecdot", (2, 3), (2, 3), dict(axes=[0, 0, 1], keepdims=True), (3, 2)),
+    ("vecmat", (4, 3), (4, 3, 5), dict(axes=[0, (0, 1), 0]), (5, 3)),
+])
+@pytest.mark.parametrize("kind", ["numpy", "pyasc"])
+def test_gufunc_axes_into_out(mode, fn, a, b, kw, shape, kind):
+    x, y = np.arange(np.prod(a), dtype=float).reshape(a), np.arange(np.prod(b), dtype=float).reshape(b) % 7
+    eo = np.full(shape, -7.0)
+    go = eo.copy() if kind == "numpy" else asc.asarray(eo.copy())
+    e = _run(lambda: getattr(np, fn)(x, y, out=eo, **kw))
+    g = _run(lambda: getattr(asc, fn)(asc.asarray(x), asc.asarray(y), out=go, **kw))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert g is go, g
+        np.testing.assert_array_equal(go.numpy() if kind == "pyasc" else go, eo)
