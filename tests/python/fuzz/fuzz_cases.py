@@ -14,8 +14,9 @@ import numpy as np
 
 import pyasc as asc
 
-CATEGORIES = ["ok", "both_raise", "clear_error", "silent_accept", "unclear_error", "wrong_result", "crash"]
-BAD = ("silent_accept", "unclear_error", "wrong_result", "crash")
+# ("hang": a worker of the driver that stopped making progress; classify itself never returns it)
+CATEGORIES = ["ok", "both_raise", "clear_error", "silent_accept", "unclear_error", "wrong_result", "crash", "hang"]
+BAD = ("silent_accept", "unclear_error", "wrong_result", "crash", "hang")
 
 DTYPES = ["float64", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
           "float32", "float64", "complex64", "complex128"]

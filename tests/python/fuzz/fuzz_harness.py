@@ -24,9 +24,15 @@ with NumPy and with pyasc (lazy, then eager) and classifies it:
     unclear_error pybind11 "Unable to cast", SystemError, AttributeError, ...
                  or an exception class unrelated to NumPy's
     crash        the process died (found by the driver, ``drive``)
+    hang         a worker made no progress for --hang-timeout s (default 300) and was
+                 killed (found by the driver); the run goes on with the next chunk
 
-Run ``python fuzz_harness.py --examples N [--seed S]`` (or the env variables
-PYASC_FUZZ_EXAMPLES / PYASC_FUZZ_SEED through the pytest test) for the long mode;
+Run ``python fuzz_harness.py --examples N [--seed S] [--chunk C] [--json F]`` (or the
+env variables PYASC_FUZZ_EXAMPLES / PYASC_FUZZ_SEED through the pytest test) for the
+long mode: chunk k (C cases in one worker process) draws with hypothesis seed
+S*1000 + k, so runs with different S never repeat each other's chunks; --json is
+rewritten after every chunk (a stopped run keeps its totals). PYASC_FUZZ_NAMES
+restricts the names (e.g. PYASC_FUZZ_NAMES=names_a_l.txt).
 ``python fuzz_harness.py --case "<repr>"`` reruns one case.
 
 Modules (this file is the driver and CLI; it re-exports the others' names, so
@@ -72,25 +78,38 @@ def read_cases(path):
         return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
 
 
-def run_examples(n, seed, progress_path=None, derandomize=False, results_path=None, cases_path=None):
+def run_examples(n, seed, progress_path=None, derandomize=False, results_path=None, cases_path=None, skip=0):
     """Runs n hypothesis-drawn cases in this process, or the cases of `cases_path`
     (CI: a fixed list, since hypothesis' draws after the first few cases depend on
-    more than the seed); returns {category: [(case, detail)]}."""
+    more than the seed) from its `skip`-th distinct case on; returns {category: [(case, detail)]}.
+
+    The progress file gets "#START" once the imports are done, then per case its repr
+    before the case runs and "#R<TAB>[category, detail]" (JSON) after it: the driver
+    reads the finished cases of a child that died or hung from it, and the case it died in."""
     found = {c: [] for c in CATEGORIES}
     counts = {c: 0 for c in CATEGORIES}
     prog = open(progress_path, "w", buffering=1) if progress_path else None
     seen = set()
+    # self-tests of the driver (test_fuzz_namespace): abort / hang at the k-th case (1-based, over the
+    # whole case list when it is resumed with `skip`)
     abort_at = int(os.environ.get("PYASC_FUZZ_ABORT_AT", "0"))
+    hang_at = int(os.environ.get("PYASC_FUZZ_HANG_AT", "0"))
+    if prog:
+        prog.write("#START\n")
 
     def one(case, key):
         if prog:
             prog.write(key + "\n")
-        if len(seen) == abort_at:  # self-test of the crash detection (test_fuzz_namespace)
+        if skip + len(seen) == abort_at:
             os.abort()
+        if skip + len(seen) == hang_at:
+            time.sleep(3600)
         cat, detail = classify(case)
         counts[cat] += 1
         if cat not in ("ok", "both_raise"):
             found[cat].append((case, detail))
+        if prog:
+            prog.write("#R\t" + json.dumps([cat, detail if cat not in ("ok", "both_raise") else ""]) + "\n")
 
     def finish():
         if prog:
@@ -103,8 +122,8 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
         return result
 
     if cases_path:
-        for key in read_cases(cases_path):
-            if key not in seen:
+        for j, key in enumerate(dict.fromkeys(read_cases(cases_path))):
+            if j >= skip:
                 seen.add(key)
                 one(parse_case(key), key)
         return finish()
@@ -132,49 +151,133 @@ def run_examples(n, seed, progress_path=None, derandomize=False, results_path=No
     return finish()
 
 
-def drive(n, seed, derandomize=False, timeout=None, chunk=None, cases_path=None):
-    """Runs the cases in child processes; a child that dies is a crash at the
-    case it was running (the last line of its progress file); the driver then
-    continues with a fresh child and the next seed."""
+# Chunk k of a run with --seed S draws with hypothesis seed S * CHUNK_SEED_STRIDE + k: two runs with
+# different S never share a chunk seed (with seeds S, S+1, ... per chunk, runs started with nearby
+# seeds repeated each other's cases) as long as a run has fewer than CHUNK_SEED_STRIDE chunks.
+CHUNK_SEED_STRIDE = 1000
+# A worker whose progress file has not grown for this long is hung (no case legitimately takes it:
+# the huge-view cases run in children limited to 1.5 s + a 15 s retry per mode); it is killed, the
+# case it was in is a "hang" finding, and the run goes on with the next chunk.
+HANG_TIMEOUT = 300.0
+# Before its first line a worker imports pyasc/hypothesis: on a loaded machine that alone can take a minute.
+STARTUP_TIMEOUT = 180.0
+
+
+def chunk_seed(seed, k):
+    """The hypothesis seed of chunk k (0-based) of a run started with --seed `seed`."""
+    if not 0 <= k < CHUNK_SEED_STRIDE:
+        raise ValueError(f"chunk {k}: a run has at most {CHUNK_SEED_STRIDE} chunks (use a larger --chunk)")
+    return seed * CHUNK_SEED_STRIDE + k
+
+
+def _read_progress(path):
+    """[(case repr, category or None, detail)] of a worker's progress file, None: still running."""
+    rows, started = [], False
+    if not os.path.exists(path):
+        return rows, started
+    with open(path) as f:
+        for ln in f.read().splitlines():
+            if ln == "#START":
+                started = True
+            elif ln.startswith("#R\t") and rows and rows[-1][1] is None:
+                try:
+                    cat, detail = json.loads(ln[3:])
+                except ValueError:  # (a line cut by the kill)
+                    continue
+                rows[-1] = (rows[-1][0], cat, detail)
+            elif ln and not ln.startswith("#"):
+                rows.append((ln, None, ""))
+    return rows, started
+
+
+def _run_worker(cmd, prog, timeout, hang_timeout):
+    """Runs a worker in its own process group; kills the group when the progress file stops
+    growing for `hang_timeout` s (or the whole chunk exceeds `timeout`). (rc, stderr tail, hang
+    reason or None)."""
+    import signal
     import tempfile
 
+    with tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        t0 = last_change = time.monotonic()
+        size, hang = -1, None
+        while p.poll() is None:
+            time.sleep(0.2)
+            now = time.monotonic()
+            cur = os.path.getsize(prog) if os.path.exists(prog) else -1
+            if cur != size:
+                size, last_change = cur, now
+            limit = hang_timeout if size > 0 else max(hang_timeout, STARTUP_TIMEOUT)
+            if now - last_change > limit:
+                hang = f"no progress for {limit:.0f} s"
+            elif timeout is not None and now - t0 > timeout:
+                hang = f"chunk exceeded {timeout} s"
+            if hang:
+                os.killpg(p.pid, signal.SIGKILL)  # (the worker and its fork()ed case children)
+                p.wait()
+                break
+        err.seek(0)
+        return p.returncode, err.read()[-2000:], hang
+
+
+def drive(n, seed, derandomize=False, timeout=None, chunk=None, cases_path=None, hang_timeout=None,
+          json_path=None):
+    """Runs the cases in child processes, `chunk` cases each (chunk k draws with chunk_seed(seed, k)).
+    A child that dies is a crash, one that stops making progress for `hang_timeout` s (or exceeds
+    `timeout` s) is killed and is a hang, each at the case it was running; the cases it finished
+    still count, and the driver goes on with a fresh child (the next chunk; with `cases_path`, the
+    rest of the list). With `json_path` the totals are written after every chunk, so a run that is
+    stopped early still leaves its results."""
+    import tempfile
+
+    hang_timeout = HANG_TIMEOUT if hang_timeout is None else hang_timeout
     total = {c: 0 for c in CATEGORIES}
     found = {c: [] for c in CATEGORIES}
-    if cases_path:  # one child runs the whole list; a crash ends the run
-        n = len(read_cases(cases_path))
+    chunks = []
+    if cases_path:
+        n = len(dict.fromkeys(read_cases(cases_path)))
         derandomize = True
-    left, s, restarts = n, seed, 0
     chunk = chunk or n
+    left, k, restarts, skip = n, 0, 0, 0
     while left > 0 and restarts < 50:
-        k = min(left, chunk)
+        size = left if cases_path else min(left, chunk)
+        s = seed if cases_path else chunk_seed(seed, k)
         with tempfile.TemporaryDirectory() as d:
             prog, res = os.path.join(d, "progress"), os.path.join(d, "result.json")
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--examples", str(k), "--seed", str(s),
+            cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--examples", str(size), "--seed", str(s),
                    "--progress", prog, "--results", res] + (["--derandomize"] if derandomize else []) + \
-                (["--cases", cases_path] if cases_path else [])
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-                rc, err = p.returncode, p.stderr[-2000:]
-            except subprocess.TimeoutExpired:
-                rc, err = "timeout", ""
-            lines = open(prog).read().splitlines() if os.path.exists(prog) else []
-            done = [ln for ln in lines if not ln.startswith("#")]
-            if rc == 0 and os.path.exists(res):
+                (["--cases", cases_path, "--skip", str(skip)] if cases_path else [])
+            rc, err, hang = _run_worker(cmd, prog, timeout, hang_timeout)
+            rows, started = _read_progress(prog)
+            if rc == 0 and hang is None and os.path.exists(res):
                 r = json.load(open(res))
                 for c in CATEGORIES:
                     total[c] += r["counts"][c]
                     found[c].extend(r["found"][c])
-                left -= k
+                left -= size
+                chunks.append({"seed": s, "tried": sum(r["counts"].values()), "status": "ok"})
             else:
-                last = done[-1] if done else "<before the first case>"
-                total["crash"] += 1
-                found["crash"].append((last, f"child exit {rc}: {err.strip().splitlines()[-1] if err.strip() else ''}"))
-                left -= max(len(done), 1)
+                done = [row for row in rows if row[1] is not None]
+                for key, cat, detail in done:  # the finished cases of the chunk count
+                    total[cat] += 1
+                    if cat not in ("ok", "both_raise"):
+                        found[cat].append((key, detail))
+                last = rows[-1][0] if rows and rows[-1][1] is None else \
+                    "<before the first case>" if not rows else "<after the last case>"
+                cat = "hang" if hang else "crash"
+                msg = hang if hang else f"child exit {rc}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+                total[cat] += 1
+                found[cat].append((last, f"chunk seed {s}: {msg}"))
+                consumed = len(done) + 1
+                left -= consumed
+                skip += consumed
                 restarts += 1
-                if derandomize:
-                    break
-        s += 1
-    return {"counts": total, "found": found}
+                chunks.append({"seed": s, "tried": consumed, "status": cat})
+        k += 1
+        if json_path:
+            with open(json_path, "w") as f:
+                json.dump({"counts": total, "found": found, "chunks": chunks, "finished": left <= 0}, f)
+    return {"counts": total, "found": found, "chunks": chunks}
 
 
 def summary(result, show=True, limit=None):
@@ -183,15 +286,15 @@ def summary(result, show=True, limit=None):
     lines = [f"tried {tried} | both-ok-equal {counts['ok']} | both-raise {counts['both_raise']} | "
              f"clear errors {counts['clear_error']} | silent accepts {counts['silent_accept']} | "
              f"unclear errors {counts['unclear_error']} | wrong results {counts['wrong_result']} | "
-             f"crashes {counts['crash']}"]
+             f"crashes {counts['crash']} | hangs {counts.get('hang', 0)}"]
     if show:
-        for c in ("crash", "wrong_result", "silent_accept", "unclear_error", "clear_error"):
-            items = result["found"][c]
+        for c in ("hang", "crash", "wrong_result", "silent_accept", "unclear_error", "clear_error"):
+            items = result["found"].get(c, [])
             for case, detail in items[:limit]:
                 cs = case if isinstance(case, str) else repr(case)
                 try:
                     known = known_match(parse_case(cs), c, detail)
-                except (ValueError, SyntaxError):
+                except (ValueError, SyntaxError, NameError, TypeError):
                     known = None
                 tag = f" [known: {known['pattern']}]" if known else ""
                 lines.append(f"{c}{tag}: {detail}\n    repro: python {os.path.abspath(__file__)} --case \"{cs}\"")
@@ -201,14 +304,18 @@ def summary(result, show=True, limit=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=int(os.environ.get("PYASC_FUZZ_EXAMPLES", "1000")))
-    ap.add_argument("--seed", type=int, default=int(os.environ.get("PYASC_FUZZ_SEED", "0")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("PYASC_FUZZ_SEED", "0")),
+                    help=f"run seed S: chunk k draws with hypothesis seed S*{CHUNK_SEED_STRIDE}+k")
     ap.add_argument("--derandomize", action="store_true")
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--progress")
     ap.add_argument("--results")
+    ap.add_argument("--skip", type=int, default=0, help="(worker) start at this case of --cases")
     ap.add_argument("--case")
     ap.add_argument("--chunk", type=int, default=2000)
-    ap.add_argument("--json")
+    ap.add_argument("--hang-timeout", type=float, default=HANG_TIMEOUT,
+                    help="kill a chunk whose worker makes no progress for this many seconds (a hang finding)")
+    ap.add_argument("--json", help="write the results here (after every chunk: a stopped run keeps its totals)")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--make-known", nargs="+", metavar="RESULT_JSON")
     ap.add_argument("--cases", help="run the cases of this file (one repr per line) instead of drawing")
@@ -236,15 +343,16 @@ def main(argv=None):
         print(cat, detail)
         return 0
     if a.worker:
-        run_examples(a.examples, a.seed, a.progress, a.derandomize, a.results, a.cases)
+        run_examples(a.examples, a.seed, a.progress, a.derandomize, a.results, a.cases, a.skip)
         return 0
     t = time.time()
-    r = drive(a.examples, a.seed, a.derandomize, chunk=a.chunk)
+    r = drive(a.examples, a.seed, a.derandomize, chunk=a.chunk, cases_path=a.cases, hang_timeout=a.hang_timeout,
+              json_path=a.json)
     print(summary(r, limit=a.limit))
     print(f"({time.time() - t:.0f} s)")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(r, f)
+            json.dump(dict(r, finished=True), f)
     return 0
 
 

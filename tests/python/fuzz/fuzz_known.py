@@ -23,6 +23,9 @@ _INTERNAL = r"pyasc builtins\.(AttributeError|KeyError|NameError|AssertionError|
 def pattern_of(case, cat, detail):
     """(pattern id, issue item, reason) of a finding: the finding classes of the known table."""
     name = case[1]
+    if cat == "hang":
+        return ("hang-chunk", "issue 20 item 15 (fuzz finding)",
+                "the driver's worker made no progress in this case and was killed")
     if cat == "crash":
         if "hangs" in detail:
             return ("hang-huge", "issue 20: size overflow checks (reliab)",
@@ -96,7 +99,7 @@ def make_known(json_paths, out_path):
     for path in json_paths:
         r = json.load(open(path))
         for cat in BAD:
-            for text, detail in r["found"][cat]:
+            for text, detail in r["found"].get(cat, []):
                 try:
                     case = parse_case(text)
                 except Exception:  # noqa: BLE001

@@ -14,8 +14,10 @@ Long mode: PYASC_FUZZ_EXAMPLES=<n> [PYASC_FUZZ_SEED=<s>] runs n random cases
 every non-OK case with a reproducer line; it fails on unknown findings too.
 """
 
+import json
 import os
 import sys
+import time
 
 import pytest
 
@@ -47,7 +49,9 @@ def test_fuzz_namespace_ci():
         seed = int(os.environ.get("PYASC_FUZZ_SEED", "0"))
         result = fh.drive(examples, seed, derandomize=False, chunk=2000)
     else:
-        result = fh.drive(0, CI_SEED, timeout=120, cases_path=CI_CASES)
+        # (a case that makes no progress for 120 s is a hang finding; no limit on the whole list,
+        # whose time depends on the machine's load)
+        result = fh.drive(0, CI_SEED, hang_timeout=120, cases_path=CI_CASES)
     print(fh.summary(result))
     tried = sum(result["counts"].values())
     expected = examples // 2 if examples else len(fh.read_cases(CI_CASES))
@@ -107,11 +111,56 @@ def test_classifier_detects_each_category(monkeypatch):
     assert "ulp" in fh._compare_arrays(e, far, sin)
 
 
-def test_driver_reports_a_crash_with_its_case(monkeypatch):
-    """A child that dies (SIGABRT at the 7th case) is a crash with that case as the reproducer."""
-    monkeypatch.setenv("PYASC_FUZZ_ABORT_AT", "7")
-    result = fh.drive(0, CI_SEED, timeout=60, cases_path=CI_CASES)
+def _light_cases(tmp_path, n=8):
+    """A case file of n cheap distinct cases (negative of small float32 arrays)."""
+    cases = [repr(("fn", "negative", (("arr", "float32", (3,), "c", i, "rand"),), ())) for i in range(n)]
+    path = tmp_path / "cases.txt"
+    path.write_text("# light cases\n" + "".join(c + "\n" for c in cases))
+    return str(path), cases
+
+
+def test_driver_reports_a_crash_with_its_case(monkeypatch, tmp_path):
+    """A child that dies (SIGABRT at the 3rd case) is a crash with that case as the reproducer; the
+    cases before it count and the driver runs the rest of the list in a fresh child."""
+    path, cases = _light_cases(tmp_path)
+    monkeypatch.setenv("PYASC_FUZZ_ABORT_AT", "3")
+    result = fh.drive(0, CI_SEED, cases_path=path, hang_timeout=120)
     assert result["counts"]["crash"] == 1
     (case, detail), = result["found"]["crash"]
     assert "exit -6" in detail, detail
-    assert case == fh.read_cases(CI_CASES)[6]
+    assert case == cases[2]
+    assert result["counts"]["ok"] == len(cases) - 1, result["counts"]
+    assert [c["status"] for c in result["chunks"]] == ["crash", "ok"]
+
+
+def test_driver_kills_a_hung_chunk_and_goes_on(monkeypatch, tmp_path):
+    """A worker that stops making progress (it sleeps in its 4th case) is killed after the hang
+    timeout and reported as a hang with that case; the run goes on with the remaining cases."""
+    path, cases = _light_cases(tmp_path)
+    monkeypatch.setenv("PYASC_FUZZ_HANG_AT", "4")
+    t = time.monotonic()
+    result = fh.drive(0, CI_SEED, cases_path=path, hang_timeout=4)
+    assert time.monotonic() - t < 300
+    assert result["counts"]["hang"] == 1, result["counts"]
+    assert result["counts"]["crash"] == 0, result["found"]["crash"]
+    (case, detail), = result["found"]["hang"]
+    assert case == cases[3] and "no progress for 4 s" in detail, (case, detail)
+    assert result["counts"]["ok"] == len(cases) - 1, result["counts"]
+    assert fh.pattern_of(fh.parse_case(case), "hang", detail)[0] == "hang-chunk"
+    assert "hangs 1" in fh.summary(result)
+
+
+def test_drawn_run_chunk_seeds_do_not_overlap(monkeypatch, tmp_path):
+    """Chunk k of a run with seed S draws with seed S*1000+k: runs with nearby seeds share no chunk
+    seed (they used S, S+1, ... and repeated each other's cases); the partial JSON is written."""
+    assert fh.chunk_seed(5, 0) == 5000 and fh.chunk_seed(5, 999) == 5999 and fh.chunk_seed(6, 0) == 6000
+    runs = [{fh.chunk_seed(s, k) for k in range(fh.CHUNK_SEED_STRIDE)} for s in (7, 8, 9)]
+    assert not (runs[0] & runs[1]) and not (runs[1] & runs[2])
+    with pytest.raises(ValueError, match="at most 1000 chunks"):
+        fh.chunk_seed(7, 1000)
+    monkeypatch.setenv("PYASC_FUZZ_NAMES", "fn:negative")
+    out = tmp_path / "r.json"
+    result = fh.drive(4, 12, chunk=2, hang_timeout=120, json_path=str(out))
+    assert [c["seed"] for c in result["chunks"]] == [12000, 12001]
+    assert sum(result["counts"].values()) >= 2 and not any(result["counts"][c] for c in fh.BAD), result
+    assert json.loads(out.read_text())["counts"] == result["counts"]
