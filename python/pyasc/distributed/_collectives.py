@@ -124,8 +124,9 @@ class Work:
 
 
 class _StreamWork(Work):
-    """The Work of an ``async_op`` all_reduce that runs as a task on a stream: ``wait()``
-    synchronises on the event recorded after the task, ``is_completed()`` queries it."""
+    """The Work of an ``async_op`` operation that runs as a task on a stream (see
+    :func:`_on_stream`): ``wait()`` synchronises on the event recorded after the task,
+    ``is_completed()`` queries it."""
 
     __slots__ = ("_event",)
 
@@ -159,6 +160,51 @@ class _StreamWork(Work):
         return self._done
 
 
+def _on_stream(pg, what, outputs, body, ordered=True):
+    """The one mechanism of every ``async_op``/``isend``/``irecv`` operation: ``body()`` (the
+    MPI traffic and the finishing copies) becomes a task on the calling thread's current
+    stream, followed by an event; a :class:`Work` over that event is returned.
+
+    The task runs after the work enqueued on the stream before it, and the stream's later
+    work (lazy graphs flushed later, kernels, callbacks) after the task: a later op on the
+    stream reads the results without a host wait, and unrelated work is never waited for.
+    The caller has exported the buffers (``_host``: the pending work producing or reading
+    them finished) and handed ``body`` raw views (``_raw``), not exports: while an export
+    lives, the lazy graph reads an array at recording time, which would let the stream's
+    later ops read it before the task ran. ``outputs`` (kept by the Work and the task) keep
+    the memory alive.
+
+    ``ordered`` (collectives): the group's async collectives keep their issue order on every
+    rank, as MPI requires of a communicator: each task first waits for the group's previous
+    one, whichever stream ran it, and the group's next blocking collective waits for them
+    (_drain). Point-to-point requests are posted at the call instead (MPI matches them by
+    source and tag, in program order; a task that waits for a send's completion before the
+    peer's receive could even be posted would deadlock rendezvous-size messages) and their
+    task only completes them. Errors of ``body`` (a mismatch, an MPI error, the polled mode's
+    DistTimeoutError, all naming the operation) are raised by ``Work.wait()``."""
+    from .. import stream as _stream
+
+    s = _stream.current_stream()
+    if ordered:
+        prev = pg.last_async
+        if prev is not None:
+            s.wait_event(prev)
+    work = _StreamWork(what, pg, outputs)
+
+    def task():
+        try:
+            work.value = body()
+        except BaseException as e:  # noqa: BLE001 - raised by Work.wait()
+            work._error = e
+
+    s.add_callback(task)
+    ev = work._event = s.record_event()
+    if ordered:
+        pg.last_async = ev
+        pg.hot = None
+    return work
+
+
 def _drain(pg):
     """Waits for the group's async_op collectives issued so far (their stream tasks): a
     collective issued now then reaches MPI after them on every rank, as MPI requires."""
@@ -171,21 +217,41 @@ def _drain(pg):
 
 # ------------------------------------------------------------------ helpers
 
-def _host(x, what, name, write):
+def _host(x, what, name, write, detach=False):
     """``(buffer, writeback)``: a C-contiguous NumPy array over ``x``'s memory (zero-copy,
-    pending lazy work finished), or a contiguous copy plus the strided view to write back."""
+    pending lazy work finished), or a contiguous copy plus the strided view to write back.
+    ``detach`` (async_op): views of a pyasc array's memory are raw (``_raw``), not exports."""
     if isinstance(x, _ndarray):
         v = x.numpy()
     elif isinstance(x, np.ndarray):
         v = x
+        detach = False
     else:
         raise AscendTypeError(ErrorCode.INVALID_DTYPE,
                               f"[{what}] {name} must be a pyasc.ndarray, got {type(x).__name__}")
     if write and not v.flags.writeable:
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] {name} is read-only (shape {v.shape})")
     if v.flags.c_contiguous:
-        return v, None
-    return np.ascontiguousarray(v), (v if write else None)
+        return (_raw(v) if detach else v), None
+    return np.ascontiguousarray(v), ((_raw(v) if detach else v) if write else None)
+
+
+def _out(x, what, name, detach=False):
+    """A writable NumPy view (strided as ``x``) of output array ``x``'s memory."""
+    b, back = _host(x, what, name, True, detach)
+    return b if back is None else back
+
+
+def _raw(v):
+    """A NumPy array over the memory of export ``v`` (same shape and strides) that does not
+    hold the export: the async_op task's view of a pyasc array (see _on_stream). Whoever holds
+    it must keep the pyasc array alive."""
+    if v.size == 0:
+        return np.empty(v.shape, v.dtype)
+    from numpy.lib.array_utils import byte_bounds
+    lo, hi = byte_bounds(v)
+    mem = (ctypes.c_char * (hi - lo)).from_address(lo)
+    return np.ndarray(v.shape, v.dtype, buffer=mem, offset=v.ctypes.data - lo, strides=v.strides)
 
 
 def _reduce_op(op, what):
@@ -198,21 +264,36 @@ def _reduce_op(op, what):
                            f"got {op!r}")
 
 
-def _run(pg, what, desc, calls, finish, async_op, outputs=()):
+def _run(pg, what, desc, calls, finish, async_op, outputs=(), pre=None):
     """Fingerprint check (``desc``: a string or a tuple, formatted only when first seen), then
-    the MPI calls; a Work handle for ``async_op``, else the finished result."""
+    ``pre(deadline, backoff)`` (more checks), then the MPI calls, then ``finish()``: at once, or
+    for ``async_op`` as a task on the current stream (:func:`_on_stream`; a Work is returned)."""
+    if async_op:
+        def body():
+            deadline = time.monotonic() + pg.timeout
+            if desc is not None and _engine.CHECK:
+                _engine.check_same(pg, what, desc, deadline, backoff=True)
+            if pre is not None:
+                pre(deadline, True)
+            for name, args in calls:
+                # nonblocking MPI waited for with sleeps: a blocking call would spin on the core
+                # the caller's compute needs (one core per rank is common)
+                _engine.wait_backoff(_engine.call(pg.comm, name, args, deadline, what, pg, True), deadline, what, pg)
+            return None if finish is None else finish()
+
+        return _on_stream(pg, what, outputs, body)
     if pg.last_async is not None:
         _drain(pg)
     deadline = time.monotonic() + pg.timeout
     if desc is not None and _engine.CHECK:
         _engine.check_same(pg, what, desc, deadline)
+    if pre is not None:
+        pre(deadline, False)
     reqs = []
     for name, args in calls:
-        r = _engine.call(pg.comm, name, args, deadline, what, pg, async_op)
+        r = _engine.call(pg.comm, name, args, deadline, what, pg)
         if r is not None:
             reqs.append(r)
-    if async_op:
-        return Work(reqs, finish, deadline, what, pg, outputs)
     for r in reqs:
         _engine.wait(r, deadline, what, pg)
     return None if finish is None else finish()
@@ -258,10 +339,11 @@ def _same(b, ref, what, name):
                                f"[{what}] {name} is {_sig(b)}, expected {_sig(ref)}")
 
 
-def _copy_out(dst_list, src, what, name):
+def _copy_out(views, src):
+    """The finishing step of a gather into a list: ``views[i]`` (from ``_out``) gets ``src[i]``."""
     def finish():
-        for i, d in enumerate(dst_list):
-            (d.numpy() if isinstance(d, _ndarray) else d)[...] = src[i]
+        for i, d in enumerate(views):
+            d[...] = src[i]
     return finish
 
 
@@ -391,75 +473,45 @@ def _all_reduce_general(pg, tensor, op, async_op):
 
 
 def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code):
-    """all_reduce with ``async_op=True``: a task on the calling thread's current stream.
+    """all_reduce with ``async_op=True``: a task on the calling thread's current stream
+    (:func:`_on_stream`). The host reads the array after ``work.wait()``, as with torch."""
+    if isinstance(tensor, _ndarray):
+        # the task's views must not hold the export (see _on_stream)
+        if back is None:
+            buf = _raw(buf)
+        else:
+            back = _raw(back)
 
-    The caller has exported the buffer (``_host``: the pending work producing or reading
-    the array finished; unrelated pending work is not waited for). The task runs after the
-    work enqueued on the stream before it, and the stream's later work (lazy graphs
-    flushed later, kernels, callbacks) runs after the task: a later op on the stream reads
-    the reduced values without a host wait. The group's async collectives keep their issue
-    order on every rank (each waits for the group's previous one, whichever stream ran it),
-    and the group's next blocking collective waits for them (_drain). The host reads the
-    array after ``work.wait()``, as with torch."""
-    from .. import stream as _stream
+    def body(b=buf):
+        # The C path waits with the GIL released (a Python-level wait loop would fight the
+        # caller for the GIL at every test: measured, DataParallel's overlapped step several
+        # times slower with one core per rank).
+        r = NotImplemented
+        native = _engine.NATIVE
+        if native is not None and code is not None and b.dtype not in _engine._HALF:
+            try:
+                r = native.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
+                                     1 if _engine.BLOCKING else 2)
+            except ValueError:
+                r = NotImplemented
+            if r is not None and r is not NotImplemented:
+                if r[0] == 4:
+                    _State_leak(b, tensor)
+                    raise pg.fail_timeout(what, None)
+                _native_failed(pg, tensor, op, r)
+        if r is NotImplemented:
+            deadline = time.monotonic() + pg.timeout
+            if _engine.CHECK:
+                _engine.check_same(pg, what, desc, deadline, fp, backoff=True)
+            req = _engine.call(pg.comm, "Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(b), mop),
+                               deadline, what, pg, True)
+            _engine.wait_backoff(req, deadline, what, pg)
+            if avg:
+                np.true_divide(b, avg, out=b)
+        if back is not None:
+            back[...] = b
 
-    s = _stream.current_stream()
-    prev = pg.last_async
-    if prev is not None:
-        s.wait_event(prev)
-    work = _StreamWork(what, pg, (tensor,))
-    if back is None and isinstance(tensor, _ndarray):
-        # Hand the task the bytes, not the export: while an export lives the lazy graph reads
-        # the array at recording time (registry.cc: volatile_bytes), which would let the
-        # stream's later ops read it before the task ran. ``tensor`` keeps the memory alive.
-        n, dt, ptr = buf.nbytes, buf.dtype, buf.ctypes.data
-        buf = None
-
-        def bytes_of():
-            raw = (ctypes.c_char * n).from_address(ptr) if n else bytearray(0)
-            return np.frombuffer(raw, dtype=dt)
-    else:
-        def bytes_of(b=buf):
-            return b
-
-    def task():
-        # Nonblocking MPI waited for with sleeps: a blocking call here would spin on the core
-        # the caller's compute needs, and a Python-level wait loop would fight the caller for
-        # the GIL at every test (measured: DataParallel's overlapped step several times slower
-        # with one core per rank). The C path waits with the GIL released.
-        try:
-            b = bytes_of()
-            r = NotImplemented
-            native = _engine.NATIVE
-            if native is not None and code is not None and b.dtype not in _engine._HALF:
-                try:
-                    r = native.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
-                                         1 if _engine.BLOCKING else 2)
-                except ValueError:
-                    r = NotImplemented
-                if r is not None and r is not NotImplemented:
-                    if r[0] == 4:
-                        _State_leak(b, tensor)
-                        raise pg.fail_timeout(what, None)
-                    _native_failed(pg, tensor, op, r)
-            if r is NotImplemented:
-                deadline = time.monotonic() + pg.timeout
-                if _engine.CHECK:
-                    _engine.check_same(pg, what, desc, deadline, fp, backoff=True)
-                req = _engine.call(pg.comm, "Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(b), mop),
-                                   deadline, what, pg, True)
-                _engine.wait_backoff(req, deadline, what, pg)
-                if avg:
-                    np.true_divide(b, avg, out=b)
-            if back is not None:
-                back[...] = b
-        except BaseException as e:  # noqa: BLE001 - raised by Work.wait()
-            work._error = e
-
-    s.add_callback(task)
-    work._event = pg.last_async = s.record_event()
-    pg.hot = None
-    return work
+    return _on_stream(pg, what, (tensor,), body)
 
 
 def _start_all_reduce(buf, op, group):
@@ -482,8 +534,9 @@ def _start_all_reduce(buf, op, group):
     deadline = time.monotonic() + pg.timeout
     if _engine.CHECK:
         _engine.check_same(pg, what, desc, deadline, fp)
-    return _run(pg, what, None, (("Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop)),),
-                _writer(buf, None, pg.size() if avg else 0), True, (buf,))
+    req = _engine.call(pg.comm, "Allreduce", (_engine.mpi().IN_PLACE, _engine.spec(buf), mop), deadline, what, pg,
+                       True)
+    return Work([req], _writer(buf, None, pg.size() if avg else 0), deadline, what, pg, (buf,))
 
 
 def _State_leak(*objs):  # noqa: N802
@@ -508,7 +561,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     pg = resolve(group, what)
     root = _rank_arg(pg, src, what, "src")
     me = pg.rank() == root
-    buf, back = _host(tensor, what, "tensor", not me)
+    buf, back = _host(tensor, what, "tensor", not me, async_op)
     return _run(pg, what, (what, buf.dtype, buf.shape, "src", src), (("Bcast", (_engine.spec(buf), root)),),
                 _writer(buf, back), async_op, (tensor,))
 
@@ -521,7 +574,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     op = _reduce_op(op, what)
     root = _rank_arg(pg, dst, what, "dst")
     me = pg.rank() == root
-    buf, back = _host(tensor, what, "tensor", me)
+    buf, back = _host(tensor, what, "tensor", me, async_op)
     mop, avg = _engine.mpi_op(op, buf.dtype, what)
     MPI = _engine.mpi()
     args = (MPI.IN_PLACE, _engine.spec(buf), mop, root) if me else (_engine.spec(buf), None, mop, root)
@@ -535,13 +588,15 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     pg = resolve(group, what)
     n = pg.size()
     dst = _list(tensor_list, n, what, "tensor_list")
-    send, _ = _host(tensor, what, "tensor", False)
+    send, _ = _host(tensor, what, "tensor", False, async_op)
+    views = []
     for i, d in enumerate(dst):
-        b, _ = _host(d, what, f"tensor_list[{i}]", True)
-        _same(b, send, what, f"tensor_list[{i}]")
+        v = _out(d, what, f"tensor_list[{i}]", async_op)
+        _same(v, send, what, f"tensor_list[{i}]")
+        views.append(v)
     recv = np.empty((n,) + send.shape, send.dtype)
     return _run(pg, what, f"{what} {_sig(send)}", (("Allgather", (_engine.spec(send), _engine.spec(recv))),),
-                _copy_out(dst, recv, what, "tensor_list"), async_op, tuple(dst))
+                _copy_out(views, recv), async_op, (tensor, *dst))
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -550,15 +605,15 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     what = "all_gather_into_tensor"
     pg = resolve(group, what)
     n = pg.size()
-    send, _ = _host(input_tensor, what, "input_tensor", False)
-    out, back = _host(output_tensor, what, "output_tensor", True)
+    send, _ = _host(input_tensor, what, "input_tensor", False, async_op)
+    out, back = _host(output_tensor, what, "output_tensor", True, async_op)
     if out.dtype != send.dtype or out.size != n * send.size:
         raise AscendValueError(ErrorCode.INVALID_SHAPE,
                                f"[{what}] output_tensor is {_sig(out)}, expected {send.dtype} with "
                                f"{n} x {send.size} elements (input {_sig(send)})")
     return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)}",
                 (("Allgather", (_engine.spec(send), _engine.spec(out))),), _writer(out, back), async_op,
-                (output_tensor,))
+                (output_tensor, input_tensor))
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -568,13 +623,14 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     op = _reduce_op(op, what)
     n = pg.size()
     src = _list(input_list, n, what, "input_list")
-    out, back = _host(output, what, "output", True)
+    out, back = _host(output, what, "output", True, async_op)
     parts = []
     for i, s in enumerate(src):
         b, _ = _host(s, what, f"input_list[{i}]", False)
         _same(b, out, what, f"input_list[{i}]")
         parts.append(b)
-    send = np.stack(parts) if parts else np.empty((0,), out.dtype)
+    send = np.stack(parts) if parts else np.empty((0,), out.dtype)  # a copy: no export kept
+    del parts, b
     mop, avg = _engine.mpi_op(op, out.dtype, what)
     return _run(pg, what, f"{what} {_sig(out)} {op.name}",
                 (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
@@ -588,8 +644,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = resolve(group, what)
     op = _reduce_op(op, what)
     n = pg.size()
-    send, _ = _host(input, what, "input", False)
-    out, back = _host(output, what, "output", True)
+    send, _ = _host(input, what, "input", False, async_op)
+    out, back = _host(output, what, "output", True, async_op)
     if out.dtype != send.dtype or send.size != n * out.size:
         raise AscendValueError(ErrorCode.INVALID_SHAPE,
                                f"[{what}] input is {_sig(send)}, expected {out.dtype} with {n} x {out.size} "
@@ -597,22 +653,18 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     mop, avg = _engine.mpi_op(op, out.dtype, what)
     return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)} {op.name}",
                 (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
-                _writer(out, back, n if avg else 0), async_op, (output,))
+                _writer(out, back, n if avg else 0), async_op, (output, input))
 
 
-def _check_splits(pg, what, send_counts, recv_counts, deadline):
+def _check_splits(pg, what, send_counts, recv_counts, deadline, backoff=False):
     """Each rank's receive counts must be what the others send it: one all-to-all of the
     counts, one all-reduce of the verdict (so every rank raises)."""
     MPI = _engine.mpi()
     got = np.empty(pg.size(), np.int64)
-    r = _engine.call(pg.comm, "Alltoall", (np.asarray(send_counts, np.int64), got), deadline, what, pg)
-    if r is not None:
-        _engine.wait(r, deadline, what, pg)
+    _engine.complete(pg.comm, "Alltoall", (np.asarray(send_counts, np.int64), got), deadline, what, pg, backoff)
     ok = np.array([1 if np.array_equal(got, np.asarray(recv_counts, np.int64)) else 0], np.int64)
     bad = np.array([-1 if ok[0] else pg.ranks[pg.rank()]], np.int64)
-    r = _engine.call(pg.comm, "Allreduce", (MPI.IN_PLACE, bad, MPI.MAX), deadline, what, pg)
-    if r is not None:
-        _engine.wait(r, deadline, what, pg)
+    _engine.complete(pg.comm, "Allreduce", (MPI.IN_PLACE, bad, MPI.MAX), deadline, what, pg, backoff)
     if bad[0] >= 0:
         from ._errors import CollectiveMismatchError
         raise CollectiveMismatchError(
@@ -635,6 +687,22 @@ def _splits(sizes, total, n, what, name):
     return sizes
 
 
+def _split_check(pg, what, desc, scount, rcount):
+    """The checks of the all-to-alls (``_run``'s ``pre``): the fingerprint, then the counts."""
+    if not _engine.CHECK:
+        return None
+
+    def pre(deadline, backoff):
+        _engine.check_same(pg, what, desc, deadline, backoff=backoff)
+        _check_splits(pg, what, scount, rcount, deadline, backoff)
+
+    return pre
+
+
+def _displs(counts):
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
+
+
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,  # noqa: A002
                       async_op=False):
     """Splits ``input`` along dim 0 (equally, or by ``input_split_sizes``) and sends piece i to
@@ -642,8 +710,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     what = "all_to_all_single"
     pg = resolve(group, what)
     n = pg.size()
-    send, _ = _host(input, what, "input", False)
-    out, back = _host(output, what, "output", True)
+    send, _ = _host(input, what, "input", False, async_op)
+    out, back = _host(output, what, "output", True, async_op)
     if send.ndim == 0 or out.ndim == 0 or send.dtype != out.dtype or send.shape[1:] != out.shape[1:]:
         raise AscendValueError(ErrorCode.INVALID_SHAPE,
                                f"[{what}] input {_sig(send)} and output {_sig(out)} need the same dtype and the "
@@ -651,15 +719,10 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     row = int(np.prod(send.shape[1:], dtype=np.int64))
     scount = [s * row for s in _splits(input_split_sizes, send.shape[0], n, what, "input")]
     rcount = [s * row for s in _splits(output_split_sizes, out.shape[0], n, what, "output")]
-    deadline = time.monotonic() + pg.timeout
-    if _engine.CHECK:
-        _engine.check_same(pg, what, f"{what} {send.dtype} row {send.shape[1:]}", deadline)
-        _check_splits(pg, what, scount, rcount, deadline)
-    sd = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(np.int64).tolist()
-    rd = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(np.int64).tolist()
     s, r = _engine.spec(send), _engine.spec(out)
-    args = ([s[0], (scount, sd), s[1]], [r[0], (rcount, rd), r[1]])
-    return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output,))
+    args = ([s[0], (scount, _displs(scount)), s[1]], [r[0], (rcount, _displs(rcount)), r[1]])
+    return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output, input),
+                _split_check(pg, what, f"{what} {send.dtype} row {send.shape[1:]}", scount, rcount))
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -671,29 +734,25 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     outs = _list(output_tensor_list, n, what, "output_tensor_list")
     ins = _list(input_tensor_list, n, what, "input_tensor_list")
     sbufs = [_host(x, what, f"input_tensor_list[{i}]", False)[0] for i, x in enumerate(ins)]
-    rbufs = [_host(x, what, f"output_tensor_list[{i}]", True)[0] for i, x in enumerate(outs)]
+    views = [_out(x, what, f"output_tensor_list[{i}]", async_op) for i, x in enumerate(outs)]
     dt = sbufs[0].dtype
-    for i, b in enumerate(sbufs + rbufs):
+    for b in sbufs + views:
         if b.dtype != dt:
             raise AscendValueError(ErrorCode.INVALID_DTYPE, f"[{what}] arrays of dtypes {dt} and {b.dtype}")
     scount = [b.size for b in sbufs]
-    rcount = [b.size for b in rbufs]
-    deadline = time.monotonic() + pg.timeout
-    if _engine.CHECK:
-        _engine.check_same(pg, what, f"{what} {dt}", deadline)
-        _check_splits(pg, what, scount, rcount, deadline)
-    send = np.concatenate([b.reshape(-1) for b in sbufs]) if n else np.empty(0, dt)
+    rcount = [b.size for b in views]
+    send = np.concatenate([b.reshape(-1) for b in sbufs]) if n else np.empty(0, dt)  # a copy: no export kept
+    del sbufs
     recv = np.empty(sum(rcount), dt)
-    sd = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(np.int64).tolist()
-    rd = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(np.int64).tolist()
+    rd = _displs(rcount)
     s, r = _engine.spec(send), _engine.spec(recv)
 
     def finish():
-        for i, o in enumerate(outs):
-            (o.numpy() if isinstance(o, _ndarray) else o)[...] = recv[rd[i]:rd[i] + rcount[i]].reshape(rbufs[i].shape)
+        for i, v in enumerate(views):
+            v[...] = recv[rd[i]:rd[i] + rcount[i]].reshape(v.shape)
 
-    return _run(pg, what, None, (("Alltoallv", ([s[0], (scount, sd), s[1]], [r[0], (rcount, rd), r[1]])),),
-                finish, async_op, tuple(outs))
+    return _run(pg, what, None, (("Alltoallv", ([s[0], (scount, _displs(scount)), s[1]], [r[0], (rcount, rd), r[1]])),),
+                finish, async_op, tuple(outs), _split_check(pg, what, f"{what} {dt}", scount, rcount))
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -702,19 +761,22 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     what = "gather"
     pg = resolve(group, what)
     root = _rank_arg(pg, dst, what, "dst")
-    send, _ = _host(tensor, what, "tensor", False)
+    send, _ = _host(tensor, what, "tensor", False, async_op)
     recv, fin, outs = None, None, ()
     if pg.rank() == root:
         outs = _list(gather_list, pg.size(), what, "gather_list")
+        views = []
         for i, d in enumerate(outs):
-            _same(_host(d, what, f"gather_list[{i}]", True)[0], send, what, f"gather_list[{i}]")
+            v = _out(d, what, f"gather_list[{i}]", async_op)
+            _same(v, send, what, f"gather_list[{i}]")
+            views.append(v)
         recv = np.empty((pg.size(),) + send.shape, send.dtype)
-        fin = _copy_out(outs, recv, what, "gather_list")
+        fin = _copy_out(views, recv)
     elif gather_list:
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] gather_list must be None on non-dst ranks")
     return _run(pg, what, f"{what} {_sig(send)} dst={dst}",
                 (("Gather", (_engine.spec(send), None if recv is None else _engine.spec(recv), root)),),
-                fin, async_op, tuple(outs))
+                fin, async_op, (tensor, *outs))
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -723,7 +785,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     what = "scatter"
     pg = resolve(group, what)
     root = _rank_arg(pg, src, what, "src")
-    out, back = _host(tensor, what, "tensor", True)
+    out, back = _host(tensor, what, "tensor", True, async_op)
     send = None
     if pg.rank() == root:
         ins = _list(scatter_list, pg.size(), what, "scatter_list")
@@ -732,7 +794,8 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
             b = _host(s, what, f"scatter_list[{i}]", False)[0]
             _same(b, out, what, f"scatter_list[{i}]")
             parts.append(b)
-        send = np.stack(parts)
+        send = np.stack(parts)  # a copy: no export kept
+        del parts, b
     elif scatter_list:
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] scatter_list must be None on non-src ranks")
     return _run(pg, what, f"{what} {_sig(out)} src={src}",
@@ -741,7 +804,8 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
 
 
 def barrier(group=None, async_op=False, device_ids=None):
-    """Waits until every rank of the group has reached the barrier."""
+    """Waits until every rank of the group has reached the barrier (``async_op``: a task on
+    the current stream, after the group's earlier async collectives)."""
     what = "barrier"
     pg = resolve(group, what)
     return _run(pg, what, None, (("Barrier", ()),), None, async_op)
@@ -756,30 +820,38 @@ def _tag(tag, what):
     return t
 
 
-def isend(tensor, dst, group=None, tag=0):
-    """Starts sending ``tensor`` to global rank ``dst``; returns a :class:`Work`."""
-    what = "isend"
+def _p2p_work(pg, what, req, finish, deadline, tensor, on_stream):
+    """The Work of a posted point-to-point request: a task on the current stream that completes
+    it (isend/irecv, :func:`_on_stream`), or a Work the caller's wait() drives (send/recv:
+    the caller blocks anyway, so no stream is involved and its queued work is not waited for)."""
+    if not on_stream:
+        return Work([req], finish, deadline, what, pg, (tensor,))
+
+    def body():
+        _engine.wait_backoff(req, deadline, what, pg)
+        return None if finish is None else finish()
+
+    return _on_stream(pg, what, (tensor,), body, ordered=False)
+
+
+def _isend(tensor, dst, group, tag, on_stream, what):
     pg = resolve(group, what)
     peer = _rank_arg(pg, dst, what, "dst")
-    buf, _ = _host(tensor, what, "tensor", False)
+    buf, _ = _host(tensor, what, "tensor", False, on_stream)
     deadline = time.monotonic() + pg.timeout
     MPI = _engine.mpi()
     try:
         req = pg.comm.Isend(_engine.spec(buf), peer, _tag(tag, what))
     except MPI.Exception as e:
         raise DistBackendError(f"[{what}] MPI error: {e}") from None
-    return Work([req], lambda: buf.shape and None, deadline, what, pg, (tensor,))
+    return _p2p_work(pg, what, req, None, deadline, tensor, on_stream)
 
 
-def irecv(tensor, src=None, group=None, tag=0):
-    """Starts receiving into ``tensor`` from global rank ``src`` (None: any rank); returns a
-    :class:`Work` whose ``wait()`` checks the message filled ``tensor`` exactly; the sender's
-    global rank is then ``work.value``."""
-    what = "irecv"
+def _irecv(tensor, src, group, tag, on_stream, what):
     pg = resolve(group, what)
     MPI = _engine.mpi()
     peer = MPI.ANY_SOURCE if src is None else _rank_arg(pg, src, what, "src")
-    buf, back = _host(tensor, what, "tensor", True)
+    buf, back = _host(tensor, what, "tensor", True, on_stream)
     deadline = time.monotonic() + pg.timeout
     status = MPI.Status()
     sp = _engine.spec(buf)
@@ -793,7 +865,7 @@ def irecv(tensor, src=None, group=None, tag=0):
         n = status.Get_count(sp[1])
         if n != buf.size:
             raise AscendValueError(ErrorCode.INVALID_SHAPE,
-                                   f"[recv] received {n} elements from rank {pg.ranks[status.Get_source()]}, "
+                                   f"[{what}] received {n} elements from rank {pg.ranks[status.Get_source()]}, "
                                    f"tensor is {_sig(buf)}")
         if back is not None:
             back[...] = buf
@@ -806,20 +878,36 @@ def irecv(tensor, src=None, group=None, tag=0):
             except MPI.Exception as e:
                 if e.Get_error_class() == MPI.ERR_TRUNCATE:
                     raise AscendValueError(ErrorCode.INVALID_SHAPE,
-                                           f"[recv] the message is larger than tensor {_sig(buf)}") from None
+                                           f"[{what}] the message is larger than tensor {_sig(buf)}") from None
                 raise
 
-    return Work([_Req()], finish, deadline, what, pg, (tensor,))
+    return _p2p_work(pg, what, _Req(), finish, deadline, tensor, on_stream)
+
+
+def isend(tensor, dst, group=None, tag=0):
+    """Starts sending ``tensor`` to global rank ``dst``; returns a :class:`Work`. The send is
+    posted at the call; its completion is a task + event on the current stream (later work
+    there may overwrite ``tensor``)."""
+    return _isend(tensor, dst, group, tag, True, "isend")
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    """Starts receiving into ``tensor`` from global rank ``src`` (None: any rank); returns a
+    :class:`Work`. The receive is posted at the call; its completion is a task + event on the
+    current stream (later work there reads the message). The task checks the message filled
+    ``tensor`` exactly (else ``wait()`` raises); the sender's global rank is then
+    ``work.value``."""
+    return _irecv(tensor, src, group, tag, True, "irecv")
 
 
 def send(tensor, dst, group=None, tag=0):
     """Sends ``tensor`` to global rank ``dst`` and waits until the buffer may be reused."""
-    isend(tensor, dst, group, tag).wait()
+    _isend(tensor, dst, group, tag, False, "send").wait()
 
 
 def recv(tensor, src=None, group=None, tag=0):
     """Receives into ``tensor`` from global rank ``src`` (None: any); returns the sender's
     global rank."""
-    w = irecv(tensor, src, group, tag)
+    w = _irecv(tensor, src, group, tag, False, "recv")
     w.wait()
     return w.value

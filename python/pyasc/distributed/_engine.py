@@ -41,6 +41,11 @@ def mpi():
         # costs a sched_yield per empty poll (nothing on a quiet machine). Read by MPI_Init:
         # set before mpi4py initialises MPI, unless the user chose otherwise.
         os.environ.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
+        # OpenMPI 4.1.4's op/avx component (Debian 12) adds 8-bit integers with saturating
+        # instructions: an int8/uint8 SUM of 4 ranks' 100s gave 127 instead of NumPy's
+        # wrapped -112, in blocking all_reduce/reduce_scatter from 64 elements and in every
+        # nonblocking one (measured with mpi4py alone). The base op component wraps as C does.
+        os.environ.setdefault("OMPI_MCA_op", "^avx")
         try:
             from mpi4py import MPI
         except ImportError as e:  # pragma: no cover - mpi4py is in the lock
@@ -514,11 +519,18 @@ def _fingerprint(desc):
     return h
 
 
-def _blocking(comm, name, args, deadline, what, pg):
-    """One MPI call to completion on ``comm`` in the current mode."""
+def complete(comm, name, args, deadline, what, pg, backoff=False):
+    """One MPI call to completion on ``comm`` in the current mode; ``backoff``: a nonblocking
+    call waited for with sleeps (an async_op task on a stream worker, see wait_backoff)."""
+    if backoff:
+        wait_backoff(call(comm, name, args, deadline, what, pg, True), deadline, what, pg)
+        return
     req = call(comm, name, args, deadline, what, pg)
     if req is not None:
         wait(req, deadline, what, pg)
+
+
+_blocking = complete
 
 
 def check_same(pg, what, desc, deadline, h=None, backoff=False):

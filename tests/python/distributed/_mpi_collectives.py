@@ -620,6 +620,293 @@ def t_stream_order():
                   lambda: dist.all_reduce(asc.ones(3), op=dist.ReduceOp.BAND, async_op=True))
 
 
+# ------------------------------------------------------------------ every collective, both modes
+
+CDTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.float16, BF16, np.float32, np.float64, np.complex64]
+
+
+def _ops_of(dt):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return ["SUM", "MAX", "MIN"]
+    if dt.kind == "c":
+        return ["SUM", "PRODUCT", "AVG"]
+    if dt.kind in "iu":
+        return ["SUM", "PRODUCT", "MAX", "MIN"]
+    return ["SUM", "PRODUCT", "MAX", "MIN", "AVG"]
+
+
+def _tol_exact(dt, op):
+    dt = np.dtype(dt)
+    # complex PRODUCT: NumPy's multiply loop may round differently by operand order/alignment
+    return dt.kind in "biu" or op in ("MAX", "MIN", None) or (
+        N == 2 and (op == "SUM" or (op == "PRODUCT" and dt.kind != "c")))
+
+
+def _done(w, async_op, name):
+    """async_op: a Work that is complete after wait() (else None from a blocking call)."""
+    if async_op:
+        if not isinstance(w, dist.Work):
+            FAIL.append(f"{name}: async_op returned {type(w).__name__}, not a Work")
+            return
+        assert w.wait() is True and w.is_completed() and w.is_success(), name
+    elif w is not None:
+        FAIL.append(f"{name}: blocking call returned {w!r}")
+
+
+def _every_collective(async_op):
+    tag = "async " if async_op else ""
+    for dt in CDTYPES:
+        dt = np.dtype(dt)
+        sh = (3, 2)
+        # broadcast from the last rank
+        xs = [data(r, dt, sh, 20) for r in range(N)]
+        x = asc.asarray(xs[R].copy())
+        _done(dist.broadcast(x, src=N - 1, async_op=async_op), async_op, "broadcast")
+        check(f"{tag}broadcast {dt}", x, xs[N - 1], True)
+        for op in _ops_of(dt):
+            small = op == "PRODUCT"
+            xs = [data(r, dt, sh, 21, small) for r in range(N)]
+            want = want_reduce(op, xs)
+            # reduce to rank 1: the others keep their input
+            x = asc.asarray(xs[R].copy())
+            _done(dist.reduce(x, dst=1, op=getattr(dist.ReduceOp, op), async_op=async_op), async_op, "reduce")
+            check(f"{tag}reduce {dt} {op}", x, want if R == 1 else xs[R], _tol_exact(dt, op))
+            # reduce_scatter_tensor: chunk i of every rank's input reduced into rank i
+            ins = [data(r, dt, (N * 2, 3), 22, small) for r in range(N)]
+            out = asc.zeros((2, 3), dtype=dt)
+            _done(dist.reduce_scatter_tensor(out, asc.asarray(ins[R]), op=getattr(dist.ReduceOp, op),
+                                             async_op=async_op), async_op, "reduce_scatter_tensor")
+            check(f"{tag}reduce_scatter_tensor {dt} {op}", out, want_reduce(op, [a[2 * R:2 * R + 2] for a in ins]),
+                  _tol_exact(dt, op))
+            if op != "SUM":
+                continue
+            # reduce_scatter of lists (a non-contiguous output)
+            full = asc.zeros((2, 6), dtype=dt)
+            _done(dist.reduce_scatter(full[:, ::2], [asc.asarray(ins[R][2 * i:2 * i + 2]) for i in range(N)],
+                                      op=getattr(dist.ReduceOp, op), async_op=async_op), async_op, "reduce_scatter")
+            w = np.zeros((2, 6), dt)
+            w[:, ::2] = want_reduce(op, [a[2 * R:2 * R + 2] for a in ins])
+            check(f"{tag}reduce_scatter strided {dt} {op}", full, w, _tol_exact(dt, op))
+        # all_gather into a list (one output strided) and into a tensor
+        xs = [data(r, dt, sh, 23) for r in range(N)]
+        x = asc.asarray(xs[R])
+        big = asc.zeros((3, 4), dtype=dt)
+        outs = [asc.zeros(sh, dtype=dt) for _ in range(N - 1)] + [big[:, ::2]]
+        _done(dist.all_gather(outs, x, async_op=async_op), async_op, "all_gather")
+        for i in range(N):
+            check(f"{tag}all_gather[{i}] {dt}", outs[i], xs[i], True)
+        out = asc.zeros((N * 3, 2), dtype=dt)
+        _done(dist.all_gather_into_tensor(out, x, async_op=async_op), async_op, "all_gather_into_tensor")
+        check(f"{tag}all_gather_into_tensor {dt}", out, np.concatenate(xs), True)
+        # gather to rank 0, scatter from the last rank
+        g = [asc.zeros(sh, dtype=dt) for _ in range(N)] if R == 0 else None
+        _done(dist.gather(x, g, dst=0, async_op=async_op), async_op, "gather")
+        if R == 0:
+            for i in range(N):
+                check(f"{tag}gather[{i}] {dt}", g[i], xs[i], True)
+        parts = [data(50 + i, dt, sh, 24) for i in range(N)]
+        y = asc.zeros(sh, dtype=dt)
+        _done(dist.scatter(y, [asc.asarray(p) for p in parts] if R == N - 1 else None, src=N - 1,
+                           async_op=async_op), async_op, "scatter")
+        check(f"{tag}scatter {dt}", y, parts[R], True)
+        # all_to_all_single, uneven: rank r sends (r + i) % 3 rows to rank i (0 rows too)
+        sizes = {r: [(r + i) % 3 for i in range(N)] for r in range(N)}
+        rows = {r: data(r, dt, (sum(sizes[r]), 2), 25) for r in range(N)}
+        recv_sizes = [sizes[r][R] for r in range(N)]
+        out = asc.zeros((sum(recv_sizes), 2), dtype=dt)
+        _done(dist.all_to_all_single(out, asc.asarray(rows[R]), recv_sizes, sizes[R], async_op=async_op),
+              async_op, "all_to_all_single")
+        want = np.concatenate([rows[r][sum(sizes[r][:R]):sum(sizes[r][:R]) + sizes[r][R]] for r in range(N)])
+        check(f"{tag}all_to_all_single {dt}", out, want, True)
+        ins = [asc.asarray(data(10 * R + i, dt, (i + 1,), 26)) for i in range(N)]
+        outs = [asc.zeros((R + 1,), dtype=dt) for _ in range(N)]
+        _done(dist.all_to_all(outs, ins, async_op=async_op), async_op, "all_to_all")
+        for r in range(N):
+            check(f"{tag}all_to_all[{r}] {dt}", outs[r], data(10 * r + R, dt, (R + 1,), 26), True)
+        # point to point: a ring
+        nxt, prv = (R + 1) % N, (R - 1) % N
+        y = asc.zeros(sh, dtype=dt)
+        if async_op:
+            rw = dist.irecv(y, src=prv, tag=5)
+            sw = dist.isend(asc.asarray(data(R, dt, sh, 27)), dst=nxt, tag=5)
+            _done(sw, True, "isend")
+            _done(rw, True, "irecv")
+            assert rw.value == prv, rw.value
+        else:
+            if R % 2 == 0:
+                dist.send(asc.asarray(data(R, dt, sh, 27)), dst=nxt, tag=5)
+                dist.recv(y, src=prv, tag=5)
+            else:
+                dist.recv(y, src=prv, tag=5)
+                dist.send(asc.asarray(data(R, dt, sh, 27)), dst=nxt, tag=5)
+        check(f"{tag}ring {dt}", y, data(prv, dt, sh, 27), True)
+    # 8-bit integer sums wrap as NumPy's (OpenMPI 4.1.4's op/avx saturated them from 64
+    # elements blocking and always nonblocking: _engine turns that component off)
+    for dt in (np.int8, np.uint8):
+        xs = [np.full(200, 100 + r, dt) for r in range(N)]
+        x = asc.asarray(xs[R].copy())
+        w = dist.all_reduce(x, async_op=async_op)
+        _done(w, async_op, "all_reduce 8-bit")
+        check(f"{tag}all_reduce {np.dtype(dt)} wraps", x, np.add.reduce(np.stack(xs), axis=0, dtype=dt), True)
+        ins = [np.full(N * 100, 100 + r, dt) for r in range(N)]
+        out = asc.zeros(100, dtype=dt)
+        _done(dist.reduce_scatter_tensor(out, asc.asarray(ins[R]), async_op=async_op), async_op, "rs 8-bit")
+        check(f"{tag}reduce_scatter_tensor {np.dtype(dt)} wraps", out, np.add.reduce(np.stack(ins), axis=0, dtype=dt)[:100],
+              True)
+    # empty arrays
+    e = asc.zeros((0, 3), dtype="float32")
+    _done(dist.broadcast(e, src=0, async_op=async_op), async_op, "broadcast empty")
+    oute = asc.zeros((0, 3), dtype="float32")
+    _done(dist.all_gather_into_tensor(oute, e, async_op=async_op), async_op, "all_gather_into_tensor empty")
+    check(f"{tag}empty", oute, np.zeros((0, 3), np.float32), True)
+    _done(dist.barrier(async_op=async_op), async_op, "barrier")
+
+
+def t_every_collective():
+    _every_collective(False)
+
+
+def t_every_collective_async():
+    _every_collective(True)
+
+
+def _late_join(name, start, later, want, exact=True):
+    """``start()`` issues an async collective on a stream whose completion needs the last rank;
+    the last rank joins only after rank 0 has queued ``later(out)`` (lazy work on the stream
+    reading the output), checked that unrelated work on another stream finishes meanwhile (no
+    host sync of it), and that ``wait(timeout)`` raises DistTimeoutError naming the operation."""
+    s = asc.Stream()
+    other = asc.Stream()
+    with s:
+        if R == N - 1:
+            dist.recv(asc.zeros(1), src=0)  # rank 0 has queued its later work
+        w, out = start()
+        y = later(out)  # lazy, on s: flushed behind the collective
+        if R == 0:
+            with other:  # unrelated work completes while the collective waits
+                u = (asc.arange(1000, dtype="float64") * 2).sum()
+                uv = float(u.numpy())
+            if uv != 999000.0:
+                FAIL.append(f"{name}: unrelated work gave {uv}")
+            if w.is_completed():
+                FAIL.append(f"{name}: the collective completed before the last rank joined")
+            msg = expect_raises(f"{name} wait(timeout)", dist.DistTimeoutError, lambda: w.wait(timeout=0.05))
+            if msg is not None and f"[{name}]" not in msg:
+                FAIL.append(f"{name}: wait(timeout) error does not name it: {msg}")
+            dist.send(asc.ones(1), dst=N - 1)
+        got = y.numpy()  # waits for y's work on s, hence for the collective: no w.wait() first
+    check(f"{name} then later stream op", got, want, exact)
+    if not w.is_completed():
+        FAIL.append(f"{name}: work not complete after the later op finished")
+    w.wait()
+
+
+def t_stream_order_all():
+    """Every async collective is a task + event on the current stream (see _late_join)."""
+    xs = [data(r, np.float32, (5, 4), 71) for r in range(N)]
+
+    def fresh():
+        x = asc.asarray(xs[R]) + 0.0  # pyasc memory, computed
+        x.numpy()
+        return x
+
+    def bc():
+        x = fresh()
+        return dist.broadcast(x, src=N - 1, async_op=True), x
+    _late_join("broadcast", bc, lambda o: o * 2 + 1, xs[N - 1] * 2 + 1)
+
+    def rd():
+        x = fresh()
+        return dist.reduce(x, dst=0, async_op=True), x
+    _late_join("reduce", rd, lambda o: o + 1, (np.add.reduce(np.stack(xs), axis=0) if R == 0 else xs[R]) + 1,
+               N == 2 or R != 0)
+
+    def ag():
+        o = asc.zeros((N * 5, 4), dtype="float32")
+        return dist.all_gather_into_tensor(o, fresh(), async_op=True), o
+    _late_join("all_gather_into_tensor", ag, lambda o: o - 1, np.concatenate(xs) - 1)
+
+    def agl():
+        outs = [asc.zeros((5, 4), dtype="float32") for _ in range(N)]
+        return dist.all_gather(outs, fresh(), async_op=True), outs[N - 1]
+    _late_join("all_gather", agl, lambda o: o * 3, xs[N - 1] * 3)
+
+    def rs():
+        o = asc.zeros((1, 4), dtype="float32")
+        inp = asc.asarray(np.concatenate([xs[R][:N]])) + 0.0
+        return dist.reduce_scatter_tensor(o, inp, async_op=True), o
+    _late_join("reduce_scatter_tensor", rs, lambda o: o + 0.5,
+               np.add.reduce(np.stack([a[:N] for a in xs]), axis=0)[R:R + 1] + 0.5, N == 2)
+
+    def a2a():
+        o = asc.zeros((N, 4), dtype="float32")
+        inp = asc.asarray(xs[R][:N]) + 0.0
+        return dist.all_to_all_single(o, inp, async_op=True), o
+    _late_join("all_to_all_single", a2a, lambda o: o * 2, np.stack([xs[r][R] for r in range(N)]) * 2)
+
+    def ga():
+        g = [asc.zeros((5, 4), dtype="float32") for _ in range(N)] if R == 0 else None
+        x = fresh()
+        return dist.gather(x, g, dst=0, async_op=True), (g[N - 1] if R == 0 else x)
+    _late_join("gather", ga, lambda o: o + 2, xs[N - 1 if R == 0 else R] + 2)
+
+    def sc():
+        y = asc.zeros((5, 4), dtype="float32")
+        lst = [asc.asarray(xs[i]) for i in range(N)] if R == N - 1 else None
+        return dist.scatter(y, lst, src=N - 1, async_op=True), y
+    _late_join("scatter", sc, lambda o: o * 4, xs[R] * 4)
+
+    sends = []
+
+    def ring():
+        # a ring: rank 0's receive needs the last rank, which joins late
+        y = asc.zeros((5, 4), dtype="float32")
+        w = dist.irecv(y, src=(R - 1) % N, tag=9)
+        sends.append(dist.isend(fresh(), dst=(R + 1) % N, tag=9))
+        return w, y
+    _late_join("irecv", ring, lambda o: o + 1, xs[(R - 1) % N] + 1)
+    for w in sends:
+        w.wait()
+    dist.barrier()
+
+
+def t_async_errors():
+    """Errors from inside an async operation surface at wait(), naming it, on every rank."""
+    # mismatched shapes: CollectiveMismatchError from the stream task on every rank
+    x = asc.zeros(3 if R == 0 else 4, dtype="float32")
+    w = dist.broadcast(x, src=0, async_op=True)
+    msg = expect_raises("async broadcast mismatch", dist.CollectiveMismatchError, w.wait)
+    if msg is not None and "[broadcast]" not in msg:
+        FAIL.append(f"async broadcast mismatch: the error does not name it: {msg}")
+    if not w.is_completed() or w.is_success() or not isinstance(w.exception(), dist.CollectiveMismatchError):
+        FAIL.append("async broadcast mismatch: Work state after the error")
+    # wrong split sizes in an async all_to_all_single
+    sizes = [1] * N
+    recv = [1] * N
+    if R == 0:
+        recv = [2] + [1] * (N - 1)
+    out = asc.zeros((sum(recv), 2), dtype="float32")
+    w = dist.all_to_all_single(out, asc.ones((N, 2), dtype="float32"), recv, sizes, async_op=True)
+    msg = expect_raises("async all_to_all_single splits", dist.CollectiveMismatchError, w.wait)
+    if msg is not None and "[all_to_all_single]" not in msg:
+        FAIL.append(f"async all_to_all_single: the error does not name it: {msg}")
+    # a message larger than the irecv buffer, then a shorter one: ValueError at wait(), naming irecv
+    for n_sent, tag, text in ((3, 11, "larger than"), (1, 12, "received 1 elements")):
+        if R == 0:
+            w = dist.irecv(asc.zeros(2), src=1, tag=tag)
+            msg = expect_raises(f"async irecv {n_sent} into 2", ValueError, w.wait)
+            if msg is not None and ("[irecv]" not in msg or text not in msg):
+                FAIL.append(f"async irecv {n_sent} into 2: the error does not name it: {msg}")
+        elif R == 1:
+            dist.send(asc.ones(n_sent), dst=0, tag=tag)
+        dist.barrier()
+    # invalid calls raise at the call (nothing queued)
+    expect_raises("async reduce BAND float", TypeError,
+                  lambda: dist.reduce(asc.ones(3), dst=0, op=dist.ReduceOp.BAND, async_op=True))
+    expect_raises("async gather bad dst", ValueError, lambda: dist.gather(asc.ones(3), None, dst=N, async_op=True))
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"

@@ -6,6 +6,7 @@ group unusable afterwards), then one in the default blocking mode on a second gr
 watchdog tears the job down, with a notice and Python stacks on both ranks (one launch
 covers both modes). ``hang-async``: the same blocking all_reduce with async_op=True, run by
 the stream's worker thread (its own watchdog slot) while rank 0 waits in Work.wait().
+An async broadcast in the polled mode raises DistTimeoutError naming it at ``wait()``.
 ``exit``: rank 1 dies without finalizing MPI."""
 
 import os
@@ -23,6 +24,7 @@ dist.init_process_group(timeout=120)
 group = dist.new_group([0, 1], timeout=2.0)
 group2 = dist.new_group([0, 1], timeout=2.0)
 group3 = dist.new_group([0, 1], timeout=2.0)
+group4 = dist.new_group([0, 1], timeout=2.0)
 rank = dist.get_rank()
 if rank == 1:
     if mode == "exit":
@@ -50,6 +52,14 @@ if mode == "hang":
         print("NO ERROR", flush=True)
     except dist.DistTimeoutError as e:
         print(f"ASYNC CAUGHT DistTimeoutError after {time.monotonic() - t0:.2f} s: {e}", flush=True)
+    # any other async collective: the same, through the one stream-task mechanism
+    t0 = time.monotonic()
+    w = dist.broadcast(asc.ones(256, dtype="float32"), src=1, group=group4, async_op=True)
+    try:
+        w.wait()
+        print("NO ERROR", flush=True)
+    except dist.DistTimeoutError as e:
+        print(f"ASYNC BROADCAST CAUGHT DistTimeoutError after {time.monotonic() - t0:.2f} s: {e}", flush=True)
     _engine.set_mode(blocking=True)  # then the default: the watchdog ends the job
 t0 = time.monotonic()
 if mode == "hang-async":

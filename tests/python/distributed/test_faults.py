@@ -23,6 +23,9 @@ def test_hung_rank_polled_raises_then_default_watchdog_tears_down(mpirun):
     m = re.search(r"ASYNC CAUGHT DistTimeoutError after ([\d.]+) s: (.*)", p.stdout)
     assert m, out[-4000:]
     assert 1.9 <= float(m.group(1)) < 6.0 and "[all_reduce]" in m.group(2), m.group(0)
+    m = re.search(r"ASYNC BROADCAST CAUGHT DistTimeoutError after ([\d.]+) s: (.*)", p.stdout)
+    assert m, out[-4000:]
+    assert 1.9 <= float(m.group(1)) < 6.0 and "[broadcast]" in m.group(2), m.group(0)
     # default mode: rank 0 (in the blocking all_reduce) names the operation, group and timeout ...
     assert re.search(r"\[all_reduce\] rank 0 timed out after 2 s in a blocking MPI call \(group 'group2', "
                      r"ranks \[0, 1\]\)", out), out[-4000:]
