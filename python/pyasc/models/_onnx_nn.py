@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._registry import op
+from ._registry import Node, op
 
 
 def _asc():
@@ -336,6 +336,28 @@ def _lp_pool(node, inputs):
 
 def _spatial_axes(x):
     return tuple(range(2, x.ndim))
+
+
+@op("AveragePoolNC1HWC0", "GlobalAveragePoolNC1HWC0", domain="ai.pyasc")
+def _avg_pool_blocked(node, inputs):
+    """AveragePool / GlobalAveragePool (2-D) of an NC1HWC0 input with an NCHW output, written by the
+    assign_layouts pass so that the last blocks of a CNN stay blocked up to the classifier head.
+    A window covering the whole plane without padding (ResNet's 7x7 head pool) is the mean over
+    the spatial axes, whose (N, C1, 1, 1, C0) result already is NCHW's (N, C, 1, 1): no reorder.
+    Other windows reorder to NCHW and pool as the plain operator does."""
+    x = inputs[0]
+    n, c1, h, w, c0 = x.shape
+    plain = Node(node.name, node.op_type[:-len("NC1HWC0")], "", node.opset, node.attrs, node.inputs, node.outputs)
+    whole = plain.op_type == "GlobalAveragePool"
+    if not whole:
+        kernel = [int(k) for k in node.attr("kernel_shape")]
+        strides, dil = _ints(node, "strides", 2, 1), _ints(node, "dilations", 2, 1)
+        begins, ends = _pads(node, [h, w], kernel, strides, dil)
+        whole = kernel == [h, w] and dil == [1, 1] and not any(begins) and not any(ends)
+    if not whole or h * w == 0:
+        y = from_blocked(x)
+        return _avg_pool(plain, [y]) if plain.op_type == "AveragePool" else _gap(plain, [y])
+    return _asc().mean(x, axis=(2, 3)).astype(x.dtype).reshape((n, c1 * c0, 1, 1))
 
 
 @op("GlobalAveragePool")

@@ -364,17 +364,19 @@ def assign_layouts(model, protected, c0=None):
 
     A value is blocked when a 2-D float32 Conv / FusedConv with constant weights and C_out % C0 == 0
     (or a blocked max pool) writes it, it is not a graph output, and every reader is such a
-    convolution reading it as its data input (C_in % C0 == 0) or residual, or a floor-mode 2-D
-    MaxPool without indices. A residual and its convolution's output share one layout, as do a max
-    pool's input and output (both become plain when one cannot be blocked). Rewrites: the
-    convolutions touching a blocked value become ``FusedConv`` with ``in_block`` / ``out_block``
-    (C0, or 0 for NCHW); the max pools become ``ai.pyasc.MaxPoolNC1HWC0``. Returns the number of
-    blocked values."""
+    convolution reading it as its data input (C_in % C0 == 0) or residual, a floor-mode 2-D
+    MaxPool without indices, or a 2-D AveragePool / GlobalAveragePool (which writes NCHW: the
+    classifier head's pool, so the last blocks stay blocked). A residual and its convolution's
+    output share one layout, as do a max pool's input and output (both become plain when one
+    cannot be blocked). Rewrites: the convolutions touching a blocked value become ``FusedConv``
+    with ``in_block`` / ``out_block`` (C0, or 0 for NCHW); the max pools become
+    ``ai.pyasc.MaxPoolNC1HWC0``, the average pools ``ai.pyasc.AveragePoolNC1HWC0`` /
+    ``GlobalAveragePoolNC1HWC0``. Returns the number of blocked values."""
     c0 = _preferred_block() if c0 is None else int(c0)
     if c0 <= 0:
         return 0
     nodes, consts = model.nodes, model.constants
-    if any(n.domain == FUSED_DOMAIN and (n.op_type == "MaxPoolNC1HWC0" or "in_block" in n.attrs or
+    if any(n.domain == FUSED_DOMAIN and (n.op_type.endswith("PoolNC1HWC0") or "in_block" in n.attrs or
                                          "out_block" in n.attrs) for n in nodes):
         return 0  # an optimised graph saved earlier: its layouts are assigned already
     over = _overridable(model)
@@ -392,6 +394,10 @@ def assign_layouts(model, protected, c0=None):
         return (n.op_type == "MaxPool" and not n.domain and len(n.outputs) == 1 and not n.attr("ceil_mode", 0)
                 and len(n.attr("kernel_shape", [])) == 2 and not n.attr("storage_order", 0))
 
+    def avg_ok(n):  # reads a blocked value, writes NCHW (the classifier head's pool)
+        return not n.domain and len(n.outputs) == 1 and (
+            n.op_type == "GlobalAveragePool" or (n.op_type == "AveragePool" and len(n.attr("kernel_shape", [])) == 2))
+
     readers = {}
     for j, n in enumerate(nodes):
         for pos, x in enumerate(n.inputs):
@@ -404,7 +410,7 @@ def assign_layouts(model, protected, c0=None):
         if w is not None:
             return (pos == 0 and (w.shape[1] * int(n.attr("group", 1))) % c0 == 0) or \
                 (pos == 3 and n.op_type == "FusedConv")
-        return pool_ok(n) and pos == 0
+        return (pool_ok(n) or avg_ok(n)) and pos == 0
 
     blocked = set()
     for n in nodes:
@@ -431,6 +437,9 @@ def assign_layouts(model, protected, c0=None):
     for i, n in enumerate(nodes):
         if pool_ok(n) and n.inputs[0] in blocked:
             nodes[i] = Node(n.name, "MaxPoolNC1HWC0", FUSED_DOMAIN, 1, dict(n.attrs), list(n.inputs),
+                            list(n.outputs))
+        elif avg_ok(n) and n.inputs[0] in blocked:
+            nodes[i] = Node(n.name, n.op_type + "NC1HWC0", FUSED_DOMAIN, n.opset, dict(n.attrs), list(n.inputs),
                             list(n.outputs))
         elif weight(n) is not None and (n.inputs[0] in blocked or n.outputs[0] in blocked):
             f = _fused(n, list(n.outputs)) if n.op_type == "Conv" else \

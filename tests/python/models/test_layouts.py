@@ -78,11 +78,12 @@ def _layouts(s):
 @pytest.mark.parametrize("batch", [1, 2, 5])
 def test_blocked_between_convs_plain_at_edges(batch):
     s = _check(small_resnet(), batch)
-    assert s.graph_rewrites["assign_layouts"] == 6  # r0, p0, r1, r2, cd, r3
+    assert s.graph_rewrites["assign_layouts"] == 7  # r0, p0, r1, r2, cd, r3, c4
     lay = _layouts(s)
     assert lay[0] == ("FusedConv", 0, C0)              # the stem reads the NCHW input
     assert lay[1] == ("MaxPoolNC1HWC0", None, None)
-    assert ("FusedConv", C0, 0) in lay                 # the last conv writes NCHW for GlobalAveragePool
+    assert ("FusedConv", C0, 0) not in lay             # the last conv stays blocked ...
+    assert ("GlobalAveragePoolNC1HWC0", None, None) in lay  # ... up to the head's pool, which writes NCHW
     assert [t for t, _, _ in lay].count("FusedConv") == 6
     inplace = [n.name for n in s._model.nodes if n.attr("residual_inplace")]
     assert inplace == ["c3"]  # its residual (the projection shortcut) has no later reader
@@ -123,13 +124,13 @@ def test_values_other_ops_read_stay_plain():
     s = _check(m)
     lay = dict((n.name, (n.op_type, n.attr("in_block", 0), n.attr("out_block", 0))) for n in s._model.nodes)
     assert lay["c1"][2] == 0 and lay["c2"][1] == 0
-    assert s.graph_rewrites["assign_layouts"] == 5
+    assert s.graph_rewrites["assign_layouts"] == 6
 
 
 def test_channels_not_divisible_stay_plain():
     s = _check(small_resnet(c=12 if C0 != 4 else 6))
     assert all(n.op_type != "MaxPoolNC1HWC0" for n in s._model.nodes)
-    assert s.graph_rewrites["assign_layouts"] in (0, 1, 2)  # only the 4c-channel values can block
+    assert s.graph_rewrites["assign_layouts"] in (0, 1, 2, 3)  # only the 4c-channel values can block
 
 
 def test_graph_output_between_convs_stays_plain():
@@ -169,3 +170,69 @@ def test_optimized_model_roundtrips(tmp_path):
     x = RNG.standard_normal((1, 3, 32, 32)).astype(np.float32)
     again = asc.InferenceSession(str(tmp_path / "opt.onnx"))
     np.testing.assert_allclose(again.run(None, {"x": x})[0], s.run(None, {"x": x})[0], rtol=1e-5, atol=1e-6)
+
+
+def _head_model(pool, h=7, c=None):
+    """conv 3x3 (C0 * 3 channels, blocked output) -> relu -> conv 1x1 -> ``pool`` node (reads 'r', writes
+    'p') -> Flatten -> Gemm: the classifier head whose pool reads a blocked value."""
+    c = c or 3 * C0
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", c, h, h])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 5])
+    inits = [_w("w0", (c, c, 3, 3)), _b("b0", c), _w("w1", (c, c, 1, 1)), None, _b("fcb", 5)]  # fc: set by the caller
+    nodes = [helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1], name="c0"),
+             helper.make_node("Relu", ["c0"], ["r0"], name="r0"),
+             helper.make_node("Conv", ["r0", "w1"], ["r"], name="c1"),
+             pool,
+             helper.make_node("Flatten", ["p"], ["f"], name="flat"),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1, name="fc")]
+    return x, y, inits, nodes
+
+
+@pytest.mark.parametrize("kind,kw,h", [
+    ("GlobalAveragePool", {}, 7),
+    ("AveragePool", dict(kernel_shape=[7, 7]), 7),                          # ResNet's head: the whole plane
+    ("AveragePool", dict(kernel_shape=[7, 7], strides=[2, 2]), 7),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2]), 7),          # windows: reorder + plain pool
+    ("AveragePool", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1), 5),
+    ("AveragePool", dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1), 5),
+    ("AveragePool", dict(kernel_shape=[5, 5], pads=[0, 0, 1, 1]), 5),        # the whole plane, padded
+    ("GlobalAveragePool", {}, 1),
+])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_head_pool_reads_blocked(kind, kw, h, batch):
+    """The head's average pool reads the last conv's blocked output and writes NCHW; equal to
+    onnx's reference evaluator and to the unoptimised session."""
+    from onnx.reference import ReferenceEvaluator
+
+    pool = helper.make_node(kind, ["r"], ["p"], name="pool", **kw)
+    x, y, inits, nodes = _head_model(pool, h)
+    c = 3 * C0
+    m0 = helper.make_model(helper.make_graph(nodes[:4], "head", [x], [helper.make_tensor_value_info(
+        "p", TensorProto.FLOAT, None)], inits[:3]), opset_imports=[helper.make_opsetid("", 17)])
+    xv = RNG.standard_normal((batch, c, h, h)).astype(np.float32)
+    feat = int(np.prod(ReferenceEvaluator(m0).run(None, {"x": xv})[0].shape[1:]))
+    inits[3] = _w("fc", (5, feat))
+    m = helper.make_model(helper.make_graph(nodes, "head", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    s = asc.InferenceSession(m.SerializeToString())
+    assert [n.op_type for n in s._model.nodes if "Pool" in n.op_type] == [kind + "NC1HWC0"]
+    assert all(n.attr("out_block") == C0 for n in s._model.nodes if n.op_type == "FusedConv")
+    so = asc.SessionOptions()
+    so.graph_optimization_level = asc.GraphOptimizationLevel.ORT_DISABLE_ALL
+    off = asc.InferenceSession(m.SerializeToString(), so)
+    want = ReferenceEvaluator(m).run(None, {"x": xv})[0]
+    tol = dict(rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(want).max())))
+    for _ in range(2):
+        got = s.run(None, {"x": xv})[0]
+        np.testing.assert_allclose(got, want, **tol)
+    np.testing.assert_allclose(got, off.run(None, {"x": xv})[0], **tol)
+
+
+def test_head_pool_empty_batch():
+    pool = helper.make_node("AveragePool", ["r"], ["p"], kernel_shape=[7, 7], name="pool")
+    x, y, inits, nodes = _head_model(pool, 7)
+    inits[3] = _w("fc", (5, 3 * C0))
+    m = helper.make_model(helper.make_graph(nodes, "head", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    s = asc.InferenceSession(m.SerializeToString())
+    assert s.run(None, {"x": np.zeros((0, 3 * C0, 7, 7), np.float32)})[0].shape == (0, 5)
