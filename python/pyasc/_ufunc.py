@@ -300,11 +300,12 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
         # after it converted the Python scalars to the loop dtypes (their OverflowError first)
         if loop is not None:
             vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else v for i, v in enumerate(vals)]
-        remap = _core_remap(name, npu, vals, out, kwargs, extra) if npu is not None else None
+        remap = _core_remap(name, npu, vals, out, kwargs) if npu is not None else None
         if remap is not None:
             vals, out, user_out, out_perm, kept = remap
         else:
             _check_core_ndims(name, npu, vals)
+
     where = kwargs.get("where", True)
     mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
     if not core:  # NumPy broadcasts every operand before it casts any (a huge view must not be cast first)
@@ -380,18 +381,19 @@ def _core_labels(npu):
     return [[d.strip() for d in g.split(",") if d.strip()] for g in _re.findall(r"\(([^)]*)\)", npu.signature)]
 
 
-def _core_remap(name, npu, vals, out, kwargs, extra):
+def _core_remap(name, npu, vals, out, kwargs):
     """NumPy's ``axes=``, ``axis=`` and ``keepdims=`` of a generalised ufunc, in NumPy's order of
     checks (ufunc_object.c: keepdims support, axis support, the operands' core ndims, then the
     axes themselves). The gufunc itself always works on the last dimensions: every input is
     returned transposed so that its core axes come last (a view), and ``out`` as the same kind of
-    view of the user's array. Returns None when none of the keywords is given (vecdot's own
-    ``axis=`` alone is its implementation's), else (vals, out view, the user's out, the
-    permutation that places the default-order result in the output, number of kept dims)."""
+    view of the user's array (vecdot's own ``axis=`` is moved the same way: its implementation
+    gets the default axis). Then the core dimensions' sizes are checked (NumPy's
+    _get_coredim_sizes), still before any operand is cast: a huge broadcast view with a mismatched
+    core dimension is NumPy's ValueError, not a MemoryError from casting it first. Returns (vals,
+    out view, the user's out, the permutation that places the default-order result in the output
+    or None, the number of kept dims)."""
     keepdims = kwargs.get("keepdims") if "keepdims" in kwargs else None
-    has_axis = "axis" in kwargs and ("axis" not in extra or "keepdims" in kwargs)
-    if keepdims is None and not has_axis and "axes" not in kwargs:
-        return None
+    has_axis = "axis" in kwargs
     labels = _core_labels(npu)
     nin, sig = npu.nin, npu.signature
     if keepdims is not None:
@@ -455,7 +457,24 @@ def _core_remap(name, npu, vals, out, kwargs, extra):
                 raise _ve(f"[{name}] {name}: Output operand 0 has a mismatch in its kept core dimensions: out has "
                           f"shape {_shape_str(out.shape)} (size 1 expected)")
             view = view[(Ellipsis,) + (0,) * ncore[nin]]
+    _check_core_sizes(name, sig, labels, missing, vals + ([view] if view is not None and not keepdims else []), nin)
     return vals, view, out, perms[-1], ncore[nin] if keepdims else 0
+
+
+def _check_core_sizes(name, sig, labels, missing, ops, nin):
+    """Equal sizes of the core dimensions with one label (in the operands' last dimensions)."""
+    size = {}
+    for i, op in enumerate(ops):
+        present = [d for d in labels[i] if d not in missing]
+        for j, d in enumerate(present):
+            n = op.shape[op.ndim - len(present) + j]
+            key = d.rstrip("?")
+            if key not in size:
+                size[key] = n
+            elif n != size[key]:
+                raise _ve(f"[{name}] {name}: {'Input' if i < nin else 'Output'} operand {i if i < nin else i - nin} "
+                          f"has a mismatch in its core dimension {j}, with gufunc signature {sig} (size {n} is "
+                          f"different from {size[key]})")
 
 
 def _core_perm(ndim, core_axes, iop):

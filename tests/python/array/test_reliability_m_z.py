@@ -1462,3 +1462,27 @@ def test_var_std_complex_with_real_dtype(mode, shape, dtype, fn):
                  lambda: getattr(asc.asarray(x), name)(dtype=dtype, axis=-1 if x.ndim else None))
     else:
         _compare(lambda: getattr(np, fn)(x, dtype=dtype), lambda: getattr(asc, fn)(asc.asarray(x), dtype=dtype))
+
+
+# ------------------------------------------------------------------ gufunc core sizes before the cast
+# linalg.vecdot(int8 (1, 1), broadcast bool (2**63-1,)) was a MemoryError: the keyword path cast the
+# huge view to the loop dtype before the implementation compared the vector lengths; NumPy compares
+# the core dimensions first (ValueError).
+
+def _huge(xp, shape, dtype):
+    base = np.ones(1, dtype)
+    return xp.broadcast_to(base if xp is np else asc.asarray(base), shape)
+
+
+@pytest.mark.parametrize("fn, kw", [("linalg.vecdot", {})] + [(f, kw) for f in ("vecdot", "matmul", "matvec", "vecmat")
+                                                                for kw in ({}, {"dtype": "float64"})], ids=str)
+@pytest.mark.parametrize("a, b", [
+    (((1, 1), "int8"), ((2 ** 63 - 1,), "bool")), (((2 ** 40, 3), "int8"), ((3, 4), "float32")),
+    (((5,), "float64"), ((2 ** 40, 4), "bool")), (((2 ** 40, 4), "bool"), ((3, 2 ** 40), "float32")),
+], ids=str)
+def test_gufunc_core_sizes_before_the_cast(mode, fn, kw, a, b):
+    def f(xp):
+        mod = xp.linalg if fn.startswith("linalg.") else xp
+        return getattr(mod, fn.split(".")[-1])(_huge(xp, *a), _huge(xp, *b), **kw)
+    e, g = _run(lambda: f(np)), _run(lambda: f(asc))
+    _same_error(e, g)  # (NumPy: the core ValueError, or MemoryError for the huge result)
