@@ -130,13 +130,56 @@ def _axes(op, axis, ndim):
 
 
 def _where_mask(op, where, shape):
-    if isinstance(where, (int, float, complex)) and not isinstance(where, bool):
-        where = bool(where)  # a Python scalar is weak: NumPy's safe cast to bool takes it (2 -> True)
-    w = where if isinstance(where, _C.ndarray) else _C.asarray(where)
-    if w.dtype != _np.bool_:
-        raise _type_error(op, f"where= must be a boolean array (got dtype {w.dtype}); NumPy casts it with "
-                              "casting='safe'")
+    """``where=`` as NumPy's ufunc.reduce converts it: an array (pyasc or NumPy) must cast to bool
+    with casting='safe' (an int64 array is a TypeError); any other object -- a Python or NumPy
+    scalar, a list or tuple of numbers, None -- becomes a bool array directly, each element by its
+    truth value (np.sum(x, where=[1, 0, 1]) and where=2 are accepted), as
+    np.asarray(where, dtype=bool) makes it (a ragged list is its ValueError)."""
+    if isinstance(where, (_C.ndarray, _np.ndarray)):
+        if where.dtype != _np.bool_:
+            raise _type_error(op, f"where= must be a boolean array (got dtype {where.dtype}); NumPy casts it with "
+                                  "casting='safe'")
+        w = where if isinstance(where, _C.ndarray) else _C.asarray(where)
+    else:
+        try:
+            w = _C.asarray(_np.asarray(where, dtype=_np.bool_))
+        except (TypeError, ValueError, OverflowError) as e:
+            cls = {TypeError: AscendTypeError, OverflowError: AscendOverflowError}.get(type(e), AscendValueError)
+            code = ErrorCode.OVERFLOW if cls is AscendOverflowError else \
+                ErrorCode.INVALID_DTYPE if cls is AscendTypeError else ErrorCode.INVALID_PARAM
+            raise cls(code, f"[{op}] where=: {e}") from None
     return _C.broadcast_to(w, shape)
+
+
+def _where_count(op, where, shape, axes, keepdims):
+    """The item count of mean/var/std with ``where=``, as NumPy's _methods._count_reduce_items
+    computes it: the sum of ``broadcast_to(where, shape)`` in intp -- the *values* of a where=
+    that is not boolean, cast unsafely, not their truth values (np.mean(x, where=[2, 0, 1]) divides
+    the sum of the selected items by 3, where=2 by twice the size), while the sum itself takes
+    where= as a mask. None, a str or an int beyond int64 are that sum's TypeError/OverflowError."""
+    if isinstance(where, (_C.ndarray, _np.ndarray)) or isinstance(where, (bool, _np.bool_)):
+        w = _where_mask(op, where, shape)
+        return _C.sum(w, axes, _np.int64, None, keepdims)
+    try:
+        v = _np.asarray(where)
+    except ValueError as e:  # (a ragged list)
+        raise _value_error(op, f"where=: {e}") from None
+    if v.dtype == _np.bool_:
+        return _C.sum(_C.broadcast_to(_C.asarray(v), shape), axes, _np.int64, None, keepdims)
+    if v.dtype.kind in "USV":
+        raise _type_error(op, f"the resolved dtypes are not compatible with add.reduce. Resolved (dtypes: "
+                              f"{v.dtype}, {_np.dtype(_np.intp)}) (where=)")
+    import warnings as _warnings  # (NumPy's complex where= warns ComplexWarning and uses the real part)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        try:
+            with _np.errstate(all="ignore"):
+                vi = v.astype(_np.intp)  # NumPy's unsafe cast of the values (NaN -> INT64_MIN as there)
+        except TypeError as e:
+            raise _type_error(op, f"where=: {e}") from None
+        except OverflowError as e:
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] where=: {e}") from None
+    return _C.sum(_C.broadcast_to(_C.asarray(vi), shape), axes, _np.int64, None, keepdims)
 
 
 def _initial_scalar(op, initial, target):
@@ -284,6 +327,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
         return _C.mean(a, axis, dtype, out, kd)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
     axes = tuple(_axes("mean", axis, x.ndim))  # NumPy's _mean counts the items (axis check) first
+    den = _where_count("mean", where, x.shape, axes, kd)
     w = _where_mask("mean", where, x.shape)
     if dtype is not None:
         rt = _np.dtype(dtype) if not isinstance(dtype, _np.dtype) else dtype
@@ -291,7 +335,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
         rt = x.dtype if x.dtype.kind in "fcV" else _np.dtype(_np.float64)
     acc = _np.float32 if rt.itemsize == 2 else rt  # NumPy sums float16/bfloat16 in float32
     num = _C.sum(_C.where(w, _C.astype(x, acc), 0), axes, None, None, kd)
-    den = _C.sum(w, axes, None, None, kd)
     r = _C.astype(_C.true_divide(num, den), rt)
     if out is not None:
         out[...] = r

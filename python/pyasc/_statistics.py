@@ -531,7 +531,8 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
             items *= x.shape[_np.lib.array_utils.normalize_axis_index(ax, x.ndim)]
         rcount = _np.intp(items)
     else:
-        rcount = _C.sum(w, axis, _np.int64, None, keepdims).numpy()
+        # (NumPy's count is the sum of where's values, not of its truth values: _sig._where_count)
+        rcount = _sig._where_count(op, where, tuple(x.shape), axis, keepdims).numpy()
     dd = ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof
     few = _host_scalar_logic(op, lambda: bool(dd >= rcount) if w is None else bool(_np.any(dd >= rcount)))
     if few:

@@ -354,9 +354,10 @@ def squeeze(a, axis=None):
 
 
 
-def _c_int_offset(name, offset):
-    """NumPy reads diagonal's offset as a C int: beyond it OverflowError ("signed integer is greater
-    than maximum"; beyond int64 "too large to convert to C long"), a non-integer TypeError."""
+def _c_int_offset(name, offset, what="offset"):
+    """NumPy reads diagonal's offset (and axis1/axis2) as a C int: beyond it OverflowError ("signed
+    integer is greater than maximum"; beyond int64 "too large to convert to C long"), a
+    non-integer TypeError."""
     import operator  # noqa: PLC0415
 
     from .errors import AscendOverflowError, AscendTypeError, ErrorCode  # noqa: PLC0415
@@ -364,19 +365,36 @@ def _c_int_offset(name, offset):
     try:
         v = operator.index(offset)
     except TypeError as e:
-        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{name}] {e} (offset)") from None
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{name}] {e} ({what})") from None
     if not -(1 << 63) <= v < 1 << 63:
         raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{name}] Python int too large to convert to C long ({v})")
     if not -(1 << 31) <= v < 1 << 31:
         raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{name}] signed integer is "
                                                       f"{'greater than maximum' if v > 0 else 'less than minimum'} "
-                                                      f"(offset {v} beyond a C int)")
+                                                      f"({what} {v} beyond a C int)")
     return v
+
+
+def _diagonal_args(offset, axis1, axis2):
+    # NumPy's ndarray.diagonal parses all three as C ints ("|iii") before any axis check
+    return tuple(_c_int_offset("diagonal", v, w) for v, w in ((offset, "offset"), (axis1, "axis1"), (axis2, "axis2")))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal of ``a`` over ``axis1``/``axis2`` at ``offset`` (a view; ``numpy.diagonal``)."""
-    return _C.diagonal(a, _c_int_offset("diagonal", offset), axis1, axis2)
+    return _C.diagonal(a, *_diagonal_args(offset, axis1, axis2))
+
+
+_c_diagonal_method = _C.ndarray.diagonal
+
+
+def _method_diagonal(self, offset=0, axis1=0, axis2=1):
+    """The diagonal over ``axis1``/``axis2`` at ``offset`` (a view; ``numpy.ndarray.diagonal``:
+    the three arguments are C ints, beyond one NumPy's OverflowError)."""
+    return _c_diagonal_method(self, *_diagonal_args(offset, axis1, axis2))
+
+
+_C.ndarray.diagonal = _method_diagonal
 empty = _C.empty
 full = _C.full
 

@@ -1337,3 +1337,42 @@ def test_clip_bounds_as_numpy(mode, bounds, method):
         _same(lambda: x.clip(lo, hi), lambda: asc.asarray(x).clip(lo, hi))
     else:
         _same(lambda: np.clip(x, lo, hi), lambda: asc.clip(asc.asarray(x), lo, hi))
+
+
+# ------------------------------------------------------------------ reductions' where= as NumPy converts it
+# An array where= must cast to bool safely (an int64 array is NumPy's TypeError); any other object --
+# a list of ints/floats/complex, a scalar, None, a str -- goes straight to bool (np.sum(x, where=[1, 0,
+# 1]) is accepted; pyasc raised TypeError). mean/var/std count the items as the sum of where's *values*
+# in intp (NumPy's _count_reduce_items): where=[2, 0, 1] divides by 3, where=-3 by -3 * n, None/str
+# there are TypeErrors and 2**70 an OverflowError.
+_WHERES = [[1, 0, 1], [2, 0, 1], [1.5, 0, 1], [1j, 0, 1], [[1, 0, 1], [0, 0, 1]], 2, -3, None, "abc",
+           [[1], [0, 1]], [2 ** 70, 0, 1], [], np.array([1, 0, 1]), np.array([True, False, True])]
+_WHERE_REDUCTIONS = ["sum", "prod", "max", "amax", "min", "amin", "all", "any", "mean", "std", "var", "nansum",
+                     "nanprod", "nanmax", "nanmin", "nanmean", "nanstd", "nanvar"]
+
+
+@pytest.mark.parametrize("w", _WHERES, ids=repr)
+@pytest.mark.parametrize("name", _WHERE_REDUCTIONS)
+def test_reduction_where_of_any_object(mode, name, w):
+    axis = 1 if isinstance(w, list) else None
+    x = np.array([[1.0, 2.0, 4.0], [8.0, 16.0, 32.0]])
+    kw = {"initial": 0.5} if name in ("max", "amax", "min", "amin", "nanmax", "nanmin") else {}
+    _same(lambda: getattr(np, name)(x, axis=axis, where=w, **kw),
+          lambda: getattr(asc, name)(asc.asarray(x), axis=axis, where=w, **kw))
+
+
+# ------------------------------------------------------------------ ndarray.diagonal: C-int arguments
+@pytest.mark.parametrize("args", [(2 ** 40,), (2 ** 31,), (-2 ** 31 - 1,), (2 ** 63,), (0, 2 ** 40, 1),
+                                  (0, 0, 2 ** 31), (0, 0, -2 ** 31 - 1), (0, 1.5, 0), (0, 0, 0), (0, "a", 1),
+                                  (np.array(1),), (True, 0, 1), (1, 1, 0), (0, 0, 2 ** 64), (1.5, 2 ** 40, 0),
+                                  (2 ** 40, 1.5, 0)], ids=repr)
+@pytest.mark.parametrize("form", ["method", "function"])
+def test_diagonal_arguments_are_c_ints(mode, args, form):
+    # NumPy's ndarray.diagonal parses offset, axis1, axis2 as C ints in that order ("|iii"): the
+    # method accepted an offset beyond a C int (an empty result), both forms gave an axis beyond
+    # one the AxisError (ValueError) where NumPy raises OverflowError
+    x = np.arange(6.0).reshape(2, 3)
+    if form == "method":
+        _same(lambda: x.diagonal(*args), lambda: asc.asarray(x).diagonal(*args))
+    else:
+        _same(lambda: np.diagonal(x, *args), lambda: asc.diagonal(asc.asarray(x), *args))
