@@ -67,15 +67,24 @@ def unravel_index(indices, shape, order="C"):
     # (the order converter takes any order letter: 'K'/'A' are refused after the indices' dtype)
     shape = _sig.intp_tuple("unravel_index", shape, "dims")
     _sig.check_order("unravel_index", order)
+    total = 1  # NumPy's PyArray_OverflowMultiplyList, before the indices are looked at
+    for d in shape:
+        if d == 0:
+            total = 0
+            break
+        total *= d
+        if not -(1 << 63) <= total < (1 << 63):
+            raise _VE("[unravel_index] dimensions are too large; arrays and shapes with a total size greater than "
+                      f"'intp' are not supported (shape {shape})")
     idx = _int_index_array(indices, "unravel_index")
     order = _sig.check_order("unravel_index", order, "CF") or "C"
-    shape = _check_dims(shape, "unravel_index")
     if not shape and idx.ndim:
         raise _VE("[unravel_index] multiple indices are not supported for 0d arrays")
-    total = int(_np.prod(shape, dtype=_np.int64))
     if idx.size and (int(_C.min(idx)) < 0 or int(_C.max(idx)) >= total):
         bad = int(_C.min(idx)) if int(_C.min(idx)) < 0 else int(_C.max(idx))
         raise _VE(f"[unravel_index] index {bad} is out of bounds for array with size {total}")
+    if idx.size:  # (NumPy's C division by a negative dimension gives meaningless coordinates: refused)
+        _check_dims(shape, "unravel_index")
     out = [None] * len(shape)
     dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
     rest = idx

@@ -989,8 +989,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
     if inexact and dtype is not None and not _inexact_dtype_ok(x, dtype):
         raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     if where is not _sig._NV:
-        if axis is not None and not inexact:  # NumPy: np.mean (axis first); else a sum (where= first)
-            axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
+        if not inexact:  # NumPy's nanmean of integers is np.mean itself (where= as mean reads it: the
+            # count is the sum of where's values, np.nanmean(int_x, where=[1, 2, 3]) divides by 6)
+            return _sig.mean(x, axis, dtype, out, keepdims, where=where)
         w = _sig._where_mask("nanmean", where, x.shape)
         if inexact:
             w = _C.logical_and(w, _C.logical_not(_C.isnan(x)))

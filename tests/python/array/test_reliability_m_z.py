@@ -1486,3 +1486,25 @@ def test_gufunc_core_sizes_before_the_cast(mode, fn, kw, a, b):
         return getattr(mod, fn.split(".")[-1])(_huge(xp, *a), _huge(xp, *b), **kw)
     e, g = _run(lambda: f(np)), _run(lambda: f(asc))
     _same_error(e, g)  # (NumPy: the core ValueError, or MemoryError for the huge result)
+
+
+# ------------------------------------------------------------------ unravel_index: the size check first
+# NumPy multiplies the dimensions (ValueError 'dimensions are too large' on overflow) before it
+# looks at the indices' dtype; a negative dimension is no error for empty indices.
+
+@pytest.mark.parametrize("indices", [5, 1.5, np.array([1.5]), np.array([], float), np.array([], int), "a", 2 ** 70,
+                                     np.array([1, 2], np.uint64), np.array([[1, 2]])], ids=repr)
+@pytest.mark.parametrize("shape", [(3, 4), (2 ** 40, 2 ** 40), (-2 ** 62, 4), (-1, 3), (-1, 0), (), (0,), (1.5, 2)],
+                         ids=str)
+def test_unravel_index_size_before_indices(mode, indices, shape):
+    def f(xp):
+        i = asc.asarray(indices) if xp is asc and isinstance(indices, np.ndarray) else indices
+        return xp.unravel_index(i, shape)
+    e, g = _run(lambda: f(np)), _run(lambda: f(asc))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert not isinstance(g, Exception), g
+        assert len(g) == len(e)
+        for ee, gg in zip(e, g):
+            _same_value(ee, gg)
