@@ -462,6 +462,8 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
     if type(decimals) is not int or not -(1 << 31) <= decimals < (1 << 31):  # noqa: E721
         decimals = _round_decimals(decimals)
     a = _arr(x)
+    if out is not None:
+        return _round_into(a, decimals, out)
     if a.dtype.kind in "iu" and decimals >= 0:
         r = a.copy()
     elif a.dtype.kind == "b" and decimals != 0:
@@ -488,6 +490,38 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
         out[...] = r
         return out
     return r
+
+
+def _round_into(a, decimals, out):
+    """``round(a, decimals, out=out)`` step by step as NumPy's PyArray_Round: each step is a ufunc
+    writing into ``out`` (so it computes in out's dtype and its same_kind casting errors are
+    NumPy's): complex parts set one by one (a real ``out`` has no imaginary part to set), integers
+    with decimals >= 0 assigned with same_kind casting, else rint, or multiply/divide by 10**|d|,
+    rint, divide/multiply back -- all in ``out``."""
+    from . import numeric as _numeric  # noqa: PLC0415 - (the ufuncs with NumPy's out= rules import this module)
+    from ._ufunc import _te  # noqa: PLC0415
+
+    k = a.dtype.kind
+    if k == "c":
+        if _np.dtype(out.dtype).kind != "c":
+            raise _te("[round] array does not have imaginary part to set (a complex array rounded into a real out)")
+        out.real = round(a.real, decimals)
+        out.imag = round(a.imag, decimals)
+        return out
+    if k in "iu" and decimals >= 0:
+        if not _np.can_cast(a.dtype, out.dtype, "same_kind"):
+            raise _te(f"[round] Cannot cast array data from dtype('{a.dtype}') to dtype('{out.dtype}') according to "
+                      "the rule 'same_kind'")
+        out[...] = a
+        return out
+    if decimals == 0:
+        return _numeric.rint(a, out=out)
+    f = _power_of_ten(abs(decimals))
+    first, then = ("multiply", "true_divide") if decimals > 0 else ("true_divide", "multiply")
+    getattr(_numeric, first)(a, f, out=out)
+    _numeric.rint(out, out=out)
+    getattr(_numeric, then)(out, f, out=out)
+    return out
 
 
 def _power_of_ten(n):

@@ -1508,3 +1508,27 @@ def test_unravel_index_size_before_indices(mode, indices, shape):
         assert len(g) == len(e)
         for ee, gg in zip(e, g):
             _same_value(ee, gg)
+
+
+# ------------------------------------------------------------------ round(..., out=) as PyArray_Round
+# round into out= computed the rounded value first and cast it into out: a complex array into a
+# real out (NumPy: 'array does not have imaginary part to set'), a float into an integer out (the
+# rint/multiply same_kind error) were accepted, and a float32 input into a float64 out rounded in
+# float32 (NumPy's steps run in out's dtype: 1.26 -> 1.3, not 1.29999995). Fuzz seed 20111.
+
+@pytest.mark.parametrize("decimals", [0, 1, -1])
+@pytest.mark.parametrize("out_dtype", ["float16", "float64", "complex128", "int8", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("dtype", ["complex64", "float32", "float16", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("how", ["function", "method"])
+def test_round_into_out_as_numpy(mode, how, dtype, out_dtype, decimals):
+    x = np.array([1.26 + 2j, 3, -7.5]).astype(dtype) if dtype.startswith("complex") else \
+        np.array([1.26, 3, -7.5]).astype(dtype) if dtype != "bool" else np.array([True, False, True])
+    eo, go = np.zeros(3, out_dtype), asc.zeros(3, out_dtype)
+    e = _run(lambda: x.round(decimals, out=eo) if how == "method" else np.round(x, decimals, out=eo))
+    g = _run(lambda: asc.asarray(x).round(decimals, out=go) if how == "method" else
+             asc.round(asc.asarray(x), decimals, out=go))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert g is go, g
+        _same_value(eo, go)
