@@ -1532,3 +1532,16 @@ def test_round_into_out_as_numpy(mode, how, dtype, out_dtype, decimals):
     else:
         assert g is go, g
         _same_value(eo, go)
+
+
+def test_harness_matrix_power_complex_inf_rule():
+    # NumPy's matrix_power(a, 2) and its own matmul(a, a) disagree on which parts of a non-finite
+    # complex product are NaN: non-finite positions compared, finite values too (fuzz seed 20111)
+    fh = _fuzz_harness()
+    case = ("linalg", "matrix_power", (("arr", "complex128", (2, 2, 2), "c", 2, "special"), ("py", 2)), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    for pos, val in (((1, 1, 1), 1 + 1j), ((0, 0, 0), 2.0)):
+        wrong = ref.value[1].copy()
+        wrong[pos] = val
+        assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
