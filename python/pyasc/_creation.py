@@ -192,13 +192,19 @@ def require(a, dtype=None, requirements=None, *, like=None):
         raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[require] Cannot construct a dtype from an array")
     if not requirements:
         return _convert(a, dtype, "require")
-    if isinstance(requirements, str):
-        requirements = [requirements]
     req = set()
-    for r in requirements:
-        key = str(r).upper()
+    for r in requirements:  # NumPy: POSSIBLE_FLAGS[r.upper()] (a str is iterated: 'CF' is 'C' and 'F')
+        if not callable(getattr(r, "upper", None)):
+            from .errors import AscendAttributeError, ErrorCode  # noqa: PLC0415
+
+            raise AscendAttributeError(ErrorCode.INVALID_PARAM, f"[require] '{type(r).__name__}' object has no "
+                                                                f"attribute 'upper' (requirement {r!r} is not a str)")
+        key = r.upper()
         if key not in _REQUIREMENTS:
-            raise KeyError(f"[require] unknown requirement {r!r}; expected one of {sorted(_REQUIREMENTS)}")
+            from .errors import AscendKeyError, ErrorCode  # noqa: PLC0415
+
+            raise AscendKeyError(ErrorCode.INVALID_PARAM,
+                                 f"[require] unknown requirement {r!r}; expected one of {sorted(_REQUIREMENTS)}")
         req.add(_REQUIREMENTS[key])
     req.discard("E")
     if {"C", "F"} <= req:

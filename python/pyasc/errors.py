@@ -31,6 +31,7 @@ __all__ = [
     "AscendLinAlgError",
     "AscendOverflowError",
     "AscendKeyError",
+    "AscendAttributeError",
     "AscendUnsupportedDtypeError",
     "AscendUnsupportedIntError",
     "error_class",
@@ -96,6 +97,11 @@ class AscendLinAlgError(AscendError, _np_linalg.LinAlgError):
 class AscendKeyError(AscendError, KeyError):
     """A name that is not in a table of choices, where NumPy looks it up in a dict (a
     ``KeyError``: einsum's ``optimize`` path name)."""
+
+
+class AscendAttributeError(AscendError, AttributeError):
+    """An argument lacking a method NumPy calls on it (an ``AttributeError``: numpy.require
+    calls ``upper()`` on each entry of ``requirements``)."""
 
 
 class AscendOverflowError(AscendError, OverflowError):

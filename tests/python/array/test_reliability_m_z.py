@@ -1545,3 +1545,22 @@ def test_harness_matrix_power_complex_inf_rule():
         wrong = ref.value[1].copy()
         wrong[pos] = val
         assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+# ------------------------------------------------------------------ require's requirements as NumPy reads them
+# NumPy: {POSSIBLE_FLAGS[x.upper()] for x in requirements}: a non-str entry is its AttributeError (was
+# KeyError: fuzz seed 20111), a str is iterated ('CF' is both orders, 'C_CONTIGUOUS' a KeyError on '_').
+
+@pytest.mark.parametrize("req", [[[1.0, 2.0]], [1], ["C", 1], ["X"], [b"C"], b"C", ["c"], "CF", "c", "C_CONTIGUOUS",
+                                 ["C", "F"], [np.str_("W")], (), None, {"C": 1}, ["e"], ["A", "O"], "W"], ids=repr)
+def test_require_requirements_read_as_numpy(mode, req):
+    base = np.arange(6.0).reshape(2, 3)[:, ::2]
+
+    def f(xp):
+        r = xp.require(base if xp is np else asc.asarray(base)[:, :], requirements=req)
+        return r.flags["C_CONTIGUOUS"], r.flags["F_CONTIGUOUS"]
+    e, g = _run(lambda: f(np)), _run(lambda: f(asc))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert g == e
