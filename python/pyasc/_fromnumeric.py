@@ -95,9 +95,11 @@ def resize(a, new_shape):
     if isinstance(new_shape, (int, _np.integer)):
         new_shape = (new_shape,)
     a = _ns.ravel(a)  # (NumPy ravels first: a huge broadcast view's copy fails before new_shape is read)
+    for d in new_shape:  # NumPy compares each entry with 0 before anything reads it as an integer
+        if d < 0:  # (a float -1.0 is this ValueError; str/None/list entries are the comparison's TypeError)
+            raise _VE(f"[resize] all elements of `new_shape` must be non-negative, got {d!r} in "
+                      f"{new_shape!r}")
     new_shape = tuple(_operator.index(d) for d in new_shape)
-    if _builtins.any(d < 0 for d in new_shape):
-        raise _VE(f"[resize] all elements of `new_shape` must be non-negative, got {new_shape}")
     new_size = 1
     for d in new_shape:
         new_size *= d

@@ -1564,3 +1564,17 @@ def test_require_requirements_read_as_numpy(mode, req):
         _same_error(e, g)
     else:
         assert g == e
+
+
+# ------------------------------------------------------------------ resize: the sign of each entry first
+# NumPy compares each new_shape entry with 0 before it is read as an integer: a float array with a
+# negative entry is its ValueError (was the index TypeError: fuzz seed 20101, 2 unclear).
+
+@pytest.mark.parametrize("shape", [np.array([1.0, -1.0]), np.array([np.nan, 2.0]), np.array([2.0, 3.0]), (2.0, -1),
+                                   (2, "a"), (None,), ([1], 2), np.array([[1, 2]]), np.array([3]), (-np.inf,),
+                                   np.array([-1, 2]), 3, -2, (2 ** 70,), (2, 3), np.array(2), "ab"], ids=repr)
+def test_resize_entry_sign_first(mode, shape):
+    def f(xp):
+        s = asc.asarray(shape) if xp is asc and isinstance(shape, np.ndarray) else shape
+        return xp.resize(xp.arange(4.0), s)
+    _compare(lambda: f(np), lambda: f(asc))
