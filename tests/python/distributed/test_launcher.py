@@ -1,10 +1,12 @@
 """pyasc-run: the mpirun command it builds, and the variables each rank gets."""
 
 import os
+import re
 import sys
 import types
 
 import pytest
+from _mpi_helpers import mpi_env, needs_mpi, run_job
 
 from pyasc.tools import run as launcher
 
@@ -51,3 +53,49 @@ def test_launcher_errors(tmp_path, monkeypatch):
 
 # The variables each rank gets (RANK, ..., the ASC_NUM_CORES split) are checked in the 2-rank
 # launch of test_collectives.py, which runs through pyasc-run: one process start-up for both.
+
+
+_FAKE_SSH = """#!/bin/sh
+# mpirun's rsh agent for this test: every host is an alias of this machine, so "run on host"
+# is "run here" (skip ssh's options, then the host name)
+while [ $# -gt 0 ]; do case "$1" in -x|-T|-t|-q) shift;; -o|-p|-l) shift 2;; *) break;; esac; done
+shift
+exec /bin/sh -c "$*"
+"""
+
+_RANK_SCRIPT = """import os
+keys = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "ASC_NUM_CORES")
+print("VARS " + " ".join(os.environ.get(k, "-") for k in keys), flush=True)
+import pyasc as asc
+import pyasc.distributed as dist
+dist.init_process_group(timeout=60)
+x = asc.full(3, dist.get_rank() + 1.0)
+dist.all_reduce(x)
+print("SUM %d %s %d" % (dist.get_rank(), x.numpy().tolist(), dist.get_local_rank()), flush=True)
+dist.destroy_process_group()
+"""
+
+
+@needs_mpi
+def test_hostfile_two_hosts(tmp_path):
+    """pyasc-run --hostfile on two hosts: 127.0.0.1 and 127.0.0.2 (a loopback alias OpenMPI
+    takes for another machine), the second reached through mpirun's rsh agent (a stand-in
+    for ssh that runs the command here). Each host has one slot: one local rank per host, so
+    LOCAL_RANK 0 / LOCAL_WORLD_SIZE 1 on both and the cores given are not split."""
+    agent = tmp_path / "fake_ssh"
+    agent.write_text(_FAKE_SSH)
+    agent.chmod(0o755)
+    hosts = tmp_path / "hosts"
+    hosts.write_text("127.0.0.1 slots=1\n127.0.0.2 slots=1\n")
+    script = tmp_path / "ranks.py"
+    script.write_text(_RANK_SCRIPT)
+    env = mpi_env({"ASC_NUM_CORES": "2"})
+    cmd = [sys.executable, "-m", "pyasc.tools.run", "-n", "2", "--hostfile", str(hosts),
+           "--mpirun-args", f"--mca plm_rsh_agent {agent}", str(script)]
+    p, _ = run_job(cmd, env, timeout=120)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out[-3000:]
+    vars_ = sorted(re.findall(r"VARS (\d) (\d) (\d) (\d) (\S+) (\d+)", p.stdout))
+    assert vars_ == [("0", "2", "0", "1", "127.0.0.1", "2"), ("1", "2", "0", "1", "127.0.0.1", "2")], out[-3000:]
+    sums = sorted(re.findall(r"SUM (\d) \[([\d., ]+)\] (\d)", p.stdout))
+    assert sums == [("0", "3.0, 3.0, 3.0", "0"), ("1", "3.0, 3.0, 3.0", "0")], out[-3000:]
