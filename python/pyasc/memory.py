@@ -5,7 +5,9 @@ reuse instead of being returned to the system, so ``memory_reserved()`` (held
 from the system) is at least ``memory_allocated()`` (in use by arrays).
 ``empty_cache()`` returns unused cached memory; ``set_memory_limit()`` caps
 what the pool may hold, after which allocations raise
-:class:`~pyasc.AscendMemoryError`.
+:class:`~pyasc.AscendMemoryError`. :class:`SubPool` is an isolated pool
+with its own limit (``with pool:`` routes this thread's allocations to it), for
+example one per server session.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import operator
 
 from . import _C
+from ._subpool import OutOfMemoryError, SubPool, sub_pool_count
 from .errors import AscendValueError, ErrorCode
 
 __all__ = [
@@ -29,6 +32,9 @@ __all__ = [
     "reset_peak_memory_stats",
     "MemoryAllocator",
     "memory_allocator",
+    "SubPool",
+    "OutOfMemoryError",
+    "sub_pool_count",
 ]
 
 

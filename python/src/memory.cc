@@ -80,6 +80,30 @@ void init_memory(py::module_& m) {
       "reset_peak_memory_stats", [] { rt::device_pool().reset_peak_stats(); },
       "Resets the peak statistics to current values and the counters to 0.");
 
+  // Sub-pools (pyasc.memory.SubPool wraps these; see asc/runtime/memory_pool.h).
+  py::class_<rt::SubPool::Scope>(m, "_SubPoolScope")
+      .def(
+          "end", [](rt::SubPool::Scope& s) { s.end().ThrowIfError(); },
+          "Restores the thread's previous routing (same thread, reverse order of entry).");
+  py::class_<rt::SubPool, std::shared_ptr<rt::SubPool>>(m, "_SubPool")
+      .def(py::init([](std::string name, size_t limit) {
+             return rt::SubPool::create(std::move(name), limit, rt::device_pool());
+           }),
+           py::arg("name"), py::arg("limit_bytes"))
+      .def_property_readonly("name", &rt::SubPool::name)
+      .def("stats", [](rt::SubPool& s) { return stats_dict(s.pool()); })
+      .def("limit", &rt::SubPool::limit)
+      .def("set_limit", &rt::SubPool::set_limit, py::arg("bytes"))
+      .def("empty_cache", &rt::SubPool::empty_cache, py::call_guard<py::gil_scoped_release>())
+      .def("close", &rt::SubPool::close, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("closed", &rt::SubPool::closed)
+      .def_property_readonly("drained", &rt::SubPool::drained)
+      .def("enter", [](const std::shared_ptr<rt::SubPool>& s) { return std::make_unique<rt::SubPool::Scope>(s); },
+           "Routes this thread's device allocations to the sub-pool until the scope's end().");
+  m.def(
+      "_sub_pool_count", [] { return rt::device_pool().sub_pool_count(); },
+      "Sub-pools registered with the device pool (open, or closed with blocks in use).");
+
   // Testing API (not public): raw pool blocks, so that tests can exercise the
   // statistics and the limit before tensors exist.
   m.def(

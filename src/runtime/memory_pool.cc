@@ -85,6 +85,12 @@ namespace {
 // profiler's alloc events; written on the allocating thread only).
 thread_local bool t_last_alloc_hit = false;
 
+// The thread's current sub-pool (SubPool::Scope); nullptr on the default path.
+thread_local SubPool* t_sub_pool = nullptr;
+// Scopes alive in the process: while 0, allocate() skips the thread-local read
+// (in a shared library that is a __tls_get_addr call) with one relaxed load.
+std::atomic<int> g_sub_scopes{0};
+
 constexpr size_t kAlignment = 64;
 constexpr size_t kRound = 512;                     // rounding unit (multiple of kAlignment)
 constexpr size_t kSmallSize = size_t(1) << 20;     // largest small-pool request
@@ -330,8 +336,10 @@ struct MemoryPool::Impl {
   ~Impl();
 
   Result<void*> allocate(size_t bytes, Stream* stream);
-  Status free(void* ptr);
-  Status record_stream(void* ptr, Stream& stream);
+  // `*missing` is set (and OK returned) when the pool never handed out `ptr`,
+  // so that the caller can ask the sub-pools before reporting the error.
+  Status free(void* ptr, bool* missing);
+  Status record_stream(void* ptr, Stream& stream, bool* missing);
   void empty_cache() {
     Graveyard g;
     std::lock_guard<PoolLock> lk(mu);
@@ -409,6 +417,18 @@ struct MemoryPool::Impl {
   Segment* segments = nullptr;
   size_t limit = 0;
   MemoryStats st;
+  // Sub-pool registry: an immutable snapshot replaced under subs_mu (readers
+  // copy the shared_ptr and search without holding any lock: a sub-pool free
+  // may end in a stream destructor whose tasks free more sub-pool blocks).
+  // nsubs lets the parent's paths skip the registry entirely when empty.
+  using SubList = std::vector<std::shared_ptr<SubPool>>;
+  mutable std::mutex subs_mu;
+  std::shared_ptr<const SubList> subs;
+  std::atomic<size_t> nsubs{0};
+  std::shared_ptr<const SubList> sub_snapshot() const {
+    std::lock_guard<std::mutex> lk(subs_mu);
+    return subs;
+  }
 };
 
 MemoryPool::Impl::~Impl() {
@@ -908,13 +928,17 @@ void MemoryPool::Impl::release_segment(Segment* seg) {
 
 // --------------------------------------------------------------------- free
 
-Status MemoryPool::Impl::free(void* ptr) {
+Status MemoryPool::Impl::free(void* ptr, bool* missing) {
   Graveyard g;  // declared before the lock: released after it
   std::unique_lock<PoolLock> lk(mu);
   Block* b = ptr ? by_ptr.find(ptr) : nullptr;
   if (!b || b->state != BlockState::kActive) {
     const bool twice = b != nullptr;
     lk.unlock();
+    if (ptr && !twice && missing) {
+      *missing = true;
+      return Status::OK();
+    }
     if (!ptr) return Status::Make(ErrorCode::kRtMemoryFree, "free", "null pointer");
     return Status::Make(ErrorCode::kRtMemoryFree, "free",
                         "pointer " + hex_ptr(ptr) +
@@ -963,11 +987,15 @@ void MemoryPool::Impl::free_recorded(Block* b, Graveyard& g) {
   if (b->tag != 0 && b->tag != b->alloc_key) b->tag_stream = pending[0].stream;
 }
 
-Status MemoryPool::Impl::record_stream(void* ptr, Stream& stream) {
+Status MemoryPool::Impl::record_stream(void* ptr, Stream& stream, bool* missing) {
   const uint64_t key = stream_key(&stream);
   std::weak_ptr<Stream> w = stream.weak_from_this();  // outside the lock: atomics only
   std::lock_guard<PoolLock> lk(mu);
   Block* b = ptr ? by_ptr.find(ptr) : nullptr;
+  if (!b && ptr && missing) {
+    *missing = true;
+    return Status::OK();
+  }
   if (!b || b->state != BlockState::kActive)
     return Status::Invalid("record_stream", "pointer " + hex_ptr(ptr) + " is not a block in use of this pool");
   if (key == b->alloc_key) return Status::OK();
@@ -1108,6 +1136,12 @@ MemoryPool::MemoryPool(Device& device, Kind kind)
 MemoryPool::~MemoryPool() = default;
 
 Result<void*> MemoryPool::allocate(size_t bytes, Stream* stream) {
+  // Sub-pool routing: one thread-local read on the default path.
+  if (g_sub_scopes.load(std::memory_order_relaxed) != 0) {
+    // A scope on another thread makes this thread read its own (usually null) slot;
+    // a scope on this thread was counted by this thread, so the load sees it.
+    if (SubPool* sp = t_sub_pool; sp != nullptr && &sp->parent_ == this) return sp->allocate(bytes, stream);
+  }
   try {
     // The thread's current stream stays alive for the whole call.
     Result<void*> r = impl_->allocate(bytes, stream ? stream : current_stream_ptr());
@@ -1145,19 +1179,45 @@ Status MemoryPool::free(void* ptr) {
     if (profiler::enabled()) {
       size_t size = 0;
       find_allocation(ptr, nullptr, &size);
-      Status st = impl_->free(ptr);
+      bool missing = false;
+      Status st = impl_->free(ptr, &missing);
+      if (missing) st = free_foreign(ptr);
       record_pool_event(static_cast<int>(profiler::EventKind::kFree), ptr, size, st.ok() ? "" : st.message());
       return st;
     }
-    return impl_->free(ptr);
+    bool missing = false;
+    Status st = impl_->free(ptr, &missing);
+    return missing ? free_foreign(ptr) : st;
   } catch (...) {
     return StatusFromCurrentException("free");
   }
 }
 
+// A pointer this pool did not hand out: one of its sub-pools' blocks, or an error.
+Status MemoryPool::free_foreign(void* ptr) {
+  if (impl_->nsubs.load(std::memory_order_acquire) != 0) {
+    std::shared_ptr<const Impl::SubList> subs = impl_->sub_snapshot();
+    if (subs) {
+      for (const std::shared_ptr<SubPool>& sub : *subs) {
+        bool missing = false;
+        Status st = sub->pool_->impl_->free(ptr, &missing);
+        if (missing) continue;
+        if (st.ok() && sub->closed()) sub->maybe_drain();
+        return st;
+      }
+    }
+  }
+  return Status::Make(ErrorCode::kRtMemoryFree, "free",
+                      "pointer " + hex_ptr(ptr) + " was not allocated by this pool (or was already freed)");
+}
+
 Status MemoryPool::record_stream(void* ptr, Stream& stream) {
   try {
-    return impl_->record_stream(ptr, stream);
+    bool missing = false;
+    Status st = impl_->record_stream(ptr, stream, &missing);
+    if (!missing) return st;
+    if (std::shared_ptr<SubPool> sub = sub_pool_owning(ptr)) return sub->pool_->record_stream(ptr, stream);
+    return Status::Invalid("record_stream", "pointer " + hex_ptr(ptr) + " is not a block in use of this pool");
   } catch (...) {
     return StatusFromCurrentException("record_stream");
   }
@@ -1197,7 +1257,121 @@ void MemoryPool::reset_peak_stats() {
 }
 
 bool MemoryPool::find_allocation(const void* ptr, void** base, size_t* size, size_t* requested) const {
-  return impl_->find_allocation(ptr, base, size, requested);
+  if (impl_->find_allocation(ptr, base, size, requested)) return true;
+  if (impl_->nsubs.load(std::memory_order_acquire) == 0) return false;
+  std::shared_ptr<const Impl::SubList> subs = impl_->sub_snapshot();
+  if (subs)
+    for (const std::shared_ptr<SubPool>& sub : *subs)
+      if (sub->pool_->impl_->find_allocation(ptr, base, size, requested)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- sub-pools
+
+size_t MemoryPool::sub_pool_count() const noexcept { return impl_->nsubs.load(std::memory_order_acquire); }
+
+void MemoryPool::add_sub_pool(const std::shared_ptr<SubPool>& sub) {
+  std::lock_guard<std::mutex> lk(impl_->subs_mu);
+  auto next = std::make_shared<Impl::SubList>();
+  if (impl_->subs) *next = *impl_->subs;
+  next->push_back(sub);
+  impl_->subs = std::move(next);
+  impl_->nsubs.store(impl_->subs->size(), std::memory_order_release);
+}
+
+void MemoryPool::remove_sub_pool(const SubPool* sub) {
+  std::shared_ptr<const Impl::SubList> old;  // dropped after the lock (may destroy the sub-pool)
+  std::lock_guard<std::mutex> lk(impl_->subs_mu);
+  if (!impl_->subs) return;
+  auto next = std::make_shared<Impl::SubList>();
+  for (const auto& s : *impl_->subs)
+    if (s.get() != sub) next->push_back(s);
+  if (next->size() == impl_->subs->size()) return;
+  old = std::move(impl_->subs);
+  impl_->nsubs.store(next->size(), std::memory_order_release);
+  impl_->subs = std::move(next);
+}
+
+std::shared_ptr<SubPool> MemoryPool::sub_pool_owning(const void* ptr) const {
+  if (impl_->nsubs.load(std::memory_order_acquire) == 0) return nullptr;
+  std::shared_ptr<const Impl::SubList> subs = impl_->sub_snapshot();
+  if (subs)
+    for (const std::shared_ptr<SubPool>& sub : *subs)
+      if (sub->pool_->impl_->find_allocation(ptr, nullptr, nullptr, nullptr)) return sub;
+  return nullptr;
+}
+
+SubPool::SubPool(std::string name, MemoryPool& parent)
+    : name_(std::move(name)), parent_(parent), pool_(std::make_unique<MemoryPool>(parent.device(), parent.kind())) {}
+
+std::shared_ptr<SubPool> SubPool::create(std::string name, size_t limit_bytes, MemoryPool& parent) {
+  std::shared_ptr<SubPool> sub(new SubPool(std::move(name), parent));
+  sub->pool_->set_limit(limit_bytes);
+  parent.add_sub_pool(sub);
+  return sub;
+}
+
+// The parent's registry holds a reference until the sub-pool drained, so this
+// runs when the last handle is gone and no block is in use (or at exit).
+SubPool::~SubPool() = default;
+
+Result<void*> SubPool::allocate(size_t bytes, Stream* stream) {
+  if (closed())
+    return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' is closed: requested " +
+                                               std::to_string(bytes) + " bytes");
+  Result<void*> r = pool_->allocate(bytes, stream);
+  if (r.ok() && closed()) {
+    // close() ran meanwhile (another thread) and may have drained already:
+    // the block must not outlive the registration.
+    (void)pool_->free(r.value());
+    pool_->empty_cache();
+    return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' is closed: requested " +
+                                               std::to_string(bytes) + " bytes");
+  }
+  if (r.ok() || r.status().code() != ErrorCode::kRtMemoryAllocation) return r;
+  std::string msg = r.status().message();
+  if (msg.rfind("[allocate] ", 0) == 0) msg.erase(0, 11);
+  const size_t lim = pool_->limit();
+  return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' (limit " +
+                                             (lim ? std::to_string(lim) + " bytes" : std::string("none")) +
+                                             "): " + msg);
+}
+
+void SubPool::close() {
+  if (closed_.exchange(true, std::memory_order_acq_rel)) return;
+  pool_->empty_cache();
+  maybe_drain();
+}
+
+void SubPool::maybe_drain() {
+  if (drained() || pool_->stats().active_blocks != 0) return;
+  pool_->empty_cache();
+  if (drained_.exchange(true, std::memory_order_acq_rel)) return;
+  // May drop the registry's reference: keep this alive until we return.
+  std::shared_ptr<SubPool> self = weak_from_this().lock();
+  parent_.remove_sub_pool(this);
+}
+
+SubPool* SubPool::current() noexcept { return t_sub_pool; }
+
+SubPool::Scope::Scope(std::shared_ptr<SubPool> sub)
+    : sub_(std::move(sub)), prev_(t_sub_pool), thread_(std::this_thread::get_id()) {
+  g_sub_scopes.fetch_add(1, std::memory_order_relaxed);
+  t_sub_pool = sub_.get();
+}
+
+Status SubPool::Scope::end() {
+  if (!active_) return Status::OK();
+  if (std::this_thread::get_id() != thread_)
+    return Status::Invalid("SubPool.__exit__", "sub-pool '" + sub_->name() +
+                                                   "': a scope must end on the thread that entered it");
+  if (t_sub_pool != sub_.get())
+    return Status::Invalid("SubPool.__exit__", "sub-pool '" + sub_->name() +
+                                                   "': scopes must end in reverse order of entry");
+  t_sub_pool = prev_;
+  active_ = false;
+  g_sub_scopes.fetch_sub(1, std::memory_order_relaxed);
+  return Status::OK();
 }
 
 // ------------------------------------------------------------------ limits

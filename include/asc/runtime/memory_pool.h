@@ -44,6 +44,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
+#include <atomic>
 
 #include "asc/core/status.h"
 #include "asc/runtime/device.h"
@@ -51,6 +53,7 @@
 namespace asc::runtime {
 
 class Stream;
+class SubPool;
 
 struct MemoryStats {
   size_t allocated_bytes = 0;        // bytes handed to users now (rounded sizes)
@@ -122,14 +125,114 @@ class MemoryPool {
   void lock_for_fork() noexcept;
   void unlock_after_fork() noexcept;
 
+  /// Sub-pools created with this pool as parent (open, or closed with blocks
+  /// still in use). See SubPool.
+  size_t sub_pool_count() const noexcept;
+
   struct Impl;
 
  private:
+  friend class SubPool;
   void record_pool_event(int kind, const void* ptr, size_t bytes, const std::string& detail);
+  // Sub-pool registry (slow paths only; see SubPool).
+  void add_sub_pool(const std::shared_ptr<SubPool>& sub);
+  void remove_sub_pool(const SubPool* sub);
+  std::shared_ptr<SubPool> sub_pool_owning(const void* ptr) const;
+  Status free_foreign(void* ptr);
 
   Device& device_;
   Kind kind_;
   std::unique_ptr<Impl> impl_;
+};
+
+/// A sub-pool: a caching pool of its own (own segments, cache, limit and
+/// statistics) that takes over the allocations a parent pool (the device pool)
+/// receives on threads that entered it. Made for per-session isolation in a
+/// server: one session's blocks are never handed to another session, its limit
+/// fails only its own allocations, and closing it returns its memory to the
+/// device.
+///
+/// * Routing: while a Scope is alive on a thread, `parent.allocate()` on that
+///   thread is served by the sub-pool (scopes nest; the innermost wins).
+///   Other threads are unaffected. A block is freed with `parent.free()` from
+///   any thread, at any time (also after the scope ended): the parent finds the
+///   owning sub-pool. `parent.find_allocation()` and `record_stream()` also
+///   see sub-pool blocks.
+/// * Cost for code that uses no sub-pool: allocate() does one relaxed load of
+///   a process-wide count of live scopes (and reads its thread-local pointer
+///   only while some thread has a scope); free() and find_allocation() are
+///   unchanged for the parent's own blocks (sub-pools are searched only when
+///   the parent does not own the pointer, and only while sub-pools exist). No
+///   lock is added to either path. Freeing a sub-pool block costs a failed
+///   look-up in the parent plus one look-up per registered sub-pool (they are
+///   few: one per live session).
+/// * Limit: as MemoryPool::set_limit (bounds the sub-pool's reserved bytes).
+///   Exceeding it fails with kRtMemoryAllocation, the message starting with
+///   "sub-pool '<name>' (limit L bytes): out of memory: ...". The parent's limit
+///   does not count sub-pool bytes (each pool bounds its own).
+/// * close(): new allocations fail (kRtMemoryAllocation, "sub-pool '<name>' is
+///   closed"), cached segments go back to the device at once, and the segments
+///   of blocks still in use go back when the last of them is freed; then the
+///   parent forgets the sub-pool. Idempotent. The parent holds a reference to
+///   an open sub-pool: call close() when done with it (the Python binding
+///   closes it when its handle is collected).
+///
+/// Thread-safety: all methods may be called from any thread; a Scope must be
+/// ended on the thread that began it (its destructor does that for RAII use).
+class SubPool : public std::enable_shared_from_this<SubPool> {
+ public:
+  /// A new open sub-pool of `parent` (limit 0 = none), registered with it.
+  static std::shared_ptr<SubPool> create(std::string name, size_t limit_bytes, MemoryPool& parent);
+  ~SubPool();
+  SubPool(const SubPool&) = delete;
+  SubPool& operator=(const SubPool&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  MemoryPool& parent() const noexcept { return parent_; }
+  /// The sub-pool's own caching pool (statistics, direct allocation).
+  MemoryPool& pool() noexcept { return *pool_; }
+  Result<void*> allocate(size_t bytes, Stream* stream = nullptr);
+  MemoryStats stats() const { return pool_->stats(); }
+  void set_limit(size_t bytes) { pool_->set_limit(bytes); }
+  size_t limit() const { return pool_->limit(); }
+  void empty_cache() { pool_->empty_cache(); }
+  void close();
+  bool closed() const noexcept { return closed_.load(std::memory_order_acquire); }
+  /// True once closed and every block freed: its memory is back with the device.
+  bool drained() const noexcept { return drained_.load(std::memory_order_acquire); }
+
+  /// Routes the calling thread's allocations from the parent to `sub` until
+  /// end() (or destruction); restores the previous routing then.
+  class Scope {
+   public:
+    explicit Scope(std::shared_ptr<SubPool> sub);
+    ~Scope() { end(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+    /// kInvalidParam when called on another thread than the constructor's or
+    /// out of nesting order; ending twice is a no-op.
+    Status end();
+
+   private:
+    std::shared_ptr<SubPool> sub_;
+    SubPool* prev_ = nullptr;
+    std::thread::id thread_;
+    bool active_ = true;
+  };
+  /// The calling thread's current sub-pool (nullptr: none).
+  static SubPool* current() noexcept;
+
+ private:
+  SubPool(std::string name, MemoryPool& parent);
+  friend class MemoryPool;
+  // After a free of one of its blocks: returns the memory once closed and empty.
+  void maybe_drain();
+
+  std::string name_;
+  MemoryPool& parent_;
+  std::unique_ptr<MemoryPool> pool_;
+  std::atomic<bool> closed_{false};
+  std::atomic<bool> drained_{false};
 };
 
 /// The current device's pool (limit from ASC_MEMORY_LIMIT; an invalid value is
