@@ -277,6 +277,9 @@ class PythonBackend(Backend):
                     for feeds, names in items]
         try:
             responses = self._model.execute(requests)
+        except MemoryError as e:
+            # Kept as is: a session's memory pool quota (serve/core.py maps it to 429).
+            return [e] * len(items)
         except Exception as e:  # noqa: BLE001 - the model's own failure, reported per request
             err = InternalServerError(f"model '{self._name}' execute() failed: {type(e).__name__}: {e}")
             return [err] * len(items)

@@ -35,11 +35,15 @@ class _Item:
         self.exec_ns = 0
 
 
-def _execute(backend, stats, items, stream=None):
+def _execute(backend, stats, items, stream=None, pool=None):
     t0 = time.perf_counter_ns()
     for it in items:
         it.queue_ns = t0 - it.t_enq
-    if stream is not None:
+    if pool is not None:
+        # A session: its stream and its memory sub-pool (allocations on this thread).
+        with stream, pool:
+            results = backend.run_batch([(it.feeds, it.names) for it in items])
+    elif stream is not None:
         with stream:
             results = backend.run_batch([(it.feeds, it.names) for it in items])
     else:
@@ -60,13 +64,14 @@ class DirectScheduler:
         self._slots = threading.BoundedSemaphore(max(1, count))
         self._closed = False
 
-    def submit(self, feeds, names, size, stream=None):
-        """Runs one request; returns (outputs dict or exception, queue ns, exec ns)."""
+    def submit(self, feeds, names, size, stream=None, pool=None):
+        """Runs one request (on ``stream`` with allocations from ``pool`` when given: a
+        session's); returns (outputs dict or exception, queue ns, exec ns)."""
         if self._closed:
             raise UnavailableError("model is unloading")
         it = _Item(feeds, names, size)
         with self._slots:
-            _execute(self._backend, self._stats, [it], stream)
+            _execute(self._backend, self._stats, [it], stream, pool)
         return it.result, it.queue_ns, it.exec_ns
 
     def close(self):
@@ -91,10 +96,11 @@ class DynamicBatcher:
         for t in self._threads:
             t.start()
 
-    def submit(self, feeds, names, size, stream=None):
+    def submit(self, feeds, names, size, stream=None, pool=None):
         """Queues one request and waits for its batch; returns (result, queue ns, exec ns).
 
-        ``stream`` is ignored: a batch mixes sessions and runs on its worker's stream."""
+        ``stream`` and ``pool`` are ignored: a batch mixes sessions and runs on its worker's
+        stream, in the default pool."""
         if size > self._max:
             # Larger than any batch: run it alone.
             it = _Item(feeds, names, size)

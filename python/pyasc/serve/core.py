@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from . import config as _config
-from .errors import InternalServerError, InvalidArgumentError, NotFoundError, ServeError
+from .errors import InternalServerError, InvalidArgumentError, NotFoundError, QuotaExceededError, ServeError
 from .repository import ModelRepository
 from .routing import RoutingTable
 from .sessions import SessionManager
@@ -259,16 +259,20 @@ class InferenceCore:
                 if bad:
                     raise InvalidArgumentError(f"unexpected inference output '{bad[0]}' for model '{mv.name}': its "
                                                f"outputs are {sorted(mv.output_set)}")
-            stream = None
+            stream = pool = None
             if req.session_id:
                 charged = sum(int(a.nbytes) for _, a in req.inputs.values())
                 session = self.sessions.charge(req.session_id, charged)
                 stream = self.sessions.stream(session)
+                pool = self.sessions.pool(session)
             t_in = time.perf_counter_ns()
             in_ns = t_in - t_start
-            result, queue_ns, exec_ns = mv.scheduler.submit(feeds, names, size, stream)
+            result, queue_ns, exec_ns = mv.scheduler.submit(feeds, names, size, stream, pool)
             if isinstance(result, BaseException):
-                raise _as_serve_error(result, mv)
+                err = _as_serve_error(result, mv, session)
+                if session is not None and isinstance(err, QuotaExceededError):
+                    self.sessions.count_failure(session)
+                raise err
             t_out = time.perf_counter_ns()
             order = names or mv.output_names
             outputs = []
@@ -295,12 +299,18 @@ class InferenceCore:
     def close(self):
         self.live = False
         self.repository.close()
+        self.sessions.close()
 
 
-def _as_serve_error(e, mv):
+def _as_serve_error(e, mv, session=None):
     if isinstance(e, ServeError):
         return e
-    from ..errors import AscendError
+    from ..errors import AscendError, AscendMemoryError
+
+    if session is not None and isinstance(e, AscendMemoryError) and "sub-pool" in str(e):
+        # The session's own pool hit its quota: this request fails alone (429 / RESOURCE_EXHAUSTED).
+        return QuotaExceededError(f"session '{session.id}': model '{mv.name}' version {mv.version} exceeded the "
+                                  f"session's memory pool: {e}")
 
     if isinstance(e, (ValueError, TypeError, IndexError)) and isinstance(e, AscendError):
         return InvalidArgumentError(f"model '{mv.name}' version {mv.version}: {e}")

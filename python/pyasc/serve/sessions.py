@@ -3,14 +3,22 @@
 A request names its session with the request parameter ``session_id`` (HTTP JSON
 ``parameters``, gRPC ``parameters``) or the HTTP header / gRPC metadata ``session-id``.
 Each session gets its own pyasc stream (its requests are ordered on it, other sessions'
-run concurrently) and a quota of bytes: the input and output tensors of its in-flight
-requests count against it. A request that would take its session over the quota fails
-alone with RESOURCE_EXHAUSTED (HTTP 429); other sessions are not affected. Sessions idle
-for ``idle_secs`` are dropped.
+run concurrently), its own device memory pool (a :class:`pyasc.memory.SubPool`) and a
+quota of bytes, which bounds two things:
 
-pyasc's device pool is one process-wide pool (the C++ runtime has no sub-pools), so the
-quota is this accounting of the tensors a session's requests hold, not a separate native
-pool; the model's temporary buffers are not counted.
+* the session's sub-pool: every device allocation the model makes while running the
+  session's request (inputs on the device, intermediates, outputs) comes from the
+  session's pool, limited to the quota; a model run that exceeds it fails with the pool's
+  out-of-memory error, turned into RESOURCE_EXHAUSTED (HTTP 429) for that request alone;
+  freed blocks return to the session's pool, never to another session's;
+* the request tensors (host NumPy arrays) of the session's in-flight requests, checked
+  before the model runs.
+
+Other sessions are not affected by one session's quota. Sessions idle for ``idle_secs``
+are dropped and their pool closed (its memory goes back to the device; blocks still held
+by a response being sent go back when that response is freed). With ``dynamic_batching``
+a batch mixes sessions, so it runs in the default pool (the tensor accounting still
+applies).
 """
 
 from __future__ import annotations
@@ -28,11 +36,12 @@ _MAX_ID = 128
 class Session:
     """One session: id, stream, bytes in use, last use."""
 
-    __slots__ = ("id", "stream", "bytes_in_use", "last_used", "requests", "failures")
+    __slots__ = ("id", "stream", "pool", "bytes_in_use", "last_used", "requests", "failures")
 
     def __init__(self, sid):
         self.id = sid
         self.stream = None
+        self.pool = None
         self.bytes_in_use = 0
         self.last_used = time.monotonic()
         self.requests = 0
@@ -85,10 +94,26 @@ class SessionManager:
                                          f"{self.quota_bytes} bytes ({s.bytes_in_use} in use)")
             s.bytes_in_use += nbytes
 
+    def count_failure(self, s):
+        """Counts a request of ``s`` refused by its memory pool's quota."""
+        with self._lock:
+            s.failures += 1
+            self.quota_failures += 1
+
     def release(self, s, nbytes):
         with self._lock:
             s.bytes_in_use -= nbytes
             s.last_used = time.monotonic()
+
+    def pool(self, s):
+        """The session's memory sub-pool (created on first use, limited to the quota)."""
+        if s.pool is None:
+            from .. import memory
+
+            with self._lock:
+                if s.pool is None:
+                    s.pool = memory.SubPool(self.quota_bytes or None, name=f"session '{s.id}'")
+        return s.pool
 
     def stream(self, s):
         """The session's stream (created on first use)."""
@@ -103,7 +128,9 @@ class SessionManager:
     def _expire_locked(self, now):
         dead = [k for k, s in self._sessions.items() if s.bytes_in_use == 0 and now - s.last_used > self.idle_secs]
         for k in dead:
-            del self._sessions[k]
+            s = self._sessions.pop(k)
+            if s.pool is not None:
+                s.pool.close()
         return len(dead)
 
     def expire(self):
@@ -112,6 +139,23 @@ class SessionManager:
             return self._expire_locked(time.monotonic())
 
     def snapshot(self):
+        """Per session: tensor bytes in use, requests, failures and its pool's bytes."""
         with self._lock:
-            return {k: {"bytes_in_use": s.bytes_in_use, "requests": s.requests, "failures": s.failures}
-                    for k, s in self._sessions.items()}
+            items = list(self._sessions.items())
+        out = {}
+        for k, s in items:
+            ps = s.pool.stats() if s.pool is not None else None
+            out[k] = {"bytes_in_use": s.bytes_in_use, "requests": s.requests, "failures": s.failures,
+                      "pool_allocated_bytes": ps["allocated_bytes"] if ps else 0,
+                      "pool_reserved_bytes": ps["reserved_bytes"] if ps else 0,
+                      "pool_peak_allocated_bytes": ps["peak_allocated_bytes"] if ps else 0}
+        return out
+
+    def close(self):
+        """Drops every session and closes its pool."""
+        with self._lock:
+            items = list(self._sessions.values())
+            self._sessions.clear()
+        for s in items:
+            if s.pool is not None:
+                s.pool.close()

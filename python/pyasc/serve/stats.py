@@ -166,6 +166,15 @@ def render_metrics(registry, sessions=None):
         family("pyasc_session_count", "gauge", "Live sessions", [((), len(ss))])
         family("pyasc_session_bytes_in_use", "gauge", "Bytes of tensors a session's in-flight requests hold",
                [((("session", k),), v["bytes_in_use"]) for k, v in sorted(ss.items())])
+        family("pyasc_session_pool_allocated_bytes", "gauge",
+               "Bytes in use in a session's own device memory pool",
+               [((("session", k),), v["pool_allocated_bytes"]) for k, v in sorted(ss.items())])
+        family("pyasc_session_pool_reserved_bytes", "gauge",
+               "Bytes a session's own device memory pool holds from the device",
+               [((("session", k),), v["pool_reserved_bytes"]) for k, v in sorted(ss.items())])
+        family("pyasc_session_pool_peak_allocated_bytes", "gauge",
+               "Peak bytes in use in a session's own device memory pool",
+               [((("session", k),), v["pool_peak_allocated_bytes"]) for k, v in sorted(ss.items())])
         family("pyasc_session_quota_failures_total", "counter", "Requests refused for a session's quota",
                [((), sessions.quota_failures)])
     # Prometheus families render "name{} value" for label-less rows; strip the empty braces.

@@ -422,3 +422,75 @@ def test_concurrent_requests_get_their_own_answers(tmp_path, serve_factory, rng,
     if batching:
         assert st["execution_count"] <= 120
     assert set(s.core.sessions.snapshot()) == {"s0", "s1", "s2"}
+
+
+SCRATCH_PY = '''
+import numpy as np
+import pyasc as asc
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            n = int(pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()[0])
+            scratch = asc.asarray(np.zeros(n // 4, np.float32)) + 1  # n bytes of device memory
+            total = float(np.asarray(scratch).sum())
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([total], np.float32))]))
+        return out
+'''
+
+SCRATCH_CONFIG = """
+name: "scratch"
+backend: "python"
+max_batch_size: 0
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+"""
+
+
+def test_session_memory_pool_quota_fails_alone(tmp_path, serve_factory):
+    """A session's model run allocates from the session's own sub-pool: the quota bounds the
+    model's device memory (not only the request tensors), fails that request alone with
+    RESOURCE_EXHAUSTED / 429, and the pool's bytes are in the metrics; expiry closes it."""
+    from pyasc import memory
+
+    repo = str(tmp_path)
+    write(f"{repo}/scratch/1/model.py", SCRATCH_PY)
+    write(f"{repo}/scratch/config.pbtxt", SCRATCH_CONFIG)
+    subs_before = memory.sub_pool_count()
+    s = serve_factory(repo, session_quota_bytes=1 << 20)
+    g = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    h = httpclient.InferenceServerClient(f"127.0.0.1:{s.ports['http']}")
+    small, big = np.array([256 << 10], np.float32), np.array([4 << 20], np.float32)
+    # 256 KiB of scratch fits the 1 MiB quota; the tensors (4 B each way) are far below it
+    assert _echo(g, "scratch", small, parameters={"session_id": "s1"}).as_numpy("OUT")[0] == 64 << 10
+    with pytest.raises(InferenceServerException, match="memory pool") as ei:
+        _echo(g, "scratch", big, parameters={"session_id": "s1"})
+    assert ei.value.status() == "StatusCode.RESOURCE_EXHAUSTED"
+    assert "session 's1'" in str(ei.value) and "limit 1048576 bytes" in str(ei.value)
+    # HTTP: 429 for another session over the quota
+    inp = httpclient.InferInput("IN", [1], "FP32")
+    inp.set_data_from_numpy(big)
+    with pytest.raises(InferenceServerException, match="memory pool") as ei:
+        h.infer("scratch", [inp], headers={"session-id": "s2"})
+    assert ei.value.status() == "429"
+    # no session: the default pool, no quota; the failed sessions keep working
+    assert _echo(g, "scratch", big).as_numpy("OUT")[0] == 1 << 20
+    assert _echo(g, "scratch", small, parameters={"session_id": "s1"}).as_numpy("OUT")[0] == 64 << 10
+    assert _echo(g, "scratch", small, parameters={"session_id": "s2"}).as_numpy("OUT")[0] == 64 << 10
+    m = _metrics(s)
+    assert _metric(m, "pyasc_session_quota_failures_total") == 2
+    assert _metric(m, "pyasc_session_pool_peak_allocated_bytes", session="s1") >= 256 << 10
+    assert _metric(m, "pyasc_session_pool_reserved_bytes", session="s1") <= 1 << 20
+    assert _metric(m, "pyasc_session_pool_allocated_bytes", session="s2") == 0
+    assert memory.sub_pool_count() == subs_before + 2
+    # idle expiry closes the sessions' pools: their memory goes back to the device
+    s.core.sessions.idle_secs = 0.0
+    time.sleep(0.01)
+    assert s.core.sessions.expire() == 2
+    import gc
+
+    gc.collect()
+    assert memory.sub_pool_count() == subs_before
