@@ -151,6 +151,16 @@ def _where_mask(op, where, shape):
     return _C.broadcast_to(w, shape)
 
 
+def where_broadcasts(op, where, shape):
+    """NumPy's mean/var/std count the items with broadcast_to(where, shape) before the sum checks
+    where's dtype: a where= array that cannot broadcast to the input is that ValueError first (an
+    int array of the wrong shape too, which the sum would refuse with its cast TypeError)."""
+    ws = tuple(getattr(where, "shape", ()))
+    if len(ws) > len(shape) or _builtins.any(w not in (1, s) for w, s in zip(ws[::-1], tuple(shape)[::-1])):
+        raise _value_error(op, f"where=: operands could not be broadcast together with remapped shapes "
+                               f"[original->remapped]: {ws} and requested shape {tuple(shape)}")
+
+
 def _where_count(op, where, shape, axes, keepdims):
     """The item count of mean/var/std with ``where=``, as NumPy's _methods._count_reduce_items
     computes it: the sum of ``broadcast_to(where, shape)`` in intp -- the *values* of a where=
@@ -158,6 +168,7 @@ def _where_count(op, where, shape, axes, keepdims):
     the sum of the selected items by 3, where=2 by twice the size), while the sum itself takes
     where= as a mask. None, a str or an int beyond int64 are that sum's TypeError/OverflowError."""
     if isinstance(where, (_C.ndarray, _np.ndarray)) or isinstance(where, (bool, _np.bool_)):
+        where_broadcasts(op, where, shape)
         w = _where_mask(op, where, shape)
         return _C.sum(w, axes, _np.int64, None, keepdims)
     try:

@@ -523,6 +523,8 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
     the masked sum over the count, the squares of the deviations (|d|**2 for complex) are summed
     over the mask and divided by max(count - ddof, 0) in the sum's dtype; ``std`` is its sqrt."""
     x = _arr(a)
+    if where is not _sig._NV:
+        _sig.where_broadcasts(op, where, tuple(x.shape))
     w = None if where is _sig._NV or where is True else _sig._where_mask(op, where, tuple(x.shape))
     if w is None:
         axes = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)

@@ -1578,3 +1578,20 @@ def test_resize_entry_sign_first(mode, shape):
         s = asc.asarray(shape) if xp is asc and isinstance(shape, np.ndarray) else shape
         return xp.resize(xp.arange(4.0), s)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+# ------------------------------------------------------------------ mean/var/std count with where= first
+# NumPy's _count_reduce_items broadcasts where= to the input before the sum checks where's dtype: a
+# uint8 where of the wrong shape is its ValueError (was the bool-cast TypeError: fuzz seed 20111
+# nanvar(uint32 (1,2,1), where=uint8 (1,5,4))); nanmean of integers is np.mean (where= values count).
+
+@pytest.mark.parametrize("where", [np.ones((1, 5, 4), np.uint8), np.ones((2, 3), np.uint8), np.ones((4,), bool),
+                                   [1, 2, 3], [1, 0, 1], np.array([True, False, True]), 2], ids=repr)
+@pytest.mark.parametrize("x", [np.arange(6.0).reshape(2, 3), np.arange(6, dtype=np.uint32).reshape(2, 3)],
+                         ids=["f8", "u4"])
+@pytest.mark.parametrize("fn", ["nanmean", "nanvar", "nanstd", "mean", "var", "std", "nansum"])
+def test_mean_var_count_where_broadcast_first(mode, fn, x, where):
+    def f(xp):
+        w = asc.asarray(where) if xp is asc and isinstance(where, np.ndarray) else where
+        return getattr(xp, fn)(x if xp is np else asc.asarray(x), where=w)
+    _compare(lambda: f(np), lambda: f(asc))
