@@ -11,6 +11,7 @@ RuntimeWarnings for all-NaN slices. Re-exported by :mod:`pyasc.numeric`.
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 import operator as _operator
 import warnings as _warnings
 
@@ -260,6 +261,29 @@ def unstack(x, /, *, axis=0):
 # ------------------------------------------------------------------ repetition, padding
 
 
+def _tile_float_reps(x, reps):
+    """Float repetitions as NumPy's tile meets them: all equal to 1, a copy; else each rep != 1 is
+    given to ndarray.repeat in order (a Python float NaN is its ValueError, an infinity its
+    OverflowError, a negative count 'negative dimensions'), and the float extents of the output
+    shape are the final reshape's TypeError."""
+    if _builtins.all(r == 1 for r in reps):
+        return (1,) * len(reps)
+    if x.size:
+        for r in reps:
+            if r == 1:
+                continue
+            if type(r) is float and _math.isnan(r):  # (a NumPy float NaN is cast, not int()-converted: no error)
+                raise _VE_tile("[tile] cannot convert float NaN to integer (reps)")
+            if type(r) is float and _math.isinf(r):
+                from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+                raise AscendOverflowError(ErrorCode.OVERFLOW, "[tile] cannot convert float infinity to integer (reps)")
+            if _math.isfinite(r) and int(r) < 0:
+                raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
+    raise _TE(f"[tile] 'float' object cannot be interpreted as an integer (reps {reps}: NumPy's output shape "
+              "holds float extents)")
+
+
 def tile(A, reps):  # noqa: N803 - NumPy's name
     """``A`` repeated ``reps`` times per axis: a broadcast view copied once on all cores."""
     x = _arr(A)
@@ -288,6 +312,8 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
     for r in reps:  # NumPy repeats with int(r): a str is its ValueError
         if isinstance(r, str):
             raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")
+    if _builtins.any(isinstance(r, (float, _np.floating)) for r in reps):
+        reps = _tile_float_reps(x, reps)
     reps = tuple(_operator.index(r) for r in reps)
     for r in reps:  # NumPy's shape arithmetic reads each as a C long
         if not -(1 << 63) <= r < (1 << 63):

@@ -231,7 +231,14 @@ def polydiv(u, v):
         r[k:k + n + 1] = _C.subtract(r[k:k + n + 1], _C.multiply(d, vv))
     from ._numeric import allclose
 
-    while r.shape[0] > 1 and allclose(r[0], 0, rtol=1e-14):
+    # NumPy: while allclose(r[0], 0, rtol=1e-14) and r.shape[-1] > 1 -- the last axis is tested, so
+    # N-d coefficients whose leading rows are all close to 0 are cut until r[0] is out of range
+    while True:
+        if r.shape[0] == 0:
+            raise _IE(f"[polydiv] index 0 is out of bounds for axis 0 with size 0 (remainder of shape "
+                      f"{tuple(r.shape)}, coefficients of shapes {tuple(uu.shape)} and {tuple(vv.shape)})")
+        if not (allclose(r[0], 0, rtol=1e-14) and r.shape[-1] > 1):
+            break
         r = r[1:]
     if isinstance(u, poly1d) or isinstance(v, poly1d):
         return poly1d(q), poly1d(r)
