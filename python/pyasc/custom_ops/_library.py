@@ -10,7 +10,12 @@ The library is read through its C ABI (``asc_oplib_*``) with ctypes. Loading:
   dynamic loader still holds the old copy;
 * each declared op is published as a ``CustomOp`` (kind 'library') with the library's InferShape as
   ``infer_shape``/``infer_dtype``; a name clash (built-in, another registration) unloads the
-  library again and raises.
+  library again and raises;
+* with ``namespace="ns"`` the ops are published as ``asc.ops.ns.<name>`` (registered as
+  ``"ns::<name>"``, as ``torch.ops.ns.<name>``) instead: two versions of one library (same op
+  names) then load side by side, each under its own namespace (e.g. ``mylib_v1``, ``mylib_v2``),
+  for A/B tests. Each load is a private copy of the file, so the versions' code and static data
+  are separate.
 
 A call makes inputs C-contiguous (a documented copy for strided views), runs InferShape, allocates
 the outputs from the pool, and runs the kernel without the GIL (ctypes releases it). ``unload()``
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
+import keyword as _keyword
 import os
 import shutil
 import tempfile
@@ -60,15 +66,18 @@ def _runtime_error(msg):
     return e.AscendRuntimeError(e.ErrorCode.FAILURE, msg)
 
 
-_libraries: dict = {}  # realpath -> OpLibrary (loaded)
+_libraries: dict = {}  # (realpath, namespace) -> OpLibrary (loaded)
 
 
 class OpLibrary:
-    """A loaded operator library: ``ops`` (names it published), ``path``, ``unload()``, ``reload()``."""
+    """A loaded operator library: ``ops`` (names it published: ``"ns::name"`` under a namespace),
+    ``namespace``, ``op(name)``, ``path``, ``unload()``, ``reload()``."""
 
-    def __init__(self, path):
+    def __init__(self, path, namespace=None):
         self.path = path
+        self.namespace = namespace
         self.ops = []
+        self._by_name = {}
         self._dll = None
         self._handle = None
         self._cv = threading.Condition()
@@ -77,7 +86,25 @@ class OpLibrary:
 
     def __repr__(self):
         state = "unloaded" if self._closed else f"ops={self.ops}"
-        return f"<OpLibrary {self.path}: {state}>"
+        ns = f" namespace={self.namespace}" if self.namespace else ""
+        return f"<OpLibrary {self.path}{ns}: {state}>"
+
+    @property
+    def _key(self):
+        return (os.path.realpath(self.path), self.namespace)
+
+    @property
+    def op_names(self):
+        """The library's own op names (without the namespace)."""
+        return list(self._by_name)
+
+    def op(self, name):
+        """The library's operator ``name`` (its own name, without the namespace)."""
+        op = self._by_name.get(name)
+        if op is None:
+            raise _value_error(f"[OpLibrary.op] {self.path} has no operator {name!r} "
+                               f"(it has {list(self._by_name) or 'none'}{'' if not self._closed else '; unloaded'})")
+        return op
 
     @property
     def loaded(self):
@@ -117,23 +144,27 @@ class OpLibrary:
         self._dll, self._handle = dll, dll._handle
         self._closed = False
         ops = []
+        by_name = {}
         try:
             for i in range(dll.asc_oplib_num_ops()):
                 desc = dll.asc_oplib_op_descriptor(i).decode()
                 name, ins, outs, attrs, doc = (desc.split("\t") + [""] * 5)[:5]
                 spec = _OpSpec(self, i, name, [s for s in ins.split(",") if s], [s for s in outs.split(",") if s],
                                [tuple(a.split(":")) for a in attrs.split(",") if a], doc)
-                op = CustomOp(name, spec.forward, infer_shape=spec.infer_shape, infer_dtype=spec.infer_dtype,
+                qual = f"{self.namespace}::{name}" if self.namespace else name
+                op = CustomOp(qual, spec.forward, infer_shape=spec.infer_shape, infer_dtype=spec.infer_dtype,
                               fusable=False, kind="library", doc=spec.docstring())
                 op._spec = spec
                 op.infer = spec.infer
                 _publish(op, False, "load_op_library")
-                ops.append(name)
+                ops.append(qual)
+                by_name[name] = op
         except BaseException:
             self.ops = ops
             self._close()
             raise
         self.ops = ops
+        self._by_name = by_name
 
     def _close(self):
         with _lock:
@@ -151,20 +182,21 @@ class OpLibrary:
             _ctypes.dlclose(self._handle)
         self._dll = self._handle = None
         self.ops = []
+        self._by_name = {}
 
     def unload(self):
         """Unregisters the library's ops and unloads it (waits for calls in flight)."""
         if self._closed:
             raise _value_error(f"[unload_op_library] {self.path} is not loaded")
         self._close()
-        _libraries.pop(os.path.realpath(self.path), None)
+        _libraries.pop(self._key, None)
 
     def reload(self):
         """Unloads and loads the library file again (e.g. after a rebuild): its ops are replaced."""
         if not self._closed:
             self._close()
         self._open()
-        _libraries[os.path.realpath(self.path)] = self
+        _libraries[self._key] = self
         return self
 
     # -- calls ------------------------------------------------------------------------------------
@@ -299,17 +331,28 @@ class _OpSpec:
         return outs[0] if n_out == 1 else tuple(outs)
 
 
-def load_op_library(path):
+def load_op_library(path, namespace=None):
     """Loads the operator library at ``path`` and publishes its ops as ``asc.ops.<name>``.
 
     ``path`` must be an explicit file path (containing a directory separator, e.g. ``./libops.so``).
-    Returns the :class:`OpLibrary` (``.ops``, ``.unload()``, ``.reload()``). Loading a path that is
-    already loaded returns its library unchanged (call ``reload()`` to pick up a rebuilt file).
-    Raises AscendValueError for a bare name, a missing file, a file that is no operator library or
-    an op name that clashes.
+    With ``namespace`` (a Python identifier not starting with '_') the ops are published as
+    ``asc.ops.<namespace>.<name>`` and registered as ``"<namespace>::<name>"`` (as
+    ``torch.ops.<namespace>.<name>``): one library loaded under two namespaces, or two versions of
+    it (``namespace="mylib_v1"``, ``"mylib_v2"``), serve side by side.
+    Returns the :class:`OpLibrary` (``.ops``, ``.op(name)``, ``.unload()``, ``.reload()``). Loading a
+    path that is already loaded under the same namespace returns its library unchanged (call
+    ``reload()`` to pick up a rebuilt file).
+    Raises AscendValueError for a bare name, a missing file, a file that is no operator library, an
+    invalid namespace or an op name that clashes.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise _type_error(f"[load_op_library] path must be a str or os.PathLike, got {type(path).__name__}")
+    if namespace is not None:
+        if not isinstance(namespace, str):
+            raise _type_error(f"[load_op_library] namespace must be a str or None, got {type(namespace).__name__}")
+        if not namespace.isidentifier() or _keyword.iskeyword(namespace) or namespace.startswith("_"):
+            raise _value_error(f"[load_op_library] namespace {namespace!r} must be a Python identifier not "
+                               "starting with '_' (it becomes asc.ops.<namespace>)")
     path = os.fspath(path)
     if os.sep not in path:
         raise _value_error(f"[load_op_library] {path!r} is not an explicit path: libraries load only from a path "
@@ -317,12 +360,12 @@ def load_op_library(path):
                            "INVALID_FILE")
     if not os.path.isfile(path):
         raise _value_error(f"[load_op_library] no such file: {path}", "INVALID_FILE")
-    real = os.path.realpath(path)
+    key = (os.path.realpath(path), namespace)
     with _lock:
-        lib = _libraries.get(real)
+        lib = _libraries.get(key)
         if lib is not None and lib.loaded:
             return lib
-        lib = OpLibrary(os.path.abspath(path))
+        lib = OpLibrary(os.path.abspath(path), namespace)
         lib._open()
-        _libraries[real] = lib
+        _libraries[key] = lib
     return lib

@@ -235,9 +235,56 @@ def _builtins():
     return _builtin_names
 
 
+class OpNamespace:
+    """``asc.ops.<namespace>``: the operators of a library loaded with
+    ``load_op_library(path, namespace=...)`` (as ``torch.ops.<namespace>.<op>``), so that two
+    versions of one library serve side by side. Registered as ``"<namespace>::<op>"``."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        ops = sorted(k for k in vars(self) if not k.startswith("_"))
+        return f"<asc.ops.{self._name}: namespace, ops={ops}>"
+
+
+def _publish_ns(op, replace, where):
+    # (lock held) "<namespace>::<op>": the op is an attribute of asc.ops.<namespace>
+    ns, short = op.name.split("::", 1)
+    mod = _ops_module()
+    builtins = _builtins()
+    holder = getattr(mod, ns, None)
+    if ns in builtins or ns in _ops or (holder is not None and not isinstance(holder, OpNamespace)):
+        raise _value_error(f"[{where}] namespace {ns!r} clashes with asc.ops.{ns}; pick another namespace")
+    old = _ops.get(op.name)
+    if old is not None and not replace:
+        raise _value_error(f"[{where}] operator {op.name!r} is already registered ({old.kind}, from "
+                           f"{_origin(old.forward)}); unload its library or pick another namespace")
+    if holder is None:
+        holder = OpNamespace(ns)
+        setattr(mod, ns, holder)
+    _ops[op.name] = op
+    setattr(holder, short, op)
+    return op
+
+
+def _unpublish_ns(name, op):
+    # (lock held) removes asc.ops.<ns>.<op>, and the namespace once empty
+    ns, short = name.split("::", 1)
+    mod = _ops_module()
+    holder = getattr(mod, ns, None)
+    if isinstance(holder, OpNamespace):
+        if getattr(holder, short, None) is op:
+            delattr(holder, short)
+        if not any(not k.startswith("_") for k in vars(holder)):
+            delattr(mod, ns)
+
+
 def _publish(op, replace, where):
     """Adds ``op`` to the registry and to asc.ops; the clash rules live here (one copy)."""
     with _lock:
+        if "::" in op.name:
+            return _publish_ns(op, replace, where)
         if op.name in _builtins():
             raise _value_error(f"[{where}] {op.name!r} is a built-in asc.ops name; pick another name "
                                "(built-ins cannot be replaced)")
@@ -417,6 +464,9 @@ def unregister_op(name):
         op = _ops.pop(name, None)
         if op is None:
             raise _value_error(f"[unregister] no operator {name!r} is registered")
+        if "::" in name:
+            _unpublish_ns(name, op)
+            return op
         mod = _ops_module()
         if getattr(mod, name, None) is op:
             delattr(mod, name)

@@ -25,6 +25,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import sys
 import threading
 
@@ -194,21 +195,23 @@ class OpLibraryBackend(Backend):
             raise UnavailableError(f"{path}: operator libraries need asc.load_op_library, which this pyasc build "
                                    f"does not have")
         self.inputs, self.outputs = _config_specs(config, "pyasc_op")
-        self._lib = loader(os.path.abspath(path))
+        # Each model version loads its library under a namespace of its own (asc.ops.<ns>.<op>):
+        # two versions of one library (same op names) serve side by side, e.g. for A/B tests.
+        ns = f"serve_{re.sub(r'[^0-9A-Za-z]', '_', config.name)}_{next(_oplib_ids)}"
+        self._lib = loader(os.path.abspath(path), namespace=ns)
         p = config.parameters.get("op")
         op = p.string_value if p is not None and p.string_value else None
+        names = self._lib.op_names
         if op is None:
-            if len(self._lib.ops) != 1:
-                ops = list(self._lib.ops)
+            if len(names) != 1:
                 self._lib.unload()
-                raise InvalidArgumentError(f"model '{config.name}': {path} has ops {ops}; name one with "
+                raise InvalidArgumentError(f"model '{config.name}': {path} has ops {names}; name one with "
                                            f"parameters {{ key: \"op\" ... }}")
-            op = self._lib.ops[0]
-        if op not in self._lib.ops:
-            ops = list(self._lib.ops)
+            op = names[0]
+        if op not in names:
             self._lib.unload()
-            raise InvalidArgumentError(f"model '{config.name}': op '{op}' is not in {path} (it has {ops})")
-        self._op = getattr(pyasc.ops, op)
+            raise InvalidArgumentError(f"model '{config.name}': op '{op}' is not in {path} (it has {names})")
+        self._op = self._lib.op(op)
         self._names = [o.name for o in self.outputs]
 
     def _run(self, feeds, names):
@@ -230,6 +233,7 @@ class OpLibraryBackend(Backend):
 
 
 _module_ids = itertools.count()
+_oplib_ids = itertools.count(1)
 _pb_lock = threading.Lock()
 
 

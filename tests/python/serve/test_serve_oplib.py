@@ -72,20 +72,27 @@ def test_op_library_served(tmp_path, serve_factory, rng):
     ins[1].set_data_from_numpy(y)
     np.testing.assert_allclose(g.infer("opadd", ins).as_numpy("z"), x + 2 * y, rtol=1e-6)
     assert g.get_model_metadata("opadd").platform == "pyasc_op"
-    # a second version of the same library clashes on the op name: the load fails, version 1 serves on
-    os.makedirs(repo / "opadd" / "2")
-    shutil.copy(repo / "opadd" / "1" / "model.so", repo / "opadd" / "2" / "model.so")
-    with pytest.raises(InferenceServerException, match="ServeTestScaledAddA"):
-        g.load_model("opadd")
-    np.testing.assert_allclose(g.infer("opadd", ins).as_numpy("z"), x + 2 * y, rtol=1e-6)
-    # unload frees the op; then the new version loads
-    g.unload_model("opadd")
-    assert not hasattr(asc.ops, "ServeTestScaledAddA")
-    shutil.rmtree(repo / "opadd" / "2")
+    # a second version of the same library (same op name, other code) loads next to version 1,
+    # each under its own namespace; traffic switches to it; with policy "all" both serve (A/B)
+    assert not hasattr(asc.ops, "ServeTestScaledAddA")  # namespaced, not process-wide
     os.makedirs(repo / "opadd" / "2")
     shutil.copy(v2, repo / "opadd" / "2" / "model.so")
     g.load_model("opadd")
     r = g.infer("opadd", ins)
     assert r.get_response().model_version == "2"
     np.testing.assert_allclose(r.as_numpy("z"), x + 3 * y, rtol=1e-6)
+    write(str(repo / "opadd" / "config.pbtxt"), CONFIG + "version_policy: { all { } }\n"
+          'parameters { key: "ab_split" value: { string_value: "1:50,2:50" } }\n')
+    g.load_model("opadd")
+    np.testing.assert_allclose(g.infer("opadd", ins, model_version="1").as_numpy("z"), x + 2 * y, rtol=1e-6)
+    np.testing.assert_allclose(g.infer("opadd", ins, model_version="2").as_numpy("z"), x + 3 * y, rtol=1e-6)
+    seen = set()
+    for i in range(40):
+        z = g.infer("opadd", ins, parameters={"session_id": f"s{i}"}).as_numpy("z")
+        seen.add(2 if np.allclose(z, x + 2 * y, rtol=1e-6) else 3 if np.allclose(z, x + 3 * y, rtol=1e-6) else 0)
+    assert seen == {2, 3}, seen
+    libs = [n for n in dir(asc.ops) if n.startswith("serve_opadd_")]
+    assert len(libs) == 2, libs
+    # unload frees both versions' ops and namespaces
     g.unload_model("opadd")
+    assert not [n for n in dir(asc.ops) if n.startswith("serve_opadd_")]
