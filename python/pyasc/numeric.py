@@ -439,8 +439,81 @@ def full_like(x, fill_value, dtype=None, shape=None, *, device=None):
     return _C.full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype)
 
 
+# arange of at least this many elements is written straight into the device array (chunk by chunk)
+# instead of being built by NumPy on the host and copied (twice the memory: arange(4e9, dtype=int8)).
+_ARANGE_DIRECT_MIN = 1 << 16
+_ARANGE_CHUNK = 1 << 17  # (a chunk's int64 temporaries stay in the L2 cache)
+
+
+def _arange_plan(start, stop, step, dtype):
+    """(dtype, length, first, second) of a long arange of Python ints/floats with an integer or
+    float16/32/64 result, as NumPy's arange computes them, or None (NumPy builds it on the host).
+    NumPy sets the first two elements from start and start + step (Python values converted to the
+    dtype) and its length from ceil((stop - start) / step) in Python arithmetic; both are taken
+    from NumPy itself here, on a 2-element arange with the same start, step and operand types."""
+    import math  # noqa: PLC0415
+
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if type(v) not in (int, float) or (type(v) is int and not -(1 << 63) <= v < 1 << 63):
+            return None
+    try:
+        n = math.ceil((stop - start) / step)
+    except (ArithmeticError, ValueError):  # (step 0, inf/NaN bounds: NumPy's own errors)
+        return None
+    if not _ARANGE_DIRECT_MIN <= n < 1 << 62:
+        return None
+    stop2 = start + 2 * step if _builtins.all(type(v) is int for v in (start, stop, step)) else start + 1.5 * step
+    try:
+        head = _np.arange(start, stop2, step, dtype=None if dtype is None else _np.dtype(dtype))
+    except Exception:  # noqa: BLE001 - (the general path raises NumPy's error as pyasc's)
+        return None
+    if head.size != 2 or head.dtype.kind not in "iuf":
+        return None  # (bfloat16, complex, bool: NumPy's own fill functions)
+    return head.dtype, n, head[0], head[1]
+
+
+def _arange_fill(dt, n, first, second):
+    """The arange of ``_arange_plan`` written into a new device array through a NumPy view of it,
+    _ARANGE_CHUNK elements at a time, with NumPy's fill rule: element i is start + i * delta
+    (delta = second - first) in the dtype's C arithmetic -- integers in 64 bits, wrapping to the
+    dtype (int8 counts 0..127, -128..); float64 in double; float32 in float (i rounded to float);
+    float16 computed in float and rounded to half. Checked equal to NumPy's arange over random
+    starts/steps/dtypes in test_reliability_a_l."""
+    out = _C.empty((n,), dt)
+    o = _np.asarray(out)  # (a writable view of the device storage: no second copy)
+    o[0], o[1] = first, second
+    chunk = _ARANGE_CHUNK
+    if dt.kind in "iu":
+        # start + i * delta modulo 2**64, then the dtype's wrap on assignment (unsafe cast, as C's)
+        si, di = int(first), int(second) - int(first)
+        # (an int64 arange of the chunk is exact when no value leaves int64; delta 0: a constant)
+        direct = di != 0 and _builtins.max(_builtins.abs(si + 2 * di), _builtins.abs(si + n * di)) < 1 << 63
+        wide = _np.uint64 if dt.kind == "u" else _np.int64
+        s, d = _np.asarray(si).astype(wide), _np.asarray(di % (1 << 64)).astype(_np.uint64).astype(wide)
+    else:
+        wide = _np.float32 if dt.itemsize <= 4 else _np.float64
+        s = wide(first)
+        d = wide(wide(second) - s)
+    with _np.errstate(all="ignore"):
+        for i0 in range(2, n, chunk):
+            i1 = _builtins.min(n, i0 + chunk)
+            if dt.kind in "iu" and direct:
+                v = _np.arange(si + i0 * di, si + i1 * di, di, dtype=_np.int64)
+            elif dt.kind in "iu":
+                v = s + _np.arange(i0, i1, dtype=_np.int64).astype(wide) * d
+            else:
+                v = _np.arange(i0, i1, dtype=_np.int64).astype(wide)
+                v *= d
+                v += s
+            o[i0:i1] = v
+    return out
+
+
 def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
-    """``numpy.arange`` on the device (values computed as NumPy does, then copied): ``arange(stop)``,
+    """``numpy.arange`` on the device (values computed as NumPy does; a long one is written straight
+    into the device array, a short one built by NumPy and copied): ``arange(stop)``,
     ``arange(start, stop[, step])`` and ``arange(stop, step=s)``; ``device`` may only be 'cpu'."""
     _check_device("arange", device)
     from . import errors as _e  # noqa: PLC0415
@@ -457,6 +530,9 @@ def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
                                                                   f"{tuple(v.shape)})")
         return _np.asarray(v)
     start, stop, step = host(start), host(stop), host(step)
+    plan = _arange_plan(start, stop, step, dtype)
+    if plan is not None:
+        return _arange_fill(*plan)
     try:
         values = _np.arange(start, stop, step, dtype=None if dtype is None else _np.dtype(dtype))
     except MemoryError as x:

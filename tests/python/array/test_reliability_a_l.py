@@ -1376,3 +1376,34 @@ def test_diagonal_arguments_are_c_ints(mode, args, form):
         _same(lambda: x.diagonal(*args), lambda: asc.asarray(x).diagonal(*args))
     else:
         _same(lambda: np.diagonal(x, *args), lambda: asc.diagonal(asc.asarray(x), *args))
+
+
+# ------------------------------------------------------------------ arange written on the device
+# A long arange is written into the device array chunk by chunk with NumPy's fill rule (element i
+# is start + i * delta in the dtype's C arithmetic), not built on the host and copied (2x memory).
+_ARANGE_ARGS = [(0, 300, 1), (0.5, 300.0, 0.3), (-7, 500, 3), (100, -300, -1), (2 ** 31 - 100, 2 ** 31 + 300, 1),
+                (2 ** 63 - 300, 2 ** 63 - 1, 1), (-2 ** 63, -2 ** 63 + 300, 1), (1e10, 1e10 + 300, 1.0),
+                (0, 300, 0.3), (1 / 3, 100.0, 1 / 3), (0, 3e6, 2 ** 14 - 0.5), (7, 8, 0.0025), (0, 2 ** 40, 2 ** 32)]
+
+
+@pytest.mark.parametrize("args", _ARANGE_ARGS, ids=repr)
+@pytest.mark.parametrize("dt", [None, "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                                "float16", "float32", "float64"])
+def test_arange_written_on_the_device(mode, monkeypatch, args, dt):
+    monkeypatch.setattr(asc.numeric, "_ARANGE_DIRECT_MIN", 3)  # (the device path for short ones too)
+    monkeypatch.setattr(asc.numeric, "_ARANGE_CHUNK", 7)  # (many chunks)
+    _same(lambda: np.arange(*args, dtype=dt), lambda: asc.arange(*args, dtype=dt))
+
+
+def test_arange_does_not_build_on_the_host():
+    import tracemalloc
+
+    n = 1 << 24
+    tracemalloc.start()  # (NumPy's host allocations are traced, pyasc's device pool is not)
+    try:
+        x = asc.arange(n, dtype="int8")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n // 4, f"arange built {peak} bytes on the host for a {n}-byte result"
+    np.testing.assert_array_equal(np.asarray(x)[-300:], np.arange(n - 300, n).astype(np.int8))
