@@ -212,6 +212,40 @@ void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flag
   if (stream) hwy::FlushStream();
 }
 
+// Per-column running max and NaN flag of a strided slab (SlabT and PackedT): mv holds the
+// max, bv the NaN flags, sv (the later column sums) is zeroed; each w lanes wide, padded to wp.
+template <class D>
+struct ColumnMax {
+  using C = hn::TFromD<D>;
+  using V = hn::VFromD<D>;
+  D d;
+  C* mv;
+  C* sv;
+  C* bv;
+  size_t wp;
+  void Init() const {
+    for (size_t i = 0; i < wp; i += hn::Lanes(d)) {
+      hn::StoreU(hn::Set(d, -std::numeric_limits<C>::infinity()), d, mv + i);
+      hn::StoreU(hn::Zero(d), d, bv + i);
+      hn::StoreU(hn::Zero(d), d, sv + i);
+    }
+  }
+  // one row's lanes [i, i + N) of the slab
+  HWY_INLINE void Add(size_t i, V a) const {
+    hn::StoreU(hn::Max(hn::LoadU(d, mv + i), a), d, mv + i);
+    hn::StoreU(hn::Or(hn::LoadU(d, bv + i), hn::VecFromMask(d, hn::IsNaN(a))), d, bv + i);
+  }
+  // a column holding a NaN, or whose max is +-inf, gets a NaN max (the file comment)
+  void Finish() const {
+    for (size_t i = 0; i < wp; i += hn::Lanes(d)) {
+      const V m = hn::LoadU(d, mv + i);
+      // flags are all-ones bit patterns, i.e. NaNs (an ordered != would miss them)
+      const auto nanrow = hn::Or(hn::IsNaN(hn::LoadU(d, bv + i)), hn::IsInf(m));
+      hn::StoreU(hn::IfThenElse(nanrow, hn::NaN(d), m), d, mv + i);
+    }
+  }
+};
+
 // One strided slab: x is (n, inner) at the slab's outer index, columns [j0, j1).
 template <class IO>
 void SlabT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int64_t j1, int flags) {
@@ -238,24 +272,12 @@ void SlabT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int64
     return hn::Xor(i < body ? IO::Load(d, p) : LoadTail<IO>(d, p, rem), sign);
   };
   // 1. column max and NaN flags
-  for (size_t i = 0; i < wp; i += N) {
-    hn::StoreU(hn::Set(d, -std::numeric_limits<C>::infinity()), d, mv + i);
-    hn::StoreU(hn::Zero(d), d, bv + i);
-    hn::StoreU(hn::Zero(d), d, sv + i);
-  }
+  const ColumnMax<decltype(d)> cm{d, mv, sv, bv, wp};
+  cm.Init();
   for (int64_t k = 0; k < n; ++k) {
-    for (size_t i = 0; i < wp; i += N) {
-      const V a = ld(k, i);
-      hn::StoreU(hn::Max(hn::LoadU(d, mv + i), a), d, mv + i);
-      hn::StoreU(hn::Or(hn::LoadU(d, bv + i), hn::VecFromMask(d, hn::IsNaN(a))), d, bv + i);
-    }
+    for (size_t i = 0; i < wp; i += N) cm.Add(i, ld(k, i));
   }
-  for (size_t i = 0; i < wp; i += N) {
-    const V m = hn::LoadU(d, mv + i);
-    // flags are all-ones bit patterns, i.e. NaNs (an ordered != would miss them)
-    const auto nanrow = hn::Or(hn::IsNaN(hn::LoadU(d, bv + i)), hn::IsInf(m));
-    hn::StoreU(hn::IfThenElse(nanrow, hn::NaN(d), m), d, mv + i);
-  }
+  cm.Finish();
   // 2. column sums
   for (int64_t k = 0; k < n; ++k) {
     for (size_t i = 0; i < wp; i += N) {
@@ -315,11 +337,8 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
   S* y0 = static_cast<S*>(yv) + j0;
   const int64_t ahead = 16;  // rows prefetched ahead of the strided gather
   // 1. pack, column max and NaN flags
-  for (size_t i = 0; i < wp; i += N) {
-    hn::StoreU(hn::Set(d, -std::numeric_limits<C>::infinity()), d, mv + i);
-    hn::StoreU(hn::Zero(d), d, bv + i);
-    hn::StoreU(hn::Zero(d), d, sv + i);
-  }
+  const ColumnMax<decltype(d)> cm{d, mv, sv, bv, wp};
+  cm.Init();
   for (int64_t k = 0; k < n; ++k) {
     const S* p = x0 + k * inner;
     if (k + ahead < n) {
@@ -329,15 +348,10 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
     for (size_t i = 0; i < wp; i += N) {
       const V a = hn::Xor(i < body ? IO::Load(d, p + i) : LoadTail<IO>(d, p + i, rem), sign);
       hn::StoreU(a, d, q + i);
-      hn::StoreU(hn::Max(hn::LoadU(d, mv + i), a), d, mv + i);
-      hn::StoreU(hn::Or(hn::LoadU(d, bv + i), hn::VecFromMask(d, hn::IsNaN(a))), d, bv + i);
+      cm.Add(i, a);
     }
   }
-  for (size_t i = 0; i < wp; i += N) {
-    const V m = hn::LoadU(d, mv + i);
-    const auto nanrow = hn::Or(hn::IsNaN(hn::LoadU(d, bv + i)), hn::IsInf(m));
-    hn::StoreU(hn::IfThenElse(nanrow, hn::NaN(d), m), d, mv + i);
-  }
+  cm.Finish();
   // 2. exp in place (softmax) and column sums; the tail lanes past w hold zeros
   // (LoadTail) and only feed sums that are never stored
   for (int64_t k = 0; k < n; ++k) {
