@@ -11,7 +11,12 @@ namespace asc::kernel::block_sync {
 namespace rbs = ::asc::runtime::block_sync;
 
 namespace {
-uint32_t self() { return static_cast<uint32_t>(::AscendC::GetBlockIdx()); }
+// The launch's block (its counters' index): in a MIX launch GetBlockIdx() is
+// the logical core index, which an AIC and an AIV share.
+uint32_t self() {
+  const auto* b = ::asc::runtime::current_block();
+  return b ? b->block_idx : 0;
+}
 }  // namespace
 
 uint64_t barrier(const char* op, uint32_t key, uint32_t n) {
@@ -136,12 +141,12 @@ namespace rbs = ::asc::runtime::block_sync;
 
 void set_all_cores(uint16_t flagId) {
   elide::materialise_all();
-  const auto me = static_cast<uint32_t>(::AscendC::GetBlockIdx());
+  const auto me = bs::self();
   rbs::update([&](rbs::State& s) { ++s.counter(bs::kFlagSet + flagId, me); });
 }
 
 bool wait_all_cores(uint16_t flagId) {
-  const auto me = static_cast<uint32_t>(::AscendC::GetBlockIdx());
+  const auto me = bs::self();
   const uint32_t set_key = bs::kFlagSet + flagId, wait_key = bs::kFlagWait + flagId;
   uint64_t round = 0;
   bool mine = false;

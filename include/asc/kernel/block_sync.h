@@ -102,6 +102,15 @@ namespace AscendC {
 
 template <bool isAIVOnly = true, const SyncAllConfig& config = DEFAULT_SYNC_ALL_CONFIG>
 inline void SyncAll() {
+  if (::asc::kernel::mix::active()) {
+    // A MIX launch (asc/kernel/mix.h): the AIV instances, or every instance.
+    const auto me = ::asc::kernel::mix::current_role;
+    ::asc::kernel::block_sync::barrier_among(
+        "SyncAll", ::asc::kernel::block_sync::kSyncAll,
+        [me](uint32_t b) { return !isAIVOnly || ::asc::kernel::mix::role_of(me.aic, me.aiv, b, me.groups).is_aiv; },
+        isAIVOnly ? "the AIV instances (SyncAll<true>)" : "the AIC and AIV instances (SyncAll<false>)");
+    return;
+  }
   ::asc::kernel::block_sync::barrier("SyncAll", ::asc::kernel::block_sync::kSyncAll,
                                      static_cast<uint32_t>(GetBlockNum()));
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "asc/core/status.h"
+#include "asc/kernel/mix.h"
 #include "asc/runtime/device.h"
 
 namespace asc::kernel {
@@ -30,20 +31,39 @@ std::string where();
 
 namespace AscendC {
 
-/// Index of the running block in [0, GetBlockNum()); 0 outside a kernel.
+/// Index of the running block in [0, GetBlockNum()); 0 outside a kernel. In
+/// a MIX launch (asc/kernel/mix.h): the group on an AIC, group * v + the
+/// sub-block on an AIV.
 inline int64_t GetBlockIdx() {
+  const auto& r = ::asc::kernel::mix::current_role;
+  if (r.aic + r.aiv != 0) return r.is_aic ? int64_t(r.group) * r.aic + r.sub : int64_t(r.group) * r.aiv + r.sub;
   const auto* b = ::asc::runtime::current_block();
   return b ? static_cast<int64_t>(b->block_idx) : 0;
 }
-/// blockDim of the running launch; 1 outside a kernel.
+/// blockDim of the running launch (numBlocks of a MIX launch); 1 outside a kernel.
 inline int64_t GetBlockNum() {
+  const auto& r = ::asc::kernel::mix::current_role;
+  if (r.aic + r.aiv != 0) return r.groups;
   const auto* b = ::asc::runtime::current_block();
   return b ? static_cast<int64_t>(b->block_num) : 1;
 }
-/// The CPU device has no AIC/AIV split: one sub-block per block.
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetSubBlockNum() { return 1; }
-inline int64_t GetTaskRatio() { return 1; }
+/// The AIV's sub-block in its group in a MIX launch (0 on an AIC); 0 elsewhere
+/// (the CPU device has no AIC/AIV split outside MIX launches).
+inline int64_t GetSubBlockIdx() {
+  const auto& r = ::asc::kernel::mix::current_role;
+  return r.aic + r.aiv != 0 && r.is_aiv ? r.sub : 0;
+}
+/// AICs (on an AIC) or AIVs (on an AIV) per group of a MIX launch; 1 elsewhere.
+inline int64_t GetSubBlockNum() {
+  const auto& r = ::asc::kernel::mix::current_role;
+  if (r.aic + r.aiv == 0) return 1;
+  return r.is_aic ? r.aic : r.aiv;
+}
+/// CANN: the ratio of this core type's instances to logical cores (2 on the
+/// AIVs of __mix__(1, 2)); 1 outside MIX launches.
+inline int64_t GetTaskRatio() { return GetSubBlockNum(); }
+/// The spelling some CANN samples use.
+inline int64_t GetTaskRation() { return GetTaskRatio(); }
 /// Kept for sources that call it at kernel start; nothing to initialise.
 inline void InitSocState() {}
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "asc/core/half.h"
+#include "asc/kernel/mix.h"
 
 #ifndef __global__
 #define __global__
@@ -42,8 +43,10 @@
 #ifndef __cube__
 #define __cube__
 #endif
+// __mix__(c, v) puts the kernel's code in section asc_mix_<c>_<v>, which is
+// how a launch tells a MIX kernel from its address (asc/kernel/mix.h).
 #ifndef __mix__
-#define __mix__(...)
+#define __mix__(c, v) __attribute__((section("asc_mix_" #c "_" #v)))
 #endif
 #ifndef __in_pipe__
 #define __in_pipe__(...)
@@ -61,13 +64,14 @@
 #endif
 
 // Core-type tests of mixed (cube + vector) kernels: `if ASCEND_IS_AIV { ... }`.
-// A CPU core runs both the cube and the vector instructions of its block, so
-// both parts of a mixed kernel run on it.
+// In a MIX launch (a `__mix__(c, v)` kernel, asc/kernel/mix.h) each instance
+// is an AIC or an AIV; elsewhere a CPU core runs both the cube and the vector
+// instructions of its block, so both tests are true.
 #ifndef ASCEND_IS_AIV
-#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIV (::asc::kernel::mix::is_aiv())
 #endif
 #ifndef ASCEND_IS_AIC
-#define ASCEND_IS_AIC (true)
+#define ASCEND_IS_AIC (::asc::kernel::mix::is_aic())
 #endif
 // Kernel task type annotations (e.g. KERNEL_TYPE_MIX_AIC_1_2): scheduling
 // hints for the NPU; nothing to do on the CPU.

@@ -19,6 +19,12 @@ keeps every newline where it was, and the output starts with::
 so compiler diagnostics and ``__FILE__``/``__LINE__`` name the original file
 and line.
 
+A kernel declared ``__mix__(c, v)`` (CANN's MIX mode: c AIC and v AIV cores
+per logical core) in the source or in a header it includes with
+``#include "..."`` from the source's folder (recursively) launches as
+``::asc::detail::chevron_launch_mix<c, v>(...)``, which starts blockDim groups
+of c + v instances (``include/asc/kernel/mix.h``).
+
 This module uses only the standard library and also runs as a script (the
 CMake functions call it without importing pyasc)::
 
@@ -34,7 +40,7 @@ import os
 import re
 import sys
 
-__all__ = ["translate", "translate_file", "TranslateError", "find_launches", "PROLOGUE_HEADER"]
+__all__ = ["translate", "translate_file", "TranslateError", "find_launches", "mix_kernels", "PROLOGUE_HEADER"]
 
 PROLOGUE_HEADER = "asc/kernel/debug_launch.h"
 
@@ -249,16 +255,69 @@ def find_launches(src, path="<source>"):
         pos = args_end
 
 
+_MIX = re.compile(r"\b__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def mix_kernels(src, path=None, _seen=None):
+    """``{name: (c, v)}`` of the functions declared ``__mix__(c, v)`` in
+    ``src`` and in the headers it includes with ``#include "..."`` that exist
+    in the folder of ``path`` (recursively, each file once)."""
+    mask = _code_mask(src)
+    out = {}
+    for m in _MIX.finditer(src):
+        if not all(mask[m.start():m.end()]):
+            continue
+        # The declared name: the last identifier before the parameter list.
+        j = m.end()
+        while j < len(src) and not (mask[j] and src[j] in "(;{}"):
+            j += 1
+        if j >= len(src) or src[j] != "(":
+            continue
+        names = _IDENT.findall(src[m.end():j])
+        if names:
+            out[names[-1]] = (int(m.group(1)), int(m.group(2)))
+    if path and os.path.isfile(path):
+        seen = _seen if _seen is not None else {os.path.realpath(path)}
+        base = os.path.dirname(os.path.abspath(path))
+        for inc in _LOCAL_INCLUDE.findall(src):
+            h = os.path.join(base, inc)
+            real = os.path.realpath(h)
+            if real in seen or not os.path.isfile(h):
+                continue
+            seen.add(real)
+            try:
+                with open(h, encoding="utf-8", errors="surrogateescape") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            for k, v in mix_kernels(text, h, seen).items():
+                out.setdefault(k, v)
+    return out
+
+
+def _base_name(kernel):
+    """``ns::k<T, 4>`` -> ``k``."""
+    head = kernel.split("<", 1)[0]
+    names = _IDENT.findall(head)
+    return names[-1] if names else ""
+
+
 def translate(src, path="<source>", prologue=True):
     """Returns ``src`` with every launch rewritten (see the module docstring)."""
     launches = find_launches(src, path)
+    mix = mix_kernels(src, path) if launches else {}
     parts = []
     last = 0
     for l in launches:
         kernel = l["kernel"]
         name = " ".join(kernel.split())  # one line, for the string literal
         parts.append(src[last:l["start"]])
-        parts.append(f"::asc::detail::chevron_launch({_c_string(name)}, {kernel}, ")
+        ratio = mix.get(_base_name(kernel))
+        if ratio:
+            parts.append(f"::asc::detail::chevron_launch_mix<{ratio[0]}, {ratio[1]}>({_c_string(name)}, {kernel}, ")
+        else:
+            parts.append(f"::asc::detail::chevron_launch({_c_string(name)}, {kernel}, ")
         # Whitespace between the name and '<<<' may hold newlines: keep them.
         parts.append(src[l["start"] + len(kernel):l["open"]])
         parts.append(src[l["open"] + 3:l["close"]])
