@@ -386,7 +386,14 @@ def diff(a, n=1, axis=-1, prepend=_np._NoValue, append=_np._NoValue):
     if parts:
         seq = [v for p, v in parts if p == 0] + [x] + [v for p, v in parts if p == 1]
         x = _C.concatenate(seq, ax)
-    for _ in range(n):
+    # range(n) is NumPy's loop (a float n is its TypeError); once the axis is empty further
+    # differences change nothing (same dtype, same empty shape), so at most max(len, 1) are taken --
+    # NumPy itself loops n times (np.diff(x, n=2**63 - 1) never returns)
+    try:
+        order = range(n)
+    except TypeError as e:
+        raise _TE(f"[diff] {e} (n={n!r})") from None
+    for _ in order[:_builtins.max(x.shape[ax], 1)]:
         m = x.shape[ax]
         hi, lo = x[_slice(x.ndim, ax, slice(1, None))], x[_slice(x.ndim, ax, slice(0, _builtins.max(m - 1, 0)))]
         x = _C.not_equal(hi, lo) if _dt(x).kind == "b" else _C.subtract(hi, lo)

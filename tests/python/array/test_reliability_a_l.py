@@ -1407,3 +1407,25 @@ def test_arange_does_not_build_on_the_host():
         tracemalloc.stop()
     assert peak < n // 4, f"arange built {peak} bytes on the host for a {n}-byte result"
     np.testing.assert_array_equal(np.asarray(x)[-300:], np.arange(n - 300, n).astype(np.int8))
+
+
+# ------------------------------------------------------------------ diff of a large order
+# NumPy loops n times (np.diff(x, n=2**63 - 1) never returns: fuzz seed 10102 hung its chunk); once the
+# axis is empty further differences change nothing, so pyasc stops there. Compared with NumPy for
+# orders it can finish; the harness runs NumPy's hopeless ones in its time-limited child.
+@pytest.mark.parametrize("shape,dt", [((4, 1), "bool"), ((5,), "float64"), ((3, 0), "int8"), ((2, 3), "int64"),
+                                      ((6,), "complex64")], ids=str)
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 50, np.array(40), 2.5, np.array(2.5)], ids=repr)
+def test_diff_large_order(mode, shape, dt, n):
+    x = (np.arange(int(np.prod(shape))) % 3).astype(dt).reshape(shape)
+    _same(lambda: np.diff(x, n=n), lambda: asc.diff(asc.asarray(x), n=n))
+
+
+def test_diff_order_beyond_any_loop_returns(mode):
+    import fuzz_harness as fh
+
+    r = asc.diff(asc.ones((4, 1), bool), n=np.array(2 ** 63 - 1))
+    assert r.shape == (4, 0) and r.dtype == np.bool_
+    case = ("fn", "diff", (("arr", "bool", (4, 1), "c", 145, "edge"),), (("n", ("py", 2 ** 63 - 1)),))
+    assert fh._huge(case)  # (NumPy's reference runs in the time-limited child)
+    assert fh.classify(case, modes=("lazy",))[0] == "ok"
