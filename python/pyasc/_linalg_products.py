@@ -171,41 +171,73 @@ def inner(a, b, /):
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
-def _axes_list(axes, ndim, op):
-    if isinstance(axes, (int, _np.integer)):
-        axes = [int(axes)]
-    out = []
-    for ax in axes:
-        ax = _operator.index(ax)
-        if not -ndim <= ax < ndim:
-            raise _np.exceptions.AxisError(ax, ndim)
-        out.append(ax % ndim)
-    return out
+def _tensordot_parse(axes):
+    """numpy.tensordot's first steps, before it converts the operands (the same Python steps, so the
+    same errors): an int n (anything not iterable) is range(-n, 0) / range(0, n) -- a negative n
+    sums nothing, a float is range()'s TypeError, 2**63 its OverflowError --, else a pair; a pair
+    entry that is not a sequence is one axis. Returns ((axes_a, na), (axes_b, nb))."""
+    try:
+        iter(axes)
+    except Exception:  # noqa: BLE001 - NumPy: any failure of iter() means "an int"
+        axes_a, axes_b = list(range(-axes, 0)), list(range(0, axes))
+    else:
+        axes_a, axes_b = axes
+    lists = []
+    for ax in (axes_a, axes_b):
+        try:
+            n = len(ax)
+            ax = list(ax)
+        except TypeError:
+            ax, n = [ax], 1
+        if len(set(ax)) != len(ax):  # (before the operands are converted; an unhashable entry: TypeError)
+            raise _ValueError(_Code.INVALID_PARAM, f"[tensordot] duplicate axes are not allowed in tensordot ({ax})")
+        lists.append((ax, n))
+    return lists
+
+
+def _tensordot_match(parsed, a_shape, b_shape):
+    """Each axis indexes the shape tuple (IndexError beyond it; negative ones from the end) and the
+    summed sizes must agree ("shape-mismatch for sum"), as numpy.tensordot checks them."""
+    (axes_a, na), (axes_b, nb) = parsed
+    equal = na == nb
+    if equal:
+        for k in range(na):
+            if a_shape[axes_a[k]] != b_shape[axes_b[k]]:
+                equal = False
+                break
+            if axes_a[k] < 0:
+                axes_a[k] += len(a_shape)
+            if axes_b[k] < 0:
+                axes_b[k] += len(b_shape)
+    if not equal:
+        raise _shape_error("tensordot", f"shape-mismatch for sum: axes {axes_a} of {_shape_str(a_shape)} and "
+                                        f"{axes_b} of {_shape_str(b_shape)}")
+    if len(set(axes_a)) != na or len(set(axes_b)) != nb:  # (-1 and 1 of a matrix: NumPy's transpose)
+        raise _ValueError(_Code.INVALID_PARAM, f"[tensordot] repeated axis in transpose (axes {axes_a}, {axes_b})")
+    return axes_a, axes_b
+
+
+def _tensordot_step(fn, *args):
+    """``fn(*args)`` with its builtin errors as pyasc's of the same class."""
+    try:
+        return fn(*args)
+    except _errors.AscendError:
+        raise
+    except (IndexError, TypeError, ValueError, OverflowError, MemoryError) as e:
+        cls = _IndexError if isinstance(e, IndexError) else _TypeError if isinstance(e, TypeError) else \
+            _OverflowError if isinstance(e, OverflowError) else \
+            _errors.AscendMemoryError if isinstance(e, MemoryError) else _ValueError
+        raise cls(_Code.INVALID_PARAM, f"[tensordot] axes: {type(e).__name__}: {e}") from None
 
 
 def tensordot(a, b, /, axes=2):
     """``numpy.tensordot``: sum products over ``axes`` (an int n: the last n of
     ``a`` with the first n of ``b``; or a pair of axis sequences), as one
     matrix product of the transposed and reshaped operands."""
+    parsed = _tensordot_step(_tensordot_parse, axes)
     a, b = _arr(a), _arr(b)
     rt = _result_dtype(a, b)
-    if isinstance(axes, (int, _np.integer)):
-        n = int(axes)
-        if n < 0:
-            raise _ValueError(_Code.INVALID_PARAM, f"[tensordot] axes must be non-negative, got {n}")
-        if n > a.ndim or n > b.ndim:
-            raise _shape_error("tensordot", f"axes={n} exceeds the dimensions of {_shape_str(a.shape)} or "
-                                            f"{_shape_str(b.shape)}")
-        axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
-    else:
-        try:
-            xa, xb = axes
-        except (TypeError, ValueError):
-            raise _ValueError(_Code.INVALID_PARAM, "[tensordot] axes must be an int or a pair of sequences") from None
-        axes_a, axes_b = _axes_list(xa, a.ndim, "tensordot"), _axes_list(xb, b.ndim, "tensordot")
-    if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in zip(axes_a, axes_b)):
-        raise _shape_error("tensordot", f"shape-mismatch for sum: axes {axes_a} of {_shape_str(a.shape)} and "
-                                        f"{axes_b} of {_shape_str(b.shape)}")
+    axes_a, axes_b = _tensordot_step(_tensordot_match, parsed, tuple(a.shape), tuple(b.shape))
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
     k = _math.prod(a.shape[i] for i in axes_a)

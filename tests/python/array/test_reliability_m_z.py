@@ -1625,3 +1625,36 @@ def test_polydiv_trim_tests_the_last_axis(mode, u, v):
         assert not isinstance(g, Exception), g
         for ee, gg in zip(e, g):
             _same_value(ee, gg)
+
+
+def test_harness_matvec_complex_inf_rule():
+    # np.matvec's own loop combines complex infinities unlike its einsum/sum (nan+infj vs -inf+infj):
+    # non-finite positions compared, finite values too (fuzz draw of the gufunc keywords, seed 777)
+    fh = _fuzz_harness()
+    case = ("fn", "matvec", (("arr", "complex128", (2, 1, 5), "T", 2880, "edge"),
+                             ("arr", "float64", (2, 1, 5), "c", 10207, "special")), ())
+    assert fh.classify(case)[0] == "ok"
+    ref = fh._call(case, np)
+    wrong = ref.value[1].copy()
+    wrong[1, 1] = 1 + 1j
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+# ------------------------------------------------------------------ tensordot's axes as NumPy reads them
+# numpy.tensordot parses axes with plain Python steps: a negative int sums nothing (was refused), an
+# int beyond the dimensions indexes the shape tuple (IndexError, was ValueError), a float is range()'s
+# TypeError, 2**63 its OverflowError, duplicates are refused before the operands are read.
+
+@pytest.mark.parametrize("axes", [-4, -1, 0, 1, 2, 3, True, np.int64(-2), 2 ** 63, [[], []], [-1, 0], [[-1], [0]],
+                                  [[5], [0]], [[0, 0], [0, 1]], [1, 1], 1.5, "a", "ab", None, [[0], [1.5]],
+                                  ([1], [0]), [(1, 0), (0, 1)], [[-1, 1], [0, 1]], [[[0]], [0]]], ids=repr)
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((2, 3), (0, 0)), ((), (3,)), ((3, 3), (3, 3))], ids=str)
+@pytest.mark.parametrize("mod", ["", "linalg."])
+def test_tensordot_axes_as_numpy(mode, mod, shapes, axes):
+    a = np.arange(float(np.prod(shapes[0]))).reshape(shapes[0])
+    b = np.arange(float(np.prod(shapes[1]))).reshape(shapes[1]) - 2
+
+    def f(xp):
+        fn = xp.linalg.tensordot if mod else xp.tensordot
+        return fn(a if xp is np else asc.asarray(a), b if xp is np else asc.asarray(b), axes=axes)
+    _compare(lambda: f(np), lambda: f(asc))

@@ -170,8 +170,9 @@ def params_of(kind, name):
     if kind == "method":
         return [], []
     npobj = _np_obj(kind, name)
-    if isinstance(npobj, np.ufunc):
-        return [f"x{i}" for i in range(npobj.nin)], ["dtype", "out"]
+    if isinstance(npobj, np.ufunc):  # (a gufunc -- matmul, matvec, vecmat, vecdot -- also takes axes/axis/keepdims)
+        return [f"x{i}" for i in range(npobj.nin)], ["dtype", "out"] + (["axes", "axis", "keepdims"]
+                                                                        if npobj.signature else [])
     try:
         sig = inspect.signature(npobj)
     except (TypeError, ValueError):
@@ -290,6 +291,10 @@ def _strategies():
     def param_spec(draw, pname, first_shape, mat):
         r = draw(st.integers(0, 99))
         if pname in INT_PARAMS:
+            if pname == "axes" and r < 25:  # a gufunc's (and tensordot's) list form: an entry per operand
+                entry = st.one_of(st.integers(-3, 3), st.tuples(st.integers(-3, 3)), st.just(()),
+                                  st.tuples(st.integers(-3, 3), st.integers(-3, 3)))
+                return ("py", draw(st.lists(entry, min_size=2, max_size=3)))
             if pname == "axes" and r < 50:
                 return ("py", tuple(draw(st.permutations(range(len(first_shape))))) if first_shape else ())
             return draw(st.one_of(py_int, st.just(("py", None))) if r < 90 else
