@@ -85,7 +85,9 @@ def asarray_chkfinite(a, dtype=None, order=None):
             raise _TE(f"[asarray_chkfinite] order must be str, not {type(order).__name__}")
         if order.upper() not in ("C", "F", "A", "K"):
             raise _VE(f"[asarray_chkfinite] order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    a = _C.asarray(a) if dtype is None else _C.asarray(a).astype(dtype)
+    # (asarray(a, dtype) as NumPy: Python values convert straight to the dtype -- asarray_chkfinite(1j,
+    # dtype=int64) is the TypeError of int(1j); an astype of asarray(1j) dropped the imaginary part)
+    a = _C.asarray(a) if dtype is None else _C.asarray(a, dtype)
     if a.dtype.kind in "fc":
         if not bool(_C.all(_C.isfinite(a))):
             raise _VE("[asarray_chkfinite] array must not contain infs or NaNs")

@@ -1429,3 +1429,13 @@ def test_diff_order_beyond_any_loop_returns(mode):
     case = ("fn", "diff", (("arr", "bool", (4, 1), "c", 145, "edge"),), (("n", ("py", 2 ** 63 - 1)),))
     assert fh._huge(case)  # (NumPy's reference runs in the time-limited child)
     assert fh.classify(case, modes=("lazy",))[0] == "ok"
+
+
+# ------------------------------------------------------------------ asarray_chkfinite converts as asarray(a, dtype)
+@pytest.mark.parametrize("v", [1j, 1 + 0j, [1j, 2], [1.5, 2], 300, [300], np.complex64(1j), np.array([1j]), 2 ** 70,
+                               -1, float("nan"), [1.0, float("inf")]], ids=repr)
+@pytest.mark.parametrize("dt", ["int64", "uint32", "int8", "float64", "float16", "complex64", "bool"])
+def test_asarray_chkfinite_python_values(mode, v, dt):
+    # Python values convert straight to the dtype, as NumPy's asarray(a, dtype): a Python complex
+    # into an integer dtype is int()'s TypeError (pyasc accepted it: fuzz seed 10101, 2 silent)
+    _same(lambda: np.asarray_chkfinite(v, dtype=dt), lambda: asc.asarray_chkfinite(v, dtype=dt))
