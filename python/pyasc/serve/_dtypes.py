@@ -115,7 +115,14 @@ def from_raw(buf, datatype, shape, name):
     if len(buf) != want:
         raise InvalidArgumentError(f"input '{name}': {len(buf)} bytes of data, expected {want} for "
                                    f"{datatype} shape {list(shape)}")
-    return np.frombuffer(buf, dtype=dt.newbyteorder("<")).astype(dt, copy=False).reshape(shape)
+    le = _LE.get(datatype)
+    if le is None:  # the wire is little-endian; a dtype object per datatype, made once
+        le = _LE[datatype] = dt.newbyteorder("<")
+    a = np.frombuffer(buf, dtype=le)
+    return (a if le == dt else a.astype(dt)).reshape(shape)
+
+
+_LE = {}
 
 
 def to_raw(arr, datatype):

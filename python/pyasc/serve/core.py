@@ -292,9 +292,8 @@ class InferenceCore:
         finally:
             if session is not None:
                 self.sessions.release(session, charged)
-            stats.add_pending(-1)
             mv.leave()
-            stats.request_done(ok, time.perf_counter_ns() - t_start, queue_ns, in_ns, exec_ns, out_ns, size)
+            stats.request_done(ok, time.perf_counter_ns() - t_start, queue_ns, in_ns, exec_ns, out_ns, size, -1)
 
     def close(self):
         self.live = False

@@ -46,7 +46,11 @@ class ModelVersion:
         else:
             self.scheduler = DirectScheduler(backend, stats, count)
         self._inflight = 0
-        self._cv = threading.Condition()
+        # enter/leave run twice per request: a plain (C) lock; the condition is waited on only
+        # by retire(), and leave() notifies only while a retire() waits (``_retiring``).
+        self._lock = threading.Lock()
+        self._cv = threading.Condition(self._lock)
+        self._retiring = False
         # what request validation needs, resolved once: name -> (datatype, dims, optional)
         from . import _dtypes
 
@@ -56,18 +60,19 @@ class ModelVersion:
         self.output_set = frozenset(self.output_names)
 
     def enter(self):
-        with self._cv:
+        with self._lock:
             self._inflight += 1
 
     def leave(self):
-        with self._cv:
+        with self._lock:
             self._inflight -= 1
-            if self._inflight == 0:
+            if self._retiring and self._inflight == 0:
                 self._cv.notify_all()
 
     def retire(self, timeout=60.0):
         """Waits for in-flight requests, then frees the backend."""
         with self._cv:
+            self._retiring = True
             self._cv.wait_for(lambda: self._inflight == 0, timeout)
         self.scheduler.close()
         self.backend.close()

@@ -31,8 +31,10 @@ class VersionStats:
         self.batch = {}  # batch size -> [count, input ns, infer ns, output ns]
         self.load_secs = 0.0
 
-    def request_done(self, ok, total_ns, queue_ns, input_ns, infer_ns, output_ns, batch_size):
+    def request_done(self, ok, total_ns, queue_ns, input_ns, infer_ns, output_ns, batch_size, pending=0):
+        """Counts a finished request (and adds ``pending`` to the pending count: one lock)."""
         with self.lock:
+            self.pending += pending
             d = self.durations
             key = "success" if ok else "fail"
             d[key][0] += 1
