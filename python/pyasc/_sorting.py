@@ -271,6 +271,11 @@ def count_nonzero(a, axis=None, *, keepdims=False):
             keepdims = _sig.keepdims_flag("count_nonzero", keepdims)
     else:
         keepdims = False
+    if x.ndim == 0 and axis is not None:
+        from . import _signatures as _sig  # noqa: PLC0415 - _signatures imports this module
+
+        if _sig._zero_d_axis(x, axis):  # (NumPy's sum reads axis 0 / -1 of a 0-d array as no axis)
+            axis = None
     try:
         return _C.count_nonzero(x, axis, bool(keepdims))
     except Exception:

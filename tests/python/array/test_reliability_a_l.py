@@ -1439,3 +1439,13 @@ def test_asarray_chkfinite_python_values(mode, v, dt):
     # Python values convert straight to the dtype, as NumPy's asarray(a, dtype): a Python complex
     # into an integer dtype is int()'s TypeError (pyasc accepted it: fuzz seed 10101, 2 silent)
     _same(lambda: np.asarray_chkfinite(v, dtype=dt), lambda: asc.asarray_chkfinite(v, dtype=dt))
+
+
+# ------------------------------------------------------------------ count_nonzero of a 0-d array with an axis
+@pytest.mark.parametrize("axis", [0, -1, (0,), 1, (), None, [0], np.int64(0), 1.5], ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("v", [2.0, 0.0, float("nan")])
+def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
+    # NumPy's a.sum(axis) takes axis 0 / -1 of a 0-d array as no axis (pyasc: AxisError; fuzz seed 10201)
+    _same(lambda: np.count_nonzero(np.array(v), axis=axis, keepdims=keepdims),
+          lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
