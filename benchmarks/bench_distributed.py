@@ -73,8 +73,10 @@ def _time_interleaved(fns, barrier, nbytes, setups):
     """Per mode the median over ROUNDS rounds of the mean time of one call in a loop of k
     calls (k by size, at most --max-iters). The modes take turns inside every round (peer and
     ours measured under the same load), each after a barrier."""
-    k = max(3, min(MAX_ITERS, int(64e6 / max(nbytes, 1))))
+    # at least 10 calls per round: large messages get 70 timed calls per mode in all
+    k = max(10, min(MAX_ITERS, int(64e6 / max(nbytes, 1))))
     times = {name: [] for name in fns}
+    cpu = {name: [] for name in fns}
     for name, fn in fns.items():  # warm-up: first calls build caches / MPI's connections
         setups[name]()
         fn()
@@ -82,11 +84,16 @@ def _time_interleaved(fns, barrier, nbytes, setups):
         for name, fn in fns.items():
             setups[name]()
             barrier()
+            c0 = time.process_time()
             t0 = time.perf_counter()
             for _ in range(k):
                 fn()
             times[name].append((time.perf_counter() - t0) / k)
+            cpu[name].append((time.process_time() - c0) / k)
     out = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+    # process CPU time per call (all threads): waiting for a peer is spinning in MPI, so this
+    # counts the work plus the synchronisation, and varies less with the load than wall time
+    out.update({name + "_cpu": sorted(t)[len(t) // 2] for name, t in cpu.items()})
     # the least disturbed round of each mode: on a loaded machine closer to the code's own cost
     out.update({name + "_min": min(t) for name, t in times.items()})
     return out
@@ -135,13 +142,50 @@ def _allreduce_worker(sizes):
         def pyasc_call():
             dist.all_reduce(arr)
 
-        fns = {"mpi4py": mpi_blocking, "mpi4py_nb": mpi_nonblocking}
-        setups = {"mpi4py": _engine.reload_settings, "mpi4py_nb": _engine.reload_settings}
+        # the buffers swapped: tells a gap of the memory (alignment, pages) from one of the code
+        arr2 = asc.ones(count, dtype="float32")
+        pyasc_mem = arr2.numpy()
+
+        def mpi_on_pyasc_mem():
+            comm.Allreduce(MPI.IN_PLACE, pyasc_mem, MPI.SUM)
+
+        def pyasc_on_numpy_mem():
+            dist.all_reduce(host)
+
+        def pyasc_async():  # the stream task of async_op=True, waited for
+            dist.all_reduce(arr, async_op=True).wait()
+
+        fns = {"mpi4py": mpi_blocking, "mpi4py_nb": mpi_nonblocking, "mpi4py_pyasc_mem": mpi_on_pyasc_mem}
+        setups = {"mpi4py": _engine.reload_settings, "mpi4py_nb": _engine.reload_settings,
+                  "mpi4py_pyasc_mem": _engine.reload_settings}
         for mode, level, blocking, native in MODES:
             fns[mode] = pyasc_call
             setups[mode] = setup_mode(level, blocking, native)
+        fns["pyasc_numpy_mem"] = pyasc_on_numpy_mem
+        setups["pyasc_numpy_mem"] = _engine.reload_settings
+        fns["pyasc_async"] = pyasc_async
+        setups["pyasc_async"] = _engine.reload_settings
         res.update(_time_interleaved(fns, comm.Barrier, nbytes, setups))
         _engine.reload_settings()
+        # broadcast (the Python path: no C module for it) blocking and async_op vs mpi4py's Bcast
+        bc_np = np.ones(count, np.float32)
+        bc_arr = asc.ones(count, dtype="float32")
+        bc_arr.numpy()
+
+        def mpi_bcast():
+            comm.Bcast(bc_np, 0)
+
+        def pyasc_bcast():
+            dist.broadcast(bc_arr, src=0)
+
+        def pyasc_bcast_async():
+            dist.broadcast(bc_arr, src=0, async_op=True).wait()
+
+        bres = _time_interleaved({"bcast_mpi4py": mpi_bcast, "bcast_pyasc": pyasc_bcast,
+                                  "bcast_pyasc_async": pyasc_bcast_async}, comm.Barrier, nbytes,
+                                 {k: _engine.reload_settings for k in ("bcast_mpi4py", "bcast_pyasc",
+                                                                       "bcast_pyasc_async")})
+        res.update(bres)
         # every rank reports its own times; the slower rank bounds the collective
         allres = comm.gather(res, root=0)
         if comm.Get_rank() == 0:
@@ -255,6 +299,19 @@ def bench_allreduce(quick):
               f"{r['mpi4py'] / r['pyasc_detail']:6.2f} | {r['pyasc_off'] * 1e6:8.1f} "
               f"{r['mpi4py'] / r['pyasc_off']:6.2f} | {r['pyasc_polled'] * 1e6:9.1f} "
               f"{r['mpi4py'] / r['pyasc_polled']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
+    print("\nbuffers swapped (tells memory from code): mpi4py Allreduce on a pyasc array's memory, pyasc "
+          "all_reduce on mpi4py's NumPy buffer; async_op=True all_reduce (stream task) + wait(); broadcast "
+          "(Python path) blocking and async_op vs mpi4py Bcast")
+    print(f"{'size':>8} {'mpi4py@pyasc-mem':>16} {'bw/mpi':>6} | {'pyasc@numpy-mem':>15} {'bw/mpi':>6} | "
+          f"{'async+wait us':>13} {'bw/mpi':>6} | {'Bcast mpi4py us':>15} {'pyasc us':>9} {'ratio':>6} | "
+          f"{'async us':>9} {'ratio':>6}")
+    for r in data["rows"]:
+        print(f"{_fmt_size(r['bytes']):>8} {r['mpi4py_pyasc_mem'] * 1e6:16.1f} {r['mpi4py'] / r['mpi4py_pyasc_mem']:6.2f} | "
+              f"{r['pyasc_numpy_mem'] * 1e6:15.1f} {r['mpi4py'] / r['pyasc_numpy_mem']:6.2f} | "
+              f"{r['pyasc_async'] * 1e6:13.1f} {r['mpi4py'] / r['pyasc_async']:6.2f} | "
+              f"{r['bcast_mpi4py'] * 1e6:15.1f} {r['bcast_pyasc'] * 1e6:9.1f} "
+              f"{r['bcast_pyasc'] / r['bcast_mpi4py']:5.2f}x | {r['bcast_pyasc_async'] * 1e6:9.1f} "
+              f"{r['bcast_pyasc_async'] / r['bcast_mpi4py']:5.2f}x")
     small, big = data["rows"][0], data["rows"][-1]
     print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x "
           f"(Python path {small['pyasc_python'] / small['mpi4py']:.2f}x), "
@@ -268,6 +325,11 @@ def bench_allreduce(quick):
           f"Python path {big['mpi4py'] / big['pyasc_python']:.2f}, "
           f"DETAIL {big['mpi4py'] / big['pyasc_detail']:.2f}, OFF {big['mpi4py'] / big['pyasc_off']:.2f}, "
           f"polled {big['mpi4py'] / big['pyasc_polled']:.2f}")
+    print(f"{_fmt_size(big['bytes'])} CPU time per call (process, median; spinning while a peer is late counts): "
+          f"mpi4py {big['mpi4py_cpu'] * 1e3:.2f} ms, mpi4py on pyasc memory {big['mpi4py_pyasc_mem_cpu'] * 1e3:.2f}, "
+          f"default {big['pyasc_cpu'] * 1e3:.2f} ({big['pyasc_cpu'] / big['mpi4py_cpu']:.2f}x), OFF "
+          f"{big['pyasc_off_cpu'] * 1e3:.2f} ({big['pyasc_off_cpu'] / big['mpi4py_cpu']:.2f}x), default on NumPy "
+          f"memory {big['pyasc_numpy_mem_cpu'] * 1e3:.2f}")
     try:
         import torch.distributed  # noqa: F401
         print("torch.distributed gloo: installed, but this script does not run it yet")

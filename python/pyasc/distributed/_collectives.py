@@ -160,7 +160,7 @@ class _StreamWork(Work):
         return self._done
 
 
-def _on_stream(pg, what, outputs, body, ordered=True):
+def _on_stream(pg, what, outputs, body, ordered=True, keep=()):
     """The one mechanism of every ``async_op``/``isend``/``irecv`` operation: ``body()`` (the
     MPI traffic and the finishing copies) becomes a task on the calling thread's current
     stream, followed by an event; a :class:`Work` over that event is returned.
@@ -171,8 +171,8 @@ def _on_stream(pg, what, outputs, body, ordered=True):
     The caller has exported the buffers (``_host``: the pending work producing or reading
     them finished) and handed ``body`` raw views (``_raw``), not exports: while an export
     lives, the lazy graph reads an array at recording time, which would let the stream's
-    later ops read it before the task ran. ``outputs`` (kept by the Work and the task) keep
-    the memory alive.
+    later ops read it before the task ran. ``outputs`` (kept by the Work and the task;
+    ``result()``) and ``keep`` (inputs, kept by the task) keep the memory alive.
 
     ``ordered`` (collectives): the group's async collectives keep their issue order on every
     rank, as MPI requires of a communicator: each task first waits for the group's previous
@@ -191,7 +191,7 @@ def _on_stream(pg, what, outputs, body, ordered=True):
             s.wait_event(prev)
     work = _StreamWork(what, pg, outputs)
 
-    def task():
+    def task(hold=(outputs, keep)):  # noqa: ARG001 - holds the arrays until the task ran
         try:
             work.value = body()
         except BaseException as e:  # noqa: BLE001 - raised by Work.wait()
@@ -264,7 +264,7 @@ def _reduce_op(op, what):
                            f"got {op!r}")
 
 
-def _run(pg, what, desc, calls, finish, async_op, outputs=(), pre=None):
+def _run(pg, what, desc, calls, finish, async_op, outputs=(), pre=None, keep=()):
     """Fingerprint check (``desc``: a string or a tuple, formatted only when first seen), then
     ``pre(deadline, backoff)`` (more checks), then the MPI calls, then ``finish()``: at once, or
     for ``async_op`` as a task on the current stream (:func:`_on_stream`; a Work is returned)."""
@@ -281,7 +281,7 @@ def _run(pg, what, desc, calls, finish, async_op, outputs=(), pre=None):
                 _engine.wait_backoff(_engine.call(pg.comm, name, args, deadline, what, pg, True), deadline, what, pg)
             return None if finish is None else finish()
 
-        return _on_stream(pg, what, outputs, body)
+        return _on_stream(pg, what, outputs, body, keep=keep)
     if pg.last_async is not None:
         _drain(pg)
     deadline = time.monotonic() + pg.timeout
@@ -596,7 +596,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         views.append(v)
     recv = np.empty((n,) + send.shape, send.dtype)
     return _run(pg, what, f"{what} {_sig(send)}", (("Allgather", (_engine.spec(send), _engine.spec(recv))),),
-                _copy_out(views, recv), async_op, (tensor, *dst))
+                _copy_out(views, recv), async_op, tuple(dst), keep=(tensor,))
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -613,7 +613,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
                                f"{n} x {send.size} elements (input {_sig(send)})")
     return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)}",
                 (("Allgather", (_engine.spec(send), _engine.spec(out))),), _writer(out, back), async_op,
-                (output_tensor, input_tensor))
+                (output_tensor,), keep=(input_tensor,))
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -653,7 +653,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     mop, avg = _engine.mpi_op(op, out.dtype, what)
     return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)} {op.name}",
                 (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
-                _writer(out, back, n if avg else 0), async_op, (output, input))
+                _writer(out, back, n if avg else 0), async_op, (output,), keep=(input,))
 
 
 def _check_splits(pg, what, send_counts, recv_counts, deadline, backoff=False):
@@ -721,8 +721,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     rcount = [s * row for s in _splits(output_split_sizes, out.shape[0], n, what, "output")]
     s, r = _engine.spec(send), _engine.spec(out)
     args = ([s[0], (scount, _displs(scount)), s[1]], [r[0], (rcount, _displs(rcount)), r[1]])
-    return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output, input),
-                _split_check(pg, what, f"{what} {send.dtype} row {send.shape[1:]}", scount, rcount))
+    return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output,),
+                _split_check(pg, what, f"{what} {send.dtype} row {send.shape[1:]}", scount, rcount), keep=(input,))
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -776,7 +776,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] gather_list must be None on non-dst ranks")
     return _run(pg, what, f"{what} {_sig(send)} dst={dst}",
                 (("Gather", (_engine.spec(send), None if recv is None else _engine.spec(recv), root)),),
-                fin, async_op, (tensor, *outs))
+                fin, async_op, tuple(outs), keep=(tensor,))
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):

@@ -754,6 +754,18 @@ def _every_collective(async_op):
         _done(dist.reduce_scatter_tensor(out, asc.asarray(ins[R]), async_op=async_op), async_op, "rs 8-bit")
         check(f"{tag}reduce_scatter_tensor {np.dtype(dt)} wraps", out, np.add.reduce(np.stack(ins), axis=0, dtype=dt)[:100],
               True)
+    # >= 4 MiB: the C path's fingerprint exchange waits by sleeping (native.cc kSleepCheckMin);
+    # a mismatch there still raises on every rank
+    big = [data(r, np.float32, (1 << 20,), 28) for r in range(N)]
+    x = asc.asarray(big[R].copy())
+    _done(dist.all_reduce(x, op=dist.ReduceOp.MAX, async_op=async_op), async_op, "all_reduce 4 MiB")
+    check(f"{tag}all_reduce 4 MiB MAX", x, np.maximum.reduce(np.stack(big), axis=0), True)
+    x = asc.asarray(big[R].copy())
+    _done(dist.all_reduce(x, async_op=async_op), async_op, "all_reduce 4 MiB SUM")
+    check(f"{tag}all_reduce 4 MiB SUM", x, np.add.reduce(np.stack(big), axis=0), N == 2)
+    if not async_op:
+        bad = asc.zeros((1 << 20) + (1 if R == 0 else 0), dtype="float32")
+        expect_raises("all_reduce 4 MiB count mismatch", dist.CollectiveMismatchError, lambda: dist.all_reduce(bad))
     # empty arrays
     e = asc.zeros((0, 3), dtype="float32")
     _done(dist.broadcast(e, src=0, async_op=async_op), async_op, "broadcast empty")
@@ -782,6 +794,9 @@ def _late_join(name, start, later, want, exact=True):
         if R == N - 1:
             dist.recv(asc.zeros(1), src=0)  # rank 0 has queued its later work
         w, out = start()
+        # the call's temporary input is kept alive by the task: new arrays (host copies into
+        # pool memory) must not land in its memory before the collective ran
+        junk = [asc.array(np.full((5, 4), 9.0, np.float32)) for _ in range(4)]
         y = later(out)  # lazy, on s: flushed behind the collective
         if R == 0:
             with other:  # unrelated work completes while the collective waits
@@ -796,6 +811,7 @@ def _late_join(name, start, later, want, exact=True):
                 FAIL.append(f"{name}: wait(timeout) error does not name it: {msg}")
             dist.send(asc.ones(1), dst=N - 1)
         got = y.numpy()  # waits for y's work on s, hence for the collective: no w.wait() first
+    del junk
     check(f"{name} then later stream op", got, want, exact)
     if not w.is_completed():
         FAIL.append(f"{name}: work not complete after the later op finished")
