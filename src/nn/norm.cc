@@ -151,6 +151,114 @@ void apply_channels(const char* op, const T* x, T* y, const NCS& d, const std::v
   });
 }
 
+/// y = x * sc[j] + sh[j] over elements [lo, hi) of one (n, group) row of cg planes of `s`
+/// elements each (j = the plane); float32 with streaming stores when `stream`.
+template <class T>
+void affine_span(const T* x, T* y, int64_t lo, int64_t hi, int64_t s, const double* sc, const double* sh,
+                 bool stream) {
+  for (int64_t i = lo; i < hi;) {
+    const int64_t j = i / s, e = std::min(hi, (j + 1) * s);
+    if constexpr (std::is_same_v<T, float>) {
+      if (stream) {
+        affine_row_stream(x + i, y + i, e - i, sc[j], sh[j]);
+        i = e;
+        continue;
+      }
+    }
+    affine_row<T>(x + i, y + i, e - i, sc[j], sh[j]);
+    i = e;
+  }
+}
+
+/// group_norm over `rows` = N * G rows of cg * s elements (x contiguous). With at least as
+/// many rows as cores, rows split over the core workers (each row's statistics and output in
+/// one task, the row read again from cache); with fewer, or a count that would leave a core
+/// idle for a row's time (batch 1 and few groups, e.g. G = 1),
+/// every row is cut into `pieces` spans: partial sums, then partial squared deviations around
+/// the mean, then the affine output, each phase over all (row, span) tasks. Two-pass
+/// statistics in double as before; float32 outputs of >= kStreamMin bytes are streamed.
+template <class T>
+void group_norm_rows(const T* x, T* y, int64_t rows, int64_t g, int64_t cg, int64_t s, const std::vector<double>& w,
+                     const std::vector<double>& b, double eps) {
+  const int64_t inner = cg * s, total = rows * inner;
+  const bool stream = std::is_same_v<T, float> && total * int64_t(sizeof(T)) >= kStreamMin;
+  const int64_t cores = std::max(1, runtime::current_device().properties().num_cores);
+  const bool nested = runtime::current_block() != nullptr;
+  // the per-row scale / shift of each of its cg planes
+  auto coeffs = [&](int64_t r, double mean, double var, double* sc, double* sh) {
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    for (int64_t j = 0; j < cg; ++j) {
+      const size_t c = size_t((r % g) * cg + j);
+      sc[j] = rstd * w[size_t(c)];
+      sh[j] = b[size_t(c)] - mean * sc[j];
+    }
+  };
+  auto fence = [stream] {
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();  // streamed lines visible before the block reports done
+#else
+    (void)stream;
+#endif
+  };
+  if (nested || rows % cores == 0 || rows >= 4 * cores || total < kParallelMin) {
+    runtime::parallel_for("group_norm", rows, total, kParallelMin, [&](int64_t r0, int64_t r1) {
+      std::vector<double> sc(static_cast<size_t>(cg)), sh(static_cast<size_t>(cg));
+      for (int64_t r = r0; r < r1; ++r) {
+        double mean = 0, var = 0;
+        moments(x + r * inner, inner, mean, var);
+        coeffs(r, mean, var, sc.data(), sh.data());
+        affine_span<T>(x + r * inner, y + r * inner, 0, inner, s, sc.data(), sh.data(), stream);
+      }
+      fence();
+    });
+    return;
+  }
+  const int64_t pieces = std::max<int64_t>(1, std::min(inner / 4096, (2 * cores + rows - 1) / rows));
+  const int64_t tasks = rows * pieces;
+  auto span = [&](int64_t t, int64_t& lo, int64_t& hi) {
+    const int64_t q = t % pieces;
+    lo = inner * q / pieces;
+    hi = inner * (q + 1) / pieces;
+  };
+  std::vector<double> part(static_cast<size_t>(tasks)), mean(static_cast<size_t>(rows)), var(static_cast<size_t>(rows));
+  runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t lo, hi;
+      span(t, lo, hi);
+      part[size_t(t)] = sum8(x + (t / pieces) * inner + lo, hi - lo, [](double v) { return v; });
+    }
+  });
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t q = 0; q < pieces; ++q) sum += part[size_t(r * pieces + q)];
+    mean[size_t(r)] = sum / double(inner);
+  }
+  runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t lo, hi;
+      span(t, lo, hi);
+      const double m = mean[size_t(t / pieces)];
+      part[size_t(t)] = sum8(x + (t / pieces) * inner + lo, hi - lo, [m](double v) { return (v - m) * (v - m); });
+    }
+  });
+  std::vector<double> sc(static_cast<size_t>(rows * cg)), sh(static_cast<size_t>(rows * cg));
+  for (int64_t r = 0; r < rows; ++r) {
+    double q = 0;
+    for (int64_t p = 0; p < pieces; ++p) q += part[size_t(r * pieces + p)];
+    var[size_t(r)] = q / double(inner);
+    coeffs(r, mean[size_t(r)], var[size_t(r)], sc.data() + r * cg, sh.data() + r * cg);
+  }
+  runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t lo, hi;
+      span(t, lo, hi);
+      const int64_t r = t / pieces;
+      affine_span<T>(x + r * inner, y + r * inner, lo, hi, s, sc.data() + r * cg, sh.data() + r * cg, stream);
+    }
+    fence();
+  });
+}
+
 /// oneDNN for float32 / bfloat16 layer_norm unless ASC_NN_NORM_OWN=1 (benchmarks compare
 /// the engines); bfloat16 runs with float32 statistics inside the primitive.
 bool onednn_lnorm_ok(const Tensor& x) {
@@ -468,22 +576,10 @@ Tensor group_norm(const Tensor& x_in, const Tensor* weight, const Tensor* bias, 
   const Tensor x = x_in.contiguous();
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   if (x.numel() == 0) return y;
-  const int64_t cg = d.c / g, inner = cg * d.s;
+  const int64_t cg = d.c / g;
   dispatch_float(x.dtype(), op, "input", [&](auto tag) {
     using T = decltype(tag);
-    const T* xp = x.data_as<const T>();
-    T* yp = y.data_as<T>();
-    for (int64_t r = 0; r < d.n * g; ++r) {
-      double mean = 0, var = 0;
-      moments(xp + r * inner, inner, mean, var);
-      const double rstd = 1.0 / std::sqrt(var + a.eps);
-      for (int64_t j = 0; j < cg; ++j) {
-        const size_t c = size_t((r % g) * cg + j);
-        const double sc = rstd * w[c];
-        const int64_t off = r * inner + j * d.s;
-        affine_row<T>(xp + off, yp + off, d.s, sc, b[c] - mean * sc);
-      }
-    }
+    group_norm_rows<T>(x.data_as<const T>(), y.data_as<T>(), d.n * g, g, cg, d.s, w, b, a.eps);
   });
   return y;
 }
@@ -559,31 +655,39 @@ Tensor local_response_norm(const Tensor& x_in, int64_t size, double alpha, doubl
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   if (x.numel() == 0) return y;
   const int64_t lo = size / 2, hi = (size - 1) / 2;
+  // (n, c) planes, each cut into `sp` spatial spans when there are few planes, split over
+  // the core workers; a span's window sum runs over its own slice of the `size` planes
+  const int64_t planes = d.n * d.c;
+  const int64_t cores = std::max(1, runtime::current_device().properties().num_cores);
+  const int64_t sp = planes >= 4 * cores ? 1 : std::max<int64_t>(1, std::min(d.s / 1024, (4 * cores + planes - 1) / planes));
+  const int64_t work = planes * d.s * std::min(size, d.c);
   dispatch_float(x.dtype(), op, "input", [&](auto tag) {
     using T = decltype(tag);
     using A = typename Acc<T>::type;
     const T* xp = x.data_as<const T>();
     T* yp = y.data_as<T>();
-    std::vector<A> acc(size_t(d.s));
-    for (int64_t n = 0; n < d.n; ++n) {
-      for (int64_t c = 0; c < d.c; ++c) {
-        std::fill(acc.begin(), acc.end(), A(0));
+    const A ka = static_cast<A>(k), an = static_cast<A>(alpha) / static_cast<A>(size), be = static_cast<A>(beta);
+    runtime::parallel_for(op.c_str(), planes * sp, work, kParallelMin, [&](int64_t t0, int64_t t1) {
+      std::vector<A> acc;
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t p = t / sp, q = t % sp, n = p / d.c, c = p % d.c;
+        const int64_t i0 = d.s * q / sp, i1 = d.s * (q + 1) / sp;
+        acc.assign(size_t(i1 - i0), A(0));
         for (int64_t cc = std::max<int64_t>(0, c - lo); cc <= std::min(d.c - 1, c + hi); ++cc) {
-          const T* r = xp + (n * d.c + cc) * d.s;
-          for (int64_t i = 0; i < d.s; ++i) {
+          const T* r = xp + (n * d.c + cc) * d.s + i0;
+          for (int64_t i = 0; i < i1 - i0; ++i) {
             const A v = static_cast<A>(r[i]);
             acc[size_t(i)] += v * v;
           }
         }
-        const T* xr = xp + (n * d.c + c) * d.s;
-        T* yr = yp + (n * d.c + c) * d.s;
-        for (int64_t i = 0; i < d.s; ++i) {
-          const A div = std::pow(static_cast<A>(k) + static_cast<A>(alpha) * acc[size_t(i)] / static_cast<A>(size),
-                                 static_cast<A>(beta));
+        const T* xr = xp + p * d.s + i0;
+        T* yr = yp + p * d.s + i0;
+        for (int64_t i = 0; i < i1 - i0; ++i) {
+          const A div = std::pow(ka + an * acc[size_t(i)], be);
           yr[i] = static_cast<T>(static_cast<A>(xr[i]) / div);
         }
       }
-    }
+    });
   });
   return y;
 }
