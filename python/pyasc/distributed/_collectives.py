@@ -6,8 +6,10 @@ which first finishes the lazy work that produces the array or reads it, so a
 collective always sees final values and cannot overtake earlier readers.
 Non-contiguous arrays are staged through a contiguous copy and written back.
 
-With ``async_op=True`` an operation returns a :class:`Work` handle; without, it
-returns after completion (``recv`` returns the sender's rank). Each operation
+With ``async_op=True`` an operation (and ``isend``/``irecv``) is a task + event on
+the calling thread's current stream (:func:`_on_stream`: later work on the stream
+reads its results without a host wait) and returns a :class:`Work` handle;
+without, it returns after completion (``recv`` returns the sender's rank). Each operation
 gets the group's ``timeout``: past it, :class:`DistTimeoutError` is raised.
 With the fingerprint check on (default; ``ASC_DISTRIBUTED_CHECK=0`` turns it
 off), ranks that pass different shapes, dtypes, ops or roots raise
