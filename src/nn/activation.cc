@@ -25,13 +25,16 @@
 // math.tanh on dense points): see docs/nn.md.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "nn/activation.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
@@ -149,23 +152,39 @@ HWY_INLINE V GeluTanh(D d, V x) {
 }
 
 template <class IO, bool kTanh>
-void GeluT(const void* xv, void* yv, int64_t lo, int64_t hi) {
+void GeluT(const void* xv, void* yv, int64_t lo, int64_t hi, bool stream) {
   using S = typename IO::S;
   const hn::ScalableTag<float> d;
+  using V = hn::VFromD<decltype(d)>;
   const size_t N = hn::Lanes(d);
   const S* x = static_cast<const S*>(xv);
   S* y = static_cast<S*>(yv);
-  auto f = [&](hn::VFromD<decltype(d)> v) { return kTanh ? GeluTanh(d, v) : GeluErf(d, v); };
+  auto f = [&](V v) { return kTanh ? GeluTanh(d, v) : GeluErf(d, v); };
   size_t i = static_cast<size_t>(lo);
   const size_t end = static_cast<size_t>(hi);
-  // two independent vectors per step: the erfc branch is one long dependent chain
-  for (; i + 2 * N <= end; i += 2 * N) {
-    const auto v0 = f(IO::Load(d, x + i));
-    const auto v1 = f(IO::Load(d, x + i + N));
-    IO::Store(d, v0, y + i);
-    IO::Store(d, v1, y + i + N);
+  // float32 outputs: streaming stores when asked (large outputs) and vector aligned, so an
+  // output line costs one write instead of a read-for-ownership plus a write
+  bool nt = false;
+  if constexpr (std::is_same_v<S, float>) {
+    nt = stream && reinterpret_cast<uintptr_t>(y + i) % (N * sizeof(float)) == 0;
   }
-  for (; i + N <= end; i += N) IO::Store(d, f(IO::Load(d, x + i)), y + i);
+  auto put = [&](V v, S* p) {
+    if constexpr (std::is_same_v<S, float>) {
+      if (nt) {
+        hn::Stream(v, d, p);
+        return;
+      }
+    }
+    IO::Store(d, v, p);
+  };
+  // two independent vectors per step: more independent work for the FMA pipes
+  for (; i + 2 * N <= end; i += 2 * N) {
+    const V v0 = f(IO::Load(d, x + i));
+    const V v1 = f(IO::Load(d, x + i + N));
+    put(v0, y + i);
+    put(v1, y + i + N);
+  }
+  for (; i + N <= end; i += N) put(f(IO::Load(d, x + i)), y + i);
   if (i < end) {
     const size_t r = end - i;
     S in[kMaxLanes<float>] = {}, out[kMaxLanes<float>];
@@ -173,15 +192,18 @@ void GeluT(const void* xv, void* yv, int64_t lo, int64_t hi) {
     IO::Store(d, f(IO::Load(d, in)), out);
     std::memcpy(y + i, out, r * sizeof(S));
   }
+  if (nt) hwy::FlushStream();  // streamed lines visible before the block reports done
 }
 
 }  // namespace
 
-void GeluRange(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi) {
+void GeluRange(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi, bool stream) {
   switch (code) {
-    case gd::kF32: tanh_form ? GeluT<NativeIO<float>, true>(x, y, lo, hi) : GeluT<NativeIO<float>, false>(x, y, lo, hi); break;
-    case gd::kF16: tanh_form ? GeluT<F16IO, true>(x, y, lo, hi) : GeluT<F16IO, false>(x, y, lo, hi); break;
-    default: tanh_form ? GeluT<BF16IO, true>(x, y, lo, hi) : GeluT<BF16IO, false>(x, y, lo, hi); break;
+    case gd::kF32:
+      tanh_form ? GeluT<NativeIO<float>, true>(x, y, lo, hi, stream) : GeluT<NativeIO<float>, false>(x, y, lo, hi, stream);
+      break;
+    case gd::kF16: tanh_form ? GeluT<F16IO, true>(x, y, lo, hi, false) : GeluT<F16IO, false>(x, y, lo, hi, false); break;
+    default: tanh_form ? GeluT<BF16IO, true>(x, y, lo, hi, false) : GeluT<BF16IO, false>(x, y, lo, hi, false); break;
   }
 }
 
@@ -220,8 +242,15 @@ Tensor gelu(const Tensor& x_in, bool tanh_approx) {
   uint8_t* yp = y.data();
   // chunks of whole vectors (64 elements) so no chunk boundary splits one
   const int64_t blocks = (total + 63) / 64;
+  // float32 outputs of >= 4 MiB are streamed (they would evict the cache anyway; a smaller
+  // result is likely read from cache next); ASC_NN_GELU_STREAM=0 turns it off (benchmarks)
+  static const bool stream_ok = [] {
+    const char* e = std::getenv("ASC_NN_GELU_STREAM");
+    return !(e && e[0] == '0');
+  }();
+  const bool stream = stream_ok && code == gelu_detail::kF32 && total * 4 >= (int64_t(4) << 20);
   runtime::parallel_for("gelu", blocks, total * 8, int64_t(1) << 14, [&](int64_t lo, int64_t hi) {
-    HWY_DYNAMIC_DISPATCH(kernel::simd::GeluRange)(code, tanh_approx, xp, yp, lo * 64, std::min(total, hi * 64));
+    HWY_DYNAMIC_DISPATCH(kernel::simd::GeluRange)(code, tanh_approx, xp, yp, lo * 64, std::min(total, hi * 64), stream);
   });
   return y;
 }
