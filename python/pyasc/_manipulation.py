@@ -808,6 +808,11 @@ def _to_out(res, out):
 def take(a, indices, axis=None, out=None, mode="raise"):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None);
     ``mode`` as NumPy's clip-mode ('raise', 'wrap', 'clip', None, or 0/1/2)."""
+    if axis is not None:  # (ndarray.take's argument parser: the axis converter -- a C int, no bool -- runs
+        # before the mode's)
+        from ._ufunc import _c_int  # noqa: PLC0415
+
+        _c_int(axis, "take")
     mode = _sig.clip_mode("take", mode)
     if isinstance(a, _C.ndarray) and a.size > 1 << 32 and not a.is_contiguous():
         # NumPy's take works on a C-contiguous copy of the input: a huge broadcast view is its
@@ -952,11 +957,13 @@ def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where)
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
     """Sum treating NaN as zero (``initial``/``where`` as :func:`sum`'s)."""
+    _sig._no_list_axis("nansum", axis)  # (NumPy: np.sum of the NaN-replaced copy)
     return _nan_reduce(_C.nansum, _sig.sum, 0, a, axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
     """Product treating NaN as one (``initial``/``where`` as :func:`prod`'s)."""
+    _sig._no_list_axis("nanprod", axis)
     return _nan_reduce(_C.nanprod, _sig.prod, 1, a, axis, dtype, out, keepdims, initial, where)
 
 
@@ -965,6 +972,9 @@ def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
     ``where`` (a boolean mask) as NumPy: the maximum of the selected non-NaN elements and
     ``initial``."""
     keepdims = _sig.keepdims_flag("nanmax", keepdims)
+    _sig._no_list_axis("nanmax", axis)  # (NumPy: np.fmax.reduce)
+    if where is True:  # (NumPy's default)
+        where = _sig._NV
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmax", a, axis, out, keepdims, initial, where)
     r = _C.nanmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
@@ -977,6 +987,9 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
     """Minimum ignoring NaN; all-NaN slices give NaN and a RuntimeWarning. ``initial`` and
     ``where`` as :func:`nanmax`."""
     keepdims = _sig.keepdims_flag("nanmin", keepdims)
+    _sig._no_list_axis("nanmin", axis)
+    if where is True:  # (NumPy's default)
+        where = _sig._NV
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmin", a, axis, out, keepdims, initial, where)
     r = _C.nanmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
@@ -1008,16 +1021,19 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
     (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
     keepdims = _sig.keepdims_flag("nanmean", keepdims)
+    _sig._no_list_axis("nanmean", axis)  # (NumPy: np.sum / np.mean's normalize_axis_index)
+    if where is True:  # (np.sum's and np.mean's default)
+        where = _sig._NV
     x = _arr(a)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
-    if inexact:  # (NumPy's nanmean sums with ufunc.reduce: axis 0/-1 of a 0-d array is all of it)
-        axis = _zero_d_none(x, axis)
-    if inexact and dtype is not None and not _inexact_dtype_ok(x, dtype):
+    if not inexact:  # NumPy's nanmean of integers is np.mean itself: its axis rules (normalize_axis_index,
+        # a C int), where= as mean reads it (the count is the sum of where's values: np.nanmean(int_x,
+        # where=[1, 2, 3]) divides by 6)
+        return _sig.mean(x, axis, dtype, out, keepdims, where=where)
+    axis = _zero_d_none(x, axis)  # (NumPy's nanmean sums with ufunc.reduce: axis 0/-1 of a 0-d array is all)
+    if dtype is not None and not _inexact_dtype_ok(x, dtype):
         raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     if where is not _sig._NV:
-        if not inexact:  # NumPy's nanmean of integers is np.mean itself (where= as mean reads it: the
-            # count is the sum of where's values, np.nanmean(int_x, where=[1, 2, 3]) divides by 6)
-            return _sig.mean(x, axis, dtype, out, keepdims, where=where)
         w = _sig._where_mask("nanmean", where, x.shape)
         if inexact:
             w = _C.logical_and(w, _C.logical_not(_C.isnan(x)))
@@ -1143,6 +1159,11 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     cnt = _C.reshape(cnt, tuple(var.shape))
     with _np.errstate(all="ignore"):
         dof = _C.subtract(cnt, _C.asarray(_np.asarray(dd)))
+    if var.ndim and _np.broadcast_shapes(tuple(var.shape), tuple(dof.shape)) != tuple(var.shape):
+        # NumPy divides an array variance in place (true_divide(var, dof, out=var)): an array ddof
+        # may not widen it (a scalar variance may: it is not divided in place)
+        raise _VE_tile(f"[{op}] non-broadcastable output operand with shape {tuple(var.shape)} doesn't match the "
+                       f"broadcast shape of the count minus ddof {tuple(dof.shape)}")
     var = _C.astype(_C.true_divide(var, dof), var.dtype)
     bad = _C.less_equal(dof, 0)
     if _builtins.bool(_C.any(bad)):
@@ -1158,10 +1179,16 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     """Variance ignoring NaN; divisor (non-NaN count) - ddof, NaN with a RuntimeWarning when <= 0;
     ``where=`` (a boolean mask of the items counted) and ``mean=`` (a precomputed mean, keepdims-
     shaped) as NumPy's."""
+    _sig._no_list_axis("nanvar", axis)  # (NumPy: np.sum of the mask / np.var's normalize_axis_index)
+    if where is True:  # (NumPy's default)
+        where = _sig._NV
     if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
         return _sig._var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction, dtype)
-    if where is not _sig._NV or mean is not _sig._NV:
+    if where is not _sig._NV or mean is not _sig._NV or not _sig._real_number(ddof if correction is None else
+                                                                                correction):
+        # (a ddof NumPy subtracts from the count as an array -- a list broadcast, a str its TypeError --
+        # takes NumPy's steps)
         return _nanvar_masked("nanvar", a, axis, dtype, out, ddof, keepdims, correction, where, mean)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, False)
 
@@ -1169,10 +1196,16 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,
            correction=_sig._NV):
     """Standard deviation ignoring NaN (see nanvar)."""
+    _sig._no_list_axis("nanstd", axis)
+    if where is True:  # (NumPy's default)
+        where = _sig._NV
     if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
         return _sig._var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction, dtype)
-    if where is not _sig._NV or mean is not _sig._NV:
+    if where is not _sig._NV or mean is not _sig._NV or not _sig._real_number(ddof if correction is None else
+                                                                                correction):
+        # (a ddof NumPy subtracts from the count as an array -- a list broadcast, a str its TypeError --
+        # takes NumPy's steps)
         return _nanvar_masked("nanstd", a, axis, dtype, out, ddof, keepdims, correction, where, mean)
     return _nanvar(a, axis, dtype, out, ddof, keepdims, correction, True)
 

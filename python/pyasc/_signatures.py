@@ -271,12 +271,23 @@ def numpy_order_checks(op, a, axis, dtype, out):
                ufunc="mean" if op in ("mean", "var", "std") else True)
 
 
+def _no_list_axis(op, axis):
+    """A ufunc reduction's axis is an int or a tuple: a list is NumPy's TypeError (pyasc's binding
+    would iterate it)."""
+    if isinstance(axis, list):
+        raise _type_error(op, "'list' object cannot be interpreted as an integer (axis: a ufunc reduction takes an "
+                              "int or a tuple)")
+
+
 def _reduction(op, with_dtype, with_initial):
     cfn = getattr(_C, op)
 
     if with_dtype and with_initial:
         def f(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
             kd = keepdims_flag(op, keepdims)
+            _no_list_axis(op, axis)
+            if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
+                where = _NV
             if initial is _NV and where is _NV:
                 try:
                     return cfn(a, axis, dtype, out, kd)
@@ -289,6 +300,9 @@ def _reduction(op, with_dtype, with_initial):
     elif with_initial:
         def f(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
             kd = keepdims_flag(op, keepdims)
+            _no_list_axis(op, axis)
+            if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
+                where = _NV
             if initial is _NV and where is _NV:
                 try:
                     return cfn(a, axis, None, out, kd)
@@ -301,6 +315,9 @@ def _reduction(op, with_dtype, with_initial):
     else:
         def f(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
             kd = keepdims_flag(op, keepdims)
+            _no_list_axis(op, axis)
+            if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
+                where = _NV
             if where is _NV:
                 try:
                     return cfn(a, axis, None, out, kd)
@@ -330,14 +347,20 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     """Arithmetic mean (``numpy.mean``), with NumPy's ``keepdims`` (bool or int) and ``where``
     (a boolean mask: the mean of the selected elements, NaN for an empty selection)."""
     kd = keepdims_flag("mean", keepdims)
+    if where is True:  # (NumPy's _count_reduce_items: `where is True` is the default's fast path)
+        where = _NV
     if where is _NV:
-        if isinstance(axis, (bool, _np.bool_, tuple)):
+        if axis is not None:
             # _methods._mean counts the items with normalize_axis_index first (True is axis 1: out
-            # of bounds is its AxisError); the binding refuses a bool axis (TypeError)
-            check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, ufunc="mean")
+            # of bounds is its AxisError; a C int: beyond it OverflowError, not the ufunc's ValueError)
+            check_count_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim)
         return _C.mean(a, axis, dtype, out, kd)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
-    axes = tuple(_axes("mean", axis, x.ndim))  # NumPy's _mean counts the items (axis check) first
+    # NumPy's _mean counts the items first, with a where= array as a ufunc sum (its axis rules: a C
+    # int's ValueError, a list's TypeError, an int axis of a 0-d array taken)
+    check_axis(axis, x.ndim, ufunc=True)
+    axes = () if x.ndim == 0 and axis is not None and not isinstance(axis, tuple) else \
+        tuple(_axes("mean", axis, x.ndim))
     den = _where_count("mean", where, x.shape, axes, kd)
     w = _where_mask("mean", where, x.shape)
     if dtype is not None:
@@ -754,7 +777,7 @@ def check_axis(axis, ndim, ufunc=False):
     (True is axis 1 there: out of bounds is AxisError)."""
     if axis is None:
         return
-    was_seq = isinstance(axis, (tuple, list))
+    was_seq = isinstance(axis, tuple) or (isinstance(axis, list) and ufunc is not True)  # (ufunc: a list is not)
     if not was_seq:
         if ufunc is True and isinstance(axis, (bool, _np.bool_)):
             raise _type_error("axis", f"an integer is required (axis {axis!r})")
@@ -866,7 +889,10 @@ def _install_reduction_methods():
             if axis is None and dtype is None and out is None and keepdims is False and not kw:
                 return _cm(self)
             if _op == "mean":  # _methods._mean: normalize_axis_index per element (an array: TypeError)
-                check_axis(axis, self.ndim, ufunc="mean")
+                if "where" in kw and kw["where"] is not True:
+                    check_axis(axis, self.ndim, ufunc=True)
+                else:
+                    check_count_axis(axis, self.ndim)
                 check_dtype(_op, dtype)
             else:
                 check_dtype(_op, dtype)
@@ -884,16 +910,14 @@ def _install_reduction_methods():
         def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
             check_count_axis(axis, self.ndim)
             check_dtype(_op, dtype)
-            if "where" in kw or "mean" in kw or isinstance(ddof, (bool, _np.bool_, _C.ndarray, _np.ndarray)) or \
-                    _complex_with_real_dtype(self, dtype):
-                # (NumPy's method is _methods._var: no correction=, mean=None is no mean)
-                extra = set(kw) - {"where", "mean"}
-                if extra:
-                    raise _type_error(_op, f"unexpected keyword argument {sorted(extra)[0]!r}")
-                mean = kw.get("mean", _NV)
-                return _var_std(_op, self, axis, dtype, out, ddof, keepdims, kw.get("where", _NV),
-                                _NV if mean is None else mean, _NV)
-            return _cm(self, axis, dtype, out, ddof, keepdims, **kw)
+            # (NumPy's method is _methods._var: no correction=, mean=None is no mean; the function's
+            # path then takes the kernel for a plain call, NumPy's steps for where/mean/odd ddofs)
+            extra = set(kw) - {"where", "mean"}
+            if extra:
+                raise _type_error(_op, f"unexpected keyword argument {sorted(extra)[0]!r}")
+            mean = kw.get("mean", _NV)
+            return _var_std(_op, self, axis, dtype, out, ddof, keepdims, kw.get("where", _NV),
+                            _NV if mean is None else mean, _NV)
 
         vmethod.__name__ = vmethod.__qualname__ = op
         vmethod.__doc__ = cm.__doc__
@@ -1266,6 +1290,14 @@ __all__ += ["broadcast_to", "permute_dims", "transpose"]
 _c_var, _c_std = _C.var, _C.std
 
 
+def _real_number(v):
+    """A ddof the C++ kernels take (a real Python/NumPy number); anything else (a complex, a str,
+    None, an object) follows NumPy's arithmetic with the count in pyasc._statistics.var_std."""
+    if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63):  # (NumPy's count - 2**70: OverflowError)
+        return False
+    return isinstance(v, (int, float, _np.integer, _np.floating)) and not isinstance(v, _np.timedelta64)
+
+
 def _complex_with_real_dtype(a, dtype):
     """Complex data with a real ``dtype=``: NumPy's _var casts only the mean's sum to the dtype (the
     imaginary parts are dropped there, ComplexWarning) and sums |x - mean|**2 of the complex
@@ -1283,24 +1315,26 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     the axis before anything else: a list or an array of axes is its TypeError, an axis beyond a
     C int its OverflowError); plain calls go to the C++ kernel, ``where=``, ``mean=`` and a ddof
     NumPy compares as an array (a bool, an array) to pyasc._statistics.var_std."""
-    if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
-        check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
-    for d in (ddof, correction):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
-        if type(d) is int and not -(1 << 63) <= d < (1 << 63):
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] ddof: Python int too large to convert to C long ({d})")
-    arrayish = (bool, _np.bool_, _C.ndarray, _np.ndarray, list, tuple)
-    general = where is not _NV or mean is not _NV or isinstance(ddof, arrayish) or isinstance(correction, arrayish)
-    general = general or _complex_with_real_dtype(a, dtype)
-    if not general:
-        kw = {} if correction is _NV else {"correction": correction}
-        return (_c_var if op == "var" else _c_std)(a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), **kw)
-    from . import _statistics  # noqa: PLC0415 - (imports this module)
+    if correction is not _NV:  # fromnumeric first: `if ddof != 0` (an array of several ddofs: ambiguous)
+        from . import _statistics  # noqa: PLC0415 - (imports this module)
 
-    if correction is not _NV:  # fromnumeric: `if ddof != 0` (an array of several ddofs: ambiguous)
         if _statistics._host_scalar_logic(op, lambda: bool(_np.asarray(
                 ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0)):
             raise _value_error(op, "ddof and correction can't be provided simultaneously.")
-        ddof = correction
+        ddof, correction = correction, _NV
+    if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
+        check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
+    for d in (ddof,):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
+        if type(d) is int and not -(1 << 63) <= d < (1 << 63):
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] ddof: Python int too large to convert to C long ({d})")
+    arrayish = (bool, _np.bool_, _C.ndarray, _np.ndarray, list, tuple)
+    general = where is not _NV or mean is not _NV or isinstance(ddof, arrayish) or isinstance(correction, arrayish) \
+        or not _real_number(ddof) or (correction is not _NV and not _real_number(correction))
+    general = general or _complex_with_real_dtype(a, dtype)
+    if not general:
+        return (_c_var if op == "var" else _c_std)(a, axis, dtype, out, ddof, keepdims_flag(op, keepdims))
+    from . import _statistics  # noqa: PLC0415 - (imports this module)
+
     return _statistics.var_std(op, a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), where, mean)
 
 

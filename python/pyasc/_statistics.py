@@ -354,6 +354,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
 
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values (maximum - minimum) along ``axis``."""
+    _sig._no_list_axis("ptp", axis)  # (NumPy: maximum.reduce)
     x = _arr(a)
     if _sig._zero_d_axis(x, axis):  # (maximum.reduce reads axis 0/-1 of a 0-d array as None)
         axis = None

@@ -360,18 +360,19 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
     return out if remap is None else user_out
 
 
-def _c_int(x):
+def _c_int(x, op=None):
     """An axis as NumPy's PyArray_PyIntAsInt reads it: no bool, operator.index, a C long, then a C int."""
+    pre = f"[{op}] axis: " if op else ""
     if isinstance(x, (bool, _np.bool_)):
-        raise _te("an integer is required")
+        raise _te(f"{pre}an integer is required")
     try:
         v = _operator.index(x)
     except TypeError as e:
-        raise _te(str(e)) from None
+        raise _te(f"{pre}{e}") from None
     if not _INT64_MIN <= v <= _INT64_MAX:
-        raise _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW, "Python int too large to convert to C long")
+        raise _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW, f"{pre}Python int too large to convert to C long")
     if not -(1 << 31) <= v < (1 << 31):
-        raise _ve("integer won't fit into a C int")
+        raise _ve(f"{pre}integer won't fit into a C int")
     return v
 
 

@@ -1658,3 +1658,79 @@ def test_tensordot_axes_as_numpy(mode, mod, shapes, axes):
         fn = xp.linalg.tensordot if mod else xp.tensordot
         return fn(a if xp is np else asc.asarray(a), b if xp is np else asc.asarray(b), axes=axes)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+# ------------------------------------------------------------------ reductions' axis: lists, where=True, C int
+# A ufunc reduction's axis is an int or a tuple: sum/prod/max/min, the nan* reductions and ptp took
+# a list of axes (NumPy's TypeError); where=True (NumPy's default) sent sum/nanmax/... down the
+# masked path, which took an array axis (TypeError in NumPy) or refused where=True (nanmax). mean's
+# axis is read by normalize_axis_index (a C int: OverflowError beyond it, fuzz seed 20141), the
+# ufunc's only with a where= array (ValueError).
+
+@pytest.mark.parametrize("kw", [{}, {"where": True}], ids=str)
+@pytest.mark.parametrize("axis", [[0, 1], [1], np.array([0, 1]), (0, 1)], ids=str)
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "nansum", "nanprod", "nanmax", "nanmin", "mean", "nanmean",
+                                "var", "nanvar", "nanstd", "ptp", "method sum", "method mean"])
+def test_reduction_axis_list_and_where_true(mode, fn, axis, kw):
+    if fn == "ptp" and kw:
+        kw = {"keepdims": True}
+    x = np.arange(6.0).reshape(2, 3)
+
+    def f(xp):
+        a = x if xp is np else asc.asarray(x)
+        ax = asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis
+        if fn.startswith("method"):
+            return getattr(a, fn.split()[1])(axis=ax, **kw)
+        return getattr(xp, fn)(a, axis=ax, **kw)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("where", [None, True, "array"])
+@pytest.mark.parametrize("axis", [2 ** 40, np.int64(2 ** 40), np.array(2 ** 31), -2 ** 31 - 1, 2 ** 63, (0, 2 ** 40)],
+                         ids=repr)
+@pytest.mark.parametrize("fn", ["mean", "method mean", "nanmean", "nanmean int"])
+def test_mean_axis_c_int_width(mode, fn, axis, where):
+    x = np.ones((2, 3), np.int32 if fn.endswith("int") else np.float32)
+
+    def f(xp):
+        a = x if xp is np else asc.asarray(x)
+        ax = asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis
+        kw = {} if where is None else {"where": True if where is True else
+                                      (np.ones((2, 3), bool) if xp is np else asc.ones((2, 3), bool))}
+        return a.mean(ax, **kw) if fn.startswith("method") else getattr(xp, fn.split()[0])(a, axis=ax, **kw)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+# ------------------------------------------------------------------ var/std/nanvar/nanstd: ddof as NumPy uses it
+# NumPy subtracts ddof from the item count as an array: a str is its no-loop TypeError (nanstd(x,
+# ddof='abc') was ValueError, fuzz seed 20141), '1' is not parsed, a list broadcasts (unless the
+# variance is an array divided in place), 1j is complex arithmetic (var was pybind11's RuntimeError),
+# 2**70 its OverflowError; ddof with correction= is refused before anything else; ndarray.var/std
+# take the same path (no correction=).
+
+@pytest.mark.parametrize("kw", [{}, {"axis": 0}, {"correction": 1}, {"keepdims": True}], ids=str)
+@pytest.mark.parametrize("ddof", ["abc", "1", None, 1.5, [1, 2], 1j, np.array([1, 2]), True, 2 ** 70, 1], ids=repr)
+@pytest.mark.parametrize("fn", ["var", "nanvar", "nanstd", "method std"])
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_ddof_as_numpy_uses_it(mode, dtype, fn, ddof, kw):
+    if fn.startswith("method") and "correction" in kw:
+        kw = {"axis": 1}
+    x = np.arange(6).reshape(3, 2).astype(dtype)
+
+    def f(xp):
+        a = x if xp is np else asc.asarray(x)
+        d = asc.asarray(ddof) if xp is asc and isinstance(ddof, np.ndarray) else ddof
+        return a.std(ddof=d, **kw) if fn.startswith("method") else getattr(xp, fn)(a, ddof=d, **kw)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("axis", [None, 0, np.array([0, 1]), 1.5, True, 2 ** 40, 2 ** 63, np.array(1)], ids=repr)
+@pytest.mark.parametrize("mode_", ["raise", "edge", 3], ids=repr)
+def test_take_axis_converted_before_mode(mode, axis, mode_):
+    # ndarray.take's parser converts the axis (a C int, no bool) before the clip mode (fuzz seed 20141)
+    x = np.arange(6.0).reshape(2, 3)
+
+    def f(xp):
+        ax = asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis
+        return xp.take(x if xp is np else asc.asarray(x), [0, 1], axis=ax, mode=mode_)
+    _compare(lambda: f(np), lambda: f(asc))
