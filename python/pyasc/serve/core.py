@@ -208,7 +208,7 @@ class InferenceCore:
             if spec is None:
                 raise InvalidArgumentError(f"unexpected inference input '{name}' for model '{mv.name}': its inputs "
                                            f"are {sorted(known)}")
-            want, dims, _ = spec
+            want, dims, _, fixed = spec
             if datatype != want:
                 raise InvalidArgumentError(f"inference input '{name}' data-type is '{datatype}', but model "
                                            f"'{mv.name}' expects '{want}'")
@@ -227,7 +227,9 @@ class InferenceCore:
                 item = shape[1:]
             else:
                 item = shape
-            if len(item) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, item)):
+            # fixed dims (no -1, the common case): one tuple comparison
+            if (item != fixed) if fixed is not None else (
+                    len(item) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, item))):
                 full = ([-1] if max_batch > 0 else []) + dims
                 raise InvalidArgumentError(f"unexpected shape for input '{name}' for model '{mv.name}'. Expected "
                                            f"{full}, got {list(shape)}")

@@ -54,8 +54,10 @@ class ModelVersion:
         # what request validation needs, resolved once: name -> (datatype, dims, optional)
         from . import _dtypes
 
+        # (datatype, dims, optional, dims as a tuple when none is -1 else None)
         self.input_specs = {i.name: (_dtypes.config_to_datatype(_type_name(i.data_type)), [int(d) for d in i.dims],
-                                     i.optional) for i in cfg.input}
+                                     i.optional, None if any(d == -1 for d in i.dims) else tuple(int(d) for d in i.dims))
+                            for i in cfg.input}
         self.output_names = [o.name for o in cfg.output]
         self.output_set = frozenset(self.output_names)
 

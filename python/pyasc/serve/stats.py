@@ -40,10 +40,15 @@ class VersionStats:
             d[key][0] += 1
             d[key][1] += total_ns
             if ok:
-                for k, v in (("queue", queue_ns), ("compute_input", input_ns), ("compute_infer", infer_ns),
-                             ("compute_output", output_ns)):
-                    d[k][0] += 1
-                    d[k][1] += v
+                q, i, c, o = d["queue"], d["compute_input"], d["compute_infer"], d["compute_output"]
+                q[0] += 1
+                q[1] += queue_ns
+                i[0] += 1
+                i[1] += input_ns
+                c[0] += 1
+                c[1] += infer_ns
+                o[0] += 1
+                o[1] += output_ns
                 self.inference_count += batch_size
                 self.last_inference_ms = int(time.time() * 1e3)
 
