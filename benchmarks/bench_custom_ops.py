@@ -2,8 +2,10 @@
 """Custom operators (issue 15): each figure with its peer measured in the same run.
 
 1. CustomGeLU (``@asc.register_op``, x * 0.5 * (1 + erf(x / sqrt 2))) on 2^24 float32: registered
-   (lazy, one fused kernel) vs the same composite op by op in eager mode (goal >= 3x) and vs the
-   built-in ``asc.ops.gelu`` (goal: within 1.2x).
+   (lazy, one fused kernel whose five nodes run as one register-level chain) vs the same composite
+   op by op in eager mode (goal >= 3x), vs the built-in ``asc.ops.gelu`` (goal: within 1.2x) and vs
+   the same fused program run node by node (ASC_GRAPH_CHAINS=0: before the chains); the same for a
+   6-node elementwise chain (x*2+1)*y - x/3.
 2. ``asc.utils.cpp_extension.load`` of an Ascend C kernel + pybind11 module: first build, cache hit in
    a fresh process (import of the cached module; goal <= 50 ms) and in the same process.
 3. ``register_op`` call overhead on a 16-element input: a registered op whose body is one built-in
@@ -59,6 +61,45 @@ def _cpu_best(fn, repeat):
     return min(ts) * 1e3
 
 
+class _Chains:
+    """ASC_GRAPH_CHAINS=0 while active: fused programs run node by node (the path before the
+    register-level chains of src/kernel/simd/chain-inl.h); read by the library at each group run."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __enter__(self):
+        self.old = os.environ.get("ASC_GRAPH_CHAINS")
+        os.environ["ASC_GRAPH_CHAINS"] = "1" if self.enabled else "0"
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            del os.environ["ASC_GRAPH_CHAINS"]
+        else:
+            os.environ["ASC_GRAPH_CHAINS"] = self.old
+
+
+def _per_node(fn):
+    def run():
+        with _Chains(False):
+            fn()
+    return run
+
+
+def _interleaved_wall_cpu(fns, repeat):
+    """Best wall and process-CPU ms per call of each fn: one call of each per round, `repeat` rounds."""
+    for fn in fns:
+        fn()
+    wall, cpu = [float("inf")] * len(fns), [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            wall[k] = min(wall[k], (time.perf_counter() - w0) * 1e3)
+            cpu[k] = min(cpu[k], (time.process_time() - c0) * 1e3)
+    return wall, cpu
+
+
 def bench_gelu(n, repeat):
     x = asc.array(np.random.default_rng(0).standard_normal(n).astype(np.float32))
     asc.eval(x)
@@ -69,23 +110,40 @@ def bench_gelu(n, repeat):
         with asc.lazy.eager(True):
             asc.eval(asc.ops.CustomGeLU(x))
 
-    # interleaved: one call of each per round, best of `repeat` rounds, wall and process CPU per call
-    fns = (fused_fn, builtin_fn, eager_fn)
-    for fn in fns:
-        fn()
-    wall, cpu = [float("inf")] * 3, [float("inf")] * 3
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
-            w0, c0 = time.perf_counter(), time.process_time()
-            fn()
-            wall[k] = min(wall[k], (time.perf_counter() - w0) * 1e3)
-            cpu[k] = min(cpu[k], (time.process_time() - c0) * 1e3)
-    for label, (fused, builtin, eager) in (("wall", wall), ("process CPU", cpu)):
+    # interleaved: one call of each per round, best of `repeat` rounds, wall and process CPU per call;
+    # "per-node" is the same fused program with its chain run instruction by instruction (before)
+    wall, cpu = _interleaved_wall_cpu((fused_fn, builtin_fn, eager_fn, _per_node(fused_fn)), repeat)
+    for label, (fused, builtin, eager, per_node) in (("wall", wall), ("process CPU", cpu)):
         print(f"CustomGeLU 2^{int(math.log2(n))} float32 [{label}]: registered (fused) {fused:.2f} ms, op-by-op "
               f"eager {eager:.2f} ms -> {eager / fused:.2f}x (goal >= 3x); built-in asc.ops.gelu {builtin:.2f} ms "
-              f"-> registered/built-in {fused / builtin:.2f} (goal <= 1.2)")
+              f"-> registered/built-in {fused / builtin:.2f} (goal <= 1.2); fused node by node (ASC_GRAPH_CHAINS=0) "
+              f"{per_node:.2f} ms -> chain speed-up {per_node / fused:.2f}x, eager/fused-node-by-node "
+              f"{eager / per_node:.2f}x")
     ref = asc.ops.CustomGeLU(x).numpy()
     np.testing.assert_allclose(ref, asc.ops.gelu(x).numpy(), rtol=1e-5, atol=1e-6)
+    with _Chains(False):
+        assert np.array_equal(ref.view(np.uint32), asc.ops.CustomGeLU(x).numpy().view(np.uint32))
+
+
+def bench_chain(n, repeat):
+    """A 6-node elementwise chain, (x*2+1)*y - x/3, on 2^n float32: fused with the register-level
+    chain vs the same fused program node by node vs eager op by op."""
+    rng = np.random.default_rng(1)
+    x = asc.array(rng.standard_normal(n).astype(np.float32))
+    y = asc.array(rng.standard_normal(n).astype(np.float32))
+    asc.eval(x, y)
+    f = lambda: asc.eval((x * 2.0 + 1.0) * y - x / 3.0)  # noqa: E731
+
+    def eager():
+        with asc.lazy.eager(True):
+            f()
+
+    wall, cpu = _interleaved_wall_cpu((f, _per_node(f), eager), repeat)
+    mb = 3 * n * 4 / 2**20
+    for label, (chain, per_node, eg) in (("wall", wall), ("process CPU", cpu)):
+        print(f"(x*2+1)*y - x/3, 2^{int(math.log2(n))} float32 [{label}]: fused chain {chain:.2f} ms "
+              f"({mb / 1024 / (wall[0] / 1e3):.1f} GiB/s of its {mb:.0f} MiB in+out), fused node by node "
+              f"{per_node:.2f} ms -> {per_node / chain:.2f}x; eager {eg:.2f} ms -> eager/fused {eg / chain:.2f}x")
 
 
 def bench_gelu_passes(n, repeat):
@@ -220,11 +278,13 @@ def main():
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         _register()
         bench_gelu(a.n, 5)
+        bench_chain(a.n, 5)
         bench_gelu_passes(a.n, 5)
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     _register()
     bench_gelu(a.n, a.repeat)
+    bench_chain(a.n, a.repeat)
     bench_gelu_passes(a.n, a.repeat)
     bench_overhead(a.repeat)
     if not a.skip_build:

@@ -179,7 +179,8 @@ void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* group
       js << (gi ? ",\n    " : "\n    ") << "{\"id\":" << gi << ",\"mode\":\"" << mode_name(g.mode)
          << "\",\"domain\":" << json_dims(g.domain) << ",\"nodes\":[";
       for (size_t i = 0; i < g.nodes.size(); ++i) js << (i ? "," : "") << g.nodes[i]->id;
-      js << "],\"tile\":" << g.tile << ",\"ub_bytes\":" << g.ub_bytes << ",\"time_ms\":" << g.ms << "}";
+      js << "],\"tile\":" << g.tile << ",\"ub_bytes\":" << g.ub_bytes << ",\"chains\":\"" << g.chains
+         << "\",\"time_ms\":" << g.ms << "}";
       dot << "  subgraph cluster_" << gi << " {\n    label=\"group " << gi << " (" << mode_name(g.mode) << ", "
           << g.ms << " ms)\";\n";
       for (const Node* n : g.nodes) dot_node(n);

@@ -108,6 +108,7 @@ struct Group {
   double ms = 0;
   int64_t ub_bytes = 0, tile = 0;     // reported by the program (dumps)
   std::string program_key_hash;
+  std::string chains;                 // set by the program: its register-level chains, "(op+op)(op+op)" (dumps)
   int64_t graph_seq = -1;             // profiler: the flush this group belongs to
   int index = -1, of = 0;             // profiler: position among the flush's groups
 };

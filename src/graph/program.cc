@@ -16,11 +16,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 
@@ -191,10 +193,22 @@ struct Inst {
   int identity = -1;     // index into Program::identities
 };
 
+// A maximal run of float32 elementwise instructions evaluated at register level
+// (kernel/simd/chain-inl.h) in the sub-tiled map mode: insts [first, end).
+struct Chain {
+  int first = 0, end = 0;
+  kernel::simd::ChainCode code;
+  kernel::simd::ChainFn fn = nullptr;
+  std::vector<int> in_regs;   // program register of chain input k
+  std::vector<int> out_regs;  // program register of chain output k (live after the chain, or a result)
+};
+
 struct Program {
   Mode mode = Mode::kMap;
   std::vector<Reg> regs;
   std::vector<Inst> insts;
+  std::vector<Chain> chains;
+  std::vector<int> chain_at;  // per instruction: the chain starting there, or -1
   std::vector<std::array<uint8_t, 16>> identities;
   int64_t full_units = 0;  // UB bytes per tile element
   int64_t row_units = 0;   // UB bytes per tile row
@@ -282,6 +296,125 @@ Analysis analyze(const Group& g) {
     }
   }
   return a;
+}
+
+/// The chain instruction computing node `n` (float32 operands and result
+/// only), or false. Nodes are recognised by their op's name: the float32 loops
+/// of these ops are the SIMD kernels (or the scalar IEEE operation) that the
+/// chain evaluates, one Highway operation or the math table's functor each.
+bool chain_inst(const Node& n, const Program& P, const Inst& in, kernel::simd::ChainInst* out) {
+  namespace ks = kernel::simd;
+  if (in.reduce || n.arg || n.dtype != DType::kFloat32 || P.regs[static_cast<size_t>(in.dst)].row) return false;
+  for (int j = 0; j < in.nsrc; ++j) {
+    const Reg& r = P.regs[static_cast<size_t>(in.src[j])];
+    if (r.dtype != DType::kFloat32 || r.row) return false;
+  }
+  const std::string_view name(n.name);
+  struct Named {
+    const char* name;
+    ks::ChainOp op;
+    int nin;
+  };
+  static constexpr Named kOps[] = {
+      {"add", ks::ChainOp::kAdd, 2},       {"subtract", ks::ChainOp::kSub, 2}, {"multiply", ks::ChainOp::kMul, 2},
+      {"true_divide", ks::ChainOp::kDiv, 2}, {"negative", ks::ChainOp::kNeg, 1}, {"absolute", ks::ChainOp::kAbs, 1},
+      {"square", ks::ChainOp::kSquare, 1}};
+  for (const Named& k : kOps)
+    if (name == k.name) {
+      if (in.nsrc != k.nin) return false;
+      out->op = k.op;
+      return true;
+    }
+  if (in.nsrc != 1) return false;
+  for (size_t m = 0; m < static_cast<size_t>(ks::MathOp::kCount); ++m) {
+    const auto op = static_cast<ks::MathOp>(m);
+    if (name == ks::op_name(op)) {
+      if (!ks::chain_math_supported(op)) return false;
+      out->op = ks::ChainOp::kMath;
+      out->math = op;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Groups maximal runs (2 or more) of chainable instructions of a map program
+/// into chains. Registers keep their UB slots: instructions outside a chain, and
+/// the per-instruction path (tiles that are not sub-tiled), still use them.
+void form_chains(const Group& g, Program& P) {
+  namespace ks = kernel::simd;
+  const int ni = static_cast<int>(P.insts.size());
+  P.chain_at.assign(static_cast<size_t>(ni), -1);
+  if (g.mode != Mode::kMap || !ks::chain_fn(DType::kFloat32)) return;
+  std::vector<ks::ChainInst> ci(static_cast<size_t>(ni));
+  std::vector<uint8_t> ok(static_cast<size_t>(ni));
+  for (int i = 0; i < ni; ++i)
+    ok[static_cast<size_t>(i)] = chain_inst(*g.nodes[static_cast<size_t>(P.insts[static_cast<size_t>(i)].dst)], P,
+                                            P.insts[static_cast<size_t>(i)], &ci[static_cast<size_t>(i)]);
+  int i = 0;
+  while (i < ni) {
+    if (!ok[static_cast<size_t>(i)]) {
+      ++i;
+      continue;
+    }
+    int end = i;
+    while (end < ni && ok[static_cast<size_t>(end)] && end - i < ks::kChainMaxInsts) ++end;
+    // Shrink until the inputs and live-out values fit the chain's limits.
+    Chain c;
+    for (; end - i >= 2; --end) {
+      c = Chain{};
+      c.first = i;
+      c.end = end;
+      std::unordered_map<int, int> creg;  // program register -> chain register
+      bool fits = true;
+      for (int k = i; k < end && fits; ++k) {
+        const Inst& in = P.insts[static_cast<size_t>(k)];
+        for (int j = 0; j < in.nsrc; ++j) {
+          const int r = in.src[j];
+          // Instruction q's destination is register q: [i, k) are the chain's own values.
+          if ((r >= i && r < k) || creg.count(r)) continue;
+          if (static_cast<int>(c.in_regs.size()) == ks::kChainMaxIn) {
+            fits = false;
+            break;
+          }
+          creg[r] = static_cast<int>(c.in_regs.size());
+          c.in_regs.push_back(r);
+        }
+      }
+      if (!fits) continue;
+      const int nin = static_cast<int>(c.in_regs.size());
+      for (int k = i; k < end; ++k) {
+        const Inst& in = P.insts[static_cast<size_t>(k)];
+        ks::ChainInst t = ci[static_cast<size_t>(k)];
+        t.dst = static_cast<uint8_t>(nin + (k - i));
+        t.a = static_cast<uint8_t>(creg.at(in.src[0]));
+        t.b = static_cast<uint8_t>(in.nsrc > 1 ? creg.at(in.src[1]) : t.a);
+        creg[in.dst] = t.dst;
+        c.code.inst[k - i] = t;
+        const Reg& d = P.regs[static_cast<size_t>(in.dst)];
+        if (d.kind == RegKind::kOut || d.last >= end) {
+          if (static_cast<int>(c.out_regs.size()) == ks::kChainMaxOut) {
+            fits = false;
+            break;
+          }
+          c.code.out_reg[c.out_regs.size()] = t.dst;
+          c.out_regs.push_back(in.dst);
+        }
+      }
+      if (fits) break;
+    }
+    if (end - i < 2) {
+      ++i;
+      continue;
+    }
+    c.code.nin = static_cast<int>(c.in_regs.size());
+    c.code.nout = static_cast<int>(c.out_regs.size());
+    c.code.ninst = end - i;
+    c.fn = ks::chain_fn(DType::kFloat32);
+    P.chain_at[static_cast<size_t>(i)] = static_cast<int>(P.chains.size());
+    P.chains.push_back(std::move(c));
+    i = end;
+  }
 }
 
 std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
@@ -382,6 +515,7 @@ std::shared_ptr<Program> compile(const Group& g, const Analysis& a) {
     placed[area].push_back({off, size, reg.first, reg.last});
     *total[area] = std::max(*total[area], off + size);
   }
+  form_chains(g, P);
   return prog;
 }
 
@@ -532,6 +666,7 @@ struct Exec {
   int64_t R = 1;
   int64_t sub = 0;                    // map mode: instructions run over sub-tiles of this many elements
   std::vector<int64_t> gather_at;     // sub-tiled map mode: UB offset of each input's tile-sized slot
+  bool chains = true;                 // sub-tiled map mode: evaluate the program's chains at register level
 };
 
 /// Per-block state: register pointers for the current tile.
@@ -541,11 +676,14 @@ struct TileState {
   std::vector<uint8_t> ready;
   // Sub-tiled map mode: each instruction's call, pointers advanced by `step`
   // after every sub-tile; `copies` the staged outputs and their destinations.
+  static constexpr int kMaxArgs = kernel::simd::kChainMaxIn + kernel::simd::kChainMaxOut;
   struct Call {
     InnerLoop loop;
-    char* p[4];
+    const Chain* chain;  // a chain call: p[0, nin) its inputs, p[nin, nin + nout) its outputs
+    char* p[kMaxArgs];
     int64_t s[4];
-    int64_t step[4];
+    int64_t step[kMaxArgs];
+    uint8_t scalar[kernel::simd::kChainMaxIn];  // chain input k is one value (a splat slot)
     int nargs;
   };
   std::vector<Call> calls;
@@ -720,11 +858,32 @@ void run_map_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t
       if (reg.kind == RegKind::kOut) st.copies.push_back({E.out_base[r] + lo * reg.item, st.p[r], reg.item});
     }
   }
-  st.calls.resize(P.insts.size());
-  for (size_t i = 0; i < P.insts.size(); ++i) {
+  st.calls.clear();
+  for (size_t i = 0; i < P.insts.size();) {
     const Inst& in = P.insts[i];
-    TileState::Call& c = st.calls[i];
+    TileState::Call& c = st.calls.emplace_back();
+    const int ch = E.chains ? P.chain_at[i] : -1;
+    if (ch >= 0) {  // one call evaluates the chain's instructions at register level
+      const Chain& chain = P.chains[static_cast<size_t>(ch)];
+      c.loop = nullptr;
+      c.chain = &chain;
+      int j = 0;
+      for (const int r : chain.in_regs) {
+        // A stride-0 input's slot holds copies of one value: the chain sets a register from it.
+        c.scalar[j] = P.regs[static_cast<size_t>(r)].kind == RegKind::kIn && st.splat[static_cast<size_t>(r)] != nullptr;
+        c.p[j] = st.p[static_cast<size_t>(r)];
+        c.step[j++] = step[static_cast<size_t>(r)];
+      }
+      for (const int r : chain.out_regs) {
+        c.p[j] = st.p[static_cast<size_t>(r)];
+        c.step[j++] = step[static_cast<size_t>(r)];
+      }
+      c.nargs = j;
+      i = static_cast<size_t>(chain.end);
+      continue;
+    }
     c.loop = in.loop;
+    c.chain = nullptr;
     c.nargs = in.nsrc + 1;
     for (int j = 0; j < c.nargs; ++j) {
       const size_t r = static_cast<size_t>(j == 0 ? in.dst : in.src[j - 1]);
@@ -732,11 +891,18 @@ void run_map_tile(const Exec& E, TileState& st, uint8_t* ub, int64_t lo, int64_t
       c.s[j] = P.regs[r].item;
       c.step[j] = step[r];
     }
+    ++i;
   }
   for (int64_t s0 = 0; s0 < n; s0 += S) {
     const int64_t m = std::min(S, n - s0);
     for (TileState::Call& c : st.calls) {
-      c.loop(c.p, c.s, m);
+      if (c.chain) {
+        const int nin = c.chain->code.nin;
+        c.chain->fn(c.chain->code, reinterpret_cast<const void* const*>(c.p), c.scalar,
+                     reinterpret_cast<void* const*>(c.p + nin), static_cast<size_t>(m));
+      } else {
+        c.loop(c.p, c.s, m);
+      }
       for (int j = 0; j < c.nargs; ++j) c.p[j] += c.step[j];
     }
     for (const TileState::Copy& c : st.copies)
@@ -865,7 +1031,31 @@ static std::string describe_group(const Group& g, const Analysis& a, uint64_t* b
   for (const Input* in : a.inputs) moved += static_cast<uint64_t>(shape_numel(in->shape)) * dtype_size(in->dtype);
   d += "] inputs=" + std::to_string(a.inputs.size()) + " outputs=" + std::to_string(outputs) +
        " tile=" + std::to_string(g.tile) + " ub_bytes=" + std::to_string(g.ub_bytes);
+  if (!g.chains.empty()) d += " chains=" + g.chains;
   *bytes = moved;
+  return d;
+}
+
+// ASC_GRAPH_CHAINS=0 runs every instruction of a fused program by itself (the
+// per-instruction path, for comparisons: benchmarks/bench_custom_ops.py). Read
+// at each group run, only by programs that have chains.
+static bool chains_enabled() {
+  const char* e = std::getenv("ASC_GRAPH_CHAINS");
+  return !(e && e[0] == '0' && e[1] == 0);
+}
+
+// "(multiply+erf+add)" per chain: the dumps and the profiler show which nodes
+// of a group ran as one register-level chain.
+static std::string describe_chains(const Program& P, const Group& g) {
+  std::string d;
+  for (const Chain& c : P.chains) {
+    d += "(";
+    for (int k = c.first; k < c.end; ++k) {
+      if (k > c.first) d += "+";
+      d += g.nodes[static_cast<size_t>(P.insts[static_cast<size_t>(k)].dst)]->name;
+    }
+    d += ")";
+  }
   return d;
 }
 
@@ -891,6 +1081,8 @@ void run_group(Group& g, bool timing) {
   const size_t nn = g.nodes.size();
   Exec E;
   E.P = &P;
+  g.chains.clear();
+  E.chains = !P.chains.empty() && chains_enabled();
   E.views.resize(P.regs.size());
   E.out_base.assign(P.regs.size(), nullptr);
   for (size_t i = 0; i < nn; ++i)
@@ -1024,6 +1216,7 @@ void run_group(Group& g, bool timing) {
       }
       E.T = TT;
       g.tile = TT;
+      if (E.sub && E.chains) g.chains = describe_chains(P, g);
       g.ub_bytes = E.sub ? E.gather_at[nr] + P.full_units * E.sub : P.full_units * TT;
       const int64_t per_line = by_line ? (L + TT - 1) / TT : 1;
       const int64_t ntiles = by_line ? total / L * per_line : (total + TT - 1) / TT;

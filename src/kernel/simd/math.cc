@@ -890,6 +890,10 @@ const MathTable* GetMathTable() {
 }  // namespace asc::kernel::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
+// Fused programs' elementwise chains: compiled here, per target, so that their
+// math instructions are the functors above (bit-identical to the table's loops).
+#include "kernel/simd/chain-inl.h"
+
 #if HWY_ONCE
 namespace asc::kernel::simd {
 
