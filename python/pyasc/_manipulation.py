@@ -1020,16 +1020,17 @@ def _inexact_dtype_ok(x, dtype):
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
     (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
-    keepdims = _sig.keepdims_flag("nanmean", keepdims)
-    _sig._no_list_axis("nanmean", axis)  # (NumPy: np.sum / np.mean's normalize_axis_index)
     if where is True:  # (np.sum's and np.mean's default)
         where = _sig._NV
     x = _arr(a)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
     if not inexact:  # NumPy's nanmean of integers is np.mean itself: its axis rules (normalize_axis_index,
-        # a C int), where= as mean reads it (the count is the sum of where's values: np.nanmean(int_x,
-        # where=[1, 2, 3]) divides by 6)
+        # a C int, before keepdims is read), where= as mean reads it (the count is the sum of where's
+        # values: np.nanmean(int_x, where=[1, 2, 3]) divides by 6)
+        _sig._no_list_axis("nanmean", axis)
         return _sig.mean(x, axis, dtype, out, keepdims, where=where)
+    keepdims = _sig.keepdims_flag("nanmean", keepdims)  # (np.sum's argument parser: before the axis)
+    _sig._no_list_axis("nanmean", axis)
     axis = _zero_d_none(x, axis)  # (NumPy's nanmean sums with ufunc.reduce: axis 0/-1 of a 0-d array is all)
     if dtype is not None and not _inexact_dtype_ok(x, dtype):
         raise _TE("[nanmean] If a is inexact, then dtype must be inexact")

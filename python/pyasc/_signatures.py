@@ -267,8 +267,11 @@ def numpy_order_checks(op, a, axis, dtype, out):
     the axis), so that a call with two bad arguments raises NumPy's class."""
     check_dtype(op, dtype)
     check_out(op, out)
-    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim,
-               ufunc="mean" if op in ("mean", "var", "std") else True)
+    try:
+        nd = _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim
+    except (TypeError, ValueError):  # (a ragged list: the conversion's own error, raised by the caller)
+        return
+    check_axis(axis, nd, ufunc="mean" if op in ("mean", "var", "std") else True)
 
 
 def _no_list_axis(op, axis):
@@ -346,15 +349,16 @@ all = _reduction("all", False, False)  # noqa: A001
 def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     """Arithmetic mean (``numpy.mean``), with NumPy's ``keepdims`` (bool or int) and ``where``
     (a boolean mask: the mean of the selected elements, NaN for an empty selection)."""
-    kd = keepdims_flag("mean", keepdims)
     if where is True:  # (NumPy's _count_reduce_items: `where is True` is the default's fast path)
         where = _NV
     if where is _NV:
         if axis is not None:
             # _methods._mean counts the items with normalize_axis_index first (True is axis 1: out
-            # of bounds is its AxisError; a C int: beyond it OverflowError, not the ufunc's ValueError)
+            # of bounds is its AxisError; a C int: beyond it OverflowError, not the ufunc's ValueError),
+            # before its sum reads keepdims
             check_count_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim)
-        return _C.mean(a, axis, dtype, out, kd)
+        return _C.mean(a, axis, dtype, out, keepdims_flag("mean", keepdims))
+    kd = keepdims_flag("mean", keepdims)  # (with a where= array the count is a ufunc sum: keepdims first)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
     # NumPy's _mean counts the items first, with a where= array as a ufunc sum (its axis rules: a C
     # int's ValueError, a list's TypeError, an int axis of a 0-d array taken)

@@ -301,7 +301,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median ignoring NaN; an all-NaN slice gives NaN and a RuntimeWarning."""
-    return _median_impl("nanmedian", a, axis, out, keepdims, True)
+    x = _arr(a)
+    if x.size == 0:  # NumPy: np.nanmean of the empty array, with its axis and keepdims rules
+        from ._manipulation import nanmean  # noqa: PLC0415 - (imports this module)
+
+        return nanmean(x, axis, out=out, keepdims=keepdims)
+    return _median_impl("nanmedian", x, axis, out, keepdims, True)
 
 
 # ------------------------------------------------------------------ averages, spread
