@@ -267,11 +267,8 @@ def numpy_order_checks(op, a, axis, dtype, out):
     the axis), so that a call with two bad arguments raises NumPy's class."""
     check_dtype(op, dtype)
     check_out(op, out)
-    try:
-        nd = _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim
-    except (TypeError, ValueError):  # (a ragged list: the conversion's own error, raised by the caller)
-        return
-    check_axis(axis, nd, ufunc="mean" if op in ("mean", "var", "std") else True)
+    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim,
+               ufunc="mean" if op in ("mean", "var", "std") else True)
 
 
 def _no_list_axis(op, axis):
