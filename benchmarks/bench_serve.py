@@ -12,10 +12,15 @@
    and whether the request path serialises on the GIL: InferenceCore.infer from 1 vs 2 threads.
 3. Dynamic batching: throughput of an MLP (or ResNet-50 with --resnet) at concurrency 8
    with ``dynamic_batching`` vs without, and the ratio.
-4. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
+4. ``--breakdown``: where the native front end's time goes, four servers in this process measured
+   in interleaved rounds with the lean client: the empty C++ handler (transport floor), a
+   Python handler that returns a constant answer (+ GIL and the C++ <-> Python conversions),
+   the full request path with the model stubbed out (+ pyasc-serve's Python: checks, routing,
+   statistics), and the full server (+ the model call).
+5. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
    mode); prints failed requests and the server's RSS / pool at start and end (``make serve-soak``).
 
-    python benchmarks/bench_serve.py [--quick] [--resnet] [--soak 600] [--json out.json]
+    python benchmarks/bench_serve.py [--quick] [--resnet] [--breakdown] [--soak 600] [--json out.json]
 """
 
 from __future__ import annotations
@@ -436,6 +441,59 @@ def bench_overhead(a, out):
         out[f"throughput_{k}_c{c}"] = {"rps": rps, "errors": errs}
 
 
+def bench_breakdown(a, out):
+    """The native front end's latency, layer by layer (see the module docstring, item 4)."""
+    from pyasc.serve import native
+    from pyasc.serve.core import InferenceCore
+
+    if not native.available():
+        print(f"breakdown: {native.unavailable_reason()}")
+        return
+    repo = tempfile.mkdtemp(prefix="bench_serve_bd_")
+    _linear(os.path.join(repo, "linear", "1", "model.onnx"), 64, 64)
+    with open(os.path.join(repo, "linear", "config.pbtxt"), "w") as f:
+        f.write(_config("linear", "x", "y", [64], [64], 64))
+    x = np.random.default_rng(0).standard_normal((1, 64)).astype(np.float32)
+    y = np.zeros((1, 64), np.float32)
+    req = _request_bytes("linear", "x", x)
+    infer = "/inference.GRPCInferenceService/ModelInfer"
+
+    class _StubModel:
+        def run_batch(self, items):
+            return [{"y": y} for _ in items]
+
+    const = native.NativeGRPCFrontend(InferenceCore(repo), port=0, workers=4)
+    answer = (0, "", ("linear", "1", "", [("y", "FP32", (1, 64), y)]))
+    const._infer = lambda *args: answer
+    stubbed = native.NativeGRPCFrontend(InferenceCore(repo), port=0, workers=4)
+    stubbed.core.repository.get_version("linear").scheduler._backend = _StubModel()
+    servers = [("empty C++ handler (transport floor)", native.NativeGRPCFrontend(None, port=0, workers=4,
+                                                                                 empty_infer=True)),
+               ("+ GIL, constant Python answer", const),
+               ("+ pyasc-serve Python, model stubbed", stubbed),
+               ("+ the model (full server)", native.NativeGRPCFrontend(InferenceCore(repo), port=0, workers=4))]
+    ports = [fe.start() for _, fe in servers]
+    rounds, per = (5, 300) if a.quick else (10, 1000)
+    med = {name: [] for name, _ in servers}
+    try:
+        for _ in range(rounds):
+            for (name, _), port in zip(servers, ports):
+                med[name].append(float(np.median(_lean(port, infer, req, per)[0])))
+    finally:
+        for _, fe in servers:
+            fe.stop(0.5)
+    la = os.getloadavg()
+    print(f"native front end breakdown (servers in this process, lean client, median of {rounds} round medians; "
+          f"load {la[0]:.1f})")
+    prev = None
+    for name, _ in servers:
+        m = float(np.median(med[name]))
+        step = "" if prev is None else f"  step {m - prev:+8.1f}"
+        print(f"  {name:<40} {m:8.1f} us{step}")
+        out[f"breakdown {name}"] = m
+        prev = m
+
+
 def bench_batching(a, out):
     repo = tempfile.mkdtemp(prefix="bench_serve_db_")
     if a.resnet:
@@ -565,6 +623,7 @@ def main():
     p.add_argument("--quick", action="store_true", help="short runs")
     p.add_argument("--resnet", action="store_true", help="dynamic batching ratio on ResNet-50 (slow)")
     p.add_argument("--soak", type=float, default=0, help="run only the soak for this many seconds")
+    p.add_argument("--breakdown", action="store_true", help="run only the native front end's latency breakdown")
     p.add_argument("--json", help="write the figures here")
     p.add_argument("--floor-server", type=int, help=argparse.SUPPRESS)
     p.add_argument("--native-floor-server", type=int, help=argparse.SUPPRESS)
@@ -578,6 +637,8 @@ def main():
     out = {}
     if a.soak:
         bench_soak(a, out)
+    elif a.breakdown:
+        bench_breakdown(a, out)
     else:
         bench_overhead(a, out)
         bench_gil(a, out)
