@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "asc/kernel/qualifiers.h"
 #include "asc/kernel/simd.h"
@@ -84,6 +85,10 @@ enum class HardEvent : uint8_t {
 
 using TEventID = int8_t;
 using RoundMode = ::asc::kernel::RoundMode;
+
+/// CANN's type-identity trait (kernels test `IsSameType<T, int8_t>::value`).
+template <typename T, typename U>
+struct IsSameType : std::is_same<T, U> {};
 
 constexpr uint32_t ONE_BLK_SIZE = 32;           // bytes in a data block
 constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;  // bytes one vector repeat processes

@@ -8,6 +8,10 @@
 
 #include "kernel_test_util.h"
 
+// CANN's type trait the cube samples branch on.
+static_assert(AscendC::IsSameType<int8_t, int8_t>::value && !AscendC::IsSameType<int8_t, uint8_t>::value &&
+              !AscendC::IsSameType<half, float>::value);
+
 TEST(BuiltinVars, BlockIdxInArithmeticPerBlock) {
   constexpr uint32_t kBlocks = 7;
   constexpr uint32_t kLen = 5;
