@@ -463,6 +463,11 @@ def round(x, decimals=0, out=None):  # noqa: A001 - NumPy's name
         decimals = _round_decimals(decimals)
     a = _arr(x)
     if out is not None:
+        if not isinstance(out, (_C.ndarray, _np.ndarray)):  # (ndarray.round's PyArray_OutputConverter)
+            from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+            raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[round] output must be an array (out is a "
+                                                           f"{type(out).__name__})")
         return _round_into(a, decimals, out)
     if a.dtype.kind in "iu" and decimals >= 0:
         r = a.copy()

@@ -1751,3 +1751,12 @@ def test_nanmedian_of_empty_is_nanmean(mode, fn, dtype, keepdims, axis):
     def f(xp):
         return getattr(xp, fn)(xp.zeros(shape, dtype), axis=axis, keepdims=keepdims)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("out", [0, [1.0], np.float64(1), "a"], ids=repr)
+@pytest.mark.parametrize("decimals", [0, 1, -1, 1.5])
+def test_round_out_must_be_an_array(mode, decimals, out):
+    # ndarray.round(0, 0): NumPy's 'output must be an array' TypeError (was AttributeError: fuzz seed 20151)
+    x = np.array([3, 7], np.uint64)
+    _compare(lambda: x.round(decimals, out), lambda: asc.asarray(x).round(decimals, out))
+    _compare(lambda: np.round(x, decimals, out), lambda: asc.round(asc.asarray(x), decimals, out))
