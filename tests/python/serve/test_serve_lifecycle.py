@@ -494,3 +494,34 @@ def test_session_memory_pool_quota_fails_alone(tmp_path, serve_factory):
 
     gc.collect()
     assert memory.sub_pool_count() == subs_before
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_session_requests_allocate_from_the_session_pool(tmp_path, rng, eager):
+    """An ONNX model run for a session takes its device memory from the session's pool only
+    (lazy and eager); a sessionless run from the device pool; results are the model's."""
+    import pyasc as asc
+    from pyasc.serve.core import InferenceCore, InferRequest
+
+    repo = str(tmp_path)
+    w, b = _lin(rng)
+    add_linear(repo, "sp", 1, w, b)
+    previous = asc.is_eager()
+    asc.set_eager(eager)
+    core = InferenceCore(repo, session_quota_bytes=8 << 20)
+    try:
+        x = rng.standard_normal((4, K)).astype(np.float32)
+        req = lambda sid: InferRequest("sp", "", "", {"x": ("FP32", x)}, [], {}, sid)  # noqa: E731
+        core.infer(req("warm"))  # first run: the model's one-time work
+        before = asc.memory_stats()["allocation_count"]
+        r = core.infer(req("s1"))
+        assert asc.memory_stats()["allocation_count"] == before  # nothing from the device pool
+        np.testing.assert_allclose(r.outputs[0][2], x @ w + b, rtol=1e-4, atol=1e-4)
+        s1 = core.sessions.snapshot()["s1"]
+        assert s1["pool_peak_allocated_bytes"] > 0 and s1["pool_allocated_bytes"] == 0
+        before = asc.memory_stats()["allocation_count"]
+        core.infer(req(None))
+        assert asc.memory_stats()["allocation_count"] > before
+    finally:
+        core.close()
+        asc.set_eager(previous)
