@@ -147,3 +147,45 @@ def test_float64_chain_and_errors():
         F.gelu(asc.asarray(np.arange(4, dtype=np.int32)))
     with pytest.raises(asc.errors.AscendError, match="approximate"):
         F.gelu(asc.asarray(x), approximate="fast")
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_specials_mixed_into_vectors(approximate):
+    # a NaN / inf / |x| >= 12.5 lane sends its whole vector down the second path: the ordinary
+    # lanes beside it (every lane position) must keep the bound
+    rng = np.random.default_rng(3)
+    specials = np.float32([np.nan, np.inf, -np.inf, 13.0, -13.0, -12.5, -14.0, -14.6, -20.0, 1e30])
+    base = (rng.standard_normal(16 * 64) * 3).astype(np.float32)
+    x = base.copy()
+    pos = np.arange(0, x.size, 7)
+    x[pos] = specials[np.arange(pos.size) % specials.size]
+    got = np.asarray(F.gelu(asc.asarray(x), approximate=approximate))
+    ref = _ref(x, approximate)
+    nan = np.isnan(ref)
+    assert np.array_equal(np.isnan(got), nan)
+    e, ok = _ulp_err(got, ref)
+    bound = 6.0 if approximate == "none" else _tanh_bound(x[ok])
+    assert np.all(e <= bound), e.max()
+    small = np.isfinite(ref) & ~ok
+    assert np.all(np.abs(got[small] - ref[small]) <= 4 * 2.0 ** -149)
+    assert np.all(got[np.isposinf(x)] == np.inf)
+
+
+def test_large_streamed_output():
+    # >= 4 MiB of float32 output takes the streaming-store path, split over the core workers
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((1 << 20) + 37) * 4).astype(np.float32)
+    x[::9973] = -13.5
+    x[5::100003] = np.nan
+    for approximate in ("none", "tanh"):
+        got = np.asarray(F.gelu(asc.asarray(x), approximate=approximate))
+        ref = _ref(x, approximate)
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+        e, ok = _ulp_err(got, ref)
+        bound = 6.0 if approximate == "none" else _tanh_bound(x[ok])
+        assert np.all(e <= bound), (approximate, e.max())
+    # a view whose output is contiguous but whose input is not
+    xv = asc.asarray(x)[1:]
+    got = np.asarray(F.gelu(xv))
+    e, _ = _ulp_err(got, _ref(x[1:], "none"))
+    assert e.max() <= 6.0
