@@ -267,8 +267,11 @@ def numpy_order_checks(op, a, axis, dtype, out):
     the axis), so that a call with two bad arguments raises NumPy's class."""
     check_dtype(op, dtype)
     check_out(op, out)
-    check_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim,
-               ufunc="mean" if op in ("mean", "var", "std") else True)
+    try:
+        nd = _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim
+    except (TypeError, ValueError):  # (a ragged list: the conversion's own error, raised by the caller)
+        return
+    check_axis(axis, nd, ufunc="mean" if op in ("mean", "var", "std") else True)
 
 
 def _no_list_axis(op, axis):
@@ -1228,13 +1231,16 @@ def broadcast_to(array, shape, subok=False):
     """``numpy.broadcast_to``: a read-only view of ``array`` with the given shape."""
     try:
         return _c_broadcast_to(array, shape)
-    except Exception:
+    except Exception as err:
         # NumPy's _broadcast_to: tuple(shape), the scalar check, each element compared with 0 (a
         # negative float is NumPy's ValueError before the integer conversion), then nditer's shape
         sh = shape.numpy() if isinstance(shape, _C.ndarray) and (shape.ndim == 0 or shape.size <= 64) else shape
         if not isinstance(sh, _C.ndarray):
             sh = tuple(sh) if _np.iterable(sh) else (sh,)
-            a_shape = array.shape if isinstance(array, _C.ndarray) else _np.shape(array)
+            try:
+                a_shape = array.shape if isinstance(array, _C.ndarray) else _np.shape(array)
+            except (TypeError, ValueError):  # (NumPy converts the array first: a ragged list's error)
+                raise err from None
             if not sh and a_shape:
                 raise _value_error("broadcast_to", "cannot broadcast a non-scalar to a scalar array") from None
             try:

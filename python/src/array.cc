@@ -272,7 +272,17 @@ Tensor to_tensor(py::handle h) {
   bool big = false;  // a Python int outside int64: NumPy's asarray makes it uint64 (or refuses)
   if (weak_scalar(h, &s, &big) && !big) return ops::scalar_tensor(s, ops::default_scalar_dtype(s.kind));
   if (py::isinstance<py::array>(h)) return from_numpy(py::reinterpret_borrow<py::array>(h));
-  py::object a = py::module_::import("numpy").attr("asarray")(h);
+  py::object a;
+  try {
+    a = py::module_::import("numpy").attr("asarray")(h);
+  } catch (py::error_already_set& e) {
+    // NumPy's ValueError (a ragged list: "setting an array element with a sequence...") keeps its
+    // class and text but is raised as pyasc's error (AscendValueError, a ValueError), as every
+    // other conversion failure is
+    if (!e.matches(PyExc_ValueError)) throw;
+    const std::string msg = py::str(e.value()).cast<std::string>();
+    throw Error(Status::Make(asc::ErrorCode::kInvalidParam, "asarray", msg));
+  }
   // A new array only this conversion refers to (a list's values): private.
   const bool mine = Py_REFCNT(a.ptr()) == 1 && py::detail::array_proxy(a.ptr())->base == nullptr;
   return from_numpy(a.cast<py::array>(), mine);

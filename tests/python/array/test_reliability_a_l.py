@@ -1449,3 +1449,27 @@ def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
     # NumPy's a.sum(axis) takes axis 0 / -1 of a 0-d array as no axis (pyasc: AxisError; fuzz seed 10201)
     _same(lambda: np.count_nonzero(np.array(v), axis=axis, keepdims=keepdims),
           lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
+
+
+# ------------------------------------------------------------------ a ragged list: NumPy's ValueError as pyasc's
+_RAGGED = [[[1], [2, 3]], [[1.0, 2.0], [3.0]], [[[1]], [2]], [(1, 2), (3,)]]
+_RAGGED_CALLS = {
+    "asarray": lambda xp, r: xp.asarray(r), "array": lambda xp, r: xp.array(r), "sum": lambda xp, r: xp.sum(r),
+    "add": lambda xp, r: xp.add(r, 1), "sin": lambda xp, r: xp.sin(r), "cumsum": lambda xp, r: xp.cumsum(r),
+    "argmax": lambda xp, r: xp.argmax(r), "clip": lambda xp, r: xp.clip(r, 0, 1), "ravel": lambda xp, r: xp.ravel(r),
+    "dot": lambda xp, r: xp.dot(r, r), "expand_dims": lambda xp, r: xp.expand_dims(r, 0),
+    "broadcast_to": lambda xp, r: xp.broadcast_to(r, (2, 2)), "cross": lambda xp, r: xp.cross(r, r),
+    "argsort": lambda xp, r: xp.argsort(r), "concatenate": lambda xp, r: xp.concatenate([r, r]),
+}
+
+
+@pytest.mark.parametrize("r", _RAGGED, ids=repr)
+@pytest.mark.parametrize("call", sorted(_RAGGED_CALLS))
+def test_ragged_list_is_ascend_value_error(mode, r, call):
+    # NumPy's "setting an array element with a sequence ... inhomogeneous shape" ValueError escaped
+    # as the builtin class: it is pyasc's AscendValueError (a ValueError) with NumPy's text
+    fn = _RAGGED_CALLS[call]
+    e, g = _outcome(lambda: fn(np, r)), _outcome(lambda: fn(asc, r))
+    assert isinstance(e, ValueError), e
+    assert isinstance(g, ValueError) and isinstance(g, asc.AscendError), repr(g)
+    assert str(e) in str(g), (str(e), str(g))
