@@ -158,6 +158,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
                       f"(got {s.ndim} dimensions: too many values to unpack (expected 2))")
         s = _C.transpose(_C.reshape(s, (1, -1)) if s.ndim < 2 else s)
     n, d = s.shape
+    # NumPy allocates nbin = np.empty(D, intp) and D-element lists before reading bins: a D beyond
+    # the largest array is its ValueError, one that cannot be allocated its MemoryError (a huge
+    # broadcast sample (3, 2**61) made pyasc's D-element list a bare MemoryError)
+    if d > 1 << 24:
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("histogramdd", (d,), _np.dtype(_np.intp))
     try:
         nbins_arg = len(bins)
         if nbins_arg != d:

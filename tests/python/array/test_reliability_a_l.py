@@ -1473,3 +1473,13 @@ def test_ragged_list_is_ascend_value_error(mode, r, call):
     assert isinstance(e, ValueError), e
     assert isinstance(g, ValueError) and isinstance(g, asc.AscendError), repr(g)
     assert str(e) in str(g), (str(e), str(g))
+
+
+# ------------------------------------------------------------------ histogramdd of a sample with huge D
+@pytest.mark.parametrize("shape", [(3, 2 ** 61), (2, 2 ** 44), (1, 2 ** 62)], ids=str)
+@pytest.mark.parametrize("kw", [{}, {"bins": None}, {"weights": np.ones(2)}], ids=str)
+def test_histogramdd_huge_dimension_count(mode, shape, kw):
+    # NumPy allocates np.empty(D, intp) first: ValueError "array is too big" / MemoryError at once
+    # (pyasc's D-element list raised a bare builtin MemoryError: fuzz seed 10301, 2 unclear)
+    _same(lambda: np.histogramdd(np.broadcast_to(np.ones(1, np.int8), shape), **kw),
+          lambda: asc.histogramdd(asc.broadcast_to(asc.ones(1, "int8"), shape), **kw))
