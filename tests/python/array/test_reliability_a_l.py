@@ -1409,48 +1409,6 @@ def test_arange_does_not_build_on_the_host():
     np.testing.assert_array_equal(np.asarray(x)[-300:], np.arange(n - 300, n).astype(np.int8))
 
 
-# ------------------------------------------------------------------ diff of a large order
-# NumPy loops n times (np.diff(x, n=2**63 - 1) never returns: fuzz seed 10102 hung its chunk); once the
-# axis is empty further differences change nothing, so pyasc stops there. Compared with NumPy for
-# orders it can finish; the harness runs NumPy's hopeless ones in its time-limited child.
-@pytest.mark.parametrize("shape,dt", [((4, 1), "bool"), ((5,), "float64"), ((3, 0), "int8"), ((2, 3), "int64"),
-                                      ((6,), "complex64")], ids=str)
-@pytest.mark.parametrize("n", [3, 5, 6, 7, 50, np.array(40), 2.5, np.array(2.5)], ids=repr)
-def test_diff_large_order(mode, shape, dt, n):
-    x = (np.arange(int(np.prod(shape))) % 3).astype(dt).reshape(shape)
-    _same(lambda: np.diff(x, n=n), lambda: asc.diff(asc.asarray(x), n=n))
-
-
-def test_diff_order_beyond_any_loop_returns(mode):
-    import fuzz_harness as fh
-
-    r = asc.diff(asc.ones((4, 1), bool), n=np.array(2 ** 63 - 1))
-    assert r.shape == (4, 0) and r.dtype == np.bool_
-    case = ("fn", "diff", (("arr", "bool", (4, 1), "c", 145, "edge"),), (("n", ("py", 2 ** 63 - 1)),))
-    assert fh._huge(case)  # (NumPy's reference runs in the time-limited child)
-    assert fh.classify(case, modes=("lazy",))[0] == "ok"
-
-
-# ------------------------------------------------------------------ asarray_chkfinite converts as asarray(a, dtype)
-@pytest.mark.parametrize("v", [1j, 1 + 0j, [1j, 2], [1.5, 2], 300, [300], np.complex64(1j), np.array([1j]), 2 ** 70,
-                               -1, float("nan"), [1.0, float("inf")]], ids=repr)
-@pytest.mark.parametrize("dt", ["int64", "uint32", "int8", "float64", "float16", "complex64", "bool"])
-def test_asarray_chkfinite_python_values(mode, v, dt):
-    # Python values convert straight to the dtype, as NumPy's asarray(a, dtype): a Python complex
-    # into an integer dtype is int()'s TypeError (pyasc accepted it: fuzz seed 10101, 2 silent)
-    _same(lambda: np.asarray_chkfinite(v, dtype=dt), lambda: asc.asarray_chkfinite(v, dtype=dt))
-
-
-# ------------------------------------------------------------------ count_nonzero of a 0-d array with an axis
-@pytest.mark.parametrize("axis", [0, -1, (0,), 1, (), None, [0], np.int64(0), 1.5], ids=repr)
-@pytest.mark.parametrize("keepdims", [False, True])
-@pytest.mark.parametrize("v", [2.0, 0.0, float("nan")])
-def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
-    # NumPy's a.sum(axis) takes axis 0 / -1 of a 0-d array as no axis (pyasc: AxisError; fuzz seed 10201)
-    _same(lambda: np.count_nonzero(np.array(v), axis=axis, keepdims=keepdims),
-          lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
-
-
 # ------------------------------------------------------------------ a ragged list: NumPy's ValueError as pyasc's
 _RAGGED = [[[1], [2, 3]], [[1.0, 2.0], [3.0]], [[[1]], [2]], [(1, 2), (3,)]]
 _RAGGED_CALLS = {
@@ -1473,6 +1431,50 @@ def test_ragged_list_is_ascend_value_error(mode, r, call):
     assert isinstance(e, ValueError), e
     assert isinstance(g, ValueError) and isinstance(g, asc.AscendError), repr(g)
     assert str(e) in str(g), (str(e), str(g))
+
+
+# ------------------------------------------------------------------ diff of a large order
+# NumPy loops n times (np.diff(x, n=2**63 - 1) never returns: fuzz seed 10102 hung its chunk); once the
+# axis is empty further differences change nothing, so pyasc stops there. Compared with NumPy for
+# orders it can finish; the harness runs NumPy's hopeless ones in its time-limited child.
+@pytest.mark.parametrize("shape,dt", [((4, 1), "bool"), ((5,), "float64"), ((3, 0), "int8"), ((2, 3), "int64"),
+                                      ((6,), "complex64")], ids=str)
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 50, np.array(40), 2.5, np.array(2.5)], ids=repr)
+def test_diff_large_order(mode, shape, dt, n):
+    x = (np.arange(int(np.prod(shape))) % 3).astype(dt).reshape(shape)
+    _same(lambda: np.diff(x, n=n), lambda: asc.diff(asc.asarray(x), n=n))
+
+
+def test_diff_order_beyond_any_loop_returns(mode):
+    import fuzz_harness as fh
+
+    r = asc.diff(asc.ones((4, 1), bool), n=np.array(2 ** 63 - 1))
+    assert r.shape == (4, 0) and r.dtype == np.bool_
+    case = ("fn", "diff", (("arr", "bool", (4, 1), "c", 145, "edge"),), (("n", ("py", 2 ** 63 - 1)),))
+    assert fh._huge(case)  # (NumPy's reference runs in the time-limited child)
+    assert fh.classify(case, modes=("lazy",))[0] == "ok"
+    big = ("fn", "diff", (("arr", "bfloat16", (5, 5), "c", 9789, "edge"),), (("n", ("py", 2 ** 100)),))
+    assert fh._huge(big)  # (beyond int64: NumPy's object array; fuzz seed 10301 hung its chunk on it)
+
+
+# ------------------------------------------------------------------ asarray_chkfinite converts as asarray(a, dtype)
+@pytest.mark.parametrize("v", [1j, 1 + 0j, [1j, 2], [1.5, 2], 300, [300], np.complex64(1j), np.array([1j]), 2 ** 70,
+                               -1, float("nan"), [1.0, float("inf")]], ids=repr)
+@pytest.mark.parametrize("dt", ["int64", "uint32", "int8", "float64", "float16", "complex64", "bool"])
+def test_asarray_chkfinite_python_values(mode, v, dt):
+    # Python values convert straight to the dtype, as NumPy's asarray(a, dtype): a Python complex
+    # into an integer dtype is int()'s TypeError (pyasc accepted it: fuzz seed 10101, 2 silent)
+    _same(lambda: np.asarray_chkfinite(v, dtype=dt), lambda: asc.asarray_chkfinite(v, dtype=dt))
+
+
+# ------------------------------------------------------------------ count_nonzero of a 0-d array with an axis
+@pytest.mark.parametrize("axis", [0, -1, (0,), 1, (), None, [0], np.int64(0), 1.5], ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("v", [2.0, 0.0, float("nan")])
+def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
+    # NumPy's a.sum(axis) takes axis 0 / -1 of a 0-d array as no axis (pyasc: AxisError; fuzz seed 10201)
+    _same(lambda: np.count_nonzero(np.array(v), axis=axis, keepdims=keepdims),
+          lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
 
 
 # ------------------------------------------------------------------ histogramdd of a sample with huge D
