@@ -431,6 +431,18 @@ def _clip_bounds(shape, bounds):
 def _clip(x, min, max, out):  # noqa: A002
     r = _arr(x) if isinstance(x, _C.ndarray) else x
     min, max = _clip_bounds(tuple(_arr(r).shape), (min, max))  # noqa: A001
+    if _builtins.any(type(v) is int and v >= 1 << 63 for v in (min, max)):
+        # NumPy's clip ufunc broadcasts the operands before a Python int above int64 (uint64 or an
+        # object) fails (x.clip(array of 2, 2**100) of 5 elements is the broadcast ValueError; a
+        # negative one below int64 is its conversion's OverflowError first)
+        shapes = [tuple(_arr(r).shape)] + [tuple(v.shape) for v in (min, max) if isinstance(v, _C.ndarray)]
+        try:
+            _np.broadcast_shapes(*shapes)
+        except ValueError:
+            from .errors import AscendValueError, ErrorCode  # noqa: PLC0415
+
+            raise AscendValueError(ErrorCode.INVALID_SHAPE, "[clip] operands could not be broadcast together with "
+                                                            f"shapes {' '.join(str(s) for s in shapes)}") from None
     if min is not None and max is not None and result_type(r, min, max) == _BF16:
         r = _arr(r).astype(_np.float32)
     if min is None and max is None:

@@ -1485,3 +1485,20 @@ def test_histogramdd_huge_dimension_count(mode, shape, kw):
     # (pyasc's D-element list raised a bare builtin MemoryError: fuzz seed 10301, 2 unclear)
     _same(lambda: np.histogramdd(np.broadcast_to(np.ones(1, np.int8), shape), **kw),
           lambda: asc.histogramdd(asc.broadcast_to(asc.ones(1, "int8"), shape), **kw))
+
+
+# ------------------------------------------------------------------ clip: broadcast before a huge Python int bound
+@pytest.mark.parametrize("lo,hi", [(np.arange(2), 2 ** 100), (np.arange(2), -2 ** 100), (np.arange(2), 2 ** 63),
+                                   (np.ones((2, 2)), 2 ** 64)], ids=repr)
+@pytest.mark.parametrize("method", [False, True])
+def test_clip_broadcast_before_huge_int_bound(mode, lo, hi, method):
+    # NumPy's clip ufunc broadcasts before the out-of-int64 Python int fails to convert (pyasc raised
+    # the int's OverflowError: fuzz seed 10301, 3 unclear)
+    x = np.arange(5, dtype=np.int16)
+
+    def b(v, xp):
+        return xp.asarray(v) if isinstance(v, np.ndarray) else v
+    if method:
+        _same(lambda: x.clip(lo, hi), lambda: asc.asarray(x).clip(b(lo, asc), b(hi, asc)))
+    else:
+        _same(lambda: np.clip(x, lo, hi), lambda: asc.clip(asc.asarray(x), b(lo, asc), b(hi, asc)))
