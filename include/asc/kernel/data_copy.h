@@ -9,7 +9,8 @@
 // * DataCopyPad GM -> local: blockCount bursts of blockLen BYTES; GM bursts
 //   are srcStride bytes apart (gap), local rows are
 //   align32(leftPadding + blockLen + rightPadding) bytes plus dstStride
-//   blocks; with isPad the left/right padding elements get paddingValue
+//   blocks; with isPad the left/right padding elements get paddingValue,
+//   without it the value of the block's SetPadValue if it set one
 //   (otherwise they are left as they were). Local -> GM: local rows of
 //   align32(blockLen) bytes plus srcStride blocks, GM gaps of dstStride bytes.
 // * A count or extent larger than a LocalTensor (or a GlobalTensor of known
@@ -36,6 +37,7 @@
 #include "asc/kernel/elide.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
+#include "asc/runtime/block_serial.h"
 #include "asc/runtime/device.h"
 #include "asc/runtime/profiler.h"
 
@@ -245,12 +247,56 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
 
 // ---------------------------------------------------------------- DataCopyPad
 
+namespace detail {
+// The block's padding register (SetPadValue): the value DataCopyPad GM ->
+// local writes into the padding when isPad is false. Per thread, reset when
+// another block starts on it (asc/runtime/block_serial.h).
+struct PadRegister {
+  uint64_t serial = 0;  // asc::runtime::block_serial() of the block that set it
+  bool set = false;
+  uint32_t size = 0;
+  uint64_t bits = 0;
+};
+inline PadRegister& pad_register() {
+  thread_local PadRegister r;
+  const uint64_t serial = ::asc::runtime::block_serial();
+  if (r.serial != serial) r = PadRegister{serial};
+  return r;
+}
+/// The register's value as a T, if SetPadValue<T> (a type of T's size) set it in this block.
+template <typename T>
+inline bool pad_register_value(T* out) {
+  const PadRegister& r = pad_register();
+  if (!r.set || r.size != sizeof(T)) return false;
+  std::memcpy(static_cast<void*>(out), &r.bits, sizeof(T));
+  return true;
+}
+}  // namespace detail
+
+/// Sets the value DataCopyPad (GM -> VECIN/VECOUT) writes into the padding
+/// when its DataCopyPadExtParams::isPad is false (isPad true writes
+/// paddingValue). Lasts for the rest of the block.
+template <typename T, TPosition pos = TPosition::MAX>
+inline void SetPadValue(T paddingValue) {
+  static_assert(sizeof(T) <= 8, "SetPadValue: the padding value type must be at most 8 bytes");
+  static_assert(pos == TPosition::MAX || pos == TPosition::VECIN || pos == TPosition::VECOUT,
+                "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX");
+  auto& r = detail::pad_register();
+  r.set = true;
+  r.size = sizeof(T);
+  r.bits = 0;
+  std::memcpy(&r.bits, &paddingValue, sizeof(T));
+}
+
 /// GM -> local with per-burst padding to 32 bytes.
 template <typename T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& dataCopyParams,
                  const DataCopyPadExtParams<T>& padParams) {
   namespace d = ::asc::kernel::detail;
   const DataCopyExtParams& p = dataCopyParams;
+  T register_pad{};
+  const T* pad_value = padParams.isPad ? &padParams.paddingValue
+                                       : (detail::pad_register_value(&register_pad) ? &register_pad : nullptr);
   const uint64_t row = (uint64_t{padParams.leftPadding} + padParams.rightPadding) * sizeof(T) + p.blockLen;
   if (::asc::kernel::check::active()) {
     ::asc::kernel::check::local_operand("DataCopyPad", "dst", dst.raw(), d::pad_local_extent(p.blockCount, row, p.dstStride));
@@ -258,7 +304,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   }
   d::check_local("DataCopyPad", dst, d::pad_local_extent(p.blockCount, row, p.dstStride));
   d::check_global("DataCopyPad", src, d::pad_gm_extent(p.blockCount, p.blockLen, p.srcStride));
-  const bool writes_padding = padParams.isPad && (padParams.leftPadding != 0 || padParams.rightPadding != 0);
+  const bool writes_padding = pad_value != nullptr && (padParams.leftPadding != 0 || padParams.rightPadding != 0);
   if (p.blockCount == 1 && !writes_padding) {
     // One burst and nothing written around it: the bytes land at leftPadding.
     d::copy_in(dst.raw() + padParams.leftPadding, src.raw(), p.blockLen);
@@ -267,7 +313,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   d::count_gm_bytes(uint64_t{p.blockCount} * p.blockLen);
   ::asc::kernel::elide::access(dst.raw(), d::pad_local_extent(p.blockCount, row, p.dstStride));
   ::asc::kernel::copy_pad_in(dst.raw(), src.raw(), sizeof(T), p, padParams.leftPadding, padParams.rightPadding,
-                             padParams.isPad ? &padParams.paddingValue : nullptr);
+                             pad_value);
 }
 /// Local -> GM, blockLen bytes per burst.
 template <typename T>

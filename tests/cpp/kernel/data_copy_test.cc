@@ -151,6 +151,68 @@ TEST(DataCopyPad, UnalignedTailWithPadding) {
   EXPECT_EQ(static_cast<float>(ub[48]), 7.0f);  // nothing beyond the third row
 }
 
+TEST(DataCopyPad, SetPadValueFillsThePaddingWhenIsPadIsFalse) {
+  // One row of 20 halves padded by 12 to 32 (CANN's data_copy_pad scenario 1),
+  // then two rows of 3 floats: the register's value (isPad false), the
+  // params' value (isPad true), and a register of another width (ignored).
+  std::vector<half> in(20);
+  for (int i = 0; i < 20; ++i) in[i] = half(static_cast<float>(i + 2));
+  std::vector<float> fin = {1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f};
+  std::vector<half> ub(32);
+  std::vector<float> fa(16), fb(16), fc(16);
+  kt::run_or_throw("set_pad_value", 1, [&] {
+    TPipe pipe;
+    TBuf<> a;
+    pipe.InitBuffer(a, 1024);
+    GlobalTensor<half> gin;
+    gin.SetGlobalBuffer(in.data(), in.size());
+    GlobalTensor<float> gf;
+    gf.SetGlobalBuffer(fin.data(), fin.size());
+    auto la = a.Get<half>();
+    Duplicate(la, half(7.0f), 32);
+    SetPadValue(half(1.0f));
+    DataCopyPad(la, gin, DataCopyExtParams(1, 20 * sizeof(half), 0, 0, 0),
+                DataCopyPadExtParams<half>(false, 0, 12, half(-3.0f)));
+    std::memcpy(ub.data(), la.data(), ub.size() * 2);
+    auto lf = a.Get<float>()[64];
+    Duplicate(lf, 9.0f, 16);
+    SetPadValue(-1.0f);  // float register
+    DataCopyPad(lf, gf, DataCopyExtParams(2, 3 * sizeof(float), 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 5, 0.0f));
+    std::memcpy(fa.data(), lf.data(), 64);
+    Duplicate(lf, 9.0f, 16);
+    DataCopyPad(lf, gf, DataCopyExtParams(2, 3 * sizeof(float), 0, 0, 0), DataCopyPadExtParams<float>(true, 0, 5, 8.0f));
+    std::memcpy(fb.data(), lf.data(), 64);
+    Duplicate(lf, 9.0f, 16);
+    SetPadValue(int16_t(4));  // a 2-byte register does not pad float data
+    DataCopyPad(lf, gf, DataCopyExtParams(2, 3 * sizeof(float), 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 5, 0.0f));
+    std::memcpy(fc.data(), lf.data(), 64);
+  });
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(static_cast<float>(ub[k]), static_cast<float>(k + 2)) << k;
+  for (int k = 20; k < 32; ++k) EXPECT_EQ(static_cast<float>(ub[k]), 1.0f) << "padding " << k;
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 8; ++k) {
+      const float data = k < 3 ? fin[3 * r + k] : 0.0f;
+      EXPECT_EQ(fa[8 * r + k], k < 3 ? data : -1.0f) << r << " " << k;
+      EXPECT_EQ(fb[8 * r + k], k < 3 ? data : 8.0f) << r << " " << k;
+      EXPECT_EQ(fc[8 * r + k], k < 3 ? data : 9.0f) << r << " " << k;
+    }
+  // The register belongs to the block: a later launch pads nothing.
+  std::vector<half> again(32, half(0.0f));
+  kt::run_or_throw("set_pad_value_next", 1, [&] {
+    TPipe pipe;
+    TBuf<> a;
+    pipe.InitBuffer(a, 256);
+    GlobalTensor<half> gin;
+    gin.SetGlobalBuffer(in.data(), in.size());
+    auto la = a.Get<half>();
+    Duplicate(la, half(7.0f), 32);
+    DataCopyPad(la, gin, DataCopyExtParams(1, 20 * sizeof(half), 0, 0, 0),
+                DataCopyPadExtParams<half>(false, 0, 12, half(0.0f)));
+    std::memcpy(again.data(), la.data(), again.size() * 2);
+  });
+  for (int k = 20; k < 32; ++k) EXPECT_EQ(static_cast<float>(again[k]), 7.0f) << "untouched " << k;
+}
+
 TEST(DataCopyPad, LeftPaddingAndDstStride) {
   std::vector<float> in = iota_f(10);
   std::vector<float> ub(48);
