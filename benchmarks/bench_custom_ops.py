@@ -165,6 +165,7 @@ def bench_gelu_passes(n, repeat):
     }
     mb = n * 4 / 2**20
     fused = _cpu_best(lambda: asc.eval(asc.ops.CustomGeLU(x)), repeat)
+    per_node = _cpu_best(_per_node(lambda: asc.eval(asc.ops.CustomGeLU(x))), repeat)
     costs = {k: _cpu_best(fn, repeat) for k, fn in passes.items()}
     walls = {k: best(fn, repeat) for k, fn in passes.items()}
     other = sum(v for k, v in costs.items() if k != "erf")
@@ -177,11 +178,14 @@ def bench_gelu_passes(n, repeat):
           f"{sum(costs.values()):.2f} ms; bound eager/fused <= (erf + others) / erf = "
           f"{(costs['erf'] + other) / costs['erf']:.2f}x; 3x would need erf <= {other / 2:.2f} ms "
           f"({costs['erf'] / max(other / 2, 1e-9):.1f}x faster than now)")
-    # the fused program runs each node as a pass over a cached tile: its cost above erf alone
-    # (ovh) stays, so eager / fused = (erf + other) / (erf + ovh) >= 3 needs erf <= (other - 3 ovh) / 2
+    # the fused kernel's cost above erf alone (ovh: the division, three multiplies and the add, now
+    # one register-level chain with the erf) stays, so eager / fused = (erf + other) / (erf + ovh) >= 3
+    # needs erf <= (other - 3 ovh) / 2
     ovh = max(fused - costs["erf"], 0.0)
     need = (other - 3 * ovh) / 2
-    print(f"  fused kernel's cost above erf alone {ovh:.2f} ms (its other nodes as tile passes); with it, 3x needs "
+    print(f"  fused node by node (ASC_GRAPH_CHAINS=0, each node a call over an L1 sub-tile): {per_node:.2f} ms "
+          f"-> the chain saves {per_node - fused:.2f} ms")
+    print(f"  fused kernel's cost above erf alone {ovh:.2f} ms (its other nodes in the chain); with it, 3x needs "
           f"erf <= {need:.2f} ms" + (" (impossible: the fused overhead alone exceeds a third of the eager passes)"
                                      if need <= 0 else f" ({costs['erf'] / need:.1f}x faster than now)"))
 
