@@ -468,14 +468,37 @@ struct Plan {
   bool src_same = true, dst_same = true, bias_same = true;
 };
 
+// Cache keys are opaque bytes: the values' raw bytes appended (no number
+// formatting on the per-call path, where it cost several microseconds).
+template <class T>
+void put(std::string& k, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  k.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class V>
+void put_dims(std::string& k, const V& v) {
+  put(k, int64_t(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) put(k, int64_t(v[i]));
+}
+
 std::string key_of(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a) {
-  std::string k = std::to_string(g_fork_generation.load(std::memory_order_relaxed)) + "|" + a.op + "|" + Tensor::shape_str(x.shape()) + Tensor::shape_str(w.shape()) + dtype_name(x.dtype());
-  k += b ? std::string("|b") + dtype_name(b->dtype()) : "|-";
-  k += r ? "|r" : "|-";
-  k += "|" + vstr(a.stride) + vstr(a.pad_l) + vstr(a.pad_r) + vstr(a.dilation) + vstr(a.output_padding);
-  k += "|g" + std::to_string(a.groups) + (a.transposed ? "T" : "F") + (a.channels_last ? "L" : "C");
-  k += "|blk" + std::to_string(a.src_block) + ":" + std::to_string(a.dst_block);
-  k += "|a" + std::to_string(int(a.act)) + ":" + std::to_string(a.alpha);
+  std::string k;
+  k.reserve(256);
+  put(k, g_fork_generation.load(std::memory_order_relaxed));
+  put(k, int64_t(a.op.size()));
+  k += a.op;
+  put_dims(k, x.shape());
+  put_dims(k, w.shape());
+  put(k, int(x.dtype()));
+  put(k, b ? int(b->dtype()) : -1);
+  put(k, r != nullptr);
+  for (const auto* v : {&a.stride, &a.pad_l, &a.pad_r, &a.dilation, &a.output_padding}) put_dims(k, *v);
+  put(k, int64_t(a.groups));
+  put(k, (a.transposed ? 1 : 0) | (a.channels_last ? 2 : 0));
+  put(k, int64_t(a.src_block));
+  put(k, int64_t(a.dst_block));
+  put(k, int(a.act));
+  put(k, double(a.alpha));
   return k;
 }
 
@@ -633,6 +656,104 @@ struct ScopedThreads {
   }
 };
 
+// A call's resolved work: its pieces, each with its primitive and (reordered)
+// weights / bias. Cached per call key (shapes, attributes, the weights' and bias'
+// storages) while those storages' versions are unchanged, so a steady-state call
+// (a model run) does one key build and one lookup instead of a plan lookup and a
+// weight-cache lookup per piece.
+struct Job {
+  size_t chunk;
+  std::shared_ptr<const Plan> plan;
+  memory wei, bias;
+};
+struct CallPlan {
+  std::vector<Chunk> chunks;
+  std::vector<Job> jobs;
+  std::weak_ptr<Storage> w_st, b_st;
+  uint64_t w_ver = 0, b_ver = 0, epoch = 0;
+  bool has_b = false;
+  bool reordered = false;  // holds weights / bias the weight cache reordered
+};
+// Steady-state calls served by a cached CallPlan, counted by conv_cache_stats() as
+// primitive-cache hits (and, when it holds reordered weights, by
+// conv_weight_cache_stats() as weight-cache hits): no plan and no reorder was made.
+std::atomic<int64_t> g_call_hits{0}, g_call_weight_hits{0};
+
+struct CallCache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const CallPlan>> map;
+  // Bounded in entries (the reordered weights it holds are the weight cache's own
+  // entries while those are cached): cleared as a whole when full.
+  static constexpr size_t kCapacity = 512;
+};
+CallCache& call_cache() {
+  static CallCache* c = new CallCache();  // leaked like PrimitiveCache: used until exit
+  return *c;
+}
+
+bool still_valid(const CallPlan& cp, const Tensor& w, const Tensor* b) {
+  if (cp.epoch != reorder_cache_epoch() || cp.w_st.lock() != w.storage()) return false;
+  w.storage()->read_data();  // syncs pending writes; version() read after it
+  if (w.storage()->version() != cp.w_ver) return false;
+  if (b) {
+    if (cp.b_st.lock() != b->storage()) return false;
+    b->storage()->read_data();
+    if (b->storage()->version() != cp.b_ver) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor& x, const Tensor& w, const Tensor* b,
+                                          const Tensor* r, const ConvAttrs& a, const Geometry& G, int cores, bool team) {
+  auto cp = std::make_shared<CallPlan>();
+  cp->epoch = reorder_cache_epoch();
+  // versions read before the weights are (re)ordered: a write meanwhile invalidates
+  cp->w_st = w.storage();
+  w.storage()->read_data();
+  cp->w_ver = w.storage()->version();
+  if (b) {
+    cp->has_b = true;
+    cp->b_st = b->storage();
+    b->storage()->read_data();
+    cp->b_ver = b->storage()->version();
+  }
+  cp->chunks = chunks_of(G, a, cores);
+  cp->jobs.reserve(cp->chunks.size());
+  for (size_t i = 0; i < cp->chunks.size(); ++i) {
+    const Chunk& c = cp->chunks[i];
+    std::string key = base;
+    for (int64_t v : {c.nb, c.ih, c.pt, c.pb, c.o1 - c.o0, c.noc}) put(key, v);
+    put(key, team);
+    Job j{i, plan_of(key, x, b, r, a, G, c), memory(), memory()};
+    // Pieces of one call mostly share a plan; its weights are looked up once.
+    if (!cp->jobs.empty() && cp->jobs.back().plan == j.plan && cp->chunks[cp->jobs.back().chunk].oc0 == c.oc0) {
+      j.wei = cp->jobs.back().wei;
+      j.bias = cp->jobs.back().bias;
+    } else {
+      // A channel slice's weights / bias: views at the slice's offset (cached per offset).
+      auto slice = [&](const Tensor& t) {
+        if (c.noc < 0) return t;
+        Shape sh = t.shape();
+        sh[0] = c.noc;
+        return Tensor::view_of(t.storage(), t.dtype(), sh, t.strides(), t.offset() + c.oc0 * t.strides()[0]);
+      };
+      const Tensor ws = slice(w);
+      cp->reordered |= !(j.plan->wei_user == j.plan->wei_p) || (b && !j.plan->bias_same);
+      j.wei = j.plan->wei_user == j.plan->wei_p
+                  ? memory(j.plan->wei_p, cpu_engine(), const_cast<uint8_t*>(ws.storage()->read_data() + ws.offset()))
+                  : reordered_const(ws, j.plan->wei_user, j.plan->wei_p);
+      if (b) {
+        const Tensor bs = slice(*b);
+        j.bias = j.plan->bias_same
+                     ? memory(j.plan->bias_p, cpu_engine(), const_cast<uint8_t*>(bs.storage()->read_data() + bs.offset()))
+                     : reordered_const(bs, j.plan->bias_user, j.plan->bias_p);
+      }
+    }
+    cp->jobs.push_back(std::move(j));
+  }
+  return cp;
+}
+
 Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
                    const Geometry& G) {
   // In place: the output is the residual's (contiguous) buffer, already holding
@@ -644,58 +765,56 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
   guarded(a.op, [&] {
     // Nested inside a kernel block (a core worker), the pieces run right here.
     const bool nested = runtime::current_block() != nullptr;
-    const int cores = device_cores();
-    const std::vector<Chunk> chunks = chunks_of(G, a, nested ? 1 : cores);
+    const int cores = nested ? 1 : device_cores();
     const bool team = a.transposed && !nested;
     if (team) set_threads();
     // Plans, weights and bias are prepared here, on the calling thread; the pieces
     // only read them.
     ScopedThreads threads(team ? omp_get_max_threads() : 1);
     const std::string base = key_of(x, w, b, r, a);
-    struct Job {
-      const Chunk* c;
-      std::shared_ptr<const Plan> plan;
-      memory wei, bias;
-    };
-    std::vector<Job> jobs;
-    jobs.reserve(chunks.size());
-    for (const Chunk& c : chunks) {
-      const std::string key = base + "|p" + std::to_string(c.nb) + "," + std::to_string(c.ih) + "," +
-                              std::to_string(c.pt) + "," + std::to_string(c.pb) + "," + std::to_string(c.o1 - c.o0) +
-                              "," + std::to_string(c.noc) + (team ? "|team" : "|1");
-      Job j{&c, plan_of(key, x, b, r, a, G, c), memory(), memory()};
-      // Pieces of one call mostly share a plan; its weights are looked up once.
-      if (!jobs.empty() && jobs.back().plan == j.plan && jobs.back().c->oc0 == c.oc0) {
-        j.wei = jobs.back().wei;
-        j.bias = jobs.back().bias;
-      } else {
-        // A channel slice's weights / bias: views at the slice's offset (cached per offset).
-        auto slice = [&](const Tensor& t) {
-          if (c.noc < 0) return t;
-          Shape sh = t.shape();
-          sh[0] = c.noc;
-          return Tensor::view_of(t.storage(), t.dtype(), sh, t.strides(), t.offset() + c.oc0 * t.strides()[0]);
-        };
-        const Tensor ws = slice(w);
-        j.wei = j.plan->wei_user == j.plan->wei_p
-                    ? memory(j.plan->wei_p, cpu_engine(), const_cast<uint8_t*>(ws.storage()->read_data() + ws.offset()))
-                    : reordered_const(ws, j.plan->wei_user, j.plan->wei_p);
-        if (b) {
-          const Tensor bs = slice(*b);
-          j.bias = j.plan->bias_same
-                       ? memory(j.plan->bias_p, cpu_engine(), const_cast<uint8_t*>(bs.storage()->read_data() + bs.offset()))
-                       : reordered_const(bs, j.plan->bias_user, j.plan->bias_p);
-        }
-      }
-      jobs.push_back(std::move(j));
+    std::string ckey = base;
+    put(ckey, cores);
+    put(ckey, team);
+    put(ckey, w.storage()->uid());
+    put(ckey, w.offset());
+    put(ckey, b ? b->storage()->uid() : uint64_t(0));
+    put(ckey, b ? b->offset() : int64_t(0));
+    // Only weights the weight cache keeps (not NumPy-writable ones, cache on) may be
+    // held by a cached call; others are resolved (reordered) on every call.
+    const bool cacheable = reorder_cacheable(w) && (!b || reorder_cacheable(*b));
+    std::shared_ptr<const CallPlan> cp;
+    auto& cc = call_cache();
+    if (cacheable) {
+      std::lock_guard<std::mutex> lock(cc.mu);
+      auto it = cc.map.find(ckey);
+      if (it != cc.map.end()) cp = it->second;
     }
+    if (cp && !still_valid(*cp, w, b)) cp.reset();
+    if (cp) {
+      g_call_hits.fetch_add(1, std::memory_order_relaxed);
+      if (cp->reordered) g_call_weight_hits.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!cp) {
+      cp = make_call(base, x, w, b, r, a, G, cores, team);
+      if (cacheable) {
+        std::lock_guard<std::mutex> lock(cc.mu);
+        // Calls on weights that died can never hit again: dropped (with the reordered
+        // weights they hold) on every miss, as the weight cache drops its entries.
+        for (auto it = cc.map.begin(); it != cc.map.end();) {
+          it = it->second->w_st.expired() || (it->second->has_b && it->second->b_st.expired()) ? cc.map.erase(it) : std::next(it);
+        }
+        if (cc.map.size() >= CallCache::kCapacity) cc.map.clear();
+        cc.map[ckey] = cp;
+      }
+    }
+    const std::vector<Job>& jobs = cp->jobs;
     uint8_t* xb = const_cast<uint8_t*>(x.storage()->read_data() + x.offset());
     uint8_t* ob = out.data();
     uint8_t* rb = r ? const_cast<uint8_t*>(r->storage()->read_data() + r->offset()) : nullptr;
     const size_t item = x.itemsize();
     auto run = [&](const Job& j) {
       const Plan& p = *j.plan;
-      const Chunk& c = *j.c;
+      const Chunk& c = cp->chunks[j.chunk];
       auto& eng = cpu_engine();
       auto& s = thread_stream();
       memory src_u(p.src_user, eng, xb + piece_offset(c.n0, c.i0, G.c, G.in, a.channels_last, item));
@@ -822,12 +941,12 @@ Tensor conv_ascendc(const Tensor& x, const Tensor& w, const Tensor* b, const Ten
 
 std::pair<int64_t, int64_t> conv_cache_stats() {
   const auto s = PrimitiveCache::instance().stats();
-  return {s.hits, s.misses};
+  return {s.hits + g_call_hits.load(std::memory_order_relaxed), s.misses};
 }
 
 std::pair<int64_t, int64_t> conv_weight_cache_stats() {
   const auto s = reorder_cache_stats();
-  return {s.hits, s.misses};
+  return {s.hits + g_call_weight_hits.load(std::memory_order_relaxed), s.misses};
 }
 
 int preferred_block() {

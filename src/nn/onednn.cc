@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <deque>
 #include <list>
+#include <atomic>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -281,8 +282,15 @@ ReorderCacheStats reorder_cache_stats() {
   return ReorderCacheStats{c.hits, c.misses, c.uncached, static_cast<int64_t>(c.map.size()), c.bytes};
 }
 
+std::atomic<uint64_t> g_reorder_epoch{0};
+
+bool reorder_cacheable(const Tensor& t) { return !t.storage()->volatile_bytes() && reorder_cache().capacity > 0; }
+
+uint64_t reorder_cache_epoch() noexcept { return g_reorder_epoch.load(std::memory_order_acquire); }
+
 void reorder_cache_clear() {
   auto& c = reorder_cache();
+  g_reorder_epoch.fetch_add(1, std::memory_order_acq_rel);
   std::lock_guard<std::mutex> lock(c.mu);
   c.map.clear();
   c.lru.clear();

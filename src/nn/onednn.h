@@ -50,6 +50,12 @@ int device_cores();
 /// overrides, 0 disables); entries of freed storages are dropped on the next miss.
 /// The returned memory is shared and must only be read.
 dnnl::memory reordered_const(const Tensor& t, const dnnl::memory::desc& user, const dnnl::memory::desc& want);
+/// True when reordered_const(t, ...) caches t's reorders (t's storage is not
+/// volatile_bytes and the cache is on): a caller may keep the returned memory while
+/// t's storage version is unchanged and reorder_cache_epoch() is the same.
+bool reorder_cacheable(const Tensor& t);
+/// Changes on every reorder_cache_clear(): memories kept by callers are dropped then.
+uint64_t reorder_cache_epoch() noexcept;
 struct ReorderCacheStats {
   int64_t hits = 0, misses = 0, uncached = 0, entries = 0, bytes = 0;
 };

@@ -101,6 +101,8 @@ int preferred_block();
 Activation activation_of(const std::string& name, const std::string& op);
 
 /// (hits, misses) of the process-wide primitive cache (PrimitiveCache), for tests.
+/// A steady-state call served whole by the per-call cache (its pieces' primitives and
+/// weights resolved once, src/nn/conv.cc CallPlan) counts as one hit.
 std::pair<int64_t, int64_t> conv_cache_stats();
 
 /// (hits, misses) of the reordered weight/bias cache (src/nn/onednn.h

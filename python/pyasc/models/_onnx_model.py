@@ -322,36 +322,84 @@ class Model:
     # ---------------------------------------------------------------- run
 
     @staticmethod
-    def _run_node(node, env):
+    def _node_error(node, e):
+        """``e`` raised by ``node``'s handler, re-raised with the node named, same class."""
+        from ..errors import AscendError
+
+        if isinstance(e, AscendError) and "[InferenceSession]" in str(e):
+            return e
+        if isinstance(e, AscendError):
+            return type(e)(e.code, f"[InferenceSession] {node.where()}: {e.message}")
+        return _err("AscendRuntimeError", f"{node.where()}: {type(e).__name__}: {e}", "INTERNAL")
+
+    @classmethod
+    def _run_node(cls, node, env):
         handler = lookup(node.domain, node.op_type)[0]
         ins = [env[x] if x else None for x in node.inputs]
         try:
             out = handler(node, ins)
         except Exception as e:  # noqa: BLE001 - re-raised with the node named, same class
-            from ..errors import AscendError
-
-            if isinstance(e, AscendError) and "[InferenceSession]" in str(e):
+            err = cls._node_error(node, e)
+            if err is e:
                 raise
-            if isinstance(e, AscendError):
-                raise type(e)(e.code, f"[InferenceSession] {node.where()}: {e.message}") from e
-            raise _err("AscendRuntimeError", f"{node.where()}: {type(e).__name__}: {e}", "INTERNAL") from e
+            raise err from e
         return out if isinstance(out, tuple) else (out,)
+
+    def _steps(self):
+        """The run's schedule, resolved once per model: per node its handler, the handler's
+        ``prepare`` (or None), and the intermediates to drop after it (last read there, neither a
+        constant nor a graph output)."""
+        steps = self.__dict__.get("_steps_cache")
+        if steps is None:
+            keep = set(self.constants) | {v.name for v in self.outputs}
+            steps = []
+            for i, node in enumerate(self.nodes):
+                handler = lookup(node.domain, node.op_type)[0]
+                drop = tuple(x for x in dict.fromkeys(node.inputs) if x and self.last_use.get(x) == i and x not in keep)
+                steps.append((node, handler, getattr(handler, "prepare", None), drop))
+            self._steps_cache = steps
+            self._prepared = {}
+        return steps
 
     def run(self, feeds, output_names, sizes=None):
         """Runs the nodes in order. ``sizes`` (a dict), when given, receives every value a node
-        computes as ``name -> (bytes, node index)`` (the static memory plan's input)."""
+        computes as ``name -> (bytes, node index)`` (the static memory plan's input).
+
+        A handler with a ``prepare(node, inputs)`` attribute (convolutions) resolves its call once:
+        ``prepare`` returns a callable (or None) that runs the node on inputs of the same shapes,
+        dtypes and weights, and returns None for others (then the handler runs and prepares again)
+        -- so steady-state runs of a model issue prepared calls with nothing re-derived per run."""
         env = dict(self.constants)
         env.update(feeds)
-        wanted = set(output_names)
-        for i, node in enumerate(self.nodes):
-            outs = self._run_node(node, env)
-            for name, v in zip(node.outputs, outs):
+        outputs = {v.name for v in self.outputs}
+        extra = [n for n in output_names if n not in outputs]  # intermediates asked for by name
+        steps = self._steps()
+        prepared = self._prepared
+        for i, (node, handler, prepare, drop) in enumerate(steps):
+            ins = [env[x] if x else None for x in node.inputs]
+            try:
+                out = None
+                fast = prepared.get(i)
+                if fast is not None:
+                    out = fast(ins)
+                if out is None:
+                    out = handler(node, ins)
+                    if prepare is not None:
+                        prepared[i] = prepare(node, ins)
+            except Exception as e:  # noqa: BLE001 - re-raised with the node named, same class
+                err = self._node_error(node, e)
+                if err is e:
+                    raise
+                raise err from e
+            if not isinstance(out, tuple):
+                out = (out,)
+            for name, v in zip(node.outputs, out):
                 if name:
                     env[name] = v
                     if sizes is not None:
                         sizes[name] = (int(getattr(v, "nbytes", 0)), i)
-            for x in node.inputs:  # drop intermediates nobody reads any more
-                if x and self.last_use.get(x) == i and x not in wanted and x not in self.constants:
+            for x in drop:  # drop intermediates nobody reads any more
+                if x not in extra:
                     env.pop(x, None)
         return [env[n] for n in output_names]
 

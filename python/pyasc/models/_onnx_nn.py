@@ -142,6 +142,51 @@ def _fused_conv(node, inputs):
     return _conv_node(node, ins, act, alpha, res)
 
 
+def _fused_conv_prepare(node, inputs):
+    """FusedConv's prepared call (Model.run): for a node with an NC1HWC0 operand, the oneDNN call
+    with every argument derived once from these inputs' shapes (pads, strides, activation, ...).
+    It runs while the data input has the same shape and dtype, the weights and bias are the same
+    arrays and the residual has the output's shape; otherwise it returns None (the handler runs)."""
+    from .. import _C
+
+    if not (node.attr("in_block", 0) or node.attr("out_block", 0)):
+        return None
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else None
+    res = inputs[3] if len(inputs) > 3 else None
+    ib, ob = int(node.attr("in_block", 0)), int(node.attr("out_block", 0))
+    sp = list(x.shape[2:-1]) if ib else list(x.shape[2:])
+    n = len(sp)
+    kernel = list(w.shape[2:])
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, sp, kernel, strides, dil)
+    osp = [(sp[i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+    oc = int(w.shape[0])
+    rshape = (x.shape[0], oc // ob, *osp, ob) if ob else (x.shape[0], oc, *osp)
+    xshape, xdtype = tuple(x.shape), x.dtype
+    if res is not None and (tuple(res.shape) != rshape or res.dtype != xdtype):
+        return None  # the broadcasting residual's fallback
+    act = node.attr("activation")
+    tail = (strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False, False,
+            "none" if act is None else str(act), float(node.attr("activation_alpha", 0.0)), "onednn", f"conv{n}d", ib,
+            ob, bool(node.attr("residual_inplace", 0)) and res is not None)
+    conv = _C.nn.conv
+    with_res = res is not None
+
+    def run(ins):
+        xx = ins[0]
+        r = ins[3] if len(ins) > 3 else None
+        if (ins[1] is not w or (ins[2] if len(ins) > 2 else None) is not b or (r is not None) != with_res
+                or xx.shape != xshape or xx.dtype != xdtype or (with_res and (r.shape != rshape or r.dtype != xdtype))):
+            return None
+        return conv(xx, w, b, r, *tail)
+
+    return run
+
+
+_fused_conv.prepare = _fused_conv_prepare
+
+
 def to_blocked(x, c0):
     """(N, C, *sp) -> NC1HWC0 (N, C / c0, *sp, c0), contiguous."""
     asc = _asc()
