@@ -206,8 +206,12 @@ def split(ary, indices_or_sections, axis=0):
     if is_count:
         n = x.shape[_axis(axis, x.ndim)]  # NumPy reads ary.shape[axis] first (a 0-d array: IndexError)
         sections = _sections(indices_or_sections)
-        if sections == 0:  # NumPy: N % sections
-            raise ZeroDivisionError("[split] integer modulo by zero: the number of sections must be larger than 0")
+        if sections == 0:  # NumPy: N % sections -- a Python int's ZeroDivisionError, a NumPy integer's
+            # (a 0-d array's) silent modulo then array_split's "number sections must be larger than 0"
+            if isinstance(indices_or_sections, (int, float)) and not isinstance(indices_or_sections, _np.generic):
+                raise ZeroDivisionError("[split] integer modulo by zero: the number of sections must be larger "
+                                        "than 0")
+            raise _VE_tile("[split] number sections must be larger than 0.")
         if sections < 0:
             raise ValueError("number sections must be larger than 0.")
         if n % sections:

@@ -20,7 +20,7 @@ import numpy as _np
 from . import _C
 from . import _signatures as _sig
 from . import errors as _errors
-from ._helpers import _MAX_REQUEST, _alloc_check
+from ._helpers import _alloc_check
 from ._helpers import _BF16, _IE, _NIE, _TE, _VE, _arr, _axes, _dt, _is_inexact, _kind, _np_dtype, _to_out, _warn
 
 __all__ = [
@@ -141,7 +141,7 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
     axs = _axes(axis, x.ndim, name)
     if qn.ndim > 2:
         raise _VE(f"[{name}] q must be a scalar or 1d (got {qn.ndim} dimensions)")
-    if x.size > _MAX_REQUEST >> 4:
+    if x.size > 1 << 32:
         # (a huge broadcast view) NumPy's _ureduce checks the axis, then copies the input before
         # the kernel (whose dtype errors, a bool subtraction, come after)
         _alloc_check(name, x.shape, x.dtype)

@@ -57,6 +57,14 @@ def _check_fill_values(xv, k, values):
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN -> ``nan``, +Inf -> ``posinf`` (largest finite), -Inf -> ``neginf`` (most negative finite)."""
+    from . import _signatures as _sig  # noqa: PLC0415
+
+    # NumPy: array(x, copy=copy) first -- its copy converter, and copy=False of anything that is not
+    # already an array (a Python scalar, a list) is "Unable to avoid copy"
+    copy = _sig.copy_flag("nan_to_num", copy)
+    if copy is False and not isinstance(x, (_C.ndarray, _np.ndarray)):
+        raise _VE("[nan_to_num] Unable to avoid copy while creating an array as requested (copy=False of a "
+                  f"{type(x).__name__})")
     xv = _arr(x)
     k = _kind(xv)
     if k not in "fc":

@@ -1760,3 +1760,37 @@ def test_round_out_must_be_an_array(mode, decimals, out):
     x = np.array([3, 7], np.uint64)
     _compare(lambda: x.round(decimals, out), lambda: asc.asarray(x).round(decimals, out))
     _compare(lambda: np.round(x, decimals, out), lambda: asc.round(asc.asarray(x), decimals, out))
+
+
+# ------------------------------------------------------------------ nan_to_num copy=, split(0), huge quantile input
+# nan_to_num(True, copy=False): NumPy's array(x, copy=False) cannot avoid the copy (ValueError; was
+# accepted). split by a NumPy 0 (a 0-d array) is array_split's ValueError (a Python 0 the modulo's
+# ZeroDivisionError). percentile of a huge broadcast bool view: NumPy's copy fails first
+# (MemoryError; was the bool subtraction's TypeError). Fuzz seed 20171.
+
+@pytest.mark.parametrize("copy", [False, True, None, 0, "a"], ids=repr)
+@pytest.mark.parametrize("x", [True, 1.5, [1.0, np.nan], np.array([1.0, np.nan])], ids=repr)
+def test_nan_to_num_copy_false_of_a_scalar(mode, x, copy):
+    def f(xp):
+        return xp.nan_to_num(asc.asarray(x) if xp is asc and isinstance(x, np.ndarray) else x, copy=copy)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("sections", [0, np.int64(0), np.array(0), False, 0.0, -1, np.int64(-1), 2], ids=repr)
+@pytest.mark.parametrize("fn", ["split", "vsplit", "array_split"])
+def test_split_zero_sections(mode, fn, sections):
+    def f(xp):
+        s = asc.asarray(sections) if xp is asc and isinstance(sections, np.ndarray) else sections
+        return len(getattr(xp, fn)(xp.ones((4, 2, 2)), s))
+    e, g = _run(lambda: f(np)), _run(lambda: f(asc))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert g == e
+
+
+@pytest.mark.parametrize("fn, q", [("percentile", 1.5), ("quantile", 0.5)])
+def test_quantile_of_a_huge_bool_view(mode, fn, q):
+    def f(xp):
+        return getattr(xp, fn)(xp.broadcast_to(xp.ones(1, bool), (2 ** 44,)), q)
+    _compare(lambda: f(np), lambda: f(asc))
