@@ -236,3 +236,38 @@ def test_head_pool_empty_batch():
                           opset_imports=[helper.make_opsetid("", 17)])
     s = asc.InferenceSession(m.SerializeToString())
     assert s.run(None, {"x": np.zeros((0, 3 * C0, 7, 7), np.float32)})[0].shape == (0, 5)
+
+
+def test_prepared_calls_follow_shape_changes():
+    """Model.run prepares each blocked FusedConv's call on the first run; a run with another batch
+    (or spatial size) must re-prepare, not reuse the first run's shapes: every run equals onnx's
+    reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    m = small_resnet()
+    ref = ReferenceEvaluator(m)
+    s = asc.InferenceSession(m.SerializeToString())
+    for batch in (2, 1, 3, 2):
+        x = RNG.standard_normal((batch, 3, 32, 32)).astype(np.float32)
+        want = ref.run(None, {"x": x})[0]
+        got = s.run(None, {"x": x})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(want).max())))
+    prepared = [f for f in s._model._prepared.values() if f is not None]
+    assert len(prepared) == 6  # every FusedConv (all touch a blocked value)
+
+
+def test_prepared_call_with_fed_weights():
+    """An overridable initializer fed at run time keeps its convolution plain (assign_layouts) and
+    the fed values are used on every run."""
+    from onnx.reference import ReferenceEvaluator
+
+    m = small_resnet()
+    m.graph.input.append(helper.make_tensor_value_info("w4", TensorProto.FLOAT, [64, 64, 3, 3]))
+    ref = ReferenceEvaluator(m)
+    s = asc.InferenceSession(m.SerializeToString())
+    x = RNG.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    for k in range(2):
+        w4 = (RNG.standard_normal((64, 64, 3, 3)) * 0.05).astype(np.float32)
+        want = ref.run(None, {"x": x, "w4": w4})[0]
+        got = s.run(None, {"x": x, "w4": w4})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(want).max())))
