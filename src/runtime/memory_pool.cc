@@ -425,6 +425,7 @@ struct MemoryPool::Impl {
   mutable std::mutex subs_mu;
   std::shared_ptr<const SubList> subs;
   std::atomic<size_t> nsubs{0};
+  std::shared_ptr<const SubList> fork_subs;  // held from lock_for_fork to unlock_after_fork
   std::shared_ptr<const SubList> sub_snapshot() const {
     std::lock_guard<std::mutex> lk(subs_mu);
     return subs;
@@ -1413,8 +1414,22 @@ Result<size_t> parse_memory_limit(const std::string& text) {
   return static_cast<size_t>(value);
 }
 
-void MemoryPool::lock_for_fork() noexcept { impl_->mu.lock(); }
-void MemoryPool::unlock_after_fork() noexcept { impl_->mu.unlock(); }
+// Sub-pools are locked too (after the parent: no path holds a sub-pool's lock while taking
+// its parent's), with the registry held so the set cannot change across fork().
+void MemoryPool::lock_for_fork() noexcept {
+  impl_->mu.lock();
+  impl_->subs_mu.lock();
+  impl_->fork_subs = impl_->subs;
+  if (impl_->fork_subs)
+    for (const std::shared_ptr<SubPool>& sub : *impl_->fork_subs) sub->pool_->impl_->mu.lock();
+}
+void MemoryPool::unlock_after_fork() noexcept {
+  if (impl_->fork_subs)
+    for (auto it = impl_->fork_subs->rbegin(); it != impl_->fork_subs->rend(); ++it) (*it)->pool_->impl_->mu.unlock();
+  impl_->fork_subs.reset();
+  impl_->subs_mu.unlock();
+  impl_->mu.unlock();
+}
 
 // --------------------------------------------------------------- singletons
 
