@@ -1,0 +1,184 @@
+"""Regression tests of fuzz findings, slice a_l (continued from test_reliability_a_l.py, which
+reached the ~1,500-line mark; fuzz seeds 10101-10401 of issue 20 item 15): reductions' where= as
+NumPy converts it (lists and scalars by truth value, mean/var/std counting where's values),
+ndarray.diagonal's C-int arguments, arange written on the device, a ragged list as pyasc's
+ValueError, diff of a huge order, asarray_chkfinite's dtype conversion, count_nonzero of a 0-d
+array with an axis, histogramdd of a huge D, clip's broadcast before a huge int bound. Every
+expectation is NumPy's own result or exception class, computed here, in lazy and eager mode."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import pyasc as asc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
+
+from test_reliability_a_l import _outcome, _same, mode  # noqa: E402,F401 - (mode: the lazy/eager fixture)
+
+
+# ------------------------------------------------------------------ reductions' where= as NumPy converts it
+# An array where= must cast to bool safely (an int64 array is NumPy's TypeError); any other object --
+# a list of ints/floats/complex, a scalar, None, a str -- goes straight to bool (np.sum(x, where=[1, 0,
+# 1]) is accepted; pyasc raised TypeError). mean/var/std count the items as the sum of where's *values*
+# in intp (NumPy's _count_reduce_items): where=[2, 0, 1] divides by 3, where=-3 by -3 * n, None/str
+# there are TypeErrors and 2**70 an OverflowError.
+_WHERES = [[1, 0, 1], [2, 0, 1], [1.5, 0, 1], [1j, 0, 1], [[1, 0, 1], [0, 0, 1]], 2, -3, None, "abc",
+           [[1], [0, 1]], [2 ** 70, 0, 1], [], np.array([1, 0, 1]), np.array([True, False, True])]
+_WHERE_REDUCTIONS = ["sum", "prod", "max", "amax", "min", "amin", "all", "any", "mean", "std", "var", "nansum",
+                     "nanprod", "nanmax", "nanmin", "nanmean", "nanstd", "nanvar"]
+
+
+@pytest.mark.parametrize("w", _WHERES, ids=repr)
+@pytest.mark.parametrize("name", _WHERE_REDUCTIONS)
+def test_reduction_where_of_any_object(mode, name, w):
+    axis = 1 if isinstance(w, list) else None
+    x = np.array([[1.0, 2.0, 4.0], [8.0, 16.0, 32.0]])
+    kw = {"initial": 0.5} if name in ("max", "amax", "min", "amin", "nanmax", "nanmin") else {}
+    _same(lambda: getattr(np, name)(x, axis=axis, where=w, **kw),
+          lambda: getattr(asc, name)(asc.asarray(x), axis=axis, where=w, **kw))
+
+
+# ------------------------------------------------------------------ ndarray.diagonal: C-int arguments
+@pytest.mark.parametrize("args", [(2 ** 40,), (2 ** 31,), (-2 ** 31 - 1,), (2 ** 63,), (0, 2 ** 40, 1),
+                                  (0, 0, 2 ** 31), (0, 0, -2 ** 31 - 1), (0, 1.5, 0), (0, 0, 0), (0, "a", 1),
+                                  (np.array(1),), (True, 0, 1), (1, 1, 0), (0, 0, 2 ** 64), (1.5, 2 ** 40, 0),
+                                  (2 ** 40, 1.5, 0)], ids=repr)
+@pytest.mark.parametrize("form", ["method", "function"])
+def test_diagonal_arguments_are_c_ints(mode, args, form):
+    # NumPy's ndarray.diagonal parses offset, axis1, axis2 as C ints in that order ("|iii"): the
+    # method accepted an offset beyond a C int (an empty result), both forms gave an axis beyond
+    # one the AxisError (ValueError) where NumPy raises OverflowError
+    x = np.arange(6.0).reshape(2, 3)
+    if form == "method":
+        _same(lambda: x.diagonal(*args), lambda: asc.asarray(x).diagonal(*args))
+    else:
+        _same(lambda: np.diagonal(x, *args), lambda: asc.diagonal(asc.asarray(x), *args))
+
+
+# ------------------------------------------------------------------ arange written on the device
+# A long arange is written into the device array chunk by chunk with NumPy's fill rule (element i
+# is start + i * delta in the dtype's C arithmetic), not built on the host and copied (2x memory).
+_ARANGE_ARGS = [(0, 300, 1), (0.5, 300.0, 0.3), (-7, 500, 3), (100, -300, -1), (2 ** 31 - 100, 2 ** 31 + 300, 1),
+                (2 ** 63 - 300, 2 ** 63 - 1, 1), (-2 ** 63, -2 ** 63 + 300, 1), (1e10, 1e10 + 300, 1.0),
+                (0, 300, 0.3), (1 / 3, 100.0, 1 / 3), (0, 3e6, 2 ** 14 - 0.5), (7, 8, 0.0025), (0, 2 ** 40, 2 ** 32)]
+
+
+@pytest.mark.parametrize("args", _ARANGE_ARGS, ids=repr)
+@pytest.mark.parametrize("dt", [None, "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                                "float16", "float32", "float64"])
+def test_arange_written_on_the_device(mode, monkeypatch, args, dt):
+    monkeypatch.setattr(asc.numeric, "_ARANGE_DIRECT_MIN", 3)  # (the device path for short ones too)
+    monkeypatch.setattr(asc.numeric, "_ARANGE_CHUNK", 7)  # (many chunks)
+    _same(lambda: np.arange(*args, dtype=dt), lambda: asc.arange(*args, dtype=dt))
+
+
+def test_arange_does_not_build_on_the_host():
+    import tracemalloc
+
+    n = 1 << 24
+    tracemalloc.start()  # (NumPy's host allocations are traced, pyasc's device pool is not)
+    try:
+        x = asc.arange(n, dtype="int8")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n // 4, f"arange built {peak} bytes on the host for a {n}-byte result"
+    np.testing.assert_array_equal(np.asarray(x)[-300:], np.arange(n - 300, n).astype(np.int8))
+
+
+# ------------------------------------------------------------------ a ragged list: NumPy's ValueError as pyasc's
+_RAGGED = [[[1], [2, 3]], [[1.0, 2.0], [3.0]], [[[1]], [2]], [(1, 2), (3,)]]
+_RAGGED_CALLS = {
+    "asarray": lambda xp, r: xp.asarray(r), "array": lambda xp, r: xp.array(r), "sum": lambda xp, r: xp.sum(r),
+    "add": lambda xp, r: xp.add(r, 1), "sin": lambda xp, r: xp.sin(r), "cumsum": lambda xp, r: xp.cumsum(r),
+    "argmax": lambda xp, r: xp.argmax(r), "clip": lambda xp, r: xp.clip(r, 0, 1), "ravel": lambda xp, r: xp.ravel(r),
+    "dot": lambda xp, r: xp.dot(r, r), "expand_dims": lambda xp, r: xp.expand_dims(r, 0),
+    "broadcast_to": lambda xp, r: xp.broadcast_to(r, (2, 2)), "cross": lambda xp, r: xp.cross(r, r),
+    "argsort": lambda xp, r: xp.argsort(r), "concatenate": lambda xp, r: xp.concatenate([r, r]),
+}
+
+
+@pytest.mark.parametrize("r", _RAGGED, ids=repr)
+@pytest.mark.parametrize("call", sorted(_RAGGED_CALLS))
+def test_ragged_list_is_ascend_value_error(mode, r, call):
+    # NumPy's "setting an array element with a sequence ... inhomogeneous shape" ValueError escaped
+    # as the builtin class: it is pyasc's AscendValueError (a ValueError) with NumPy's text
+    fn = _RAGGED_CALLS[call]
+    e, g = _outcome(lambda: fn(np, r)), _outcome(lambda: fn(asc, r))
+    assert isinstance(e, ValueError), e
+    assert isinstance(g, ValueError) and isinstance(g, asc.AscendError), repr(g)
+    assert str(e) in str(g), (str(e), str(g))
+
+
+# ------------------------------------------------------------------ diff of a large order
+# NumPy loops n times (np.diff(x, n=2**63 - 1) never returns: fuzz seed 10102 hung its chunk); once the
+# axis is empty further differences change nothing, so pyasc stops there. Compared with NumPy for
+# orders it can finish; the harness runs NumPy's hopeless ones in its time-limited child.
+@pytest.mark.parametrize("shape,dt", [((4, 1), "bool"), ((5,), "float64"), ((3, 0), "int8"), ((2, 3), "int64"),
+                                      ((6,), "complex64")], ids=str)
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 50, np.array(40), 2.5, np.array(2.5)], ids=repr)
+def test_diff_large_order(mode, shape, dt, n):
+    x = (np.arange(int(np.prod(shape))) % 3).astype(dt).reshape(shape)
+    _same(lambda: np.diff(x, n=n), lambda: asc.diff(asc.asarray(x), n=n))
+
+
+def test_diff_order_beyond_any_loop_returns(mode):
+    import fuzz_harness as fh
+
+    r = asc.diff(asc.ones((4, 1), bool), n=np.array(2 ** 63 - 1))
+    assert r.shape == (4, 0) and r.dtype == np.bool_
+    case = ("fn", "diff", (("arr", "bool", (4, 1), "c", 145, "edge"),), (("n", ("py", 2 ** 63 - 1)),))
+    assert fh._huge(case)  # (NumPy's reference runs in the time-limited child)
+    assert fh.classify(case, modes=("lazy",))[0] == "ok"
+    big = ("fn", "diff", (("arr", "bfloat16", (5, 5), "c", 9789, "edge"),), (("n", ("py", 2 ** 100)),))
+    assert fh._huge(big)  # (beyond int64: NumPy's object array; fuzz seed 10301 hung its chunk on it)
+
+
+# ------------------------------------------------------------------ asarray_chkfinite converts as asarray(a, dtype)
+@pytest.mark.parametrize("v", [1j, 1 + 0j, [1j, 2], [1.5, 2], 300, [300], np.complex64(1j), np.array([1j]), 2 ** 70,
+                               -1, float("nan"), [1.0, float("inf")]], ids=repr)
+@pytest.mark.parametrize("dt", ["int64", "uint32", "int8", "float64", "float16", "complex64", "bool"])
+def test_asarray_chkfinite_python_values(mode, v, dt):
+    # Python values convert straight to the dtype, as NumPy's asarray(a, dtype): a Python complex
+    # into an integer dtype is int()'s TypeError (pyasc accepted it: fuzz seed 10101, 2 silent)
+    _same(lambda: np.asarray_chkfinite(v, dtype=dt), lambda: asc.asarray_chkfinite(v, dtype=dt))
+
+
+# ------------------------------------------------------------------ count_nonzero of a 0-d array with an axis
+@pytest.mark.parametrize("axis", [0, -1, (0,), 1, (), None, [0], np.int64(0), 1.5], ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("v", [2.0, 0.0, float("nan")])
+def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
+    # NumPy's a.sum(axis) takes axis 0 / -1 of a 0-d array as no axis (pyasc: AxisError; fuzz seed 10201)
+    _same(lambda: np.count_nonzero(np.array(v), axis=axis, keepdims=keepdims),
+          lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
+
+
+# ------------------------------------------------------------------ histogramdd of a sample with huge D
+@pytest.mark.parametrize("shape", [(3, 2 ** 61), (2, 2 ** 44), (1, 2 ** 62)], ids=str)
+@pytest.mark.parametrize("kw", [{}, {"bins": None}, {"weights": np.ones(2)}], ids=str)
+def test_histogramdd_huge_dimension_count(mode, shape, kw):
+    # NumPy allocates np.empty(D, intp) first: ValueError "array is too big" / MemoryError at once
+    # (pyasc's D-element list raised a bare builtin MemoryError: fuzz seed 10301, 2 unclear)
+    _same(lambda: np.histogramdd(np.broadcast_to(np.ones(1, np.int8), shape), **kw),
+          lambda: asc.histogramdd(asc.broadcast_to(asc.ones(1, "int8"), shape), **kw))
+
+
+# ------------------------------------------------------------------ clip: broadcast before a huge Python int bound
+@pytest.mark.parametrize("lo,hi", [(np.arange(2), 2 ** 100), (np.arange(2), -2 ** 100), (np.arange(2), 2 ** 63),
+                                   (np.ones((2, 2)), 2 ** 64)], ids=repr)
+@pytest.mark.parametrize("method", [False, True])
+def test_clip_broadcast_before_huge_int_bound(mode, lo, hi, method):
+    # NumPy's clip ufunc broadcasts before the out-of-int64 Python int fails to convert (pyasc raised
+    # the int's OverflowError: fuzz seed 10301, 3 unclear)
+    x = np.arange(5, dtype=np.int16)
+
+    def b(v, xp):
+        return xp.asarray(v) if isinstance(v, np.ndarray) else v
+    if method:
+        _same(lambda: x.clip(lo, hi), lambda: asc.asarray(x).clip(b(lo, asc), b(hi, asc)))
+    else:
+        _same(lambda: np.clip(x, lo, hi), lambda: asc.clip(asc.asarray(x), b(lo, asc), b(hi, asc)))
