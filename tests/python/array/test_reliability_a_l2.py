@@ -182,3 +182,21 @@ def test_clip_broadcast_before_huge_int_bound(mode, lo, hi, method):
         _same(lambda: x.clip(lo, hi), lambda: asc.asarray(x).clip(b(lo, asc), b(hi, asc)))
     else:
         _same(lambda: np.clip(x, lo, hi), lambda: asc.clip(asc.asarray(x), b(lo, asc), b(hi, asc)))
+
+
+# ------------------------------------------------------------------ harness: values NumPy holds as object/str arrays
+@pytest.mark.parametrize("case,expected", [
+    (("fn", "delete", (("py", None), ("arr", "uint8", (2, 4, 1), "c", 153, "rand")), ()), "both_raise"),
+    (("fn", "delete", (("py", (1, "a")), ("arr", "uint8", (2,), "step2", 669, "rand")), ()), "both_raise"),
+    (("fn", "flip", (("py", None),), (("axis", ("py", 2 ** 63)),)), "both_raise"),
+    (("fn", "delete", (("py", "abc"), ("py", 5)), ()), "both_raise"),
+    # NumPy accepts the object array: pyasc's refusal stays a clear error (not hidden)
+    (("fn", "flip", (("py", None),), ()), "clear_error"),
+], ids=lambda v: v if isinstance(v, str) else v[1])
+def test_harness_object_values_both_reject(case, expected):
+    # NumPy holds None / a tuple with a str / an int beyond uint64 as an object or '<U' array and
+    # fails later (delete's IndexError, flip's axis OverflowError); pyasc refuses the value where it
+    # converts it, naming its dtype: both reject the input (fuzz seed 10401, 5 cases judged unclear)
+    import fuzz_harness as fh
+
+    assert fh.classify(case)[0] == expected
