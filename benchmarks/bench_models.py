@@ -3,6 +3,7 @@
     python benchmarks/bench_models.py                 # everything below
     python benchmarks/bench_models.py --quick         # ResNet-50 b1, passes on/off, b8 (< 2 min quiet)
     python benchmarks/bench_models.py --no-memory     # skip the peak-memory subprocesses
+    python benchmarks/bench_models.py --profile 1     # ResNet-50 b1 node by node vs onnxruntime's profiler
 
 Peers come from scripts/bench_setup.sh (build/bench/site: onnxruntime, openvino). Each runtime
 uses 2 threads (pyasc: its device cores, ASC_NUM_CORES; onnxruntime: intra_op_num_threads=2,
@@ -253,8 +254,80 @@ def bench_memory(data, in_name, shape):
     return out
 
 
+def profile_nodes(batch, repeat):
+    """``--profile``: ResNet-50's nodes one by one, pyasc (each node's outputs read before the
+    next, so the time is the node's) next to onnxruntime's own profiler (its ``*_kernel_time``
+    events), best of ``repeat`` interleaved runs each. onnxruntime names its NCHWc nodes
+    ``r<i>_nchwc`` and fuses differently, so the rows are matched by position among the
+    convolutions / pools (both graphs keep the model's order); the ratio is ort / pyasc."""
+    import collections
+
+    import pyasc as asc
+    from pyasc.models import _onnx_model
+
+    data, in_name, shape = _model_bytes("resnet50", batch)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    sess = asc.InferenceSession(data)
+    ours = collections.defaultdict(lambda: float("inf"))
+    desc = {}
+    model = sess._model
+    steps = model._steps()
+    wrapped = []
+    for node, handler, prepare, drop in steps:
+        def timed(nd, ins, handler=handler):
+            t0 = time.perf_counter()
+            out = handler(nd, ins)
+            asc.eval(*[o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, asc.ndarray)])
+            ours[nd.name] = min(ours[nd.name], time.perf_counter() - t0)
+            desc[nd.name] = (nd.op_type, tuple(ins[0].shape) if ins and ins[0] is not None else ())
+            return out
+        wrapped.append((node, timed, None, drop))  # no prepared calls: every node through its handler
+    model._steps_cache = wrapped
+    model._prepared = {}
+    o = None
+    try:
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        so.intra_op_num_threads = THREADS
+        so.log_severity_level = 3
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.enable_profiling = True
+        so.profile_file_prefix = os.path.join(tempfile.mkdtemp(), "ort")
+        o = ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
+    except ImportError:
+        pass
+    for _ in range(repeat):
+        sess.run(None, {in_name: x})
+        if o is not None:
+            o.run(None, {in_name: x})
+    theirs = []
+    if o is not None:
+        best, kind = collections.OrderedDict(), {}
+        with open(o.end_profiling()) as f:
+            for e in json.load(f):
+                if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+                    n = e["name"][:-len("_kernel_time")]
+                    best[n] = min(best.get(n, float("inf")), e["dur"] * 1e-6)
+                    kind[n] = e.get("args", {}).get("op_name", "")
+        theirs = [(n, kind[n], t) for n, t in best.items() if "Conv" in kind[n] or "Pool" in kind[n]]
+    rows = [(n, desc[n], t) for n, t in ours.items() if "Conv" in desc[n][0] or "Pool" in desc[n][0]]
+    print(f"per-node profile, ResNet-50 b{batch}, best of {repeat} (ms; ratio ort/pyasc):")
+    tot_o = tot_t = 0.0
+    for i, (n, (op, shp), t) in enumerate(rows):
+        th = theirs[i][2] if i < len(theirs) else float("nan")
+        tot_o += t
+        tot_t += th if th == th else 0.0
+        print(f"  {n[:20]:20s} {op[:24]:24s} {str(shp):24s} pyasc {t * 1e3:7.3f}  ort {th * 1e3:7.3f}  {th / t:5.2f}x")
+    print(f"  conv+pool total: pyasc {tot_o * 1e3:.2f} ms, onnxruntime {tot_t * 1e3:.2f} ms; all pyasc nodes "
+          f"{sum(ours.values()) * 1e3:.2f} ms")
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--profile", type=int, default=0, metavar="BATCH",
+                    help="per-node times of ResNet-50 at this batch, pyasc vs onnxruntime's profiler")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--repeat", type=int, default=10)
@@ -267,6 +340,11 @@ def main():
         return _child(*a.child)
     import pyasc as asc
 
+    if a.profile:
+        print(f"bench_models --profile: load {os.getloadavg()[0]:.2f}", flush=True)
+        profile_nodes(a.profile, a.repeat)
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
+        return
     print(f"bench_models: pyasc {asc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
           f"{THREADS} threads per runtime", flush=True)
     results = []
