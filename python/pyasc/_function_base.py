@@ -537,6 +537,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = diff(xx, axis=ax)
     hi = yy[_slice(yy.ndim, ax, slice(1, None))]
     lo = yy[_slice(yy.ndim, ax, slice(0, _builtins.max(n - 1, 0)))]
+    if hi.size > 1 << 32:  # NumPy allocates y[1:] + y[:-1] (a huge broadcast view: its MemoryError)
+        _alloc_check("trapezoid", tuple(hi.shape), _np.result_type(_np.dtype(hi.dtype), _np.dtype(lo.dtype)))
     r = _C.true_divide(_C.multiply(d, _C.add(hi, lo)), 2.0)
     if isinstance(axis, (bool, _np.bool_)):
         # NumPy indexes its slice list with the bool (True is 1) and only the final .sum(axis)

@@ -1794,3 +1794,12 @@ def test_quantile_of_a_huge_bool_view(mode, fn, q):
     def f(xp):
         return getattr(xp, fn)(xp.broadcast_to(xp.ones(1, bool), (2 ** 44,)), q)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("shape", [(2 ** 44,), (2 ** 40, 2 ** 4)], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "bool"])
+def test_trapezoid_of_a_huge_view(mode, dtype, shape):
+    # NumPy allocates y[1:] + y[:-1]: MemoryError for a huge broadcast view (pyasc summed it lazily)
+    def f(xp):
+        return xp.trapezoid(xp.broadcast_to(xp.ones(1, dtype), shape))
+    _compare(lambda: f(np), lambda: f(asc))
