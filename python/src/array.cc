@@ -608,6 +608,9 @@ PyObject* fast_richcompare(PyObject* self, PyObject* other, int cmp) noexcept {
       return py::cast(r).release().ptr();
     };
     if (eq_ne && (other == Py_None || PyUnicode_Check(other) || PyBytes_Check(other))) return unequal(asc::Shape{});
+    // a dtype object too (NumPy compares it elementwise as an object: all False); returning
+    // NotImplemented let np.dtype.__eq__ read our .dtype attribute (`a == np.dtype(a.dtype)` was True)
+    if (eq_ne && py::isinstance<py::dtype>(py::handle(other))) return unequal(asc::Shape{});
     if (!operand_like(other)) Py_RETURN_NOTIMPLEMENTED;
     asc::Shape sshape;
     if (eq_ne && py::isinstance<py::array>(other) && string_array(other, &sshape)) return unequal(sshape);

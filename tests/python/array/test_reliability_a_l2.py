@@ -200,3 +200,18 @@ def test_harness_object_values_both_reject(case, expected):
     import fuzz_harness as fh
 
     assert fh.classify(case)[0] == expected
+
+
+# ------------------------------------------------------------------ == / != / in against a dtype object
+@pytest.mark.parametrize("dt", ["int8", "float64", "complex64", "float16", "bool"])
+@pytest.mark.parametrize("shape", [(), (3,), (0, 2), (2, 1, 2)], ids=str)
+@pytest.mark.parametrize("same", [True, False])
+def test_compare_with_a_dtype_object(mode, dt, shape, same):
+    # NumPy compares a dtype object elementwise as an object (all False / all True); pyasc returned
+    # NotImplemented and np.dtype.__eq__ read its .dtype: `a == a.dtype` was True and `a.dtype in a`
+    # True (fuzz seed 10401: 7 wrong results of __contains__)
+    x = np.zeros(shape, dt)
+    other = np.dtype(dt) if same else np.dtype("int64")
+    _same(lambda: x == other, lambda: asc.asarray(x) == other)
+    _same(lambda: x != other, lambda: asc.asarray(x) != other)
+    _same(lambda: other in x, lambda: other in asc.asarray(x))
