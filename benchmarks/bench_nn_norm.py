@@ -57,7 +57,10 @@ def _np_lrn(x, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 def _ort_extra(specs):
-    """Sessions of (name, shape, node builder per opset, initialisers) trying opsets in order."""
+    """onnxruntime sessions of single-node models: specs of (name, input shape, variants), each variant
+    (opset, node, initialisers), tried in order until the installed runtime accepts one (an op it
+    lacks only drops that peer). IR version 8 up to opset 17 (onnx 1.19 writes IR 12, onnxruntime
+    1.23 reads up to 11), 10 above."""
     try:
         import onnxruntime as ort
         from onnx import TensorProto, helper, numpy_helper
@@ -99,31 +102,16 @@ def _group_norm_specs(cases):
 
 def _ort_sessions(ln_shape, bn_shape, cols, c, params):
     try:
-        import onnxruntime as ort
-        from onnx import TensorProto, helper, numpy_helper
+        from onnx import helper
     except ImportError:
-        return None
-    opts = ort_options(ort)
-    out = {}
+        return {}
     w, b, rm, rv, bw, bb = params
-    specs = [
-        ("layer_norm", ln_shape, helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"], axis=-1,
-                                                  epsilon=1e-5), [("w", w), ("b", b)], 17),
-        ("batch_norm", bn_shape, helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"],
-                                                  epsilon=1e-5),
-         [("s", bw), ("bb", bb), ("m", rm), ("v", rv)], 15),
-    ]
-    for name, shape, node, inits, opset in specs:
-        g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
-                              initializer=[numpy_helper.from_array(v, k) for k, v in inits])
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-        m.ir_version = 8  # onnx 1.19 writes IR 12, onnxruntime 1.23 reads up to 11 (else no peer at all)
-        try:
-            out[name] = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-        except Exception:  # noqa: BLE001 - an op the installed runtime lacks only drops that peer
-            pass
-    return out
+    return _ort_extra([
+        ("layer_norm", ln_shape, [(17, helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"], axis=-1,
+                                                        epsilon=1e-5), [("w", w), ("b", b)])]),
+        ("batch_norm", bn_shape, [(15, helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"],
+                                                        epsilon=1e-5), [("s", bw), ("bb", bb), ("m", rm), ("v", rv)])]),
+    ])
 
 
 def run(log2n=22, repeat=10, cols=1024):
@@ -171,12 +159,12 @@ def run(log2n=22, repeat=10, cols=1024):
         xga, gwa, gba = asc.array(xg), asc.array(gw), asc.array(gb)
         cases.append((name, lambda xga=xga, g=g, gwa=gwa, gba=gba: F.group_norm(xga, g, gwa, gba),
                       lambda xg=xg, g=g, gw=gw, gb=gb: _np_group_norm(xg, g, gw, gb), {"x": xg}))
-        if ort is not None and name in extra:
+        if name in extra:
             ort[name] = extra[name]
     xra = asc.array(xr)
     cases.append(("lrn", lambda: F.local_response_norm(xra, 5, alpha=1e-4, beta=0.75, k=1.0),
                   lambda: _np_lrn(xr, 5), {"x": xr}))
-    if ort is not None and "lrn" in extra:
+    if "lrn" in extra:
         ort["lrn"] = extra["lrn"]
     results = []
     for name, f, g, feed in cases:  # opaque ops: outputs are materialised on return
