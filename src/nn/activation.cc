@@ -14,8 +14,9 @@
 // as s + e (a * a and its FMA remainder) so the exponent's rounding does not grow with a^2,
 // k = round(-s / 2 log2 e), r = -s/2 - k ln2 - e/2, exp(r) by math's polynomial, and 2^k
 // added to the exponent field: Q = (R + R (exp(r) - 1)) 2^k with R = P / D divided beside the
-// exponential. About 37 vector operations per 8 lanes, one of them a division, against the previous series form's ~70 with a branch on |x| < 0.7 that mixed
-// data mispredicted (0.60x onnxruntime at 2^22). A vector with a lane |x| >= 12.5, inf or
+// exponential. About 37 vector operations per 8 lanes, one of them a division, against the
+// previous series form's ~70 with a branch on |x| < 0.7 that mixed data mispredicted (0.60x
+// onnxruntime at 2^22). A vector with a lane |x| >= 12.5, inf or
 // NaN takes a second path (2^k in two factors so denormal results round once).
 // Tanh form: v = sqrt(2/pi) (x + 0.044715 x^3), e = exp(-2 |v|) <= 1,
 //   y = x / (1 + e) for v >= 0, x e / (1 + e) for v < 0 (no overflow, relative accuracy
