@@ -104,6 +104,10 @@ def _check_like(like, name):
 
 def _convert(a, dtype, name):
     """``a`` itself when it is a pyasc array of ``dtype`` (or dtype is None), else ``asarray``."""
+    if dtype is not None:  # (np.dtype() of an array would read its .dtype: NumPy's TypeError first)
+        from ._signatures import check_dtype  # noqa: PLC0415
+
+        check_dtype(name, dtype)
     if isinstance(a, _C.ndarray) and (dtype is None or _np.dtype(dtype) == _np.dtype(a.dtype)):
         return a
     return _C.asarray(a) if dtype is None else _C.asarray(a, dtype)

@@ -87,6 +87,11 @@ def issubdtype(arg1, arg2):
     if isinstance(arg2, (_C.ndarray, _np.ndarray)):  # np.dtype(array) is NumPy's TypeError, whatever arg1
         raise _TE("[issubdtype] Cannot construct a dtype from an array (arg2)")
     if _is_bf16(arg1):
+        if not (isinstance(arg2, type) and issubclass(arg2, _np.generic)):
+            try:  # NumPy reads any other arg2 as np.dtype(arg2) (issubdtype(bf16, True): its TypeError)
+                _np.dtype(arg2)
+            except TypeError as e:
+                raise _TE(f"[issubdtype] {e} (arg2)") from None
         if isinstance(arg2, type) and issubclass(arg2, _np.generic) and arg2 in (
                 _np.floating, _np.inexact, _np.number, _np.generic):
             return True

@@ -1029,6 +1029,13 @@ def _install_partition():
         def m(self, kth, axis=-1, kind="introselect", order=None, *, _op=op, _meth=meth):
             if _op == "argpartition" and isinstance(axis, (bool, _np.bool_)):  # as the function
                 raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
+            if _op == "argpartition" and axis is not None:
+                # ndarray.argpartition converts its axis (PyArray_AxisConverter) while parsing the
+                # arguments, before kth is read: a dtype or a str is that TypeError first
+                try:
+                    _operator.index(axis)
+                except TypeError as e:
+                    raise _type_error(_op, str(e)) from None
             if _op == "partition" and axis is None:
                 # ndarray.partition parses its axis as a C int ("i") before it reads kth: None is
                 # that TypeError first (argpartition's AxisConverter takes None as flattened)
