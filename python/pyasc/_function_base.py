@@ -263,6 +263,10 @@ def insert(arr, obj, values, axis=None):
         raise _IE(f"[insert] index arrays must be of integer type, got {ind.dtype}")
     # NumPy has no bounds check of its own here: the shifted indices address the new axis
     # (n + numnew long), so only one beyond it fails, in old_mask's indexing
+    if not _np.iinfo(ind.dtype).min <= n <= _np.iinfo(ind.dtype).max:
+        # NumPy adds the axis length to the negative indices in the index array's own dtype
+        # (indices[indices < 0] += N): a length beyond it is that OverflowError, whatever the values
+        raise _OE(f"[insert] Python integer {n} out of bounds for {ind.dtype}")
     ind = ind.astype(_np.intp)
     ind[ind < 0] += n
     numnew = len(ind)
@@ -521,6 +525,10 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         # NumPy converts y to an object array if it must (a 2**64 int) and then fails on the axis:
         # the axis is checked before pyasc's conversion of y
         _list_axis(axis, y.ndim if isinstance(y, _C.ndarray) else _np.ndim(y), "trapezoid")
+    elif _np.ndim(x.numpy() if isinstance(x, _C.ndarray) else x) != 1:
+        # NumPy: d = diff(x, axis=axis) before y's axis is used (a 0-d x: diff's ValueError first)
+        if (x.ndim if isinstance(x, _C.ndarray) else _np.ndim(x)) == 0:
+            raise _VE("[trapezoid] diff requires input that is at least one dimensional (x is 0-d)")
     yy = _arr(y)
     ax = _list_axis(axis, yy.ndim, "trapezoid")
     n = yy.shape[ax]

@@ -76,6 +76,9 @@ def unravel_index(indices, shape, order="C"):
         if not -(1 << 63) <= total < (1 << 63):
             raise _VE("[unravel_index] dimensions are too large; arrays and shapes with a total size greater than "
                       f"'intp' are not supported (shape {shape})")
+    if total == -1:  # (-1 is NumPy's overflow sentinel: a product of exactly -1, shape (-1,), reads as one)
+        raise _VE("[unravel_index] dimensions are too large; arrays and shapes with a total size greater than "
+                  f"'intp' are not supported (shape {shape})")
     idx = _int_index_array(indices, "unravel_index")
     order = _sig.check_order("unravel_index", order, "CF") or "C"
     if not shape and idx.ndim:

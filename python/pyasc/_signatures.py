@@ -356,7 +356,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
             # _methods._mean counts the items with normalize_axis_index first (True is axis 1: out
             # of bounds is its AxisError; a C int: beyond it OverflowError, not the ufunc's ValueError),
             # before its sum reads keepdims
-            check_count_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim)
+            check_count_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, "mean", dtype)
         return _C.mean(a, axis, dtype, out, keepdims_flag("mean", keepdims))
     kd = keepdims_flag("mean", keepdims)  # (with a where= array the count is a ufunc sum: keepdims first)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -812,7 +812,7 @@ def check_axis(axis, ndim, ufunc=False):
         raise _value_error("axis", "repeated axis")
 
 
-def check_count_axis(axis, ndim):
+def check_count_axis(axis, ndim, op=None, dtype=None):
     """The axis of var/std as numpy._core._methods._count_reduce_items reads it first: a tuple
     element by element, anything else one axis (a list or an array of axes is NumPy's TypeError),
     each a C int (OverflowError) within range (AxisError); then the ufunc's repeat check."""
@@ -828,6 +828,8 @@ def check_count_axis(axis, ndim):
             width = "C long" if not -(1 << 63) <= i < (1 << 63) else "C int"  # NumPy: PyLong_AsLong, then int
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to {width} ({i})")
         seen.append(_np.lib.array_utils.normalize_axis_index(i, ndim))
+    if op is not None:  # (the ufunc sum that follows the count converts dtype= before its repeat check)
+        check_dtype(op, dtype)
     if len(set(seen)) != len(seen):
         raise _value_error("axis", "duplicate value in 'axis'")
 
@@ -896,7 +898,7 @@ def _install_reduction_methods():
                 if "where" in kw and kw["where"] is not True:
                     check_axis(axis, self.ndim, ufunc=True)
                 else:
-                    check_count_axis(axis, self.ndim)
+                    check_count_axis(axis, self.ndim, _op, dtype)
                 check_dtype(_op, dtype)
             else:
                 check_dtype(_op, dtype)
@@ -912,7 +914,7 @@ def _install_reduction_methods():
         cm = getattr(_C.ndarray, op)
 
         def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
-            check_count_axis(axis, self.ndim)
+            check_count_axis(axis, self.ndim, _op, dtype)
             check_dtype(_op, dtype)
             # (NumPy's method is _methods._var: no correction=, mean=None is no mean; the function's
             # path then takes the kernel for a plain call, NumPy's steps for where/mean/odd ddofs)
@@ -1299,6 +1301,19 @@ def _with_axes_checks(op, cfn):
 permute_dims = _with_axes_checks("permute_dims", _C.transpose)
 transpose = _with_axes_checks("transpose", _C.transpose)
 __all__ += ["broadcast_to", "permute_dims", "transpose"]
+_c_method_transpose = _C.ndarray.transpose
+
+
+def _method_transpose(self, *axes):
+    """``ndarray.transpose(*axes)``: one array argument is NumPy's PyArray_IntpConverter sequence
+    of axes (as the function reads it), anything else the binding's."""
+    if len(axes) == 1 and isinstance(axes[0], (_C.ndarray, _np.ndarray)) and axes[0].ndim > 0:
+        return transpose(self, axes[0])
+    return _c_method_transpose(self, *axes)
+
+
+_method_transpose.__doc__ = (_c_method_transpose.__doc__ or "") + "\n" + (_method_transpose.__doc__ or "")
+_C.ndarray.transpose = _method_transpose
 
 
 _c_var, _c_std = _C.var, _C.std
@@ -1337,7 +1352,7 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
             raise _value_error(op, "ddof and correction can't be provided simultaneously.")
         ddof, correction = correction, _NV
     if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
-        check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a))
+        check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a), op, dtype)
     for d in (ddof,):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
         if type(d) is int and not -(1 << 63) <= d < (1 << 63):
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] ddof: Python int too large to convert to C long ({d})")

@@ -555,7 +555,9 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
         div = rcount if _np.ndim(rcount) == 0 else rcount.reshape(tuple(s.shape))
         arrmean = _C.astype(_C.true_divide(s, _C.asarray(div)), s.dtype)
     d = _C.subtract(x, arrmean)
-    if _kind(d) == "c":
+    if _kind(d) == "c" and _kind(x) not in "fiu":  # (NumPy squares by the input's kind: float or
+        # integer data with a complex mean= squares the complex deviations, x * x, a complex variance;
+        # complex, bool or bfloat16 data take |x|**2)
         re, im = d.real, d.imag
         sq = _C.add(_C.multiply(re, re), _C.multiply(im, im))
     else:

@@ -135,7 +135,9 @@ def _svd_finite(a, name):
             x = _arr(a)
         except Exception:  # noqa: BLE001 - the binding's own argument error follows
             return
-    if x.ndim >= 2 and x.size and _np.dtype(x.dtype).kind in "fcV" and not bool(_C.all(_C.isfinite(x))):
+    # (float16/bfloat16 are NumPy's "unsupported in linalg" TypeError first: the binding's check)
+    dt = _np.dtype(x.dtype)
+    if x.ndim >= 2 and x.size and dt.kind in "fc" and dt.itemsize >= 4 and not bool(_C.all(_C.isfinite(x))):
         raise LinAlgError(_Code.LINALG_ERROR, f"[{name}] SVD did not converge (the matrix holds inf or NaN)")
 
 

@@ -1803,3 +1803,72 @@ def test_trapezoid_of_a_huge_view(mode, dtype, shape):
     def f(xp):
         return xp.trapezoid(xp.broadcast_to(xp.ones(1, dtype), shape))
     _compare(lambda: f(np), lambda: f(asc))
+
+
+# ------------------------------------------------------------------ final-run classes (fuzz seed 20301)
+# var(float, mean=complex) is NumPy's complex x * x (bool/complex data: |x|**2); x.var((0, 0), ()) is
+# the dtype's TypeError before the repeated axis (the count ignores repeats, the sum converts dtype=
+# first); svdvals(float16 with NaN) is linalg's float16 TypeError before 'SVD did not converge';
+# unravel_index with a shape whose product is -1 is NumPy's 'dimensions are too large' (its overflow
+# sentinel); x.transpose(<1-d int array>) reads the array as the axes; trapezoid with a 0-d x is
+# diff's ValueError before y's axis is used.
+
+@pytest.mark.parametrize("kw", [{}, {"dtype": "float64"}, {"dtype": "complex128"}, {"ddof": 1}], ids=str)
+@pytest.mark.parametrize("mdt", ["complex128", "float64", "int64"])
+@pytest.mark.parametrize("dt", ["float64", "int32", "complex64", "bool"])
+@pytest.mark.parametrize("fn", ["var", "std", "method var"])
+def test_var_with_a_complex_mean(mode, fn, dt, mdt, kw):
+    x = (np.arange(5) % 3).astype(dt)
+    m = (np.arange(5)[::-1] * 1.5 + 0.5j * mdt.startswith("c")).astype(mdt)
+
+    def f(xp):
+        a, mm = (x, m) if xp is np else (asc.asarray(x), asc.asarray(m))
+        return a.var(mean=mm, **kw) if fn.startswith("method") else getattr(xp, fn)(a, mean=mm, **kw)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("dtype", [(), "abc", "float32", None], ids=repr)
+@pytest.mark.parametrize("axis", [(0, 0), (0, 5), None], ids=repr)
+@pytest.mark.parametrize("fn", ["var", "std", "mean", "method var", "method mean"])
+def test_count_then_dtype_then_repeated_axis(mode, fn, axis, dtype):
+    def f(xp):
+        x = xp.ones((0, 0), np.uint32)
+        return getattr(x, fn.split()[1])(axis, dtype) if fn.startswith("method") else getattr(xp, fn)(x, axis, dtype)
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("fn", ["svd", "svdvals", "pinv", "matrix_rank", "cond"])
+def test_linalg_float16_before_the_finite_check(mode, fn):
+    a = np.array([[np.nan, 1], [1, 1]], np.float16)
+    _compare(lambda: getattr(np.linalg, fn)(a), lambda: getattr(asc.linalg, fn)(asc.asarray(a)))
+
+
+@pytest.mark.parametrize("shape", [(-1,), (1, -1), (-1, 1), (-1, 3), (-1, 0)], ids=str)
+def test_unravel_index_product_minus_one(mode, shape):
+    e = _run(lambda: np.unravel_index(np.array([], bool), shape))
+    g = _run(lambda: asc.unravel_index(asc.asarray(np.array([], bool)), shape))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert not isinstance(g, Exception) and len(g) == len(e), g
+        for ee, gg in zip(e, g):
+            _same_value(ee, gg)
+
+
+@pytest.mark.parametrize("axes", [np.arange(5, dtype=np.int16), np.array([1, 0]), np.array([0]), np.array([2, 1, 0]),
+                                  np.array([0], np.uint8), np.array([1.0, 0.0]), np.array([[1, 0]])], ids=repr)
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 3, 4)], ids=str)
+def test_transpose_method_reads_an_array_as_axes(mode, shape, axes):
+    def f(xp):
+        x = xp.zeros(shape)
+        return x.transpose(axes if xp is np else asc.asarray(axes))
+    _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("x", [2 ** 63, 1.0, np.arange(3.0), [1, 2, 3]], ids=repr)
+@pytest.mark.parametrize("axis", [None, -1, 5])
+def test_trapezoid_zero_d_x_before_the_axis(mode, x, axis):
+    def f(xp):
+        xx = asc.asarray(x) if xp is asc and isinstance(x, np.ndarray) else x
+        return xp.trapezoid(xp.ones((5, 0, 3)), x=xx, axis=axis)
+    _compare(lambda: f(np), lambda: f(asc))
