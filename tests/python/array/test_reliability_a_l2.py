@@ -246,3 +246,21 @@ def test_argpartition_method_axis_first(mode, axis, shape, kth):
     # (fuzz seed 10401: a dtype axis was pyasc's 'object too deep' ValueError, NumPy's TypeError)
     x = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)
     _same(lambda: x.argpartition(kth, axis), lambda: asc.asarray(x).argpartition(asc.asarray(kth), axis))
+
+
+# ------------------------------------------------------------------ insert: the axis length in the index dtype
+@pytest.mark.parametrize("n", [100, 127, 128, 300, 40000], ids=repr)
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("obj", [[1, 2], [-1, 0], []], ids=repr)
+def test_insert_axis_length_in_the_index_dtype(mode, n, dt, obj):
+    # NumPy computes indices[indices < 0] += N in the index array's dtype: N beyond it is its
+    # OverflowError (int8 indices into 300 elements; a huge view: fuzz seed 10401)
+    x = np.zeros(n)
+    idx = np.array(obj, dt)
+    _same(lambda: np.insert(x, idx, 5.0), lambda: asc.insert(asc.asarray(x), asc.asarray(idx), 5.0))
+
+
+def test_insert_huge_view_int32_indices(mode):
+    h = (2 ** 44,)
+    _same(lambda: np.insert(np.broadcast_to(np.ones(1, np.float32), h), np.array([1, 2], np.int32), 1.0),
+          lambda: asc.insert(asc.broadcast_to(asc.ones(1, "float32"), h), asc.asarray(np.array([1, 2], np.int32)), 1.0))
