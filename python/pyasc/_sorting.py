@@ -464,8 +464,15 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     for v in (el, te):
         if not v.flags.c_contiguous:
             _alloc_check("isin", (v.size,), v.dtype)
-    if kind not in (None, "sort", "table"):
-        raise ValueError(f"Invalid kind: '{kind}'. Please use None or 'sort' or 'table'.")
+    from .errors import AscendTypeError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+    try:  # (NumPy looks kind up in a set: an array or a list is unhashable, its TypeError)
+        bad = kind not in {None, "sort", "table"}
+    except TypeError as e:
+        raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[isin] {e} (kind)") from None
+    if bad:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, f"[isin] Invalid kind: '{kind}'. Please use None, 'sort' or "
+                                                        "'table'.")
     return _C.isin(el, te, bool(invert))
 
 

@@ -264,3 +264,17 @@ def test_insert_huge_view_int32_indices(mode):
     h = (2 ** 44,)
     _same(lambda: np.insert(np.broadcast_to(np.ones(1, np.float32), h), np.array([1, 2], np.int32), 1.0),
           lambda: asc.insert(asc.broadcast_to(asc.ones(1, "float32"), h), asc.asarray(np.array([1, 2], np.int32)), 1.0))
+
+
+# ------------------------------------------------------------------ isin: kind looked up in a set
+@pytest.mark.parametrize("kind", [np.ones(3, bool), "bogus", 1, None, "sort", "table", ["sort"], "huge"], ids=repr)
+def test_isin_kind_as_numpy(mode, kind):
+    # NumPy's `kind not in {None, 'sort', 'table'}`: an array or list is unhashable (TypeError; a huge
+    # broadcast kind was compared elementwise by pyasc: MemoryError, fuzz seed 10401), another value
+    # its ValueError (pyasc raised the builtin class)
+    def k(xp):
+        if isinstance(kind, str) and kind == "huge":
+            return xp.broadcast_to(xp.ones(1, bool), (3, 2 ** 61))
+        return asc.asarray(kind) if xp is asc and isinstance(kind, np.ndarray) else kind
+    _same(lambda: np.isin(np.arange(3), np.arange(2), kind=k(np)),
+          lambda: asc.isin(asc.arange(3), asc.arange(2), kind=k(asc)))
