@@ -1164,9 +1164,11 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     cnt = _C.reshape(cnt, tuple(var.shape))
     with _np.errstate(all="ignore"):
         dof = _C.subtract(cnt, _C.asarray(_np.asarray(dd)))
-    if var.ndim and _np.broadcast_shapes(tuple(var.shape), tuple(dof.shape)) != tuple(var.shape):
+    if (var.ndim or xdt == _BF16) and \
+            _np.broadcast_shapes(tuple(var.shape), tuple(dof.shape)) != tuple(var.shape):
         # NumPy divides an array variance in place (true_divide(var, dof, out=var)): an array ddof
-        # may not widen it (a scalar variance may: it is not divided in place)
+        # may not widen it (a scalar variance may: it is not divided in place; bfloat16 data go
+        # through np.var, whose ml_dtypes sum is always an array)
         raise _VE_tile(f"[{op}] non-broadcastable output operand with shape {tuple(var.shape)} doesn't match the "
                        f"broadcast shape of the count minus ddof {tuple(dof.shape)}")
     var = _C.astype(_C.true_divide(var, dof), var.dtype)
