@@ -524,7 +524,9 @@ def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
         if v.size > 1 << 16:  # (never copied: NumPy copies it, then refuses an array of several elements)
             from ._helpers import _alloc_check  # noqa: PLC0415
 
-            _alloc_check("arange", tuple(v.shape), v.dtype)
+            # NumPy computes stop - start as arrays first: the size of that result is what fails
+            # (a bool view minus 0 is int64: 'array is too big' where bool's own bytes would fit)
+            _alloc_check("arange", tuple(v.shape), (_np.zeros((), v.dtype) - 0).dtype)
             raise _e.AscendValueError(_e.ErrorCode.INVALID_PARAM, f"[arange] The truth value of an array with "
                                                                   f"more than one element is ambiguous (shape "
                                                                   f"{tuple(v.shape)})")
