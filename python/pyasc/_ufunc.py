@@ -265,6 +265,13 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
             hi = _UINT64_MAX if dtype == _np.uint64 or (dtype is None and _np.dtype(_np.uint64) in dts) \
                 else _INT64_MAX
             inexact = dtype is not None and dtype.kind in "fc"
+            if not inexact and out_dt is not None and "Cannot cast ufunc" in str(e):
+                # (the operands alone pick a float loop -- bfloat16 with a Python int is float32's --:
+                # the int is converted to that float, never to a C long; the cast into out is the error)
+                try:
+                    inexact = all(d.kind in "fc" for d in _resolve(name, npu, dts, None, signature, casting)[:nin])
+                except TypeError:
+                    pass
             for i, v in enumerate(vals if "Cannot cast ufunc" in str(e) and not inexact else ()):
                 # (not for a ufunc without any integer loop at this input, float_power: NumPy never
                 # converts the int to an integer there, the cast into out is the error)

@@ -1872,3 +1872,24 @@ def test_trapezoid_zero_d_x_before_the_axis(mode, x, axis):
         xx = asc.asarray(x) if xp is asc and isinstance(x, np.ndarray) else x
         return xp.trapezoid(xp.ones((5, 0, 3)), x=xx, axis=axis)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("v", [2 ** 63, 2 ** 64, 3, -2 ** 63 - 1], ids=repr)
+@pytest.mark.parametrize("odt", ["int16", "float32", None])
+@pytest.mark.parametrize("fn", ["vecmat", "vecdot", "add"])
+def test_python_int_into_a_float_loop_with_a_bad_out(mode, fn, odt, v):
+    # bfloat16 with a Python int picks NumPy's float32 loop: the int is never a C long there, the cast
+    # into the int16 out is the TypeError (was OverflowError: fuzz seed 20301, vecmat)
+    import ml_dtypes
+
+    x = np.ones((4, 0, 5), ml_dtypes.bfloat16)
+    oshape = (4, 0) if fn == "vecdot" else (4, 0, 5)
+
+    def f(xp):
+        kw = {} if odt is None else {"out": np.zeros(oshape, odt) if xp is np else asc.zeros(oshape, odt)}
+        return getattr(xp, fn)(x if xp is np else asc.asarray(x), v, **kw)
+    e, g = _run(lambda: f(np)), _run(lambda: f(asc))
+    if isinstance(e, Exception):
+        _same_error(e, g)
+    else:
+        assert not isinstance(g, Exception), g
