@@ -97,8 +97,13 @@ struct MatmulCallBackFunc {};
 inline __gm__ uint8_t* GetSysWorkSpacePtr() { return nullptr; }
 
 }  // namespace AscendC
-// CANN declares it at global scope (samples call it unqualified).
+// CANN declares these at global scope (samples call GetSysWorkSpacePtr and
+// write `MatmulType<..., CubeFormat::ND, ...>, CFG_NORM>` unqualified).
 using ::AscendC::GetSysWorkSpacePtr;
+using ::AscendC::CubeFormat;
+using ::AscendC::CFG_NORM;
+using ::AscendC::CFG_MDL;
+using ::AscendC::MatmulConfig;
 
 namespace asc::kernel {
 

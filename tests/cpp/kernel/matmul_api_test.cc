@@ -18,6 +18,10 @@
 #include "lib/matmul_intf.h"
 #include "tiling/tiling_api.h"
 
+// CANN's samples name these unqualified at global scope.
+static_assert(std::is_same_v<CubeFormat, AscendC::CubeFormat> && std::is_same_v<MatmulConfig, AscendC::MatmulConfig> &&
+              CFG_NORM.doNorm && CFG_MDL.doMultiDataLoad);
+
 namespace {
 
 using AscendC::TPosition;
