@@ -152,3 +152,40 @@ def test_concurrent_calls_with_their_own_weights():
     for t in ts:
         t.join()
     assert not errors
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_blocked_call_cache_follows_weight_and_bias_writes(n):
+    """The per-call cache (src/nn/conv.cc CallPlan: pieces, primitives, reordered weight slices) of
+    an NC1HWC0 convolution -- batch 1 cut into output-channel slices, batch 5 into images -- is
+    dropped by writes to the weights or the bias, and by other weight arrays of the same shapes."""
+    from pyasc import _C
+
+    c0 = _C.nn.preferred_block()
+    if c0 == 0:
+        pytest.skip("oneDNN prefers a plain layout on this CPU")
+    xn = _r(n, 16, 7, 7)
+    xb = asc.array(np.ascontiguousarray(xn.reshape(n, 16 // c0, c0, 7, 7).transpose(0, 1, 3, 4, 2)))
+    wn, bn = _r(64, 16, 3, 3), _r(64)
+    w, b = asc.array(wn), asc.array(bn)
+
+    def run(w, b):
+        y = np.asarray(_C.nn.conv(xb, w, b, None, [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 1, False, False, "relu",
+                                  0.0, "onednn", "conv2d", c0, c0, False))
+        return y.transpose(0, 1, 4, 2, 3).reshape(n, 64, 7, 7)
+
+    def want(wv, bv):
+        return np.maximum(_ref(xn, wv, bv, 1, 1), 0)
+
+    for _ in range(2):  # the second call is served by the cached call
+        check(run(w, b), want(wn, bn), np.float32)
+    w[5] = asc.array(_r(16, 3, 3))
+    check(run(w, b), want(np.asarray(w), bn), np.float32)
+    b += 1
+    check(run(w, b), want(np.asarray(w), np.asarray(b)), np.float32)
+    w2 = asc.array(_r(64, 16, 3, 3))  # same shapes, other storage
+    check(run(w2, b), want(np.asarray(w2), np.asarray(b)), np.float32)
+    check(run(w, b), want(np.asarray(w), np.asarray(b)), np.float32)
+    hits = _C.nn.cache_stats()[0]
+    run(w, b)
+    assert _C.nn.cache_stats()[0] > hits
