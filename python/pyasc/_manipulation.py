@@ -962,12 +962,20 @@ def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
     """Sum treating NaN as zero (``initial``/``where`` as :func:`sum`'s)."""
     _sig._no_list_axis("nansum", axis)  # (NumPy: np.sum of the NaN-replaced copy)
+    if initial is _sig._NV and where is _sig._NV and isinstance(a, _C.ndarray) and not _is_inexact(a):
+        r = _sig.bool_loop_reduce("nansum", a, axis, dtype, out, keepdims)  # (np.sum itself: no NaN)
+        if r is not None:
+            return r
     return _nan_reduce(_C.nansum, _sig.sum, 0, a, axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_sig._NV, where=_sig._NV):
     """Product treating NaN as one (``initial``/``where`` as :func:`prod`'s)."""
     _sig._no_list_axis("nanprod", axis)
+    if initial is _sig._NV and where is _sig._NV and isinstance(a, _C.ndarray) and not _is_inexact(a):
+        r = _sig.bool_loop_reduce("nanprod", a, axis, dtype, out, keepdims)
+        if r is not None:
+            return r
     return _nan_reduce(_C.nanprod, _sig.prod, 1, a, axis, dtype, out, keepdims, initial, where)
 
 

@@ -282,6 +282,25 @@ def _no_list_axis(op, axis):
                               "int or a tuple)")
 
 
+def bool_loop_reduce(op, a, axis, dtype, out, keepdims):
+    """sum/prod with dtype=bool are NumPy's logical_or/logical_and reductions (the bool loops of add
+    and multiply), which stop at the first True/False: any/all, which pyasc also stops early (a
+    huge broadcast view of True summed in bool is True at once, not a 2**62-element loop).
+    Returns None when the call is not one."""
+    if dtype is None or out is not None or isinstance(dtype, (_C.ndarray, _np.ndarray)):
+        return None
+    try:
+        if _np.dtype(dtype) != _np.bool_:
+            return None
+    except TypeError:
+        return None
+    x = a if isinstance(a, _C.ndarray) else None
+    if x is None or x.size <= 1 << 32 or _zero_d_axis(x, axis):
+        return None
+    fn = any if op in ("sum", "nansum") else all
+    return fn(x, axis, None, keepdims)
+
+
 def _reduction(op, with_dtype, with_initial):
     cfn = getattr(_C, op)
 
@@ -291,6 +310,8 @@ def _reduction(op, with_dtype, with_initial):
             _no_list_axis(op, axis)
             if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
                 where = _NV
+            if initial is _NV and where is _NV and (r := bool_loop_reduce(op, a, axis, dtype, out, kd)) is not None:
+                return r
             if initial is _NV and where is _NV:
                 try:
                     return cfn(a, axis, dtype, out, kd)

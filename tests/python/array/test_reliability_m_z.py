@@ -1893,3 +1893,17 @@ def test_python_int_into_a_float_loop_with_a_bad_out(mode, fn, odt, v):
         _same_error(e, g)
     else:
         assert not isinstance(g, Exception), g
+
+
+@pytest.mark.parametrize("fn", ["sum", "nansum", "prod", "nanprod"])
+def test_bool_loop_reduction_of_a_huge_view_stops_early(mode, fn):
+    # sum/prod with dtype=bool are logical_or/logical_and, which NumPy stops at the first True/False:
+    # nansum(<2**62 view of True>, dtype=bool) is True at once (pyasc looped over the view: a hang in
+    # the final run, fuzz seed 20301)
+    v = fn.endswith("sum")
+
+    def f(xp):
+        return getattr(xp, fn)(xp.broadcast_to(xp.full((1,), v, bool), (2 ** 62,)), dtype=bool)
+    _compare(lambda: f(np), lambda: f(asc))
+    small = np.array([0.5, 0.0, np.nan])  # (small inputs keep the kernels' path: same values)
+    _compare(lambda: getattr(np, fn)(small, dtype=bool), lambda: getattr(asc, fn)(asc.asarray(small), dtype=bool))
