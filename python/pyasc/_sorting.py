@@ -498,6 +498,22 @@ def bincount(x, weights=None, minlength=0):
     return _C.bincount(xa, None if weights is None else _arr(weights), ml)
 
 
+def _monotonicity(a):
+    """NumPy's check_array_monotonic on the float64 copy of the bins (1 increasing, -1 decreasing,
+    0 neither): leading repeats skipped, then the direction of the first different value, then
+    adjacent comparisons -- no differences (int64 bins [2**63 - 1, -2**63 + 1] wrapped when
+    subtracted and read as increasing), NaN comparing false as there."""
+    if a.size == 0:
+        return 1
+    neq = _np.flatnonzero(a[1:] != a[0])
+    if neq.size == 0:
+        return 1
+    i = int(neq[0]) + 1
+    if a[0] < a[i]:
+        return 0 if bool(_np.any(a[i:-1] > a[i + 1:])) else 1
+    return 0 if bool(_np.any(a[i:-1] < a[i + 1:])) else -1
+
+
 def digitize(x, bins, right=False):
     """Index of the bin of each element of ``x`` (bins monotonically increasing or decreasing)."""
     xa = _arr(x)
@@ -512,15 +528,10 @@ def digitize(x, bins, right=False):
         from ._helpers import _alloc_check  # noqa: PLC0415
 
         _alloc_check("digitize", b.shape, _np.float64)
-    if b.size > 1:
-        d = _C.subtract(b[1:], b[:-1])
-        inc = bool(_C.all(_C.greater_equal(d, 0)))
-        dec = bool(_C.all(_C.less_equal(d, 0)))
-        if not inc and not dec:
-            raise _part_error(ValueError, "bins must be monotonically increasing or decreasing (digitize)")
-    else:
-        inc = True
-    if inc:
+    mono = _monotonicity(_np.asarray(b).astype(_np.float64))
+    if mono == 0:
+        raise _part_error(ValueError, "bins must be monotonically increasing or decreasing (digitize)")
+    if mono == 1:
         return _C.searchsorted(b, xa, not right, None)
     # Decreasing bins: search the reversed bins and count from the other end.
     return _C.subtract(b.size, _C.searchsorted(b[::-1], xa, not right, None))

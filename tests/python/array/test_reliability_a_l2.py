@@ -287,3 +287,20 @@ def test_arange_of_a_huge_view_fails_as_numpy(mode, dt, shape):
     # int8 (MemoryError); pyasc sized bool's bytes (fuzz seed 10401, 1 unclear)
     _same(lambda: np.arange(np.broadcast_to(np.ones(1, dt), shape)),
           lambda: asc.arange(asc.broadcast_to(asc.ones(1, dt), shape)))
+
+
+# ------------------------------------------------------------------ digitize: NumPy's monotonicity check
+_BINS = [[2 ** 63 - 1, -2 ** 63 + 1], [-2 ** 63 + 1, 2 ** 63 - 1], [1, 1, 2, 3], [3, 3, 2, 1], [1, 1, 1], [],
+         [5], [float("nan"), 1.0, 2.0], [2.0, 1.0, float("nan")], [1, 3, 2], [2 ** 53, 2 ** 53 + 1, 2 ** 53],
+         [0.0, -0.0, 1.0]]  # ([1, nan, 2] passes the check as decreasing; the search of such bins is unspecified)
+
+
+@pytest.mark.parametrize("bins", _BINS, ids=repr)
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize_monotonicity_as_numpy(mode, bins, right):
+    # NumPy compares adjacent float64 bins; pyasc subtracted them (int64 [2**63-1, -2**63+1] wrapped
+    # and read as increasing: fuzz seed 10401, 1 wrong result)
+    dt = np.int64 if all(isinstance(v, int) for v in bins) and bins else np.float64
+    b = np.array(bins, dt)
+    x = np.array([0.00075785, -1.0, 1.5, 2.0, 3.0, float("nan")], np.float32)
+    _same(lambda: np.digitize(x, b, right), lambda: asc.digitize(asc.asarray(x), asc.asarray(b), right))
