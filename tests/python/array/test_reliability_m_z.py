@@ -1907,3 +1907,15 @@ def test_bool_loop_reduction_of_a_huge_view_stops_early(mode, fn):
     _compare(lambda: f(np), lambda: f(asc))
     small = np.array([0.5, 0.0, np.nan])  # (small inputs keep the kernels' path: same values)
     _compare(lambda: getattr(np, fn)(small, dtype=bool), lambda: getattr(asc, fn)(asc.asarray(small), dtype=bool))
+
+
+def test_harness_bf16_nan_to_num_rule():
+    # NumPy's nan_to_num returns bfloat16 (no np.inexact) unchanged; pyasc replaces NaN/inf as for
+    # float16: judged against NumPy on the float32 upcast with bfloat16's limits (fuzz seed 20301)
+    fh = _fuzz_harness()
+    case = ("fn", "nan_to_num", (("arr", "bfloat16", (2, 3), "c", 3328, "special"),), ())
+    assert fh.classify(case)[0] == "ok"
+    got = fh._call(case, asc)
+    wrong = got.value[1].copy()
+    wrong[0, 0] = 8.0  # (a finite value changed: neither NumPy's answer nor the float32 one)
+    assert fh._classify_pair(case, fh._call(case, np), fh._Result(("array", wrong)))[0] == "wrong_result"

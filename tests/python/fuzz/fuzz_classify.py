@@ -562,6 +562,9 @@ def _round_like(v64, like):
 
 _BF16_NAN_FNS = dict.fromkeys(("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nancumsum", "nancumprod",
                                "nanargmax", "nanargmin",
+                               # nan_to_num: NumPy returns non-np.inexact input (bfloat16) unchanged,
+                               # NaN and inf included; pyasc replaces them as for float16
+                               "nan_to_num",
                                # NumPy's unique collapses NaNs (equal_nan) only for dtype kinds 'c', 'f',
                                # 'm', 'M': ml_dtypes' bfloat16 is kind 'V', so its NaNs stay distinct
                                # there, while pyasc treats bfloat16 as the float it is (as float16) --
@@ -579,6 +582,10 @@ def _bf16_as_f32_ref(case):
             try:
                 args = [up(build(x, np)) for x in case[2]]
                 kw = {k: up(build(x, np)) for k, x in case[3]}
+                if case[1] == "nan_to_num":  # (the infinities' defaults are bfloat16's own limits)
+                    fi = ml_dtypes.finfo(bf)
+                    kw.setdefault("posinf", float(fi.max))
+                    kw.setdefault("neginf", float(fi.min))
                 return _normalize(getattr(np, case[1])(*args, **kw))
             except Exception:  # noqa: BLE001
                 return None
