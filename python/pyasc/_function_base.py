@@ -312,7 +312,10 @@ def trim_zeros(filt, trim="fb", axis=None):
     if axis is None:
         axes = tuple(range(f.ndim))
     else:
-        axes = tuple(_axis(a, f.ndim) for a in ((axis,) if _np.ndim(axis) == 0 else axis))
+        nd = axis.ndim if isinstance(axis, _C.ndarray) else _np.ndim(axis)  # (np.ndim would copy a huge view)
+        # (element by element, as NumPy iterates it: a huge view's first element decides)
+        items = (axis,) if nd == 0 else (axis[i] for i in range(len(axis))) if isinstance(axis, _C.ndarray) else axis
+        axes = tuple(_axis(a, f.ndim) for a in items)
         if len(set(axes)) != len(axes):
             raise _VE("[trim_zeros] repeated axis in `axis` argument")
     if not axes:

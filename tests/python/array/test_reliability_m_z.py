@@ -1919,3 +1919,15 @@ def test_harness_bf16_nan_to_num_rule():
     wrong = got.value[1].copy()
     wrong[0, 0] = 8.0  # (a finite value changed: neither NumPy's answer nor the float32 one)
     assert fh._classify_pair(case, fh._call(case, np), fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+@pytest.mark.parametrize("axis", ["huge", np.array([True]), np.array([0]), np.array(True), np.array([0, 0]), [0], 0,
+                                  np.array([0.5])], ids=repr)
+def test_trim_zeros_axis_read_element_by_element(mode, axis):
+    # trim_zeros(x, axis=<2**44-element bool view>) hung (np.ndim copied the view); NumPy's first
+    # element is its TypeError (final run, fuzz seed 20301)
+    def f(xp):
+        a = xp.broadcast_to(xp.ones(1, bool), (2 ** 44,)) if isinstance(axis, str) else \
+            (asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis)
+        return xp.trim_zeros(xp.asarray([0.0, 1.0]), axis=a)
+    _compare(lambda: f(np), lambda: f(asc))
