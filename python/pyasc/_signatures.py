@@ -997,6 +997,10 @@ def _partition_checks(op, a, kth, axis, kind, order=None):
             ax = _operator.index(axis)
         except TypeError as e:
             raise _type_error(op, str(e)) from None
+        if op == "partition" and not -(1 << 31) <= ax < (1 << 31):  # (ndarray.partition parses a C int, "i")
+            width = "C long" if not -(1 << 63) <= ax < (1 << 63) else "C int"
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[partition] Python int too large to convert to {width} "
+                                                          f"(axis {ax})")
     if not isinstance(kind, (str, bytes)):
         raise _type_error(op, f"select kind must be str, not {type(kind).__name__}")
     if (kind.decode("latin-1") if isinstance(kind, bytes) else kind) != "introselect":
@@ -1063,6 +1067,16 @@ def _install_partition():
                 # ndarray.partition parses its axis as a C int ("i") before it reads kth: None is
                 # that TypeError first (argpartition's AxisConverter takes None as flattened)
                 raise _type_error(_op, "'NoneType' object cannot be interpreted as an integer")
+            if _op == "partition":  # (the same parse: a uint8 array axis is its TypeError before kth,
+                # beyond a C int its OverflowError)
+                try:
+                    ax = _operator.index(axis)
+                except TypeError as e:
+                    raise _type_error(_op, str(e)) from None
+                if not -(1 << 31) <= ax < (1 << 31):
+                    width = "C long" if not -(1 << 63) <= ax < (1 << 63) else "C int"
+                    raise AscendOverflowError(ErrorCode.OVERFLOW, f"[partition] Python int too large to convert to "
+                                                                  f"{width} (axis {ax})")
             if self.size == 0 and isinstance(kth, (_C.ndarray, _np.ndarray)) and kth.ndim > 1:
                 # (the C++ method returns at once for an empty array; NumPy converts kth first)
                 raise _value_error(_op, f"object too deep for desired array (kth has {kth.ndim} dimensions)")

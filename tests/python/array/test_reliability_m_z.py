@@ -1931,3 +1931,22 @@ def test_trim_zeros_axis_read_element_by_element(mode, axis):
             (asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis)
         return xp.trim_zeros(xp.asarray([0.0, 1.0]), axis=a)
     _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("axis", [np.array(2 ** 62), 2 ** 40, 2 ** 63, np.ones((0, 5, 4), np.uint8), 1.5, 0], ids=repr)
+@pytest.mark.parametrize("how", ["function", "method"])
+def test_partition_axis_parsed_before_kind_and_kth(mode, how, axis):
+    # ndarray.partition parses its axis as a C int before kind and kth are looked at (final run,
+    # fuzz seed 20301: an int64 0-d axis beyond C int was the kind's ValueError, a uint8 array axis
+    # of an empty array kth's 'object too deep')
+    x = np.ones((0, 5, 4), np.int8)
+    kth = np.zeros((0, 5, 4), np.int8)
+
+    def f(xp):
+        a = x if xp is np else asc.asarray(x)
+        k = kth if xp is np else asc.asarray(kth)
+        ax = asc.asarray(axis) if xp is asc and isinstance(axis, np.ndarray) else axis
+        if how == "method":
+            return a.partition(k, axis=ax)
+        return xp.partition(a, 0, axis=ax, kind="quicksort", order="bogus")
+    _compare(lambda: f(np), lambda: f(asc))
