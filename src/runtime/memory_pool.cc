@@ -1445,7 +1445,7 @@ void pools_fork_release() noexcept {
     if (MemoryPool* pool = p.load(std::memory_order_acquire)) pool->unlock_after_fork();
 }
 void register_pool_for_fork(MemoryPool* pool, int i) {
-  static const int registered = ((void)&pools_fork_prepare, (void)&pools_fork_release, 0);
+  static const int registered = ::pthread_atfork(&pools_fork_prepare, &pools_fork_release, &pools_fork_release);
   (void)registered;
   g_fork_pools[i].store(pool, std::memory_order_release);
 }

@@ -131,3 +131,39 @@ TEST(Fork, WorkInFlightAtForkIsReportedNotAwaited) {
   gate.set_value();
   EXPECT_TRUE(s->synchronize().ok());  // the parent's own work completes normally
 }
+
+// fork() while another thread is inside the device pool (holding its lock): the
+// pools' pthread_atfork handlers take the lock across fork(), so the child never
+// starts with it held by a thread that does not exist there. A commit once
+// replaced the registration with a no-op; this hammer hung within a few forks.
+TEST(Fork, ChildAllocatesWhileParentThreadWasInsideThePool) {
+  std::atomic<bool> stop{false};
+  std::thread hammer([&] {
+    size_t k = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      // small (carved) and large (own segment) requests: both pools' paths
+      void* a = device_pool().allocate_or_throw(512 + (k % 7) * 512);
+      void* b = device_pool().allocate_or_throw((size_t{1} << 20) + (k % 3) * 4096);
+      (void)device_pool().free(b);
+      (void)device_pool().free(a);
+      ++k;
+    }
+  });
+  int bad = 0;
+  for (int i = 0; i < 40; ++i) {
+    const int rc = in_child([] {
+      for (int j = 0; j < 8; ++j) {
+        void* q = device_pool().allocate_or_throw(size_t{4096} << (j % 4));
+        if (!q || !device_pool().free(q).ok()) return 2;
+      }
+      return 0;
+    });
+    if (rc != 0) {
+      ++bad;  // one hung child is enough (each waits for its 30 s alarm)
+      break;
+    }
+  }
+  stop = true;
+  hammer.join();
+  EXPECT_EQ(bad, 0) << "children that hung (SIGALRM = 142) or failed";
+}
