@@ -1096,7 +1096,8 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
         _sig.check_dtype("nanstd" if is_std else "nanvar", dtype)  # input goes to var/std
         if not _inexact_dtype_ok(x, dtype):
             raise _TE(f"[{'nanstd' if is_std else 'nanvar'}] If a is inexact, then dtype must be inexact")
-    if correction is not None:
+    if correction is not None:  # (after the dtype check; an array of several: NumPy's truth-value error)
+        _sig.check_correction("nanstd" if is_std else "nanvar", correction)
         if ddof != 0:
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
@@ -1140,7 +1141,8 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
             raise _TE(f"[{op}] If a is inexact, then dtype must be inexact")
     if out is not None and _np.dtype(out.dtype).kind not in "fc" and _np.dtype(out.dtype) != _BF16:
         raise _TE(f"[{op}] If a is inexact, then out must be inexact")
-    if correction is not None:
+    if correction is not None:  # (after the dtype checks; an array of several: the truth-value error)
+        _sig.check_correction(op, correction)
         if _builtins.bool(_np.asarray(ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0):
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction

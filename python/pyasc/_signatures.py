@@ -1354,6 +1354,15 @@ _C.ndarray.transpose = _method_transpose
 _c_var, _c_std = _C.var, _C.std
 
 
+def check_correction(op, correction):
+    """NumPy's ``if correction != np._NoValue``: an array of several values is the truth-value
+    ValueError (compared elementwise), before ddof is looked at."""
+    c = correction.numpy() if isinstance(correction, _C.ndarray) else correction
+    if isinstance(c, _np.ndarray) and c.size != 1:  # (a list compares as a list: True)
+        raise _value_error(op, f"The truth value of an array with more than one element is ambiguous "
+                               f"(correction of shape {_np.shape(c)})")
+
+
 def _real_number(v):
     """A ddof the C++ kernels take (a real Python/NumPy number); anything else (a complex, a str,
     None, an object) follows NumPy's arithmetic with the count in pyasc._statistics.var_std."""
@@ -1382,6 +1391,7 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     if correction is not _NV:  # fromnumeric first: `if ddof != 0` (an array of several ddofs: ambiguous)
         from . import _statistics  # noqa: PLC0415 - (imports this module)
 
+        check_correction(op, correction)
         if _statistics._host_scalar_logic(op, lambda: bool(_np.asarray(
                 ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0)):
             raise _value_error(op, "ddof and correction can't be provided simultaneously.")

@@ -1950,3 +1950,18 @@ def test_partition_axis_parsed_before_kind_and_kth(mode, how, axis):
             return a.partition(k, axis=ax)
         return xp.partition(a, 0, axis=ax, kind="quicksort", order="bogus")
     _compare(lambda: f(np), lambda: f(asc))
+
+
+@pytest.mark.parametrize("kw", [{}, {"mean": "ones"}, {"ddof": 1}], ids=str)
+@pytest.mark.parametrize("corr", [np.array([1, 2]), np.array([1]), np.array(1), [1, 2], 1, np.array([], int)], ids=repr)
+@pytest.mark.parametrize("fn", ["var", "nanvar", "nanstd"])
+def test_correction_array_truth_value(mode, fn, corr, kw):
+    # NumPy's `if correction != np._NoValue` with an array of several values is the truth-value
+    # ValueError (nanvar accepted it: final run, fuzz seed 20301)
+    x = np.arange(5.0, dtype=np.float32)
+
+    def f(xp):
+        c = asc.asarray(corr) if xp is asc and isinstance(corr, np.ndarray) else corr
+        k = {"mean": xp.ones(5)} if "mean" in kw else kw
+        return getattr(xp, fn)(x if xp is np else asc.asarray(x), correction=c, **k)
+    _compare(lambda: f(np), lambda: f(asc))
