@@ -164,3 +164,14 @@ def test_drawn_run_chunk_seeds_do_not_overlap(monkeypatch, tmp_path):
     assert [c["seed"] for c in result["chunks"]] == [12000, 12001]
     assert sum(result["counts"].values()) >= 2 and not any(result["counts"][c] for c in fh.BAD), result
     assert json.loads(out.read_text())["counts"] == result["counts"]
+
+
+def test_worker_memory_cap_turns_a_huge_result_into_memory_errors(monkeypatch, tmp_path):
+    """bincount([2**31 - 1]) needs 16 GiB in NumPy and again in pyasc: under the worker's address-space
+    cap both fail with MemoryError (both_raise) instead of the OOM killer ending the chunk."""
+    case = repr(("fn", "bincount", (("py", [2 ** 31 - 1]),), ()))
+    path = tmp_path / "cases.txt"
+    path.write_text(case + "\n")
+    monkeypatch.setenv("PYASC_FUZZ_WORKER_GB", "4")
+    result = fh.drive(0, CI_SEED, cases_path=str(path), hang_timeout=120)
+    assert result["counts"]["both_raise"] == 1, result
