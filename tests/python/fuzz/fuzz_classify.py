@@ -444,7 +444,7 @@ def _complex_inf_dot_unspecified(case, ref, got):
     The same holds for NumPy's other BLAS-backed complex products (dot, vdot, inner, matmul,
     tensordot, multi_dot): np.dot([-2.5j, 3-1j, inf], [0, 3+1e30j, -2.5-1j]) in complex64 is
     nan-infj, while NumPy's own einsum('i,i') and sum(x*y) of the same operands give -inf-infj."""
-    if case[0] not in ("fn", "method", "linalg") or case[1] not in _BLAS_COMPLEX_PRODUCTS:
+    if case[0] not in ("fn", "method", "linalg", "op") or case[1] not in _BLAS_COMPLEX_PRODUCTS:  # (op: a @ b)
         return False
     if not (isinstance(ref.value, tuple) and ref.value[0] == "array" and isinstance(got.value, tuple)
             and got.value[0] == "array"):
