@@ -1151,6 +1151,8 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     shape = tuple(x.shape)
     w = None if where is _sig._NV else _sig._where_mask(op, where, shape)
     mask = {} if w is None else {"where": w}
+    if isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.ndim > 0:  # (np.sum reads it: not a sequence)
+        raise _TE(f"[{op}] only integer scalar arrays can be converted to a scalar index (axis)")
     if axis is not None:
         axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
     nan = _C.isnan(x)
