@@ -154,22 +154,11 @@ def _fused_conv_prepare(node, inputs):
     x, w = inputs[0], inputs[1]
     b = inputs[2] if len(inputs) > 2 else None
     res = inputs[3] if len(inputs) > 3 else None
-    ib, ob = int(node.attr("in_block", 0)), int(node.attr("out_block", 0))
-    sp = list(x.shape[2:-1]) if ib else list(x.shape[2:])
-    n = len(sp)
-    kernel = list(w.shape[2:])
-    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
-    begins, ends = _pads(node, sp, kernel, strides, dil)
-    osp = [(sp[i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
-    oc = int(w.shape[0])
-    rshape = (x.shape[0], oc // ob, *osp, ob) if ob else (x.shape[0], oc, *osp)
+    rshape, tail = _blocked_conv_args(node, x, w, node.attr("activation"), node.attr("activation_alpha", 0.0),
+                                      res is not None)
     xshape, xdtype = tuple(x.shape), x.dtype
     if res is not None and (tuple(res.shape) != rshape or res.dtype != xdtype):
         return None  # the broadcasting residual's fallback
-    act = node.attr("activation")
-    tail = (strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False, False,
-            "none" if act is None else str(act), float(node.attr("activation_alpha", 0.0)), "onednn", f"conv{n}d", ib,
-            ob, bool(node.attr("residual_inplace", 0)) and res is not None)
     conv = _C.nn.conv
     with_res = res is not None
 
@@ -210,27 +199,34 @@ def _conv_blocked(node, ins, activation, alpha, residual):
 
     x, w = ins[0], ins[1]
     b = ins[2] if len(ins) > 2 else None
+    rshape, tail = _blocked_conv_args(node, x, w, activation, alpha, residual is not None)
+    if residual is not None and (tuple(residual.shape) != rshape or residual.dtype != x.dtype):
+        # the residual Add broadcasts or promotes: the plain ops, then back to the assigned layout
+        ib, ob = int(node.attr("in_block", 0)), int(node.attr("out_block", 0))
+        y = _conv_node(node, [from_blocked(x) if ib else x] + list(ins[1:]), activation, alpha,
+                       from_blocked(residual) if ob else residual)
+        return to_blocked(y, ob) if ob else y
+    return _C.nn.conv(x, w, b, residual, *tail)
+
+
+def _blocked_conv_args(node, x, w, activation, alpha, with_residual):
+    """A blocked convolution's geometry from the node and these operands' shapes: the shape a
+    same-layout residual must have, and _C.nn.conv's arguments after (x, w, bias, residual)."""
     ib, ob = int(node.attr("in_block", 0)), int(node.attr("out_block", 0))
     sp = list(x.shape[2:-1]) if ib else list(x.shape[2:])
     n = len(sp)
     kernel = list(w.shape[2:])
     strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
     begins, ends = _pads(node, sp, kernel, strides, dil)
+    osp = [(sp[i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
     oc = int(w.shape[0])
-    if residual is not None:
-        osp = [(sp[i] + begins[i] + ends[i] - dil[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
-        want = (x.shape[0], oc // ob, *osp, ob) if ob else (x.shape[0], oc, *osp)
-        if tuple(residual.shape) != want or residual.dtype != x.dtype:
-            # the residual Add broadcasts or promotes: the plain ops, then back to the assigned layout
-            y = _conv_node(node, [from_blocked(x) if ib else x] + list(ins[1:]), activation, alpha,
-                           from_blocked(residual) if ob else residual)
-            return to_blocked(y, ob) if ob else y
+    rshape = (x.shape[0], oc // ob, *osp, ob) if ob else (x.shape[0], oc, *osp)
     act = "none" if activation is None else str(activation)
     # residual_inplace (assign_layouts): this node is the residual's last reader, which a
     # convolution or pool of this run wrote: the output may take its buffer
-    return _C.nn.conv(x, w, b, residual, strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False,
-                      False, act, float(alpha), "onednn", f"conv{n}d", ib, ob,
-                      bool(node.attr("residual_inplace", 0)) and residual is not None)
+    tail = (strides, begins, ends, dil, [0] * n, int(node.attr("group", 1)), False, False, act, float(alpha),
+            "onednn", f"conv{n}d", ib, ob, bool(node.attr("residual_inplace", 0)) and with_residual)
+    return rshape, tail
 
 
 @op("ConvTranspose")

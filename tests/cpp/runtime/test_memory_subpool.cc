@@ -13,6 +13,7 @@
 
 #include "asc/runtime/memory_pool.h"
 #include "asc/runtime/stream.h"
+#include "counting_device.h"
 
 namespace asc::runtime {
 namespace {
@@ -20,35 +21,7 @@ namespace {
 constexpr size_t KiB = size_t(1) << 10;
 constexpr size_t MiB = size_t(1) << 20;
 
-// Counts the bytes obtained from the device, so tests can see what went back.
-class CountingDevice : public Device {
- public:
-  CountingDevice() { props_.name = "counting"; }
-  const DeviceProperties& properties() const override { return props_; }
-  Result<void*> os_allocate(size_t bytes) override { return raw(bytes); }
-  void os_free(void* ptr, size_t bytes) noexcept override { unraw(ptr, bytes); }
-  Result<void*> os_allocate_host(size_t bytes) override { return raw(bytes); }
-  void os_free_host(void* ptr, size_t bytes) noexcept override { unraw(ptr, bytes); }
-  Status copy(void* dst, const void* src, size_t bytes, MemcpyKind) override {
-    std::memcpy(dst, src, bytes);
-    return Status::OK();
-  }
-  Status run_kernel(const KernelInvocation&) override { return Status::NotSupported("run_kernel", "fake"); }
-  std::atomic<int64_t> live_bytes{0};
-
- private:
-  Result<void*> raw(size_t bytes) {
-    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p) return Status::OutOfMemory("os_allocate", "aligned_alloc failed");
-    live_bytes += static_cast<int64_t>(bytes);
-    return p;
-  }
-  void unraw(void* p, size_t bytes) noexcept {
-    live_bytes -= static_cast<int64_t>(bytes);
-    std::free(p);
-  }
-  DeviceProperties props_;
-};
+using test_support::CountingDevice;
 
 class SubPoolTest : public ::testing::Test {
  protected:
