@@ -276,6 +276,12 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
         if _sig._zero_d_axis(x, axis):  # (NumPy's sum reads axis 0 / -1 of a 0-d array as no axis)
             axis = None
+    if axis is not None and type(axis) is not int:
+        # a list, array or bool axis is sum's TypeError in NumPy (its ufunc reduction takes only an int
+        # or a tuple); the core would read any sequence
+        from . import _signatures as _sig  # noqa: PLC0415 - _signatures imports this module
+
+        _sig.check_axis(axis, x.ndim, ufunc=True)
     try:
         return _C.count_nonzero(x, axis, bool(keepdims))
     except Exception:

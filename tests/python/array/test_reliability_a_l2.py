@@ -157,6 +157,17 @@ def test_count_nonzero_zero_d_axis(mode, axis, keepdims, v):
           lambda: asc.count_nonzero(asc.asarray(v), axis=axis, keepdims=keepdims))
 
 
+# ------------------------------------------------------------------ count_nonzero: only an int or a tuple axis
+# NumPy's count_nonzero with an axis is a.astype(bool).sum(axis=...): a list, an array or a bool axis
+# is the ufunc reduction's TypeError; pyasc's core read any sequence (axis=[0] gave a result).
+@pytest.mark.parametrize("axis", [[0], [0, 1], [], True, False, (True,), np.True_, np.array([0]),
+                                  np.array([[0]]), 1.0, (1.0,), np.array(1), np.int64(2), (0, 2), (np.int8(1), -1),
+                                  (0, 0), (3,), -4, (), "a"], ids=repr)
+def test_count_nonzero_axis_types(mode, axis):
+    x = np.arange(24.0).reshape(2, 3, 4) % 3
+    _same(lambda: np.count_nonzero(x, axis=axis), lambda: asc.count_nonzero(asc.asarray(x), axis=axis))
+
+
 # ------------------------------------------------------------------ histogramdd of a sample with huge D
 @pytest.mark.parametrize("shape", [(3, 2 ** 61), (2, 2 ** 44), (1, 2 ** 62)], ids=str)
 @pytest.mark.parametrize("kw", [{}, {"bins": None}, {"weights": np.ones(2)}], ids=str)
