@@ -20,7 +20,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _BF16, _TE
+from ._helpers import _BF16, _IE, _TE
 from ._helpers import _VE as _VE_tile
 from ._helpers import _axes as _axes_tuple
 from ._helpers import _norm_axis
@@ -204,7 +204,14 @@ def split(ary, indices_or_sections, axis=0):
     except TypeError:
         is_count = True
     if is_count:
-        n = x.shape[_axis(axis, x.ndim)]  # NumPy reads ary.shape[axis] first (a 0-d array: IndexError)
+        # NumPy reads N = ary.shape[axis] first: a tuple index, so a 0-d array, an axis out of range
+        # or beyond an index-sized integer are tuple indexing's IndexError, a float axis its TypeError
+        try:
+            n = tuple(x.shape)[axis]
+        except IndexError as e:
+            raise _IE(f"[split] {e}") from None
+        except TypeError as e:
+            raise _TE(f"[split] {e}") from None
         sections = _sections(indices_or_sections)
         if sections == 0:  # NumPy: N % sections -- a Python int's ZeroDivisionError, a NumPy integer's
             # (a 0-d array's) silent modulo then array_split's "number sections must be larger than 0"
