@@ -303,7 +303,11 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
         _alloc_check("tile", x.shape, x.dtype)
         _C.empty(tuple(x.shape), x.dtype)
-    if hasattr(reps, "__iter__") and hasattr(reps, "__len__") and len(reps) > 64:
+    try:  # NumPy: tup = tuple(reps), or (reps,) for what is not iterable (a 0-d array, a number)
+        n_reps = len(reps)
+    except TypeError:
+        n_reps = None
+    if n_reps is not None and n_reps > 64:
         # NumPy makes a tuple of reps (a huge view: a tuple it cannot allocate, MemoryError at
         # once), then array(A, ndmin=len(reps)) refuses more than 64 dimensions
         if len(reps) > 1 << 32:
@@ -311,15 +315,40 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
             raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[tile] cannot make a tuple of {len(reps)} repetitions")
         raise _VE_tile(f"[tile] ndmin must be <= ndmax (64), got {len(reps)} repetitions")
-    reps = tuple(reps) if hasattr(reps, "__iter__") else (reps,)
-    if _builtins.any(isinstance(r, (_C.ndarray, _np.ndarray)) and r.ndim > 1 for r in reps):
-        # NumPy tests all(x == 1 for x in reps) first (an entry of several elements: the truth-value
-        # ValueError; all ones: a copy), then repeats by each entry: an array entry is too deep
+    reps = tuple(reps) if n_reps is not None else (reps,)
+    if _builtins.any(isinstance(r, (_C.ndarray, _np.ndarray)) and r.ndim >= 1 for r in reps):
+        # NumPy tests all(x == 1 for x in reps) first, entry by entry until one is false (an entry of
+        # several or no elements: the truth-value ValueError; all ones: a copy), then repeats by each
+        # entry: an array entry of more than one dimension is too deep
         host = [r.numpy() if isinstance(r, _C.ndarray) else r for r in reps]
-        if _builtins.all(_builtins.bool(_np.asarray(r) == 1) for r in host):
+        all_ones = True
+        for r in host:
+            try:
+                one = _builtins.bool(_np.asarray(r) == 1)
+            except ValueError as e:
+                raise _VE_tile(f"[tile] {e}") from None
+            if not one:
+                all_ones = False
+                break
+        if all_ones:
             reps = (1,) * len(reps)
-        else:
-            raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of arrays)")
+        elif x.size > 0:
+            # NumPy's repeat loop, entry by entry: `if nrep != 1` (an array of several or no elements:
+            # the truth-value ValueError), then c.repeat(nrep) (a one-element array of 2+ dimensions
+            # is too deep); a non-integer or negative entry fails there first (the paths below)
+            for r in host:
+                if not isinstance(r, _np.ndarray) or r.ndim == 0:
+                    if isinstance(r, (str, float, _np.floating)):
+                        break
+                    if _operator.index(r) < 0:
+                        raise _VE_tile("[tile] negative dimensions are not allowed")
+                    continue
+                if r.size != 1:
+                    raise _VE_tile(f"[tile] The truth value of an array with "
+                                   f"{'more than one element' if r.size else 'no elements'} is ambiguous")
+                if r.ndim > 1 and _builtins.bool(r.reshape(()) != 1):
+                    raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of "
+                                   "arrays)")
     for r in reps:  # NumPy repeats with int(r): a str is its ValueError
         if isinstance(r, str):
             raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")

@@ -22,3 +22,25 @@ from test_reliability_m_z import _compare, mode  # noqa: F401 - (mode: the lazy/
 def test_split_reads_the_axis_as_a_tuple_index(mode, shape, axis, sections):
     x = np.arange(int(np.prod(shape)), dtype=float).reshape(shape)
     _compare(lambda: np.split(x, sections, axis=axis), lambda: asc.split(asc.asarray(x), sections, axis=axis))
+
+
+# ------------------------------------------------------------------ tile: array repetitions step by step
+# NumPy's tile: tup = tuple(reps) (or (reps,) for a 0-d array), all(x == 1 for x in tup) entry by
+# entry (an entry of several or no elements: the truth-value ValueError -- fuzz seed 20301's
+# tile(<complex 0-d>, <empty (3, 0) array>), pyasc TypeError), then for a non-empty A the repeat
+# loop (`nrep != 1` on an array entry, c.repeat(nrep): a negative count, a one-element entry of 2+
+# dimensions too deep), then the reshape (an array entry is index()'s TypeError). A 0-d array as
+# reps was pyasc's "len() of unsized object" TypeError; NumPy tiles by it.
+_TILE_REPS = [np.zeros((3, 0)), np.zeros((0,)), np.zeros((2, 2)), np.ones((2, 1)), np.ones((1, 1)),
+              np.array([[2], [1]]), (np.array([1, 1]),), (2, np.array([1, 2])), (np.array([1, 2]), 2),
+              (np.ones(0), 2), np.array([2, 3]), [np.array([[1]]), 2], [np.array([[2]]), 2], [2, np.array([[2]])],
+              [-1, np.array([1, 2])], [2.5, np.array([1, 2])], np.ones((3, 1, 1)), (np.array([2]),),
+              (np.array([1]), 2), 2, (2, 3), np.array(2), [1, 1], [np.array(2), 1], [np.array([2]), np.array([[3]])],
+              [-1, 2], [0, np.array([1, 2])]]
+
+
+@pytest.mark.parametrize("reps", _TILE_REPS, ids=lambda r: repr(r).replace("\n", ""))
+@pytest.mark.parametrize("a", [np.array(np.complex64(1 + 2j)), np.arange(3.0), np.zeros((2, 0)),
+                               np.arange(6).reshape(2, 3)], ids=lambda a: f"A{a.shape}")
+def test_tile_array_repetitions(mode, a, reps):
+    _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
