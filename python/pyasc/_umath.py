@@ -126,6 +126,30 @@ def divmod(x1, x2, /, *outs, out=None, **kwargs):  # noqa: A001 - NumPy's name
     return q, r
 
 
+# Python's divmod(a, b) on arrays: NumPy's ndarray.__divmod__ / __rdivmod__ call the divmod ufunc.
+# Operands of another kind give NotImplemented, so that Python tries the other side (as the C++
+# binary operators do).
+_DIVMOD_OPERANDS = (bool, int, float, complex, list, tuple, _np.ndarray, _np.generic, _C.ndarray)
+
+
+def _method_divmod(self, other):
+    """``divmod(a, b)``: ``(a // b, a % b)`` (``numpy.divmod``)."""
+    if not isinstance(other, _DIVMOD_OPERANDS):
+        return NotImplemented
+    return divmod(self, other)
+
+
+def _method_rdivmod(self, other):
+    """``divmod(b, a)`` for a non-pyasc ``b``: ``(b // a, b % a)`` (``numpy.divmod``)."""
+    if not isinstance(other, _DIVMOD_OPERANDS):
+        return NotImplemented
+    return divmod(other, self)
+
+
+_C.ndarray.__divmod__ = _method_divmod
+_C.ndarray.__rdivmod__ = _method_rdivmod
+
+
 def _int_pair(x1, x2, name):
     ops = []
     for v in (x1, x2):

@@ -44,3 +44,31 @@ _TILE_REPS = [np.zeros((3, 0)), np.zeros((0,)), np.zeros((2, 2)), np.ones((2, 1)
                                np.arange(6).reshape(2, 3)], ids=lambda a: f"A{a.shape}")
 def test_tile_array_repetitions(mode, a, reps):
     _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
+
+
+# ------------------------------------------------------------------ divmod(a, b) on arrays
+# Python's divmod() of a pyasc array was "unsupported operand type(s) for divmod()" (ndarray had no
+# __divmod__/__rdivmod__); NumPy's call the divmod ufunc. It showed in unwrap with an integer period
+# array (divmod(period, 2): fuzz seed 20301, where NumPy's answer is the broadcast ValueError).
+_P = np.arange(-5, 5, dtype=np.int64)
+_DIVMOD_PAIRS = [(_P, 3), (_P, np.array([3, -3, 2, 7, 1, 5, -2, 4, 3, 9])), (3, _P), (_P.astype(float), 2.5),
+                 (np.float32(7), _P), ([1, 2, 3], _P[:3]), (_P, "x"), (_P, None), (_P.astype(np.uint8), 4),
+                 (_P.astype(np.uint64), np.arange(10, dtype=np.uint64)[::2]), (_P.reshape(2, 5), _P[:5]),
+                 (_P.astype(np.float32), np.float32(0)), (np.array(7.5), -2)]
+
+
+@pytest.mark.parametrize("a,b", _DIVMOD_PAIRS, ids=range(len(_DIVMOD_PAIRS)))
+def test_python_divmod_of_arrays(mode, a, b):
+    def conv(v):
+        return asc.asarray(v) if isinstance(v, np.ndarray) else v
+
+    _compare(lambda: np.stack(divmod(a, b)), lambda: np.stack([np.asarray(v) for v in divmod(conv(a), conv(b))]))
+
+
+@pytest.mark.parametrize("period", [np.arange(10, dtype=np.uint64)[::2], np.uint64(6), np.array(4), 6, 2 * np.pi,
+                                    np.arange(4, dtype=np.int32) + 3], ids=repr)
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64, np.float64])
+def test_unwrap_with_an_array_period(mode, period, dtype):
+    p = (np.arange(5) * 5 % 7).astype(dtype)
+    _compare(lambda: np.unwrap(p, period=period),
+             lambda: asc.unwrap(asc.asarray(p), period=asc.asarray(period) if isinstance(period, np.ndarray) else period))
