@@ -176,7 +176,9 @@ def array_split(ary, indices_or_sections, axis=0):
     x = _arr(ary)
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
-    count = getattr(indices_or_sections, "size", None)
+    # NumPy iterates indices_or_sections (len() split points: the first dimension's length)
+    shape = getattr(indices_or_sections, "shape", None)
+    count = shape[0] if isinstance(shape, tuple) and len(shape) > 0 else None
     if isinstance(count, int) and count > 1 << 28:
         # one view per index: a huge (broadcast) index array is NumPy's MemoryError, not a 2**63-step loop
         from .errors import AscendMemoryError, ErrorCode

@@ -315,3 +315,18 @@ def test_digitize_monotonicity_as_numpy(mode, bins, right):
     b = np.array(bins, dt)
     x = np.array([0.00075785, -1.0, 1.5, 2.0, 3.0, float("nan")], np.float32)
     _same(lambda: np.digitize(x, b, right), lambda: asc.digitize(asc.asarray(x), asc.asarray(b), right))
+
+
+# ------------------------------------------------------------------ array_split: split points are the first dimension
+# NumPy iterates indices_or_sections: len() split points (a (3, 2**61) view gives 3 rows, then the
+# slice bound's TypeError); pyasc counted all elements (size) and refused it as a MemoryError
+# (fuzz seed 10401: dsplit with a huge 2-d view). A huge 1-d view stays NumPy's MemoryError.
+@pytest.mark.parametrize("ios", [np.broadcast_to(np.int8(1), (3, 2 ** 61)), np.broadcast_to(np.int8(1), (2 ** 40,)),
+                                 np.broadcast_to(np.int8(1), (2 ** 40, 1)), np.array([[1], [2]]), np.array([1, 2]),
+                                 np.array(2), 2], ids=lambda v: repr(getattr(v, "shape", v)))
+@pytest.mark.parametrize("name", ["dsplit", "array_split", "split"])
+def test_split_points_are_the_first_dimension(mode, name, ios):
+    x = np.zeros((4, 6, 2), np.uint16)
+    conv = asc.asarray(ios) if isinstance(ios, np.ndarray) else ios
+    args = () if name == "dsplit" else (2,)
+    _same(lambda: len(getattr(np, name)(x, ios, *args)), lambda: len(getattr(asc, name)(asc.asarray(x), conv, *args)))
