@@ -416,6 +416,20 @@ def _order_huge(case):
         return False
 
 
+# NumPy's mode='wrap' moves a negative index into range one extent at a time (`while (tmp < 0) tmp
+# += n`): choose(<-2**63>, [a, b], mode='wrap') takes 2**62 steps and never returns (seed 10401's
+# hang finding, pyasc answers at once): wrap-mode indexing runs in the time-limited child too
+_WRAP_LOOPS = {"choose", "take", "put", "ravel_multi_index"}
+
+
+def _wrap_mode(case):
+    if case[0] != "fn" or case[1] not in _WRAP_LOOPS:
+        return False
+    mode = dict(case[3]).get("mode")
+    return isinstance(mode, tuple) and len(mode) > 1 and (mode[1] == "wrap" or (
+        isinstance(mode[1], tuple) and "wrap" in mode[1]))
+
+
 def _huge(case):
-    return _has(case, lambda s: s[0] == "huge") or _order_huge(case) or \
+    return _has(case, lambda s: s[0] == "huge") or _order_huge(case) or _wrap_mode(case) or \
         (case[1] in _SVD_FAMILY and _has(case, lambda s: s[0] == "arr" and len(s) > 5 and s[5] == "special"))

@@ -175,3 +175,18 @@ def test_worker_memory_cap_turns_a_huge_result_into_memory_errors(monkeypatch, t
     monkeypatch.setenv("PYASC_FUZZ_WORKER_GB", "4")
     result = fh.drive(0, CI_SEED, cases_path=str(path), hang_timeout=120)
     assert result["counts"]["both_raise"] == 1, result
+
+
+def test_numpy_loops_run_in_the_time_limited_child():
+    # NumPy never returns for some inputs (its Python/C loops over an order or a wrap-mode index):
+    # those cases, and only those, run in the child with the time limit
+    import fuzz_cases as fc  # noqa: PLC0415
+
+    edge = ("arr", "int64", (), "c", 42236, "edge")
+    choices = ("list", (("arr", "int16", (), "c", 1107, "edge"), ("arr", "int16", (), "c", 22, "special")))
+    wrap = ("fn", "choose", (edge, choices), (("mode", ("py", "wrap")),))
+    assert fc._huge(wrap)
+    assert not fc._huge(("fn", "choose", (edge, choices), (("mode", ("py", "clip")),)))
+    assert not fc._huge(("fn", "choose", (edge, choices), ()))
+    assert fc._huge(("fn", "diff", (("arr", "float64", (3,), "c", 1, "rand"),), (("n", ("py", 2 ** 63 - 1)),)))
+    assert not fc._huge(("fn", "diff", (("arr", "float64", (3,), "c", 1, "rand"),), (("n", ("py", 2)),)))
