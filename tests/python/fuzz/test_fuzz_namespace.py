@@ -190,3 +190,25 @@ def test_numpy_loops_run_in_the_time_limited_child():
     assert not fc._huge(("fn", "choose", (edge, choices), ()))
     assert fc._huge(("fn", "diff", (("arr", "float64", (3,), "c", 1, "rand"),), (("n", ("py", 2 ** 63 - 1)),)))
     assert not fc._huge(("fn", "diff", (("arr", "float64", (3,), "c", 1, "rand"),), (("n", ("py", 2)),)))
+
+
+def test_polydiv_remainder_is_judged_at_the_dividends_scale():
+    # the remainder's rounding is ulps of |u| (no flag), a remainder off by far more still is flagged,
+    # and the quotient keeps its own scale
+    import numpy as np  # noqa: PLC0415
+
+    import fuzz_compare as fcmp  # noqa: PLC0415
+
+    case = ("fn", "polydiv", (("arr", "complex64", (3,), "c", 5, "rand"), ("arr", "complex64", (2,), "c", 7, "rand")),
+            ())
+    u = np.asarray(fh.build(case[2][0], np))
+    q, r = np.polydiv(u, np.asarray(fh.build(case[2][1], np)))
+    scale = float(np.max(np.abs(u)))
+
+    def value(qq, rr):
+        return ("tuple", [("array", qq.astype(q.dtype)), ("array", rr.astype(r.dtype))])
+
+    ulp = np.float32(np.spacing(np.float32(scale)))
+    assert fcmp._compare(value(q, r), value(q, r + 2 * ulp), case) is None
+    assert fcmp._compare(value(q, r), value(q, r + 0.01 * scale), case) is not None
+    assert fcmp._compare(value(q, r), value(q * (1 + 1e-3), r), case) is not None
