@@ -137,6 +137,10 @@ TEST(Fork, WorkInFlightAtForkIsReportedNotAwaited) {
 // starts with it held by a thread that does not exist there. A commit once
 // replaced the registration with a no-op; this hammer hung within a few forks.
 TEST(Fork, ChildAllocatesWhileParentThreadWasInsideThePool) {
+  // The pool exists before the hammer starts: a fork() while another thread is inside the
+  // pool's first-use static initialisation leaves the C++ static guard held in the child (a
+  // hang the atfork handlers cannot cover; real programs create the pool at start-up)
+  ASSERT_TRUE(device_pool().free(device_pool().allocate_or_throw(4096)).ok());
   std::atomic<bool> stop{false};
   std::thread hammer([&] {
     size_t k = 0;
