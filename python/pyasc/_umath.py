@@ -259,8 +259,15 @@ def _weak(x):
 def _float_power_fast(x1, x2, out=None):
     if out is not None:  # NumPy's casting check into out: the keyword path
         return _ufunc.call("float_power", 2, (x1, x2), {"out": out}, impl=_float_power_loop)
+    # a Python int beyond int64 goes to the float64 loop as NumPy converts it (float(2**64))
+    x1, x2 = (float(v) if type(v) is int and not -(1 << 63) <= v < (1 << 64) else v for v in (x1, x2))
     a, b = _arr(x1), _arr(x2)
-    rt = _np.dtype(_ns.result_type(x1 if _weak(x1) else a, x2 if _weak(x2) else b))
+    try:
+        rt = _np.dtype(_ns.result_type(x1 if _weak(x1) else a, x2 if _weak(x2) else b))
+    except OverflowError:
+        # a Python int outside an integer array's dtype (float_power(uint16_array, -3)): NumPy's
+        # float_power has no integer loops, the int goes straight to the float64 one
+        rt = _np.dtype(_np.float64)
     if rt == _BF16:  # ml_dtypes' bfloat16 loop: computed in float32, rounded once
         res = _C.astype(_C.power(_C.astype(a, _np.float32), _C.astype(b, _np.float32)), _BF16)
     else:

@@ -257,7 +257,26 @@ spacing = _C.spacing
 nextafter = _C.nextafter
 heaviside = _C.heaviside
 fmod = _C.fmod
-ldexp = _C.ldexp
+
+
+def ldexp(x1, x2, /, *args, **kwargs):
+    """``x1 * 2**x2`` elementwise (``numpy.ldexp``; integer/bool mantissas are computed in the
+    smallest float that holds them, the exponent is an int32/int64 array). A Python int exponent
+    is NumPy's weak int32 scalar of the ``(float, int32)`` loops: ``ldexp(uint16_array, -3)`` is
+    float32 (the exponent is not cast to the mantissa's unsigned dtype), beyond int32 it is
+    NumPy's OverflowError ("Python integer ... out of bounds for int32"). NumPy's ufunc keywords
+    as every ufunc."""
+    dt = _np.dtype(getattr(x1, "dtype", _np.float64))
+    if type(x2) is int and not args and not kwargs and dt.kind != "c" and -(1 << 63) <= x2 < (1 << 63):
+        # (a complex mantissa has no loop: TypeError first; beyond int64 the core's own errors)
+        wide = dt == _np.bool_  # NumPy resolves a bool mantissa to its (float16, int64) loop
+        if not wide and not -(1 << 31) <= x2 < (1 << 31):
+            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[ldexp] Python integer {x2} out of bounds for int32")
+        x2 = _np.int64(x2) if wide else _np.int32(x2)
+    return _C.ldexp(x1, x2, *args, **kwargs)
+
 
 
 def gelu(x, approximate="none"):

@@ -330,3 +330,29 @@ def test_split_points_are_the_first_dimension(mode, name, ios):
     conv = asc.asarray(ios) if isinstance(ios, np.ndarray) else ios
     args = () if name == "dsplit" else (2,)
     _same(lambda: len(getattr(np, name)(x, ios, *args)), lambda: len(getattr(asc, name)(asc.asarray(x), conv, *args)))
+
+
+# ------------------------------------------------------------------ Python int exponents of float_power and ldexp
+# float_power has only float/complex loops: a Python int outside an integer array's dtype goes to
+# the float64 loop (float_power(uint16_array, -3) was pyasc's "out of bounds for uint16"
+# OverflowError; a final-code fuzz sample), beyond int64 as float(). ldexp's exponent is NumPy's
+# weak int32 scalar (int64 for a bool mantissa): ldexp(uint16_array, -3) is float32 (pyasc:
+# OverflowError), beyond int32 NumPy's OverflowError (pyasc: silently inf/0).
+_EXPONENTS = [-3, 3, 0, 2 ** 31 - 1, -2 ** 31, 2 ** 31, 2 ** 40, -2 ** 40, 2 ** 63, 2 ** 64, -2 ** 64, 2 ** 70,
+              np.int64(-3)]
+_MANTISSA_DTYPES = [np.uint16, np.int8, np.uint8, np.int64, np.uint64, np.float16, np.float32, np.float64, np.bool_]
+
+
+@pytest.mark.parametrize("e", _EXPONENTS, ids=repr)
+@pytest.mark.parametrize("dt", _MANTISSA_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", ["float_power", "ldexp"])
+def test_python_int_exponents(mode, name, dt, e):
+    x = np.arange(1, 4).astype(dt)
+    _same(lambda: getattr(np, name)(x, e), lambda: getattr(asc, name)(asc.asarray(x), e))
+
+
+@pytest.mark.parametrize("b", [-3, 2 ** 64, -2 ** 64, 1.5], ids=repr)
+@pytest.mark.parametrize("dt", [np.uint16, np.int8, np.complex64, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_float_power_python_int_base(mode, dt, b):
+    x = np.arange(1, 4).astype(dt)
+    _same(lambda: np.float_power(b, x), lambda: asc.float_power(b, asc.asarray(x)))
