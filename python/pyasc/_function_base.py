@@ -592,6 +592,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         fpv = _C.concatenate([fpv[-1:], fpv, fpv[0:1]], 0)
     m = xpv.shape[0]
     for v, nm in ((left, "left"), (right, "right")):
+        # NumPy reads left/right as one C double (complex): float() of the value -- an array of one
+        # or more dimensions, a list, a tuple or a str is that TypeError, not a broadcast operand
+        if isinstance(v, (_C.ndarray, _np.ndarray)) and v.ndim > 0:
+            raise _TE(f"[interp] {nm}: only 0-dimensional arrays can be converted to Python scalars "
+                      f"(shape {tuple(v.shape)})")
+        if isinstance(v, (list, tuple, str, bytes)):
+            raise _TE(f"[interp] {nm}: must be real number, not {type(v).__name__}")
         if v is not None and not cplx and _kind(_arr(v)) == "c":  # NumPy's real loop reads a C double
             raise _TE(f"[interp] {nm}: must be real number, not complex")
     lval = fpv[0] if left is None else _C.astype(_arr(left), fdt)

@@ -54,6 +54,10 @@ def indices(dimensions, dtype=int, sparse=False):
     nd = len(dimensions)
     if not sparse:  # NumPy allocates empty((N,) + dimensions) first: its shape errors
         _shape_dims("indices", (nd,) + dimensions)
+    if nd or not sparse:  # then empty's (or the first arange's) dtype: an array is NumPy's TypeError
+        from ._signatures import check_dtype  # noqa: PLC0415
+
+        check_dtype("indices", dtype)
     parts = []
     for i, d in enumerate(dimensions):
         idx = _C.array(_np.arange(d, dtype=dtype)).reshape((1,) * i + (d,) + (1,) * (nd - i - 1))

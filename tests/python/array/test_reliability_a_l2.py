@@ -356,3 +356,29 @@ def test_python_int_exponents(mode, name, dt, e):
 def test_float_power_python_int_base(mode, dt, b):
     x = np.arange(1, 4).astype(dt)
     _same(lambda: np.float_power(b, x), lambda: asc.float_power(b, asc.asarray(x)))
+
+
+# ------------------------------------------------------------------ interp's left/right are one number
+# NumPy reads left/right as one C double (complex): an array of one or more dimensions is float()'s
+# TypeError "only 0-dimensional arrays can be converted", a list/tuple/str "must be real number";
+# pyasc broadcast them (a (3, 0) right= was a broadcast ValueError: a final-code fuzz sample).
+@pytest.mark.parametrize("v", [np.ones(1), np.ones((3, 0)), np.ones(2), np.array(2.0), [1.0], (2,), "1", None, 2,
+                               np.float32(3)], ids=repr)
+@pytest.mark.parametrize("kw", ["left", "right"])
+@pytest.mark.parametrize("cplx", [False, True])
+def test_interp_left_right_are_numbers(mode, v, kw, cplx):
+    fp = np.arange(3.0) + (1j if cplx else 0)
+    x, xp = np.array([-1, 0.5, 5]), np.array([0, 1, 2.0])
+    conv = asc.asarray(v) if isinstance(v, np.ndarray) else v
+    _same(lambda: np.interp(x, xp, fp, **{kw: v}),
+          lambda: asc.interp(asc.asarray(x), asc.asarray(xp), asc.asarray(fp), **{kw: conv}))
+
+
+# ------------------------------------------------------------------ indices: an array dtype
+# NumPy's indices allocates empty((N,) + dimensions, dtype) (sparse: arange(d, dtype) per
+# dimension): a dtype given as an array is np.dtype()'s TypeError (pyasc accepted it: fuzz sample)
+@pytest.mark.parametrize("dims", [(2,), (), (2, 3)], ids=repr)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_indices_array_dtype(mode, dims, sparse):
+    _same(lambda: np.indices(dims, dtype=np.ones(3), sparse=sparse),
+          lambda: asc.indices(dims, dtype=asc.ones(3), sparse=sparse))
