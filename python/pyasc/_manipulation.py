@@ -988,6 +988,9 @@ def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where)
     """nansum/nanprod: the C++ kernel unless initial/where are given, else NumPy's definition
     (the full reduction of a with NaN replaced by ``fill``)."""
     if initial is _sig._NV and where is _sig._NV:
+        if type(keepdims) is not bool:  # np.sum's conversion (a C int), not the kernel's truthiness
+            keepdims = _sig.keepdims_flag(full.__name__.replace("sum", "nansum").replace("prod", "nanprod"),
+                                          keepdims)
         try:
             return fast(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         except Exception:
@@ -1079,11 +1082,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
         # values: np.nanmean(int_x, where=[1, 2, 3]) divides by 6)
         _sig._no_list_axis("nanmean", axis)
         return _sig.mean(x, axis, dtype, out, keepdims, where=where)
+    if dtype is not None and not _inexact_dtype_ok(x, dtype):  # (NumPy checks it before its np.sum)
+        raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     keepdims = _sig.keepdims_flag("nanmean", keepdims)  # (np.sum's argument parser: before the axis)
     _sig._no_list_axis("nanmean", axis)
     axis = _zero_d_none(x, axis)  # (NumPy's nanmean sums with ufunc.reduce: axis 0/-1 of a 0-d array is all)
-    if dtype is not None and not _inexact_dtype_ok(x, dtype):
-        raise _TE("[nanmean] If a is inexact, then dtype must be inexact")
     if where is not _sig._NV:
         w = _sig._where_mask("nanmean", where, x.shape)
         if inexact:
@@ -1159,7 +1162,12 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, correction, is_std):
 
 
 def _nanvar_extras(op, a, axis, keepdims, where, mean, correction, dtype=None):
-    """keepdims and correction (<NoValue>: None) as NumPy reads them for nanvar/nanstd."""
+    """keepdims and correction (<NoValue>: None) as NumPy reads them for nanvar/nanstd (after the
+    dtype check NumPy makes before its first np.sum)."""
+    if dtype is not None:
+        _sig.check_dtype(op, dtype)
+        if not _inexact_dtype_ok(_arr(a), dtype):
+            raise _TE(f"[{op}] If a is inexact, then dtype must be inexact")
     keepdims = _sig.keepdims_flag(op, keepdims)
     return keepdims, None if correction is _sig._NV else correction
 

@@ -40,12 +40,16 @@ def keepdims_flag(op, keepdims):
     anything else (float, str, None, numpy.bool_, an array) NumPy's TypeError."""
     if keepdims is _NV:
         return False
-    try:  # NumPy: operator.index semantics (np.True_ is refused, 2 is True), a C long
+    try:  # NumPy: operator.index semantics (np.True_ is refused, 2 is True), a C int
         v = _operator.index(keepdims)
     except TypeError:
         raise _type_error(op, f"keepdims must be a bool or an integer, not {type(keepdims).__name__}") from None
+    # (the ufunc reduction reads it as a C int: beyond a C long that conversion's message, beyond
+    # a C int NumPy's own range check)
     if not -(1 << 63) <= v < (1 << 63):
         raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] keepdims: Python int too large to convert to C long")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] keepdims: Python int too large to convert to C int")
     return bool(v)
 
 

@@ -360,6 +360,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values (maximum - minimum) along ``axis``."""
     _sig._no_list_axis("ptp", axis)  # (NumPy: maximum.reduce)
+    if type(keepdims) is not bool:  # (maximum.reduce's conversion: a C int, not any int's truthiness)
+        keepdims = _sig.keepdims_flag("ptp", keepdims)
     x = _arr(a)
     if _sig._zero_d_axis(x, axis):  # (maximum.reduce reads axis 0/-1 of a 0-d array as None)
         axis = None

@@ -72,3 +72,21 @@ def test_unwrap_with_an_array_period(mode, period, dtype):
     p = (np.arange(5) * 5 % 7).astype(dtype)
     _compare(lambda: np.unwrap(p, period=period),
              lambda: asc.unwrap(asc.asarray(p), period=asc.asarray(period) if isinstance(period, np.ndarray) else period))
+
+
+# ------------------------------------------------------------------ keepdims is a C int
+# NumPy's ufunc reductions read keepdims as a C int: beyond it OverflowError ("too large to convert
+# to C int"; beyond a C long that conversion's message). pyasc checked only the C long bound, and
+# nansum/nanprod's kernel path took any int's truthiness (nanprod(keepdims=2**63) was accepted: a
+# fuzz sample of the final code). nanmean/nanvar/nanstd check an integer dtype= before that np.sum.
+_KD_DTYPE = ("nanprod", "nansum", "prod", "sum", "nanmean", "nanstd", "nanvar", "mean", "std", "var")
+_KD_CASES = [(n, d) for n in _KD_DTYPE for d in (None, "uint32", "float32")] + \
+    [(n, None) for n in ("max", "nanmax", "nanmin", "all", "any", "median", "count_nonzero", "ptp")]
+
+
+@pytest.mark.parametrize("kd", [2 ** 63, 2 ** 31, -2 ** 31 - 1, 2 ** 31 - 1, 2, 1.5, None, "a"], ids=repr)
+@pytest.mark.parametrize("name,dt", _KD_CASES, ids=repr)
+def test_keepdims_is_a_c_int(mode, name, dt, kd):
+    x = np.arange(1.0, 4.0)
+    kw = {"keepdims": kd} if dt is None else {"keepdims": kd, "dtype": dt}
+    _compare(lambda: getattr(np, name)(x, **kw), lambda: getattr(asc, name)(asc.asarray(x), **kw))
