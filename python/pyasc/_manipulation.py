@@ -989,8 +989,7 @@ def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where)
     (the full reduction of a with NaN replaced by ``fill``)."""
     if initial is _sig._NV and where is _sig._NV:
         if type(keepdims) is not bool:  # np.sum's conversion (a C int), not the kernel's truthiness
-            keepdims = _sig.keepdims_flag(full.__name__.replace("sum", "nansum").replace("prod", "nanprod"),
-                                          keepdims)
+            keepdims = _sig.keepdims_flag(fast.__name__, keepdims)
         try:
             return fast(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         except Exception:
