@@ -758,37 +758,15 @@ def test_polymul_trims_leading_zeros(mode, a, b):
 
 
 def _exact_charpoly(a):
-    """det(xI - a)'s coefficients (highest first) in exact rational arithmetic (Faddeev-LeVerrier
-    on Fraction pairs): the reference both NumPy's and pyasc's float answers are measured against."""
-    from fractions import Fraction
+    """det(xI - a)'s coefficients in exact rational arithmetic: the fuzz harness's reference (one
+    implementation), which both NumPy's and pyasc's float answers are measured against."""
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
 
-    n = a.shape[0]
-    A = [[(Fraction(float(np.real(v))), Fraction(float(np.imag(v)))) for v in row] for row in a]
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fuzz"))
+    import fuzz_classify  # noqa: PLC0415
 
-    def mul(x, y):
-        return (x[0] * y[0] - x[1] * y[1], x[0] * y[1] + x[1] * y[0])
-
-    def add(x, y):
-        return (x[0] + y[0], x[1] + y[1])
-
-    zero = (Fraction(0), Fraction(0))
-    M = [[zero] * n for _ in range(n)]
-    c = [(Fraction(1), Fraction(0))]
-    for k in range(1, n + 1):
-        AM = [[zero] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(n):
-                acc = zero
-                for t in range(n):
-                    acc = add(acc, mul(A[i][t], M[t][j]))
-                AM[i][j] = acc
-        M = [[add(AM[i][j], c[-1]) if i == j else AM[i][j] for j in range(n)] for i in range(n)]
-        tr = zero
-        for i in range(n):
-            for t in range(n):
-                tr = add(tr, mul(A[i][t], M[t][i]))
-        c.append((-tr[0] / k, -tr[1] / k))
-    return np.array([complex(float(x), float(y)) for x, y in c])
+    return fuzz_classify._exact_charpoly(a)
 
 
 @pytest.mark.parametrize("seed", range(6))
