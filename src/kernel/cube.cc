@@ -100,6 +100,48 @@ void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   }
 }
 
+void int4_no_transpose(const char* op, bool transpose) {
+  if (transpose) {
+    fail(ErrorCode::kFeatureUnsupported, op,
+         "the transposing load of int4b_t (64 x 64 squares) is not implemented on the CPU device");
+  }
+}
+
+// ---------------------------------------------------------------- Mmad of int4b_t
+
+void mmad_s4(void* c, uint64_t c_bytes, const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes,
+             const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p) {
+  const char* op = "Mmad";
+  if (p.m > 4095 || p.n > 4095 || p.k > 4095) {
+    bad_param(op, "m, n and k must be <= 4095, got m=" + num(p.m) + " n=" + num(p.n) + " k=" + num(p.k));
+  }
+  if (p.m == 0 || p.n == 0) return;
+  // int4b_t fractals are 16 rows of C0 = 64 elements (32 bytes); the int8
+  // copies have C0 = 32, so twice as many k-fractals.
+  const int64_t m1 = ceil_div(p.m, 16), n1 = ceil_div(p.n, 16);
+  const int64_t k1_4 = ceil_div(p.k, 64), k1_8 = ceil_div(p.k, 32);
+  const uint64_t a_need = uint64_t(m1 * k1_4) * kFractalBytes;
+  const uint64_t b_need = uint64_t(k1_4 * n1) * kFractalBytes;
+  check_bytes(op, "bytes of fm (ceil(m/16) x ceil(k/64) int4b_t fractals of 512 bytes)", a_need, a_bytes);
+  check_bytes(op, "bytes of filter (ceil(k/64) x ceil(n/16) int4b_t fractals of 512 bytes)", b_need, b_bytes);
+  if (check::active()) {
+    check::local_operand(op, "fm", a, a_need);
+    check::local_operand(op, "filter", b, b_need);
+  }
+  elide::read(a, a_need);
+  elide::read(b, b_need);
+  std::vector<int8_t> a8(static_cast<size_t>(m1 * k1_8) * kFractalBytes, 0);
+  std::vector<int8_t> b8(static_cast<size_t>(k1_8 * n1) * kFractalBytes, 0);
+  for (int64_t i = 0; i < 16 * m1; ++i) {
+    for (int64_t kk = 0; kk < p.k; ++kk) a8[zz_offset(i, kk, k1_8, 32)] = int4_get(a, zz_offset(i, kk, k1_4, 64));
+  }
+  for (int64_t kk = 0; kk < p.k; ++kk) {
+    for (int64_t j = 0; j < 16 * n1; ++j) b8[zn_offset(kk, j, n1, 32)] = int4_get(b, zn_offset(kk, j, n1, 64));
+  }
+  mmad(c, c_bytes, DType::kInt32, a8.data(), a8.size(), DType::kInt8, b8.data(), b8.size(), DType::kInt8, bias,
+       bias_bytes, p);
+}
+
 // ---------------------------------------------------------------- ND -> NZ
 
 void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,

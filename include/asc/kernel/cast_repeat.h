@@ -31,6 +31,7 @@
 #include "asc/core/dtype.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
+#include "asc/kernel/int4_ops.h"
 #include "asc/kernel/simd.h"
 #include "asc/kernel/simd_lane.h"
 #include "asc/kernel/tensor.h"
@@ -57,38 +58,54 @@ inline void cast_rep(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTe
                      MaskArg m, uint8_t repeat, const AscendC::UnaryRepeatParams& p) {
   static_assert(sizeof(T1) <= 4 && sizeof(T2) <= 4, "Cast's mask/repeat form takes 8-, 16- and 32-bit types");
   const char* op = "Cast";
-  constexpr size_t wide = sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2);
-  if (wide == 1) {
-    fail(ErrorCode::kInvalidDtype, op,
-         std::string("the mask/repeat form has no 1-byte to 1-byte cast (") + dtype_name(asc::dtype_of<T2>()) +
-             " to " + dtype_name(asc::dtype_of<T1>()) + ")");
+  if constexpr (is_int4_v<T1> || is_int4_v<T2>) {  // asc/kernel/int4_ops.h
+    int4_cast_check<T1, T2>(op, mode);
+    constexpr size_t wide_bytes = is_int4_v<T1> ? sizeof(T2) : sizeof(T1);
+    const uint32_t lanes4 = static_cast<uint32_t>(256 / wide_bytes);
+    simd::RepeatLayout l4;
+    resolve_mask(op, m, lanes4, l4, [] {
+      return std::string("(") + int4_peer_name<T2>() + " to " + int4_peer_name<T1>() + ")";
+    });
+    l4.repeat = repeat;
+    l4.blk[0] = p.dstBlkStride;
+    l4.blk[1] = p.srcBlkStride;
+    l4.rep[0] = p.dstRepStride;
+    l4.rep[1] = p.srcRepStride;
+    cast_int4_repeat(dst, src, mode, l4, lanes4);
+  } else {
+    constexpr size_t wide = sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2);
+    if (wide == 1) {
+      fail(ErrorCode::kInvalidDtype, op,
+           std::string("the mask/repeat form has no 1-byte to 1-byte cast (") + dtype_name(asc::dtype_of<T2>()) +
+               " to " + dtype_name(asc::dtype_of<T1>()) + ")");
+    }
+    const uint32_t lanes = static_cast<uint32_t>(256 / wide);
+    simd::RepeatLayout l;
+    resolve_mask(op, m, lanes, l, [] {
+      return std::string("(") + dtype_name(asc::dtype_of<T2>()) + " to " + dtype_name(asc::dtype_of<T1>()) + ")";
+    });
+    l.repeat = repeat;
+    l.blk[0] = p.dstBlkStride;
+    l.blk[1] = p.srcBlkStride;
+    l.rep[0] = p.dstRepStride;
+    l.rep[1] = p.srcRepStride;
+    const bool full = l.mask[0] == ~uint64_t{0} && (lanes == 64 || l.mask[1] == ~uint64_t{0});
+    if (full && l.blk[0] == 1 && l.blk[1] == 1 && l.rep[0] * 32 == lanes * sizeof(T1) &&
+        l.rep[1] * 32 == lanes * sizeof(T2)) {
+      return AscendC::Cast(dst, src, mode, uint32_t{repeat} * lanes);  // one contiguous run: the count form
+    }
+    // Validate the dtype pair and mode before touching memory.
+    simd::cast(asc::dtype_of<T1>(), asc::dtype_of<T2>(), mode, nullptr, nullptr, 0);
+    const uint64_t e0 = simd::cast_repeat_extent(sizeof(T1), sizeof(T2), l, 0);
+    const uint64_t e1 = simd::cast_repeat_extent(sizeof(T1), sizeof(T2), l, 1);
+    const uint64_t h0 = uint64_t{dst.GetSize()} * sizeof(T1), h1 = uint64_t{src.GetSize()} * sizeof(T2);
+    if (e0 > h0) fail_size(op, "bytes of dst (mask/repeat extent)", e0, h0);
+    if (e1 > h1) fail_size(op, "bytes of src (mask/repeat extent)", e1, h1);
+    if (e0 == 0) return;
+    elide::read(src.raw(), e1);
+    elide::access(dst.raw(), e0);
+    simd::cast_repeat(asc::dtype_of<T1>(), asc::dtype_of<T2>(), mode, dst.raw(), src.raw(), l);
   }
-  const uint32_t lanes = static_cast<uint32_t>(256 / wide);
-  simd::RepeatLayout l;
-  resolve_mask(op, m, lanes, l, [] {
-    return std::string("(") + dtype_name(asc::dtype_of<T2>()) + " to " + dtype_name(asc::dtype_of<T1>()) + ")";
-  });
-  l.repeat = repeat;
-  l.blk[0] = p.dstBlkStride;
-  l.blk[1] = p.srcBlkStride;
-  l.rep[0] = p.dstRepStride;
-  l.rep[1] = p.srcRepStride;
-  const bool full = l.mask[0] == ~uint64_t{0} && (lanes == 64 || l.mask[1] == ~uint64_t{0});
-  if (full && l.blk[0] == 1 && l.blk[1] == 1 && l.rep[0] * 32 == lanes * sizeof(T1) &&
-      l.rep[1] * 32 == lanes * sizeof(T2)) {
-    return AscendC::Cast(dst, src, mode, uint32_t{repeat} * lanes);  // one contiguous run: the count form
-  }
-  // Validate the dtype pair and mode before touching memory.
-  simd::cast(asc::dtype_of<T1>(), asc::dtype_of<T2>(), mode, nullptr, nullptr, 0);
-  const uint64_t e0 = simd::cast_repeat_extent(sizeof(T1), sizeof(T2), l, 0);
-  const uint64_t e1 = simd::cast_repeat_extent(sizeof(T1), sizeof(T2), l, 1);
-  const uint64_t h0 = uint64_t{dst.GetSize()} * sizeof(T1), h1 = uint64_t{src.GetSize()} * sizeof(T2);
-  if (e0 > h0) fail_size(op, "bytes of dst (mask/repeat extent)", e0, h0);
-  if (e1 > h1) fail_size(op, "bytes of src (mask/repeat extent)", e1, h1);
-  if (e0 == 0) return;
-  elide::read(src.raw(), e1);
-  elide::access(dst.raw(), e0);
-  simd::cast_repeat(asc::dtype_of<T1>(), asc::dtype_of<T2>(), mode, dst.raw(), src.raw(), l);
 }
 
 }  // namespace asc::kernel::detail

@@ -325,6 +325,15 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
              uint64_t scales_count, const char* check_op = nullptr, const void* gm_bound = nullptr,
              uint64_t gm_bound_bytes = 0);
 
+/// Mmad of int4b_t x int4b_t -> int32 (fractals of 16 x 64 int4b_t, 512
+/// bytes): the operands are widened to int8 Zz / Zn and run through mmad().
+/// Sizes are bytes; bias (may be null) is n int32 values.
+void mmad_s4(void* c, uint64_t c_bytes, const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes,
+             const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p);
+/// The transposing 2D loads of int4b_t (64 x 64 squares) are not implemented:
+/// kFeatureUnsupported when `transpose`.
+void int4_no_transpose(const char* op, bool transpose);
+
 template <typename T>
 constexpr DType cube_dtype() {
   return asc::dtype_of<T>();
@@ -339,6 +348,12 @@ namespace AscendC {
 /// GM -> L1 (A1/B1/C1) with ND -> NZ conversion.
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& intriParams) {
+  if constexpr (::asc::kernel::is_int4_v<T>) {
+    // CANN moves int4b_t as pairs in int8_t units: the parameters count bytes.
+    GlobalTensor<int8_t> src8;
+    src8.SetGlobalBuffer(reinterpret_cast<int8_t*>(src.raw()), (src.GetSize() + 1) / 2);
+    return DataCopy(dst.template ReinterpretCast<int8_t>(), src8, intriParams);
+  }
   ::asc::kernel::cube::nd2nz(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(), src.GetSize() * sizeof(T),
                              sizeof(T), intriParams, src.bound(), src.bound_bytes());
 }
@@ -348,12 +363,22 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2Nz
 /// L1 -> L0A/L0B (or L1 -> L1): 512-byte fractals, see LoadData2DParams.
 template <typename T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& loadDataParams) {
+  if constexpr (::asc::kernel::is_int4_v<T>) {  // 512-byte fractals of 16 x 64 int4b_t
+    ::asc::kernel::cube::int4_no_transpose("LoadData", loadDataParams.ifTranspose);
+    return LoadData(dst.template ReinterpretCast<int8_t>(), src.template ReinterpretCast<int8_t>(), loadDataParams);
+  }
   ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
                                     uint64_t{src.GetSize()} * sizeof(T), false, sizeof(T), loadDataParams, "LoadData");
 }
 /// GM -> L1/L0A/L0B.
 template <typename T>
 void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadData2DParams& loadDataParams) {
+  if constexpr (::asc::kernel::is_int4_v<T>) {
+    ::asc::kernel::cube::int4_no_transpose("LoadData", loadDataParams.ifTranspose);
+    GlobalTensor<int8_t> src8;
+    src8.SetGlobalBuffer(reinterpret_cast<int8_t*>(src.raw()), (src.GetSize() + 1) / 2);
+    return LoadData(dst.template ReinterpretCast<int8_t>(), src8, loadDataParams);
+  }
   ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
                                     src.GetSize() * sizeof(T), true, sizeof(T), loadDataParams, "LoadData",
                                     src.bound(), src.bound_bytes());
@@ -362,6 +387,7 @@ void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadD
 template <typename T>
 void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                            const LoadData2dTransposeParams& loadDataParams) {
+  if constexpr (::asc::kernel::is_int4_v<T>) ::asc::kernel::cube::int4_no_transpose("LoadDataWithTranspose", true);
   LoadData2DParams p(loadDataParams.startIndex, loadDataParams.repeatTimes, loadDataParams.srcStride, 0,
                      loadDataParams.dstGap, true, loadDataParams.addrMode);
   ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
@@ -376,9 +402,16 @@ template <typename T, typename U, typename S>
 void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const LocalTensor<S>& filterLocal,
           const MmadParams& mmadParams) {
   namespace cb = ::asc::kernel::cube;
-  cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
-           uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
-           uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), nullptr, 0, mmadParams);
+  if constexpr (::asc::kernel::is_int4_v<U> || ::asc::kernel::is_int4_v<S>) {
+    static_assert(::asc::kernel::is_int4_v<U> && ::asc::kernel::is_int4_v<S> && std::is_same_v<T, int32_t>,
+                  "Mmad with int4b_t takes int4b_t x int4b_t -> int32_t");
+    return cb::mmad_s4(dstLocal.raw(), dstLocal.GetLength(), fmLocal.raw(), fmLocal.GetLength(), filterLocal.raw(),
+                       filterLocal.GetLength(), nullptr, 0, mmadParams);
+  } else {
+    cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
+             uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
+             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), nullptr, 0, mmadParams);
+  }
 }
 /// With a bias row (n elements of dst's type, C2/CO1/UB): used as the initial C
 /// when cmatrixSource or isBias is set.
@@ -387,10 +420,17 @@ void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const L
           const LocalTensor<V>& biasLocal, const MmadParams& mmadParams) {
   namespace cb = ::asc::kernel::cube;
   static_assert(std::is_same_v<T, V>, "Mmad: the bias must have the destination's type (float or int32_t)");
-  cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
-           uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
-           uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), biasLocal.raw(),
-           uint64_t{biasLocal.GetSize()} * sizeof(V), mmadParams);
+  if constexpr (::asc::kernel::is_int4_v<U> || ::asc::kernel::is_int4_v<S>) {
+    static_assert(::asc::kernel::is_int4_v<U> && ::asc::kernel::is_int4_v<S> && std::is_same_v<T, int32_t>,
+                  "Mmad with int4b_t takes int4b_t x int4b_t -> int32_t");
+    return cb::mmad_s4(dstLocal.raw(), dstLocal.GetLength(), fmLocal.raw(), fmLocal.GetLength(), filterLocal.raw(),
+                       filterLocal.GetLength(), biasLocal.raw(), biasLocal.GetLength(), mmadParams);
+  } else {
+    cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
+             uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
+             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), biasLocal.raw(),
+             uint64_t{biasLocal.GetSize()} * sizeof(V), mmadParams);
+  }
 }
 
 // ---------------------------------------------------------------- Fixpipe
@@ -611,6 +651,10 @@ namespace AscendC {
 template <typename T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<T>& loadDataParams) {
   static_assert(sizeof(T) <= 4, "LoadData 3D takes 8-, 16- or 32-bit elements");
+  if constexpr (::asc::kernel::is_int4_v<T>) {
+    ::asc::kernel::fail(::asc::ErrorCode::kFeatureUnsupported, "LoadData",
+                        "img2col (LoadData3DParamsV2) of int4b_t is not implemented on the CPU device");
+  }
   namespace cb = ::asc::kernel::cube;
   const T pad = loadDataParams.padValue;
   cb::load_data_3d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(), uint64_t{src.GetSize()} * sizeof(T),

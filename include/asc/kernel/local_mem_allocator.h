@@ -78,7 +78,7 @@ class LocalMemAllocator {
  private:
   template <class T>
   T* take(uint32_t count) {
-    return reinterpret_cast<T*>(::asc::kernel::local_mem_alloc(hard, &cursor_, uint64_t{count} * sizeof(T)));
+    return reinterpret_cast<T*>(::asc::kernel::local_mem_alloc(hard, &cursor_, ::asc::kernel::bytes_for<T>(count)));
   }
 
   uint32_t cursor_ = 0;

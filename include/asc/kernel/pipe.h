@@ -151,7 +151,7 @@ class TQueBind {
   template <typename T>
   LocalTensor<T> AllocTensor() {
     uint8_t* p = q_.alloc();
-    return LocalTensor<T>(reinterpret_cast<T*>(p), q_.buffer_bytes() / static_cast<uint32_t>(sizeof(T)), src);
+    return LocalTensor<T>(reinterpret_cast<T*>(p), static_cast<uint32_t>(::asc::kernel::elems_in<T>(q_.buffer_bytes())), src);
   }
   /// Returns an allocated (or dequeued) buffer to the free list.
   /// Its contents are undefined from now on: pending elided copies into it are
@@ -172,7 +172,7 @@ class TQueBind {
   LocalTensor<T> DeQue() {
     uint32_t bytes = 0;
     uint8_t* p = q_.deque(&bytes);
-    return LocalTensor<T>(reinterpret_cast<T*>(p), bytes / static_cast<uint32_t>(sizeof(T)), dst);
+    return LocalTensor<T>(reinterpret_cast<T*>(p), static_cast<uint32_t>(::asc::kernel::elems_in<T>(bytes)), dst);
   }
 
   /// True while another EnQue would fit.
@@ -202,18 +202,18 @@ class TBuf {
   template <typename T>
   LocalTensor<T> Get() const {
     check("TBuf::Get", 0);
-    return LocalTensor<T>(reinterpret_cast<T*>(addr_), bytes_ / static_cast<uint32_t>(sizeof(T)), pos);
+    return LocalTensor<T>(reinterpret_cast<T*>(addr_), static_cast<uint32_t>(::asc::kernel::elems_in<T>(bytes_)), pos);
   }
   /// The first `len` elements.
   template <typename T>
   LocalTensor<T> Get(uint32_t len) const {
-    check("TBuf::Get", uint64_t{len} * sizeof(T));
+    check("TBuf::Get", ::asc::kernel::bytes_for<T>(len));
     return LocalTensor<T>(reinterpret_cast<T*>(addr_), len, pos);
   }
   /// `size` elements starting `bufOffset` bytes into the buffer.
   template <typename T>
   LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
-    check("TBuf::GetWithOffset", uint64_t{bufOffset} + uint64_t{size} * sizeof(T));
+    check("TBuf::GetWithOffset", uint64_t{bufOffset} + ::asc::kernel::bytes_for<T>(size));
     return LocalTensor<T>(reinterpret_cast<T*>(addr_ + bufOffset), size, pos);
   }
 

@@ -21,6 +21,7 @@
 #include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
+#include "asc/kernel/int4.h"
 #include "asc/kernel/types.h"
 
 namespace asc::kernel {
@@ -50,6 +51,18 @@ inline uint8_t* local_at(AscendC::TPosition pos, uint32_t addr, uint64_t bytes) 
              std::to_string(size) + "-byte " + hardware_name(hardware_of(pos)));
   return base + addr;
 }
+/// int4b_t views start on a byte: an odd element offset is an error.
+template <typename T>
+inline void check_view_offset(const char* op, uint64_t offset) {
+  if constexpr (is_int4_v<T>) {
+    if (offset % 2 != 0)
+      fail(ErrorCode::kMemoryAddressUnaligned, op,
+           "an int4b_t view must start on a byte (even element offset), got offset " + std::to_string(offset));
+  } else {
+    (void)op;
+    (void)offset;
+  }
+}
 }  // namespace asc::kernel
 
 namespace AscendC {
@@ -68,7 +81,8 @@ class GlobalTensor {
     size_ = bufferSize;
     bound_ = buffer;
     bound_size_ = bufferSize;
-    if (::asc::kernel::check::active()) ::asc::kernel::check::bind_global(buffer, bufferSize * sizeof(T));
+    if (::asc::kernel::check::active())
+      ::asc::kernel::check::bind_global(buffer, ::asc::kernel::bytes_for<T>(bufferSize));
   }
 
   /// The address may be used to write GM: pending copies of the tensor's GM
@@ -78,21 +92,30 @@ class GlobalTensor {
     return addr_;
   }
   __gm__ T* GetPhyAddr(uint64_t offset) const {
-    ::asc::kernel::elide::gm_write(addr_ + offset, extent(offset));
-    return addr_ + offset;
+    ::asc::kernel::elide::gm_write(at(offset), extent(offset));
+    return at(offset);
   }
   uint64_t GetSize() const { return size_; }
 
   T GetValue(uint64_t offset) const {
     if (::asc::kernel::check::active()) check_access("GlobalTensor::GetValue", offset, false);
-    return addr_[offset];
+    if constexpr (::asc::kernel::is_int4_v<T>) {
+      return T(::asc::kernel::int4_get(addr_, offset));
+    } else {
+      return addr_[offset];
+    }
   }
   void SetValue(uint64_t offset, T value) const {
     if (::asc::kernel::check::active()) check_access("GlobalTensor::SetValue", offset, true);
-    ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
-    addr_[offset] = value;
+    ::asc::kernel::elide::gm_write(at(offset), ::asc::kernel::bytes_for<T>(1));
+    if constexpr (::asc::kernel::is_int4_v<T>) {
+      ::asc::kernel::int4_set(addr_, offset, value);
+    } else {
+      addr_[offset] = value;
+    }
   }
   __gm__ T& operator()(uint64_t offset) const {
+    static_assert(!::asc::kernel::is_int4_v<T>, "an int4b_t element has no address: use GetValue/SetValue");
     if (::asc::kernel::check::active()) check_access("GlobalTensor::operator()", offset, true);
     ::asc::kernel::elide::gm_write(addr_ + offset, sizeof(T));
     return addr_[offset];
@@ -100,8 +123,9 @@ class GlobalTensor {
 
   /// View starting `offset` elements later (size shrinks accordingly).
   GlobalTensor operator[](uint64_t offset) const {
+    ::asc::kernel::check_view_offset<T>("GlobalTensor::operator[]", offset);
     GlobalTensor t = *this;
-    t.addr_ = addr_ + offset;
+    t.addr_ = at(offset);
     t.size_ = size_ > offset ? size_ - offset : 0;
     return t;
   }
@@ -112,15 +136,17 @@ class GlobalTensor {
   T* raw() const { return addr_; }
   /// pyasc: what SetGlobalBuffer bound (views keep it), for the kernel checker.
   const T* bound() const { return bound_; }
-  uint64_t bound_bytes() const { return bound_size_ * sizeof(T); }
+  uint64_t bound_bytes() const { return ::asc::kernel::bytes_for<T>(bound_size_); }
 
  private:
+  T* at(uint64_t offset) const { return ::asc::kernel::offset_ptr(addr_, offset); }
   void check_access(const char* op, uint64_t offset, bool write) const {
-    ::asc::kernel::check::gm_access(op, bound_, bound_bytes(), addr_ + offset, 1, sizeof(T), sizeof(T), write);
+    ::asc::kernel::check::gm_access(op, bound_, bound_bytes(), at(offset), 1, sizeof(T), sizeof(T), write);
   }
   // Bytes from element `offset` to the end (unknown size: to the end of memory).
   uint64_t extent(uint64_t offset) const {
-    return size_ == 0 ? UINT64_MAX : (size_ > offset ? (size_ - offset) * sizeof(T) : sizeof(T));
+    return size_ == 0 ? UINT64_MAX
+                      : (size_ > offset ? ::asc::kernel::bytes_for<T>(size_ - offset) : uint64_t{sizeof(T)});
   }
 
   T* addr_ = nullptr;
@@ -141,23 +167,33 @@ class LocalTensor {
   /// CANN's form: `tileSize` elements at byte address `addr` (32-byte aligned)
   /// of the running core's memory of `pos` (UB, L1, L0A/B/C).
   LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize)
-      : addr_(reinterpret_cast<T*>(::asc::kernel::local_at(pos, addr, uint64_t{tileSize} * sizeof(T)))),
+      : addr_(reinterpret_cast<T*>(::asc::kernel::local_at(pos, addr, ::asc::kernel::bytes_for<T>(tileSize)))),
         size_(tileSize),
         pos_(pos) {}
 
   T GetValue(uint32_t index) const {
-    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::GetValue", addr_ + index, sizeof(T));
-    ::asc::kernel::elide::read(addr_ + index, sizeof(T));
-    return addr_[index];
+    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::GetValue", at(index), sizeof(T));
+    ::asc::kernel::elide::read(at(index), sizeof(T));
+    if constexpr (::asc::kernel::is_int4_v<T>) {
+      return T(::asc::kernel::int4_get(addr_, index));
+    } else {
+      return addr_[index];
+    }
   }
   template <typename U>
   void SetValue(uint32_t index, U value) const {
-    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::SetValue", addr_ + index, sizeof(T));
-    ::asc::kernel::elide::write(addr_ + index, sizeof(T));
-    addr_[index] = static_cast<T>(value);
+    if (::asc::kernel::check::active()) ::asc::kernel::check::local_element("LocalTensor::SetValue", at(index), sizeof(T));
+    if constexpr (::asc::kernel::is_int4_v<T>) {
+      ::asc::kernel::elide::access(at(index), 1);  // the other nibble of the byte stays
+      ::asc::kernel::int4_set(addr_, index, static_cast<int>(value));
+    } else {
+      ::asc::kernel::elide::write(addr_ + index, sizeof(T));
+      addr_[index] = static_cast<T>(value);
+    }
   }
   /// A reference escapes: the element is no longer elided in this block.
   T& operator()(uint32_t index) const {
+    static_assert(!::asc::kernel::is_int4_v<T>, "an int4b_t element has no address: use GetValue/SetValue");
     ::asc::kernel::elide::escape(addr_ + index, sizeof(T));
     return addr_[index];
   }
@@ -172,20 +208,23 @@ class LocalTensor {
 
   /// View starting `offset` elements later.
   LocalTensor operator[](uint32_t offset) const {
-    return LocalTensor(addr_ + offset, size_ > offset ? size_ - offset : 0, pos_);
+    ::asc::kernel::check_view_offset<T>("LocalTensor::operator[]", offset);
+    return LocalTensor(at(offset), size_ > offset ? size_ - offset : 0, pos_);
   }
 
   /// Element count.
   uint32_t GetSize() const { return size_; }
   void SetSize(uint32_t size) { size_ = size; }
   /// Bytes.
-  uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
+  uint32_t GetLength() const { return static_cast<uint32_t>(::asc::kernel::bytes_for<T>(size_)); }
 
-  /// The same bytes as elements of U (size scaled by sizeof(T)/sizeof(U)).
+  /// The same bytes as elements of U (size scaled by the element widths; an
+  /// int8_t tensor of n elements is an int4b_t tensor of 2n).
   template <typename U>
   LocalTensor<U> ReinterpretCast() const {
     return LocalTensor<U>(reinterpret_cast<U*>(addr_),
-                          static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_);
+                          static_cast<uint32_t>(uint64_t{size_} * ::asc::kernel::bits_of<T> / ::asc::kernel::bits_of<U>),
+                          pos_);
   }
 
   /// The TPosition as an integer (as Ascend C returns it).
@@ -197,8 +236,8 @@ class LocalTensor {
     return reinterpret_cast<uint64_t>(addr_);
   }
   uint64_t GetPhyAddr(uint32_t offset) const {
-    ::asc::kernel::elide::escape(addr_ + offset, (size_ > offset ? size_ - offset : 1) * uint64_t{sizeof(T)});
-    return reinterpret_cast<uint64_t>(addr_ + offset);
+    ::asc::kernel::elide::escape(at(offset), ::asc::kernel::bytes_for<T>(size_ > offset ? size_ - offset : 1));
+    return reinterpret_cast<uint64_t>(at(offset));
   }
 
   /// pyasc extensions. data() is GetPhyAddr() as a pointer; raw() is the
@@ -212,7 +251,8 @@ class LocalTensor {
   TPosition position() const { return pos_; }
 
  private:
-  uint64_t view_bytes() const { return (size_ ? uint64_t{size_} : 1) * sizeof(T); }
+  uint64_t view_bytes() const { return ::asc::kernel::bytes_for<T>(size_ ? uint64_t{size_} : 1); }
+  T* at(uint64_t offset) const { return ::asc::kernel::offset_ptr(addr_, offset); }
 
   T* addr_ = nullptr;
   uint32_t size_ = 0;

@@ -27,6 +27,7 @@
 #include "asc/kernel/checker.h"
 #include "asc/kernel/context.h"
 #include "asc/kernel/elide.h"
+#include "asc/kernel/int4_ops.h"
 #include "asc/kernel/simd.h"
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/types.h"
@@ -182,19 +183,23 @@ inline void Duplicate(const LocalTensor<T>& dstLocal, const ::asc::kernel::detai
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dstLocal, const LocalTensor<T2>& srcLocal, const RoundMode& round_mode,
                  const uint32_t calCount) {
-  const int32_t count = static_cast<int32_t>(calCount);
-  if (!::asc::kernel::detail::count_ok("Cast", count)) return;
-  ::asc::kernel::detail::check_count("Cast", count, dstLocal, "elements of dst");
-  ::asc::kernel::detail::check_count("Cast", count, srcLocal, "elements of src");
-  ::asc::kernel::elide::State* s = ::asc::kernel::elide::active_state();
-  if (s && static_cast<uint32_t>(round_mode) <= 0xFF) {  // (an invalid mode is reported by simd::cast)
-    ::asc::kernel::elide::cast(*s,
-                               ::asc::kernel::elide::pack_op(0, ::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(),
-                                                             static_cast<uint32_t>(round_mode)),
-                               dstLocal.raw(), srcLocal.raw(), calCount);
+  if constexpr (::asc::kernel::is_int4_v<T1> || ::asc::kernel::is_int4_v<T2>) {
+    ::asc::kernel::detail::cast_int4(dstLocal, srcLocal, round_mode, calCount);  // asc/kernel/int4_ops.h
   } else {
-    ::asc::kernel::simd::cast(::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(), round_mode, dstLocal.raw(),
-                              srcLocal.raw(), calCount);
+    const int32_t count = static_cast<int32_t>(calCount);
+    if (!::asc::kernel::detail::count_ok("Cast", count)) return;
+    ::asc::kernel::detail::check_count("Cast", count, dstLocal, "elements of dst");
+    ::asc::kernel::detail::check_count("Cast", count, srcLocal, "elements of src");
+    ::asc::kernel::elide::State* s = ::asc::kernel::elide::active_state();
+    if (s && static_cast<uint32_t>(round_mode) <= 0xFF) {  // (an invalid mode is reported by simd::cast)
+      ::asc::kernel::elide::cast(*s,
+                                 ::asc::kernel::elide::pack_op(0, ::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(),
+                                                               static_cast<uint32_t>(round_mode)),
+                                 dstLocal.raw(), srcLocal.raw(), calCount);
+    } else {
+      ::asc::kernel::simd::cast(::asc::dtype_of<T1>(), ::asc::dtype_of<T2>(), round_mode, dstLocal.raw(),
+                                srcLocal.raw(), calCount);
+    }
   }
 }
 
