@@ -1,4 +1,5 @@
-// pyasc.distributed._native: the hot path of all_reduce in one C call.
+// pyasc.distributed._native: the hot paths of all_reduce, broadcast, reduce,
+// all_gather_into_tensor and reduce_scatter_tensor, each in one C call.
 //
 // Why a separate extension module: the core (_C, libasc) must not depend on MPI
 // (pyasc imports without an MPI library), while the 4 KiB latency goal of
@@ -62,6 +63,7 @@ constexpr long kSleepCheckMaxPauseNs = 100000;
 constexpr int kSlots = 16;
 struct Slot {
   std::atomic<double> deadline{0.0};
+  std::atomic<const char*> what{"all_reduce"};  // the blocked operation's name (static strings)
   PyObject* ctx = nullptr;
 };
 Slot g_slots[kSlots];
@@ -204,7 +206,10 @@ enum Fail : int { kMismatch = 1, kCheckError = 2, kDataError = 3, kTimedOut = 4 
 // blocking call would spin on the core the compute needs, and a Python-level wait would
 // fight the caller for the GIL at every test); at the deadline the watchdog (kWaitWatchdog,
 // the default mode) or a kTimedOut return (kWaitRaise, ASC_DISTRIBUTED_BLOCKING=0).
-enum Wait : int { kBlocking = 0, kWaitWatchdog = 1, kWaitRaise = 2 };
+// kAuto (an async_op collective's stream task in the default mode): blocking when the call
+// takes the in-message check (a message of at most kPiggyMax bytes, short), else kWaitWatchdog;
+// so the task sends the same messages as a blocking call of the same collective on a peer.
+enum Wait : int { kBlocking = 0, kWaitWatchdog = 1, kWaitRaise = 2, kAuto = 3 };
 
 // MPI_Iallreduce, then MPI_Test with sleeps of 10 us doubling to 0.5 ms (MPI progresses the
 // operation at each test). Returns MPI_ERR_PENDING at the deadline in kWaitRaise mode: the
@@ -237,7 +242,7 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "allreduce() takes 7 or 8 arguments");
     return nullptr;
   }
-  const long wait = nargs == 8 ? PyLong_AsLong(args[7]) : static_cast<long>(kBlocking);
+  long wait = nargs == 8 ? PyLong_AsLong(args[7]) : static_cast<long>(kBlocking);
   const unsigned long long handle = PyLong_AsUnsignedLongLong(args[1]);
   const long op_code = PyLong_AsLong(args[2]);
   const long size = PyLong_AsLong(args[3]);
@@ -261,6 +266,11 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const Py_ssize_t count = view.len / view.itemsize;
   // (Nonblocking: never in the message. MPI's libnbc algorithm hung on a truncated message.)
+  if (wait == kAuto)
+    wait = (level == kInfo && size == 2 && t.kind != kOther && count > 0 && view.len <= kPiggyMax &&
+            (op_code == kSum || op_code == kAvg))
+               ? kBlocking
+               : kWaitWatchdog;
   const bool piggy = wait == kBlocking && level == kInfo && size == 2 && t.kind != kOther && count > 0 &&
                      view.len <= kPiggyMax && (op_code == kSum || op_code == kAvg);
   uint64_t h = 0;
@@ -299,6 +309,7 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   // The fingerprint pair lives on the heap: a timed-out nonblocking request may still write it.
   int64_t* fp = new int64_t[2];
   Py_BEGIN_ALLOW_THREADS
+  slot.what.store("all_reduce", std::memory_order_relaxed);
   if (wait != kWaitRaise) slot.deadline.store(deadline, std::memory_order_release);
   if (piggy) {
     err = MPI_Allreduce(MPI_IN_PLACE, stage, static_cast<int>(count + 4), t.dt, op, comm);
@@ -349,6 +360,309 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   delete[] fp;
   PyBuffer_Release(&view);
   if (kind != 0) return fail(kind, err);
+  if (mismatch) return fail(kMismatch, 0);
+  Py_RETURN_NONE;
+}
+
+// ---- broadcast, reduce, all_gather_into_tensor, reduce_scatter_tensor ------------------
+//
+// The same design as allreduce() for the other collectives whose Python path cost several
+// times mpi4py's call at 4 KiB (broadcast 3.7x): one C call with the buffers exported here,
+// the INFO check, the MPI call with the GIL released, AVG's division, the watchdog slot.
+// The INFO check of a 2-rank group's small call (at most kPiggyMax bytes on the wire) rides
+// in the message as all_reduce's does: the call becomes one MPI_Allreduce of a staging buffer
+// whose first 4 elements are the check words (a, a*a, b, b*b). broadcast and the gathers add
+// int64 words over the bytes with zeros from the ranks that do not own them (exact: x + 0);
+// reduce and reduce_scatter_tensor (SUM/AVG) reduce in the data's type. On 2 ranks small
+// messages are latency bound, so the all-reduce costs what the collective itself costs, and
+// every rank learns of a mismatch (another collective, count, dtype, root or op) in the same
+// exchange. Larger calls and larger groups: the 16-byte fingerprint all-reduce, then the MPI
+// collective on the caller's memory (no copy).
+enum Coll : int { kAllReduceColl = 0, kBcast = 1, kReduce = 2, kAllGatherT = 3, kRedScatT = 4 };
+const char* const kCollNames[] = {"all_reduce", "broadcast", "reduce", "all_gather_into_tensor",
+                                  "reduce_scatter_tensor"};
+
+// A dtype class code independent of the exporter's spelling ('l' vs 'q'): kind and size.
+int dtype_code(const char* fmt, Py_ssize_t itemsize) {
+  if (fmt == nullptr) return -1;
+  while (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
+  if (fmt[0] == '\0' || fmt[1] != '\0') return -1;
+  int k;
+  switch (fmt[0]) {
+    case '?': k = 1; break;
+    case 'b': case 'h': case 'i': case 'l': case 'q': k = 2; break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': k = 3; break;
+    case 'f': case 'd': k = 4; break;
+    default: return -1;  // float16 ('e'), complex, structured: the Python path
+  }
+  return k * 16 + static_cast<int>(itemsize);
+}
+
+uint64_t coll_fingerprint(int coll, int dcode, Py_ssize_t count_a, Py_ssize_t count_b, int op, int root) {
+  uint64_t h = mix(0xC0110000ull ^ static_cast<uint64_t>(coll) ^ (static_cast<uint64_t>(dcode) << 8) ^
+                   (static_cast<uint64_t>(op + 1) << 24) ^ (static_cast<uint64_t>(root + 1) << 32));
+  h = mix(h ^ static_cast<uint64_t>(count_a));
+  return mix(h ^ (static_cast<uint64_t>(count_b) * 0x9E3779B97F4A7C15ull)) & ((1ull << 62) - 1);
+}
+
+uint64_t add_shape(uint64_t h, const Py_buffer& v) {
+  h = mix(h ^ (0xD37A11ull + static_cast<uint64_t>(v.ndim)));
+  for (int i = 0; i < v.ndim; ++i) h = mix(h ^ static_cast<uint64_t>(v.shape[i]));
+  return h & ((1ull << 62) - 1);
+}
+
+void divide(Kind k, void* buf, Py_ssize_t count, long n) {
+  if (k == kF32) {
+    float* p = static_cast<float*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<float>(n);
+  } else if (k == kF64) {
+    double* p = static_cast<double*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<double>(n);
+  }
+}
+
+// A nonblocking MPI call started by start(&req), waited for with sleeps (see iallreduce_wait).
+template <class Start>
+int nb_wait(Start start, int wait, double deadline, long max_pause_ns = 500000) {
+  MPI_Request req;
+  int err = start(&req);
+  if (err != MPI_SUCCESS) return err;
+  long pause_ns = 10000;
+  for (;;) {
+    int done = 0;
+    err = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || done) return err;
+    if (wait == kWaitRaise && monotonic() > deadline) return MPI_ERR_PENDING;
+    timespec ts{0, pause_ns};
+    nanosleep(&ts, nullptr);
+    pause_ns = pause_ns * 2 > max_pause_ns ? max_pause_ns : pause_ns * 2;
+  }
+}
+
+struct Views {
+  Py_buffer a{}, b{};
+  bool has_a = false, has_b = false;
+  ~Views() {
+    if (has_a) PyBuffer_Release(&a);
+    if (has_b) PyBuffer_Release(&b);
+  }
+};
+
+// Exports obj (C-contiguous, format; writable when asked). False with no Python error set:
+// not exportable so (the Python path stages or reports it); false with an error: raise it.
+bool get_view(PyObject* obj, Py_buffer* v, bool writable) {
+  const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+  if (PyObject_GetBuffer(obj, v, flags) == 0) return true;
+  if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError)) PyErr_Clear();
+  return false;
+}
+
+// coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait) ->
+//   None / NotImplemented (nothing sent) / (fail kind, MPI error) as allreduce().
+//   kBcast: a the tensor, root the group rank of the source; kReduce: a the tensor, root the
+//   group rank of the destination; kAllGatherT: a the output, b the input; kRedScatT: a the
+//   output, b the input. Validation errors (shapes) are the Python path's: NotImplemented.
+PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 12) {
+    PyErr_SetString(PyExc_TypeError, "coll() takes 12 arguments");
+    return nullptr;
+  }
+  const long kind = PyLong_AsLong(args[0]);
+  const long root = PyLong_AsLong(args[3]);
+  const long op_code = PyLong_AsLong(args[4]);
+  const unsigned long long handle = PyLong_AsUnsignedLongLong(args[5]);
+  const long size = PyLong_AsLong(args[6]);
+  const long rank = PyLong_AsLong(args[7]);
+  const long level = PyLong_AsLong(args[8]);
+  const double timeout = PyFloat_AsDouble(args[9]);
+  long wait = PyLong_AsLong(args[11]);
+  if (PyErr_Occurred()) return nullptr;
+  if (kind < kBcast || kind > kRedScatT || size < 1 || rank < 0 || rank >= size) Py_RETURN_NOTIMPLEMENTED;
+  MPI_Comm comm = reinterpret_cast<MPI_Comm>(static_cast<uintptr_t>(handle));
+  const bool rooted = kind == kBcast || kind == kReduce;
+  if (rooted && (root < 0 || root >= size)) Py_RETURN_NOTIMPLEMENTED;
+  const bool two = kind == kAllGatherT || kind == kRedScatT;
+  const bool reducing = kind == kReduce || kind == kRedScatT;
+
+  Views vs;
+  // what this rank writes: broadcast's non-roots, reduce's root, the gathers' outputs
+  const bool write_a = kind == kBcast ? rank != root : kind == kReduce ? rank == root : true;
+  if (!get_view(args[1], &vs.a, write_a)) {
+    if (PyErr_Occurred()) return nullptr;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  vs.has_a = true;
+  if (two) {
+    if (!get_view(args[2], &vs.b, false)) {
+      if (PyErr_Occurred()) return nullptr;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    vs.has_b = true;
+  }
+  Py_buffer& a = vs.a;
+  const int dcode = dtype_code(a.format, a.itemsize);
+  if (dcode < 0) Py_RETURN_NOTIMPLEMENTED;
+  if (two && (dtype_code(vs.b.format, vs.b.itemsize) != dcode)) Py_RETURN_NOTIMPLEMENTED;
+  const Py_ssize_t count_a = a.len / a.itemsize;
+  const Py_ssize_t count_b = two ? vs.b.len / vs.b.itemsize : 0;
+  if (kind == kAllGatherT && count_a != size * count_b) Py_RETURN_NOTIMPLEMENTED;
+  if (kind == kRedScatT && count_b != size * count_a) Py_RETURN_NOTIMPLEMENTED;
+  Type t;
+  MPI_Op op = MPI_OP_NULL;
+  if (reducing) {
+    t = type_of(a.format, a.itemsize);
+    op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t.is_float);
+    if (op == MPI_OP_NULL) Py_RETURN_NOTIMPLEMENTED;
+  }
+  // the largest count one MPI call carries (bytes for broadcast and the gathers)
+  const Py_ssize_t wire = kind == kRedScatT ? vs.b.len : a.len;
+  if (wire > static_cast<Py_ssize_t>(INT32_MAX) - 64) Py_RETURN_NOTIMPLEMENTED;
+
+  const bool avg = reducing && op_code == kAvg;
+  const bool typed_piggy_op = !reducing || (t.kind != kOther && (op_code == kSum || op_code == kAvg));
+  const bool small = level == kInfo && size == 2 && wire > 0 && wire <= kPiggyMax && typed_piggy_op;
+  if (wait == kAuto) wait = small ? kBlocking : kWaitWatchdog;
+  const bool piggy = small && wait == kBlocking;
+  const long checked = size > 1 ? level : static_cast<long>(kOff);
+  uint64_t h = 0;
+  if (checked != kOff) {
+    h = coll_fingerprint(static_cast<int>(kind), dcode, count_a, count_b, reducing ? static_cast<int>(op_code) : -1,
+                         rooted ? static_cast<int>(root) : -1);
+    if (checked == kDetail) {
+      h = add_shape(h, a);
+      if (two) h = add_shape(h, vs.b);
+    }
+  }
+  const int64_t wa = 1 + static_cast<int64_t>(h & 511), wb = 1 + static_cast<int64_t>((h >> 9) & 511);
+
+  // The staging buffer of the in-message check: reduce / reduce_scatter_tensor in the data's
+  // type, broadcast and all_gather_into_tensor as int64 words over the bytes.
+  unsigned char* stage = nullptr;
+  Kind sk = kI64;
+  MPI_Datatype sdt = MPI_INT64_T;
+  MPI_Op sop = MPI_SUM;
+  Py_ssize_t words = 4 * 8, scount = 0;
+  if (piggy) {
+    if (reducing) {
+      sk = t.kind;
+      sdt = t.dt;
+      sop = op;
+      words = 4 * a.itemsize;
+      scount = 4 + wire / a.itemsize;
+    } else {
+      scount = 4 + (wire + 7) / 8;
+    }
+    const size_t need = static_cast<size_t>(words + (scount - 4) * (reducing ? a.itemsize : 8));
+    if (t_stage.size() < need) t_stage.resize(need);
+    stage = t_stage.data();
+    put_words(sk, stage, wa, wb);
+    unsigned char* d = stage + words;
+    const size_t dbytes = need - static_cast<size_t>(words);
+    if (kind == kBcast) {
+      if (rank == root) {
+        std::memcpy(d, a.buf, a.len);
+        std::memset(d + a.len, 0, dbytes - a.len);
+      } else {
+        std::memset(d, 0, dbytes);
+      }
+    } else if (kind == kAllGatherT) {
+      std::memset(d, 0, dbytes);
+      std::memcpy(d + rank * vs.b.len, vs.b.buf, vs.b.len);
+    } else if (kind == kReduce) {
+      std::memcpy(d, a.buf, a.len);
+    } else {
+      std::memcpy(d, vs.b.buf, vs.b.len);
+    }
+  }
+
+  Slot& slot = my_slot();
+  if (slot.ctx != args[10]) {
+    Py_INCREF(args[10]);
+    PyObject* old = slot.ctx;
+    slot.ctx = args[10];
+    Py_XDECREF(old);
+  }
+  const double deadline = monotonic() + timeout;
+  int err = MPI_SUCCESS, fail_kind = 0;
+  bool mismatch = false;
+  int64_t* fp = new int64_t[2];  // on the heap: a timed-out nonblocking request may still write it
+  const int iroot = static_cast<int>(root);
+  Py_BEGIN_ALLOW_THREADS
+  slot.what.store(kCollNames[kind], std::memory_order_relaxed);
+  if (wait != kWaitRaise) slot.deadline.store(deadline, std::memory_order_release);
+  if (piggy) {
+    err = MPI_Allreduce(MPI_IN_PLACE, stage, static_cast<int>(scount), sdt, sop, comm);
+    if (err != MPI_SUCCESS) fail_kind = kCheckError;
+    else mismatch = !words_ok(sk, stage, wa, wb, static_cast<int>(size));
+    if (fail_kind == 0 && !mismatch) {
+      const unsigned char* d = stage + words;
+      if (kind == kBcast) {
+        if (rank != root) std::memcpy(a.buf, d, a.len);
+      } else if (kind == kAllGatherT) {
+        std::memcpy(a.buf, d, a.len);
+      } else if (kind == kReduce) {
+        if (rank == root) std::memcpy(a.buf, d, a.len);
+      } else {
+        std::memcpy(a.buf, d + rank * a.len, a.len);
+      }
+    }
+  } else {
+    if (checked != kOff) {
+      fp[0] = static_cast<int64_t>(h);
+      fp[1] = -static_cast<int64_t>(h);
+      auto start = [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm, r); };
+      if (wait != kBlocking)
+        err = nb_wait(start, static_cast<int>(wait), deadline);
+      else if (wire >= kSleepCheckMin)
+        err = nb_wait(start, kWaitWatchdog, deadline, kSleepCheckMaxPauseNs);
+      else
+        err = MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm);
+      if (err == MPI_ERR_PENDING) fail_kind = kTimedOut;
+      else if (err != MPI_SUCCESS) fail_kind = kCheckError;
+      else mismatch = fp[0] != -fp[1];
+    }
+    if (fail_kind == 0 && !mismatch) {
+      const int n_a = static_cast<int>(count_a);
+      const int nbytes_a = static_cast<int>(a.len);
+      void* in_b = two ? vs.b.buf : nullptr;
+      const int nbytes_b = two ? static_cast<int>(vs.b.len) : 0;
+      // all_gather_into_tensor with the input already in its slot of the output (torch's
+      // in-place idiom): MPI_IN_PLACE, as MPI forbids overlapping send and receive buffers
+      if (kind == kAllGatherT && in_b == static_cast<unsigned char*>(a.buf) + rank * vs.b.len) in_b = MPI_IN_PLACE;
+      void* red_send = (kind == kReduce && rank == iroot) ? MPI_IN_PLACE : a.buf;
+      void* red_recv = rank == iroot ? a.buf : nullptr;
+      if (wait == kBlocking) {
+        switch (kind) {
+          case kBcast: err = MPI_Bcast(a.buf, nbytes_a, MPI_BYTE, iroot, comm); break;
+          case kReduce: err = MPI_Reduce(red_send, red_recv, n_a, t.dt, op, iroot, comm); break;
+          case kAllGatherT: err = MPI_Allgather(in_b, nbytes_b, MPI_BYTE, a.buf, nbytes_b, MPI_BYTE, comm); break;
+          default: err = MPI_Reduce_scatter_block(in_b, a.buf, n_a, t.dt, op, comm); break;
+        }
+      } else {
+        auto start = [&](MPI_Request* r) {
+          switch (kind) {
+            case kBcast: return MPI_Ibcast(a.buf, nbytes_a, MPI_BYTE, iroot, comm, r);
+            case kReduce: return MPI_Ireduce(red_send, red_recv, n_a, t.dt, op, iroot, comm, r);
+            case kAllGatherT: return MPI_Iallgather(in_b, nbytes_b, MPI_BYTE, a.buf, nbytes_b, MPI_BYTE, comm, r);
+            default: return MPI_Ireduce_scatter_block(in_b, a.buf, n_a, t.dt, op, comm, r);
+          }
+        };
+        err = nb_wait(start, static_cast<int>(wait), deadline);
+      }
+      if (err == MPI_ERR_PENDING) fail_kind = kTimedOut;
+      else if (err != MPI_SUCCESS) fail_kind = kDataError;
+    }
+  }
+  slot.deadline.store(0.0, std::memory_order_release);
+  if (fail_kind == 0 && !mismatch && avg && (kind == kRedScatT || rank == iroot)) divide(t.kind, a.buf, count_a, size);
+  Py_END_ALLOW_THREADS
+  if (fail_kind == kTimedOut) {
+    // MPI may still write the buffers and the pair: both stay exported for good
+    vs.has_a = vs.has_b = false;
+    return fail(fail_kind, 0);
+  }
+  delete[] fp;
+  if (fail_kind != 0) return fail(fail_kind, err);
   if (mismatch) return fail(kMismatch, 0);
   Py_RETURN_NONE;
 }
@@ -416,7 +730,7 @@ PyObject* all_reduce_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (code < 0) Py_RETURN_NOTIMPLEMENTED;
   PyObject* hot = PyObject_GetAttr(group, g_hot);
   if (hot == nullptr) return nullptr;
-  if (!PyTuple_CheckExact(hot) || PyTuple_GET_SIZE(hot) != 3) {
+  if (!PyTuple_CheckExact(hot) || PyTuple_GET_SIZE(hot) < 3) {
     Py_DECREF(hot);
     Py_RETURN_NOTIMPLEMENTED;
   }
@@ -431,20 +745,97 @@ PyObject* all_reduce_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return r;
 }
 
+// coll_entry(kind, a, b, root, op, group): coll() with what Python did before the call done
+// here (as all_reduce_entry): the exact array types, the op's code by identity (reduce,
+// reduce_scatter_tensor), the root's group rank (an exact int through the group's rank index,
+// hot[3]; None: the world, identity), the group's hot tuple (handle, size, timeout, index,
+// rank). NotImplemented: the general path (which reports bad input).
+PyObject* coll_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "coll_entry() takes 6 arguments");
+    return nullptr;
+  }
+  PyObject* group = args[5];
+  if (group == Py_None || g_hot == nullptr || !PyLong_CheckExact(args[0])) Py_RETURN_NOTIMPLEMENTED;
+  const long kind = PyLong_AsLong(args[0]);
+  if (kind < kBcast || kind > kRedScatT) Py_RETURN_NOTIMPLEMENTED;
+  PyTypeObject* tp = Py_TYPE(args[1]);
+  if (tp != g_ndarray && tp != g_numpy) Py_RETURN_NOTIMPLEMENTED;
+  if (kind == kAllGatherT || kind == kRedScatT) {
+    tp = Py_TYPE(args[2]);
+    if (tp != g_ndarray && tp != g_numpy) Py_RETURN_NOTIMPLEMENTED;
+  }
+  int code = -1;
+  if (kind == kReduce || kind == kRedScatT) {
+    for (int i = 0; i < 8; ++i)
+      if (args[4] == g_ops[i]) code = i;
+    if (code < 0) Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject* hot = PyObject_GetAttr(group, g_hot);
+  if (hot == nullptr) return nullptr;
+  if (!PyTuple_CheckExact(hot) || PyTuple_GET_SIZE(hot) != 5) {
+    Py_DECREF(hot);
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  long root = -1;
+  if (kind == kBcast || kind == kReduce) {
+    PyObject* index = PyTuple_GET_ITEM(hot, 3);
+    PyObject* r = args[3];
+    if (!PyLong_CheckExact(r)) {
+      Py_DECREF(hot);
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (index != Py_None) {
+      r = PyDict_GetItemWithError(index, r);  // borrowed
+      if (r == nullptr) {
+        Py_DECREF(hot);
+        if (PyErr_Occurred()) return nullptr;
+        Py_RETURN_NOTIMPLEMENTED;  // not a rank of the group: the general path's error
+      }
+    }
+    root = PyLong_AsLong(r);
+    if (root == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      Py_DECREF(hot);
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  PyObject* kind_obj = args[0];
+  PyObject* root_obj = PyLong_FromLong(root);
+  PyObject* code_obj = PyLong_FromLong(code);
+  PyObject* level_obj = PyLong_FromLong(g_level);
+  PyObject* wait_obj = PyLong_FromLong(kBlocking);
+  PyObject* r = nullptr;
+  if (root_obj && code_obj && level_obj && wait_obj) {
+    PyObject* call[12] = {kind_obj, args[1], args[2], root_obj, code_obj, PyTuple_GET_ITEM(hot, 0),
+                          PyTuple_GET_ITEM(hot, 1), PyTuple_GET_ITEM(hot, 4), level_obj, PyTuple_GET_ITEM(hot, 2),
+                          group, wait_obj};
+    r = coll(nullptr, call, 12);
+  }
+  Py_XDECREF(root_obj);
+  Py_XDECREF(code_obj);
+  Py_XDECREF(level_obj);
+  Py_XDECREF(wait_obj);
+  Py_DECREF(hot);
+  return r;
+}
+
 // armed() -> None, or (deadline, "all_reduce", group) of the earliest deadline among
 // the calls blocked in MPI.
 PyObject* armed(PyObject*, PyObject*) {
   double best = 0.0;
   PyObject* ctx = nullptr;
+  const char* what = "all_reduce";
   for (Slot& s : g_slots) {
     const double d = s.deadline.load(std::memory_order_acquire);
     if (d != 0.0 && s.ctx != nullptr && (best == 0.0 || d < best)) {
       best = d;
       ctx = s.ctx;
+      what = s.what.load(std::memory_order_relaxed);
     }
   }
   if (ctx == nullptr) Py_RETURN_NONE;
-  return Py_BuildValue("(dsO)", best, "all_reduce", ctx);
+  return Py_BuildValue("(dsO)", best, what, ctx);
 }
 
 // fingerprint(format, itemsize, count, op_code) -> int: the check value of an
@@ -471,10 +862,17 @@ PyMethodDef kMethods[] = {
      "all_reduce_entry(tensor, op, group): allreduce() with the group's hot tuple, the op by identity and "
      "the array type checked here; NotImplemented for anything else."},
     {"fingerprint", &py_fingerprint, METH_VARARGS, "The check fingerprint of an all_reduce."},
+    {"coll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll)), METH_FASTCALL,
+     "coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait): broadcast (1), "
+     "reduce (2), all_gather_into_tensor (3) or reduce_scatter_tensor (4) in one call with the check; None, "
+     "NotImplemented (Python path) or (kind, mpi_error)."},
+    {"coll_entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll_entry)), METH_FASTCALL,
+     "coll_entry(kind, a, b, root, op, group): coll() with the group's hot tuple, the root's group rank and "
+     "the op by identity looked up here; NotImplemented for anything else."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_native",
-                       "The C fast path of pyasc.distributed.all_reduce (links libmpi).", -1, kMethods,
+                       "The C fast paths of pyasc.distributed's collectives (links libmpi).", -1, kMethods,
                        nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace

@@ -492,8 +492,10 @@ def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code)
         native = _engine.NATIVE
         if native is not None and code is not None and b.dtype not in _engine._HALF:
             try:
+                # 3: blocking when the call carries its check in the message (small: the same
+                # messages as a blocking peer's call), else nonblocking waited for with sleeps
                 r = native.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
-                                     1 if _engine.BLOCKING else 2)
+                                     3 if _engine.BLOCKING else 2)
             except ValueError:
                 r = NotImplemented
             if r is not None and r is not NotImplemented:
@@ -557,30 +559,131 @@ def _contiguous_writable(x):
         mv.release()
 
 
+#: coll() kinds of the C path (src/distributed/native.cc Coll)
+_K_BCAST, _K_REDUCE, _K_ALLGATHER_T, _K_REDSCAT_T = 1, 2, 3, 4
+
+
+def _coll_failed(pg, what, r, desc):
+    """The cold path of a failed C collective (``r`` = (kind, MPI error code)): the MPI error,
+    or the mismatch exchange naming every rank's call (``desc``)."""
+    kind, err = r
+    text = _engine.mpi().Get_error_string(err) if err else ""
+    if kind == 3:
+        raise DistBackendError(f"[{what}] MPI error: {text}")
+    if kind == 4:
+        raise pg.fail_timeout(what, None)
+    _engine.mismatch(pg, what, desc, time.monotonic() + pg.timeout, f" (MPI: {text})" if kind == 2 else "")
+
+
+def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
+    """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor of the exported,
+    contiguous NumPy arrays ``a`` (and ``b``) through the C path: at once (blocking mode), or
+    for ``async_op`` as the stream task (waiting with sleeps; a call small enough for the
+    in-message check blocks, so that it sends what a blocking peer sends). Returns
+    NotImplemented (nothing sent) where the C path does not apply (16-bit floats, complex,
+    float MAX/MIN, no C module): the Python path then runs, on every rank alike."""
+    native = _engine.NATIVE
+    if native is None:
+        return NotImplemented
+
+    def call(wait):
+        r = native.coll(kind, a, b, root, code, pg.handle, pg._size, pg._rank, _engine.CHECK, float(pg.timeout),
+                        pg, wait)
+        if r is not None and r is not NotImplemented:
+            if r[0] == 4:
+                _State_leak(a, b, keep)
+            _coll_failed(pg, what, r, desc)
+        return r
+
+    if not async_op:
+        if pg.last_async is not None:
+            _drain(pg)
+        # the polled mode (ASC_DISTRIBUTED_BLOCKING=0): nonblocking, DistTimeoutError at the deadline
+        return call(0 if _engine.BLOCKING else 2)
+    # whether the C path takes it decides the form on every rank alike (dtype, op): ask before
+    # queueing (a call that cannot go through C is the Python path's task)
+    if a.dtype in _engine._HALF or a.dtype.kind == "c" or (
+            kind in (_K_REDUCE, _K_REDSCAT_T) and (a.dtype.kind == "b" or (a.dtype.kind == "f" and code in (3, 4)))):
+        return NotImplemented
+
+    def task():
+        if call(3 if _engine.BLOCKING else 2) is NotImplemented:  # the check above is the C path's rule
+            raise DistBackendError(f"[{what}] internal error: the C path declined {a.dtype} {a.shape}")
+
+    return True, task
+
+
+def _fast_group(group):
+    return _group_State.world if group is None else (group if group.__class__ is _ProcessGroup else None)
+
+
 def broadcast(tensor, src, group=None, async_op=False):
     """Copies ``tensor`` of global rank ``src`` into ``tensor`` of every rank of the group."""
     what = "broadcast"
+    if not async_op:
+        fast = _engine.FASTC  # the C path in one call (see all_reduce)
+        if fast is not None:
+            pg = _fast_group(group)
+            r = fast(_K_BCAST, tensor, None, src, None, pg)
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _coll_failed(pg, what, r, f"{what} {tensor.dtype} {tuple(tensor.shape)} src={src}")
     pg = resolve(group, what)
     root = _rank_arg(pg, src, what, "src")
     me = pg.rank() == root
     buf, back = _host(tensor, what, "tensor", not me, async_op)
-    return _run(pg, what, (what, buf.dtype, buf.shape, "src", src), (("Bcast", (_engine.spec(buf), root)),),
-                _writer(buf, back), async_op, (tensor,))
+    desc = (what, buf.dtype, buf.shape, "src", src)
+    r = _native_coll(pg, what, _K_BCAST, buf, None, root, -1, desc, async_op, (tensor,))
+    fin = _writer(buf, back)
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (tensor,), _then(r[1], fin))
+    return _run(pg, what, desc, (("Bcast", (_engine.spec(buf), root)),), fin, async_op, (tensor,))
+
+
+def _then(body, fin):
+    """A stream task: the C call, then the finishing step (copy-back of a staged array)."""
+    if fin is None:
+        def task():
+            body()
+    else:
+        def task():
+            body()
+            fin()
+    return task
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces ``tensor`` over the group into ``tensor`` of global rank ``dst`` (the other
     ranks' arrays are left unchanged)."""
     what = "reduce"
+    if not async_op:
+        fast = _engine.FASTC
+        if fast is not None:
+            pg = _fast_group(group)
+            r = fast(_K_REDUCE, tensor, None, dst, op, pg)
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _coll_failed(pg, what, r, f"{what} {tensor.dtype} {tuple(tensor.shape)} {op.name} dst={dst}")
     pg = resolve(group, what)
     op = _reduce_op(op, what)
     root = _rank_arg(pg, dst, what, "dst")
     me = pg.rank() == root
     buf, back = _host(tensor, what, "tensor", me, async_op)
     mop, avg = _engine.mpi_op(op, buf.dtype, what)
+    desc = f"{what} {_sig(buf)} {op.name} dst={dst}"
+    fin = _writer(buf, back) if me else None
+    r = _native_coll(pg, what, _K_REDUCE, buf, None, root, _OP_CODES[op], desc, async_op, (tensor,))
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (tensor,), _then(r[1], fin))
     MPI = _engine.mpi()
     args = (MPI.IN_PLACE, _engine.spec(buf), mop, root) if me else (_engine.spec(buf), None, mop, root)
-    return _run(pg, what, f"{what} {_sig(buf)} {op.name} dst={dst}", (("Reduce", args),),
+    return _run(pg, what, desc, (("Reduce", args),),
                 _writer(buf, back, pg.size() if (avg and me) else 0), async_op, (tensor,))
 
 
@@ -605,6 +708,16 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Gathers every rank's ``input_tensor`` into ``output_tensor`` in rank order: its size is
     the group size times the input's (concatenated along dim 0, or stacked)."""
     what = "all_gather_into_tensor"
+    if not async_op:
+        fast = _engine.FASTC
+        if fast is not None:
+            pg = _fast_group(group)
+            r = fast(_K_ALLGATHER_T, output_tensor, input_tensor, None, None, pg)
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _coll_failed(pg, what, r, f"{what} {input_tensor.dtype} {tuple(input_tensor.shape)} -> "
+                                                 f"{output_tensor.dtype} {tuple(output_tensor.shape)}")
     pg = resolve(group, what)
     n = pg.size()
     send, _ = _host(input_tensor, what, "input_tensor", False, async_op)
@@ -613,8 +726,14 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise AscendValueError(ErrorCode.INVALID_SHAPE,
                                f"[{what}] output_tensor is {_sig(out)}, expected {send.dtype} with "
                                f"{n} x {send.size} elements (input {_sig(send)})")
-    return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)}",
-                (("Allgather", (_engine.spec(send), _engine.spec(out))),), _writer(out, back), async_op,
+    desc = f"{what} {_sig(send)} -> {_sig(out)}"
+    fin = _writer(out, back)
+    r = _native_coll(pg, what, _K_ALLGATHER_T, out, send, -1, -1, desc, async_op, (output_tensor, input_tensor))
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (output_tensor,), _then(r[1], fin), keep=(input_tensor,))
+    return _run(pg, what, desc, (("Allgather", (_engine.spec(send), _engine.spec(out))),), fin, async_op,
                 (output_tensor,), keep=(input_tensor,))
 
 
@@ -643,6 +762,16 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """Reduces ``input`` (group size times ``output``'s size, rank-ordered chunks) over the
     ranks; group rank i gets the reduced chunk i in ``output``."""
     what = "reduce_scatter_tensor"
+    if not async_op:
+        fast = _engine.FASTC
+        if fast is not None:
+            pg = _fast_group(group)
+            r = fast(_K_REDSCAT_T, output, input, None, op, pg)
+            if r is None:
+                return None
+            if r is not NotImplemented:
+                return _coll_failed(pg, what, r, f"{what} {input.dtype} {tuple(input.shape)} -> {output.dtype} "
+                                                 f"{tuple(output.shape)} {op.name}")
     pg = resolve(group, what)
     op = _reduce_op(op, what)
     n = pg.size()
@@ -653,8 +782,14 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
                                f"[{what}] input is {_sig(send)}, expected {out.dtype} with {n} x {out.size} "
                                f"elements (output {_sig(out)})")
     mop, avg = _engine.mpi_op(op, out.dtype, what)
-    return _run(pg, what, f"{what} {_sig(send)} -> {_sig(out)} {op.name}",
-                (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
+    desc = f"{what} {_sig(send)} -> {_sig(out)} {op.name}"
+    fin = _writer(out, back)
+    r = _native_coll(pg, what, _K_REDSCAT_T, out, send, -1, _OP_CODES[op], desc, async_op, (output, input))
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (output,), _then(r[1], fin), keep=(input,))
+    return _run(pg, what, desc, (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
                 _writer(out, back, n if avg else 0), async_op, (output,), keep=(input,))
 
 

@@ -64,10 +64,13 @@ NATIVE = None
 NATIVE_FAST = False
 #: NATIVE.all_reduce_entry while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
 FAST = None
+#: NATIVE.coll_entry while NATIVE_FAST, else None (broadcast, reduce, all_gather_into_tensor,
+#: reduce_scatter_tensor)
+FASTC = None
 
 
 def _load_native():
-    global NATIVE, NATIVE_FAST, FAST
+    global NATIVE, NATIVE_FAST, FAST, FASTC
     NATIVE = None
     if _env_flag("ASC_DISTRIBUTED_NATIVE", True):
         try:
@@ -82,6 +85,7 @@ def _load_native():
                           ReduceOp.BOR, ReduceOp.BXOR], _C.ndarray, np.ndarray, CHECK)
     NATIVE_FAST = NATIVE is not None and BLOCKING
     FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
+    FASTC = NATIVE.coll_entry if NATIVE_FAST else None
 
 
 # ------------------------------------------------------------------ settings (env)
@@ -127,13 +131,14 @@ BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 def set_mode(check=None, blocking=None):
     """Sets the check level (OFF/INFO/DETAIL) and/or the blocking mode for this process
     (what the environment variables choose at import; tests switch between the paths)."""
-    global CHECK, BLOCKING, NATIVE_FAST, FAST
+    global CHECK, BLOCKING, NATIVE_FAST, FAST, FASTC
     if check is not None:
         CHECK = check
     if blocking is not None:
         BLOCKING = bool(blocking)
     NATIVE_FAST = NATIVE is not None and BLOCKING
     FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
+    FASTC = NATIVE.coll_entry if NATIVE_FAST else None
     if NATIVE is not None:
         NATIVE.set_level(CHECK)
 

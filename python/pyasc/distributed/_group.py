@@ -92,14 +92,17 @@ class ProcessGroup:
         #: the group's next collective waits for it, so that every rank issues its MPI calls
         #: on the communicator in program order (_collectives._drain)
         self.last_async = None
-        #: (communicator handle, size, timeout) while the group takes all_reduce's C path
-        #: without further checks (usable, no async collective pending), else None
+        #: (communicator handle, size, timeout, rank index, rank) while the group takes the
+        #: collectives' C paths without further checks (usable, no async collective pending),
+        #: else None
         self.hot = None
         self._update_hot()
 
     def _update_hot(self):
         ok = self.comm is not None and self.broken is None and self.last_async is None
-        self.hot = (self.handle, self._size, float(self.timeout)) if ok else None
+        # (handle, size, timeout, global -> group rank index or None when they are equal, rank)
+        index = None if self.ranks == tuple(range(self._size)) else self._index
+        self.hot = (self.handle, self._size, float(self.timeout), index, self._rank) if ok else None
 
     def rank(self):
         """This process's rank in the group."""

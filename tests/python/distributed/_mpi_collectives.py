@@ -923,6 +923,192 @@ def t_async_errors():
     expect_raises("async gather bad dst", ValueError, lambda: dist.gather(asc.ones(3), None, dst=N, async_op=True))
 
 
+# ------------------------------------------------------------------ the C paths of the other collectives
+
+C_DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32, np.float64]
+
+
+def _c_path_cases(tag, as_numpy=False):
+    """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor through the C path
+    (pyasc.distributed._native.coll), small (the check inside one all-reduce on 2 ranks) and
+    large (> 64 KiB: the fingerprint all-reduce, then the MPI collective in place)."""
+    wrap = (lambda a: a) if as_numpy else asc.asarray
+    for dt in C_DTYPES:
+        dt = np.dtype(dt)
+        for rows in (3, 9000):  # 3 x 4 elements, 9000 x 4 (>= 72 KiB for 2-byte types)
+            sh = (rows, 4)
+            xs = [data(r, dt, sh, 80) for r in range(N)]
+            x = wrap(xs[R].copy())
+            dist.broadcast(x, src=N - 1)
+            check(f"{tag} C broadcast {dt} {sh}", x, xs[N - 1], True)
+            ops = ["SUM", "MAX", "MIN"] if dt.kind == "b" else ["SUM", "PRODUCT", "MAX", "MIN"]
+            if dt.kind == "f":
+                ops.append("AVG")
+            if dt.kind == "b":  # bool reductions: the Python path (no C datatype); checked elsewhere
+                ops = []
+            for op in ops:
+                ys = [data(r, dt, sh, 81, small=op == "PRODUCT") for r in range(N)]
+                y = wrap(ys[R].copy())
+                dist.reduce(y, dst=0, op=getattr(dist.ReduceOp, op))
+                check(f"{tag} C reduce {dt} {sh} {op}", y, want_reduce(op, ys) if R == 0 else ys[R],
+                      _tol_exact(dt, op))
+                ins = [data(r, dt, (N * rows, 4), 82, small=op == "PRODUCT") for r in range(N)]
+                out = wrap(np.zeros(sh, dt))
+                dist.reduce_scatter_tensor(out, wrap(ins[R]), op=getattr(dist.ReduceOp, op))
+                check(f"{tag} C reduce_scatter_tensor {dt} {sh} {op}", out,
+                      want_reduce(op, [a[R * rows:(R + 1) * rows] for a in ins]), _tol_exact(dt, op))
+            out = wrap(np.zeros((N * rows, 4), dt))
+            dist.all_gather_into_tensor(out, wrap(xs[R]))
+            check(f"{tag} C all_gather_into_tensor {dt} {sh}", out, np.concatenate(xs), True)
+
+
+def t_c_paths():
+    from pyasc.distributed import _engine
+    if _engine.NATIVE is None:
+        FAIL.append("the C module pyasc.distributed._native is not built")
+        return
+    world = dist.GroupMember.WORLD
+    # the C path takes these calls itself (None: done; NotImplemented would mean the Python path)
+    x = asc.full(8, R, dtype="float32")
+    if _engine.NATIVE.coll_entry(1, x, None, 0, None, world) is not None:
+        FAIL.append("broadcast of a float32 pyasc array did not take the C path")
+    check("coll_entry broadcast", x, np.zeros(8, np.float32), True)
+    out = asc.zeros((N, 8), dtype="float32")
+    if _engine.NATIVE.coll_entry(3, out, x, None, None, world) is not None:
+        FAIL.append("all_gather_into_tensor did not take the C path")
+    for dtype in ("float16", "complex64"):  # the Python path, on every rank alike
+        if _engine.NATIVE.coll_entry(1, asc.ones(3, dtype=dtype), None, 0, None, world) is not NotImplemented:
+            FAIL.append(f"broadcast {dtype} should be the Python path's")
+    _c_path_cases("pyasc")
+    _c_path_cases("numpy", as_numpy=True)
+    for level in (_engine.OFF, _engine.DETAIL):
+        _engine.set_mode(check=level)
+        try:
+            for rows in (2, 5000):
+                xs = [data(r, np.float64, (rows, 2), 83) for r in range(N)]
+                x = asc.asarray(xs[R].copy())
+                dist.broadcast(x, src=0)
+                check(f"C broadcast level {level} {rows}", x, xs[0], True)
+                out = asc.zeros((N * rows, 2), dtype="float64")
+                dist.all_gather_into_tensor(out, asc.asarray(xs[R]))
+                check(f"C all_gather level {level} {rows}", out, np.concatenate(xs), True)
+                y = asc.asarray(xs[R].copy())
+                dist.reduce(y, dst=N - 1, op=dist.ReduceOp.AVG)
+                check(f"C reduce AVG level {level} {rows}", y,
+                      np.mean(np.stack(xs), axis=0) if R == N - 1 else xs[R], False)
+        finally:
+            _engine.reload_settings()
+    # a read-only array on broadcast's root and reduce's non-roots, inputs of the gathers
+    ro = data(R, np.int32, (6,), 84)
+    ro.flags.writeable = False
+    if R == 0:
+        dist.broadcast(asc.asarray(ro), src=0)
+    else:
+        y = asc.zeros(6, dtype="int32")
+        dist.broadcast(y, src=0)
+        check("C broadcast from a read-only root", y, data(0, np.int32, (6,), 84), True)
+    # strided arrays: staged, then the same C call (same check words as the other ranks')
+    for rows in (3, 6000):
+        base = [data(r, np.float32, (rows, 6), 85) for r in range(N)]
+        full = asc.asarray(base[R].copy())
+        dist.broadcast(full[:, ::2], src=N - 1)
+        want = base[R].copy()
+        want[:, ::2] = base[N - 1][:, ::2]
+        check(f"C broadcast strided {rows}", full, want, True)
+        out = asc.zeros((N * rows, 6), dtype="float32")
+        dist.all_gather_into_tensor(out[:, ::2], asc.asarray(base[R])[:, 1::2])
+        w = np.zeros((N * rows, 6), np.float32)
+        w[:, ::2] = np.concatenate([b[:, 1::2] for b in base])
+        check(f"C all_gather_into_tensor strided {rows}", out, w, True)
+    # in-place all_gather_into_tensor: the input is this rank's slot of the output
+    for rows in (2, 5000):
+        xs = [data(r, np.int64, (rows, 3), 86) for r in range(N)]
+        out = asc.zeros((N * rows, 3), dtype="int64")
+        out[R * rows:(R + 1) * rows] = asc.asarray(xs[R])
+        dist.all_gather_into_tensor(out, out[R * rows:(R + 1) * rows])
+        check(f"C all_gather_into_tensor in place {rows}", out, np.concatenate(xs), True)
+    # subgroups: the root's group rank through the group's index (a group whose ranks are not 0..n-1)
+    for members in (list(range(1, N)), [0, N - 1]):
+        g = dist.new_group(members)
+        if g is not dist.GroupMember.NON_GROUP_MEMBER:
+            src = members[-1]
+            xs = {r: data(r, np.float32, (5,), 87) for r in members}
+            x = asc.asarray(xs[R].copy())
+            dist.broadcast(x, src=src, group=g)
+            check(f"C broadcast group {members}", x, xs[src], True)
+            y = asc.asarray(xs[R].copy())
+            dist.reduce(y, dst=src, op=dist.ReduceOp.MAX, group=g)
+            check(f"C reduce group {members}", y,
+                  np.maximum.reduce([xs[r] for r in members]) if R == src else xs[R], True)
+            expect_raises(f"broadcast src outside group {members}", ValueError,
+                          lambda: dist.broadcast(asc.ones(2), src=[r for r in range(N) if r not in members][0]
+                                                 if len(members) < N else N, group=g))
+            dist.destroy_process_group(g)
+    # async_op on every rank: the stream task takes the same C call (small ones blocking, with the
+    # check in the message; larger ones nonblocking, waited for with sleeps). MPI does not match
+    # a nonblocking collective with a blocking one: every rank passes the same async_op.
+    for rows in (2, 5000):
+        xs = [data(r, np.float32, (rows, 4), 88) for r in range(N)]
+        x = asc.asarray(xs[R].copy())
+        dist.broadcast(x, src=1, async_op=True).wait()
+        check(f"async C broadcast {rows}", x, xs[1], True)
+        y = asc.asarray(xs[R].copy())
+        dist.reduce(y, dst=0, op=dist.ReduceOp.AVG, async_op=True).wait()
+        check(f"async C reduce AVG {rows}", y, np.mean(np.stack(xs), axis=0) if R == 0 else xs[R], False)
+        out = asc.zeros((N * rows, 4), dtype="float32")
+        dist.all_gather_into_tensor(out, asc.asarray(xs[R]), async_op=True).wait()
+        check(f"async C all_gather_into_tensor {rows}", out, np.concatenate(xs), True)
+        ins = [data(r, np.float32, (N * rows, 4), 89) for r in range(N)]
+        out = asc.zeros((rows, 4), dtype="float32")
+        dist.reduce_scatter_tensor(out, asc.asarray(ins[R]), op=dist.ReduceOp.AVG, async_op=True).wait()
+        check(f"async C reduce_scatter_tensor AVG {rows}", out,
+              (np.add.reduce(np.stack([a[R * rows:(R + 1) * rows] for a in ins]), axis=0) / N).astype(np.float32),
+              False)
+    # the polled mode (nonblocking MPI, DistTimeoutError in the caller) through the C path
+    _engine.set_mode(blocking=False)
+    try:
+        for rows in (2, 5000):
+            xs = [data(r, np.int32, (rows, 2), 90) for r in range(N)]
+            for async_op in (False, True):
+                x = asc.asarray(xs[R].copy())
+                w = dist.broadcast(x, src=0, async_op=async_op)
+                if async_op:
+                    w.wait()
+                check(f"polled broadcast {rows} async={async_op}", x, xs[0], True)
+            out = asc.zeros((rows, 2), dtype="int32")
+            dist.reduce_scatter_tensor(out, asc.asarray(np.concatenate([xs[R]] * N)), op=dist.ReduceOp.SUM)
+            check(f"polled reduce_scatter_tensor {rows}", out, np.add.reduce(np.stack(xs), axis=0, dtype=np.int32),
+                  True)
+    finally:
+        _engine.reload_settings()
+    # mismatches on every rank, small and large, then the group still works
+    for rows in (3, 20000):
+        n = rows if R < N - 1 else rows + 1
+        expect_raises(f"C broadcast count mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.broadcast(asc.ones(n, dtype="float32"), src=0))
+        src = 0 if R < N - 1 else 1
+        msg = expect_raises(f"C broadcast src mismatch {rows}", dist.CollectiveMismatchError,
+                            lambda: dist.broadcast(asc.ones(rows, dtype="float32"), src=src))
+        if msg is not None and "src=1" not in msg:
+            FAIL.append(f"broadcast src mismatch message does not name the roots: {msg}")
+        dt = "float32" if R else "int32"
+        expect_raises(f"C reduce dtype mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.reduce(asc.ones(rows, dtype=dt), dst=0))
+        op = dist.ReduceOp.SUM if R else dist.ReduceOp.PRODUCT
+        expect_raises(f"C reduce_scatter_tensor op mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.reduce_scatter_tensor(asc.zeros(rows, dtype="float64"),
+                                                         asc.ones(N * rows, dtype="float64"), op=op))
+        if R == 0:
+            expect_raises(f"C broadcast vs all_reduce {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.broadcast(asc.ones(rows, dtype="int64"), src=0))
+        else:
+            expect_raises(f"C all_reduce vs broadcast {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.all_reduce(asc.ones(rows, dtype="int64")))
+        x = asc.full(rows, R, dtype="int64")
+        dist.broadcast(x, src=N - 1)
+        check(f"C broadcast after mismatches {rows}", x, np.full(rows, N - 1, np.int64), True)
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"
