@@ -73,23 +73,27 @@
 #include "asc/runtime/profiler.h"
 #include "asc/runtime/stream.h"
 #include "runtime/spin_wait.h"
+#include "runtime/sub_pool_state.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 namespace asc::runtime {
+namespace detail {
+// The sub-pool routing state (declared in runtime/sub_pool_state.h, used by
+// sub_pool.cc). Defined here, next to its hot read in MemoryPool::allocate.
+thread_local SubPool* t_sub_pool ASC_RUNTIME_INTERNAL = nullptr;
+std::atomic<int> g_sub_scopes ASC_RUNTIME_INTERNAL{0};
+}  // namespace detail
+using detail::g_sub_scopes;
+using detail::t_sub_pool;
+
 namespace {
 
 // Whether this thread's last allocation was served from the cache (for the
 // profiler's alloc events; written on the allocating thread only).
 thread_local bool t_last_alloc_hit = false;
-
-// The thread's current sub-pool (SubPool::Scope); nullptr on the default path.
-thread_local SubPool* t_sub_pool = nullptr;
-// Scopes alive in the process: while 0, allocate() skips the thread-local read
-// (in a shared library that is a __tls_get_addr call) with one relaxed load.
-std::atomic<int> g_sub_scopes{0};
 
 constexpr size_t kAlignment = 64;
 constexpr size_t kRound = 512;                     // rounding unit (multiple of kAlignment)
@@ -1300,79 +1304,6 @@ std::shared_ptr<SubPool> MemoryPool::sub_pool_owning(const void* ptr) const {
     for (const std::shared_ptr<SubPool>& sub : *subs)
       if (sub->pool_->impl_->find_allocation(ptr, nullptr, nullptr, nullptr)) return sub;
   return nullptr;
-}
-
-SubPool::SubPool(std::string name, MemoryPool& parent)
-    : name_(std::move(name)), parent_(parent), pool_(std::make_unique<MemoryPool>(parent.device(), parent.kind())) {}
-
-std::shared_ptr<SubPool> SubPool::create(std::string name, size_t limit_bytes, MemoryPool& parent) {
-  std::shared_ptr<SubPool> sub(new SubPool(std::move(name), parent));
-  sub->pool_->set_limit(limit_bytes);
-  parent.add_sub_pool(sub);
-  return sub;
-}
-
-// The parent's registry holds a reference until the sub-pool drained, so this
-// runs when the last handle is gone and no block is in use (or at exit).
-SubPool::~SubPool() = default;
-
-Result<void*> SubPool::allocate(size_t bytes, Stream* stream) {
-  if (closed())
-    return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' is closed: requested " +
-                                               std::to_string(bytes) + " bytes");
-  Result<void*> r = pool_->allocate(bytes, stream);
-  if (r.ok() && closed()) {
-    // close() ran meanwhile (another thread) and may have drained already:
-    // the block must not outlive the registration.
-    (void)pool_->free(r.value());
-    pool_->empty_cache();
-    return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' is closed: requested " +
-                                               std::to_string(bytes) + " bytes");
-  }
-  if (r.ok() || r.status().code() != ErrorCode::kRtMemoryAllocation) return r;
-  std::string msg = r.status().message();
-  if (msg.rfind("[allocate] ", 0) == 0) msg.erase(0, 11);
-  const size_t lim = pool_->limit();
-  return Status::OutOfMemory("allocate", "sub-pool '" + name_ + "' (limit " +
-                                             (lim ? std::to_string(lim) + " bytes" : std::string("none")) +
-                                             "): " + msg);
-}
-
-void SubPool::close() {
-  if (closed_.exchange(true, std::memory_order_acq_rel)) return;
-  pool_->empty_cache();
-  maybe_drain();
-}
-
-void SubPool::maybe_drain() {
-  if (drained() || pool_->stats().active_blocks != 0) return;
-  pool_->empty_cache();
-  if (drained_.exchange(true, std::memory_order_acq_rel)) return;
-  // May drop the registry's reference: keep this alive until we return.
-  std::shared_ptr<SubPool> self = weak_from_this().lock();
-  parent_.remove_sub_pool(this);
-}
-
-SubPool* SubPool::current() noexcept { return t_sub_pool; }
-
-SubPool::Scope::Scope(std::shared_ptr<SubPool> sub)
-    : sub_(std::move(sub)), prev_(t_sub_pool), thread_(std::this_thread::get_id()) {
-  g_sub_scopes.fetch_add(1, std::memory_order_relaxed);
-  t_sub_pool = sub_.get();
-}
-
-Status SubPool::Scope::end() {
-  if (!active_) return Status::OK();
-  if (std::this_thread::get_id() != thread_)
-    return Status::Invalid("SubPool.__exit__", "sub-pool '" + sub_->name() +
-                                                   "': a scope must end on the thread that entered it");
-  if (t_sub_pool != sub_.get())
-    return Status::Invalid("SubPool.__exit__", "sub-pool '" + sub_->name() +
-                                                   "': scopes must end in reverse order of entry");
-  t_sub_pool = prev_;
-  active_ = false;
-  g_sub_scopes.fetch_sub(1, std::memory_order_relaxed);
-  return Status::OK();
 }
 
 // ------------------------------------------------------------------ limits

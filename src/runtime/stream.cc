@@ -17,6 +17,7 @@
 #include "asc/core/log.h"
 #include "asc/runtime/profiler.h"
 #include "runtime/spin_wait.h"
+#include "runtime/sub_pool_state.h"
 
 namespace asc::runtime {
 
@@ -203,6 +204,15 @@ uint64_t Stream::last_enqueued() const noexcept { return state_->enqueued.load(s
 uint64_t Stream::completed() const noexcept { return state_->completed.load(std::memory_order_acquire); }
 
 uint64_t Stream::enqueue(std::string name, std::function<void()> task) {
+  // A task inherits the enqueuing thread's sub-pool (SubPool::Scope): what it
+  // allocates on the worker goes to the same pool (a serving session's quota).
+  // The default path pays one relaxed load here.
+  if (std::shared_ptr<SubPool> sub = detail::inherited_sub_pool()) {
+    task = [sub = std::move(sub), inner = std::move(task)] {
+      SubPool::Scope scope(sub);
+      inner();
+    };
+  }
   uint64_t seq;
   {
     std::lock_guard<std::mutex> lock(state_->mu);

@@ -158,6 +158,11 @@ class MemoryPool {
 ///   any thread, at any time (also after the scope ended): the parent finds the
 ///   owning sub-pool. `parent.find_allocation()` and `record_stream()` also
 ///   see sub-pool blocks.
+/// * Inheritance: work a thread enqueues on a Stream while it is in a scope
+///   runs in the same sub-pool on the stream's worker (the task holds a
+///   reference, so the sub-pool outlives it; a task run after close() gets the
+///   closed sub-pool's error). Threads started by other means do not inherit:
+///   they enter the sub-pool with their own Scope (pyasc: ``with pool:``).
 /// * Cost for code that uses no sub-pool: allocate() does one relaxed load of
 ///   a process-wide count of live scopes (and reads its thread-local pointer
 ///   only while some thread has a scope); free() and find_allocation() are

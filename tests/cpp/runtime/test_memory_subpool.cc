@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -304,6 +305,101 @@ TEST_F(SubPoolTest, ScopeEndOnAnotherThreadIsRefused) {
   EXPECT_NE(st.message().find("thread that entered it"), std::string::npos) << st.message();
   ASSERT_TRUE(scope.end().ok());
   sub->close();
+}
+
+// A stream task inherits the sub-pool of the thread that enqueued it: its
+// allocations on the stream's worker go to that pool, and the routing does not
+// leak into the worker's later tasks or into tasks enqueued outside a scope.
+TEST_F(SubPoolTest, StreamTaskInheritsTheEnqueuingThreadsSubPool) {
+  auto sub = SubPool::create("sess", 0, parent);
+  auto s = Stream::create();
+  void* in_task = nullptr;
+  void* after = nullptr;
+  SubPool* seen_in_task = nullptr;
+  SubPool* seen_after = reinterpret_cast<SubPool*>(1);
+  {
+    SubPool::Scope scope(sub);
+    s->enqueue("alloc_in_scope", [&] {
+      seen_in_task = SubPool::current();
+      in_task = parent.allocate_or_throw(8 * KiB);
+    });
+  }
+  // enqueued after the scope ended: the default path
+  s->enqueue("alloc_outside", [&] {
+    seen_after = SubPool::current();
+    after = parent.allocate_or_throw(4 * KiB);
+  });
+  ASSERT_TRUE(s->synchronize().ok());
+  EXPECT_EQ(seen_in_task, sub.get());
+  EXPECT_EQ(seen_after, nullptr);
+  EXPECT_EQ(sub->stats().allocated_bytes, 8 * KiB);
+  EXPECT_EQ(parent.stats().allocated_bytes, 4 * KiB);
+  ASSERT_TRUE(parent.free(in_task).ok());
+  ASSERT_TRUE(parent.free(after).ok());
+  EXPECT_EQ(sub->stats().allocated_bytes, 0u);
+}
+
+// The inherited scope keeps the sub-pool alive and counts against its limit:
+// a task over the session's quota fails on the stream (its error names the
+// sub-pool) while the parent and other sessions are untouched.
+TEST_F(SubPoolTest, StreamTaskHitsTheSessionQuotaAlone) {
+  auto sub = SubPool::create("quota-sess", 64 * KiB, parent);
+  auto s = Stream::create();
+  std::atomic<bool> ran{false};
+  {
+    SubPool::Scope scope(sub);
+    s->enqueue("too_big", [&] {
+      ran = true;
+      (void)parent.allocate_or_throw(MiB);
+    });
+  }
+  std::weak_ptr<SubPool> weak = sub;
+  sub.reset();  // the queued task still holds the pool
+  Status st = s->synchronize();
+  EXPECT_TRUE(ran.load());
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("quota-sess"), std::string::npos) << st.message();
+  void* p = parent.allocate_or_throw(MiB);  // the parent has no quota
+  ASSERT_TRUE(parent.free(p).ok());
+  // the task's capture was released after it ran: nothing else holds the pool but the registry
+  auto again = weak.lock();
+  ASSERT_TRUE(again);
+  again->close();
+  EXPECT_TRUE(again->drained());
+}
+
+// Nested: a task enqueued under an inner scope uses the inner pool; a task
+// that itself enqueues on another stream passes its inherited pool on.
+TEST_F(SubPoolTest, InheritanceFollowsNestingAndChainsAcrossStreams) {
+  auto a = SubPool::create("a", 0, parent);
+  auto b = SubPool::create("b", 0, parent);
+  auto s1 = Stream::create();
+  auto s2 = Stream::create();
+  void* pa = nullptr;
+  void* pb = nullptr;
+  {
+    SubPool::Scope sa(a);
+    {
+      SubPool::Scope sb(b);
+      s1->enqueue("in_b", [&] {
+        pb = parent.allocate_or_throw(2 * KiB);
+      });
+    }
+    s1->enqueue("in_a_chains", [&] {
+      s2->enqueue("chained", [&] { pa = parent.allocate_or_throw(3 * KiB); });
+    });
+  }
+  ASSERT_TRUE(s1->synchronize().ok());
+  ASSERT_TRUE(s2->synchronize().ok());
+  EXPECT_EQ(b->stats().allocated_bytes, 2 * KiB);
+  EXPECT_EQ(a->stats().allocated_bytes, 3 * KiB);
+  EXPECT_EQ(parent.stats().allocated_bytes, 0u);
+  ASSERT_TRUE(parent.free(pa).ok());
+  ASSERT_TRUE(parent.free(pb).ok());
+  a->close();
+  b->close();
+  EXPECT_TRUE(a->drained());
+  EXPECT_TRUE(b->drained());
 }
 
 }  // namespace
