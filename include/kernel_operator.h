@@ -29,6 +29,7 @@
 #include "asc/kernel/local_mem_allocator.h"
 #include "asc/kernel/cube.h"
 #include "asc/kernel/adv_ops.h"
+#include "asc/kernel/adv_activation.h"
 #include "asc/kernel/builtin_vars.h"
 #include "asc/kernel/sync.h"
 #include "asc/kernel/debug.h"

@@ -8,4 +8,5 @@
 #include <iostream>
 
 #include "asc/kernel/matmul_tiling.h"
+#include "tiling/adv_tiling.h"
 #include "register/tilingdata_base.h"

@@ -97,6 +97,16 @@ class GlobalTensor {
   }
   uint64_t GetSize() const { return size_; }
 
+  /// CANN's L2 cache hint for this tensor's GM. A hint only (results are the
+  /// same in every mode): recorded and otherwise a no-op on the CPU device.
+  template <CacheRwMode rwMode = CacheRwMode::RW>
+  void SetL2CacheHint(CacheMode mode) {
+    (void)rwMode;
+    cache_mode_ = mode;
+  }
+  /// pyasc: the mode SetL2CacheHint set (CACHE_MODE_NORMAL by default).
+  CacheMode l2_cache_mode() const { return cache_mode_; }
+
   T GetValue(uint64_t offset) const {
     if (::asc::kernel::check::active()) check_access("GlobalTensor::GetValue", offset, false);
     if constexpr (::asc::kernel::is_int4_v<T>) {
@@ -153,6 +163,7 @@ class GlobalTensor {
   uint64_t size_ = 0;
   T* bound_ = nullptr;  // SetGlobalBuffer's address and size (elements, 0 = none)
   uint64_t bound_size_ = 0;
+  CacheMode cache_mode_ = CacheMode::CACHE_MODE_NORMAL;
 };
 
 template <typename T>

@@ -83,6 +83,17 @@ enum class HardEvent : uint8_t {
   MAX,
 };
 
+/// L2 cache modes of GlobalTensor::SetL2CacheHint (CANN: a performance hint;
+/// the CPU device has no separately managed L2, so every mode reads and writes
+/// the same memory).
+enum class CacheMode : uint8_t {
+  CACHE_MODE_DISABLE = 0,
+  CACHE_MODE_NORMAL = 1,
+  CACHE_MODE_PERSISTENT = 4,
+};
+/// SetL2CacheHint's read/write mode (reserved in CANN).
+enum CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
+
 using TEventID = int8_t;
 using RoundMode = ::asc::kernel::RoundMode;
 
