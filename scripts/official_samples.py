@@ -22,8 +22,12 @@ mode its README gives:
 
 once per SCENARIO_NUM value the README's option table lists. A sample
 passes when every command exits 0. One line per failure (sample, scenario,
-failing step, first error line), then the counts per folder. Exit status:
-0 when everything passed, 1 otherwise, 2 for a usage error.
+failing step, first error line), then the counts per folder. Samples listed
+in OUT_OF_SCOPE (they need an Ascend NPU with CANN's own tools, a framework
+with its NPU adapter, or an architecture pyasc does not model) are reported
+as SKIP with the reason and counted apart. A README that only documents the
+npu run mode has its -DCMAKE_ASC_RUN_MODE=npu replaced by cpu. Exit status:
+0 when everything that is in scope passed, 1 otherwise, 2 for a usage error.
 
 ``--filter`` keeps the samples whose path contains one of the substrings;
 ``--jobs`` runs that many samples at once (default 1: the machine is shared);
@@ -161,7 +165,12 @@ def parse_readme(text):
         line = next((_strip_comment(l) for l in run if re.search(r"\bcmake\b", l)), None)
         if line is None:
             return {"error": "README's run block has no cmake line"}
-        cpu = re.sub(r"\bcmake\b", "cmake -DCMAKE_ASC_RUN_MODE=cpu", line, count=1)
+        if re.search(r"-DCMAKE_ASC_RUN_MODE=\w+", line):
+            # The README names the npu (or sim) mode explicitly: the cpu mode replaces it
+            # (a later -D would override an added one).
+            cpu = re.sub(r"-DCMAKE_ASC_RUN_MODE=\w+", "-DCMAKE_ASC_RUN_MODE=cpu", line)
+        else:
+            cpu = re.sub(r"\bcmake\b", "cmake -DCMAKE_ASC_RUN_MODE=cpu", line, count=1)
         cpu_added = True
     steps, variables = [], {}
     for l in run:
@@ -244,6 +253,10 @@ def _env():
 
 def run_one(mirror, files, sample, set_env, timeout, keep, arch):
     results = []
+    reason = out_of_scope(sample)
+    if reason:
+        return [{"sample": sample, "scenario": None, "ok": False, "skip": True, "step": "out of scope",
+                 "error": "needs " + reason}]
     try:
         readme = subprocess.run(["git", "-C", mirror, "show", f"HEAD:{sample}/README.md"], capture_output=True,
                                 text=True).stdout if (_is_bare(mirror) or os.path.isdir(
@@ -301,6 +314,10 @@ def _sample_arch(plan, cmakelists):
 
 def census_one(mirror, files, sample, set_env, timeout):
     """The first compile error of ``sample`` (``--census``)."""
+    reason = out_of_scope(sample)
+    if reason:
+        return [{"sample": sample, "scenario": None, "ok": False, "skip": True, "step": "out of scope",
+                 "error": "needs " + reason}]
     work = tempfile.mkdtemp(prefix="asc-census-")
     t0 = time.time()
     try:
@@ -386,6 +403,36 @@ def scan_one(mirror, files, sample):
         shutil.rmtree(work, ignore_errors=True)
 
 
+# Samples that need what a CPU-only pyasc legitimately does not provide (an
+# Ascend NPU with CANN's own tools, a deep-learning framework with its NPU
+# adapter, or an architecture the issue does not target). The runner reports
+# them as SKIP with the reason and counts them apart from the failures.
+OUT_OF_SCOPE = [
+    (r"/01_utilities/04_profiling/msprof$", "msprof, CANN's profiler, on an Ascend NPU"),
+    (r"/01_utilities/04_profiling/torch_library_report_tensor$", "PyTorch with torch_npu (and msprof)"),
+    (r"/01_utilities/05_sanitizer/ms_sanitizer$",
+     "mssanitizer, CANN's NPU memory checker (pyasc's counterpart is ASCEND_DEBUG=1)"),
+    (r"/01_utilities/08_simulator$", "CANN's NPU simulator (CMAKE_ASC_RUN_MODE=sim)"),
+    (r"/02_features/00_framework/00_pytorch/", "PyTorch with torch_npu"),
+    (r"/02_features/00_framework/01_tensorflow/", "TensorFlow with CANN's TF adapter"),
+    (r"/02_features/00_framework/02_onnx/", "atc, CANN's model compiler, with GE's ONNX parser plugin"),
+    (r"/02_features/00_framework/03_ge/", "GE, CANN's graph engine (graph/operator_reg.h, IR registration)"),
+    (r"/02_features/99_acl_based/",
+     "CANN's operator-package flow (npu_op_package / custom_opp .run install into the OPP, aclnn / aclop "
+     "dispatch, atc)"),
+    (r"/broadcast_ub2l0c$|/region_proposal_sort$",
+     "architecture dav-2002 (Atlas inference series), which pyasc does not model (dav-2201 and dav-3510 only)"),
+]
+
+
+def out_of_scope(sample):
+    """The reason ``sample`` is out of scope, or None."""
+    for pattern, reason in OUT_OF_SCOPE:
+        if re.search(pattern, sample):
+            return reason
+    return None
+
+
 def folder_of(sample):
     parts = sample.split("/")
     return "/".join(parts[1:3])
@@ -451,10 +498,15 @@ def main(argv=None):
                 sc = f" [SCENARIO_NUM={r['scenario']}]" if r["scenario"] else ""
                 if r["ok"]:
                     print(f"PASS {r['sample']}{sc}", flush=True)
+                elif r.get("skip"):
+                    print(f"SKIP {r['sample']}{sc}: {r['error']}", flush=True)
                 else:
                     print(f"FAIL {r['sample']}{sc}: {r['step']}: {r['error']}", flush=True)
     counts = {}
+    skipped = [r for r in results if r.get("skip")]
     for r in results:
+        if r.get("skip"):
+            continue
         c = counts.setdefault(folder_of(r["sample"]), [0, 0, set(), set()])
         c[0] += r["ok"]
         c[1] += 1
@@ -469,6 +521,8 @@ def main(argv=None):
         tr += n
         print(f"  {k}: {p}/{n} ({len(alls) - len(bad)}/{len(alls)})")
     print(f"  total: {tp}/{tr}")
+    if skipped:
+        print(f"  out of scope (SKIP, not run): {len(skipped)} samples")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, ensure_ascii=False, indent=1)
