@@ -19,6 +19,8 @@
 #include <initializer_list>
 #include <vector>
 
+#include "register/tilingdata_base.h"
+
 namespace AscendC {
 
 /// A tensor shape (ge::Shape's interface: dims, their count and product).
@@ -111,6 +113,63 @@ inline uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, const uint32_t
   return detail_tiling::scratch(srcShape.GetShapeSize(), dataTypeSize);
 }
 
+}  // namespace AscendC
+
+namespace optiling {
+/// Host-side SoftMax tiling (the tiling-data class whose bytes are the
+/// kernel-side ::SoftMaxTiling struct; used as TILING_DATA_FIELD_DEF_STRUCT).
+BEGIN_TILING_DATA_DEF(SoftMaxTiling)
+TILING_DATA_FIELD_DEF(uint32_t, srcM);
+TILING_DATA_FIELD_DEF(uint32_t, srcK);
+TILING_DATA_FIELD_DEF(uint32_t, srcSize);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
+TILING_DATA_FIELD_DEF(uint32_t, splitM);
+TILING_DATA_FIELD_DEF(uint32_t, splitK);
+TILING_DATA_FIELD_DEF(uint32_t, splitSize);
+TILING_DATA_FIELD_DEF(uint32_t, reduceM);
+TILING_DATA_FIELD_DEF(uint32_t, reduceK);
+TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
+TILING_DATA_FIELD_DEF(uint32_t, rangeM);
+TILING_DATA_FIELD_DEF(uint32_t, tailM);
+TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
+TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+END_TILING_DATA_DEF;
+}  // namespace optiling
+
+namespace AscendC {
+
+/// Fills SoftMax's tiling for an ND source of srcShape (the last dim is srcK,
+/// the product of the others srcM). The CPU kernel reads only the shape
+/// (SoftMaxShapeInfo) and needs no scratch, so the plan is one split over all
+/// rows: split = the whole tile, reduce = one 32-byte block per row (the
+/// sum/max layout), rangeM = 1, no tail.
+inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                              const uint32_t /*localWorkSpaceSize*/, optiling::SoftMaxTiling& softmaxTiling) {
+  const size_t rank = srcShape.GetDimNum();
+  const uint32_t k = rank ? static_cast<uint32_t>(srcShape.GetDim(rank - 1)) : 0;
+  uint32_t m = rank ? 1 : 0;
+  for (size_t i = 0; i + 1 < rank; ++i) m *= static_cast<uint32_t>(srcShape.GetDim(i));
+  const uint32_t block = dataTypeSize ? 32 / dataTypeSize : 0;
+  softmaxTiling.set_srcM(m);
+  softmaxTiling.set_srcK(k);
+  softmaxTiling.set_srcSize(m * k);
+  softmaxTiling.set_outMaxM(m);
+  softmaxTiling.set_outMaxK(block);
+  softmaxTiling.set_outMaxSize(m * block);
+  softmaxTiling.set_splitM(m);
+  softmaxTiling.set_splitK(k);
+  softmaxTiling.set_splitSize(m * k);
+  softmaxTiling.set_reduceM(m);
+  softmaxTiling.set_reduceK(block);
+  softmaxTiling.set_reduceSize(m * block);
+  softmaxTiling.set_rangeM(1);
+  softmaxTiling.set_tailM(0);
+  softmaxTiling.set_tailSplitSize(0);
+  softmaxTiling.set_tailReduceSize(0);
+}
+
 // ---- math
 inline bool GetExpMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool /*isReuseSource*/,
                                 uint32_t& maxValue, uint32_t& minValue) {
@@ -133,6 +192,13 @@ inline void GetPowerMaxMinTmpSize(const TensorShape& srcShape1, const TensorShap
                                   uint32_t& minValue) {
   const int64_t n1 = srcShape1.GetShapeSize(), n2 = srcShape2.GetShapeSize();
   maxValue = minValue = detail_tiling::scratch(n1 > n2 ? n1 : n2, typeSize);
+}
+
+// ---- reduce
+/// Sum's scratch for rows of n elements of typeSize bytes.
+inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const bool /*isReuseSource*/,
+                                uint32_t& maxSize, uint32_t& minSize) {
+  maxSize = minSize = detail_tiling::scratch(n, typeSize);
 }
 
 // ---- quantization

@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -145,6 +146,35 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTe
                     const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& /*sharedTmpBuffer*/,
                     const SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape) {
   SoftMax<T, isReuseSource, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, tiling, shape);
+}
+
+/// Rows of softMaxRes (srcM x srcK, ND) whose max equals the float bits `from`
+/// are set to `to` (CANN's AdjustSoftMaxRes). stepSizeMode 0: the max of row r
+/// is the first element of its 32-byte block (SoftMax's layout); otherwise
+/// element r. Returns whether any row matched.
+template <typename T1, typename T2, bool isDataFormatNZ = false, uint8_t stepSizeMode = 0>
+inline bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTensor<T2>& maxTensor, const uint32_t from,
+                             const T1 to, const SoftMaxShapeInfo& softmaxShapeInfo) {
+  static_assert(!isDataFormatNZ, "AdjustSoftMaxRes: only the ND format is supported (as CANN documents)");
+  static_assert(std::is_same_v<T2, float> || std::is_same_v<T2, half>, "AdjustSoftMaxRes: max is half or float");
+  const uint64_t m = softmaxShapeInfo.srcM, k = softmaxShapeInfo.srcK;
+  const uint64_t step = stepSizeMode == 0 ? 32 / sizeof(T2) : 1;
+  detail_adv::need("AdjustSoftMaxRes", softMaxRes, m * k, "elements of softMaxRes (srcM x srcK)");
+  if (m > 0) detail_adv::need("AdjustSoftMaxRes", maxTensor, (m - 1) * step + 1, "elements of maxTensor");
+  bool any = false;
+  for (uint64_t r = 0; r < m; ++r) {
+    const T2 v = maxTensor.GetValue(static_cast<uint32_t>(r * step));
+    uint32_t bits = 0;
+    if constexpr (std::is_same_v<T2, float>) {
+      std::memcpy(&bits, &v, 4);
+    } else {
+      bits = v.bits;  // half: compared as its 16-bit pattern
+    }
+    if (bits != from) continue;
+    any = true;
+    for (uint64_t j = 0; j < k; ++j) softMaxRes.SetValue(static_cast<uint32_t>(r * k + j), to);
+  }
+  return any;
 }
 
 template <typename T>
@@ -370,3 +400,6 @@ inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLoc
 }
 
 }  // namespace AscendC
+
+// CANN's kernel-side tiling structs live at global scope (kernel_tiling.h).
+using SoftMaxTiling = ::AscendC::SoftMaxTiling;

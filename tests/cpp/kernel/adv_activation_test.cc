@@ -145,6 +145,56 @@ TEST(AdvActivation, CountBeyondTensorIsAnError) {
   EXPECT_NE(st.message().find("dst"), std::string::npos) << st.message();
 }
 
+TEST(AdvReduce, SumOfEachRowsFirstNElements) {
+  // outter x inner with inner = n padded to 32 bytes; the padding holds garbage.
+  for (uint32_t n : {1u, 7u, 8u, 30u}) {
+    const uint32_t outter = 3, inner = (n * 4 + 31) / 32 * 8;
+    std::vector<float> x(outter * inner);
+    for (uint32_t i = 0; i < x.size(); ++i) x[i] = (i % inner) < n ? static_cast<float>(int(i * 37 % 201) - 100) : 1e30f;
+    std::vector<float> got(8, -1.0f);
+    std::vector<half> goth(8);
+    kt::run_or_throw("adv_sum", 1, [&] {
+      AscendC::TPipe pipe;
+      AscendC::TBuf<TPosition::VECCALC> bx, by, bxh, byh, bt;
+      pipe.InitBuffer(bx, static_cast<uint32_t>(x.size() * 4));
+      pipe.InitBuffer(by, 32);
+      pipe.InitBuffer(bxh, static_cast<uint32_t>(outter * 16 * ((n + 15) / 16) * 2));
+      pipe.InitBuffer(byh, 32);
+      pipe.InitBuffer(bt, 64);
+      auto tx = bx.Get<float>(), ty = by.Get<float>();
+      for (uint32_t i = 0; i < x.size(); ++i) tx.SetValue(i, x[i]);
+      for (uint32_t i = 0; i < 8; ++i) ty.SetValue(i, -1.0f);
+      AscendC::Sum(ty, tx, bt.Get<uint8_t>(), AscendC::SumParams{outter, inner, n});
+      for (uint32_t i = 0; i < 8; ++i) got[i] = ty.GetValue(i);
+      const uint32_t inner_h = 16 * ((n + 15) / 16);
+      auto txh = bxh.Get<half>(), tyh = byh.Get<half>();
+      for (uint32_t r = 0; r < outter; ++r)
+        for (uint32_t j = 0; j < inner_h; ++j) txh.SetValue(r * inner_h + j, half(j < n ? x[r * inner + j] : 7.0f));
+      AscendC::Sum(tyh, txh, AscendC::SumParams{outter, inner_h, n});
+      for (uint32_t i = 0; i < outter; ++i) goth[i] = tyh.GetValue(i);
+    });
+    for (uint32_t r = 0; r < outter; ++r) {
+      float want = 0;
+      for (uint32_t j = 0; j < n; ++j) want += x[r * inner + j];  // integers: exact
+      EXPECT_EQ(got[r], want) << "n " << n << " row " << r;
+      EXPECT_EQ(static_cast<float>(goth[r]), static_cast<float>(half(want))) << "half n " << n << " row " << r;
+    }
+    EXPECT_EQ(got[outter], -1.0f);  // beyond outter: untouched
+  }
+  auto st = kt::run("adv_sum_err", 1, [] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::VECCALC> bx, by;
+    pipe.InitBuffer(bx, 256);
+    pipe.InitBuffer(by, 32);
+    AscendC::Sum(by.Get<float>(), bx.Get<float>(), AscendC::SumParams{2, 12, 10});  // 48 bytes per row
+  });
+  EXPECT_EQ(st.code(), asc::ErrorCode::kInvalidParam);
+  EXPECT_NE(st.message().find("[Sum]"), std::string::npos) << st.message();
+  uint32_t mx = 0, mn = 0;
+  AscendC::GetSumMaxMinTmpSize(100, 4, false, mx, mn);
+  EXPECT_EQ(mn, 416u);
+}
+
 TEST(AdvTiling, TensorShapeAndScratchSizes) {
   AscendC::TensorShape s(std::vector<int64_t>{4, 33});
   EXPECT_EQ(s.GetDimNum(), 2u);
