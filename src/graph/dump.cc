@@ -138,6 +138,11 @@ void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* group
     js << ",\"live\":" << (n->live ? "true" : "false");
     if (!after) js << ",\"needed\":" << (n->needed ? "true" : "false");
     if (n->alias) js << ",\"alias_of\":" << n->alias->id;
+    if (n->pass) {  // rewritten by a graph pass (passes.cc): which, and the nodes it replaced
+      js << ",\"pass\":" << json_str(n->pass) << ",\"replaces\":[";
+      for (int k = 0; k < n->nreplaced; ++k) js << (k ? "," : "") << n->replaced[k];
+      js << "]";
+    }
     js << ",\"inputs\":[";
     for (int i = 0; i < n->nin; ++i) {
       const Input& in = n->in[i];
@@ -168,7 +173,8 @@ void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* group
   js << "\n  ],\n  \"leaves\": [" << leaves.str() << "\n  ]";
   // DOT nodes (clusters per group after fusion).
   auto dot_node = [&](const Node* n) {
-    dot << "    n" << n->id << " [label=\"" << n->id << ": " << n->name << "\\n" << dims_text(n->shape) << " "
+    dot << "    n" << n->id << " [label=\"" << n->id << ": " << n->name << (n->pass ? " (pass " : "")
+        << (n->pass ? n->pass : "") << (n->pass ? ")" : "") << "\\n" << dims_text(n->shape) << " "
         << dtype_name(n->dtype) << "\"" << (n->live ? ", penwidth=2" : "") << (!after && !n->needed ? ", style=dotted" : "")
         << "];\n";
   };

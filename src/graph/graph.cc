@@ -729,6 +729,11 @@ void plan(Batch& b) {
     b.outs[i] = nodes[i]->out.lock();
     nodes[i]->live = b.outs[i] != nullptr;
   }
+  if (nodes.size() >= 4) {  // graph passes (passes.cc): the smallest pattern has four nodes
+    std::vector<std::shared_ptr<void>> displaced;
+    run_passes(nodes, &displaced);
+    for (auto& p : displaced) add_garbage(std::move(p));
+  }
   // Common subexpressions: a value nobody outside needs is taken from its first computation.
   if (nodes.size() > 1) {
     std::unordered_map<std::string, Node*> seen;

@@ -64,6 +64,12 @@ struct Node {
   Graph* graph = nullptr;      // while pending
   Batch* batch = nullptr;      // while in flight: flushed, not yet completed on the host
   Status error{};              // set when its graph failed to run ({}: Status's code has no initialiser)
+  // Graph passes (passes.cc): the pass that rewrote this node ("gelu") and the
+  // ids of the nodes it replaced (dumps, profiler); null when none.
+  static constexpr int kMaxReplaced = 16;
+  const char* pass = nullptr;
+  uint8_t nreplaced = 0;
+  int32_t replaced[kMaxReplaced];
 
   // Flush scratch.
   std::shared_ptr<Storage> buffer;  // output memory while the flush runs
@@ -131,6 +137,12 @@ void run_group(Group& g, bool timing);
 
 /// JSON/DOT dumps of a flush (dump.cc).
 void dump_graph(const std::vector<Node*>& nodes, const std::vector<Group>* groups, bool after, int64_t seq);
+
+/// Graph passes over a flush's nodes after liveness, before common
+/// subexpressions and dead code (passes.cc; ASC_GRAPH_PASSES): rewritten
+/// nodes keep their identity, replaced ones become dead. Leaf storages
+/// the rewrites drop go to `displaced` (released after the lock). Locked.
+void run_passes(std::vector<std::shared_ptr<Node>>& nodes, std::vector<std::shared_ptr<void>>* displaced);
 
 /// Process-wide counters (graph.cc); executors update them without the lock.
 struct AtomicStats {

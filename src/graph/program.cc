@@ -1032,6 +1032,12 @@ static std::string describe_group(const Group& g, const Analysis& a, uint64_t* b
   d += "] inputs=" + std::to_string(a.inputs.size()) + " outputs=" + std::to_string(outputs) +
        " tile=" + std::to_string(g.tile) + " ub_bytes=" + std::to_string(g.ub_bytes);
   if (!g.chains.empty()) d += " chains=" + g.chains;
+  for (const Node* n : g.nodes)  // graph passes (passes.cc): "pass=gelu(7<-2,3,4,5,6)"
+    if (n->pass) {
+      d += std::string(" pass=") + n->pass + "(" + std::to_string(n->id) + "<-";
+      for (int k = 0; k < n->nreplaced; ++k) d += (k ? "," : "") + std::to_string(n->replaced[k]);
+      d += ")";
+    }
   *bytes = moved;
   return d;
 }

@@ -31,6 +31,7 @@
 
 #include <hwy/highway.h>
 
+#include "kernel/simd/gelu_loop.h"
 #include "kernel/simd/tables.h"
 
 // Math ops whose float32 kernel runs in float32 lanes (NativeIO<float> in
@@ -161,6 +162,43 @@ const ChainFn* GetChainF32() {
   return &fn;
 }
 
+// ---------------------------------------------------------------- the gelu pass's kernel
+// The lazy graph's gelu pass (src/graph/passes.cc) replaces an erf/tanh GeLU
+// subgraph by one node running the kernel of the built-in asc.ops.gelu: its
+// per-target range function (src/nn/activation.cc, HWY_EXPORTed there as
+// GeluRange; code 0 = float32, stream = no streaming stores: the tile program
+// stages long outputs itself), compiled for the same targets with the same
+// flags, so a node's values are the built-in's bit for bit (same vectors: the
+// kernel computes each vector of 8/16 lanes by itself; see docs/custom_ops.md
+// for the one case where vector boundaries can differ). Why not nn::gelu(): it
+// allocates its own output tensor, and the graph would then copy the result
+// into the node's storage (one more read and write of the whole array). Weak:
+// if that function is renamed or its signature changes, the reference is null,
+// native_gelu_loop() returns null and the pass does not fire (its tests fail
+// loudly) instead of libasc failing to load.
+void GeluRange(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi, bool stream)
+    __attribute__((weak));
+
+template <bool kTanh>
+void GeluLoopT(char** p, const int64_t* s, int64_t n) {
+  constexpr int64_t kF = sizeof(float);
+  if (s[0] == kF && s[1] == kF) return GeluRange(0, kTanh, p[1], p[0], 0, n, false);
+  // Other strides (a stride-0 input, a strided output: the fallback paths of a
+  // tile program) go through contiguous blocks on the stack.
+  alignas(64) float in[kChainBlock], out[kChainBlock];
+  for (int64_t i = 0; i < n; i += static_cast<int64_t>(kChainBlock)) {
+    const int64_t m = n - i < static_cast<int64_t>(kChainBlock) ? n - i : static_cast<int64_t>(kChainBlock);
+    for (int64_t j = 0; j < m; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
+    GeluRange(0, kTanh, in, out, 0, m, false);
+    for (int64_t j = 0; j < m; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
+  }
+}
+
+GeluLoop GetGeluLoop(bool tanh_form) {
+  if (!&GeluRange) return nullptr;  // not linked in (see above)
+  return tanh_form ? &GeluLoopT<true> : &GeluLoopT<false>;
+}
+
 }  // namespace asc::kernel::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -168,6 +206,13 @@ HWY_AFTER_NAMESPACE();
 namespace asc::kernel::simd {
 
 HWY_EXPORT(GetChainF32);
+HWY_EXPORT(GetGeluLoop);
+
+GeluLoop native_gelu_loop(bool tanh_form) noexcept {
+  static const bool once = (apply_target_override(), true);
+  (void)once;
+  return HWY_DYNAMIC_DISPATCH(GetGeluLoop)(tanh_form);
+}
 
 ChainFn chain_fn(DType dtype) noexcept {
   if (dtype != DType::kFloat32) return nullptr;

@@ -17,6 +17,13 @@ import pyasc as asc
 from pyasc.profiler import Profiler
 
 
+@pytest.fixture(autouse=True)
+def _no_graph_passes(monkeypatch):
+    """These tests are about chains: the gelu graph pass (src/graph/passes.cc) would replace the
+    erf GeLU composites by the built-in kernel (tests/python/graph_passes/)."""
+    monkeypatch.setenv("ASC_GRAPH_PASSES", "0")
+
+
 @contextlib.contextmanager
 def _chains(enabled):
     old = os.environ.get("ASC_GRAPH_CHAINS")

@@ -76,33 +76,60 @@ def test_composite_op_is_one_fused_kernel():
     np.testing.assert_allclose(z.numpy(), _gelu_ref(x.numpy() * 2.0) + 1.0, rtol=2e-6, atol=2e-6)
 
 
-def test_fused_kernel_in_profiler_and_graph_dump(tmp_path):
+def _fused_spans(tmp_path, x):
+    with Profiler() as prof:
+        asc.eval(asc.ops.CustomGeLU(x))
+    trace_path = tmp_path / "trace.json"
+    prof.export_chrome_trace(trace_path)
+    return [e for e in json.loads(trace_path.read_text())["traceEvents"]
+            if e.get("ph") == "X" and e.get("cat") == "graph" and e["name"].startswith("fused[")]
+
+
+def _dumps(path, x):
+    asc.lazy.set_graph_dump(True, str(path))
+    try:
+        asc.eval(asc.ops.CustomGeLU(x))
+    finally:
+        asc.lazy.set_graph_dump(False)
+    before = [json.loads(p.read_text()) for p in path.glob("*.before.json")]
+    after = [json.loads(p.read_text()) for p in path.glob("*.after.json")]
+    assert len(before) == len(after) == 1
+    return before[0], after[0]
+
+
+def test_fused_kernel_in_profiler_and_graph_dump(tmp_path, monkeypatch):
     _register_gelu()
     # asc.array copies into pool memory (asc.asarray of a NumPy array would share it: such leaves
     # are read at the call, so the first ops on them run eagerly)
     x = asc.array(np.linspace(-3, 3, 50_000, dtype=np.float32))
     asc.eval(x)
-    with Profiler() as prof:
-        asc.eval(asc.ops.CustomGeLU(x))
-    trace_path = tmp_path / "trace.json"
-    prof.export_chrome_trace(trace_path)
-    spans = [e for e in json.loads(trace_path.read_text())["traceEvents"]
-             if e.get("ph") == "X" and e.get("cat") == "graph" and e["name"].startswith("fused[")]
-    assert len(spans) == 1
-    assert spans[0]["name"].startswith("fused[") and "erf" in spans[0]["name"]
-    nodes = re.search(r"nodes=\[(.*)\]", spans[0]["args"]["detail"]).group(1).split(";")
-    assert len(nodes) == 5, nodes  # x/sqrt2 (a multiply), erf, add, two multiplies: one group
-    dump = tmp_path / "dump"
-    asc.lazy.set_graph_dump(True, str(dump))
-    try:
-        asc.eval(asc.ops.CustomGeLU(x))
-    finally:
-        asc.lazy.set_graph_dump(False)
-    after = [json.loads(p.read_text()) for p in dump.glob("*.after.json")]
-    assert len(after) == 1
-    groups = after[0]["groups"]
-    assert len(groups) == 1 and len(groups[0]["nodes"]) == len(after[0]["nodes"]) == 5
-    assert {n["op"] for n in after[0]["nodes"]} >= {"erf", "add", "multiply"}
+    # the gelu graph pass (src/graph/passes.cc) turns the five nodes into one Gelu node running
+    # the built-in gelu kernel: one group, its detail names the pass and the replaced nodes
+    spans = _fused_spans(tmp_path, x)
+    assert len(spans) == 1 and spans[0]["name"] == "fused[Gelu]", spans
+    detail = spans[0]["args"]["detail"]
+    nodes = re.search(r"nodes=\[(.*?)\]", detail).group(1).split(";")
+    assert len(nodes) == 1 and " Gelu float32" in nodes[0], nodes
+    m = re.search(r"pass=gelu\((\d+)<-([\d,]+)\)", detail)
+    assert m and len(m.group(2).split(",")) == 4, detail
+    before, after = _dumps(tmp_path / "dump", x)
+    assert len(before["nodes"]) == 5  # as recorded: x/sqrt2, erf, add, two multiplies
+    gelu = [n for n in before["nodes"] if n.get("pass") == "gelu"]
+    assert len(gelu) == 1 and gelu[0]["op"] == "Gelu" and gelu[0]["needed"] and len(gelu[0]["inputs"]) == 1
+    dead = {n["id"]: n["op"] for n in before["nodes"] if not n["needed"]}
+    assert sorted(dead) == sorted(gelu[0]["replaces"]) and set(dead.values()) >= {"erf", "add", "multiply"}
+    assert len(after["groups"]) == 1 and [n["op"] for n in after["nodes"]] == ["Gelu"]
+    # passes off (ASC_GRAPH_PASSES=0): the composite's five nodes in one fused group, one chain
+    monkeypatch.setenv("ASC_GRAPH_PASSES", "0")
+    spans = _fused_spans(tmp_path, x)
+    assert len(spans) == 1 and "erf" in spans[0]["name"] and "pass=" not in spans[0]["args"]["detail"]
+    nodes = re.search(r"nodes=\[(.*?)\]", spans[0]["args"]["detail"]).group(1).split(";")
+    assert len(nodes) == 5, nodes  # x/sqrt2 (a divide), erf, add, two multiplies: one group
+    _, after = _dumps(tmp_path / "dump_off", x)
+    groups = after["groups"]
+    assert len(groups) == 1 and len(groups[0]["nodes"]) == len(after["nodes"]) == 5
+    assert {n["op"] for n in after["nodes"]} >= {"erf", "add", "multiply"}
+    assert not any("pass" in n for n in after["nodes"])
 
 
 def test_ctx_attrs_save_for_backward_and_needs_input_grad():
