@@ -3,6 +3,7 @@
     python benchmarks/bench_distributed.py                 # everything (Dask on 4 GiB)
     python benchmarks/bench_distributed.py --quick         # all_reduce up to 16 MiB, Dask on 0.5 GiB
     python benchmarks/bench_distributed.py --only allreduce|dp|dask  [--dask-gib G]
+    python benchmarks/bench_distributed.py --only allreduce --repeat 3   # the full sweep 3 times: spread
 
 1. all_reduce (2 ranks, float32, 4 KiB .. 256 MiB): latency and bus bandwidth
    (nccl-tests' busbw = bytes / time * 2 (n - 1) / n) of pyasc.distributed.all_reduce on
@@ -14,7 +15,10 @@
    OFF (no check), and the polled mode (ASC_DISTRIBUTED_BLOCKING=0: nonblocking MPI polled
    against the deadline, INFO check). mpi4py's ``Iallreduce`` polled with ``Test`` is
    shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
-   compared when torch is installed (it is not in the lock: skipped otherwise).
+   compared when torch is installed (it is not in the lock: skipped otherwise). At every size
+   also broadcast, reduce, all_gather_into_tensor and reduce_scatter_tensor (their C path)
+   vs mpi4py's Bcast, Reduce, Allgather, Reduce_scatter_block (goal <= 1.2x at 4 KiB), and
+   async_op=True + wait() (all_reduce, broadcast).
 2. Data-parallel step of examples/distributed/train_mlp.py (bigger model): 2 processes x 1
    core vs 1 process x 2 cores, same global batch: the ratio of median step times; and on
    2 processes with asc.value_and_grad, the all-reduce overlapped with the backward
@@ -104,6 +108,44 @@ MODES = (("pyasc", "INFO", True, True), ("pyasc_python", "INFO", True, False), (
          ("pyasc_off", "OFF", True, True), ("pyasc_polled", "INFO", False, True))
 
 
+def _other_collectives(comm, nbytes):
+    """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor of ``nbytes`` (the
+    size of the largest buffer of the call) vs mpi4py's Bcast / Reduce / Allgather /
+    Reduce_scatter_block on NumPy buffers, interleaved."""
+    import numpy as np
+    from mpi4py import MPI
+
+    import pyasc as asc
+    import pyasc.distributed as dist
+    from pyasc.distributed import _engine
+
+    n = comm.Get_size()
+    count = nbytes // 4
+    part = count // n
+    bc_np, bc_arr = np.ones(count, np.float32), asc.ones(count, dtype="float32")
+    rd_np, rd_arr = np.ones(count, np.float32), asc.ones(count, dtype="float32")
+    ag_in_np, ag_out_np = np.ones(part, np.float32), np.empty(part * n, np.float32)
+    ag_in, ag_out = asc.ones(part, dtype="float32"), asc.empty(part * n, dtype="float32")
+    rs_in_np, rs_out_np = np.ones(part * n, np.float32), np.empty(part, np.float32)
+    rs_in, rs_out = asc.ones(part * n, dtype="float32"), asc.empty(part, dtype="float32")
+    for a in (bc_arr, rd_arr, ag_in, ag_out, rs_in, rs_out):
+        a.numpy()  # materialised once
+    me = comm.Get_rank()
+    fns = {
+        "bcast_mpi4py": lambda: comm.Bcast(bc_np, 0),
+        "bcast_pyasc": lambda: dist.broadcast(bc_arr, src=0),
+        "bcast_pyasc_async": lambda: dist.broadcast(bc_arr, src=0, async_op=True).wait(),
+        "reduce_mpi4py": lambda: comm.Reduce(MPI.IN_PLACE if me == 0 else rd_np, rd_np if me == 0 else None,
+                                             MPI.SUM, 0),
+        "reduce_pyasc": lambda: dist.reduce(rd_arr, dst=0),
+        "allgather_mpi4py": lambda: comm.Allgather(ag_in_np, ag_out_np),
+        "allgather_pyasc": lambda: dist.all_gather_into_tensor(ag_out, ag_in),
+        "redscat_mpi4py": lambda: comm.Reduce_scatter_block(rs_in_np, rs_out_np, MPI.SUM),
+        "redscat_pyasc": lambda: dist.reduce_scatter_tensor(rs_out, rs_in),
+    }
+    return _time_interleaved(fns, comm.Barrier, nbytes, {k: _engine.reload_settings for k in fns})
+
+
 def _allreduce_worker(sizes):
     import numpy as np
     from mpi4py import MPI
@@ -121,7 +163,7 @@ def _allreduce_worker(sizes):
         def setup():
             _engine.set_mode(getattr(_engine, level), blocking)
             if not native:
-                _engine.NATIVE_FAST, _engine.FAST = False, None  # the Python path (as without the C module)
+                _engine.NATIVE_FAST, _engine.FAST, _engine.FASTC = False, None, None  # the Python path
         return setup
 
     for nbytes in sizes:
@@ -167,25 +209,9 @@ def _allreduce_worker(sizes):
         setups["pyasc_async"] = _engine.reload_settings
         res.update(_time_interleaved(fns, comm.Barrier, nbytes, setups))
         _engine.reload_settings()
-        # broadcast (the Python path: no C module for it) blocking and async_op vs mpi4py's Bcast
-        bc_np = np.ones(count, np.float32)
-        bc_arr = asc.ones(count, dtype="float32")
-        bc_arr.numpy()
-
-        def mpi_bcast():
-            comm.Bcast(bc_np, 0)
-
-        def pyasc_bcast():
-            dist.broadcast(bc_arr, src=0)
-
-        def pyasc_bcast_async():
-            dist.broadcast(bc_arr, src=0, async_op=True).wait()
-
-        bres = _time_interleaved({"bcast_mpi4py": mpi_bcast, "bcast_pyasc": pyasc_bcast,
-                                  "bcast_pyasc_async": pyasc_bcast_async}, comm.Barrier, nbytes,
-                                 {k: _engine.reload_settings for k in ("bcast_mpi4py", "bcast_pyasc",
-                                                                       "bcast_pyasc_async")})
-        res.update(bres)
+        # the other collectives with a C path (pyasc.distributed._native.coll), blocking, and
+        # broadcast async_op + wait, vs mpi4py's call on NumPy buffers of the same size
+        res.update(_other_collectives(comm, nbytes))
         # every rank reports its own times; the slower rank bounds the collective
         allres = comm.gather(res, root=0)
         if comm.Get_rank() == 0:
@@ -264,12 +290,12 @@ def _fmt_size(b):
     return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
 
 
-def bench_allreduce(quick):
+def bench_allreduce(quick, sizes=None):
     mpirun = shutil.which("mpirun")
     if not mpirun:
         print("all_reduce: skipped (mpirun not installed)")
-        return
-    sizes = SIZES_QUICK if quick else SIZES_FULL
+        return None
+    sizes = [int(x) for x in sizes.split(",")] if sizes else (SIZES_QUICK if quick else SIZES_FULL)
     cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2", "-x", "ASC_NUM_CORES=1",
            "-x", f"BENCH_DIST_MAX_ITERS={MAX_ITERS}", sys.executable,
            os.path.abspath(__file__), "--_allreduce-worker", ",".join(map(str, sizes))]
@@ -277,7 +303,7 @@ def bench_allreduce(quick):
     line = [x for x in p.stdout.splitlines() if x.startswith("JSON ")]
     if p.returncode or not line:
         print("all_reduce: failed\n", p.stdout[-2000:], p.stderr[-2000:])
-        return
+        return None
     data = json.loads(line[0][5:])
     n = data["world"]
     print(f"\n## all_reduce float32, {n} ranks (1 core each), SUM; time per call (slower rank), busbw = "
@@ -300,19 +326,33 @@ def bench_allreduce(quick):
               f"{r['mpi4py'] / r['pyasc_off']:6.2f} | {r['pyasc_polled'] * 1e6:9.1f} "
               f"{r['mpi4py'] / r['pyasc_polled']:6.2f} | {r['mpi4py_nb'] * 1e6:20.1f}")
     print("\nbuffers swapped (tells memory from code): mpi4py Allreduce on a pyasc array's memory, pyasc "
-          "all_reduce on mpi4py's NumPy buffer; async_op=True all_reduce (stream task) + wait(); broadcast "
-          "(Python path) blocking and async_op vs mpi4py Bcast")
+          "all_reduce on mpi4py's NumPy buffer; async_op=True all_reduce (stream task) + wait()")
     print(f"{'size':>8} {'mpi4py@pyasc-mem':>16} {'bw/mpi':>6} | {'pyasc@numpy-mem':>15} {'bw/mpi':>6} | "
-          f"{'async+wait us':>13} {'bw/mpi':>6} | {'Bcast mpi4py us':>15} {'pyasc us':>9} {'ratio':>6} | "
-          f"{'async us':>9} {'ratio':>6}")
+          f"{'async+wait us':>13} {'bw/mpi':>6}")
     for r in data["rows"]:
         print(f"{_fmt_size(r['bytes']):>8} {r['mpi4py_pyasc_mem'] * 1e6:16.1f} {r['mpi4py'] / r['mpi4py_pyasc_mem']:6.2f} | "
               f"{r['pyasc_numpy_mem'] * 1e6:15.1f} {r['mpi4py'] / r['pyasc_numpy_mem']:6.2f} | "
-              f"{r['pyasc_async'] * 1e6:13.1f} {r['mpi4py'] / r['pyasc_async']:6.2f} | "
-              f"{r['bcast_mpi4py'] * 1e6:15.1f} {r['bcast_pyasc'] * 1e6:9.1f} "
-              f"{r['bcast_pyasc'] / r['bcast_mpi4py']:5.2f}x | {r['bcast_pyasc_async'] * 1e6:9.1f} "
-              f"{r['bcast_pyasc_async'] / r['bcast_mpi4py']:5.2f}x")
+              f"{r['pyasc_async'] * 1e6:13.1f} {r['mpi4py'] / r['pyasc_async']:6.2f}")
+    print("\nthe other collectives (C path, default INFO check) vs mpi4py on NumPy buffers: time per call in us "
+          "(pyasc / mpi4py); size = the largest buffer of the call")
+    print(f"{'size':>8} | {'Bcast':>8} {'broadcast':>9} {'ratio':>6} {'async+wait':>10} {'ratio':>6} | "
+          f"{'Reduce':>8} {'reduce':>8} {'ratio':>6} | {'Allgather':>9} {'ag_into_t':>9} {'ratio':>6} | "
+          f"{'Red_scat':>8} {'rs_tensor':>9} {'ratio':>6}")
+    for r in data["rows"]:
+        print(f"{_fmt_size(r['bytes']):>8} | {r['bcast_mpi4py'] * 1e6:8.1f} {r['bcast_pyasc'] * 1e6:9.1f} "
+              f"{r['bcast_pyasc'] / r['bcast_mpi4py']:5.2f}x {r['bcast_pyasc_async'] * 1e6:10.1f} "
+              f"{r['bcast_pyasc_async'] / r['bcast_mpi4py']:5.2f}x | {r['reduce_mpi4py'] * 1e6:8.1f} "
+              f"{r['reduce_pyasc'] * 1e6:8.1f} {r['reduce_pyasc'] / r['reduce_mpi4py']:5.2f}x | "
+              f"{r['allgather_mpi4py'] * 1e6:9.1f} {r['allgather_pyasc'] * 1e6:9.1f} "
+              f"{r['allgather_pyasc'] / r['allgather_mpi4py']:5.2f}x | {r['redscat_mpi4py'] * 1e6:8.1f} "
+              f"{r['redscat_pyasc'] * 1e6:9.1f} {r['redscat_pyasc'] / r['redscat_mpi4py']:5.2f}x")
     small, big = data["rows"][0], data["rows"][-1]
+    print(f"4 KiB vs mpi4py (goal <= 1.2x): broadcast {small['bcast_pyasc'] / small['bcast_mpi4py']:.2f}x, reduce "
+          f"{small['reduce_pyasc'] / small['reduce_mpi4py']:.2f}x, all_gather_into_tensor "
+          f"{small['allgather_pyasc'] / small['allgather_mpi4py']:.2f}x, reduce_scatter_tensor "
+          f"{small['redscat_pyasc'] / small['redscat_mpi4py']:.2f}x; async_op all_reduce + wait "
+          f"{small['pyasc_async'] / small['mpi4py']:.2f}x mpi4py Allreduce ({small['pyasc_async'] * 1e6:.1f} us vs "
+          f"blocking {small['pyasc'] * 1e6:.1f} us)")
     print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x "
           f"(Python path {small['pyasc_python'] / small['mpi4py']:.2f}x), "
           f"DETAIL {small['pyasc_detail'] / small['mpi4py']:.2f}x, OFF {small['pyasc_off'] / small['mpi4py']:.2f}x, "
@@ -330,12 +370,37 @@ def bench_allreduce(quick):
           f"default {big['pyasc_cpu'] * 1e3:.2f} ({big['pyasc_cpu'] / big['mpi4py_cpu']:.2f}x), OFF "
           f"{big['pyasc_off_cpu'] * 1e3:.2f} ({big['pyasc_off_cpu'] / big['mpi4py_cpu']:.2f}x), default on NumPy "
           f"memory {big['pyasc_numpy_mem_cpu'] * 1e3:.2f}")
+    print("bandwidth vs mpi4py per size (goal >= 0.95 at every size): default " + ", ".join(
+        f"{_fmt_size(r['bytes'])} {r['mpi4py'] / r['pyasc']:.2f}" for r in data["rows"]))
     try:
         import torch.distributed  # noqa: F401
         print("torch.distributed gloo: installed, but this script does not run it yet")
     except ImportError:
         print("torch.distributed gloo: skipped (torch is not installed: PyPI's torch pulls CUDA wheels, "
               "not in the lock)")
+    return data["rows"]
+
+
+def _spread(runs):
+    """The default mode's bandwidth ratio (and the 4 KiB latency ratios) over repeated runs:
+    min / median / max per size, so that one lucky or unlucky run does not decide."""
+    runs = [r for r in runs if r]
+    if len(runs) < 2:
+        return
+    print(f"\n## spread over {len(runs)} runs (min / median / max)")
+
+    def mmm(vals):
+        v = sorted(vals)
+        return f"{v[0]:.2f} / {v[len(v) // 2]:.2f} / {v[-1]:.2f}"
+
+    for i, row in enumerate(runs[0]):
+        rows = [run[i] for run in runs]
+        print(f"{_fmt_size(row['bytes']):>8}: all_reduce bw/mpi4py {mmm([r['mpi4py'] / r['pyasc'] for r in rows])}; "
+              f"OFF {mmm([r['mpi4py'] / r['pyasc_off'] for r in rows])}; time ratios broadcast "
+              f"{mmm([r['bcast_pyasc'] / r['bcast_mpi4py'] for r in rows])}, reduce "
+              f"{mmm([r['reduce_pyasc'] / r['reduce_mpi4py'] for r in rows])}, all_gather_into_tensor "
+              f"{mmm([r['allgather_pyasc'] / r['allgather_mpi4py'] for r in rows])}, reduce_scatter_tensor "
+              f"{mmm([r['redscat_pyasc'] / r['redscat_mpi4py'] for r in rows])}")
 
 
 # ------------------------------------------------------------------ 2. data-parallel step
@@ -444,6 +509,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="all_reduce up to 16 MiB, Dask on 0.5 GiB, smaller DP run")
     p.add_argument("--only", choices=["allreduce", "dp", "dask"], default=None)
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs of the all_reduce/collectives part (the spread of the ratios is printed)")
+    p.add_argument("--sizes", default=None,
+                   help="comma-separated sizes in bytes for the all_reduce part (default: 4 KiB .. 256 MiB, "
+                        "quick: up to 16 MiB)")
     p.add_argument("--dask-gib", type=float, default=None, help="Dask workload size in GiB (default 4, quick 0.5)")
     p.add_argument("--max-iters", type=int, default=None,
                    help="most calls per timing loop of all_reduce (default 2000; fewer on a loaded machine)")
@@ -456,7 +526,8 @@ def main(argv=None):
           f"{' (quick)' if args.quick else ''}")
     if args.only in (None, "allreduce"):
         bench_overhead()
-        bench_allreduce(args.quick)
+        runs = [bench_allreduce(args.quick, args.sizes) for _ in range(max(1, args.repeat))]
+        _spread(runs)
     if args.only in (None, "dp"):
         bench_dp(args.quick)
     if args.only in (None, "dask"):
