@@ -2,10 +2,11 @@
 """Custom operators (issue 15): each figure with its peer measured in the same run.
 
 1. CustomGeLU (``@asc.register_op``, x * 0.5 * (1 + erf(x / sqrt 2))) on 2^24 float32: registered
-   (lazy, one fused kernel whose five nodes run as one register-level chain) vs the same composite
-   op by op in eager mode (goal >= 3x), vs the built-in ``asc.ops.gelu`` (goal: within 1.2x) and vs
-   the same fused program run node by node (ASC_GRAPH_CHAINS=0: before the chains); the same for a
-   6-node elementwise chain (x*2+1)*y - x/3.
+   (lazy: the graph's gelu pass makes the five nodes one node running the built-in gelu kernel) vs
+   the same composite op by op in eager mode (goal >= 3x), vs the built-in ``asc.ops.gelu`` (goal:
+   within 1.2x), and without the pass (ASC_GRAPH_PASSES=0: one fused group, one register-level
+   chain; and node by node, ASC_GRAPH_CHAINS=0). Composites the pass does not touch (SiLU, swish,
+   Mish) and a 6-node elementwise chain (x*2+1)*y - x/3: fused vs eager.
 2. ``asc.utils.cpp_extension.load`` of an Ascend C kernel + pybind11 module: first build, cache hit in
    a fresh process (import of the cached module; goal <= 50 ms) and in the same process.
 3. ``register_op`` call overhead on a 16-element input: a registered op whose body is one built-in
@@ -100,6 +101,28 @@ def _interleaved_wall_cpu(fns, repeat):
     return wall, cpu
 
 
+class _Passes:
+    """ASC_GRAPH_PASSES=0 while active: no graph passes (src/graph/passes.cc), so CustomGeLU runs as
+    its composite (one fused group whose five nodes are one register-level chain)."""
+
+    def __enter__(self):
+        self.old = os.environ.get("ASC_GRAPH_PASSES")
+        os.environ["ASC_GRAPH_PASSES"] = "0"
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            del os.environ["ASC_GRAPH_PASSES"]
+        else:
+            os.environ["ASC_GRAPH_PASSES"] = self.old
+
+
+def _no_passes(fn):
+    def run():
+        with _Passes():
+            fn()
+    return run
+
+
 def bench_gelu(n, repeat):
     x = asc.array(np.random.default_rng(0).standard_normal(n).astype(np.float32))
     asc.eval(x)
@@ -110,19 +133,48 @@ def bench_gelu(n, repeat):
         with asc.lazy.eager(True):
             asc.eval(asc.ops.CustomGeLU(x))
 
-    # interleaved: one call of each per round, best of `repeat` rounds, wall and process CPU per call;
-    # "per-node" is the same fused program with its chain run instruction by instruction (before)
-    wall, cpu = _interleaved_wall_cpu((fused_fn, builtin_fn, eager_fn, _per_node(fused_fn)), repeat)
-    for label, (fused, builtin, eager, per_node) in (("wall", wall), ("process CPU", cpu)):
-        print(f"CustomGeLU 2^{int(math.log2(n))} float32 [{label}]: registered (fused) {fused:.2f} ms, op-by-op "
+    # interleaved: one call of each per round, best of `repeat` rounds, wall and process CPU per call.
+    # "registered" is the default path: the gelu graph pass turns the five nodes into one node running
+    # the built-in kernel; "composite chain" is the same with ASC_GRAPH_PASSES=0 (one fused group, one
+    # register-level chain); "node by node" also has ASC_GRAPH_CHAINS=0
+    fns = (fused_fn, builtin_fn, eager_fn, _no_passes(fused_fn), _no_passes(_per_node(fused_fn)))
+    wall, cpu = _interleaved_wall_cpu(fns, repeat)
+    for label, (fused, builtin, eager, chain, per_node) in (("wall", wall), ("process CPU", cpu)):
+        print(f"CustomGeLU 2^{int(math.log2(n))} float32 [{label}]: registered (gelu pass) {fused:.2f} ms, op-by-op "
               f"eager {eager:.2f} ms -> {eager / fused:.2f}x (goal >= 3x); built-in asc.ops.gelu {builtin:.2f} ms "
-              f"-> registered/built-in {fused / builtin:.2f} (goal <= 1.2); fused node by node (ASC_GRAPH_CHAINS=0) "
-              f"{per_node:.2f} ms -> chain speed-up {per_node / fused:.2f}x, eager/fused-node-by-node "
-              f"{eager / per_node:.2f}x")
+              f"-> registered/built-in {fused / builtin:.2f} (goal <= 1.2); without the pass (ASC_GRAPH_PASSES=0): "
+              f"composite chain {chain:.2f} ms (eager/chain {eager / chain:.2f}x), node by node {per_node:.2f} ms")
     ref = asc.ops.CustomGeLU(x).numpy()
-    np.testing.assert_allclose(ref, asc.ops.gelu(x).numpy(), rtol=1e-5, atol=1e-6)
-    with _Chains(False):
-        assert np.array_equal(ref.view(np.uint32), asc.ops.CustomGeLU(x).numpy().view(np.uint32))
+    assert np.array_equal(ref.view(np.uint32), asc.ops.gelu(x).numpy().view(np.uint32)), "pass != built-in"
+    with _Passes():
+        comp = asc.ops.CustomGeLU(x).numpy()
+    np.testing.assert_allclose(ref, comp, rtol=1e-5, atol=1e-6)
+
+
+def bench_activations(n, repeat):
+    """Composites the gelu pass does not touch (the general fused path: one group, one register-level
+    chain): SiLU x*sigmoid(x), swish x*sigmoid(1.5 x), Mish x*tanh(log1p(exp(x))); fused vs eager."""
+    x = asc.array(np.random.default_rng(2).standard_normal(n).astype(np.float32) * 3)
+    asc.eval(x)
+    # each with its math part alone (one fused pass without the final multiply): the fused kernel
+    # cannot cost less, so eager / fused <= eager / math part
+    exprs = {
+        "SiLU x*sigmoid(x)": (lambda: asc.eval(x * asc.ops.sigmoid(x)), lambda: asc.eval(asc.ops.sigmoid(x))),
+        "swish x*sigmoid(1.5x)": (lambda: asc.eval(x * asc.ops.sigmoid(x * 1.5)),
+                                  lambda: asc.eval(asc.ops.sigmoid(x * 1.5))),
+        "Mish x*tanh(log1p(exp(x)))": (lambda: asc.eval(x * asc.tanh(asc.log1p(asc.exp(x)))),
+                                       lambda: asc.eval(asc.tanh(asc.log1p(asc.exp(x))))),
+    }
+    for name, (f, math_part) in exprs.items():
+        def eager(f=f):
+            with asc.lazy.eager(True):
+                f()
+        wall, cpu = _interleaved_wall_cpu((f, eager, _per_node(f), math_part), repeat)
+        print(f"{name}, 2^{int(math.log2(n))} float32: fused {wall[0]:.2f} ms wall / {cpu[0]:.2f} ms CPU, eager "
+              f"{wall[1]:.2f} / {cpu[1]:.2f} -> eager/fused {wall[1] / wall[0]:.2f}x wall, {cpu[1] / cpu[0]:.2f}x CPU; "
+              f"fused node by node (ASC_GRAPH_CHAINS=0) {wall[2]:.2f} / {cpu[2]:.2f} -> chain "
+              f"{cpu[2] / cpu[0]:.2f}x CPU; math part alone (fused) {cpu[3]:.2f} ms CPU -> bound eager/fused <= "
+              f"{cpu[1] / cpu[3]:.2f}x CPU")
 
 
 def bench_chain(n, repeat):
@@ -276,20 +328,23 @@ def main():
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--skip-build", action="store_true", help="skip the cpp_extension build figures")
     p.add_argument("--quick", action="store_true",
-                   help="only the CustomGeLU figures (fused/eager, built-in, per-pass bound), 5 rounds")
+                   help="CustomGeLU, the other activations, the 6-node chain and register_op overhead, 5 rounds")
     a = p.parse_args()
     if a.quick:
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         _register()
         bench_gelu(a.n, 5)
+        bench_activations(a.n, 5)
         bench_chain(a.n, 5)
-        bench_gelu_passes(a.n, 5)
+        bench_overhead(5, number=5000)
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     _register()
     bench_gelu(a.n, a.repeat)
+    bench_activations(a.n, a.repeat)
     bench_chain(a.n, a.repeat)
-    bench_gelu_passes(a.n, a.repeat)
+    with _Passes():
+        bench_gelu_passes(a.n, a.repeat)
     bench_overhead(a.repeat)
     if not a.skip_build:
         bench_cpp_extension(max(3, a.repeat))
