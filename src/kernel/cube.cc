@@ -437,12 +437,18 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
 void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
                   const Img2ColParams& p, const void* pad_value, bool dst_zn) {
   const char* op = "LoadData";
-  if (p.transpose || p.small_k) {
-    fail(ErrorCode::kFeatureUnsupported, op, "LoadData3DParamsV2: enTranspose and enSmallK are not supported");
-  }
+  if (p.small_k) fail(ErrorCode::kFeatureUnsupported, op, "LoadData3DParamsV2: enSmallK is not supported");
   const uint64_t e = elem_size;
   const uint64_t c0 = 32 / e;
+  if (p.transpose && e == 1) {
+    fail(ErrorCode::kFeatureUnsupported, op,
+         "LoadData3DParamsV2: enTranspose takes 16- and 32-bit types (as CANN documents for dav-2201), got 8-bit");
+  }
   if (p.m_ext == 0 || p.k_ext == 0) return;
+  if (p.transpose && (p.k_ext % 16 != 0 || p.m_ext % c0 != 0)) {
+    bad_param(op, "LoadData3DParamsV2 with enTranspose: kExtension (" + num(p.k_ext) +
+                      ") must be a multiple of 16 and mExtension (" + num(p.m_ext) + ") of C0 = " + num(c0));
+  }
   if (p.m_ext % 16 != 0 || p.k_ext % c0 != 0 || p.channels == 0 || p.channels % c0 != 0) {
     bad_param(op, "LoadData3DParamsV2: mExtension (" + num(p.m_ext) + ") must be a multiple of 16, kExtension (" +
                       num(p.k_ext) + ") and channelSize (" + num(p.channels) + ") positive multiples of C0 = " +
@@ -474,6 +480,34 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
   const uint64_t k1 = p.k_ext / c0, m1 = p.m_ext / 16;
+  if (p.transpose) {
+    // enTranspose writes the transpose of the img2col matrix X (m_ext x k_ext):
+    // into L0A as the Zz A = X^T (k_ext rows), into L0B as the Zn B = X
+    // (k = the m_ext positions, n = the k_ext channels). For 32-bit types this
+    // is CANN's "two 16 x 8 fractals form a 16 x 16 square, transposed".
+    for (uint64_t mi = 0; mi < p.m_ext; ++mi) {
+      const int64_t m = int64_t{p.m_start} + static_cast<int64_t>(mi);
+      const int64_t oh = m / wo, ow = m % wo;
+      for (uint64_t kk = 0; kk < p.k_ext; ++kk) {
+        const uint64_t k = p.k_start + kk;
+        const uint64_t cc = k % c0, pos = k / c0;
+        const uint64_t kw = pos % p.filter_w, kh = (pos / p.filter_w) % p.filter_h, ci = pos / (p.filter_w * p.filter_h);
+        const int64_t h = oh * p.stride_h - int64_t{p.pad[2]} + static_cast<int64_t>(kh) * p.dil_h;
+        const int64_t w = ow * p.stride_w - int64_t{p.pad[0]} + static_cast<int64_t>(kw) * p.dil_w;
+        const int64_t off = dst_zn ? zn_offset(static_cast<int64_t>(mi), static_cast<int64_t>(kk),
+                                               static_cast<int64_t>(p.k_ext / 16), static_cast<int64_t>(c0))
+                                   : zz_offset(static_cast<int64_t>(kk), static_cast<int64_t>(mi),
+                                               static_cast<int64_t>(p.m_ext / c0), static_cast<int64_t>(c0));
+        if (h < 0 || h >= p.l1h || w < 0 || w >= p.l1w) {
+          std::memcpy(d + off * e, pad_value, e);
+        } else {
+          std::memcpy(d + off * e,
+                      s + (((ci * p.l1h + static_cast<uint64_t>(h)) * p.l1w + static_cast<uint64_t>(w)) * c0 + cc) * e, e);
+        }
+      }
+    }
+    return;
+  }
   // Each (row, C0 group) is one contiguous 32-byte run of the source (one
   // position, C0 channels) or padding: copy whole runs.
   for (uint64_t mi = 0; mi < p.m_ext; ++mi) {

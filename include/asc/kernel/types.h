@@ -101,6 +101,18 @@ using RoundMode = ::asc::kernel::RoundMode;
 template <typename T, typename U>
 struct IsSameType : std::is_same<T, U> {};
 
+/// ceil(num1 / num2) (CANN's scalar CeilDivision); 0 when num2 is 0 (no
+/// division by zero on the CPU device).
+constexpr int32_t CeilDivision(int32_t num1, int32_t num2) {
+  return num2 == 0 ? 0 : (num1 + num2 - 1) / num2;
+}
+/// ceil(a / b) in the operands' common type (the samples' DivCeil); 0 when b is 0.
+template <typename T, typename U>
+constexpr auto DivCeil(T a, U b) -> std::common_type_t<T, U> {
+  using C = std::common_type_t<T, U>;
+  return static_cast<C>(b) == 0 ? C(0) : static_cast<C>((static_cast<C>(a) + static_cast<C>(b) - 1) / static_cast<C>(b));
+}
+
 constexpr uint32_t ONE_BLK_SIZE = 32;           // bytes in a data block
 constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;  // bytes one vector repeat processes
 constexpr uint32_t DEFAULT_BLK_NUM = 8;         // blocks per repeat
