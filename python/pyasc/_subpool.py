@@ -33,6 +33,10 @@ def _close_native(native):
         pass
 
 
+# this thread's entered sub-pools, innermost last (SubPool.current())
+_thread = threading.local()
+
+
 class SubPool:
     """An isolated device memory pool with its own limit, cache and statistics.
 
@@ -49,8 +53,10 @@ class SubPool:
     statistics (default ``"subpool-N"``).
 
     The sub-pool may be entered on several threads at once and nested (the innermost
-    ``with`` wins). Allocations made on other threads (for example by a stream's
-    worker) are not routed.
+    ``with`` wins). Work enqueued on a stream inside ``with pool:`` (kernels, copies,
+    callbacks) runs in the pool on the stream's worker. Other threads are not routed:
+    a thread started inside ``with pool:`` enters it itself, for example with
+    ``cur = SubPool.current()`` before starting it and ``with cur:`` in it.
     """
 
     def __init__(self, limit_bytes=None, name=None):
@@ -122,6 +128,10 @@ class SubPool:
         if stack is None:
             stack = self._local.scopes = []
         stack.append(scope)
+        entered = getattr(_thread, "entered", None)
+        if entered is None:
+            entered = _thread.entered = []
+        entered.append(self)
         return self
 
     def __exit__(self, *exc):
@@ -132,7 +142,16 @@ class SubPool:
                 f"[SubPool.__exit__] sub-pool '{self.name}' was not entered on this thread",
             )
         stack.pop().end()
+        entered = getattr(_thread, "entered", None)
+        if entered:
+            entered.pop()
         return False
+
+    @staticmethod
+    def current():
+        """The sub-pool this thread is in (the innermost ``with``), or None."""
+        entered = getattr(_thread, "entered", None)
+        return entered[-1] if entered else None
 
     def __repr__(self):
         s = self._native.stats()

@@ -7,7 +7,9 @@
 * :class:`DynamicBatcher` -- requests wait in one queue; ``count`` worker threads each
   form a batch (up to the largest ``preferred_batch_size``, or ``max_batch_size``) or take
   what is there once the oldest request has waited ``max_queue_delay_microseconds``, run
-  it as one execution and hand each request its slice.
+  it as one execution and hand each request its slice. A batch holds the requests of one
+  session only (or of none): it runs on that session's stream, its device memory comes
+  from that session's pool, so a batch never spends one session's quota for another.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ __all__ = ["DirectScheduler", "DynamicBatcher"]
 
 
 class _Item:
-    __slots__ = ("feeds", "names", "size", "t_enq", "done", "result", "queue_ns", "exec_ns")
+    __slots__ = ("feeds", "names", "size", "t_enq", "done", "result", "queue_ns", "exec_ns", "stream", "pool")
 
-    def __init__(self, feeds, names, size):
+    def __init__(self, feeds, names, size, stream=None, pool=None):
         self.feeds = feeds
         self.names = names
         self.size = size
+        self.stream = stream  # a session's (with its pool), else None: the worker's own
+        self.pool = pool
         self.t_enq = time.perf_counter_ns()
         self.done = None  # an Event only where another thread hands the result over (batcher)
         self.result = None
@@ -142,20 +146,22 @@ class DynamicBatcher:
     def submit(self, feeds, names, size, stream=None, pool=None):
         """Queues one request and waits for its batch; returns (result, queue ns, exec ns).
 
-        ``stream`` and ``pool`` are ignored: a batch mixes sessions and runs on its worker's
-        stream, in the default pool."""
+        With a session's ``stream`` and ``pool`` the request is batched only with requests of
+        the same session, and the batch runs on that stream with allocations from that pool."""
         if size > self._max:
             # Larger than any batch: run it alone.
-            it = _Item(feeds, names, size)
-            _execute(self._backend, self._stats, [it])
+            it = _Item(feeds, names, size, stream, pool)
+            _execute(self._backend, self._stats, [it], stream, pool)
             return it.result, it.queue_ns, it.exec_ns
-        it = _Item(feeds, names, size)
+        it = _Item(feeds, names, size, stream, pool)
         it.done = threading.Event()
         with self._cv:
             if self._closed:
                 raise UnavailableError("model is unloading")
             self._q.append(it)
-            self._cv.notify()
+            # all: a worker forming another session's batch would take the wake-up and leave
+            # this request to its deadline while an idle worker sleeps
+            self._cv.notify_all()
         it.done.wait()
         return it.result, it.queue_ns, it.exec_ns
 
@@ -167,13 +173,25 @@ class DynamicBatcher:
                 return None
             batch = [self._q.popleft()]
             total = batch[0].size
+            pool = batch[0].pool  # the batch's session (None: no session)
             deadline = batch[0].t_enq + self._delay_ns
             while total < self._target:
-                while self._q and total + self._q[0].size <= self._max and total < self._target:
-                    it = self._q.popleft()
-                    batch.append(it)
-                    total += it.size
-                if total >= self._target or (self._q and total + self._q[0].size > self._max):
+                full = False
+                if self._q:
+                    # the queued requests of the same session, in arrival order; others wait
+                    # for a batch of their own
+                    rest = collections.deque()
+                    for it in self._q:
+                        if full or it.pool is not pool or total >= self._target:
+                            rest.append(it)
+                        elif total + it.size > self._max:
+                            full = True
+                            rest.append(it)
+                        else:
+                            batch.append(it)
+                            total += it.size
+                    self._q = rest
+                if full or total >= self._target:
                     break
                 left = deadline - time.perf_counter_ns()
                 if left <= 0 or self._closed:
@@ -187,7 +205,7 @@ class DynamicBatcher:
             if batch is None:
                 return
             try:
-                _execute(self._backend, self._stats, batch)
+                _execute(self._backend, self._stats, batch, batch[0].stream, batch[0].pool)
             except Exception as e:  # noqa: BLE001 - every waiting request must be woken
                 for it in batch:
                     it.result = e

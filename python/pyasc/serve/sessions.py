@@ -17,8 +17,9 @@ quota of bytes, which bounds two things:
 Other sessions are not affected by one session's quota. Sessions idle for ``idle_secs``
 are dropped and their pool closed (its memory goes back to the device; blocks still held
 by a response being sent go back when that response is freed). With ``dynamic_batching``
-a batch mixes sessions, so it runs in the default pool (the tensor accounting still
-applies).
+a batch holds one session's requests only and runs on that session's stream and pool.
+Work the model enqueues on a stream inherits the pool; threads it starts itself enter
+it with ``with pyasc.memory.SubPool.current():`` (docs/memory.md).
 """
 
 from __future__ import annotations

@@ -191,3 +191,62 @@ def test_many_session_lifetimes_do_not_grow_the_device_pool(mode):
         gc.collect()
         assert pool.drained
     assert asc.memory_stats()["reserved_bytes"] <= before + (4 << 20)
+
+
+def test_stream_callbacks_inherit_the_sub_pool_they_were_enqueued_in():
+    """A host callback enqueued inside ``with pool:`` runs on the stream's worker thread, and
+    the device memory it allocates there comes from that pool; one enqueued outside, from the
+    device pool."""
+    pool = memory.SubPool(name="s-stream")
+    s = asc.Stream()
+    a = np.arange(50_000, dtype=np.float32)
+    got = {}
+
+    def work(key):
+        def cb():
+            got[key + "_current"] = memory.SubPool.current()  # the Python stack is per thread
+            got[key] = np.asarray(asc.asarray(a) * 3)
+            got[key + "_sub"] = pool.stats()["allocation_count"]
+        return cb
+
+    with pool:
+        assert memory.SubPool.current() is pool
+        s.add_callback(work("in"))
+    assert memory.SubPool.current() is None
+    s.synchronize()
+    np.testing.assert_array_equal(got["in"], a * 3)
+    assert got["in_sub"] > 0  # allocated on the worker, counted by the session's pool
+    assert got["in_current"] is None  # routing is native; the Python ``with`` stack stays per thread
+    n = pool.stats()["allocation_count"]
+    s.add_callback(work("out"))
+    s.synchronize()
+    np.testing.assert_array_equal(got["out"], a * 3)
+    assert pool.stats()["allocation_count"] == n  # outside the with: not the session's pool
+    del got
+    gc.collect()
+    pool.close()
+    assert pool.drained
+
+
+def test_current_gives_threads_the_pool_to_enter():
+    pool = memory.SubPool(name="s-current")
+    a = np.ones(40_000, np.float64)
+    seen = {}
+
+    def thread_body(cur):
+        seen["before"] = memory.SubPool.current()
+        with cur:
+            seen["inside"] = memory.SubPool.current()
+            seen["arr"] = np.asarray(asc.asarray(a) + 1)
+
+    with pool:
+        n = pool.stats()["allocation_count"]
+        t = threading.Thread(target=thread_body, args=(memory.SubPool.current(),))
+        t.start()
+        t.join()
+    assert seen["before"] is None and seen["inside"] is pool
+    np.testing.assert_array_equal(seen["arr"], a + 1)
+    assert pool.stats()["allocation_count"] > n
+    del seen
+    gc.collect()
+    pool.close()

@@ -525,3 +525,60 @@ def test_session_requests_allocate_from_the_session_pool(tmp_path, rng, eager):
     finally:
         core.close()
         asc.set_eager(previous)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_batched_session_requests_run_in_their_session_pool(tmp_path, rng, eager):
+    """Dynamic batching with sessions: a batch holds one session's requests only, runs in
+    that session's sub-pool (nothing from the device pool after warm-up, both sessions' pools
+    used), batches still form (fewer executions than requests) and every answer is its own."""
+    import pyasc as asc
+    from pyasc.serve.core import InferenceCore, InferRequest
+
+    repo = str(tmp_path)
+    w, b = _lin(rng)
+    add_linear(repo, "bs", 1, w, b, mbs=8,
+               extra="dynamic_batching { preferred_batch_size: [ 4 ] max_queue_delay_microseconds: 100000 }")
+    previous = asc.is_eager()
+    asc.set_eager(eager)
+    core = InferenceCore(repo, session_quota_bytes=8 << 20)
+    try:
+        x0 = rng.standard_normal((1, K)).astype(np.float32)
+        for sid in ("warm", None):
+            core.infer(InferRequest("bs", "", "", {"x": ("FP32", x0)}, [], {}, sid))
+        batches = []
+        backend = core.repository.get_version("bs").scheduler._backend
+        run_batch = backend.run_batch
+
+        def spy(items):  # which sessions' pools a batch ran in
+            from pyasc import memory
+            batches.append((len(items), memory.SubPool.current()))
+            return run_batch(items)
+
+        backend.run_batch = spy
+        before = asc.memory_stats()["allocation_count"]
+        xs = {(sid, i): rng.standard_normal((1, K)).astype(np.float32) for sid in ("s1", "s2") for i in range(8)}
+        out = {}
+
+        def one(key):
+            r = core.infer(InferRequest("bs", "", "", {"x": ("FP32", xs[key])}, [], {}, key[0]))
+            out[key] = r.outputs[0][2]
+
+        ts = [threading.Thread(target=one, args=(k,)) for k in xs]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(60)
+        assert len(out) == len(xs)
+        for k, x in xs.items():
+            np.testing.assert_allclose(out[k], x @ w + b, rtol=1e-4, atol=1e-4)
+        assert asc.memory_stats()["allocation_count"] == before  # nothing from the device pool
+        snap = core.sessions.snapshot()
+        assert snap["s1"]["pool_peak_allocated_bytes"] > 0 and snap["s2"]["pool_peak_allocated_bytes"] > 0
+        pools = {sid: core.sessions.pool(core.sessions._sessions[sid]) for sid in ("s1", "s2")}
+        assert sum(n for n, _ in batches) == len(xs)
+        assert len(batches) < len(xs)  # batched
+        assert all(p is pools["s1"] or p is pools["s2"] for _, p in batches)  # each batch in one session's pool
+    finally:
+        core.close()
+        asc.set_eager(previous)
