@@ -8,7 +8,10 @@ thread per core),
 bfloat16 vs our float32, and the Ascend C img2col + Mmad path (batch 1 only: slow).
 ``blocked_ms``: the same convolution with NC1HWC0 input and output (the model executor's layout
 between convolutions: no NCHW reorders); ``blocked_peak_frac`` in the SUM row: its fraction of the
-peak over the shapes whose channels divide by C0.
+peak over the shapes whose channels divide by C0. ``winograd``: the shape ran the Winograd
+F(2x2, 3x3) path (3x3 / stride 1 on AVX2); ``direct_ms``: oneDNN's direct kernel on the same call
+(ASC_CONV_WINOGRAD=0) in the same rounds. GFLOP/s and peak fractions count the direct
+convolution's multiply-adds (2 x N x K x C x 9 x OH x OW) for every path.
 """
 
 from __future__ import annotations
@@ -118,6 +121,15 @@ def _ort(x, w, b, s, p, g):
     return lambda: sess.run(None, {"x": x})
 
 
+def _direct(fn):
+    """fn() with the Winograd path off (oneDNN's direct kernel)."""
+    os.environ["ASC_CONV_WINOGRAD"] = "0"
+    try:
+        return fn()
+    finally:
+        del os.environ["ASC_CONV_WINOGRAD"]
+
+
 def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
     import ml_dtypes
     import pyasc as asc
@@ -145,12 +157,21 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
                 xk = asc.array(np.ascontiguousarray(x.reshape(n, ci // c0, c0, h, h).transpose(0, 1, 3, 4, 2)))
                 fns.append(lambda: _C.nn.conv(xk, wa, ba, None, [s, s], [p, p], [p, p], [1, 1], [0, 0], g, False,
                                               False, "none", 0.0, "onednn", "conv2d", c0, c0))
+            nblk = len(fns)
+            # Winograd F(2x2, 3x3) shapes (3x3 / stride 1, AVX2): the oneDNN direct kernel
+            # it replaces, timed in the same rounds (ASC_CONV_WINOGRAD=0)
+            wino0 = _C.nn.winograd_stats()[0]
+            fns[0]()
+            wino = _C.nn.winograd_stats()[0] > wino0
+            if wino:
+                fns.append(lambda: _direct(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)))
             o = _ort(x, w, b, s, p, g)
             if o is not None:
                 fns.append(o)
-            ts = interleaved(fns, repeat)  # ours, [blocked], [onnxruntime]: same rounds
+            ts = interleaved(fns, repeat)  # ours, [blocked], [direct], [onnxruntime]: same rounds
             t = ts[0]
-            tblk = ts[1] if len(fns) == 3 or (len(fns) == 2 and o is None) else float("nan")
+            tblk = ts[1] if nblk == 2 else float("nan")
+            tdir = ts[nblk] if wino else float("nan")
             xb, wb, bb = (asc.array(v.astype(ml_dtypes.bfloat16)) for v in (x, w, b))
             tb = float("nan")
             try:
@@ -160,6 +181,10 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
                 pass
             r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
                      peak_frac=flops / t / 1e6 / peak, blocked_ms=tblk, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            if wino:
+                r["winograd"] = True
+                r["direct_ms"] = tdir
+                r["direct_over_winograd"] = tdir / t
             if o is not None:
                 r["onnxruntime_ms"] = ts[-1]
                 r["ort_over_pyasc"] = r["onnxruntime_ms"] / t

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "asc/core/tensor.h"
@@ -56,6 +57,13 @@ void init_nn_conv(py::module_& m) {
     const auto s = asc::nn::conv_cache_stats();
     return py::make_tuple(s.first, s.second);
   });
+  nnm.def(
+      "winograd_stats",
+      [] {
+        const auto s = asc::nn::conv_winograd_stats();
+        return py::make_tuple(std::get<0>(s), std::get<1>(s), std::get<2>(s));
+      },
+      "(calls, transformed-weight cache hits, misses) of the Winograd F(2x2, 3x3) convolution path");
 }
 
 }  // namespace pyasc

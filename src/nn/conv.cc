@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "asc/kernel/cube.h"
+#include "nn/conv_winograd.h"
 #include "nn/nn_util.h"
 #include "nn/onednn.h"
 #include "asc/runtime/device.h"
@@ -949,6 +950,11 @@ std::pair<int64_t, int64_t> conv_weight_cache_stats() {
   return {s.hits + g_call_weight_hits.load(std::memory_order_relaxed), s.misses};
 }
 
+std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats() {
+  const auto s = winograd::weight_cache_stats();
+  return {winograd::calls(), s.first, s.second};
+}
+
 int preferred_block() {
   static const int block = [] {
     int b = 0;
@@ -1036,6 +1042,15 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
   const Tensor* rp = residual ? &r : nullptr;
   if (x.dtype() == DType::kFloat64) return conv_reference(x, w, bp, rp, a, G);
   if (a.engine == ConvEngine::kAscendC) return conv_ascendc(x, w, bp, rp, a, G);
+  if (G.nsp == 2 && winograd::eligible(x, w, a, G.c, G.oc, G.out)) {
+    // 3x3 / stride 1 float32 on AVX2: Winograd F(2x2, 3x3) (src/nn/conv_winograd.cc).
+    // The residual's buffer becomes the output under the rules of conv_onednn.
+    const bool inplace = rp && a.residual_inplace && rp->is_contiguous() && rp->storage() != x.storage() &&
+                         rp->storage() != w.storage() && (!bp || rp->storage() != bp->storage());
+    Tensor out = inplace ? *rp : Tensor::empty(os, x.dtype());
+    guarded(a.op, [&] { winograd::run(x, w, bp, rp, a, out); });
+    return out;
+  }
   if (a.transposed) {
     for (size_t i = 0; i < a.pad_r.size(); ++i) {
       if (a.pad_r[i] < a.output_padding[i]) return conv_reference(x, w, bp, rp, a, G);

@@ -50,6 +50,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -108,5 +109,9 @@ std::pair<int64_t, int64_t> conv_cache_stats();
 /// (hits, misses) of the reordered weight/bias cache (src/nn/onednn.h
 /// reordered_const), for tests: a steady-state call with unchanged weights hits.
 std::pair<int64_t, int64_t> conv_weight_cache_stats();
+
+/// (calls, transformed-weight cache hits, misses) of the Winograd F(2x2, 3x3) path
+/// (float32 3x3 / stride 1 convolutions on AVX2; src/nn/conv_winograd.h), for tests.
+std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats();
 
 }  // namespace asc::nn
