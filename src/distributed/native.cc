@@ -42,16 +42,15 @@ enum Level : int { kOff = 0, kInfo = 1, kDetail = 2 };
 enum Kind : int { kF32, kF64, kI32, kI64, kOther };
 
 constexpr Py_ssize_t kPiggyMax = 64 << 10;  // bytes (as _engine.PIGGY_MAX)
-// From this size on, the blocking mode's fingerprint all-reduce waits for the peers by
-// sleeping (MPI_Iallreduce + MPI_Test, pauses of 10 us doubling to 100 us) instead of
-// spinning. That exchange is where the ranks' skew is absorbed: a rank that spins there
-// holds a core its late peer may need (ranks sharing cores, a loaded machine), which made
-// the checked 16 MiB all_reduce 0.83 of mpi4py's bandwidth where the unchecked one was 0.95
-// (process CPU per call 10.4 ms vs 8.4 ms for mpi4py, load 17 on 2 cores). The data
-// transfer then starts with the ranks in step. A pause overshoots by at most 100 us, under
-// 2% of a 4 MiB transfer's time here.
-constexpr Py_ssize_t kSleepCheckMin = 4 << 20;
-constexpr long kSleepCheckMaxPauseNs = 100000;
+// The blocking mode's fingerprint all-reduce is a blocking MPI_Allreduce at every size. (An
+// earlier version waited for it with MPI_Iallreduce + sleeps from 4 MiB on, to keep a rank
+// from spinning on the core its late peer needs; but OpenMPI does not match a nonblocking
+// collective with a blocking one: a 3 MiB all_reduce against a 5 MiB one, which must raise
+// CollectiveMismatchError on both ranks, hung until the watchdog aborted the job. Measured
+// with mpi4py alone: Allreduce on one rank, Iallreduce on the other, 16 bytes: no match
+// in 10 s.) The form of every check message depends on the mode, never on the size.
+// Spinning while a peer is late yields the core at each empty poll (mpi_yield_when_idle=1,
+// set by _engine before MPI starts).
 
 // ---- the watchdog slots ------------------------------------------------------
 // One slot per calling thread (the caller's thread and the stream workers running
@@ -211,24 +210,30 @@ enum Fail : int { kMismatch = 1, kCheckError = 2, kDataError = 3, kTimedOut = 4 
 // so the task sends the same messages as a blocking call of the same collective on a peer.
 enum Wait : int { kBlocking = 0, kWaitWatchdog = 1, kWaitRaise = 2, kAuto = 3 };
 
-// MPI_Iallreduce, then MPI_Test with sleeps of 10 us doubling to 0.5 ms (MPI progresses the
-// operation at each test). Returns MPI_ERR_PENDING at the deadline in kWaitRaise mode: the
-// request is left to MPI and its buffers must stay valid (the caller leaks them).
-int iallreduce_wait(void* buf, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int wait, double deadline,
-                    long max_pause_ns = 500000) {
-  MPI_Request req;
-  int err = MPI_Iallreduce(MPI_IN_PLACE, buf, n, dt, op, comm, &req);
-  if (err != MPI_SUCCESS) return err;
+// Completes request req: MPI_Test with sleeps of 10 us doubling to max_pause_ns (MPI progresses the operation at each test). Returns MPI_ERR_PENDING at the
+// deadline in kWaitRaise mode: the request is left to MPI and its buffers must stay valid
+// (the caller leaks them).
+int test_wait(MPI_Request* req, int wait, double deadline, long max_pause_ns) {
+  int err;
   long pause_ns = 10000;
   for (;;) {
     int done = 0;
-    err = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    err = MPI_Test(req, &done, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS || done) return err;
     if (wait == kWaitRaise && monotonic() > deadline) return MPI_ERR_PENDING;
     timespec ts{0, pause_ns};
     nanosleep(&ts, nullptr);
     pause_ns = pause_ns * 2 > max_pause_ns ? max_pause_ns : pause_ns * 2;
   }
+}
+
+// MPI_Iallreduce in place, completed by test_wait.
+int iallreduce_wait(void* buf, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int wait, double deadline,
+                    long max_pause_ns = 500000) {
+  MPI_Request req;
+  int err = MPI_Iallreduce(MPI_IN_PLACE, buf, n, dt, op, comm, &req);
+  if (err != MPI_SUCCESS) return err;
+  return test_wait(&req, wait, deadline, max_pause_ns);
 }
 
 PyObject* fail(int kind, int err) { return Py_BuildValue("(ii)", kind, err); }
@@ -323,8 +328,6 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       fp[1] = -static_cast<int64_t>(h);
       if (wait != kBlocking)
         err = iallreduce_wait(fp, 2, MPI_INT64_T, MPI_MAX, comm, wait, deadline);
-      else if (view.len >= kSleepCheckMin)  // (the watchdog slot covers it, as the blocking call)
-        err = iallreduce_wait(fp, 2, MPI_INT64_T, MPI_MAX, comm, kWaitWatchdog, deadline, kSleepCheckMaxPauseNs);
       else
         err = MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm);
       if (err == MPI_ERR_PENDING) kind = kTimedOut;
@@ -427,16 +430,7 @@ int nb_wait(Start start, int wait, double deadline, long max_pause_ns = 500000) 
   MPI_Request req;
   int err = start(&req);
   if (err != MPI_SUCCESS) return err;
-  long pause_ns = 10000;
-  for (;;) {
-    int done = 0;
-    err = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS || done) return err;
-    if (wait == kWaitRaise && monotonic() > deadline) return MPI_ERR_PENDING;
-    timespec ts{0, pause_ns};
-    nanosleep(&ts, nullptr);
-    pause_ns = pause_ns * 2 > max_pause_ns ? max_pause_ns : pause_ns * 2;
-  }
+  return test_wait(&req, wait, deadline, max_pause_ns);
 }
 
 struct Views {
@@ -613,8 +607,6 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       auto start = [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm, r); };
       if (wait != kBlocking)
         err = nb_wait(start, static_cast<int>(wait), deadline);
-      else if (wire >= kSleepCheckMin)
-        err = nb_wait(start, kWaitWatchdog, deadline, kSleepCheckMaxPauseNs);
       else
         err = MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm);
       if (err == MPI_ERR_PENDING) fail_kind = kTimedOut;

@@ -754,8 +754,7 @@ def _every_collective(async_op):
         _done(dist.reduce_scatter_tensor(out, asc.asarray(ins[R]), async_op=async_op), async_op, "rs 8-bit")
         check(f"{tag}reduce_scatter_tensor {np.dtype(dt)} wraps", out, np.add.reduce(np.stack(ins), axis=0, dtype=dt)[:100],
               True)
-    # >= 4 MiB: the C path's fingerprint exchange waits by sleeping (native.cc kSleepCheckMin);
-    # a mismatch there still raises on every rank
+    # 4 MiB (the fingerprint all-reduce before the data); a mismatch there raises on every rank
     big = [data(r, np.float32, (1 << 20,), 28) for r in range(N)]
     x = asc.asarray(big[R].copy())
     _done(dist.all_reduce(x, op=dist.ReduceOp.MAX, async_op=async_op), async_op, "all_reduce 4 MiB")
@@ -1107,6 +1106,16 @@ def t_c_paths():
         x = asc.full(rows, R, dtype="int64")
         dist.broadcast(x, src=N - 1)
         check(f"C broadcast after mismatches {rows}", x, np.full(rows, N - 1, np.int64), True)
+    # counts on both sides of 4 MiB (an earlier version waited for the check of >= 4 MiB calls
+    # with a nonblocking all-reduce, which OpenMPI does not match with a peer's blocking one: hang)
+    n = (3 << 18) if R < N - 1 else (5 << 18)
+    expect_raises("all_reduce 3 MiB vs 5 MiB", dist.CollectiveMismatchError,
+                  lambda: dist.all_reduce(asc.ones(n, dtype="float32")))
+    expect_raises("broadcast 3 MiB vs 5 MiB", dist.CollectiveMismatchError,
+                  lambda: dist.broadcast(asc.ones(n, dtype="float32"), src=0))
+    x = asc.ones(5 << 18, dtype="float32")
+    dist.all_reduce(x)
+    check("all_reduce 5 MiB after mismatches", x, np.full(5 << 18, N, np.float32), True)
 
 
 def t_state():
