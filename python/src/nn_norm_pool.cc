@@ -77,6 +77,16 @@ void init_nn_norm_pool(py::module_& m) {
       py::arg("x"), py::arg("kernel"), py::arg("stride"), py::arg("pad_l"), py::arg("pad_r"), py::arg("dilation"),
       py::arg("op"));
   nnm.def(
+      "avg_pool_blocked",
+      [](py::handle x, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad_l,
+         std::vector<int64_t> pad_r, bool count_include_pad, std::string op) {
+        const Tensor t = tensor_from_py(x);
+        py::gil_scoped_release nogil;
+        return nn::avg_pool_blocked(t, kernel, stride, pad_l, pad_r, count_include_pad, op);
+      },
+      py::arg("x"), py::arg("kernel"), py::arg("stride"), py::arg("pad_l"), py::arg("pad_r"),
+      py::arg("count_include_pad"), py::arg("op"));
+  nnm.def(
       "adaptive_pool",
       [](py::handle x, bool is_max, std::vector<int64_t> output_size, bool return_indices, std::string op) {
         const Tensor t = tensor_from_py(x);

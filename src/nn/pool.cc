@@ -513,4 +513,125 @@ Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, 
   return y;
 }
 
+// ---- channel-blocked average pooling ------------------------------------------
+namespace {
+
+// One output row (plane p, od, oh) of a blocked average pool. The sum over a window
+// has no NaN select, so the lane loop over a compile-time C0 vectorises as is.
+// Windows follow avg_pool_kernel's bounds (clipped to the padded extent for the
+// count_include_pad divisor, to the input for the sum).
+template <class T, int C0>
+void avg_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, const int64_t* out, const int64_t* k,
+                          const int64_t* s, const int64_t* pl, const int64_t* pr, bool include, int64_t od,
+                          int64_t oh) {
+  using A = typename Acc<T>::type;
+  constexpr int kMax = C0 > 0 ? C0 : 16;
+  const int64_t lanes = C0 > 0 ? C0 : c0;
+  auto range = [](int64_t o, int64_t st, int64_t p, int64_t pe, int64_t kk, int64_t n, int64_t* lo, int64_t* hi) {
+    const int64_t a = o * st - p, b = std::min(a + kk, n + pe);
+    *lo = std::max<int64_t>(a, 0);
+    *hi = std::min(b, n);
+    return b - a;  // the window's extent inside the padded axis
+  };
+  int64_t d0, d1, h0, h1;
+  const int64_t sd = range(od, s[0], pl[0], pr[0], k[0], in[0], &d0, &d1);
+  const int64_t sh = range(oh, s[1], pl[1], pr[1], k[1], in[1], &h0, &h1);
+  T* y = yp + (od * out[1] + oh) * out[2] * lanes;
+  for (int64_t ow = 0; ow < out[2]; ++ow, y += lanes) {
+    int64_t w0, w1;
+    const int64_t sw = range(ow, s[2], pl[2], pr[2], k[2], in[2], &w0, &w1);
+    A acc[kMax];
+    for (int64_t c = 0; c < lanes; ++c) acc[c] = A(0);
+    for (int64_t d = d0; d < d1; ++d) {
+      for (int64_t h = h0; h < h1; ++h) {
+        const T* v = xp + ((d * in[1] + h) * in[2] + w0) * lanes;
+        for (int64_t w = w0; w < w1; ++w, v += lanes) {
+          for (int64_t c = 0; c < lanes; ++c) acc[c] += static_cast<A>(v[c]);
+        }
+      }
+    }
+    const int64_t cnt = include ? sd * sh * sw : std::max<int64_t>(0, d1 - d0) * std::max<int64_t>(0, h1 - h0) *
+                                                     std::max<int64_t>(0, w1 - w0);
+    const A inv = cnt > 0 ? A(1) / static_cast<A>(cnt) : A(0);
+    for (int64_t c = 0; c < lanes; ++c) y[c] = static_cast<T>(acc[c] * inv);
+  }
+}
+
+}  // namespace
+
+Tensor avg_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                        const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r, bool count_include_pad,
+                        const std::string& op) {
+  const int nsp = static_cast<int>(kernel.size());
+  if (nsp < 1 || nsp > 3) bad_param(op, "kernel must have 1 to 3 entries, got " + vec_str(kernel));
+  if (stride.size() != kernel.size() || pad_l.size() != kernel.size() || pad_r.size() != kernel.size()) {
+    bad_param(op, "kernel, stride and pads need one entry per spatial axis");
+  }
+  if (x_in.ndim() != nsp + 3) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "expected an NC1HWC0 input of rank " + std::to_string(nsp + 3) +
+                                 " (N, C1, *spatial, C0), got shape " + Tensor::shape_str(x_in.shape())));
+  }
+  dispatch_float(x_in.dtype(), op, "input", [](auto) {});
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pl[3] = {0, 0, 0},
+          pr[3] = {0, 0, 0};
+  Shape os{x_in.shape()[0], x_in.shape()[1]};
+  for (int i = 0; i < nsp; ++i) {
+    const int j = 3 - nsp + i;
+    in[j] = x_in.shape()[size_t(2 + i)];
+    k[j] = kernel[size_t(i)];
+    s[j] = stride[size_t(i)];
+    pl[j] = pad_l[size_t(i)];
+    pr[j] = pad_r[size_t(i)];
+    if (k[j] <= 0 || s[j] <= 0) {
+      bad_param(op, "kernel and stride must be positive, got kernel " + vec_str(kernel) + ", stride " +
+                        vec_str(stride));
+    }
+    if (pl[j] < 0 || pr[j] < 0 || pl[j] >= k[j] || pr[j] >= k[j]) {
+      bad_param(op, "pads must be non-negative and smaller than the kernel " + vec_str(kernel) + ", got " +
+                        vec_str(pad_l) + " / " + vec_str(pad_r));
+    }
+    const int64_t span = in[j] + pl[j] + pr[j] - k[j];
+    out[j] = span < 0 ? 0 : span / s[j] + 1;
+    if (out[j] < 1) {
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                               "empty output: input " + Tensor::shape_str(x_in.shape()) + ", kernel " +
+                                   vec_str(kernel) + ", pads " + vec_str(pad_l) + " / " + vec_str(pad_r)));
+    }
+    os.push_back(out[j]);
+  }
+  const int64_t c0 = x_in.shape().back();
+  if (c0 < 1 || c0 > 16) bad_param(op, "the NC1HWC0 block C0 (the last axis) must be 1 to 16, got shape " +
+                                           Tensor::shape_str(x_in.shape()));
+  os.push_back(c0);
+  Tensor y = Tensor::empty(os, x_in.dtype());
+  if (y.numel() == 0) return y;
+  const Tensor x = x_in.contiguous();
+  const int64_t planes = os[0] * os[1];
+  const int64_t in_plane = in[0] * in[1] * in[2] * c0, out_plane = out[0] * out[1] * out[2] * c0;
+  const int64_t rows = planes * out[0] * out[1];
+  // work: every output lane reads its window (the head's global pool: the whole input once)
+  const int64_t work = y.numel() * k[0] * k[1] * k[2];
+  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
+    using T = decltype(tag);
+    const T* X = x.data_as<const T>();
+    T* Y = y.data_as<T>();
+    runtime::parallel_for(op.c_str(), rows, work, int64_t(1) << 15, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const int64_t p = r / (out[0] * out[1]), od = (r / out[1]) % out[0], oh = r % out[1];
+        const T* xp = X + p * in_plane;
+        T* yp = Y + p * out_plane;
+        if (c0 == 8) {
+          avg_pool_blocked_row<T, 8>(xp, yp, c0, in, out, k, s, pl, pr, count_include_pad, od, oh);
+        } else if (c0 == 16) {
+          avg_pool_blocked_row<T, 16>(xp, yp, c0, in, out, k, s, pl, pr, count_include_pad, od, oh);
+        } else {
+          avg_pool_blocked_row<T, 0>(xp, yp, c0, in, out, k, s, pl, pr, count_include_pad, od, oh);
+        }
+      }
+    });
+  });
+  return y;
+}
+
 }  // namespace asc::nn

@@ -65,6 +65,19 @@ Tensor max_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, con
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
                         const std::vector<int64_t>& dilation, const std::string& op);
 
+/// Average pooling of a channel-blocked (N, C1, *spatial, C0) input into (N, C1, *out, C0)
+/// (ONNX AveragePool in floor mode with explicit, possibly asymmetric pads, no dilation):
+/// out = floor((in + pad_l + pad_r - kernel) / stride) + 1 per axis. The divisor is the
+/// window's size (count_include_pad) or its positions inside the input; sums accumulate
+/// in float32 (float64 for float64). A kernel equal to the plane without pads is the
+/// global average pool, whose (N, C1, 1.., C0) result is NCHW's (N, C, 1..) memory.
+/// Errors: kInvalidShape for a wrong rank or an empty output, kInvalidParam for
+/// non-positive kernel/stride or pads outside [0, kernel), kInvalidDtype for a
+/// non-floating input.
+Tensor avg_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                        const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r, bool count_include_pad,
+                        const std::string& op);
+
 PoolResult adaptive_pool(const Tensor& x, PoolKind kind, const std::vector<int64_t>& output_size,
                          bool return_indices, const std::string& op);
 
