@@ -383,22 +383,57 @@ def _spatial_axes(x):
 def _avg_pool_blocked(node, inputs):
     """AveragePool / GlobalAveragePool (2-D) of an NC1HWC0 input with an NCHW output, written by the
     assign_layouts pass so that the last blocks of a CNN stay blocked up to the classifier head.
-    A window covering the whole plane without padding (ResNet's 7x7 head pool) is the mean over
-    the spatial axes, whose (N, C1, 1, 1, C0) result already is NCHW's (N, C, 1, 1): no reorder.
-    Other windows reorder to NCHW and pool as the plain operator does."""
+    One pass of the blocked kernel (``_C.nn.avg_pool_blocked``: the C0 channels of a position are
+    one vector) pools the blocked input; a 1x1 result (ResNet's 7x7 head pool, a global pool) is
+    already NCHW's (N, C, 1, 1) memory, a larger one is reordered once (C0 times fewer bytes than
+    reordering the input). ceil_mode, dilations and pads of a whole kernel or more run the plain
+    operator on the reordered input."""
+    from .. import _C
+
     x = inputs[0]
     n, c1, h, w, c0 = x.shape
     plain = Node(node.name, node.op_type[:-len("NC1HWC0")], "", node.opset, node.attrs, node.inputs, node.outputs)
-    whole = plain.op_type == "GlobalAveragePool"
-    if not whole:
+    if plain.op_type == "GlobalAveragePool":
+        kernel, strides, begins, ends, include, ok = [h, w], [1, 1], [0, 0], [0, 0], True, h * w > 0
+    else:
         kernel = [int(k) for k in node.attr("kernel_shape")]
         strides, dil = _ints(node, "strides", 2, 1), _ints(node, "dilations", 2, 1)
         begins, ends = _pads(node, [h, w], kernel, strides, dil)
-        whole = kernel == [h, w] and dil == [1, 1] and not any(begins) and not any(ends)
-    if not whole or h * w == 0:
+        include = bool(node.attr("count_include_pad", 0))
+        ok = (dil == [1, 1] and not node.attr("ceil_mode", 0) and h * w > 0 and
+              all(0 <= p < k for p, k in zip(begins + ends, kernel + kernel)) and
+              all(h_ + b + e >= k for h_, b, e, k in zip((h, w), begins, ends, kernel)))
+    ob = int(node.attr("out_block", 0))  # assign_layouts: every reader takes NC1HWC0
+    if not ok:
         y = from_blocked(x)
-        return _avg_pool(plain, [y]) if plain.op_type == "AveragePool" else _gap(plain, [y])
-    return _asc().mean(x, axis=(2, 3)).astype(x.dtype).reshape((n, c1 * c0, 1, 1))
+        y = _avg_pool(plain, [y]) if plain.op_type == "AveragePool" else _gap(plain, [y])
+        return to_blocked(y, ob) if ob else y
+    y = _C.nn.avg_pool_blocked(x, kernel, strides, begins, ends, include, plain.op_type)
+    if ob:
+        return y
+    if y.shape[2] == 1 and y.shape[3] == 1:
+        return y.reshape((n, c1 * c0, 1, 1))
+    return from_blocked(y)
+
+
+@op("ChannelAffineNC1HWC0", domain="ai.pyasc")
+def _channel_affine_blocked(node, inputs):
+    """``x * scale + shift`` over an NC1HWC0 activation with per-channel constants already in the
+    blocked layout ``(1, C1, 1, 1, C0)`` (or scalars); inputs (X, scale or '', shift or ''). Written
+    by assign_layouts for an inference BatchNormalization or a Mul / Add / Sub by a channel
+    constant between blocked values (DenseNet's BatchNormalization -> Mul -> Add, composed into
+    one). The channel count is checked: a broadcast over C1 would silently misread the model."""
+    x = inputs[0]
+    for c in inputs[1:3]:
+        if c is not None and c.ndim == 5 and (x.ndim != 5 or c.shape[1] != x.shape[1] or c.shape[4] != x.shape[4]):
+            raise node.error("AscendValueError", f"per-channel constant of blocked shape {tuple(c.shape)} does not "
+                             f"match the activation's {tuple(x.shape)}")
+    y = x
+    if inputs[1] is not None:
+        y = y * inputs[1]
+    if len(inputs) > 2 and inputs[2] is not None:
+        y = y + inputs[2]
+    return y
 
 
 @op("GlobalAveragePool")

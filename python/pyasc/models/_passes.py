@@ -17,9 +17,10 @@ topological order) and constants, and returns how many rewrites it made:
   activation), become one ``ai.pyasc.FusedConv`` node: ``act(conv(x) + b + residual)``
   in one oneDNN primitive (bias, sum and eltwise post-ops) instead of three passes
   over the activation.
-* :func:`assign_layouts` -- activations passed only between convolutions and max
-  pools stay in the channel-blocked NC1HWC0 layout oneDNN computes in (no reorder
-  per convolution); NCHW at the model's edges.
+* :func:`assign_layouts` -- activations passed only between convolutions, max
+  pools, channel Concats and elementwise activations stay in the channel-blocked
+  NC1HWC0 layout oneDNN computes in (no reorder per convolution); NCHW at the
+  model's edges.
 
 A rewrite only applies when the intermediate value has exactly one reader and is
 not a graph output (nothing else can observe it). Shapes are not known before a
@@ -27,6 +28,8 @@ run, so a FusedConv whose residual turns out to broadcast runs the unfused ops.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -355,6 +358,14 @@ def _preferred_block():
     return int(_C.nn.preferred_block())
 
 
+# layout-transparent nodes of assign_layouts: unary activations (extra inputs: scalar constants,
+# Clip's bounds) and elementwise ops over activations only
+_UNARY_THROUGH = frozenset({"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Celu", "HardSigmoid",
+                            "HardSwish", "Softplus", "Softsign", "Abs", "Neg", "Clip", "Exp", "Sqrt", "Erf",
+                            "Gelu", "Mish", "ThresholdedRelu"})
+_NARY_THROUGH = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"})
+
+
 def assign_layouts(model, protected, c0=None):
     """Layout assignment: activations that pass only between convolutions (and 2-D max pools) stay
     in oneDNN's channel-blocked layout NC1HWC0 = (N, C / C0, H, W, C0), C0 = the CPU's block (8 on
@@ -362,16 +373,21 @@ def assign_layouts(model, protected, c0=None):
     NCHW stays at the model's edges and wherever another operator reads the value
     (onnxruntime's NCHWc transformer does the same).
 
-    A value is blocked when a 2-D float32 Conv / FusedConv with constant weights and C_out % C0 == 0
-    (or a blocked max pool) writes it, it is not a graph output, and every reader is such a
-    convolution reading it as its data input (C_in % C0 == 0) or residual, a floor-mode 2-D
-    MaxPool without indices, or a 2-D AveragePool / GlobalAveragePool (which writes NCHW: the
-    classifier head's pool, so the last blocks stay blocked). A residual and its convolution's
-    output share one layout, as do a max pool's input and output (both become plain when one
-    cannot be blocked). Rewrites: the convolutions touching a blocked value become ``FusedConv``
-    with ``in_block`` / ``out_block`` (C0, or 0 for NCHW); the max pools become
+    A value is blocked when a 2-D float32 Conv / FusedConv with constant weights and C_out % C0 == 0,
+    a blocked max pool or a layout-transparent node (a channel Concat, a unary activation, an
+    elementwise op over activations: DenseNet's, Inception's and SqueezeNet's joins) writes it, it
+    is not a graph output, and every reader is such a convolution reading it as its data input
+    (C_in % C0 == 0) or residual, a floor-mode 2-D MaxPool without indices, a transparent node, or
+    a 2-D AveragePool / GlobalAveragePool (which writes NCHW: the classifier head's pool, so the
+    last blocks stay blocked). A residual and its convolution's output share one layout, as do a
+    max pool's input and output and a transparent node's inputs and output (all become plain when
+    one cannot be blocked). Rewrites: the convolutions touching a blocked value become
+    ``FusedConv`` with ``in_block`` / ``out_block`` (C0, or 0 for NCHW); the max pools become
     ``ai.pyasc.MaxPoolNC1HWC0``, the average pools ``ai.pyasc.AveragePoolNC1HWC0`` /
-    ``GlobalAveragePoolNC1HWC0``. Returns the number of blocked values."""
+    ``GlobalAveragePoolNC1HWC0``; a blocked Concat concatenates along axis 1 (C1). Returns the
+    number of blocked values."""
+    import pyasc as asc
+
     c0 = _preferred_block() if c0 is None else int(c0)
     if c0 <= 0:
         return 0
@@ -394,9 +410,62 @@ def assign_layouts(model, protected, c0=None):
         return (n.op_type == "MaxPool" and not n.domain and len(n.outputs) == 1 and not n.attr("ceil_mode", 0)
                 and len(n.attr("kernel_shape", [])) == 2 and not n.attr("storage_order", 0))
 
-    def avg_ok(n):  # reads a blocked value, writes NCHW (the classifier head's pool)
+    def avg_ok(n):  # reads a blocked value, writes NCHW (the classifier head's pool) or NC1HWC0
         return not n.domain and len(n.outputs) == 1 and (
             n.op_type == "GlobalAveragePool" or (n.op_type == "AveragePool" and len(n.attr("kernel_shape", [])) == 2))
+
+    def avg_blocked_out(n):  # the blocked kernel's own cases: its output may stay blocked
+        if not joins or not avg_ok(n) or n.op_type == "GlobalAveragePool":
+            return avg_ok(n)
+        k = [int(v) for v in n.attr("kernel_shape")]
+        pads = [int(v) for v in n.attr("pads", [0, 0, 0, 0])]
+        return (not n.attr("ceil_mode", 0) and all(int(d) == 1 for d in n.attr("dilations", [1, 1])) and
+                n.attr("auto_pad", "NOTSET") in ("NOTSET", "VALID") and len(pads) == 4 and
+                all(0 <= p < kk for p, kk in zip(pads, k + k)))
+
+    def channel_const(name):
+        """A float32 constant that broadcasts against a 4-D activation along C only (C % C0 == 0) or a
+        scalar, as a float64 NumPy array of shape (C,) or (); else None."""
+        if name not in consts or name in over:
+            return None
+        c = np.asarray(consts[name])
+        if str(c.dtype) != "float32" or c.ndim > 4:
+            return None
+        if c.size == 1:
+            return c.astype(np.float64).reshape(())
+        shape = (1,) * (4 - c.ndim) + c.shape
+        if shape[0] != 1 or shape[2] != 1 or shape[3] != 1 or shape[1] % c0:
+            return None
+        return c.astype(np.float64).reshape(-1)
+
+    def affine(n):
+        """(scale, shift) of a per-channel affine node over one activation (float64 arrays of shape (C,)
+        or (), None for none), or None: Mul / Add / Sub(x, c) by a channel constant, an inference
+        BatchNormalization with constant statistics."""
+        if n.domain or len(n.outputs) != 1:
+            return None
+        if n.op_type in ("Mul", "Add", "Sub") and len(n.inputs) == 2 and all(n.inputs):
+            a, b = n.inputs
+            if n.op_type == "Sub":
+                c = channel_const(b) if a not in consts else None
+                return None if c is None else (None, -c)
+            if (a in consts) == (b in consts):
+                return None
+            c = channel_const(a if a in consts else b)
+            if c is None:
+                return None
+            return (c, None) if n.op_type == "Mul" else (None, c)
+        if n.op_type == "BatchNormalization" and len(n.inputs) >= 5 and not n.attr("training_mode", 0) and \
+                n.inputs[0] not in consts:
+            stats = [np.asarray(consts[x]) if x in consts and x not in over else None for x in n.inputs[1:5]]
+            if any(v is None or v.ndim != 1 or str(v.dtype) != "float32" for v in stats) or \
+                    len({v.size for v in stats}) != 1 or stats[0].size % c0:
+                return None
+            stats = [v.astype(np.float64) for v in stats]
+            scale, beta, mean, var = stats
+            sc = scale / np.sqrt(var + float(n.attr("epsilon", 1e-5)))
+            return sc, beta - mean * sc
+        return None
 
     readers = {}
     for j, n in enumerate(nodes):
@@ -404,42 +473,102 @@ def assign_layouts(model, protected, c0=None):
             if x:
                 readers.setdefault(x, []).append((j, pos))
 
+    joins = os.environ.get("ASC_LAYOUT_JOINS", "1") != "0"  # 0: the earlier assignment (A/B benchmarks)
+
+    def through(n):
+        """The data input positions of a layout-transparent node (its output is blocked exactly when
+        these inputs are), or None: a Concat along the channels, a unary elementwise activation,
+        an elementwise op whose operands are all activations (no constant: a per-channel constant
+        would need reordering too). Both layouts hold the same 4-D value, so the op computes the same
+        elements either way: broadcasting over N/H/W commutes with blocking, and blocked operands
+        have C % C0 == 0 so no channel broadcast can reach them."""
+        if not joins or n.domain or len(n.outputs) != 1 or not n.inputs:
+            return None
+        if n.op_type == "Concat":
+            return tuple(range(len(n.inputs))) if n.attr("axis", None) in (1, -3) and all(n.inputs) else None
+        if n.op_type in _UNARY_THROUGH:
+            extra = [x for x in n.inputs[1:] if x]
+            return (0,) if all(x in consts and x not in over and np.asarray(consts[x]).size == 1
+                               for x in extra) else None
+        if n.op_type in _NARY_THROUGH and len(n.inputs) >= 2 and all(x and x not in consts for x in n.inputs):
+            return tuple(range(len(n.inputs)))
+        if affine(n) is not None:
+            return (0,) if n.inputs[0] not in consts else (1,)
+        return None
+
     def reader_ok(j, pos):
         n = nodes[j]
         w = weight(n)
         if w is not None:
             return (pos == 0 and (w.shape[1] * int(n.attr("group", 1))) % c0 == 0) or \
                 (pos == 3 and n.op_type == "FusedConv")
+        t = through(n)
+        if t is not None:
+            return pos in t
         return (pool_ok(n) or avg_ok(n)) and pos == 0
 
-    blocked = set()
+    # values a node writes in a form that can be blocked (its own layout choice, or its inputs')
+    candidates = set()
     for n in nodes:
         w = weight(n)
-        if (w is not None and w.shape[0] % c0 == 0) or pool_ok(n):
-            v = n.outputs[0]
-            rs = readers.get(v, [])
-            if v and v not in protected and rs and all(reader_ok(j, pos) for j, pos in rs):
-                blocked.add(v)
-    changed = True
-    while changed:  # a residual and its conv's output, a pool's input and output: one layout
-        changed = False
-        for n in nodes:
-            pairs = []
-            if pool_ok(n):
-                pairs.append((n.inputs[0], n.outputs[0]))
-            elif weight(n) is not None and n.op_type == "FusedConv" and len(n.inputs) > 3 and n.inputs[3]:
-                pairs.append((n.inputs[3], n.outputs[0]))
-            for a, b in pairs:
-                if (a in blocked) != (b in blocked):
-                    blocked.discard(a)
-                    blocked.discard(b)
-                    changed = True
+        if (w is not None and w.shape[0] % c0 == 0) or pool_ok(n) or avg_blocked_out(n) or through(n) is not None:
+            candidates.add(n.outputs[0])
+    ok = {v for v in candidates
+          if v and v not in protected and readers.get(v) and all(reader_ok(j, pos) for j, pos in readers[v])}
+    # one layout per group: a residual and its conv's output, a pool's input and output, a
+    # transparent node's inputs and output; a group is blocked when every member can be
+    parent, members = {}, set()
+
+    def find(v):
+        while parent.get(v, v) != v:
+            parent[v] = parent.get(parent[v], parent[v])
+            v = parent[v]
+        return v
+
+    def union(a, b):
+        members.update((a, b))
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+
+    for n in nodes:
+        if pool_ok(n) or (avg_blocked_out(n) and n.outputs[0] in ok):
+            # an average pool whose readers all take NC1HWC0 keeps its input's layout; else it
+            # writes NCHW whatever its input's layout
+            union(n.inputs[0], n.outputs[0])
+        elif weight(n) is not None and n.op_type == "FusedConv" and len(n.inputs) > 3 and n.inputs[3]:
+            union(n.inputs[3], n.outputs[0])
+        else:
+            t = through(n)
+            if t is not None:
+                for pos in t:
+                    union(n.inputs[pos], n.outputs[0])
+    bad = {find(v) for v in members if v not in ok}
+    blocked = {v for v in ok if find(v) not in bad}
     for i, n in enumerate(nodes):
         if pool_ok(n) and n.inputs[0] in blocked:
             nodes[i] = Node(n.name, "MaxPoolNC1HWC0", FUSED_DOMAIN, 1, dict(n.attrs), list(n.inputs),
                             list(n.outputs))
         elif avg_ok(n) and n.inputs[0] in blocked:
-            nodes[i] = Node(n.name, n.op_type + "NC1HWC0", FUSED_DOMAIN, n.opset, dict(n.attrs), list(n.inputs),
+            attrs = dict(n.attrs)
+            if n.outputs[0] in blocked:
+                attrs["out_block"] = c0
+            nodes[i] = Node(n.name, n.op_type + "NC1HWC0", FUSED_DOMAIN, n.opset, attrs, list(n.inputs),
+                            list(n.outputs))
+        elif n.outputs[0] in blocked and affine(n) is not None:
+            # x * scale + shift with the per-channel constants in the blocked layout (1, C1, 1, 1, C0)
+            sc, sh = affine(n)
+            x = n.inputs[0] if n.inputs[0] not in consts else n.inputs[1]
+            ins = [x, "", ""]
+            for k, v in ((1, sc), (2, sh)):
+                if v is not None:
+                    name = _fresh(consts, f"{n.name or n.outputs[0]}_{'scale' if k == 1 else 'shift'}_nc1hwc0")
+                    arr = v.astype(np.float32)
+                    if arr.ndim:
+                        arr = np.ascontiguousarray(arr.reshape(1, -1, 1, 1, c0))
+                    consts[name] = asc.array(arr, copy=True)
+                    ins[k] = name
+            nodes[i] = Node(n.name, "ChannelAffineNC1HWC0", FUSED_DOMAIN, 1, {"fused_nodes": [n.name]}, ins,
                             list(n.outputs))
         elif weight(n) is not None and (n.inputs[0] in blocked or n.outputs[0] in blocked):
             f = _fused(n, list(n.outputs)) if n.op_type == "Conv" else \
@@ -447,17 +576,54 @@ def assign_layouts(model, protected, c0=None):
             f.attrs["in_block"] = c0 if n.inputs[0] in blocked else 0
             f.attrs["out_block"] = c0 if n.outputs[0] in blocked else 0
             nodes[i] = f
+        elif n.op_type == "Concat" and not n.domain and n.outputs[0] in blocked:
+            # NCHW's channel axis is NC1HWC0's C1 axis (every part has C % C0 == 0)
+            nodes[i] = Node(n.name, n.op_type, n.domain, n.opset, dict(n.attrs, axis=1), list(n.inputs),
+                            list(n.outputs))
     # A blocked residual read last by its FusedConv, written by a node that returns a fresh array
     # (a convolution or a blocked pool) and not a graph output: the convolution writes its output
-    # into the residual's buffer (no copy of it for the sum post-op).
+    # into the residual's buffer (no copy of it for the sum post-op). Not when a lazy elementwise
+    # node reads it too: its deferred evaluation would see the overwritten buffer.
     fresh = {n.outputs[0] for n in nodes if n.domain == FUSED_DOMAIN and n.op_type in ("FusedConv", "MaxPoolNC1HWC0")}
     fresh |= {n.outputs[0] for n in nodes if n.op_type == "Conv" and not n.domain}
     for i, n in enumerate(nodes):
         if n.op_type == "FusedConv" and n.domain == FUSED_DOMAIN and n.attrs.get("out_block") and \
                 len(n.inputs) > 3 and n.inputs[3] in blocked and n.inputs[3] in fresh:
             r = n.inputs[3]
-            if max(j for j, _ in readers[r]) == i and r not in n.inputs[:3]:
+            if max(j for j, _ in readers[r]) == i and r not in n.inputs[:3] and \
+                    all(nodes[j].domain == FUSED_DOMAIN and nodes[j].op_type in ("FusedConv", "MaxPoolNC1HWC0")
+                        for j, _ in readers[r]):
                 n.attrs["residual_inplace"] = 1
+    # consecutive channel affines (DenseNet's BatchNormalization -> Mul -> Add) compose into one:
+    # x * (s1 s2) + (t1 s2 + t2), in float64, rounded once. readers' indices stay valid: a merged
+    # node replaces the later one in place and the earlier one is only marked dropped.
+    drop = set()
+    reader_idx = {k: [a for a, _ in v] for k, v in readers.items()}
+    for i, n in enumerate(nodes):
+        if n.op_type != "ChannelAffineNC1HWC0" or n.domain != FUSED_DOMAIN:
+            continue
+        j = _only_reader(n.outputs[0], reader_idx, protected)
+        if j is None or nodes[j].op_type != "ChannelAffineNC1HWC0" or nodes[j].domain != FUSED_DOMAIN or \
+                nodes[j].inputs[0] != n.outputs[0]:
+            continue
+        m = nodes[j]
+        s1, t1, s2, t2 = (np.asarray(consts[x]).astype(np.float64) if x else None
+                          for x in (n.inputs[1], n.inputs[2], m.inputs[1], m.inputs[2]))
+        sc = s1 if s2 is None else (s2 if s1 is None else s1 * s2)
+        sh = None if t1 is None else (t1 * s2 if s2 is not None else t1)
+        sh = t2 if sh is None else (sh if t2 is None else sh + t2)
+        ins = [n.inputs[0], "", ""]
+        for k, v in ((1, sc), (2, sh)):
+            if v is not None:
+                name = _fresh(consts, f"{m.name or m.outputs[0]}_{'scale' if k == 1 else 'shift'}_nc1hwc0")
+                consts[name] = asc.array(np.ascontiguousarray(v.astype(np.float32)), copy=True)
+                ins[k] = name
+        names = list(n.attrs.get("fused_nodes", [n.name])) + list(m.attrs.get("fused_nodes", [m.name]))
+        nodes[j] = Node(m.name, "ChannelAffineNC1HWC0", FUSED_DOMAIN, 1, {"fused_nodes": names}, ins, list(m.outputs))
+        drop.add(i)
+        blocked.discard(n.outputs[0])
+    if drop:
+        model.nodes = [nd for k, nd in enumerate(nodes) if k not in drop]
     return len(blocked)
 
 
