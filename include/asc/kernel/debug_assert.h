@@ -29,3 +29,8 @@
 #undef ascendc_assert
 #define assert(...) ASC_DEBUG_ASSERT_(__VA_ARGS__, "")
 #define ascendc_assert(...) ASC_DEBUG_ASSERT_(__VA_ARGS__, "")
+// ASSERT(expr): the kernel headers' upper-case spelling (the advanced-API
+// samples call it); the same kernel assert. Left alone if a source defines it.
+#ifndef ASSERT
+#define ASSERT(...) ASC_DEBUG_ASSERT_(__VA_ARGS__, "")
+#endif

@@ -210,6 +210,19 @@ class TBuf {
     check("TBuf::Get", ::asc::kernel::bytes_for<T>(len));
     return LocalTensor<T>(reinterpret_cast<T*>(addr_), len, pos);
   }
+  /// AllocTensor / FreeTensor: CANN's TBuf derives from TQueBind, and samples
+  /// call these on a TBuf (sum, softmaxflashv3). A TBuf has one buffer and no
+  /// queue: AllocTensor is Get() and FreeTensor leaves the buffer to the TBuf
+  /// (its contents stay, as with Get()).
+  template <typename T>
+  LocalTensor<T> AllocTensor() const {
+    return Get<T>();
+  }
+  template <typename T>
+  void FreeTensor(const LocalTensor<T>& tensor) const {
+    (void)tensor;
+  }
+
   /// `size` elements starting `bufOffset` bytes into the buffer.
   template <typename T>
   LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {

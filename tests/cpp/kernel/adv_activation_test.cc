@@ -195,6 +195,32 @@ TEST(AdvReduce, SumOfEachRowsFirstNElements) {
   EXPECT_EQ(mn, 416u);
 }
 
+TEST(ScalarHelpers, CeilDivisionAndDivCeil) {
+  static_assert(AscendC::CeilDivision(7, 2) == 4 && AscendC::CeilDivision(8, 2) == 4, "CeilDivision");
+  static_assert(AscendC::CeilDivision(5, 0) == 0, "no division by zero");
+  static_assert(AscendC::DivCeil(33u, 32u) == 2u && AscendC::DivCeil(uint64_t{64}, 32) == 2, "DivCeil");
+  static_assert(std::is_same_v<decltype(AscendC::DivCeil(uint16_t{3}, uint32_t{2})), uint32_t>, "common type");
+  volatile uint32_t a = 1000, b = 256;
+  EXPECT_EQ(AscendC::DivCeil(a, b), 4u);
+  EXPECT_EQ(AscendC::CeilDivision(static_cast<int32_t>(a), 1000), 1);
+  kt::run_or_throw("assert_upper", 1, [] { ASSERT(AscendC::GetBlockNum() != 0 && "block dim can not be zero!"); });
+}
+
+TEST(TBufCompat, AllocTensorIsGetAndFreeTensorKeepsTheBuffer) {
+  kt::run_or_throw("tbuf_alloc", 1, [] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    auto t = b.AllocTensor<float>();
+    EXPECT_EQ(t.GetSize(), 64u);
+    EXPECT_EQ(t.GetPhyAddr(), b.Get<float>().GetPhyAddr());
+    t.SetValue(3, 2.5f);
+    b.FreeTensor(t);
+    EXPECT_EQ(b.Get<float>().GetValue(3), 2.5f);
+    EXPECT_EQ(b.AllocTensor<half>().GetSize(), 128u);
+  });
+}
+
 TEST(AdvTiling, TensorShapeAndScratchSizes) {
   AscendC::TensorShape s(std::vector<int64_t>{4, 33});
   EXPECT_EQ(s.GetDimNum(), 2u);
