@@ -165,6 +165,26 @@ def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f3
     return {"case": label, "pyasc_ms": t_ours, **{f"{n}_ms": t for n, t in peers}, **err}
 
 
+def bench_joins(name, data, in_name, shape, repeat):
+    """pyasc with the blocked layout through Concat / elementwise / channel-affine nodes and inner
+    average pools (the default) vs without (ASC_LAYOUT_JOINS=0 at load), interleaved."""
+    import pyasc as asc
+
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+    on = _pyasc(data, True)
+    os.environ["ASC_LAYOUT_JOINS"] = "0"
+    try:
+        off = _pyasc(data, True)
+    finally:
+        del os.environ["ASC_LAYOUT_JOINS"]
+    blocked = asc.InferenceSession(data).graph_rewrites["assign_layouts"]
+    t_on, t_off = interleaved([lambda: on(x), lambda: off(x)], repeat)
+    err = _rel(on(x), off(x))
+    print(f"{name + ' blocked joins on/off':<34} pyasc {t_on:8.2f} ms  without {t_off:8.2f} ms ({t_off / t_on:5.2f}x)"
+          f"  {blocked} blocked values, rel. diff {err:.1e}", flush=True)
+    return {"case": f"{name} joins", "on_ms": t_on, "off_ms": t_off, "blocked": blocked, "rel_diff": err}
+
+
 def bench_opt(data, in_name, shape, repeat):
     x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
     on, off = _pyasc(data, True), _pyasc(data, False)
@@ -334,6 +354,9 @@ def main():
     ap.add_argument("--samples", type=int, default=200, help="inputs for the mixed-precision top-1 check")
     ap.add_argument("--memory-only", action="store_true", help="only the peak-memory comparison")
     ap.add_argument("--models", default="", help="comma-separated light model names for --memory-only (default all)")
+    ap.add_argument("--light", default="", metavar="NAMES",
+                    help="only these light models at b1 (comma-separated, e.g. squeezenet,inception_v1,densenet121): "
+                         "pyasc vs onnxruntime / OpenVINO, and blocked joins on vs off (ASC_LAYOUT_JOINS)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -355,6 +378,14 @@ def main():
                 continue
             print(name, flush=True)
             results.append({"case": name, "memory": bench_memory(*_model_bytes(name, 1))})
+        print(json.dumps(results))
+        return
+    if a.light:
+        for name in a.light.split(","):
+            d, n, s = _model_bytes(name, 1)
+            results.append(bench_case(f"{name} b1 float32", d, n, s, a.repeat))
+            results.append(bench_joins(name, d, n, s, a.repeat))
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
         print(json.dumps(results))
         return
     data, in_name, shape = _model_bytes("resnet50", 1)
