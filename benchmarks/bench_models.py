@@ -165,6 +165,60 @@ def bench_case(label, data, in_name, shape, repeat, openvino=True, precision="f3
     return {"case": label, "pyasc_ms": t_ours, **{f"{n}_ms": t for n, t in peers}, **err}
 
 
+def bench_head_pool(batch, repeat):
+    """ResNet-50's head GlobalAveragePool over its (N, 2048, 7, 7) activation: pyasc's blocked kernel
+    on the NC1HWC0 value (what the session runs), the lazy spatial mean it replaced, and onnxruntime's
+    GlobalAveragePool on the NCHW value (a one-node model), interleaved; best of ``repeat`` x 20 calls."""
+    import pyasc as asc
+    from pyasc import _C
+
+    c0 = int(_C.nn.preferred_block()) or 8
+    x = np.random.default_rng(2).standard_normal((batch, 2048, 7, 7)).astype(np.float32)
+    xb = asc.asarray(np.ascontiguousarray(x.reshape(batch, 2048 // c0, c0, 7, 7).transpose(0, 1, 3, 4, 2)))
+
+    def kernel():
+        for _ in range(20):
+            y = _C.nn.avg_pool_blocked(xb, [7, 7], [1, 1], [0, 0], [0, 0], True, "GlobalAveragePool")
+        return y
+
+    def mean():
+        for _ in range(20):
+            y = asc.mean(xb, axis=(2, 3)).astype(xb.dtype)
+            asc.eval(y)
+        return y
+
+    fns, names = [kernel, mean], ["blocked kernel", "lazy mean (before)"]
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+
+        g = helper.make_graph([helper.make_node("GlobalAveragePool", ["x"], ["y"])], "gap",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = THREADS
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8  # what the installed onnxruntime reads
+        o = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+        def peer():
+            for _ in range(20):
+                y = o.run(None, {"x": x})[0]
+            return y
+
+        fns.append(peer)
+        names.append("onnxruntime")
+        err = _rel(np.asarray(kernel()).reshape(batch, -1), peer().reshape(batch, -1))
+    except ImportError:
+        err = float("nan")
+    ts = [t / 20 * 1e3 for t in interleaved(fns, repeat)]  # us per call
+    line = f"head GlobalAveragePool b{batch}: " + ", ".join(f"{n} {t:7.1f} us" for n, t in zip(names, ts))
+    line += f"; mean / kernel {ts[1] / ts[0]:.2f}x" + (f", onnxruntime / kernel {ts[2] / ts[0]:.2f}x" if len(ts) > 2 else "")
+    print(line + f", rel. error {err:.1e}", flush=True)
+    return {"case": f"head pool b{batch}", **{f"{n}_us": t for n, t in zip(names, ts)}, "rel_err": err}
+
+
 def bench_joins(name, data, in_name, shape, repeat):
     """pyasc with the blocked layout through Concat / elementwise / channel-affine nodes and inner
     average pools (the default) vs without (ASC_LAYOUT_JOINS=0 at load), interleaved."""
@@ -357,6 +411,8 @@ def main():
     ap.add_argument("--light", default="", metavar="NAMES",
                     help="only these light models at b1 (comma-separated, e.g. squeezenet,inception_v1,densenet121): "
                          "pyasc vs onnxruntime / OpenVINO, and blocked joins on vs off (ASC_LAYOUT_JOINS)")
+    ap.add_argument("--head-pool", action="store_true",
+                    help="ResNet-50's head pool alone: the blocked kernel vs the mean it replaced vs onnxruntime")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -379,6 +435,11 @@ def main():
             print(name, flush=True)
             results.append({"case": name, "memory": bench_memory(*_model_bytes(name, 1))})
         print(json.dumps(results))
+        return
+    if a.head_pool:
+        for batch in (1, 8):
+            results.append(bench_head_pool(batch, max(a.repeat, 20)))
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
         return
     if a.light:
         for name in a.light.split(","):
