@@ -68,12 +68,18 @@ bool pass_enabled(std::string_view pass) {
 
 bool bits_equal(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-/// A float32 scalar constant held by value (a Python scalar: Storage::inline_bytes) equal to `v`
-/// bit for bit.
+/// A float32 one-element leaf equal to `v` bit for bit: a Python scalar held by value
+/// (Storage::inline_bytes), or a materialised 0-d/1-element array (ONNX initializers, asc.float32(c)).
+/// Its bytes are final now: no pending or in-flight work writes them (kPendingWrite clear), and a
+/// leaf a pending node reads is flagged kPendingRead, so a later write first runs this graph; memory
+/// that may change behind pyasc's back (volatile_bytes) is never read by a node after its recording
+/// call, so such a leaf is not trusted here either.
 bool is_const(const Input& in, float v) {
   if (in.node || !in.leaf.defined() || in.dtype != DType::kFloat32 || in.leaf.dtype() != DType::kFloat32) return false;
   const Storage* s = in.leaf.storage().get();
-  if (!s->is_inline() || in.leaf.numel() != 1) return false;
+  if (in.leaf.numel() != 1 || in.offset < 0 || static_cast<size_t>(in.offset) + sizeof(float) > s->nbytes()) return false;
+  if (!s->is_inline() && ((s->lazy_flags() & Storage::kPendingWrite) || s->volatile_bytes())) return false;
+  if (!s->raw_data()) return false;
   float c;
   std::memcpy(&c, s->raw_data() + in.offset, sizeof c);
   return bits_equal(c, v);

@@ -332,3 +332,37 @@ def test_line_tiled_group_differs_only_next_to_huge_values():
     x2 = np.clip(x, -10, 10)
     got2, _ = _run(lambda a, c: ERF_VARIANTS["seed"](a + c), x2, b)
     _assert_same_bits(got2, _builtin((x2 + b).astype(np.float32)))
+
+
+def _onnx_gelu_model(s2, half=0.5):
+    """A BERT-style exported GeLU after a MatMul: Div(x, 1.4142135) -> Erf -> Add 1 -> Mul x -> Mul 0.5,
+    its constants float32 initializers (0-d arrays in pyasc, not Python scalars)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes = [helper.make_node("MatMul", ["x0", "w"], ["x"]), helper.make_node("Div", ["x", "s2"], ["t"]),
+             helper.make_node("Erf", ["t"], ["e"]), helper.make_node("Add", ["e", "one"], ["a"]),
+             helper.make_node("Mul", ["x", "a"], ["m"]), helper.make_node("Mul", ["m", "half"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(s2, np.float32), "s2"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array(half, np.float32), "half"),
+             numpy_helper.from_array((np.eye(64, dtype=np.float32) * 2.0), "w")]
+    g = helper.make_graph(nodes, "gelu", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [32, 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 64])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    return asc.InferenceSession(m.SerializeToString())
+
+
+def test_onnx_exported_gelu_subgraph_fires():
+    """onnxruntime's GeluFusion case: the initializers are materialised one-element arrays; the
+    pass reads their (final) values. One ulp off 0.5: no match."""
+    x = _data(32 * 64, seed=14, specials=False).reshape(32, 64)
+    sess = _onnx_gelu_model(1.4142135)
+    with Profiler() as prof:
+        y = sess.run(None, {"x0": x})[0]
+    assert any(" pass=gelu(" in e.get("detail", "") for e in prof.events()), "pass did not fire"
+    _assert_same_bits(np.asarray(y), _builtin((x * np.float32(2.0)).astype(np.float32)))
+    sess = _onnx_gelu_model(1.4142135, half=_next_up(0.5))
+    with Profiler() as prof:
+        sess.run(None, {"x0": x})
+    assert not any(" pass=" in e.get("detail", "") for e in prof.events())
