@@ -2,9 +2,16 @@
 //
 // Contiguous rows (softmax over the last axis, or any axis whose trailing axes have
 // size 1): three passes over each row, one from memory and two from cache:
-//   1. max (with a NaN check), 2. e = exp(x - max) summed (softmax keeps e in a
-//   per-thread float scratch row, so pass 3 needs no second exp), 3. y = e / sum, or
+//   1. max and min, 2. e = exp(x - max) summed (softmax keeps e in a per-thread float
+//   scratch row, so pass 3 needs no second exp), 3. y = e * (1 / sum), or
 //   y = (x - max) - log(sum). Rows longer than the scratch recompute exp in pass 3.
+// When min - max >= -87 (float32 rows of ordinary data) every exp is a normal number and
+// pass 2 runs ExpRowF32 with no per-vector range test; otherwise ExpNonPos (which tests
+// each vector and handles tiny, zero and NaN results). A NaN in the row needs no test in
+// pass 1: its exp is NaN on both paths, so the sum and every output of the row are NaN.
+// Measured per element (one thread, AVX2): pass 2 is ~70% of the kernel; this form has
+// ~16 vector operations per 8 lanes in pass 2 and ~2 in pass 1 against ~21 and ~4 before
+// (NaN flags, sign xor, range test and spills in the loop).
 // Measured (benchmarks/bench_nn_act.py): an online one-pass max+sum needs a second exp
 // per element (the rescale) and gains nothing for rows that fit in L1/L2, which is
 // what softmax rows are in practice; the row is read from memory once either way.
@@ -17,9 +24,9 @@
 // run from cache whatever the row stride; SlabT (passes in place, w chosen so the slab
 // stays in L2) is kept for axes too long for a packed slab of 16 columns (16 MiB).
 //
-// Special values: a NaN anywhere in the row, or a max of +-inf (a +inf entry, or only
-// -inf entries), turns the row's max into NaN, which the later passes propagate: the
-// whole row is NaN, as torch's formula gives. exp(-inf) = 0 (our exp clamps below the
+// Special values: a max of +-inf (a +inf entry, or only -inf entries) turns the row's max
+// into NaN, which the later passes propagate, and a NaN entry makes the sum NaN: the whole
+// row is NaN, as torch's formula gives. exp(-inf) = 0 (our exp clamps below the
 // underflow point), so -inf entries of finite rows give 0 / -inf.
 #include <algorithm>
 #include <cmath>
@@ -43,6 +50,7 @@
 #include "kernel/simd/exp_f32-inl.h"
 #include "kernel/simd/float16-inl.h"
 #include "kernel/simd/tables.h"
+#include "nn/exp_poly6.h"
 
 #ifndef ASC_NN_SOFTMAX_ONCE
 #define ASC_NN_SOFTMAX_ONCE
@@ -122,8 +130,35 @@ std::vector<C>& Scratch() {
   return s;
 }
 
-// Rows [r0, r1) of length n, contiguous.
-template <class IO>
+// exp(z) for float32 lanes with z in [-87, 0] or NaN (RowsT checks the row's min first):
+// k = round(z log2 e) by the magic bias 1.5 * 2^23 + 127 (the sum's low mantissa bits are
+// then k + 127, the biased exponent of 2^k, so one shift makes the float 2^k), r = z - k ln2
+// in two parts, exp(r) = 1 + r (1 + r P(r)) with nn/exp_poly6.h's degree-4 P in Horner form
+// (6 FMAs, no separate r^2 and +1), and 2^k applied by a multiply. Why not ExpF32Fast: its
+// exponent-field integer add turns a NaN whose payload has low bits set into a finite
+// number, so it needs the per-vector range/NaN test (compare + test + branch) this form
+// avoids; the multiply keeps every NaN a NaN. 12 vector operations per 8 lanes against
+// ExpNonPos's ~18.
+template <class D, class V>
+HWY_INLINE V ExpRowF32(D d, V z) {
+  namespace nd = asc::nn::detail;
+  const hn::RebindToSigned<D> di;
+  const V bias = hn::Set(d, 12583039.0f);  // 1.5 * 2^23 + 127
+  const V kx = hn::MulAdd(z, hn::Set(d, 1.442695040888963407359924681f), bias);
+  const V k = hn::Sub(kx, bias);
+  V r = hn::NegMulAdd(k, hn::Set(d, 0.693145751953125f), z);  // k * ln2_hi is exact (|k| <= 126)
+  r = hn::NegMulAdd(k, hn::Set(d, 1.428606765330187045e-6f), r);
+  V p = hn::MulAdd(hn::Set(d, nd::kExpP6[4]), r, hn::Set(d, nd::kExpP6[3]));
+  p = hn::MulAdd(p, r, hn::Set(d, nd::kExpP6[2]));
+  p = hn::MulAdd(p, r, hn::Set(d, nd::kExpP6[1]));
+  p = hn::MulAdd(p, r, hn::Set(d, nd::kExpP6[0]));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));  // 1 + r (1 + r P) = exp(r)
+  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, kx))));
+}
+
+// Rows [r0, r1) of length n, contiguous; kNeg: softmin (the rows of -x).
+template <class IO, bool kNeg>
 void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flags) {
   using S = typename IO::S;
   using C = typename IO::C;
@@ -131,7 +166,6 @@ void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flag
   using V = hn::VFromD<decltype(d)>;
   const size_t N = hn::Lanes(d);
   const bool log = flags & sd::kLog, stream = flags & sd::kStream;
-  const V sign = hn::Set(d, (flags & sd::kNeg) ? C(-0.0) : C(0.0));
   const size_t un = static_cast<size_t>(n);
   const size_t body = un - un % N, rem = un - body;
   const bool keep = !log && n <= sd::kScratchMax;
@@ -139,77 +173,130 @@ void RowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flag
   if (keep && scratch.size() < body + N) scratch.resize(body + N);
   C* e_row = scratch.data();
   const auto tail_mask = hn::FirstN(d, rem);
+  constexpr C kInf = std::numeric_limits<C>::infinity();
   for (int64_t row = r0; row < r1; ++row) {
     const S* x = static_cast<const S*>(xv) + row * n;
     S* y = static_cast<S*>(yv) + row * n;
-    auto ld = [&](size_t i) { return hn::Xor(IO::Load(d, x + i), sign); };
-    // 1. max and NaN check (two accumulators for ILP)
-    V m0 = hn::Set(d, -std::numeric_limits<C>::infinity()), m1 = m0;
-    V bad = hn::Zero(d);
+    auto ld = [&](size_t i) { return IO::Load(d, x + i); };
+    // 1. max and min of x (two accumulators each for ILP). No NaN test here: a NaN in the row
+    // makes its exp NaN in pass 2 on either path (ExpRowF32's multiply, ExpNonPos's test), so
+    // the sum, and with it every output of the row, is NaN (the file comment).
+    V hi0 = hn::Set(d, -kInf), hi1 = hi0, lo0 = hn::Set(d, kInf), lo1 = lo0;
     size_t i = 0;
     for (; i + 2 * N <= body; i += 2 * N) {
       const V a = ld(i), b = ld(i + N);
-      m0 = hn::Max(m0, a);
-      m1 = hn::Max(m1, b);
-      bad = hn::Or(bad, hn::VecFromMask(d, hn::Or(hn::IsNaN(a), hn::IsNaN(b))));
+      hi0 = hn::Max(hi0, a);
+      hi1 = hn::Max(hi1, b);
+      lo0 = hn::Min(lo0, a);
+      lo1 = hn::Min(lo1, b);
     }
     for (; i < body; i += N) {
       const V a = ld(i);
-      m0 = hn::Max(m0, a);
-      bad = hn::Or(bad, hn::VecFromMask(d, hn::IsNaN(a)));
+      hi0 = hn::Max(hi0, a);
+      lo0 = hn::Min(lo0, a);
     }
     V tail = hn::Zero(d);
     if (rem) {
-      tail = hn::Xor(LoadTail<IO>(d, x + body, rem), sign);
-      m1 = hn::Max(m1, hn::IfThenElse(tail_mask, tail, m0));
-      bad = hn::Or(bad, hn::VecFromMask(d, hn::And(tail_mask, hn::IsNaN(tail))));
+      tail = LoadTail<IO>(d, x + body, rem);
+      hi1 = hn::Max(hi1, hn::IfThenElse(tail_mask, tail, hi0));
+      lo1 = hn::Min(lo1, hn::IfThenElse(tail_mask, tail, lo0));
     }
-    C m = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
-    if (!hn::AllTrue(d, hn::Eq(bad, hn::Zero(d))) || std::isinf(m)) m = std::numeric_limits<C>::quiet_NaN();
+    const C xmax = hn::GetLane(hn::MaxOfLanes(d, hn::Max(hi0, hi1)));
+    const C xmin = hn::GetLane(hn::MinOfLanes(d, hn::Min(lo0, lo1)));
+    // the max and min of the row being reduced (of -x for softmin)
+    C m = kNeg ? -xmin : xmax;
+    const C lo = kNeg ? -xmax : xmin;
+    if (std::isinf(m)) m = std::numeric_limits<C>::quiet_NaN();
     const V vm = hn::Set(d, m);
-    // 2. sum of exp(x - max)
-    V s0 = hn::Zero(d), s1 = hn::Zero(d);
-    i = 0;
-    for (; i + 2 * N <= body; i += 2 * N) {
-      // the next row's line at this offset: its DRAM fetch overlaps this row's
-      // in-cache passes 2 and 3 instead of stalling pass 1 of the next row
-      if (row + 1 < r1) hwy::Prefetch(x + n + i);
-      const V a = ExpNonPos(d, hn::Sub(ld(i), vm));
-      const V b = ExpNonPos(d, hn::Sub(ld(i + N), vm));
-      if (keep) {
-        hn::StoreU(a, d, e_row + i);
-        hn::StoreU(b, d, e_row + i + N);
+    auto zof = [&](V v) { return kNeg ? hn::Sub(hn::Neg(vm), v) : hn::Sub(v, vm); };
+    // every z = x - max in [-87, 0] (or the row NaN): exps are normal, no per-vector test
+    bool fast = false;
+    if constexpr (sizeof(C) == 4) fast = lo - m >= C(-87);
+    // 2. sum of exp(x - max): one loop per (fast exp, keep) pair so neither test is in the loop
+    auto ex = [&](V z) {
+      if constexpr (sizeof(C) == 4) {
+        if (fast) return ExpRowF32(d, z);
       }
-      s0 = hn::Add(s0, a);
-      s1 = hn::Add(s1, b);
-    }
-    for (; i < body; i += N) {
-      const V a = ExpNonPos(d, hn::Sub(ld(i), vm));
-      if (keep) hn::StoreU(a, d, e_row + i);
-      s0 = hn::Add(s0, a);
+      return ExpNonPos(d, z);
+    };
+    // the next row (this row again for the last one): its DRAM fetch overlaps this row's
+    // in-cache passes 2 and 3 instead of stalling pass 1 of the next row
+    const S* nx = row + 1 < r1 ? x + n : x;
+    V s0 = hn::Zero(d), s1 = hn::Zero(d);
+    auto sum_exp = [&](auto fast_c, auto keep_c) {
+      constexpr bool kFast = decltype(fast_c)::value && sizeof(C) == 4, kKeep = decltype(keep_c)::value;
+      auto e = [&](V z) {
+        if constexpr (kFast) {
+          return ExpRowF32(d, z);
+        } else {
+          return ExpNonPos(d, z);
+        }
+      };
+      size_t j = 0;
+      for (; j + 2 * N <= body; j += 2 * N) {
+        hwy::Prefetch(nx + j);
+        const V a = e(zof(ld(j)));
+        const V b = e(zof(ld(j + N)));
+        if constexpr (kKeep) {
+          hn::StoreU(a, d, e_row + j);
+          hn::StoreU(b, d, e_row + j + N);
+        }
+        s0 = hn::Add(s0, a);
+        s1 = hn::Add(s1, b);
+      }
+      for (; j < body; j += N) {
+        const V a = e(zof(ld(j)));
+        if constexpr (kKeep) hn::StoreU(a, d, e_row + j);
+        s0 = hn::Add(s0, a);
+      }
+    };
+    using T1 = std::true_type;
+    using F0 = std::false_type;
+    if (fast) {
+      keep ? sum_exp(T1{}, T1{}) : sum_exp(T1{}, F0{});
+    } else {
+      keep ? sum_exp(F0{}, T1{}) : sum_exp(F0{}, F0{});
     }
     V et = hn::Zero(d);
     if (rem) {
-      et = hn::IfThenElseZero(tail_mask, ExpNonPos(d, hn::Sub(tail, vm)));
+      et = hn::IfThenElseZero(tail_mask, ex(zof(tail)));
       s1 = hn::Add(s1, et);
     }
     const C s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
     // 3. output
     if (log) {
       const V ls = hn::Set(d, std::log(s));
-      for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Sub(hn::Sub(ld(i), vm), ls), y + i, stream);
-      if (rem) StoreTail<IO>(d, hn::Sub(hn::Sub(tail, vm), ls), y + body, rem);
+      for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Sub(zof(ld(i)), ls), y + i, stream);
+      if (rem) StoreTail<IO>(d, hn::Sub(zof(tail), ls), y + body, rem);
     } else {
       const V inv = hn::Set(d, C(1) / s);
       if (keep) {
-        for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Mul(hn::LoadU(d, e_row + i), inv), y + i, stream);
+        // y + i is vector aligned for every i iff y is: one test per row, not per vector
+        bool nt = false;
+        if constexpr (std::is_same_v<S, C>) nt = stream && reinterpret_cast<uintptr_t>(y) % (N * sizeof(S)) == 0;
+        if (nt) {
+          if constexpr (std::is_same_v<S, C>) {
+            for (i = 0; i < body; i += N) hn::Stream(hn::Mul(hn::LoadU(d, e_row + i), inv), d, y + i);
+          }
+        } else {
+          for (i = 0; i < body; i += N) IO::Store(d, hn::Mul(hn::LoadU(d, e_row + i), inv), y + i);
+        }
       } else {
-        for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Mul(ExpNonPos(d, hn::Sub(ld(i), vm)), inv), y + i, stream);
+        for (i = 0; i < body; i += N) StoreOut<IO>(d, hn::Mul(ex(zof(ld(i))), inv), y + i, stream);
       }
       if (rem) StoreTail<IO>(d, hn::Mul(et, inv), y + body, rem);
     }
   }
   if (stream) hwy::FlushStream();
+}
+
+template <class IO>
+void RowsDispatch(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, int flags) {
+  if (flags & sd::kNeg) {
+    RowsT<IO, true>(xv, yv, r0, r1, n, flags);
+  } else {
+    RowsT<IO, false>(xv, yv, r0, r1, n, flags);
+  }
 }
 
 // Per-column running max and NaN flag of a strided slab (SlabT and PackedT): mv holds the
@@ -390,10 +477,10 @@ void PackedT(const void* xv, void* yv, int64_t n, int64_t inner, int64_t j0, int
 
 void SoftmaxRows(int code, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, int flags) {
   switch (code) {
-    case sd::kF32: RowsT<NativeIO<float>>(x, y, r0, r1, n, flags); break;
-    case sd::kF64: RowsT<NativeIO<double>>(x, y, r0, r1, n, flags); break;
-    case sd::kF16: RowsT<F16IO>(x, y, r0, r1, n, flags); break;
-    default: RowsT<BF16IO>(x, y, r0, r1, n, flags); break;
+    case sd::kF32: RowsDispatch<NativeIO<float>>(x, y, r0, r1, n, flags); break;
+    case sd::kF64: RowsDispatch<NativeIO<double>>(x, y, r0, r1, n, flags); break;
+    case sd::kF16: RowsDispatch<F16IO>(x, y, r0, r1, n, flags); break;
+    default: RowsDispatch<BF16IO>(x, y, r0, r1, n, flags); break;
   }
 }
 
