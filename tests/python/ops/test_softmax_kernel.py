@@ -144,3 +144,34 @@ def test_sums_to_one_float32():
     x = (np.random.default_rng(9).standard_normal((64, 777)) * 10).astype(np.float32)
     y = np.asarray(F.softmax(x, dim=1)).astype(np.float64)
     np.testing.assert_allclose(y.sum(axis=1), 1.0, rtol=2e-6)
+
+
+@pytest.mark.parametrize("neg", [False, True])
+@pytest.mark.parametrize("n", [7, 64, 1000])
+def test_fast_exp_range_edge_and_nan_payloads(neg, n):
+    # rows on both sides of the test-free exp's range (every z = x - max >= -87 in float32),
+    # against float64; and NaNs whose payload has low bits set (an exponent-field add would
+    # turn them into finite numbers) in rows that would otherwise take the test-free path
+    rng = np.random.default_rng(n)
+    rows = []
+    for spread in (0.0, 1.0, 86.9, 87.0, 87.1, 90.0, 103.0, 110.0):
+        r = rng.uniform(-1, 1, n)
+        r = (r - r.min()) / max(np.ptp(r), 1e-30) * spread  # min - max = -spread exactly-ish
+        rows.append(r + 5.0)
+    x = np.array(rows, np.float32)
+    if neg:
+        x = -x
+    x64 = x.astype(np.float64)
+    fn = F.softmin if neg else F.softmax
+    ref = _ref(-x64 if neg else x64, 1)
+    got = np.asarray(fn(x, dim=1)).astype(np.float64)
+    np.testing.assert_allclose(got, ref, rtol=3e-6 * 4, atol=1e-44)
+    lg = np.asarray(F.log_softmax(-x if neg else x, dim=1)).astype(np.float64)
+    np.testing.assert_allclose(lg, _ref(-x64 if neg else x64, 1, True), rtol=3e-6, atol=3e-5)
+    for payload in (0x7FC00001, 0x7FC001FF, 0x7F800001, 0xFFC00003, 0x7FFFFFFF):
+        xn = (rng.standard_normal((3, n)) * 2).astype(np.float32)
+        xn[1, n // 2] = np.array([payload], np.uint32).view(np.float32)[0]
+        for f in (F.softmax, F.softmin, F.log_softmax):
+            y = np.asarray(f(xn, dim=1))
+            assert np.isnan(y[1]).all(), (hex(payload), f.__name__)
+            assert not np.isnan(y[[0, 2]]).any()
