@@ -390,7 +390,29 @@ void NativeServer::Loop(grpc::ServerCompletionQueue* cq) {
   PyThreadState* ts = PyEval_SaveThread();
   void* tag;
   bool ok;
-  while (cq->Next(&tag, &ok)) static_cast<Call*>(tag)->Proceed(ok);
+  if (opt_.spin_us <= 0) {
+    while (cq->Next(&tag, &ok)) static_cast<Call*>(tag)->Proceed(ok);
+  } else {
+    // Spin-then-block (NativeOptions::spin_us): AsyncNext with a past deadline polls the
+    // transport without sleeping; the budget restarts with every event.
+    using clock = std::chrono::steady_clock;
+    const auto budget = std::chrono::microseconds(opt_.spin_us);
+    const gpr_timespec now_deadline = gpr_time_0(GPR_CLOCK_MONOTONIC);
+    auto last = clock::now();
+    for (;;) {
+      auto st = cq->AsyncNext(&tag, &ok, now_deadline);
+      if (st == grpc::CompletionQueue::GOT_EVENT) {
+        static_cast<Call*>(tag)->Proceed(ok);
+        last = clock::now();
+        continue;
+      }
+      if (st == grpc::CompletionQueue::SHUTDOWN) break;
+      if (clock::now() - last < budget) continue;
+      if (!cq->Next(&tag, &ok)) break;
+      static_cast<Call*>(tag)->Proceed(ok);
+      last = clock::now();
+    }
+  }
   PyEval_RestoreThread(ts);
   PyGILState_Release(outer);
 }

@@ -25,6 +25,12 @@ struct NativeOptions {
   int max_message_bytes = 64 << 20;
   int threads = 4;               // completion queues, one thread each
   bool empty_infer = false;      // ModelInfer answers an empty response without Python (transport floor)
+  // After each event a queue's thread polls without sleeping for up to this many microseconds
+  // before it blocks: a request arriving meanwhile skips the wake-up (epoll sleep -> runnable ->
+  // scheduled), the cost of a ping-pong on an idle machine. 0: block at once (default); worth
+  // it only with a free core per busy queue (on a loaded machine the spinner takes the core the
+  // client or the model needs).
+  int spin_us = 0;
 };
 
 class Call;

@@ -69,6 +69,9 @@ def build_parser():
     p.add_argument("--ab-routing-file", default=None,
                    help="JSON file of model -> A/B split overriding the configs' ab_split; re-read when it "
                         "changes (docs/serve.md)")
+    p.add_argument("--grpc-spin-us", type=int, default=0,
+                   help="native front end: microseconds a completion-queue thread polls without sleeping after "
+                        "each event before it blocks (0 = block at once, the default; see docs/serve.md)")
     p.add_argument("--grpc-frontend", choices=("native", "python"), default="native",
                    help="native: gRPC C++ front end (default; falls back to python, with a log line, when not "
                         "built); python: the grpcio front end")
@@ -90,7 +93,8 @@ def main(argv=None):
                         session_quota_bytes=args.session_quota_bytes, session_idle_secs=args.session_idle_secs,
                         allow_http=args.allow_http, allow_grpc=args.allow_grpc, allow_metrics=args.allow_metrics,
                         strict_load=args.exit_on_error, malloc_arena_max=args.malloc_arena_max,
-                        grpc_frontend=args.grpc_frontend, ab_routing_file=args.ab_routing_file)
+                        grpc_frontend=args.grpc_frontend, ab_routing_file=args.ab_routing_file,
+                        grpc_spin_us=args.grpc_spin_us)
     except ServeError as e:
         print(f"pyasc-serve: {e.message}", file=sys.stderr)
         return 1

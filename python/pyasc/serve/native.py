@@ -90,10 +90,14 @@ class NativeGRPCFrontend:
 
     ``workers`` is the number of completion-queue threads (each runs one call at a time, and
     holds the GIL only inside the model call). ``empty_infer=True`` answers every ModelInfer
-    with an empty response without calling Python: the transport floor, for benchmarks."""
+    with an empty response without calling Python: the transport floor, for benchmarks.
+    ``spin_us`` > 0: after each event a queue's thread polls for that many microseconds
+    before it sleeps (``--grpc-spin-us``; 0, blocking at once, is the default)."""
+
+    takes_spin = True
 
     def __init__(self, core, host="127.0.0.1", port=8001, max_request_bytes=64 << 20, workers=64,
-                 empty_infer=False):
+                 empty_infer=False, spin_us=0):
         if _serve_native is None:
             raise RuntimeError(unavailable_reason())
         self.core = core
@@ -102,6 +106,9 @@ class NativeGRPCFrontend:
         self.max_request_bytes = int(max_request_bytes)
         self.workers = max(1, int(workers))
         self.empty_infer = bool(empty_infer)
+        self.spin_us = int(spin_us)
+        if not 0 <= self.spin_us <= 1_000_000:
+            raise InvalidArgumentError(f"grpc spin must be 0 to 1000000 microseconds, not {spin_us}")
         self._py = GRPCFrontend(core, host, port, max_request_bytes, workers)
         self._rpcs = {}
         for rpc, (req, _resp, cs, ss) in _proto.METHODS.items():
@@ -149,7 +156,8 @@ class NativeGRPCFrontend:
     def start(self):
         """Binds and starts; returns the bound port."""
         self._server = _serve_native.NativeServer(self._infer, self._dispatch, f"{self.host}:{self.port}",
-                                                  self.max_request_bytes, self.workers, self.empty_infer)
+                                                  self.max_request_bytes, self.workers, self.empty_infer,
+                                                  self.spin_us)
         port = self._server.start()
         if port == 0:
             self._server = None

@@ -412,3 +412,41 @@ def _echo_request(x):
     r.inputs.add(name="IN", datatype="FP32", shape=list(x.shape))
     r.raw_input_contents.append(x.tobytes())
     return r.SerializeToString()
+
+
+@needs_native
+def test_spin_polling_serves_the_same_answers(serve_factory, repo):
+    """--grpc-spin-us: queue threads poll before sleeping; answers, errors, concurrency and stop
+    are those of the blocking server, and the flag is checked."""
+    from pyasc import _serve_native
+    from pyasc.serve.cli import build_parser
+
+    assert build_parser().parse_args(["--model-repository", "r", "--grpc-spin-us", "150"]).grpc_spin_us == 150
+    with pytest.raises(InvalidArgumentError, match="grpc spin must be 0 to 1000000 microseconds, not -1"):
+        native.NativeGRPCFrontend(None, port=0, spin_us=-1)
+    _, w, b = repo
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_workers=2, grpc_spin_us=200)
+    assert s.grpc.spin_us == 200
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    x = np.random.default_rng(5).standard_normal((3, 64)).astype(np.float32)
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(InferenceServerException, match="nope"):
+        c.infer("nope", [inp])
+    payload = _infer_request(x[:1]).SerializeToString()
+    lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{s.ports['grpc']}", INFER, payload, 4, 25, 2)
+    assert errors == 0 and len(lat) == 100, first
+    # an idle spinning server goes back to sleep: its threads use (almost) no CPU when idle
+    time.sleep(0.3)
+    pid = os.getpid()
+
+    def cpu():
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    c0, t0 = cpu(), time.monotonic()
+    time.sleep(1.0)
+    assert cpu() - c0 < 0.5 * (time.monotonic() - t0)  # not a busy loop (two spinning threads would be ~2x)
+    s.stop()
