@@ -1,6 +1,6 @@
-"""gelu compute cost, one thread each: CPU time per element (time.process_time) of asc.ops.gelu
-(ASC_NUM_CORES=1) against onnxruntime's Gelu / FastGelu (intra_op_num_threads=1) on the same
-float32 input, interleaved, at a size that stays in the last-level cache (2^20 by default). CPU
+"""gelu and softmax compute cost, one thread each: CPU time per element (time.process_time) of
+asc.ops.gelu / softmax / log_softmax (ASC_NUM_CORES=1) against onnxruntime's Gelu / FastGelu /
+Softmax / LogSoftmax (intra_op_num_threads=1; softmax over rows of 1024) on the same float32 input, interleaved, at a size that stays in the last-level cache (2^20 by default). CPU
 time is what the kernels spend, so this ratio stays readable on a loaded shared machine where
 the wall-clock rows of bench_nn_act.py swing by 2-4x; bench_nn_act.py's 2^22 two-thread rows are
 the issue's figure.
@@ -25,17 +25,19 @@ sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
 import pyasc as asc  # noqa: E402
 
 
-def _ort(n):
+def _ort(n, cols=1024):
     try:
         import onnxruntime as ort
         from onnx import TensorProto, helper
     except ImportError:
         return {}
     out = {}
-    for name, op in (("gelu", "Gelu"), ("gelu_tanh", "FastGelu")):
-        node = helper.make_node(op, ["x"], ["y"], domain="com.microsoft")
-        g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n])])
+    two_d = [n // cols, cols]
+    for name, op, dom, shape in (("gelu", "Gelu", "com.microsoft", [n]), ("gelu_tanh", "FastGelu", "com.microsoft", [n]),
+                                 ("softmax", "Softmax", "", two_d), ("log_softmax", "LogSoftmax", "", two_d)):
+        node = helper.make_node(op, ["x"], ["y"], domain=dom, **({"axis": -1} if not dom else {}))
+        g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
         m.ir_version = 8
         opts = ort.SessionOptions()
@@ -63,16 +65,23 @@ def main():
     asc.eval(xh)
     ort = _ort(n)
     feed = {"x": xn}
+    x2n = xn.reshape(-1, 1024)  # softmax rows of 1024, as bench_nn_act.py
+    x2a = xa.reshape(x2n.shape)
+    asc.eval(x2a)
+    feed2 = {"x": x2n}
     cases = [("gelu", lambda: asc.ops.gelu(xa), "gelu"),
              ("gelu_tanh", lambda: asc.ops.gelu(xa, approximate="tanh"), "gelu_tanh"),
              ("gelu_bf16", lambda: asc.ops.gelu(xb), "gelu"),
-             ("gelu_f16", lambda: asc.ops.gelu(xh), "gelu")]
+             ("gelu_f16", lambda: asc.ops.gelu(xh), "gelu"),
+             ("softmax", lambda: asc.ops.softmax(x2a, dim=-1), "softmax"),
+             ("log_softmax", lambda: asc.ops.log_softmax(x2a, dim=-1), "log_softmax")]
     print(f"gelu CPU time per element, one thread each, float32 2^{a.log2n} (onnxruntime float32 in every row), "
           f"load {os.getloadavg()[0]:.1f}")
     print(f"{'case':10s} {'pyasc ns':>9s} {'ort ns':>8s} {'ort/pyasc':>9s}")
     for name, f, peer in cases:
         s = ort.get(peer)
-        g = (lambda: s.run(None, feed)) if s is not None else None
+        fd = feed2 if peer in ("softmax", "log_softmax") else feed
+        g = (lambda: s.run(None, fd)) if s is not None else None
         best = [float("inf"), float("inf")]
         for fn in (f, g):
             if fn is not None:
