@@ -6,6 +6,8 @@
 // 16 channels) and the reorders between the user's plain layout and those. The
 // float64 path and transposed convolutions whose output_padding exceeds the right
 // padding (oneDNN needs padding_r >= 0) run the direct reference loop below.
+// float32 3x3 / stride 1 convolutions on AVX2 take the Winograd path of
+// src/nn/conv_winograd.cc instead (see conv()).
 #include "asc/nn/conv.h"
 
 #include <omp.h>

@@ -163,10 +163,21 @@ struct Geo {
   bool src_blk = false, dst_blk = false;
   Activation act = Activation::kNone;
   float alpha = 0.f;
+  int64_t tiles = 0;  // tiles per block (a multiple of kRows)
 };
+
+// A positive integer environment variable (tuning knobs), else `fallback`.
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  return end != s && *end == '\0' && v > 0 && v < (1LL << 30) ? int64_t(v) : fallback;
+}
 
 struct Piece {
   int64_t n, ty0, ty1;  // image, tile rows [ty0, ty1)
+  int64_t p0, p1;       // output-channel panels [p0, p1) (kPanel channels each): all, today
 };
 
 // Per-thread scratch: transformed inputs, GEMM outputs, an NCHW input band in
@@ -309,12 +320,12 @@ ASC_AVX2 void micro(const float* v, int64_t ldv, const float* u, int64_t C, floa
 }
 
 // M[xi] (T x KP) = V[xi] (T x C) U[xi] (C x KP) for the 16 xi.
-ASC_AVX2 void gemms(const Geo& g, const float* U, const float* V, int64_t T, float* M) {
+ASC_AVX2 void gemms(const Geo& g, const float* U, const float* V, int64_t T, float* M, int64_t p0, int64_t p1) {
   const int64_t C = g.c, KP = g.kp, panels = KP / kPanel;
   for (int xi = 0; xi < 16; ++xi) {
     const float* v = V + xi * T * C;
     float* m = M + xi * T * KP;
-    for (int64_t p = 0; p < panels; ++p) {
+    for (int64_t p = p0; p < p1; ++p) {
       const float* u = U + (xi * panels + p) * C * kPanel;
       int64_t t = 0;
       for (; t + kRows <= T; t += kRows) micro<kRows>(v + t * C, C, u, C, m + t * KP + p * kPanel, KP);
@@ -354,13 +365,13 @@ ASC_AVX2 inline void sink_store(const Geo& g, const Sink& s, int64_t kb, int64_t
 // Output transform of tiles [t0, t0 + T): Y = A^T M A + bias for each of the (up
 // to) 4 outputs of a tile inside the output.
 ASC_AVX2 void output_transform(const Geo& g, const float* M, int64_t t0, int64_t T, const float* bias,
-                               const Sink& sink) {
+                               const Sink& sink, int64_t kb0, int64_t kb1) {
   const int64_t KP = g.kp, stride = T * KP;
   for (int64_t t = 0; t < T; ++t) {
     const int64_t ty = (t0 + t) / g.tw, tx = (t0 + t) % g.tw;
     const int64_t oy = 2 * ty, ox = 2 * tx;
     const bool x1 = ox + 1 < g.ow, y1 = oy + 1 < g.oh;
-    for (int64_t kb = 0; kb < g.k / kC0; ++kb) {
+    for (int64_t kb = kb0; kb < kb1; ++kb) {
       const float* m = M + t * KP + kb * kC0;
       __m256 s0[4], s1[4];  // A^T M
       for (int j = 0; j < 4; ++j) {
@@ -388,8 +399,9 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
                         const float* res, float* out) {
   Scratch& sc = scratch();
   const int64_t C = g.c, K = g.k, KP = g.kp;
-  // Tiles per block: V and M of a block stay within ~1 MiB each (L2/L3).
-  const int64_t tmax = std::max<int64_t>(kRows, (16384 / std::max(C, KP)) / kRows * kRows);
+  const int64_t tmax = g.tiles;
+  // the piece's 8-channel output blocks
+  const int64_t kb0 = pc.p0 * (kPanel / kC0), kb1 = std::min(pc.p1 * (kPanel / kC0), K / kC0);
   const int64_t tb0 = pc.ty0 * g.tw, tb1 = pc.ty1 * g.tw;
   float* V = sc.v.get(size_t(16 * std::min(tmax, tb1 - tb0) * C));
   float* M = sc.m.get(size_t(16 * std::min(tmax, tb1 - tb0) * KP));
@@ -423,12 +435,12 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
   for (int64_t t0 = tb0; t0 < tb1; t0 += tmax) {
     const int64_t T = std::min(tmax, tb1 - t0);
     input_transform(g, row, t0, T, V);
-    gemms(g, U, V, T, M);
-    output_transform(g, M, t0, T, bias, sink);
+    gemms(g, U, V, T, M, pc.p0, pc.p1);
+    output_transform(g, M, t0, T, bias, sink, kb0, kb1);
   }
   if (g.dst_blk) return;
   // The band's blocked outputs transposed into NCHW, with residual and activation.
-  for (int64_t kb = 0; kb < K / kC0; ++kb) {
+  for (int64_t kb = kb0; kb < kb1; ++kb) {
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       const float* s = ob + ((kb * orows + oy - oy0) * g.ow) * kC0;
       float* d = on + kb * kC0 * oplane + oy * g.ow;
@@ -470,7 +482,10 @@ bool eligible(const Tensor& x, const Tensor& w, const ConvAttrs& a, int64_t c, i
   for (int i = 0; i < 2; ++i) {
     if (a.stride[size_t(i)] != 1 || a.dilation[size_t(i)] != 1) return false;
   }
-  if (c % kC0 != 0 || k % kC0 != 0 || c < 16 || out.size() != 2 || out[0] * out[1] < 28 * 28) return false;
+  if (c % kC0 != 0 || k % kC0 != 0 || c < 16 || out.size() != 2 ||
+      out[0] * out[1] < env_int("ASC_CONV_WINOGRAD_MIN_HW", 14 * 14)) {
+    return false;
+  }
   switch (a.act) {
     case Activation::kNone: case Activation::kRelu: case Activation::kRelu6: case Activation::kLeakyRelu: break;
     default: return false;
@@ -499,6 +514,12 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
   g.tw = (g.ow + 1) / 2;
   g.act = a.act;
   g.alpha = static_cast<float>(a.alpha);
+  // Tiles per block: T x (C + KP) <= 2048 floats, so the block's V (16 x T x C) and
+  // M (16 x T x KP) stay in L2 with room for U's panels (12 tiles at 64 channels,
+  // 6 at 128 and above). Measured (CPU time, 64@56 and 128@28, N=1 and 8): budgets of
+  // 1536-3072 ran 1.1-1.3x faster than 6144-16384 (ASC_CONV_WINOGRAD_BLOCK: tuning).
+  const int64_t budget = env_int("ASC_CONV_WINOGRAD_BLOCK", 2048);
+  g.tiles = std::max<int64_t>(kRows, budget / (g.c + g.kp) / kRows * kRows);
   g_calls.fetch_add(1, std::memory_order_relaxed);
   const auto wt = weights_of(w, g.k, g.c);
   const float* U = wt->u.p;
@@ -515,11 +536,12 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
   // output band stay in L2/L3), and at least 2 per core when the batch is small.
   const bool nested = runtime::current_block() != nullptr;
   const int64_t cores = nested ? 1 : device_cores();
+  const int64_t panels = g.kp / kPanel;
   const int64_t per_image = std::max<int64_t>((2 * cores + g.n - 1) / g.n, (g.th * g.tw + 255) / 256);
   const int64_t bands = std::min<int64_t>(g.th, per_image);
   std::vector<Piece> pieces;
   for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t i = 0; i < bands; ++i) pieces.push_back(Piece{n, g.th * i / bands, g.th * (i + 1) / bands});
+    for (int64_t i = 0; i < bands; ++i) pieces.push_back(Piece{n, g.th * i / bands, g.th * (i + 1) / bands, 0, panels});
   }
   if (nested || cores == 1 || pieces.size() == 1) {
     for (const Piece& p : pieces) run_piece(g, p, X, U, B, R, O);

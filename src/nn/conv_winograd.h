@@ -3,8 +3,9 @@
 //
 // Why: oneDNN 2.6 has Winograd kernels only for AVX-512; on AVX2 its direct JIT
 // kernel does 9 multiply-adds per output and input channel. F(2x2, 3x3) does 4
-// (16 per 2x2 output tile), so ResNet's 3x3 convolutions at 56x56 and 28x28 run
-// ~1.5x faster than the direct kernel at the same FMA efficiency.
+// (16 per 2x2 output tile): ResNet's 3x3 convolutions at 56x56, 28x28 and 14x14 ran
+// 1.4-1.9x faster than the direct kernel (CPU time; not at 7x7, where the transformed
+// weights outweigh the work).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +21,11 @@ namespace asc::nn::winograd {
 /// weight, bias and residual; a forward 2-D 3x3 convolution with stride 1,
 /// dilation 1, one group; NCHW or NC1HWC0 with C0 = 8 (in and out independently);
 /// input and output channels multiples of 8; at least 16 input channels; an output
-/// of at least 28x28 positions (below, the transformed weights, 16/9 of the
-/// originals, outweigh the saving); activation none, relu, relu6 or leaky_relu;
-/// an AVX2 + FMA CPU; and the environment variable ASC_CONV_WINOGRAD not "0".
+/// of at least 14x14 positions (at 7x7 the transformed weights, 16/9 of the
+/// originals, outweigh the saving: 0.76-0.95x the direct kernel at 512 channels;
+/// ASC_CONV_WINOGRAD_MIN_HW overrides, tuning only); activation none, relu, relu6
+/// or leaky_relu; an AVX2 + FMA CPU; and the environment variable ASC_CONV_WINOGRAD
+/// not "0".
 bool eligible(const Tensor& x, const Tensor& w, const ConvAttrs& a, int64_t c, int64_t k,
               const std::vector<int64_t>& out);
 

@@ -17,6 +17,11 @@
 //    Bias, residual (sum post-op) and activation (eltwise post-op) fuse into
 //    the primitive:
 //    out = act(conv(x, w) + bias + residual).
+//    float32 3x3 / stride 1 / one-group 2-D convolutions with outputs of at least
+//    14x14 on AVX2 + FMA CPUs take a Winograd F(2x2, 3x3) path instead
+//    (src/nn/conv_winograd.h: oneDNN 2.6 has Winograd kernels only for AVX-512),
+//    with the same fused epilogue for none/relu/relu6/leaky_relu;
+//    ASC_CONV_WINOGRAD=0 keeps them on oneDNN.
 //  * kAscendC: the Ascend C model path: img2col of each group into a row-major
 //    matrix + the cube engine behind Mmad (asc::kernel::cube::gemm, float32 NZ
 //    accumulation), forward convolution only, float32/float16/bfloat16.
