@@ -4,6 +4,8 @@
     python benchmarks/bench_models.py --quick         # ResNet-50 b1, passes on/off, b8 (< 2 min quiet)
     python benchmarks/bench_models.py --no-memory     # skip the peak-memory subprocesses
     python benchmarks/bench_models.py --profile 1     # ResNet-50 b1 node by node vs onnxruntime's profiler
+    python benchmarks/bench_models.py --light squeezenet,inception_v1   # light models, blocked joins on/off
+    python benchmarks/bench_models.py --head-pool     # the blocked pool kernels alone vs onnxruntime
 
 Peers come from scripts/bench_setup.sh (build/bench/site: onnxruntime, openvino). Each runtime
 uses 2 threads (pyasc: its device cores, ASC_NUM_CORES; onnxruntime: intra_op_num_threads=2,
@@ -219,6 +221,57 @@ def bench_head_pool(batch, repeat):
     return {"case": f"head pool b{batch}", **{f"{n}_us": t for n, t in zip(names, ts)}, "rel_err": err}
 
 
+def bench_stem_max_pool(batch, repeat):
+    """ResNet-50's stem MaxPool (3x3/2, pads 1) over its (N, 64, 112, 112) activation: pyasc's blocked
+    kernel on the NC1HWC0 value vs onnxruntime's MaxPool on NCHW (a one-node model), interleaved."""
+    import pyasc as asc
+    from pyasc import _C
+
+    c0 = int(_C.nn.preferred_block()) or 8
+    x = np.random.default_rng(3).standard_normal((batch, 64, 112, 112)).astype(np.float32)
+    xb = asc.asarray(np.ascontiguousarray(x.reshape(batch, 64 // c0, c0, 112, 112).transpose(0, 1, 3, 4, 2)))
+
+    def kernel():
+        for _ in range(5):
+            y = _C.nn.max_pool_blocked(xb, [3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "MaxPool")
+        return y
+
+    fns, names, err = [kernel], ["blocked kernel"], float("nan")
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+
+        g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                                                pads=[1, 1, 1, 1])], "mp",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = THREADS
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        o = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+        def peer():
+            for _ in range(5):
+                y = o.run(None, {"x": x})[0]
+            return y
+
+        fns.append(peer)
+        names.append("onnxruntime")
+        got = np.asarray(kernel())
+        got = got.transpose(0, 1, 4, 2, 3).reshape(peer().shape)
+        err = _rel(got, peer())
+    except ImportError:
+        pass
+    ts = [t / 5 * 1e3 for t in interleaved(fns, repeat)]
+    line = f"stem MaxPool b{batch}: " + ", ".join(f"{n} {t:7.1f} us" for n, t in zip(names, ts))
+    if len(ts) > 1:
+        line += f"; onnxruntime / kernel {ts[1] / ts[0]:.2f}x"
+    print(line + f", rel. error {err:.1e}", flush=True)
+    return {"case": f"stem max pool b{batch}", **{f"{n}_us": t for n, t in zip(names, ts)}, "rel_err": err}
+
+
 def bench_joins(name, data, in_name, shape, repeat):
     """pyasc with the blocked layout through Concat / elementwise / channel-affine nodes and inner
     average pools (the default) vs without (ASC_LAYOUT_JOINS=0 at load), interleaved."""
@@ -412,7 +465,8 @@ def main():
                     help="only these light models at b1 (comma-separated, e.g. squeezenet,inception_v1,densenet121): "
                          "pyasc vs onnxruntime / OpenVINO, and blocked joins on vs off (ASC_LAYOUT_JOINS)")
     ap.add_argument("--head-pool", action="store_true",
-                    help="ResNet-50's head pool alone: the blocked kernel vs the mean it replaced vs onnxruntime")
+                    help="ResNet-50's head pool and stem max pool alone: the blocked kernels vs onnxruntime "
+                         "(and the head's lazy mean it replaced)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -439,6 +493,7 @@ def main():
     if a.head_pool:
         for batch in (1, 8):
             results.append(bench_head_pool(batch, max(a.repeat, 20)))
+        results.append(bench_stem_max_pool(1, max(a.repeat, 20)))
         print(f"load at the end {os.getloadavg()[0]:.2f}")
         return
     if a.light:
