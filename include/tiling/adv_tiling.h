@@ -171,6 +171,35 @@ inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTy
 }
 
 // ---- math
+// The lib/math functions with CANN's common signature (srcShape, typeSize,
+// isReuseSource, maxValue, minValue).
+#define ASC_MATH_TMP_SIZE_(NAME)                                                                           \
+  inline void Get##NAME##MaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize,              \
+                                       const bool /*isReuseSource*/, uint32_t& maxValue, uint32_t& minValue) { \
+    detail_tiling::both(srcShape, typeSize, maxValue, minValue);                                          \
+  }
+ASC_MATH_TMP_SIZE_(Acos)
+ASC_MATH_TMP_SIZE_(Acosh)
+ASC_MATH_TMP_SIZE_(Asin)
+ASC_MATH_TMP_SIZE_(Asinh)
+ASC_MATH_TMP_SIZE_(Atan)
+ASC_MATH_TMP_SIZE_(Atanh)
+ASC_MATH_TMP_SIZE_(Ceil)
+ASC_MATH_TMP_SIZE_(Cos)
+ASC_MATH_TMP_SIZE_(Cosh)
+ASC_MATH_TMP_SIZE_(Digamma)
+ASC_MATH_TMP_SIZE_(Erf)
+ASC_MATH_TMP_SIZE_(Erfc)
+ASC_MATH_TMP_SIZE_(Floor)
+ASC_MATH_TMP_SIZE_(Lgamma)
+ASC_MATH_TMP_SIZE_(Log)
+ASC_MATH_TMP_SIZE_(Sign)
+ASC_MATH_TMP_SIZE_(Sin)
+ASC_MATH_TMP_SIZE_(Sinh)
+ASC_MATH_TMP_SIZE_(Tan)
+ASC_MATH_TMP_SIZE_(Tanh)
+ASC_MATH_TMP_SIZE_(Trunc)
+#undef ASC_MATH_TMP_SIZE_
 inline bool GetExpMaxMinTmpSize(const TensorShape& srcShape, const uint32_t typeSize, const bool /*isReuseSource*/,
                                 uint32_t& maxValue, uint32_t& minValue) {
   detail_tiling::both(srcShape, typeSize, maxValue, minValue);

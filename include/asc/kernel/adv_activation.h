@@ -11,6 +11,8 @@
 //                                     approximates this curve; here it is exact)
 //   SwiGLU(dst, src0, src1, beta, ...) dst = src0 * swish(src1, beta)
 //   GeGLU(dst, src0, src1, ...)       dst = src0 * gelu(src1)
+//   Exp<T, taylorExpandLevel>(dst, src, [sharedTmpBuffer,] n)  lib/math's Exp
+//                                     (level 0: exp(x); else CANN's Taylor form)
 //
 // These are the formulas of CANN's documentation, as the official samples'
 // gen_data.py compute their goldens. half / bfloat16_t inputs are computed in
@@ -83,6 +85,43 @@ inline C gelu(C x) {
 }
 
 }  // namespace detail_act
+
+// ---------------------------------------------------------------- Exp (lib/math)
+/// CANN's library Exp<T, taylorExpandLevel>: level 0 is exp(x); level n > 0 is
+/// exp(floor(x)) * sum_{i=0..n} f^i / i! with f = x - floor(x), the Taylor
+/// polynomial evaluated in float as the documented formula (term_i =
+/// term_{i-1} * f / i), so a small level gives CANN's truncation error rather
+/// than the exact value. half is computed in float and rounded once.
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t calCount) {
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>, "Exp (lib/math): T must be half or float");
+  detail_act::check("Exp", dstLocal, calCount, "elements of dst");
+  detail_act::check("Exp", srcLocal, calCount, "elements of src");
+  if (calCount == 0) return;
+  ::asc::kernel::elide::read(srcLocal.raw(), uint64_t{calCount} * sizeof(T));
+  ::asc::kernel::elide::access(dstLocal.raw(), uint64_t{calCount} * sizeof(T));
+  const T* x = srcLocal.raw();
+  T* y = dstLocal.raw();
+  for (uint32_t i = 0; i < calCount; ++i) {
+    const float v = static_cast<float>(x[i]);
+    if constexpr (taylorExpandLevel == 0) {
+      y[i] = T(std::exp(v));
+    } else {
+      const float a = std::floor(v), f = v - a;
+      float term = 1.0f, sum = 1.0f;
+      for (uint32_t t = 0; t < taylorExpandLevel; ++t) {
+        term *= f / static_cast<float>(t + 1);
+        sum += term;
+      }
+      y[i] = T(std::exp(a) * sum);
+    }
+  }
+}
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+                const LocalTensor<uint8_t>& /*sharedTmpBuffer*/, const uint32_t calCount) {
+  Exp<T, taylorExpandLevel, isReuseSource>(dstLocal, srcLocal, calCount);
+}
 
 // ---------------------------------------------------------------- Sigmoid
 template <typename T, bool isReuseSource = false>

@@ -239,6 +239,10 @@ TEST(AdvTiling, TensorShapeAndScratchSizes) {
   EXPECT_LE(mn, mx);
   EXPECT_EQ(AscendC::GetGeluMinTmpSize(braces, 2), 256u);
   EXPECT_EQ(AscendC::GetSoftMaxMinTmpSize(braces, 4, false) % 32, 0u);
+  AscendC::GetCeilMaxMinTmpSize(braces, 2, false, mx, mn);  // lib/math's common signature
+  EXPECT_EQ(mn, 256u);
+  AscendC::GetAcoshMaxMinTmpSize(s, 4, true, mx, mn);
+  EXPECT_EQ(mx, 544u);
 }
 
 }  // namespace
