@@ -14,7 +14,9 @@ in parallel with the GIL released. :func:`preprocess` is decode + one fused pass
 decoded pixels once and never materialises the resized image; for JPEGs it decodes at the
 smallest DCT scale (1/8 .. 1) that still covers the resize target (``dct_scaling=True``, as
 Pillow's ``draft`` and OpenCV's ``IMREAD_REDUCED_*``), which is most of its speed on large
-images. Bilinear sampling is OpenCV's ``INTER_LINEAR`` (half-pixel centres, no antialiasing).
+images. Bilinear sampling is OpenCV's ``INTER_LINEAR`` (half-pixel centres, no antialiasing);
+:func:`resize` also has OpenCV's bicubic and area modes and Pillow's antialiased filters
+(docs/image.md).
 
 Corrupt or truncated images raise :class:`~pyasc.AscendValueError` naming the file (or
 ``image <i>`` for bytes); libjpeg's "premature end" and "corrupt data" warnings are errors here.
@@ -143,16 +145,51 @@ def _size_of(size, h, w, op):
     return int(size[0]), int(size[1])
 
 
-def resize(img, size, interpolation="bilinear"):
-    """Resizes an HWC uint8 image: ``size`` an int (the shorter side, aspect kept) or (h, w);
-    ``interpolation`` 'bilinear' (OpenCV's INTER_LINEAR) or 'nearest' (INTER_NEAREST)."""
-    a = _hwc(img, "image.resize")
-    if interpolation not in ("bilinear", "nearest"):
-        raise _err("AscendNotImplementedError", "image.resize", f"interpolation {interpolation!r} is not supported "
-                   "('bilinear', 'nearest')", "FEATURE_UNSUPPORTED")
-    h, w = _size_of(size, a.shape[0], a.shape[1], "image.resize")
-    out = _C().resize(a, h, w, interpolation == "bilinear")
-    return out if np.ndim(img) == 3 else out[:, :, 0]
+_INTERP = {"nearest": 0, "bilinear": 1, "linear": 1, "bicubic": 2, "cubic": 2, "area": 3}
+
+
+def resize(img, size, interpolation="bilinear", antialias=False, num_threads=0):
+    """Resizes an HW, HWC or NHWC image, uint8 or float32 (same dtype out).
+
+    ``size``: an int (the shorter side, aspect kept) or (h, w). ``interpolation``:
+
+    * ``'nearest'``: OpenCV's INTER_NEAREST (source index ``floor(dst * scale)``);
+    * ``'bilinear'``: OpenCV's INTER_LINEAR (half-pixel centres, clamped borders);
+    * ``'bicubic'``: OpenCV's INTER_CUBIC (Keys' kernel a = -0.75, half-pixel centres,
+      replicated borders; float32 results may overshoot the input range, uint8 ones saturate);
+    * ``'area'``: OpenCV's INTER_AREA: the exact box average (fractional weights at the box ends
+      for non-integer ratios) when both sides shrink, otherwise OpenCV's area-upscale bilinear rule.
+
+    ``antialias=True`` (bilinear/bicubic; ignored for nearest and area, as torchvision does) uses
+    Pillow's / torchvision's antialiased filters instead: the triangle or the cubic (a = -0.5)
+    kernel stretched by the downscale ratio, taps outside the image dropped and the weights
+    renormalised. uint8 results are rounded half up and lie within 1 LSB of the float64 formula
+    (the reference libraries' fixed-point weights differ from it by as much). Separable: a
+    horizontal then a vertical pass over precomputed weights, rows split over ``num_threads``
+    threads (0: all cores)."""
+    import pyasc as asc
+
+    op = "image.resize"
+    a = asc.asarray(img)
+    squeeze = a.ndim == 2
+    if squeeze:
+        a = a[:, :, None]
+    dt = str(a.dtype)
+    if dt not in ("uint8", "float32"):
+        raise _err("AscendTypeError", op, f"expected uint8 or float32 pixels, got {dt} shape {tuple(a.shape)}",
+                   "INVALID_DTYPE")
+    if a.ndim not in (3, 4) or any(int(d) <= 0 for d in a.shape[-3:]):
+        raise _err("AscendValueError", op, f"expected a non-empty HxW, HxWxC or NxHxWxC image, got shape "
+                   f"{tuple(np.shape(img))}", "INVALID_SHAPE")
+    mode = _INTERP.get(str(interpolation).lower()) if isinstance(interpolation, str) else None
+    if mode is None:
+        raise _err("AscendValueError", op, f"interpolation must be one of 'nearest', 'bilinear', 'bicubic', 'area', "
+                   f"got {interpolation!r}")
+    h, w = _size_of(size, a.shape[-3], a.shape[-2], op)
+    if a.ndim == 4 and a.shape[0] == 0:
+        return asc.asarray(np.empty((0, h, w, a.shape[3]), dt))
+    out = _C().resample(asc.ascontiguousarray(a), h, w, mode, bool(antialias), int(num_threads))
+    return out[:, :, 0] if squeeze else out
 
 
 def crop(img, top, left, height, width):

@@ -113,6 +113,15 @@ void init_image(py::module_& m) {
       },
       py::arg("img"), py::arg("h"), py::arg("w"), py::arg("bilinear") = true);
   im.def(
+      "resample",
+      [](py::handle img, int64_t h, int64_t w, int mode, bool antialias, int threads) {
+        const asc::Tensor t = tensor_from_py(img);
+        py::gil_scoped_release nogil;
+        return asc::image::resample(t, h, w, static_cast<asc::image::Interp>(mode), antialias, threads);
+      },
+      py::arg("img"), py::arg("h"), py::arg("w"), py::arg("mode"), py::arg("antialias") = false,
+      py::arg("threads") = 0);
+  im.def(
       "encode_jpeg",
       [](py::handle img, int quality) {
         const asc::Tensor t = tensor_from_py(img);

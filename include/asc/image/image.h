@@ -53,6 +53,15 @@ std::vector<uint8_t> encode_png(const Tensor& img);
 /// resize of an HWC uint8 image to out_h x out_w.
 Tensor resize(const Tensor& img, int64_t out_h, int64_t out_w, bool bilinear);
 
+/// Interpolation of resample(): OpenCV's INTER_NEAREST / INTER_LINEAR / INTER_CUBIC
+/// (a = -0.75) / INTER_AREA (exact box average when both axes shrink).
+enum class Interp : int { kNearest = 0, kBilinear = 1, kBicubic = 2, kArea = 3 };
+/// Separable resize of an HWC or NHWC uint8/float32 image (src/image/resample.cc):
+/// `antialias` (bilinear/bicubic only) uses Pillow's filters instead (support scaled
+/// by the downscale ratio, bicubic a = -0.5); uint8 results are rounded half up,
+/// within 1 LSB of the float64 formula. Rows split over `threads` (0: all cores).
+Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bool antialias, int threads);
+
 struct PreprocessOptions {
   int64_t resize_short = 256;  // the shorter side after resizing (0: no resize)
   int64_t crop_h = 224, crop_w = 224;
