@@ -216,7 +216,9 @@ def bench_head_pool(batch, repeat):
         err = float("nan")
     ts = [t / 20 * 1e3 for t in interleaved(fns, repeat)]  # us per call
     line = f"head GlobalAveragePool b{batch}: " + ", ".join(f"{n} {t:7.1f} us" for n, t in zip(names, ts))
-    line += f"; mean / kernel {ts[1] / ts[0]:.2f}x" + (f", onnxruntime / kernel {ts[2] / ts[0]:.2f}x" if len(ts) > 2 else "")
+    line += f"; mean / kernel {ts[1] / ts[0]:.2f}x"
+    if len(ts) > 2:
+        line += f", onnxruntime / kernel {ts[2] / ts[0]:.2f}x"
     print(line + f", rel. error {err:.1e}", flush=True)
     return {"case": f"head pool b{batch}", **{f"{n}_us": t for n, t in zip(names, ts)}, "rel_err": err}
 

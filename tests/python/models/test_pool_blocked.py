@@ -14,7 +14,8 @@ RNG = np.random.default_rng(31)
 def block(x, c0):
     n, c = x.shape[:2]
     sp = x.shape[2:]
-    return np.ascontiguousarray(x.reshape((n, c // c0, c0) + sp).transpose((0, 1) + tuple(range(3, 3 + len(sp))) + (2,)))
+    order = (0, 1) + tuple(range(3, 3 + len(sp))) + (2,)
+    return np.ascontiguousarray(x.reshape((n, c // c0, c0) + sp).transpose(order))
 
 
 def unblock(x):
