@@ -4,8 +4,9 @@ one call of the kernel API in ``include/asc/kernel/adv_ops.h`` (``AscendC::Acos`
 
 Signatures: ``f(dst, src, count=None, temp_buffer=None, is_reuse_source=False)`` (``count`` defaults
 to dst's size; the temporary buffer is accepted and unused: the CPU functions need none);
-``exp(dst, src, count, taylor_expand_level, ...)`` computes the exact exponential (the basic
-``AscendC::Exp``: the Taylor level trades accuracy for speed on the NPU only);
+``exp(dst, src, count, taylor_expand_level, ...)`` is the library ``AscendC::Exp<T, level>``: level 0
+the exponential, level n exp(floor(x)) times the n-term Taylor polynomial of the fraction (CANN's
+formula, so its truncation error too);
 ``rmsnorm(dst, src, gamma, epsilon, tiling, temp_buffer=None, basic_block=False)`` reads the row
 count (``b_length * s_length``), ``h_length`` and ``original_h_length`` from the RmsNormTiling.
 """
@@ -63,13 +64,19 @@ del _n, _c
 
 @builtin
 def exp(dst, src, count, taylor_expand_level=0, temp_buffer=None, is_reuse_source=False):
-    """``AscendC::Exp``: dst = exp(src) over ``count`` elements. The Taylor expansion level of the NPU's
-    library form is accepted and ignored: the CPU computes the exponential to full precision."""
+    """``AscendC::Exp<T, taylor_expand_level>``: dst = exp(src) over ``count`` elements for level 0; for
+    level n in 1..255, exp(floor(x)) * sum_{i<=n} f**i / i! with f = x - floor(x) (CANN's formula,
+    evaluated in float as the NPU's library does)."""
     tr = require("asc.adv.exp")
     if isinstance(taylor_expand_level, Value):
         raise KernelTypeError("asc.adv.exp: taylor_expand_level is a compile-time int")
+    level = int(taylor_expand_level)
+    if not 0 <= level <= 255:
+        raise KernelTypeError(f"asc.adv.exp: taylor_expand_level must be in [0, 255], got {level}")
     _args(tr, "exp", dst, [src], None, None)
-    tr.emit(f"AscendC::Exp({dst.expr}, {src.expr}, {tr.cx(count, int32)});")
+    if dst.dtype.name not in ("float16", "float32"):
+        raise KernelTypeError(f"asc.adv.exp takes float16 or float32 tensors, got {dst.dtype}")
+    tr.emit(f"AscendC::Exp<{dst.dtype.cpp}, {level}>({dst.expr}, {src.expr}, {tr.cx(count, uint32)});")
 
 
 @builtin

@@ -352,3 +352,18 @@ def sync_all_twice(x: asc.GlobalAddress, n: int):
     asc.sync_all()
     for i in range(n):
         g.set_value(i, g.get_value(i) * 2.0)
+
+
+@asc.jit
+def adv_exp_taylor(src: asc.GlobalAddress, out: asc.GlobalAddress, n: asc.ConstExpr[int],
+                   level: asc.ConstExpr[int]):
+    """out = asc.adv.exp(src) with the given Taylor expansion level (0: the exponential)."""
+    s_gm = asc.GlobalTensor()
+    o_gm = asc.GlobalTensor()
+    s_gm.set_global_buffer(src)
+    o_gm.set_global_buffer(out)
+    x = asc.LocalTensorAuto(src.dtype, n)
+    y = asc.LocalTensorAuto(src.dtype, n)
+    asc.data_copy(x, s_gm, n)
+    asc.adv.exp(y, x, n, level)
+    asc.data_copy(o_gm, y, n)

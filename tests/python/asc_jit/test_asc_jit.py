@@ -282,6 +282,41 @@ def test_adv_math_functions_vs_numpy():
         np.testing.assert_allclose(got, want.astype(np.float32), rtol=max(tol, 2e-7), atol=tol, err_msg=name)
 
 
+def _taylor_exp_golden(x, level):
+    """CANN's library Exp (the 10_math/exp sample's golden): exp(floor(x)) * the level-term Taylor
+    polynomial of the fraction, in float32."""
+    if level == 0:
+        return np.exp(x.astype(np.float64)).astype(x.dtype)
+    xf = x.astype(np.float32)
+    a = np.floor(xf)
+    f = xf - a
+    item = np.ones_like(f)
+    res = np.ones_like(f)
+    for i in range(level):
+        item = item * (f / np.float32(i + 1))
+        res = res + item
+    return (np.exp(a) * res).astype(x.dtype)
+
+
+@pytest.mark.parametrize("level", [0, 1, 3, 10])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_adv_exp_taylor_level_vs_cann_formula(level, dtype):
+    n = 256
+    x = np.random.default_rng(level).uniform(-10, 10, n).astype(dtype)
+    out = np.zeros(n, dtype)
+    K.adv_exp_taylor[1](x, out, n, level)
+    want = _taylor_exp_golden(x, level)
+    tol = 1e-6 if dtype == np.float32 else 1e-3
+    np.testing.assert_allclose(out, want, rtol=tol, atol=0)
+    if level in (1, 3):  # a short expansion is visibly not the exponential (CANN's truncation error)
+        assert np.max(np.abs(out.astype(np.float64) / np.exp(x.astype(np.float64)) - 1)) > 1e-3
+
+
+def test_adv_exp_taylor_level_out_of_range():
+    with pytest.raises(Exception, match="taylor_expand_level must be in"):
+        K.adv_exp_taylor[1](np.zeros(16, np.float32), np.zeros(16, np.float32), 16, 256)
+
+
 def test_adv_rmsnorm_vs_numpy():
     rows, h, oh = 6, 16, 13
     x = (RNG.random((rows, h)) * 4 - 2).astype(np.float32)
