@@ -1,6 +1,8 @@
 """Image preprocessing: asc.image.preprocess vs Pillow + NumPy and OpenCV, same run.
 
-    python benchmarks/bench_image.py [--n 32] [--repeat 5]
+    python benchmarks/bench_image.py [--n 32] [--repeat 5] [--quick]
+
+``--quick`` (N = 8, 3 repeats) finishes in well under 2 minutes.
 
 The workload is the seeds' classification preprocessing: N JPEGs of 1920x1080 (synthetic,
 quality 90) -> decode -> resize the shorter side to 256 (bilinear) -> centre crop 224 -> RGB ->
@@ -10,8 +12,11 @@ quality 90) -> decode -> resize the shorter side to 256 (bilinear) -> centre cro
 * OpenCV: cv2.imdecode + cv2.resize(INTER_LINEAR) + crop + cvtColor + NumPy normalise; also with
   IMREAD_REDUCED_COLOR_2/4 (OpenCV's DCT-domain downscale)
 asc.image runs with all cores (its batch default) and with one thread. Also a 3840x2160 frame
-(decode + resize + normalise) alone. Prints times (best of --repeat) and ratios peer / ours,
-and the mean absolute difference of each peer's batch from ours (in normalised units).
+(decode + resize + normalise) split into its stages beside OpenCV's, and asc.image.resize's
+modes (bilinear, bicubic, area, antialiased bilinear/bicubic) on a decoded 1920x1080 frame beside
+cv2.resize / Pillow's Image.resize with the max |difference| in uint8 LSB. Prints times (best of
+--repeat) and ratios peer / ours, and the mean absolute difference of each peer's batch from ours
+(in normalised units).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
-from _timing import best  # noqa: E402
+from _timing import best, interleaved  # noqa: E402
 
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -81,11 +86,96 @@ def opencv(datas, reduced):
     return out
 
 
+def frame_4k(repeat):
+    """decode + resize + normalise of one 3840x2160 JPEG, stage by stage, ours beside OpenCV's."""
+    import pyasc as asc
+    from pyasc import _C
+
+    big = jpegs(1, 2160, 3840)
+    C = _C.image
+    m, s = [float(v) for v in MEAN], [float(v) for v in STD]
+    full = C.decode(big, ["4k"], 0, True, 0, 1)[0]
+    small = C.decode(big, ["4k"], 0, True, 256, 1)[0]
+    fns = [("decode full", lambda: C.decode(big, ["4k"], 0, True, 0, 1)),
+           (f"decode DCT-scaled to {small.shape[1]}x{small.shape[0]}", lambda: C.decode(big, ["4k"], 0, True, 256, 1)),
+           ("fused resize+crop+normalise of the full decode", lambda: C.preprocess_decoded(full, 256, 224, 224, m, s,
+                                                                                             1 / 255)),
+           ("fused resize+crop+normalise of the scaled decode", lambda: C.preprocess_decoded(small, 256, 224, 224, m,
+                                                                                               s, 1 / 255)),
+           ("end to end (dct_scaling=True)", lambda: asc.image.preprocess(big, resize=256, crop=224)),
+           ("end to end (dct_scaling=False)", lambda: asc.image.preprocess(big, resize=256, crop=224,
+                                                                          dct_scaling=False))]
+    try:
+        import cv2
+
+        buf = np.frombuffer(big[0], np.uint8)
+        cv_full = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+        def cv_rest(im):
+            h, w = im.shape[:2]
+            nw, nh = (256, int(256 * h / w)) if w <= h else (int(256 * w / h), 256)
+            im = cv2.resize(im, (nw, nh), interpolation=cv2.INTER_LINEAR)
+            top, left = int(round((nh - 224) / 2.0)), int(round((nw - 224) / 2.0))
+            return _norm(cv2.cvtColor(im[top:top + 224, left:left + 224], cv2.COLOR_BGR2RGB))
+
+        fns += [("OpenCV imdecode full", lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)),
+                ("OpenCV imdecode REDUCED_4", lambda: cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_4)),
+                ("OpenCV resize+crop+normalise of the full decode", lambda: cv_rest(cv_full)),
+                ("OpenCV end to end (full decode)", lambda: cv_rest(cv2.imdecode(buf, cv2.IMREAD_COLOR))),
+                ("OpenCV end to end (REDUCED_4)", lambda: cv_rest(cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_4)))]
+    except ImportError:
+        print("opencv-python-headless not installed (scripts/bench_setup.sh)")
+    ts = interleaved([f for _, f in fns], repeat)
+    print("3840x2160 JPEG -> [1,3,224,224] (one thread per stage, interleaved, best of %d):" % repeat)
+    for (name, _), t in zip(fns, ts):
+        print(f"  {name:<52} {t:7.2f} ms")
+    if len(ts) > 6:
+        print(f"  end to end: OpenCV full / ours {ts[9] / ts[4]:.2f}x, OpenCV REDUCED_4 / ours {ts[10] / ts[4]:.2f}x",
+              flush=True)
+
+
+def resize_modes(data, repeat):
+    """asc.image.resize's modes vs cv2.resize / Pillow on one decoded 1920x1080 frame -> 256x455
+    (and the 224x224 upscale-free square), uint8 RGB; times interleaved, max |diff| in LSB."""
+    import pyasc as asc
+
+    img = np.asarray(asc.image.decode_image(data))
+    try:
+        import cv2
+    except ImportError:
+        cv2 = None
+    try:
+        from PIL import Image
+    except ImportError:
+        Image = None
+    pil = Image.fromarray(img) if Image is not None else None
+    print(f"resize of a decoded {img.shape[1]}x{img.shape[0]} RGB frame (uint8; ours on all cores and 1 thread):")
+    for oh, ow in [(256, 455), (224, 224), (1620, 2880)]:
+        cases = []
+        if cv2 is not None:
+            for mode, flag in [("bilinear", cv2.INTER_LINEAR), ("bicubic", cv2.INTER_CUBIC), ("area", cv2.INTER_AREA)]:
+                cases.append((f"{mode} vs cv2", mode, False, lambda f=flag: cv2.resize(img, (ow, oh), interpolation=f)))
+        if pil is not None:
+            for mode, flt in [("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)]:
+                cases.append((f"{mode} antialias vs Pillow", mode, True,
+                              lambda f=flt: np.asarray(pil.resize((ow, oh), f))))
+        for name, mode, aa, peer in cases:
+            ours = lambda m=mode, x=aa: asc.image.resize(img, (oh, ow), m, x)  # noqa: E731
+            one = lambda m=mode, x=aa: asc.image.resize(img, (oh, ow), m, x, num_threads=1)  # noqa: E731
+            t_ours, t_one, t_peer = interleaved([ours, one, peer], repeat)
+            diff = int(np.abs(np.asarray(ours()).astype(int) - peer().astype(int)).max())
+            print(f"  {ow}x{oh} {name:<28} peer {t_peer:7.2f} ms, ours {t_ours:7.2f} ms ({t_peer / t_ours:5.2f}x), "
+                  f"1 thread {t_one:7.2f} ms ({t_peer / t_one:5.2f}x); max |diff| {diff} LSB", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="N = 8, 3 repeats")
     a = ap.parse_args()
+    if a.quick:
+        a.n, a.repeat = 8, 3
     import pyasc as asc
 
     print(f"bench_image: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
@@ -115,10 +205,8 @@ def main():
         diff = float(np.abs(fn() - ref).mean())
         print(f"  {name:<22} {t:8.1f} ms  -> asc.image {t / t_all:5.2f}x (all cores), {t / t_one:5.2f}x (1 thread); "
               f"mean |diff| {diff:.3f}", flush=True)
-    big = jpegs(1, 2160, 3840)
-    t4k = best(lambda: asc.image.preprocess(big, resize=256, crop=224), a.repeat)
-    t4k_full = best(lambda: asc.image.preprocess(big, resize=256, crop=224, dct_scaling=False), a.repeat)
-    print(f"3840x2160 frame decode + resize + normalise: {t4k:.1f} ms ({t4k_full:.1f} ms with a full-size decode)")
+    frame_4k(a.repeat)
+    resize_modes(datas[0], a.repeat)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -9,14 +9,15 @@
 // horizontal pass (only over the source rows the vertical pass reads) into a
 // float32 buffer and a vertical pass over whole rows, which is a contiguous
 // multiply-add the compiler vectorises (omp simd; Highway's dispatch is not
-// needed for a single FMA stream). Both passes split rows over the cores.
-#include <omp.h>
-
+// needed for a single FMA stream). Both passes split rows into one contiguous
+// block per thread (plain std::threads: OpenMP's spinning workers cost tens of
+// milliseconds when the cores are oversubscribed).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <thread>
 #include <type_traits>
+#include <exception>
 #include <vector>
 
 #include "asc/core/status.h"
@@ -163,10 +164,35 @@ int thread_count(int threads, int64_t work) {
   return int(std::max<int64_t>(1, std::min<int64_t>(t, work / 65536)));
 }
 
-template <typename T, int C>
+// fn(begin, end) over [0, n) in `t` contiguous blocks, the first on the calling thread.
+template <typename F>
+void blocks(int64_t n, int t, F&& fn) {
+  if (t <= 1 || n <= 1) {
+    fn(int64_t(0), n);
+    return;
+  }
+  t = int(std::min<int64_t>(t, n));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errs(static_cast<size_t>(t));
+  auto run = [&](int k) {
+    try {
+      fn(n * k / t, n * (k + 1) / t);
+    } catch (...) {
+      errs[size_t(k)] = std::current_exception();
+    }
+  };
+  for (int k = 1; k < t; ++k) pool.emplace_back(run, k);
+  run(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errs) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+template <typename T, int C, int KK>
 void horizontal(const T* src, int64_t w, int64_t cdyn, const Axis& ax, int64_t ow, float* dst) {
   const int64_t c = C > 0 ? C : cdyn;
-  const int K = ax.K;
+  const int K = KK > 0 ? KK : ax.K;  // KK: the tap count known at compile time, so the loops unroll
   for (int64_t x = 0; x < ow; ++x) {
     const int32_t* ix = &ax.idx[size_t(x * K)];
     const float* wt = &ax.w[size_t(x * K)];
@@ -194,21 +220,32 @@ void resample_one(const T* src, int64_t w, int64_t c, const Axis& ay, const Axis
                   std::vector<int32_t>& slot) {
   // the horizontal pass runs only over the source rows some output row reads
   const int64_t row = ow * c;
-  #pragma omp parallel for num_threads(nt_h) schedule(static)
-  for (int64_t r = 0; r < int64_t(rows.size()); ++r) {
-    const T* s = src + int64_t(rows[size_t(r)]) * w * c;
-    float* d = tmp.data() + r * row;
-    if (c == 3) horizontal<T, 3>(s, w, c, ax, ow, d);
-    else if (c == 1) horizontal<T, 1>(s, w, c, ax, ow, d);
-    else if (c == 4) horizontal<T, 4>(s, w, c, ax, ow, d);
-    else horizontal<T, 0>(s, w, c, ax, ow, d);
-  }
+  auto hrow = [&](auto cc, auto kk, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      horizontal<T, decltype(cc)::value, decltype(kk)::value>(src + int64_t(rows[size_t(r)]) * w * c, w, c, ax, ow,
+                                                              tmp.data() + r * row);
+    }
+  };
+  blocks(int64_t(rows.size()), nt_h, [&](int64_t r0, int64_t r1) {
+    using I1 = std::integral_constant<int, 1>;
+    using I2 = std::integral_constant<int, 2>;
+    using I3 = std::integral_constant<int, 3>;
+    using I4 = std::integral_constant<int, 4>;
+    using I0 = std::integral_constant<int, 0>;
+    if (c == 3 && ax.K == 2) hrow(I3{}, I2{}, r0, r1);
+    else if (c == 3 && ax.K == 4) hrow(I3{}, I4{}, r0, r1);
+    else if (c == 3 && ax.K == 1) hrow(I3{}, I1{}, r0, r1);
+    else if (c == 3) hrow(I3{}, I0{}, r0, r1);
+    else if (c == 1 && ax.K == 2) hrow(I1{}, I2{}, r0, r1);
+    else if (c == 1 && ax.K == 4) hrow(I1{}, I4{}, r0, r1);
+    else if (c == 1) hrow(I1{}, I0{}, r0, r1);
+    else if (c == 4) hrow(I4{}, I0{}, r0, r1);
+    else hrow(I0{}, I0{}, r0, r1);
+  });
   const int K = ay.K;
-  #pragma omp parallel num_threads(nt_v)
-  {
+  blocks(oh, nt_v, [&](int64_t y0, int64_t y1) {
     std::vector<float> acc(static_cast<size_t>(row));
-    #pragma omp for schedule(static)
-    for (int64_t y = 0; y < oh; ++y) {
+    for (int64_t y = y0; y < y1; ++y) {
       std::fill(acc.begin(), acc.end(), 0.f);
       float* a = acc.data();
       for (int k = 0; k < K; ++k) {
@@ -227,7 +264,7 @@ void resample_one(const T* src, int64_t w, int64_t c, const Axis& ay, const Axis
         std::memcpy(o, a, size_t(row) * sizeof(float));
       }
     }
-  }
+  });
 }
 
 }  // namespace
