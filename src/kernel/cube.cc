@@ -440,9 +440,13 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   if (p.small_k) fail(ErrorCode::kFeatureUnsupported, op, "LoadData3DParamsV2: enSmallK is not supported");
   const uint64_t e = elem_size;
   const uint64_t c0 = 32 / e;
-  if (p.transpose && e == 1) {
+  if (p.transpose && e != 2) {
+    // CANN documents 16- and 32-bit types; the 32-bit square layout is not
+    // verified here (mmad_load3dv2's float scenarios disagree with the
+    // layout tried), so it is refused rather than computed wrongly.
     fail(ErrorCode::kFeatureUnsupported, op,
-         "LoadData3DParamsV2: enTranspose takes 16- and 32-bit types (as CANN documents for dav-2201), got 8-bit");
+         "LoadData3DParamsV2: enTranspose is implemented for 16-bit types (half, bfloat16_t) only, got " + num(e * 8) +
+             "-bit elements");
   }
   if (p.m_ext == 0 || p.k_ext == 0) return;
   if (p.transpose && (p.k_ext % 16 != 0 || p.m_ext % c0 != 0)) {
@@ -483,8 +487,8 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   if (p.transpose) {
     // enTranspose writes the transpose of the img2col matrix X (m_ext x k_ext):
     // into L0A as the Zz A = X^T (k_ext rows), into L0B as the Zn B = X
-    // (k = the m_ext positions, n = the k_ext channels). For 32-bit types this
-    // is CANN's "two 16 x 8 fractals form a 16 x 16 square, transposed".
+    // (k = the m_ext positions, n = the k_ext channels); 16-bit types (each
+    // 16 x 16 fractal transposed, as the half scenarios of mmad_load3dv2 check).
     for (uint64_t mi = 0; mi < p.m_ext; ++mi) {
       const int64_t m = int64_t{p.m_start} + static_cast<int64_t>(mi);
       const int64_t oh = m / wo, ow = m % wo;

@@ -488,11 +488,12 @@ void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
 //   in L0A's Zz order (16 x C0 fractals, row-major) or, for a B2 destination,
 //   in L0B's Zn order with m as the n dimension (the img2col rows become B's
 //   columns). mExtension must be a multiple of 16, kExtension of C0 and
-//   channelSize of C0. enTranspose (16- and 32-bit types, as CANN documents
-//   for dav-2201) writes the transpose: into L0A the Zz A = X^T (kExtension
-//   rows; a multiple of 16, mExtension of C0), into L0B the Zn B = X (k =
-//   the mExtension rows, n = the kExtension columns). enSmallK is not
-//   supported (kFeatureUnsupported). SetFmatrix / SetLoadDataPaddingValue /
+//   channelSize of C0. enTranspose (16-bit types; CANN also documents 32-bit,
+//   which is kFeatureUnsupported here: its square layout is not verified)
+//   writes the transpose: into L0A the Zz A = X^T (kExtension rows; a
+//   multiple of 16, mExtension of C0), into L0B the Zn B = X (k = the
+//   mExtension rows, n = the kExtension columns). enSmallK is not supported
+//   (kFeatureUnsupported). SetFmatrix / SetLoadDataPaddingValue /
 //   SetLoadDataRepeat / SetLoadDataBoundary are accepted: the parameters
 //   struct carries everything on the CPU device.
 // * Fixpipe<T, U, CFG_NZ>(dst, srcCO1, FixpipeParamsV220): writes NZ instead
