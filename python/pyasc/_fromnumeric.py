@@ -99,11 +99,16 @@ def resize(a, new_shape):
         if d < 0:  # (a float -1.0 is this ValueError; str/None/list entries are the comparison's TypeError)
             raise _VE(f"[resize] all elements of `new_shape` must be non-negative, got {d!r} in "
                       f"{new_shape!r}")
+    # NumPy multiplies the entries (a bool is 1 or 0 there) and reads them as a shape only in its
+    # final reshape / zeros_like, which refuse a bool: after the repeats are built
+    bool_dim = _builtins.any(isinstance(d, (bool, _np.bool_)) for d in new_shape)
     new_shape = tuple(_operator.index(d) for d in new_shape)
     new_size = 1
     for d in new_shape:
         new_size *= d
     if a.size == 0 or new_size == 0:
+        if bool_dim:
+            raise _TE(f"[resize] an integer is required (a bool in new_shape {new_shape})")
         return _C.full(new_shape, 0, a.dtype)
     if -(-new_size // a.size) > (1 << 63) - 1:
         # NumPy concatenates (a,) * repeats: a repeat count past ssize_t is its OverflowError
@@ -113,6 +118,8 @@ def resize(a, new_shape):
     # AscendMemoryError at once instead of after building the repeats (2**40 elements
     # took 18 s to reach std::bad_alloc), then filled with whole copies and a tail.
     out = _C.empty((new_size,), a.dtype)
+    if bool_dim:
+        raise _TE(f"[resize] an integer is required (a bool in new_shape {new_shape})")
     n = a.size
     k = new_size // n
     if k:

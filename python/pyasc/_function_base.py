@@ -591,18 +591,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         xpv = _C.concatenate([_C.subtract(xpv[-1:], period), xpv, _C.add(xpv[0:1], period)], 0)
         fpv = _C.concatenate([fpv[-1:], fpv, fpv[0:1]], 0)
     m = xpv.shape[0]
-    for v, nm in ((left, "left"), (right, "right")):
-        # NumPy reads left/right as one C double (complex): float() of the value -- an array of one
-        # or more dimensions, a list, a tuple or a str is that TypeError, not a broadcast operand
-        if isinstance(v, (_C.ndarray, _np.ndarray)) and v.ndim > 0:
-            raise _TE(f"[interp] {nm}: only 0-dimensional arrays can be converted to Python scalars "
-                      f"(shape {tuple(v.shape)})")
-        if isinstance(v, (list, tuple, str, bytes)):
-            raise _TE(f"[interp] {nm}: must be real number, not {type(v).__name__}")
-        if v is not None and not cplx and _kind(_arr(v)) == "c":  # NumPy's real loop reads a C double
-            raise _TE(f"[interp] {nm}: must be real number, not complex")
-    lval = fpv[0] if left is None else _C.astype(_arr(left), fdt)
-    rval = fpv[m - 1] if right is None else _C.astype(_arr(right), fdt)
+    lv, rv = _interp_bound(left, "left", cplx), _interp_bound(right, "right", cplx)
+    lval = fpv[0] if lv is None else _C.asarray(_np.asarray(lv, fdt))
+    rval = fpv[m - 1] if rv is None else _C.asarray(_np.asarray(rv, fdt))
     if not cplx:
         return _interp_real(xv, xpv, fpv, lval, rval, _np.nan)
     # NumPy interpolates a complex fp's real and imaginary parts separately (each with the real
@@ -614,6 +605,43 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     res.real[...] = re
     res.imag[...] = im
     return res
+
+
+def _interp_bound(v, nm, cplx):
+    """``left``/``right`` as NumPy's interp reads them: one C double (PyFloat_AsDouble) for a real
+    ``fp``, PyComplex_RealAsDouble/ImagAsDouble for a complex one. So an array of 1+ dimensions, a
+    list, a tuple or a str is a TypeError, not a broadcast operand; a complex 0-d array is float()'s
+    TypeError in both modes; a Python complex (and np.complex128, its subclass) is taken whole by the
+    complex loop and is the real loop's TypeError; other NumPy complex scalars give their real part
+    (NumPy's ComplexWarning) in both modes; an int beyond float64 is float()'s OverflowError."""
+    if v is None:
+        return None
+    if isinstance(v, (_C.ndarray, _np.ndarray)):
+        if v.ndim > 0:
+            raise _TE(f"[interp] {nm}: only 0-dimensional arrays can be converted to Python scalars "
+                      f"(shape {tuple(v.shape)})")
+        if _kind(v) == "c":
+            raise _TE(f"[interp] {nm}: float() argument must be a string or a real number, not 'complex' "
+                      f"(a 0-d {_np.dtype(v.dtype)} array)")
+        return float(v)
+    if isinstance(v, (list, tuple, str, bytes)):
+        raise _TE(f"[interp] {nm}: must be real number, not {type(v).__name__}")
+    if isinstance(v, complex) and (cplx or type(v) is complex):  # noqa: E721
+        if not cplx:
+            raise _TE(f"[interp] {nm}: must be real number, not complex")
+        return complex(v)
+    if isinstance(v, _np.complexfloating):
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("Casting complex values to real discards the imaginary part", _np.exceptions.ComplexWarning,
+                      stacklevel=3)
+        return float(v.real)
+    try:
+        return float(v)
+    except OverflowError as e:
+        raise _OE(f"[interp] {nm}: {e} (a {len(str(v))}-digit int)") from None
+    except (TypeError, ValueError) as e:
+        raise _TE(f"[interp] {nm}: must be real number, not {type(v).__name__} ({e})") from None
 
 
 def _interp_real(xv, xpv, fpv, lval, rval, nan_x):

@@ -98,13 +98,31 @@ def unravel_index(indices, shape, order="C"):
     return tuple(o.astype(_INTP) for o in out)
 
 
+def _int_clip_mode(md):
+    """One clip mode as PyArray_ClipmodeConverter reads it: a str as it is (checked by the
+    caller), an int 0/1/2 as 'clip'/'wrap'/'raise' (another C int is its ValueError), anything
+    else "clipmode not understood" (TypeError)."""
+    if isinstance(md, str):
+        return md
+    m = _sig.clip_mode("ravel_multi_index", md)
+    if m == "invalid":
+        raise _sig.int_mode_error("ravel_multi_index")
+    return m
+
+
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """Coordinate arrays to flat indices for ``dims`` (``numpy.ravel_multi_index``)."""
     # NumPy's argument converters run in order: the dims, the mode(s), the order; then the lengths
     # (a negative dimension is no converter error in NumPy: its loop then finds every coordinate
     # out of range -- after the coordinates' dtype check)
     dims = _sig.intp_tuple("ravel_multi_index", dims, "dims")
-    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    # (PyArray_ConvertClipmodeArray: a tuple or list holds one mode per dimension, anything else
+    # is one mode -- an array is "clipmode not understood", not a sequence of modes)
+    modes = tuple(mode) if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    if not isinstance(mode, (tuple, list)):
+        modes = (_int_clip_mode(mode),) * len(dims)
+    else:
+        modes = tuple(_int_clip_mode(md) for md in modes)
     for md in modes:
         if isinstance(md, str) and md not in ("raise", "wrap", "clip"):
             raise _VE(f"[ravel_multi_index] clipmode must be one of 'clip', 'raise', or 'wrap' (got {md!r})")

@@ -374,15 +374,32 @@ def _sublist_to_str(sub):
 
         raise AscendMemoryError(_Code.BAD_ALLOC, f"[einsum] unable to make a list of the {sub.shape[0]} entries "
                                                  "of a sublist")
+    try:
+        items = list(sub)
+    except TypeError:
+        raise _TypeError(_Code.INVALID_PARAM, "[einsum] the subscripts for each operand must be a list or a "
+                                              f"tuple, not {type(sub).__name__}") from None
     s = ""
-    for x in sub:
+    for x in items:
         if x is Ellipsis:
             s += "..."
-        else:
-            i = _operator.index(x)
-            if not 0 <= i < 52:
-                raise _ValueError(_Code.INVALID_PARAM, f"[einsum] subscript {i} is not within [0, 52)")
-            s += _LETTERS[i]
+            continue
+        # NumPy reads each subscript as a C intp: a bool (Python's or NumPy's), a non-integer and an
+        # integer beyond int64 (uint64 2**63, Python 2**64) are its TypeError; an in-range integer
+        # outside [0, 52) its ValueError
+        i = None
+        if not isinstance(x, (bool, _np.bool_)) and not (getattr(x, "dtype", None) is not None and
+                                                         _np.dtype(x.dtype) == _np.bool_):
+            try:
+                i = _operator.index(x)
+            except TypeError:
+                pass
+        if i is None or not -(1 << 63) <= i < (1 << 63):
+            raise _TypeError(_Code.INVALID_PARAM, f"[einsum] each subscript must be either an integer or an "
+                                                  f"ellipsis, got {x!r}")
+        if not 0 <= i < 52:
+            raise _ValueError(_Code.INVALID_PARAM, f"[einsum] subscript {i} is not within the valid range [0, 52)")
+        s += _LETTERS[i]
     return s
 
 
@@ -484,14 +501,24 @@ def _install_matmul_operators():
     nd = _C.ndarray
     c_matmul, c_rmatmul = nd.__matmul__, nd.__rmatmul__
 
+    def _object_operand(other, i):
+        # NumPy makes None a 0-d object array: its object loop exists, so the core-dimension check
+        # fails first (ValueError), not the operator's TypeError
+        if other is None:
+            raise _ValueError(_Code.INVALID_PARAM, f"[matmul] matmul: Input operand {i} does not have enough "
+                                                   "dimensions (has 0, gufunc core with signature "
+                                                   "(n?,k),(k,m?)->(n?,m?) requires 1) (None is a 0-d object)")
+
     def __matmul__(self, other):  # noqa: N807 - the operator's name
         if _ufunc._is_weak(other):
             return matmul(self, other)
+        _object_operand(other, 1)
         return c_matmul(self, other)
 
     def __rmatmul__(self, other):  # noqa: N807
         if _ufunc._is_weak(other):
             return matmul(other, self)
+        _object_operand(other, 0)
         return c_rmatmul(self, other)
 
     nd.__matmul__, nd.__rmatmul__ = __matmul__, __rmatmul__

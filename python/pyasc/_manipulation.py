@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 import operator as _operator
+import os as _os
 import warnings as _warnings
 
 import numpy as _np
@@ -57,12 +58,22 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 concat = concatenate
 
 
+def _physical_memory():
+    try:
+        return _os.sysconf("SC_PAGE_SIZE") * _os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
 def _huge_sequence(op, seq, n=None):
     """NumPy's MemoryError for a sequence it cannot hold as a list/tuple of arrays: a pyasc array
     whose first axis (a huge broadcast view: 2**44 rows) would be iterated into 2**44 objects."""
     if n is None:
         n = seq.shape[0] if isinstance(seq, _C.ndarray) and seq.ndim else 0
-    if n > 1 << 32:
+    # NumPy makes one array object per row (about 100 bytes each, and 8 in the list): beyond the
+    # machine's memory that list is its MemoryError (stack of a (2**31, 2**31) view: 2**31 rows,
+    # ~230 GB), below it pyasc iterates as NumPy does
+    if n > 1 << 32 or n * 112 > _physical_memory():
         from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
 
         raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[{op}] cannot hold a sequence of {n} arrays")
@@ -274,17 +285,24 @@ def unstack(x, /, *, axis=0):
 # ------------------------------------------------------------------ repetition, padding
 
 
-def _tile_float_reps(x, reps):
-    """Float repetitions as NumPy's tile meets them: all equal to 1, a copy; else each rep != 1 is
-    given to ndarray.repeat in order (a Python float NaN is its ValueError, an infinity its
-    OverflowError, a negative count 'negative dimensions'), and the float extents of the output
-    shape are the final reshape's TypeError."""
+def _tile_loose_reps(x, reps):
+    """Float or str repetitions as NumPy's tile meets them: all equal to 1, a copy; else, for a
+    non-empty A, each rep != 1 is given to ndarray.repeat in order (a str that int() cannot read is
+    its ValueError, a Python float NaN too, an infinity its OverflowError, a negative count
+    'negative dimensions'), and the output shape -- extent * rep, a float or a str for such a rep --
+    is the final reshape's TypeError, naming the first such rep (an empty A repeats nothing: the
+    reshape's TypeError alone)."""
     if _builtins.all(r == 1 for r in reps):
         return (1,) * len(reps)
     if x.size:
         for r in reps:
             if r == 1:
                 continue
+            if isinstance(r, str):
+                try:
+                    r = int(r)
+                except ValueError as e:
+                    raise _VE_tile(f"[tile] {e} (reps {reps})") from None
             if type(r) is float and _math.isnan(r):  # (a NumPy float NaN is cast, not int()-converted: no error)
                 raise _VE_tile("[tile] cannot convert float NaN to integer (reps)")
             if type(r) is float and _math.isinf(r):
@@ -293,8 +311,10 @@ def _tile_float_reps(x, reps):
                 raise AscendOverflowError(ErrorCode.OVERFLOW, "[tile] cannot convert float infinity to integer (reps)")
             if _math.isfinite(r) and int(r) < 0:
                 raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
-    raise _TE(f"[tile] 'float' object cannot be interpreted as an integer (reps {reps}: NumPy's output shape "
-              "holds float extents)")
+    first = next(r for r in reps if isinstance(r, (str, float, _np.floating)))
+    kind = "str" if isinstance(first, str) else "float"
+    raise _TE(f"[tile] '{kind}' object cannot be interpreted as an integer (reps {reps}: NumPy's output shape "
+              f"holds {kind} extents)")
 
 
 def tile(A, reps):  # noqa: N803 - NumPy's name
@@ -351,11 +371,8 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
                 if r.ndim > 1 and _builtins.bool(r.reshape(()) != 1):
                     raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of "
                                    "arrays)")
-    for r in reps:  # NumPy repeats with int(r): a str is its ValueError
-        if isinstance(r, str):
-            raise _VE_tile(f"[tile] invalid literal for int() with base 10: {r!r}")
-    if _builtins.any(isinstance(r, (float, _np.floating)) for r in reps):
-        reps = _tile_float_reps(x, reps)
+    if _builtins.any(isinstance(r, (str, float, _np.floating)) for r in reps):
+        reps = _tile_loose_reps(x, reps)
     reps = tuple(_operator.index(r) for r in reps)
     for r in reps:  # NumPy's shape arithmetic reads each as a C long
         if not -(1 << 63) <= r < (1 << 63):

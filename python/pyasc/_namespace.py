@@ -31,7 +31,10 @@ def _arr(x):
 def _axis(axis, ndim):
     """Normalises one axis like NumPy (AxisError, a ValueError and IndexError, when out of range;
     NumPy's OverflowError for an int outside int64)."""
-    axis = _operator.index(axis)
+    try:
+        axis = _operator.index(axis)
+    except TypeError as e:
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[axis] {e}") from None
     if not -(1 << 63) <= axis < (1 << 63):
         from .errors import AscendOverflowError, ErrorCode
 
@@ -42,10 +45,17 @@ def _axis(axis, ndim):
 
 
 def _axes(axis, ndim):
+    """NumPy's normalize_axis_tuple: one integer (operator.index), else each entry of an iterable
+    (an integer array of several elements is read entry by entry, as a tuple)."""
+    if not isinstance(axis, (tuple, list)) and isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.ndim:
+        try:
+            _operator.index(axis)
+        except TypeError:
+            axis = [axis[i] for i in range(_builtins.min(axis.shape[0], 65))]  # (a huge one: the first fail)
     if isinstance(axis, (tuple, list)):
         out = tuple(_axis(a, ndim) for a in axis)
         if len(set(out)) != len(out):
-            raise ValueError("repeated axis")
+            raise _errors.AscendValueError(_errors.ErrorCode.INVALID_PARAM, f"[flip] repeated axis in {out}")
         return out
     return (_axis(axis, ndim),)
 
@@ -61,7 +71,29 @@ def can_cast(from_, to, casting="safe"):
     if isinstance(to, (_C.ndarray, _np.ndarray)):  # NumPy's np.dtype(to); _dtype_of would read .dtype
         raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
                                       "[can_cast] Cannot construct a dtype from an array (to)")
-    return bool(_np.can_cast(_dtype_of(from_), _dtype_of(to), casting=casting))
+    def conv(v):
+        try:
+            return _dtype_of(v)
+        except TypeError as e:
+            if isinstance(e, _errors.AscendError):
+                raise
+            raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[can_cast] {e}") from None
+
+    # NumPy's argument parser converts `to` (None passes), then casting=, then looks at from_
+    t = None if to is None else conv(to)
+    try:
+        _np.can_cast(_np.int8, _np.int8, casting=casting)
+    except (TypeError, ValueError) as e:
+        cls = _errors.AscendTypeError if isinstance(e, TypeError) else _errors.AscendValueError
+        raise cls(_errors.ErrorCode.INVALID_PARAM, f"[can_cast] {e}") from None
+    if from_ is None or to is None:  # (np.dtype(None) is float64; NumPy's can_cast refuses None)
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
+                                      "[can_cast] did not understand one of the types; 'None' not accepted")
+    if isinstance(from_, (bool, int, float, complex)) and not isinstance(from_, _np.generic):
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE,
+                                      "[can_cast] can_cast() does not support Python ints, floats, and complex "
+                                      f"because the result used to depend on the value (from_={from_!r})")
+    return bool(_np.can_cast(conv(from_), t, casting=casting))
 
 
 _KINDS = {
@@ -124,14 +156,43 @@ def result_type(*arrays_and_dtypes):
     Python scalars, which are weak as in NEP 50)."""
     if not arrays_and_dtypes:
         raise ValueError("at least one array or dtype is required")
-    strong, weak = [], []
+    strong, weak, seq = [], [], []
     for x in arrays_and_dtypes:
         if isinstance(x, (bool, int, float, complex)) and not hasattr(x, "dtype"):
             weak.append(x)
+            seq.append(x)
         elif isinstance(x, _C.ndarray):
             strong.append(_C.empty((0,), x.dtype))
+            seq.append(_np.dtype(x.dtype))
         else:
             strong.append(_C.empty((0,), _dtype_of(x)))
+            seq.append(_np.dtype(strong[-1].dtype))
+    if strong and _BF16 not in seq:
+        # NumPy's own answer: its promotion of three or more dtypes is not a pairwise fold
+        # (uint8, int8, float16 is float16; folded, int16 then float32) and a weak Python int is not
+        # checked against the dtype here (result_type(int8, 300) is int8; the operation using it
+        # raises)
+        try:
+            return _np.result_type(*seq)
+        except TypeError:
+            pass
+    elif strong and len(seq) <= 4:
+        # with bfloat16 (ml_dtypes) NumPy's answer can depend on the argument order (uint8, bfloat16,
+        # 1.5: bfloat16 or float64) or be a DTypePromotionError: pyasc takes it only when every order
+        # gives the same dtype (uint8, int8, bfloat16 is bfloat16), else its order-independent fold
+        # (docs/architecture.md: bfloat16 promotes as an ordinary float)
+        import itertools  # noqa: PLC0415
+
+        answers = set()
+        for order in itertools.permutations(seq):
+            try:
+                answers.add(_np.result_type(*order))
+            except TypeError:
+                answers.add(None)
+            if len(answers) > 1:
+                break
+        if len(answers) == 1 and None not in answers:
+            return answers.pop()
     if not strong:
         return _C.result_type_of(*weak[:1]) if len(weak) == 1 else _fold_weak(weak)
     acc = strong[0]
@@ -213,8 +274,23 @@ def identity(n, dtype=None):
 
 def tri(N, M=None, k=0, dtype=float):  # noqa: N803
     """An N x M array with ones at and below the k-th diagonal."""
-    _dtype_arg("tri", dtype)
-    return _C.array(_np.tri(N, M, k=k, dtype=dtype))
+    # NumPy's own checks in its order (N's comparisons come before the dtype: an N of several
+    # elements is the truth-value ValueError first); a pyasc array dtype= would be read through its
+    # .dtype by np.dtype(): a NumPy array stands in (NumPy's "Cannot construct a dtype from an array")
+    if isinstance(dtype, _C.ndarray):
+        dtype = _np.zeros(0)
+    N, M, k = (v.numpy() if isinstance(v, _C.ndarray) else v for v in (N, M, k))  # noqa: N806
+    try:
+        res = _np.tri(N, M, k=k, dtype=dtype)
+    except (TypeError, ValueError, OverflowError, MemoryError) as e:
+        if isinstance(e, _errors.AscendError):
+            raise
+        cls, code = ((_errors.AscendMemoryError, _errors.ErrorCode.BAD_ALLOC) if isinstance(e, MemoryError) else
+                     (_errors.AscendOverflowError, _errors.ErrorCode.OVERFLOW) if isinstance(e, OverflowError) else
+                     (_errors.AscendTypeError, _errors.ErrorCode.INVALID_DTYPE) if isinstance(e, TypeError) else
+                     (_errors.AscendValueError, _errors.ErrorCode.INVALID_PARAM))
+        raise cls(code, f"[tri] {e}") from None
+    return _C.array(res)
 
 
 def _tri_mask(x, k, lower):
@@ -429,8 +505,28 @@ def _clip_bounds(shape, bounds):
 
 
 def _clip(x, min, max, out):  # noqa: A002
-    r = _arr(x) if isinstance(x, _C.ndarray) else x
+    r = _arr(x)  # (NumPy: asarray(a).clip(...): a Python scalar `a` is a strong float64/int64 array)
+    kind = _np.dtype(_arr(r).dtype).kind
+    if kind in "iu":
+        # NumPy's ndarray.clip (numpy._core._methods._clip): a Python int bound at or beyond the
+        # integer dtype's range bounds nothing and is dropped before any ufunc sees it (so
+        # clip(int8, -2**64, 5) is minimum(a, 5), not NEP 50's out-of-bounds OverflowError)
+        info = _np.iinfo(_arr(r).dtype)
+        if type(min) is int and min <= info.min:  # noqa: E721 - (NumPy's test: not bool, not np.integer)
+            min = None  # noqa: A001
+        if type(max) is int and max >= info.max:  # noqa: E721
+            max = None  # noqa: A001
     min, max = _clip_bounds(tuple(_arr(r).shape), (min, max))  # noqa: A001
+    res = None
+    if min is not None and max is not None:
+        res = _np.dtype(result_type(r, *(0 if type(v) is int else v for v in (min, max))))  # noqa: E721
+        if res.kind in "biu" and _builtins.any(type(v) is int and v < -(1 << 63) for v in (min, max)):
+            # (an integer loop reads the int as a C long before the operands are broadcast)
+            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+            raise AscendOverflowError(ErrorCode.OVERFLOW, "[clip] Python int too large to convert to C long "
+                                                          f"(a bound of {len(str(min if type(min) is int else max))} "
+                                                          "digits)")
     if _builtins.any(type(v) is int and v >= 1 << 63 for v in (min, max)):
         # NumPy's clip ufunc broadcasts the operands before a Python int above int64 (uint64 or an
         # object) fails (x.clip(array of 2, 2**100) of 5 elements is the broadcast ValueError; a
@@ -443,8 +539,27 @@ def _clip(x, min, max, out):  # noqa: A002
 
             raise AscendValueError(ErrorCode.INVALID_SHAPE, "[clip] operands could not be broadcast together with "
                                                             f"shapes {' '.join(str(s) for s in shapes)}") from None
-    if min is not None and max is not None and result_type(r, min, max) == _BF16:
-        r = _arr(r).astype(_np.float32)
+    if min is not None and max is not None:
+        # NumPy's clip ufunc promotes the three operands together (Python scalars weak) and computes
+        # in that one dtype: clip(uint8, 1.5, float16 array) is float16 and clip(bool, 0, int8 0-d)
+        # int8, where maximum then minimum would promote pairwise (float64, int64). A Python int
+        # bound is converted to a float result dtype (clip(int8, 2**64, 1.5): inf beyond float16,
+        # OverflowError beyond float64), where maximum(int8, 2**64) alone is NEP 50's OverflowError.
+        # bfloat16 has no clip loop in ml_dtypes 0.7: NumPy 2.4 computes it in float32.
+        loop = _np.dtype(_np.float32) if res == _BF16 else res
+        if res.kind in "fc":
+            conv = []
+            for v in (min, max):
+                if type(v) is int:  # noqa: E721
+                    try:
+                        v = _C.asarray(_np.asarray(v, dtype=loop))
+                    except OverflowError as e:
+                        raise _errors.AscendOverflowError(_errors.ErrorCode.OVERFLOW,
+                                                          f"[clip] bound {v}: {e}") from None
+                conv.append(v)
+            min, max = conv  # noqa: A001
+        if _np.dtype(_arr(r).dtype) != loop:
+            r = _C.astype(_arr(r), loop)
     if min is None and max is None:
         # NumPy: um.positive, a TypeError for bool (it has no bool loop), before any allocation
         if _np.dtype((r if isinstance(r, _C.ndarray) else _arr(r)).dtype) == _np.bool_:

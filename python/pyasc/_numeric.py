@@ -53,6 +53,16 @@ def indices(dimensions, dtype=int, sparse=False):
     dimensions = tuple(dimensions)
     nd = len(dimensions)
     if not sparse:  # NumPy allocates empty((N,) + dimensions) first: its shape errors
+        # (empty converts the shape to integers, then the dtype, then checks the extents: a bad
+        # dtype beside a negative extent is the dtype's TypeError)
+        try:
+            ints = [_operator.index(d) for d in dimensions]
+        except TypeError:
+            ints = None
+        if ints is not None and _builtins.all(-(1 << 63) <= v < (1 << 63) for v in ints):
+            from ._signatures import check_dtype  # noqa: PLC0415
+
+            check_dtype("indices", dtype)
         _shape_dims("indices", (nd,) + dimensions)
     if nd or not sparse:  # then empty's (or the first arange's) dtype: an array is NumPy's TypeError
         from ._signatures import check_dtype  # noqa: PLC0415

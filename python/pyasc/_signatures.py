@@ -310,6 +310,11 @@ def _reduction(op, with_dtype, with_initial):
 
     if with_dtype and with_initial:
         def f(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+            # NumPy's ufunc.reduce converts its arguments in order: dtype, out, keepdims, axis, ...
+            if dtype is not None:
+                check_dtype(op, dtype)
+            if out is not None and not isinstance(out, tuple):
+                check_out(op, out)
             kd = keepdims_flag(op, keepdims)
             _no_list_axis(op, axis)
             if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
@@ -327,6 +332,8 @@ def _reduction(op, with_dtype, with_initial):
             return _masked_reduce(op, a, axis, dtype, out, kd, initial, where)
     elif with_initial:
         def f(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+            if out is not None and not isinstance(out, tuple):  # (ufunc.reduce: out before keepdims)
+                check_out(op, out)
             kd = keepdims_flag(op, keepdims)
             _no_list_axis(op, axis)
             if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
@@ -342,6 +349,8 @@ def _reduction(op, with_dtype, with_initial):
             return _masked_reduce(op, a, axis, None, out, kd, initial, where)
     else:
         def f(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
+            if out is not None and not isinstance(out, tuple):  # (ufunc.reduce: out before keepdims)
+                check_out(op, out)
             kd = keepdims_flag(op, keepdims)
             _no_list_axis(op, axis)
             if where is True:  # (NumPy's default: no mask; the fast path checks the axis as NumPy)
@@ -382,6 +391,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
             # of bounds is its AxisError; a C int: beyond it OverflowError, not the ufunc's ValueError),
             # before its sum reads keepdims
             check_count_axis(axis, _np.ndim(a) if not isinstance(a, _C.ndarray) else a.ndim, "mean", dtype)
+        if dtype is not None:  # (then its umr_sum converts dtype=, out=, keepdims in that order)
+            check_dtype("mean", dtype)
+        if out is not None and not isinstance(out, tuple):
+            check_out("mean", out)
         return _C.mean(a, axis, dtype, out, keepdims_flag("mean", keepdims))
     kd = keepdims_flag("mean", keepdims)  # (with a where= array the count is a ufunc sum: keepdims first)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -515,7 +528,17 @@ def _new(op, shape, fill, dtype, order, device, like):
         x = _C.empty(shape, dtype)
     else:
         x = _C.full(shape, fill, dtype)
+        if x.size == 0:
+            _check_fill(fill, x.dtype)
     return as_fortran(x) if o == "F" else x
+
+
+def _check_fill(fill, dt):
+    """NumPy's full/full_like convert the fill value into the dtype (copyto) even when there is
+    nothing to fill: a Python int the dtype cannot hold is NEP 50's OverflowError for an empty
+    result too (pyasc's fill of nothing converts nothing: one element does it here)."""
+    if type(fill) is int:  # noqa: E721 - (the only value whose conversion can fail that way)
+        _C.full((1,), fill, dt)
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
@@ -546,6 +569,8 @@ def _like(op, a, fill, dtype, order, subok, shape, device):
     shp = x.shape if shape is None else shape_arg(shape)
     dt = x.dtype if dtype is None else dtype
     r = _C.empty(shp, dt) if fill is None else _C.full(shp, fill, dt)
+    if fill is not None and r.size == 0:
+        _check_fill(fill, r.dtype)
     # K/A keep the prototype's layout: Fortran when it is F- and not C-contiguous (as NumPy)
     if o == "F" or (o in ("A", "K", None) and shape is None and x.ndim >= 2 and not x.is_contiguous()
                     and x.T.is_contiguous()):
@@ -592,6 +617,11 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     if copy is not None and not isinstance(copy, (bool, _np.bool_)):
         copy = copy_flag("reshape", copy)
+    if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim == 1 and _np.dtype(shape.dtype).kind in "iu" \
+            and shape.shape[0] <= 64:
+        # NumPy's PyArray_IntpConverter takes a 1-d integer array as the shape sequence (as the
+        # ndarray.reshape method does)
+        shape = tuple(int(v) for v in (shape.numpy() if isinstance(shape, _C.ndarray) else shape).tolist())
     if order.__class__ is str and order == "C":
         return _C.reshape(a, shape, copy=copy)
     o = check_order("reshape", order) or "C"
@@ -621,8 +651,9 @@ def _method_reshape(self, *shape, order="C", copy=None):
     if not shape:
         raise _type_error("reshape", "reshape() takes exactly 1 argument (0 given)")
     if len(shape) == 1 and isinstance(shape[0], (_C.ndarray, _np.ndarray)) and shape[0].ndim == 1 and \
-            _np.dtype(shape[0].dtype).kind in "biu":
-        # NumPy's PyArray_IntpConverter takes a 1-d integer array as the shape sequence
+            _np.dtype(shape[0].dtype).kind in "iu":
+        # NumPy's PyArray_IntpConverter takes a 1-d integer array as the shape sequence (a bool one
+        # is its TypeError)
         shape = (tuple(int(v) for v in (shape[0].numpy() if isinstance(shape[0], _C.ndarray) else shape[0]).tolist()),)
     if order.__class__ is str and order == "C" and copy is None:
         return _c_reshape(self, *shape)
@@ -1410,10 +1441,16 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
         or not _real_number(ddof) or (correction is not _NV and not _real_number(correction))
     general = general or _complex_with_real_dtype(a, dtype)
     if not general:
+        # (NumPy's _var: its first sum, with keepdims=True, converts dtype= and out= before the
+        # second one reads keepdims)
+        check_dtype(op, dtype)
+        if not isinstance(out, tuple):
+            check_out(op, out)
         return (_c_var if op == "var" else _c_std)(a, axis, dtype, out, ddof, keepdims_flag(op, keepdims))
     from . import _statistics  # noqa: PLC0415 - (imports this module)
 
-    return _statistics.var_std(op, a, axis, dtype, out, ddof, keepdims_flag(op, keepdims), where, mean)
+    # (keepdims is read by var_std where NumPy reads it: a bad ddof or dtype= fails first)
+    return _statistics.var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV, correction=_NV):

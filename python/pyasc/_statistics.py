@@ -243,10 +243,17 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     return _quantile_impl("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, True, 100, weights)
 
 
-def _median_impl(name, a, axis, out, keepdims, ignore_nan):
+def _median_impl(name, a, axis, out, keepdims, ignore_nan, overwrite_input=False):
     """NumPy's median: the mean of the middle one or two elements of each sorted slice."""
     x = _arr(a)
     axs = _axes(axis, x.ndim, name)
+    if overwrite_input is not False:
+        # NumPy's _median tests `if overwrite_input:` once the axis is normalized (pyasc never
+        # overwrites its input): an array of several elements is the truth-value ValueError
+        try:
+            bool(overwrite_input)
+        except ValueError as e:
+            raise _VE(f"[{name}] overwrite_input: {e}") from None
     keep_shape = tuple(1 if i in axs else s for i, s in enumerate(x.shape))
     rest = [i for i in range(x.ndim) if i not in axs]
     lead = tuple(x.shape[i] for i in rest)
@@ -296,7 +303,7 @@ def _median_impl(name, a, axis, out, keepdims, ignore_nan):
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along ``axis`` (mean of the two middle values; NaN if the slice has a NaN)."""
-    return _median_impl("median", a, axis, out, keepdims, False)
+    return _median_impl("median", a, axis, out, keepdims, False, overwrite_input)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -534,6 +541,8 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
     if where is not _sig._NV:
         _sig.where_broadcasts(op, where, tuple(x.shape))
     w = None if where is _sig._NV or where is True else _sig._where_mask(op, where, tuple(x.shape))
+    if w is not None:  # (NumPy counts a where= mask with a ufunc sum: keepdims read first)
+        keepdims = _sig.keepdims_flag(op, keepdims)
     if w is None:
         axes = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
         items = 1
@@ -547,6 +556,11 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
     few = _host_scalar_logic(op, lambda: bool(dd >= rcount) if w is None else bool(_np.any(dd >= rcount)))
     if few:
         _warn("Degrees of freedom <= 0 for slice")
+    if w is None:  # (NumPy: the mean's sum converts dtype= and out= before the second reads keepdims)
+        _sig.check_dtype(op, dtype)
+        if out is not None and not isinstance(out, tuple):
+            _sig.check_out(op, out)
+        keepdims = _sig.keepdims_flag(op, keepdims)
     if dtype is None and _kind(x) in "biu":
         dtype = _np.float64
     mask = {} if w is None else {"where": w}

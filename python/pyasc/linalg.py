@@ -4,9 +4,11 @@ The factorisations are C++ over LAPACK (OpenBLAS): ``inv``/``solve`` (gesv),
 ``det``/``slogdet`` (getrf), ``cholesky`` (potrf), ``qr`` (geqrf/orgqr),
 ``svd``/``svdvals`` (gesdd), ``eigh``/``eigvalsh`` (syevd), ``lstsq`` (gelsd);
 every one takes stacks of matrices (``lstsq``: one matrix, as NumPy). Like
-NumPy, float32 computes in float32 and float64, integers, bool and bfloat16 in
-float64; complex64/complex128 use the c/z routines (mixed with real operands:
-complex64 only when every operand is float32 or complex64); singular values,
+NumPy (its _commonType), every LAPACK routine computes in double precision -- float32 and
+complex64 operands are taken to float64/complex128 and the results cast back when every
+operand is single precision; integers, bool and bfloat16 compute in float64; complex
+operands use the z routines (mixed with real operands: complex64 results only when every
+operand is float32 or complex64); singular values,
 eigenvalues of ``eigh``, ``logabsdet``, residuals and norms are real. float16
 raises TypeError. Norms, ``pinv``, ``matrix_rank``,
 ``matrix_power``, ``multi_dot``, ``cross``, ``cond``, ``tensorinv`` and
@@ -63,26 +65,70 @@ def _assert_stacked_square(a, op):
 
 
 # ------------------------------------------------------------------ LAPACK
+#
+# NumPy's linalg computes in double precision whatever the input ("in lite version, use higher
+# precision (always double or cdouble)": _commonType) and casts the results to single precision
+# when every operand is float32/complex64. pyasc does the same, so a float32 solve of an
+# ill-conditioned system is NumPy's answer, not a float32 LU's (solve([[1, 65504], [0.5, -2.5]], A)
+# is exactly the identity in NumPy; the float32 LU was 0.0039 off), and lstsq's default rcond
+# (eps * max(M, N)) is float64's eps, as NumPy's.
+
+_SINGLE = {_np.dtype(_np.float32): _np.dtype(_np.float64), _np.dtype(_np.complex64): _np.dtype(_np.complex128)}
+_DOUBLE = {v: k for k, v in _SINGLE.items()}
+
+
+def _up(*xs):
+    """(operands in double precision, whether NumPy's results are single precision). Non-array
+    operands are left to the binding (its conversion and errors)."""
+    out, single = [], True
+    for x in xs:
+        if isinstance(x, (_C.ndarray, _np.ndarray)):
+            d = _np.dtype(x.dtype)
+            if d in _SINGLE:
+                x = _C.astype(_arr(x), _SINGLE[d])
+            else:
+                single = False
+        else:
+            single = False
+        out.append(x)
+    return out, single
+
+
+def _down(r, single):
+    """The results cast back to single precision (arrays of float64/complex128 only: an integer
+    rank stays as it is)."""
+    if not single:
+        return r
+    if isinstance(r, (tuple, list)):
+        return type(r)(_down(v, single) for v in r) if type(r) in (tuple, list) else type(r)(*(_down(v, single)
+                                                                                                for v in r))
+    if isinstance(r, _C.ndarray) and _np.dtype(r.dtype) in _DOUBLE:
+        return _C.astype(r, _DOUBLE[_np.dtype(r.dtype)])
+    return r
 
 
 def inv(a):
     """Inverse of each square matrix of the stack ``a`` (..., M, M)."""
-    return _L.inv(a)
+    (a,), single = _up(a)
+    return _down(_L.inv(a), single)
 
 
 def solve(a, b):
     """``x`` with ``a @ x == b``: ``b`` is one vector (M,) when 1-d, else a stack (..., M, K)."""
-    return _L.solve(a, b)
+    (a, b), single = _up(a, b)
+    return _down(_L.solve(a, b), single)
 
 
 def det(a):
     """Determinant of each square matrix (LU factorisation)."""
-    return _L.det(a)
+    (a,), single = _up(a)
+    return _down(_L.det(a), single)
 
 
 def slogdet(a):
     """``(sign, logabsdet)`` of each square matrix: ``det = sign * exp(logabsdet)``."""
-    return SlogdetResult(*_L.slogdet(a))
+    (a,), single = _up(a)
+    return SlogdetResult(*_down(tuple(_L.slogdet(a)), single))
 
 
 def cholesky(a, /, *, upper=False):
@@ -92,7 +138,8 @@ def cholesky(a, /, *, upper=False):
             upper = bool(upper)
         except ValueError as e:
             raise _ValueError(_C.ErrorCode.INVALID_PARAM, f"[cholesky] upper: {e}") from None
-    return _L.cholesky(a, upper)
+    (a,), single = _up(a)
+    return _down(_L.cholesky(a, upper), single)
 
 
 def qr(a, mode="reduced"):
@@ -103,7 +150,8 @@ def qr(a, mode="reduced"):
         # its ValueError (never the binding's incompatible-arguments TypeError)
         shown = mode if isinstance(mode, (str, int, float, complex)) else type(mode).__name__
         raise _ValueError(_Code.INVALID_PARAM, f"[qr] Unrecognized mode '{shown}'")
-    r = _L.qr(a, mode)
+    (a,), single = _up(a)
+    r = _down(tuple(_L.qr(a, mode)), single)
     if mode == "r":
         return r[0]
     if mode == "raw":
@@ -121,7 +169,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
     _svd_finite(a, "svd")
-    r = _L.svd(a, full_matrices, compute_uv)
+    (a,), single = _up(a)
+    r = _down(tuple(_L.svd(a, full_matrices, compute_uv)), single)
     return SVDResult(*r) if compute_uv else r[0]
 
 
@@ -159,18 +208,21 @@ def _svd_hermitian(a, compute_uv):
 def svdvals(x, /):
     """Singular values of each matrix, descending."""
     _svd_finite(x, "svdvals")
-    return _L.svd(x, False, False)[0]
+    (x,), single = _up(x)
+    return _down(_L.svd(x, False, False)[0], single)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
     """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices,
     reading the lower (``UPLO='L'``) or upper triangle."""
-    return EighResult(*_L.eigh(a, str(UPLO).upper(), True))
+    (a,), single = _up(a)
+    return EighResult(*_down(tuple(_L.eigh(a, str(UPLO).upper(), True)), single))
 
 
 def eigvalsh(a, UPLO="L"):  # noqa: N803
     """Eigenvalues (ascending) of symmetric matrices."""
-    return _L.eigh(a, str(UPLO).upper(), False)[0]
+    (a,), single = _up(a)
+    return _down(_L.eigh(a, str(UPLO).upper(), False)[0], single)
 
 
 def _lstsq_shapes(a, b):
@@ -203,7 +255,8 @@ def lstsq(a, b, rcond=None):
             raise ValueError(f"[lstsq] rcond must be a scalar, got an array of shape {_np.shape(rcond)} (the "
                              "truth value of an array with more than one element is ambiguous)") from None
         raise
-    return tuple(_L.lstsq(a, b, rc))
+    (a, b), single = _up(a, b)
+    return _down(tuple(_L.lstsq(a, b, rc)), single)
 
 
 # ------------------------------------------------------------------ compositions

@@ -534,6 +534,10 @@ def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
     """``numpy.arange`` on the device (values computed as NumPy does; a long one is written straight
     into the device array, a short one built by NumPy and copied): ``arange(stop)``,
     ``arange(start, stop[, step])`` and ``arange(stop, step=s)``; ``device`` may only be 'cpu'."""
+    if dtype is not None:  # (NumPy's argument parser converts dtype= before the device and the values)
+        from ._signatures import check_dtype  # noqa: PLC0415
+
+        check_dtype("arange", dtype)
     _check_device("arange", device)
     from . import errors as _e  # noqa: PLC0415
 

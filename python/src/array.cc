@@ -294,7 +294,14 @@ Tensor to_tensor(py::handle h) {
 Tensor big_int_operand(py::handle h, DType d, const std::string& op) {
   if (asc::is_inexact(d)) {
     const double v = PyLong_AsDouble(h.ptr());  // OverflowError past DBL_MAX, as NumPy
-    if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    if (v == -1.0 && PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+      PyErr_Clear();  // (as pyasc's OverflowError, naming the operation)
+      throw Error(Status::Make(asc::ErrorCode::kOverflow, op,
+                               "int too large to convert to float (a Python int of " +
+                                   std::to_string(py::str(h).cast<std::string>().size()) + " digits for " +
+                                   asc::dtype_name(d) + ")"));
+    }
     return ops::scalar_tensor(ops::Scalar::from_float(v), d, op);
   }
   if (d == DType::kUInt64) {

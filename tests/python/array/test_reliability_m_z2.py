@@ -90,3 +90,246 @@ def test_keepdims_is_a_c_int(mode, name, dt, kd):
     x = np.arange(1.0, 4.0)
     kw = {"keepdims": kd} if dt is None else {"keepdims": kd, "dtype": dt}
     _compare(lambda: getattr(np, name)(x, **kw), lambda: getattr(asc, name)(asc.asarray(x), **kw))
+
+
+# ------------------------------------------------------------------ tile: str repetitions
+# NumPy's tile multiplies each extent by its rep (extent * 'a' is a str) and repeats a non-empty A
+# by each rep != 1 in order (c.repeat('a'): int()'s ValueError, c.repeat('2') works), then reshapes
+# to those products: a str extent is the reshape's TypeError. An empty A repeats nothing, so a str
+# rep is that TypeError alone (pyasc: ValueError for every str; the a_l/m_z closing note's leftover).
+_STR_REPS = ["ab", ("2",), (1.5, "a"), ("a", 1.5), (2, "2"), ("1",), " 2", (-1, "a"), ("a", -1), (1, "a"),
+             ("a", 1), "", "1", ("-1",), (float("inf"), "a"), ("a", float("inf")), (np.float32(1.5), "3")]
+
+
+@pytest.mark.parametrize("reps", _STR_REPS, ids=repr)
+@pytest.mark.parametrize("shape", [(3,), (0,), (2, 0), (), (2, 3)], ids=str)
+def test_tile_str_reps(mode, shape, reps):
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
+
+
+# ------------------------------------------------------------------ resize: a bool extent
+# NumPy multiplies the entries (True is 1) and refuses a bool only in its final reshape / zeros_like:
+# "an integer is required" (TypeError; fuzz run seed 50/51: resize(<0-d>, True) was accepted).
+@pytest.mark.parametrize("new_shape", [True, False, (True, 2), (2, True), (np.True_, 2), (True, -1), (True, 0),
+                                       (2, 3), 4, np.True_], ids=repr)
+@pytest.mark.parametrize("shape", [(), (2,), (0,)], ids=str)
+def test_resize_bool_extent(mode, shape, new_shape):
+    a = np.arange(1.0, 1.0 + int(np.prod(shape))).reshape(shape)
+    _compare(lambda: np.resize(a, new_shape), lambda: asc.resize(asc.asarray(a), new_shape))
+
+
+# ------------------------------------------------------------------ median: overwrite_input's truth value
+# NumPy's _median tests `if overwrite_input:` after the axis checks: an array of several elements is
+# the truth-value ValueError (fuzz run: median(overwrite_input=<huge bool view>) was accepted).
+@pytest.mark.parametrize("ow", [np.ones(3, bool), np.ones(1, bool), np.zeros((0,), bool), True, 0, "x"], ids=repr)
+@pytest.mark.parametrize("shape,axis", [((4, 5), None), ((4, 5), 1), ((0,), None), ((4, 5), 5)], ids=str)
+def test_median_overwrite_input_truth_value(mode, shape, axis, ow):
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    _compare(lambda: np.median(a, axis=axis, overwrite_input=ow),
+             lambda: asc.median(asc.asarray(a), axis=axis, overwrite_input=asc.asarray(ow)
+                                if isinstance(ow, np.ndarray) else ow))
+
+
+def test_median_overwrite_input_of_a_huge_view():
+    h = asc.broadcast_to(asc.asarray(np.ones(1, bool)), (2 ** 44,))
+    with pytest.raises(ValueError):
+        asc.median(asc.asarray(np.arange(20.0).reshape(4, 5)), overwrite_input=h)
+
+
+# ------------------------------------------------------------------ matmul operator with None
+# NumPy makes None a 0-d object array: its object loop exists, so matmul's core-dimension check
+# fails first (ValueError); pyasc returned NotImplemented (Python's TypeError; fuzz run seeds 50/51).
+@pytest.mark.parametrize("shape", [(2, 2), (3,), ()], ids=str)
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("other", [None, "a", 2 ** 100, 1.5], ids=repr)
+def test_matmul_operator_with_none(mode, shape, side, other):
+    x = np.ones(shape, np.float32)
+
+    def run(xp_x):
+        return (other @ xp_x) if side == "left" else (xp_x @ other)
+
+    _compare(lambda: run(x), lambda: run(asc.asarray(x)))
+
+
+# ------------------------------------------------------------------ stack of a sequence NumPy cannot hold
+# stack(<(2**31, 2**31) view>) iterates 2**31 rows (one array object each, ~230 GB of objects):
+# NumPy's MemoryError; pyasc iterated them (a hang in the fuzz run, seeds 50/51).
+@pytest.mark.parametrize("fn", ["stack", "vstack", "hstack", "dstack", "column_stack"])
+def test_stack_of_a_huge_first_axis_fails_fast(fn):
+    h = asc.broadcast_to(asc.asarray(np.ones(1, np.int8)), (2 ** 31, 2 ** 31))
+    with pytest.raises(MemoryError):
+        getattr(asc, fn)(h)
+
+
+# ------------------------------------------------------------------ reductions: NumPy's order of argument checks
+# ufunc.reduce converts dtype=, out=, keepdims, axis, initial, where in that order (sum(dtype='abc',
+# keepdims=2**63) is the dtype's TypeError, not keepdims' OverflowError); mean/var/std count the
+# items along the axis first, then their first sum converts dtype= and out=, var's ddof is compared
+# before the second sum reads keepdims.
+_BAD = {"dtype": "abc", "out": 5, "keepdims": 2 ** 63, "axis": "a", "initial": "x", "where": "w", "ddof": "d"}
+_ORDER_FNS = {"sum": "dtype out keepdims axis initial where", "prod": "dtype out keepdims axis initial where",
+              "max": "out keepdims axis initial where", "min": "out keepdims axis initial where",
+              "any": "out keepdims axis where", "all": "out keepdims axis where",
+              "mean": "dtype out keepdims axis where", "var": "dtype out keepdims axis where ddof",
+              "std": "dtype out keepdims axis where ddof"}
+_ORDER_CASES = [(f, k1, k2) for f, ks in _ORDER_FNS.items() for i, k1 in enumerate(ks.split())
+                for k2 in ks.split()[i + 1:]]
+
+
+@pytest.mark.parametrize("fn,k1,k2", _ORDER_CASES, ids=repr)
+def test_reduction_two_bad_arguments(mode, fn, k1, k2):
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    kw = {k1: _BAD[k1], k2: _BAD[k2]}
+    _compare(lambda: getattr(np, fn)(x, **kw), lambda: getattr(asc, fn)(asc.asarray(x), **kw))
+
+
+# ------------------------------------------------------------------ the harness: LU-based linalg of non-finite matrices
+# With NaN/inf entries LAPACK's getrf result is unspecified, and NumPy's NaN pattern is the pivot
+# search of the OpenBLAS kernel the CPU dispatches to (det([[nan, 0], [-0, 0]]) is 0 in NumPy: an
+# exact-singular report; pivoting on the NaN gives nan). fuzz_classify._lu_nonfinite_ok compares the
+# positions where neither result is NaN; this checks that it still flags a wrong number there, a
+# wrong dtype or shape, and that finite matrices are never judged by it.
+def _fh():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
+    import fuzz_harness as fh
+
+    return fh
+
+
+@pytest.mark.parametrize("case", [
+    ("linalg", "det", (("arr", "float64", (2, 2, 2), "c", 0, "special"),), ()),
+    ("linalg", "slogdet", (("arr", "float64", (2, 2, 2), "c", 0, "special"),), ()),
+    ("linalg", "inv", (("arr", "float64", (3, 3), "c", 0, "special"),), ()),
+    ("linalg", "solve", (("arr", "bfloat16", (3, 3), "T", 600, "special"),
+                         ("arr", "bfloat16", (3, 3), "T", 600, "special")), ())], ids=lambda c: c[1])
+def test_harness_lu_nonfinite_rule(case):
+    fh = _fh()
+    assert fh.classify(case)[0] == "ok"
+    ref, got = fh._call(case, np), fh._call(case, asc)
+    assert fh._lu_nonfinite_ok(case, ref, got) or fh._compare(ref.value, got.value, case) is None
+
+    def arrays(v):
+        return [v[1]] if v[0] == "array" else [x[1] for x in v[1]]
+
+    e = [np.array(a, copy=True) for a in arrays(ref.value)]
+    fin = np.logical_and.reduce([np.isfinite(a.astype(np.complex128)) for a in e])  # (slogdet: a pair)
+    k, pos = 0, np.argwhere(fin)[0]
+    wrong = [a.copy() for a in e]
+    wrong[k][tuple(pos)] = wrong[k][tuple(pos)] + 7  # a wrong number where both hold one
+    val = ("array", wrong[0]) if ref.value[0] == "array" else ("tuple", [("array", a) for a in wrong])
+    assert fh._classify_pair(case, ref, fh._Result(val))[0] == "wrong_result"
+    cast = [a.astype(np.complex64 if a.dtype != np.complex64 else np.complex128) for a in e]
+    val = ("array", cast[0]) if ref.value[0] == "array" else ("tuple", [("array", a) for a in cast])
+    assert fh._classify_pair(case, ref, fh._Result(val))[0] == "wrong_result"  # a wrong dtype
+
+
+def test_harness_lu_rule_leaves_finite_matrices_alone():
+    fh = _fh()
+    case = ("linalg", "inv", (("arr", "float64", (3, 3), "c", 5, "rand"),), ())
+    ref = fh._call(case, np)
+    assert np.isfinite(ref.value[1]).all()
+    wrong = ref.value[1].copy()
+    wrong[0, 0] = np.nan
+    assert not fh._lu_nonfinite_ok(case, ref, fh._Result(("array", wrong)))
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+
+
+# ------------------------------------------------------------------ result_type: NumPy's own promotion of 3+ operands
+# NumPy's promotion of several dtypes is not a pairwise fold (uint8, int8, float16 is float16; folded:
+# int16, then float32 -- so clip(uint8, <int8 0-d>, <float16 array>) was float32) and result_type does
+# not check a weak Python int against the dtype (result_type(int8, 300) is int8; pyasc raised).
+# With bfloat16 NumPy's answer can depend on the order: pyasc takes it when every order agrees.
+_RT_OPS = [np.uint8, np.int8, np.float16, np.int16, np.uint16, np.uint64, np.int64, np.float32, np.complex64,
+           np.bool_, 300, 1.5, 1j, True, 2 ** 64]
+
+
+@pytest.mark.parametrize("ops", [(a, b, c) for a in _RT_OPS[:10] for b in _RT_OPS for c in _RT_OPS[9:]] +
+                         [(np.uint8, np.int8, np.dtype("bfloat16" if False else np.float16))], ids=repr)
+def test_result_type_of_three_operands(ops):
+    try:
+        e = np.result_type(*ops)
+    except Exception as x:  # noqa: BLE001 - the class is what is compared
+        e = x
+    try:
+        g = asc.result_type(*ops)
+    except Exception as x:  # noqa: BLE001
+        g = x
+    if isinstance(e, Exception):
+        # (only Python values: NumPy's object dtype, which pyasc has not; its error is a clear one)
+        assert isinstance(g, Exception) or all(not isinstance(v, type) for v in ops), (e, g)
+        return
+    if isinstance(g, Exception):  # pyasc has no object dtype: 2**64 alone beside bool/Python values
+        assert e == np.dtype(object) and isinstance(g, asc.AscendError), (e, g)
+        return
+    assert g == e, (ops, e, g)
+
+
+def test_result_type_bfloat16_when_numpy_agrees_with_itself():
+    import itertools
+
+    import ml_dtypes
+    bf = np.dtype(ml_dtypes.bfloat16)
+    for ops in [(np.uint8, np.int8, bf), (bf, np.int16), (np.float32, bf, np.int8), (bf, bf, np.uint8)]:
+        answers = {np.result_type(*o) for o in itertools.permutations(ops)}
+        if len(answers) == 1:
+            assert asc.result_type(*ops) == answers.pop(), ops
+
+
+# ------------------------------------------------------------------ reshape(a, <integer array>) as the function
+# NumPy's PyArray_IntpConverter reads a 1-d integer array as the shape sequence in np.reshape as in
+# ndarray.reshape (pyasc's function: "only integer scalar arrays" TypeError; fuzz run seeds 50/51).
+@pytest.mark.parametrize("shape", [np.array([2, 3]), np.array([-1, 3], np.int8), np.array([6], np.uint64),
+                                   np.array([2, 2, 2, 2, 2, 2, 2], np.int32)[::2], np.array([True, True]),
+                                   np.array([2.0, 3.0]), np.array([[2, 3]])], ids=repr)
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "x"])
+def test_reshape_function_integer_array_shape(mode, shape, order):
+    x = np.arange(6, dtype=np.int32)
+    _compare(lambda: np.reshape(x, shape, order=order),
+             lambda: asc.reshape(asc.asarray(x), asc.asarray(shape), order=order))
+
+
+# ------------------------------------------------------------------ ravel_multi_index: the clip modes as NumPy reads them
+# PyArray_ConvertClipmodeArray: a tuple or list is one mode per dimension, anything else one mode (an
+# array: "clipmode not understood" TypeError, before the multi_index length; pyasc iterated it), an
+# int 0/1/2 is clip/wrap/raise (pyasc refused ints), another C int its ValueError.
+@pytest.mark.parametrize("m", [np.zeros((3, 0), np.uint8), np.zeros(2, np.uint8), 0, 1, 2, 5, -1, 1.5, "clip",
+                               ("clip", "wrap"), ["clip"], None, "bad", (0, 1), (5, 1), 2 ** 40], ids=repr)
+@pytest.mark.parametrize("dims", [(3, 2), (3, 2, -1), (5, 5)], ids=str)
+def test_ravel_multi_index_clip_modes(mode, dims, m):
+    idx = (np.array([1, 2, 7, 0]), np.array([0, 1, 1, 9]))
+    _compare(lambda: np.ravel_multi_index(idx, dims, mode=m),
+             lambda: asc.ravel_multi_index(tuple(asc.asarray(i) for i in idx), dims, mode=m))
+
+
+# ------------------------------------------------------------------ tri: NumPy's order of checks
+# np.tri compares N first (an N array of several elements: the truth-value ValueError) and converts
+# the dtype last (pyasc checked the dtype first: TypeError; fuzz run seeds 50/51).
+@pytest.mark.parametrize("n", [np.array([2, 3]), 3, np.array(3), -1, 1.5, "a"], ids=repr)
+@pytest.mark.parametrize("dtype", [(1, "a"), np.zeros(2, np.int8), "bfloat16", float, "abc"], ids=repr)
+def test_tri_checks_n_before_the_dtype(mode, n, dtype):
+    def conv(v):
+        return asc.asarray(v) if isinstance(v, np.ndarray) else v
+
+    _compare(lambda: np.tri(n, dtype=dtype), lambda: asc.tri(conv(n), dtype=conv(dtype)))
+
+
+# ------------------------------------------------------------------ the harness: power(x, 0.5) with a stride-0 exponent
+# NumPy's float32/float64 power loop takes sqrt(x) when it meets the exponent 0.5 as a broadcast
+# scalar (nan at -inf, -0.0 at -0.0) and pow(x, 0.5) otherwise (inf, 0.0): np.power(x, 0.5) and
+# np.power(x, np.full(x.shape, 0.5)) differ. fuzz_classify._power_half_ok accepts pyasc's pow answer
+# when it equals NumPy's materialized one; a wrong number is still flagged.
+def test_harness_power_half_rule():
+    fh = _fh()
+    case = ("fn", "power", (("arr", "float32", (2, 3), "c", 2800, "special"), ("py", 0.5)), ())
+    assert fh.classify(case)[0] == "ok"
+    ref, got = fh._call(case, np), fh._call(case, asc)
+    assert fh._compare(ref.value, got.value, case) is not None  # (NumPy's sqrt path: nan at -inf)
+    assert fh._power_half_ok(case, got)
+    wrong = got.value[1].copy()
+    wrong[0, 1] += 1  # (0.707...: a finite value both hold)
+    assert fh._classify_pair(case, ref, fh._Result(("array", wrong)))[0] == "wrong_result"
+    other = ("fn", "power", (("arr", "float32", (2, 3), "c", 2800, "special"), ("py", 2.0)), ())
+    assert not fh._power_half_ok(other, fh._call(other, asc))

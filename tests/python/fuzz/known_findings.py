@@ -6,14 +6,6 @@ the entry must go."""
 nan = float("nan")
 
 KNOWN = [
-    # LAPACK leaves non-finite input unspecified and NumPy's answer is OpenBLAS's kernel path
-    # (np.linalg.inv(A) and np.linalg.inv(A.T).T differ in which entries are NaN); pyasc's small LU
-    # follows getf2's pivoting, ?scal's zeroing and trsm's reciprocal, but not every NaN route of
-    # OpenBLAS's blocked getrf/trsm (A = [[65536, -2.5, 0.5], [-1, nan, 0], [-0, 0, 1]]: NumPy keeps
-    # the last row [0, 0, 1], pyasc's is NaN). Finite matrices are compared as usual.
-    dict(category='wrong_result', pattern='nan', kind='linalg', name='inv',
-         issue='issue 20 item 15: NaN propagation of OpenBLAS getrf/getrs on non-finite matrices',
-         case=('linalg', 'inv', (('arr', 'float64', (3, 3), 'c', 0, 'special'),), ())),
     # poly of a square matrix: pyasc's eigenvalues come from an explicit double-shift QR iteration
     # (balanced Hessenberg start, Newton-polished); for a few integer matrices with extreme entries
     # (int8 +-127/-128) its characteristic polynomial is 10-130x further from the exact one than
@@ -24,13 +16,6 @@ KNOWN = [
     dict(category='wrong_result', pattern='value', kind='fn', name='poly',
          issue='issue 20 item 15: eigenvalue accuracy of the explicit QR iteration (poly of a matrix)',
          case=('fn', 'poly', (('arr', 'int8', (3, 3), 'c', 7, 'edge'),), ())),
-    # linalg.solve of a matrix holding NaN/inf: the inv entry's reason (LAPACK leaves non-finite
-    # input unspecified; NumPy's NaN pattern is OpenBLAS's getrf/getrs route: for
-    # A = [[nan, 0, 7], [1, 65536, 1e30], [0.5, 65536, inf]] solve(A, A) keeps 1 and 0 in its middle
-    # column, pyasc's LU gives all NaN). Finite systems are compared as usual.
-    dict(category='wrong_result', pattern='nan', kind='linalg', name='solve',
-         issue='issue 20 item 15: NaN propagation of OpenBLAS getrf/getrs on non-finite matrices',
-         case=('linalg', 'solve', (('arr', 'bfloat16', (3, 3), 'T', 600, 'special'), ('arr', 'bfloat16', (3, 3), 'T', 600, 'special')), ())),
 ]
 
 # The reason of each pattern (fuzz_harness.pattern_of)
