@@ -257,9 +257,10 @@ void resample_one(const T* src, int64_t w, int64_t c, const Axis& ay, const Axis
       }
       T* o = dst + y * row;
       if constexpr (std::is_same_v<T, uint8_t>) {
-        // round half up after clamping, as the reference libraries' fixed point does
+        // round half up after clamping, as the reference libraries' fixed point does; through
+        // int32 because float -> uint8 has no vector conversion before AVX-512 (scalar: 3x slower)
         #pragma omp simd
-        for (int64_t i = 0; i < row; ++i) o[i] = uint8_t(std::min(std::max(a[i], 0.f), 255.f) + 0.5f);
+        for (int64_t i = 0; i < row; ++i) o[i] = uint8_t(int32_t(std::min(std::max(a[i], 0.f), 255.f) + 0.5f));
       } else {
         std::memcpy(o, a, size_t(row) * sizeof(float));
       }
