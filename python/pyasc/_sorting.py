@@ -712,6 +712,24 @@ __all__ = [
 ]
 
 
+def _sort_method_axis(axis):
+    """ndarray.sort's axis as its argument parser reads it (a C int: a bool is 0/1, a float
+    "integer argument expected", beyond a C long / a C int OverflowError)."""
+    from .errors import AscendOverflowError, AscendTypeError, ErrorCode  # noqa: PLC0415
+
+    if isinstance(axis, float):
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] integer argument expected, got float ({axis})")
+    try:
+        v = _operator.index(axis)
+    except TypeError as e:
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] {e} (axis)") from None
+    if not -(1 << 63) <= v < (1 << 63):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C long (axis {v})")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C int (axis {v})")
+    return v
+
+
 def _install_methods():
     """ndarray methods that forward to the functions above (NumPy's method forms)."""
     nd = _C.ndarray
@@ -719,6 +737,9 @@ def _install_methods():
     def _sort_inplace(self, axis=-1, kind=None, order=None, *, stable=None):
         if axis is None:  # NumPy's method reads the axis as an int (no flattened in-place sort)
             raise TypeError("[sort] 'NoneType' object cannot be interpreted as an integer (axis)")
+        # (NumPy's argument parser converts the axis -- a tuple is its TypeError -- before the
+        # read-only check of PyArray_Sort)
+        axis = _sort_method_axis(axis)
         _check_kind(kind, stable)
         _check_order(order)
         _C._check_writeable(self, "sort", "sort array is read-only")
