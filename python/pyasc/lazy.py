@@ -88,7 +88,10 @@ def set_max_pending_nodes(n):
 
 def graph_stats():
     """Counters since process start: nodes recorded/run/dead, graphs and groups
-    run, program cache hits/misses, flushes caused by the size bound."""
+    run, program cache hits/misses, flushes caused by the size bound, and
+    ``passes_fired`` (subgraphs rewritten by graph passes, e.g. one per GeLU
+    subgraph turned into a Gelu node; 0 with ``ASC_GRAPH_PASSES=0``) with its
+    per-pass split ``passes_fired_by_pass`` (``{"gelu": n}``)."""
     return dict(_C.graph_stats())
 
 

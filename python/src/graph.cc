@@ -144,9 +144,13 @@ void init_graph(py::module_& m) {
         d["program_cache_hits"] = s.program_cache_hits;
         d["program_cache_misses"] = s.program_cache_misses;
         d["auto_flushes"] = s.auto_flushes;
+        d["passes_fired"] = s.passes_fired;
+        py::dict per_pass;
+        per_pass["gelu"] = s.passes_fired_gelu;
+        d["passes_fired_by_pass"] = per_pass;
         return d;
       },
-      "Counters of the lazy graph since process start.");
+      "Counters of the lazy graph since process start (passes_fired: subgraphs rewritten by graph passes).");
   py::object cls = m.attr("ndarray");
   cls.attr("eval") = py::cpp_function(
       [](py::object self) {

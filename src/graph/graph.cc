@@ -1154,6 +1154,8 @@ Stats stats() {
   s.program_cache_hits = a.program_cache_hits.load();
   s.program_cache_misses = a.program_cache_misses.load();
   s.auto_flushes = a.auto_flushes.load();
+  s.passes_fired = a.passes_fired.load();
+  s.passes_fired_gelu = a.passes_fired_gelu.load();
   return s;
 }
 

@@ -147,7 +147,8 @@ void run_passes(std::vector<std::shared_ptr<Node>>& nodes, std::vector<std::shar
 /// Process-wide counters (graph.cc); executors update them without the lock.
 struct AtomicStats {
   std::atomic<int64_t> nodes_recorded{0}, graphs_run{0}, nodes_run{0}, nodes_dead{0}, groups_run{0},
-      program_cache_hits{0}, program_cache_misses{0}, auto_flushes{0};
+      program_cache_hits{0}, program_cache_misses{0}, auto_flushes{0}, passes_fired{0},
+      passes_fired_gelu{0};
 };
 AtomicStats& mutable_stats();
 

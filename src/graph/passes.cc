@@ -243,6 +243,7 @@ void run_passes(std::vector<std::shared_ptr<Node>>& nodes, std::vector<std::shar
   kernel::simd::GeluLoop loops[2] = {kernel::simd::native_gelu_loop(false), kernel::simd::native_gelu_loop(true)};
   if (!loops[0] || !loops[1]) return;
   Matcher m;
+  int64_t fired = 0;
   for (auto& sp : nodes)
     for (int k = 0; k < sp->nin; ++k)
       if (sp->in[k].node) ++m.uses[sp->in[k].node];
@@ -276,8 +277,13 @@ void run_passes(std::vector<std::shared_ptr<Node>>& nodes, std::vector<std::shar
       ids += (ids.empty() ? "" : " ") + std::to_string(t->id) + ":" + t->name;
       m.uses[t] = -1;  // never a root or an inner node of another match
     }
+    ++fired;
     ASC_LOG_DEBUG("graph", "pass gelu: node " << root.id << " (" << root.name << ") replaces " << ids);
     // the root's own old operands no longer count as uses (they were the absorbed nodes)
+  }
+  if (fired) {  // process-wide counters (asc.lazy.graph_stats()); relaxed: only totals are read
+    mutable_stats().passes_fired.fetch_add(fired, std::memory_order_relaxed);
+    mutable_stats().passes_fired_gelu.fetch_add(fired, std::memory_order_relaxed);
   }
 }
 

@@ -166,6 +166,8 @@ struct Stats {
   int64_t program_cache_hits = 0;
   int64_t program_cache_misses = 0;
   int64_t auto_flushes = 0;      // flushes caused by max_nodes()
+  int64_t passes_fired = 0;      // subgraphs rewritten by graph passes (passes.cc), all passes
+  int64_t passes_fired_gelu = 0; // of those, by the gelu pass (erf and tanh forms)
 };
 Stats stats();
 
