@@ -118,6 +118,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dims = _sig.intp_tuple("ravel_multi_index", dims, "dims")
     # (PyArray_ConvertClipmodeArray: a tuple or list holds one mode per dimension, anything else
     # is one mode -- an array is "clipmode not understood", not a sequence of modes)
+    _sig.check_order("ravel_multi_index", order)  # (the parser's order converter, before the modes)
     modes = tuple(mode) if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
     if not isinstance(mode, (tuple, list)):
         modes = (_int_clip_mode(mode),) * len(dims)

@@ -918,9 +918,14 @@ def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where the 1-d ``condition`` is true."""
     if axis is not None:  # NumPy's ndarray.compress converts the axis (TypeError) before the condition
         try:
-            _operator.index(axis)
+            ax = _operator.index(axis)
         except TypeError as e:
             raise _TE(f"[compress] axis: {e}") from None
+        if not -(1 << 63) <= ax < (1 << 63):  # (PyArray_AxisConverter: a C long first)
+            from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[compress] Python int too large to convert to C long "
+                                                          f"(axis {ax})")
         a = _arr(a)
         if a.ndim == 0:  # NumPy's PyArray_CheckAxis takes a 0-d array as 1-d
             a = _C.reshape(a, (1,))

@@ -48,11 +48,14 @@ def _axis_converter(op, axis):
 
 
 def _check_kind(kind, stable):
-    if kind is not None and stable is not None:
-        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
-                         "Use only one of them.")
+    from .errors import AscendTypeError, AscendValueError, ErrorCode  # noqa: PLC0415
+
+    # (NumPy's converter reads kind's type first: a non-str kind beside stable= is its TypeError)
     if kind is not None and not isinstance(kind, (str, bytes)):
-        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
+        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] sort kind must be str, not {type(kind).__name__}")
+    if kind is not None and stable is not None:
+        raise AscendValueError(ErrorCode.INVALID_PARAM, "[sort] `kind` and keyword parameters can't be provided at "
+                                                        "the same time. Use only one of them.")
     if isinstance(kind, bytes):
         kind = kind.decode("latin-1")
     if kind is not None and (not kind or kind[0].lower() not in "qhsm"):

@@ -527,10 +527,12 @@ def _power_half_ok(case, got):
         if not np.any(np.asarray(b, np.float64) == 0.5) if np.asarray(b).dtype.kind in "fV" else True:
             return False
         dt = np.dtype(got.value[1].dtype)  # (the result dtype, compared before this rule: a weak 0.5 is cast)
-        a2, b2 = (np.array(v, dtype=dt if dt.kind in "fc" else None, copy=True) for v in np.broadcast_arrays(a, b))
+        # (at least 1-d: a 0-d exponent is a stride-0 scalar to the loop too)
+        a2, b2 = (np.array(v, dtype=dt if dt.kind in "fc" else None, copy=True, ndmin=1)
+                  for v in np.broadcast_arrays(a, b))
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            full = np.power(a2, b2)
+            full = np.power(a2, b2).reshape(np.broadcast_shapes(a.shape, b.shape))
     except Exception:  # noqa: BLE001 - no second answer to compare with
         return False
     return _compare(("array", np.asarray(full)), got.value, case) is None
