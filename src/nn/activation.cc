@@ -225,12 +225,26 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "asc/nn/activation.h"
+#include "kernel/simd/gelu_loop.h"
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
 #include "runtime/parallel_for.h"
 
 namespace asc::kernel::simd {
 HWY_EXPORT(GeluRange);
+
+namespace {
+// The lazy graph's gelu pass runs this kernel (kernel/simd/gelu_loop.h): the nn
+// layer registers it downwards when libasc loads, so the kernel layer names no
+// nn symbol. The entry applies ASC's target override first, as nn::gelu does,
+// so a graph node and asc.ops.gelu run the same target's vectors.
+void GeluRangeDispatch(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi, bool stream) {
+  static const bool once = (apply_target_override(), true);
+  (void)once;
+  HWY_DYNAMIC_DISPATCH(GeluRange)(code, tanh_form, x, y, lo, hi, stream);
+}
+[[maybe_unused]] const bool g_gelu_registered = (register_gelu_range(&GeluRangeDispatch), true);
+}  // namespace
 }  // namespace asc::kernel::simd
 
 namespace asc::nn {

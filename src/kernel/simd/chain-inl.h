@@ -27,6 +27,7 @@
 #define ASC_KERNEL_SIMD_CHAIN_INL_H_
 #endif
 
+#include <atomic>
 #include <cstring>
 
 #include <hwy/highway.h>
@@ -164,38 +165,34 @@ const ChainFn* GetChainF32() {
 
 // ---------------------------------------------------------------- the gelu pass's kernel
 // The lazy graph's gelu pass (src/graph/passes.cc) replaces an erf/tanh GeLU
-// subgraph by one node running the kernel of the built-in asc.ops.gelu: its
-// per-target range function (src/nn/activation.cc, HWY_EXPORTed there as
-// GeluRange; code 0 = float32, stream = no streaming stores: the tile program
-// stages long outputs itself), compiled for the same targets with the same
-// flags, so a node's values are the built-in's bit for bit (same vectors: the
+// subgraph by one node running the kernel of the built-in asc.ops.gelu through
+// the per-range entry src/nn/activation.cc registers (register_gelu_range in
+// gelu_loop.h; code 0 = float32, stream = no streaming stores: the tile program
+// stages long outputs itself). The entry dispatches to the same target as the
+// built-in, so a node's values are the built-in's bit for bit (same vectors: the
 // kernel computes each vector of 8/16 lanes by itself; see docs/custom_ops.md
 // for the one case where vector boundaries can differ). Why not nn::gelu(): it
 // allocates its own output tensor, and the graph would then copy the result
-// into the node's storage (one more read and write of the whole array). Weak:
-// if that function is renamed or its signature changes, the reference is null,
-// native_gelu_loop() returns null and the pass does not fire (its tests fail
-// loudly) instead of libasc failing to load.
-void GeluRange(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi, bool stream)
-    __attribute__((weak));
+// into the node's storage (one more read and write of the whole array).
 
 template <bool kTanh>
 void GeluLoopT(char** p, const int64_t* s, int64_t n) {
   constexpr int64_t kF = sizeof(float);
-  if (s[0] == kF && s[1] == kF) return GeluRange(0, kTanh, p[1], p[0], 0, n, false);
+  const GeluRangeFn gelu_range = ::asc::kernel::simd::registered_gelu_range();
+  if (s[0] == kF && s[1] == kF) return gelu_range(0, kTanh, p[1], p[0], 0, n, false);
   // Other strides (a stride-0 input, a strided output: the fallback paths of a
   // tile program) go through contiguous blocks on the stack.
   alignas(64) float in[kChainBlock], out[kChainBlock];
   for (int64_t i = 0; i < n; i += static_cast<int64_t>(kChainBlock)) {
     const int64_t m = n - i < static_cast<int64_t>(kChainBlock) ? n - i : static_cast<int64_t>(kChainBlock);
     for (int64_t j = 0; j < m; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
-    GeluRange(0, kTanh, in, out, 0, m, false);
+    gelu_range(0, kTanh, in, out, 0, m, false);
     for (int64_t j = 0; j < m; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
   }
 }
 
 GeluLoop GetGeluLoop(bool tanh_form) {
-  if (!&GeluRange) return nullptr;  // not linked in (see above)
+  if (!::asc::kernel::simd::registered_gelu_range()) return nullptr;  // not registered (see above)
   return tanh_form ? &GeluLoopT<true> : &GeluLoopT<false>;
 }
 
@@ -204,6 +201,13 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace asc::kernel::simd {
+
+namespace {
+std::atomic<GeluRangeFn> g_gelu_range{nullptr};
+}  // namespace
+
+void register_gelu_range(GeluRangeFn fn) noexcept { g_gelu_range.store(fn, std::memory_order_release); }
+GeluRangeFn registered_gelu_range() noexcept { return g_gelu_range.load(std::memory_order_acquire); }
 
 HWY_EXPORT(GetChainF32);
 HWY_EXPORT(GetGeluLoop);
