@@ -17,11 +17,8 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
 #include "nn/nn_util.h"
+#include "nn/pool_max_blocked.h"
 #include "runtime/parallel_for.h"
 
 namespace asc::nn {
@@ -337,8 +334,9 @@ PoolResult adaptive_pool(const Tensor& x_in, PoolKind kind, const std::vector<in
 namespace {
 
 // One output row (plane p, od, oh) of a blocked max pool: every position's C0
-// lanes are reduced together (the compiler vectorises the lane loop; C0 is a
-// template constant for the usual blocks so the accumulator stays in registers).
+// lanes are reduced together (C0 is a template constant for the usual blocks so
+// the accumulator stays in registers). float32 with C0 8/16 takes the Highway
+// rows of pool_max_blocked.cc instead; this serves the other dtypes and blocks.
 template <class T, int C0>
 void max_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, const int64_t* out, const int64_t* k,
                           const int64_t* s, const int64_t* pl, const int64_t* dl, int64_t od, int64_t oh) {
@@ -376,101 +374,6 @@ void max_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, con
   }
 }
 
-// float32 with 8 or 16 lanes on x86: SSE max over 4-lane vectors, NaN tracked in a
-// separate unordered mask (maxps alone drops a NaN operand) and ORed in at the end
-// (an all-ones lane is a NaN). The generic form above is not vectorised by the
-// compiler: its NaN-aware select becomes one branch per lane (~10x slower).
-#if defined(__SSE2__)
-template <int C0>
-void max_pool_blocked_row_f32(const float* xp, float* yp, const int64_t* in, const int64_t* out, const int64_t* k,
-                              const int64_t* s, const int64_t* pl, const int64_t* dl, int64_t od, int64_t oh) {
-  constexpr int kV = C0 / 4;
-  auto range = [](int64_t o, int64_t st, int64_t p, int64_t kk, int64_t d, int64_t n, int64_t* lo, int64_t* hi) {
-    int64_t a = o * st - p;
-    const int64_t b = std::min(a + (kk - 1) * d + 1, n);
-    while (a < 0) a += d;
-    *lo = a;
-    *hi = b;
-  };
-  int64_t d0, d1, h0, h1;
-  range(od, s[0], pl[0], k[0], dl[0], in[0], &d0, &d1);
-  range(oh, s[1], pl[1], k[1], dl[1], in[1], &h0, &h1);
-  const __m128 ninf = _mm_set1_ps(-std::numeric_limits<float>::infinity());
-  for (int64_t ow = 0; ow < out[2]; ++ow) {
-    int64_t w0, w1;
-    range(ow, s[2], pl[2], k[2], dl[2], in[2], &w0, &w1);
-    __m128 acc[kV], nan[kV];
-    for (int j = 0; j < kV; ++j) {
-      acc[j] = ninf;
-      nan[j] = _mm_setzero_ps();
-    }
-    for (int64_t d = d0; d < d1; d += dl[0]) {
-      for (int64_t h = h0; h < h1; h += dl[1]) {
-        const float* row = xp + ((d * in[1] + h) * in[2]) * C0;
-        for (int64_t w = w0; w < w1; w += dl[2]) {
-          for (int j = 0; j < kV; ++j) {
-            const __m128 v = _mm_loadu_ps(row + w * C0 + 4 * j);
-            acc[j] = _mm_max_ps(v, acc[j]);
-            nan[j] = _mm_or_ps(nan[j], _mm_cmpunord_ps(v, v));
-          }
-        }
-      }
-    }
-    float* y = yp + ((od * out[1] + oh) * out[2] + ow) * C0;
-    for (int j = 0; j < kV; ++j) _mm_storeu_ps(y + 4 * j, _mm_or_ps(acc[j], nan[j]));
-  }
-}
-
-// The same row with 8 lanes per 256-bit vector (AVX2, chosen at run time: the library is
-// built for baseline x86-64): half the loads and max/unordered/or operations of the SSE
-// form, which is what a 3x3/2 pool over 112x112x64 spends its time on.
-template <int C0>
-__attribute__((target("avx2"))) void max_pool_blocked_row_avx2(const float* xp, float* yp, const int64_t* in,
-                                                               const int64_t* out, const int64_t* k, const int64_t* s,
-                                                               const int64_t* pl, const int64_t* dl, int64_t od,
-                                                               int64_t oh) {
-  constexpr int kV = C0 / 8;
-  auto range = [](int64_t o, int64_t st, int64_t p, int64_t kk, int64_t d, int64_t n, int64_t* lo, int64_t* hi) {
-    int64_t a = o * st - p;
-    const int64_t b = std::min(a + (kk - 1) * d + 1, n);
-    while (a < 0) a += d;
-    *lo = a;
-    *hi = b;
-  };
-  int64_t d0, d1, h0, h1;
-  range(od, s[0], pl[0], k[0], dl[0], in[0], &d0, &d1);
-  range(oh, s[1], pl[1], k[1], dl[1], in[1], &h0, &h1);
-  const __m256 ninf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  for (int64_t ow = 0; ow < out[2]; ++ow) {
-    int64_t w0, w1;
-    range(ow, s[2], pl[2], k[2], dl[2], in[2], &w0, &w1);
-    __m256 acc[kV], nan[kV];
-    for (int j = 0; j < kV; ++j) {
-      acc[j] = ninf;
-      nan[j] = _mm256_setzero_ps();
-    }
-    for (int64_t d = d0; d < d1; d += dl[0]) {
-      for (int64_t h = h0; h < h1; h += dl[1]) {
-        const float* row = xp + ((d * in[1] + h) * in[2]) * C0;
-        for (int64_t w = w0; w < w1; w += dl[2]) {
-          for (int j = 0; j < kV; ++j) {
-            const __m256 v = _mm256_loadu_ps(row + w * C0 + 8 * j);
-            acc[j] = _mm256_max_ps(v, acc[j]);
-            nan[j] = _mm256_or_ps(nan[j], _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-          }
-        }
-      }
-    }
-    float* y = yp + ((od * out[1] + oh) * out[2] + ow) * C0;
-    for (int j = 0; j < kV; ++j) _mm256_storeu_ps(y + 8 * j, _mm256_or_ps(acc[j], nan[j]));
-  }
-}
-
-bool have_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
-#endif
 
 }  // namespace
 
@@ -528,9 +431,6 @@ Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, 
   const int64_t planes = os[0] * os[1];
   const int64_t in_plane = in[0] * in[1] * in[2] * c0, out_plane = out[0] * out[1] * out[2] * c0;
   const int64_t rows = planes * out[0] * out[1];
-#if defined(__SSE2__)
-  const bool avx2 = have_avx2();
-#endif
   dispatch_float(x.dtype(), op, "input", [&](auto tag) {
     using T = decltype(tag);
     const T* X = x.data_as<const T>();
@@ -541,26 +441,12 @@ Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, 
                               const int64_t p = r / (out[0] * out[1]), od = (r / out[1]) % out[0], oh = r % out[1];
                               const T* xp = X + p * in_plane;
                               T* yp = Y + p * out_plane;
-#if defined(__SSE2__)
+                              // float32 with 8 or 16 lanes: the Highway rows (pool_max_blocked.cc)
                               if constexpr (std::is_same_v<T, float>) {
-                                if (avx2 && c0 == 8) {
-                                  max_pool_blocked_row_avx2<8>(xp, yp, in, out, k, s, pl, dl, od, oh);
-                                  continue;
-                                }
-                                if (avx2 && c0 == 16) {
-                                  max_pool_blocked_row_avx2<16>(xp, yp, in, out, k, s, pl, dl, od, oh);
-                                  continue;
-                                }
-                                if (c0 == 8) {
-                                  max_pool_blocked_row_f32<8>(xp, yp, in, out, k, s, pl, dl, od, oh);
-                                  continue;
-                                }
-                                if (c0 == 16) {
-                                  max_pool_blocked_row_f32<16>(xp, yp, in, out, k, s, pl, dl, od, oh);
+                                if (detail::max_pool_blocked_row_f32(c0, xp, yp, in, out, k, s, pl, dl, od, oh)) {
                                   continue;
                                 }
                               }
-#endif
                               if (c0 == 8) {
                                 max_pool_blocked_row<T, 8>(xp, yp, c0, in, out, k, s, pl, dl, od, oh);
                               } else if (c0 == 16) {
