@@ -998,6 +998,15 @@ def _zero_d_none(a, axis):
     return None if _sig._zero_d_axis(a, axis) else axis
 
 
+def _np_mean_axis_first(x, axis):
+    """NumPy's nanmean/nanvar/nanstd replace NaNs only in an np.inexact input; anything else --
+    ml_dtypes' bfloat16 included, whose NaNs pyasc still ignores -- goes to np.mean/np.var, whose
+    _count_reduce_items normalizes the axis before anything else: axis 0/-1 of a 0-d bfloat16
+    array is NumPy's AxisError there, not the whole array as for a 0-d float."""
+    if _np.dtype(x.dtype) == _BF16:
+        _sig.check_count_axis(axis, x.ndim)
+
+
 def _nan_replaced(a, fill):
     """NumPy's _replace_nan: a copy of an inexact ``a`` with its NaNs set to ``fill``."""
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -1072,14 +1081,31 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
     return r
 
 
+def _one_axis(op, a, axis, nan_mask_all=False):
+    """argmax/cumsum read one integer axis: a tuple is their TypeError ("'tuple' object cannot be
+    interpreted as an integer"), not pyasc's bounds ValueError. ``nan_mask_all``: NumPy's
+    nanargmax/nanargmin first reduce the NaN mask of a non-empty np.inexact array with
+    np.all(mask, axis=axis), whose tuple check (bounds: AxisError -- (0,) of a 0-d array too; a
+    repeat) comes first."""
+    if not isinstance(axis, tuple):
+        return
+    if nan_mask_all:
+        x = _arr(a)
+        if _np.dtype(x.dtype).kind in "fc" and x.size:
+            _sig.check_count_axis(axis, x.ndim)
+    raise _TE(f"[{op}] 'tuple' object cannot be interpreted as an integer (axis {axis!r})")
+
+
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the maximum ignoring NaN; an all-NaN slice raises ValueError."""
     # (NumPy's argmax reads keepdims by its truth value: an array of several elements is ValueError)
+    _one_axis("nanargmax", a, axis, nan_mask_all=True)
     return _C.nanargmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the minimum ignoring NaN; an all-NaN slice raises ValueError."""
+    _one_axis("nanargmin", a, axis, nan_mask_all=True)
     return _C.nanargmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=bool(keepdims))
 
 
@@ -1097,6 +1123,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
     if where is True:  # (np.sum's and np.mean's default)
         where = _sig._NV
     x = _arr(a)
+    _np_mean_axis_first(x, axis)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
     if not inexact:  # NumPy's nanmean of integers is np.mean itself: its axis rules (normalize_axis_index,
         # a C int, before keepdims is read), where= as mean reads it (the count is the sum of where's
@@ -1266,6 +1293,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     ``where=`` (a boolean mask of the items counted) and ``mean=`` (a precomputed mean, keepdims-
     shaped) as NumPy's."""
     _sig._no_list_axis("nanvar", axis)  # (NumPy: np.sum of the mask / np.var's normalize_axis_index)
+    _np_mean_axis_first(_arr(a), axis)
     if where is True:  # (NumPy's default)
         where = _sig._NV
     if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
@@ -1283,6 +1311,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
            correction=_sig._NV):
     """Standard deviation ignoring NaN (see nanvar)."""
     _sig._no_list_axis("nanstd", axis)
+    _np_mean_axis_first(_arr(a), axis)
     if where is True:  # (NumPy's default)
         where = _sig._NV
     if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
@@ -1298,11 +1327,13 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
 
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum treating NaN as zero."""
+    _one_axis("nancumsum", a, axis)
     return _C.nancumsum(a, axis=_zero_d_none(a, axis), dtype=dtype, out=out)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product treating NaN as one."""
+    _one_axis("nancumprod", a, axis)
     return _C.nancumprod(a, axis=_zero_d_none(a, axis), dtype=dtype, out=out)
 
 

@@ -355,3 +355,88 @@ def test_sort_method_axis_before_read_only(mode, axis, view):
         _compare(lambda: run(n), lambda: run(asc.broadcast_to(asc.asarray(np.ones(1, np.int8)), (4, 3))))
     else:
         _compare(lambda: run(x.copy()), lambda: run(asc.asarray(x.copy())))
+
+
+# ------------------------------------------------------------------ nan-reductions of a 0-d bfloat16: np.mean's axis rule
+# NumPy's nanmean/nanvar/nanstd replace NaNs only in an np.inexact input; ml_dtypes' bfloat16 is none,
+# so it goes to np.mean/np.var, whose _count_reduce_items normalizes the axis first: axis 0/-1 of a
+# 0-d bfloat16 is AxisError (fuzz seed 50: nanmean(<0-d bf16>, axis=0, dtype=float64) was accepted),
+# where a 0-d float32 reads it as the whole array (ufunc.reduce). The other nan-reductions go through
+# ufunc reductions or PyArray_CheckAxis for every dtype.
+_NAN_REDUCTIONS = ["nanmean", "nanvar", "nanstd", "nansum", "nanprod", "nanmax", "nanmin", "nanargmax",
+                   "nanargmin", "nanmedian", "nancumsum", "nancumprod"]
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1, None, (0,), (), np.int64(0)], ids=repr)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float64", "complex64", "int32"])
+@pytest.mark.parametrize("name", _NAN_REDUCTIONS)
+def test_nan_reductions_of_0d_axis(mode, name, dtype, axis):
+    dt = asc.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x = np.array(1.5 if dtype != "int32" else 3).astype(dt)
+    kw = {"dtype": np.float64} if name in ("nanmean", "nanvar", "nanstd", "nansum", "nanprod") else {}
+    _compare(lambda: getattr(np, name)(x, axis=axis, **kw), lambda: getattr(asc, name)(asc.asarray(x), axis=axis, **kw))
+
+
+def test_nanmean_0d_bf16_fuzz_case(mode):
+    x = np.array(np.nan).astype(asc.bfloat16)
+    for name in ("nanmean", "nanvar", "nanstd"):
+        with pytest.raises(np.exceptions.AxisError):
+            getattr(asc, name)(asc.asarray(x), axis=0, dtype=np.float64)
+        with pytest.raises(np.exceptions.AxisError):
+            getattr(np, name)(x, axis=0, dtype=np.float64)
+    # (1-d bfloat16 keeps pyasc's NaN-ignoring mean)
+    y = np.array([1.0, np.nan, 3.0]).astype(asc.bfloat16)
+    assert float(asc.nanmean(asc.asarray(y), axis=0, dtype=np.float64)) == 2.0
+
+
+# ------------------------------------------------------------------ ravel_multi_index: the modes before the order
+# NumPy's converters: dims, the clip mode(s) (an array is "clipmode not understood", TypeError), then
+# the order (fuzz seeds 50/51: an array mode with order='A' -- NumPy's TypeError, pyasc's ValueError
+# of the C/F restriction before 872b790); a bad order str is ValueError, a float order TypeError.
+@pytest.mark.parametrize("mode_arg", [np.zeros((3, 0), np.uint64), np.zeros(1, np.uint8), "bogus", float("nan"), "clip",
+                                      ("wrap",), 1], ids=lambda m: repr(m).replace("\n", ""))
+@pytest.mark.parametrize("order", ["A", "K", "F", "C", "bogus", float("nan"), None])
+def test_ravel_multi_index_mode_before_order(mode, mode_arg, order):
+    idx = np.array([0, 3, 5])
+
+    def conv(xp, v):
+        return xp.asarray(v) if isinstance(v, np.ndarray) and xp is asc else v
+
+    _compare(lambda: np.ravel_multi_index((idx,), (4,), mode=mode_arg, order=order),
+             lambda: asc.ravel_multi_index((asc.asarray(idx),), (4,), mode=conv(asc, mode_arg), order=order))
+
+
+# ------------------------------------------------------------------ matmul of complex with infinities: BLAS's NaN parts
+# NumPy's complex products go through BLAS, whose alpha = 1+0j scaling turns inf+infj into nan+nanj
+# (which part: kernel-dependent, 1x2x1 nan+infj, 3x2x3 nan+nanj); pyasc's plain sum of products is
+# inf+infj, as Python's complex and NumPy's object loop. The fuzz harness accepts ours non-finite
+# where NumPy's part is NaN with an infinite operand (fuzz_compare._blas_complex_nan) -- and must
+# still flag a finite value, a NaN where NumPy is finite, or any difference without an infinity.
+def test_matmul_complex_inf_blas_nan_rule():
+    fh = _fh()
+    case = ("linalg", "matmul", (("arr", "bfloat16", (2, 2), "c", 20968, "special"),
+                                 ("arr", "complex128", (2, 3), "rev", 222, "edge")), ())
+    ref, got = fh._call(case, np), fh._call(case, asc)
+    assert np.isnan(ref.value[1]).all()  # (NumPy's answer: all NaN, the first row from BLAS)
+    g = got.value[1]
+    assert np.isinf(g[0]).all()  # (ours: the sum of products, inf parts; object loop the same)
+    a, b = (fh.build(s, np) for s in case[2])
+    obj = np.matmul(a.astype(np.complex128).astype(object), b.astype(object)).astype(np.complex128)
+    np.testing.assert_array_equal(np.isinf(obj[0]), np.isinf(g[0]))
+    assert fh._compare(ref.value, got.value, case) is None
+    for bad_at, val in (((0, 0), 1 + 1j), ((0, 1), complex(np.nan, 0.5))):
+        wrong = g.copy()
+        wrong[bad_at] = val
+        assert fh._compare(ref.value, ("array", wrong), case) is not None
+    # finite operands: NaN vs inf is a wrong result
+    fin = ("linalg", "matmul", (("arr", "complex128", (2, 2), "c", 1, "rand"),
+                                ("arr", "complex128", (2, 3), "c", 2, "rand")), ())
+    e = fh._call(fin, np).value
+    bad = e[1].copy()
+    bad[0, 0] = complex(np.inf, np.inf)
+    e_nan = e[1].copy()
+    e_nan[0, 0] = complex(np.nan, np.nan)
+    assert fh._compare(("array", e_nan), ("array", bad), fin) is not None
+    # another function (not a BLAS product) is compared as before
+    other = ("fn", "multiply", case[2], ())
+    assert fh._compare(ref.value, got.value, other) is not None
