@@ -228,7 +228,11 @@ def insert(arr, obj, values, axis=None):
         # then the slice of a non-integer index fails (its TypeError)
         if isinstance(index, complex):
             raise _TE(f"[insert] '<' not supported for a complex index ({index!r})")
-        if index < -n or index > n:
+        try:
+            out_of_bounds = index < -n or index > n
+        except TypeError as e:  # (a str/bytes index: Python's comparison, NumPy's first step)
+            raise _TE(f"[insert] index {index!r} cannot be compared with the axis length {n}: {e}") from None
+        if out_of_bounds:
             raise _IE(f"[insert] index {index} is out of bounds for axis {axis} with size {n}")
         if index < 0:
             index += n
@@ -253,6 +257,12 @@ def insert(arr, obj, values, axis=None):
         return new
     if ind.size == 0 and not isinstance(obj, (_np.ndarray, _C.ndarray)):
         ind = ind.astype(_np.intp)
+    try:  # NumPy's first step on an index array is `indices[indices < 0] += N`: an index array whose
+        # dtype has no 'less' loop with an int (str, bytes, datetime) is that comparison's TypeError,
+        # before the uint and integer-type checks below
+        ind < 0
+    except TypeError as e:
+        raise _TE(f"[insert] the index array obj of dtype {ind.dtype} cannot be compared with 0: {e}") from None
     if ind.dtype.kind == "u":
         # NumPy shifts the indices in place (indices[order] += arange(numnew)): an unsigned array
         # cannot hold the signed sum, whatever its values

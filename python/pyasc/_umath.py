@@ -11,13 +11,15 @@ its gufunc keywords, through the one implementation in :mod:`pyasc._ufunc`
 
 from __future__ import annotations
 
+import math as _math
+
 import numpy as _np
 
 from . import _C
 from . import _linalg_products as _lp
 from . import _namespace as _ns
 from . import _ufunc
-from ._helpers import _BF16, _NIE, _TE, _VE, _arr, _bshape, _dt, _host, _kind, _np_dtype, _to_out
+from ._helpers import _BF16, _NIE, _TE, _VE, _alloc_check, _arr, _bshape, _dt, _host, _kind, _np_dtype, _to_out
 
 __all__ = [
     "modf", "frexp", "divmod", "gcd", "lcm", "fabs", "float_power", "matvec", "vecmat", "frompyfunc",
@@ -178,7 +180,15 @@ def _int_pair(x1, x2, name):
     # array promotes with the other array, gcd(bool, uint32) is uint32, not bool * 0's int64)
     dt = _np.dtype(_ns.result_type(*ops))
     if len(arrays) == 2 and dt.kind in "iu":  # NumPy broadcasts before any cast (a huge view: no copy)
-        _bshape(name, tuple(arrays[0].shape), tuple(arrays[1].shape))
+        shape = _bshape(name, tuple(arrays[0].shape), tuple(arrays[1].shape))
+    else:
+        shape = tuple(arrays[0].shape)
+    if dt.kind in "iu" and _math.prod(shape) > 1 << 32:
+        # NumPy's ufunc allocates its output in the result dtype first: a huge broadcast view is
+        # "array is too big" (ValueError) when size * itemsize of *that* dtype overflows intp, else
+        # MemoryError -- not the MemoryError of the input-dtype temporaries below (int8 x uint8 is
+        # int16: 2**62 elements are too big, where int8 * 0's 2**62 bytes would be MemoryError)
+        _alloc_check(name, shape, dt)
     r = _C.astype(_C.multiply(arrays[0], 0), dt) if dt.kind in "iu" else None
     for v in ops:
         if r is not None and isinstance(v, _C.ndarray):
