@@ -345,6 +345,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``numpy.trace``: sums of the diagonals (sum's dtype rules: small ints to int64)."""
     a = _arr(a)  # (NumPy: asanyarray(a).trace(offset, ...): the array first, then the C int offset)
     offset = _c_int_arg("trace", "offset", offset)
+    # axis1/axis2 are C ints of the same argument parse ("|iiiO&O&"), read before any shape check
+    axis1 = _c_int_arg("trace", "axis1", axis1)
+    axis2 = _c_int_arg("trace", "axis2", axis2)
     if a.ndim < 2:
         raise _shape_error("trace", f"diag requires an array of at least two dimensions, got shape "
                                     f"{_shape_str(a.shape)}")

@@ -440,3 +440,19 @@ def test_matmul_complex_inf_blas_nan_rule():
     # another function (not a BLAS product) is compared as before
     other = ("fn", "multiply", case[2], ())
     assert fh._compare(ref.value, got.value, other) is not None
+
+
+# ------------------------------------------------------------------ trace: offset, axis1, axis2 parsed first
+# ndarray.trace parses "|iiiO&O&": offset, axis1 and axis2 are C ints read before any shape check --
+# fuzz seed 71's trace(1.5, axis2=None) is NumPy's TypeError "'NoneType' object cannot be
+# interpreted as an integer" (pyasc gave its "at least two dimensions" ValueError first); a float is
+# TypeError, beyond a C int OverflowError.
+_TRACE_AXES = [0, 1, -1, 2, None, 1.5, 2 ** 31, 2 ** 63, "a", np.int64(1)]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("axis1", _TRACE_AXES, ids=repr)
+@pytest.mark.parametrize("axis2", _TRACE_AXES, ids=repr)
+def test_trace_parses_its_axes_before_the_shape(mode, shape, axis1, axis2):
+    x = np.arange(int(np.prod(shape)), dtype=float).reshape(shape) if shape else np.float64(1.5)
+    _compare(lambda: np.trace(x, axis1=axis1, axis2=axis2), lambda: asc.trace(asc.asarray(x), axis1=axis1, axis2=axis2))
