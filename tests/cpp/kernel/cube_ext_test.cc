@@ -218,9 +218,9 @@ TEST(LoadData3D, Errors) {
   st = run(q, 512);
   EXPECT_EQ(st.code(), asc::ErrorCode::kInvalidParam);
   q = p;
-  q.enTranspose = true;
-  st = run(q, 512);
-  EXPECT_EQ(st.code(), asc::ErrorCode::kFeatureUnsupported);
+  q.enTranspose = true;  // 16-bit transposing img2col is implemented (load3d_transpose_test.cc has
+  st = run(q, 512);      // its values and the int8 / 32-bit refusals)
+  EXPECT_TRUE(st.ok()) << st.message();
 }
 
 // ---------------------------------------------------------------- Fixpipe NZ, DataCopy CO1 -> GM
