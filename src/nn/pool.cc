@@ -333,6 +333,77 @@ PoolResult adaptive_pool(const Tensor& x_in, PoolKind kind, const std::vector<in
 // ---- channel-blocked max pooling (the model executor's NC1HWC0 activations) ------
 namespace {
 
+// The window geometry of a pool over an NC1HWC0 input (N, C1, *spatial, C0), spatial
+// axes padded to 3 (leading size-1 axes) as the plain pools do, checked once for both
+// blocked pools. Max pooling passes its dilation and may pad up to one effective
+// window (a window wholly in the padding would be -inf: refused as the plain path
+// does); average pooling has no dilation and pads smaller than the kernel (ONNX's
+// AveragePool rule).
+struct BlockedPoolGeometry {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1};
+  int64_t pl[3] = {0, 0, 0}, pr[3] = {0, 0, 0}, dl[3] = {1, 1, 1};
+  int64_t c0 = 0;
+  Shape out_shape;  // N, C1, *out spatial, C0
+};
+
+BlockedPoolGeometry blocked_pool_geometry(const Tensor& x, const std::vector<int64_t>& kernel,
+                                          const std::vector<int64_t>& stride, const std::vector<int64_t>& pad_l,
+                                          const std::vector<int64_t>& pad_r, const std::vector<int64_t>* dilation,
+                                          const std::string& op) {
+  const bool is_max = dilation != nullptr;
+  const int nsp = static_cast<int>(kernel.size());
+  if (nsp < 1 || nsp > 3) bad_param(op, "kernel must have 1 to 3 entries, got " + vec_str(kernel));
+  if (stride.size() != kernel.size() || pad_l.size() != kernel.size() || pad_r.size() != kernel.size() ||
+      (is_max && dilation->size() != kernel.size())) {
+    bad_param(op, is_max ? "kernel, stride, pads and dilation need one entry per spatial axis"
+                         : "kernel, stride and pads need one entry per spatial axis");
+  }
+  if (x.ndim() != nsp + 3) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "expected an NC1HWC0 input of rank " + std::to_string(nsp + 3) +
+                                 " (N, C1, *spatial, C0), got shape " + Tensor::shape_str(x.shape())));
+  }
+  dispatch_float(x.dtype(), op, "input", [](auto) {});
+  BlockedPoolGeometry g;
+  g.out_shape = Shape{x.shape()[0], x.shape()[1]};
+  for (int i = 0; i < nsp; ++i) {
+    const int j = 3 - nsp + i;
+    g.in[j] = x.shape()[size_t(2 + i)];
+    g.k[j] = kernel[size_t(i)];
+    g.s[j] = stride[size_t(i)];
+    g.dl[j] = is_max ? (*dilation)[size_t(i)] : 1;
+    g.pl[j] = pad_l[size_t(i)];
+    g.pr[j] = pad_r[size_t(i)];
+    if (g.k[j] <= 0 || g.s[j] <= 0 || g.dl[j] <= 0) {
+      bad_param(op, is_max ? "kernel, stride and dilation must be positive, got kernel " + vec_str(kernel) +
+                                 ", stride " + vec_str(stride) + ", dilation " + vec_str(*dilation)
+                           : "kernel and stride must be positive, got kernel " + vec_str(kernel) + ", stride " +
+                                 vec_str(stride));
+    }
+    if (g.pl[j] < 0 || g.pr[j] < 0 || (!is_max && (g.pl[j] >= g.k[j] || g.pr[j] >= g.k[j]))) {
+      bad_param(op, is_max ? "pads must be non-negative, got " + vec_str(pad_l) + " / " + vec_str(pad_r)
+                           : "pads must be non-negative and smaller than the kernel " + vec_str(kernel) +
+                                 ", got " + vec_str(pad_l) + " / " + vec_str(pad_r));
+    }
+    const int64_t ek = (g.k[j] - 1) * g.dl[j] + 1;  // effective window
+    const int64_t span = g.in[j] + g.pl[j] + g.pr[j] - ek;
+    g.out[j] = span < 0 ? 0 : span / g.s[j] + 1;
+    if (g.out[j] < 1 || (is_max && (g.pl[j] >= ek || g.pr[j] >= ek))) {
+      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                               std::string(is_max ? "empty output or a window wholly in the padding" : "empty output") +
+                                   ": input " + Tensor::shape_str(x.shape()) + ", kernel " + vec_str(kernel) +
+                                   ", pads " + vec_str(pad_l) + " / " + vec_str(pad_r)));
+    }
+    g.out_shape.push_back(g.out[j]);
+  }
+  g.c0 = x.shape().back();
+  if (g.c0 < 1 || g.c0 > 16) {
+    bad_param(op, "the NC1HWC0 block C0 (the last axis) must be 1 to 16, got shape " + Tensor::shape_str(x.shape()));
+  }
+  g.out_shape.push_back(g.c0);
+  return g;
+}
+
 // One output row (plane p, od, oh) of a blocked max pool: every position's C0
 // lanes are reduced together (C0 is a template constant for the usual blocks so
 // the accumulator stays in registers). float32 with C0 8/16 takes the Highway
@@ -380,51 +451,10 @@ void max_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, con
 Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
                         const std::vector<int64_t>& dilation, const std::string& op) {
-  const int nsp = static_cast<int>(kernel.size());
-  if (nsp < 1 || nsp > 3) bad_param(op, "kernel must have 1 to 3 entries, got " + vec_str(kernel));
-  if (stride.size() != kernel.size() || pad_l.size() != kernel.size() || pad_r.size() != kernel.size() ||
-      dilation.size() != kernel.size()) {
-    bad_param(op, "kernel, stride, pads and dilation need one entry per spatial axis");
-  }
-  if (x_in.ndim() != nsp + 3) {
-    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
-                             "expected an NC1HWC0 input of rank " + std::to_string(nsp + 3) +
-                                 " (N, C1, *spatial, C0), got shape " + Tensor::shape_str(x_in.shape())));
-  }
-  dispatch_float(x_in.dtype(), op, "input", [](auto) {});
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pl[3] = {0, 0, 0},
-          dl[3] = {1, 1, 1};
-  Shape os{x_in.shape()[0], x_in.shape()[1]};
-  for (int i = 0; i < nsp; ++i) {
-    const int j = 3 - nsp + i;
-    in[j] = x_in.shape()[size_t(2 + i)];
-    k[j] = kernel[size_t(i)];
-    s[j] = stride[size_t(i)];
-    dl[j] = dilation[size_t(i)];
-    pl[j] = pad_l[size_t(i)];
-    if (k[j] <= 0 || s[j] <= 0 || dl[j] <= 0) {
-      bad_param(op, "kernel, stride and dilation must be positive, got kernel " + vec_str(kernel) + ", stride " +
-                        vec_str(stride) + ", dilation " + vec_str(dilation));
-    }
-    if (pl[j] < 0 || pad_r[size_t(i)] < 0) {
-      bad_param(op, "pads must be non-negative, got " + vec_str(pad_l) + " / " + vec_str(pad_r));
-    }
-    const int64_t span = in[j] + pl[j] + pad_r[size_t(i)] - (k[j] - 1) * dl[j] - 1;
-    out[j] = span < 0 ? 0 : span / s[j] + 1;
-    // a window wholly inside the padding would be -inf: refuse as the plain path does
-    const int64_t ek = (k[j] - 1) * dl[j] + 1;
-    if (out[j] < 1 || pl[j] >= ek || pad_r[size_t(i)] >= ek) {
-      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
-                               "empty output or a window wholly in the padding: input " +
-                                   Tensor::shape_str(x_in.shape()) + ", kernel " + vec_str(kernel) + ", pads " +
-                                   vec_str(pad_l) + " / " + vec_str(pad_r)));
-    }
-    os.push_back(out[j]);
-  }
-  const int64_t c0 = x_in.shape().back();
-  if (c0 < 1 || c0 > 16) bad_param(op, "the NC1HWC0 block C0 (the last axis) must be 1 to 16, got shape " +
-                                           Tensor::shape_str(x_in.shape()));
-  os.push_back(c0);
+  const BlockedPoolGeometry g = blocked_pool_geometry(x_in, kernel, stride, pad_l, pad_r, &dilation, op);
+  const int64_t *in = g.in, *out = g.out, *k = g.k, *s = g.s, *pl = g.pl, *dl = g.dl;
+  const int64_t c0 = g.c0;
+  const Shape& os = g.out_shape;
   Tensor y = Tensor::empty(os, x_in.dtype());
   if (y.numel() == 0 || x_in.numel() == 0) return y;
   const Tensor x = x_in.contiguous();
@@ -509,48 +539,10 @@ void avg_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, con
 Tensor avg_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r, bool count_include_pad,
                         const std::string& op) {
-  const int nsp = static_cast<int>(kernel.size());
-  if (nsp < 1 || nsp > 3) bad_param(op, "kernel must have 1 to 3 entries, got " + vec_str(kernel));
-  if (stride.size() != kernel.size() || pad_l.size() != kernel.size() || pad_r.size() != kernel.size()) {
-    bad_param(op, "kernel, stride and pads need one entry per spatial axis");
-  }
-  if (x_in.ndim() != nsp + 3) {
-    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
-                             "expected an NC1HWC0 input of rank " + std::to_string(nsp + 3) +
-                                 " (N, C1, *spatial, C0), got shape " + Tensor::shape_str(x_in.shape())));
-  }
-  dispatch_float(x_in.dtype(), op, "input", [](auto) {});
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pl[3] = {0, 0, 0},
-          pr[3] = {0, 0, 0};
-  Shape os{x_in.shape()[0], x_in.shape()[1]};
-  for (int i = 0; i < nsp; ++i) {
-    const int j = 3 - nsp + i;
-    in[j] = x_in.shape()[size_t(2 + i)];
-    k[j] = kernel[size_t(i)];
-    s[j] = stride[size_t(i)];
-    pl[j] = pad_l[size_t(i)];
-    pr[j] = pad_r[size_t(i)];
-    if (k[j] <= 0 || s[j] <= 0) {
-      bad_param(op, "kernel and stride must be positive, got kernel " + vec_str(kernel) + ", stride " +
-                        vec_str(stride));
-    }
-    if (pl[j] < 0 || pr[j] < 0 || pl[j] >= k[j] || pr[j] >= k[j]) {
-      bad_param(op, "pads must be non-negative and smaller than the kernel " + vec_str(kernel) + ", got " +
-                        vec_str(pad_l) + " / " + vec_str(pad_r));
-    }
-    const int64_t span = in[j] + pl[j] + pr[j] - k[j];
-    out[j] = span < 0 ? 0 : span / s[j] + 1;
-    if (out[j] < 1) {
-      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
-                               "empty output: input " + Tensor::shape_str(x_in.shape()) + ", kernel " +
-                                   vec_str(kernel) + ", pads " + vec_str(pad_l) + " / " + vec_str(pad_r)));
-    }
-    os.push_back(out[j]);
-  }
-  const int64_t c0 = x_in.shape().back();
-  if (c0 < 1 || c0 > 16) bad_param(op, "the NC1HWC0 block C0 (the last axis) must be 1 to 16, got shape " +
-                                           Tensor::shape_str(x_in.shape()));
-  os.push_back(c0);
+  const BlockedPoolGeometry g = blocked_pool_geometry(x_in, kernel, stride, pad_l, pad_r, nullptr, op);
+  const int64_t *in = g.in, *out = g.out, *k = g.k, *s = g.s, *pl = g.pl, *pr = g.pr;
+  const int64_t c0 = g.c0;
+  const Shape& os = g.out_shape;
   Tensor y = Tensor::empty(os, x_in.dtype());
   if (y.numel() == 0) return y;
   const Tensor x = x_in.contiguous();
