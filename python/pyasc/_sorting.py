@@ -716,21 +716,12 @@ __all__ = [
 
 
 def _sort_method_axis(axis):
-    """ndarray.sort's axis as its argument parser reads it (a C int: a bool is 0/1, a float
-    "integer argument expected", beyond a C long / a C int OverflowError)."""
-    from .errors import AscendOverflowError, AscendTypeError, ErrorCode  # noqa: PLC0415
+    """ndarray.sort's axis as its argument parser reads it: a C int (a bool is 0/1, a float
+    "integer argument expected", beyond a C long / a C int OverflowError) -- the same parse as
+    trace's and diagonal's method arguments, one implementation (_linalg_products._c_int_arg)."""
+    from ._linalg_products import _c_int_arg  # noqa: PLC0415  (import cycle at module load)
 
-    if isinstance(axis, float):
-        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] integer argument expected, got float ({axis})")
-    try:
-        v = _operator.index(axis)
-    except TypeError as e:
-        raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[sort] {e} (axis)") from None
-    if not -(1 << 63) <= v < (1 << 63):
-        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C long (axis {v})")
-    if not -(1 << 31) <= v < (1 << 31):
-        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[sort] Python int too large to convert to C int (axis {v})")
-    return v
+    return _c_int_arg("sort", "axis", axis)
 
 
 def _install_methods():
