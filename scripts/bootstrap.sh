@@ -48,7 +48,7 @@ if [ "${PYASC_LATEST:-0}" = 1 ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q --upgrade --upgrade-strategy eager -r requirements/dev.in
   "$VENV/bin/python" -m pip check
-  "$VENV/bin/python" -m pip freeze --all --exclude setuptools | LC_ALL=C sort -f | diff requirements/lock.txt - \
+  "$VENV/bin/python" -m pip freeze --all | LC_ALL=C sort -f | diff requirements/lock.txt - \
     | sed -n 's/^> /bootstrap: newer than the lock: /p' || true
   echo "bootstrap: ready ($("$VENV/bin/python" --version), $(cmake --version | head -1))"
   exit 0
