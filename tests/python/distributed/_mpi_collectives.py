@@ -956,9 +956,27 @@ def _c_path_cases(tag, as_numpy=False):
                 dist.reduce_scatter_tensor(out, wrap(ins[R]), op=getattr(dist.ReduceOp, op))
                 check(f"{tag} C reduce_scatter_tensor {dt} {sh} {op}", out,
                       want_reduce(op, [a[R * rows:(R + 1) * rows] for a in ins]), _tol_exact(dt, op))
+            if dt.kind in "iu":  # the bitwise ops (2 ranks, small: reduced in C after the XOR exchange)
+                for op, fn in (("BAND", np.bitwise_and), ("BOR", np.bitwise_or), ("BXOR", np.bitwise_xor)):
+                    ins = [data(r, dt, (N * rows, 4), 91) for r in range(N)]
+                    out = wrap(np.zeros(sh, dt))
+                    dist.reduce_scatter_tensor(out, wrap(ins[R]), op=getattr(dist.ReduceOp, op))
+                    check(f"{tag} C reduce_scatter_tensor {dt} {sh} {op}", out,
+                          fn.reduce([a[R * rows:(R + 1) * rows] for a in ins]), True)
             out = wrap(np.zeros((N * rows, 4), dt))
             dist.all_gather_into_tensor(out, wrap(xs[R]))
             check(f"{tag} C all_gather_into_tensor {dt} {sh}", out, np.concatenate(xs), True)
+        # odd byte counts (not a multiple of the 8-byte exchange words) and one element
+        for rows in (1, 7):
+            xs = [data(r, np.int8, (rows,), 92) for r in range(N)]
+            out = wrap(np.zeros(N * rows, np.int8))
+            dist.all_gather_into_tensor(out, wrap(xs[R]))
+            check(f"{tag} C all_gather_into_tensor int8 ({rows},)", out, np.concatenate(xs), True)
+            ins = [data(r, np.uint16, (N * rows,), 93) for r in range(N)]
+            out = wrap(np.zeros(rows, np.uint16))
+            dist.reduce_scatter_tensor(out, wrap(ins[R]))
+            check(f"{tag} C reduce_scatter_tensor uint16 ({rows},)", out,
+                  np.add.reduce([a[R * rows:(R + 1) * rows] for a in ins], dtype=np.uint16), True)
 
 
 def t_c_paths():
@@ -1103,9 +1121,45 @@ def t_c_paths():
         else:
             expect_raises(f"C all_reduce vs broadcast {rows}", dist.CollectiveMismatchError,
                           lambda: dist.all_reduce(asc.ones(rows, dtype="int64")))
+        # the gathers' message (2 ranks, small: the XOR form of the check) against other collectives
+        # of the same byte size and against each other: every rank raises
+        if R == 0:
+            expect_raises(f"C all_gather_into_tensor vs all_reduce {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.all_gather_into_tensor(asc.zeros(N * rows, dtype="int64"),
+                                                              asc.ones(rows, dtype="int64")))
+        else:
+            expect_raises(f"C all_reduce vs all_gather_into_tensor {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.all_reduce(asc.ones(rows, dtype="int64")))
+        if R == 0:
+            expect_raises(f"C reduce_scatter_tensor vs broadcast {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.reduce_scatter_tensor(asc.zeros(rows, dtype="float64"),
+                                                             asc.ones(N * rows, dtype="float64")))
+        else:
+            expect_raises(f"C broadcast vs reduce_scatter_tensor {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.broadcast(asc.ones(rows, dtype="float64"), src=0))
+        if R == 0:
+            expect_raises(f"C all_gather_into_tensor vs reduce_scatter_tensor {rows}",
+                          dist.CollectiveMismatchError,
+                          lambda: dist.all_gather_into_tensor(asc.zeros(N * rows, dtype="int32"),
+                                                              asc.ones(rows, dtype="int32")))
+        else:
+            expect_raises(f"C reduce_scatter_tensor vs all_gather_into_tensor {rows}",
+                          dist.CollectiveMismatchError,
+                          lambda: dist.reduce_scatter_tensor(asc.zeros(rows, dtype="int32"),
+                                                             asc.ones(N * rows, dtype="int32")))
+        n = rows if R < N - 1 else rows + 1
+        expect_raises(f"C all_gather_into_tensor count mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.all_gather_into_tensor(asc.zeros(N * n, dtype="float32"),
+                                                          asc.ones(n, dtype="float32")))
+        expect_raises(f"C reduce_scatter_tensor count mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.reduce_scatter_tensor(asc.zeros(n, dtype="float32"),
+                                                         asc.ones(N * n, dtype="float32")))
         x = asc.full(rows, R, dtype="int64")
         dist.broadcast(x, src=N - 1)
         check(f"C broadcast after mismatches {rows}", x, np.full(rows, N - 1, np.int64), True)
+        out = asc.zeros(N * rows, dtype="int64")
+        dist.all_gather_into_tensor(out, asc.full(rows, R, dtype="int64"))
+        check(f"C all_gather_into_tensor after mismatches {rows}", out, np.repeat(np.arange(N), rows), True)
     # counts on both sides of 4 MiB (an earlier version waited for the check of >= 4 MiB calls
     # with a nonblocking all-reduce, which OpenMPI does not match with a peer's blocking one: hang)
     n = (3 << 18) if R < N - 1 else (5 << 18)
