@@ -1,7 +1,8 @@
 """Model inference: asc.InferenceSession vs onnxruntime (and OpenVINO when installed), same run.
 
     python benchmarks/bench_models.py                 # everything below
-    python benchmarks/bench_models.py --quick         # ResNet-50 b1, passes on/off, b8 (< 2 min quiet)
+    python benchmarks/bench_models.py --quick         # ResNet-50 b1, passes on/off, arena on/off, b8 (< 2 min quiet)
+    python benchmarks/bench_models.py --quick --arena # ... and the arena on/off at b8 too
     python benchmarks/bench_models.py --no-memory     # skip the peak-memory subprocesses
     python benchmarks/bench_models.py --profile 1     # ResNet-50 b1 node by node vs onnxruntime's profiler
     python benchmarks/bench_models.py --light squeezenet,inception_v1   # light models, blocked joins on/off
@@ -22,6 +23,7 @@ max relative error of pyasc's output vs onnxruntime's (max |a-b| / max |b|) and 
   bf16 hint; top-1 vs float32 over random inputs
 * every light model at batch 1
 * graph optimisation on vs off (ResNet-50: the passes' speed-up)
+* the executor's memory arena on vs off (ResNet-50 b1; b8 with --arena)
 * peak memory (each runtime in its own process: peak RSS minus RSS after imports)
 Benchmarks are not tests: nothing here fails on a slow number.
 """
@@ -303,6 +305,41 @@ def bench_opt(data, in_name, shape, repeat):
     return {"case": "resnet50 passes on/off", "on_ms": t_on, "off_ms": t_off, "speedup": t_off / t_on}
 
 
+def bench_arena(label, data, in_name, shape, repeat):
+    """The executor's memory arena on (the default: convolution outputs written into planned slots
+    of one buffer reused by every run) vs off (ASC_MODEL_ARENA=0 at load: each output a new block
+    from the memory pool), interleaved in one process. Also the mean of the rounds, since the
+    arena's effect (the same addresses every run, cache-warm) is a few percent at most."""
+    import pyasc as asc
+
+    x = {in_name: np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+    on = asc.InferenceSession(data)
+    os.environ["ASC_MODEL_ARENA"] = "0"
+    try:
+        off = asc.InferenceSession(data)
+    finally:
+        del os.environ["ASC_MODEL_ARENA"]
+    f_on, f_off = (lambda: on.run(None, x)[0]), (lambda: off.run(None, x)[0])
+    f_on(), f_off()
+    sums, best_ = [0.0, 0.0], [float("inf")] * 2
+    for r in range(repeat):
+        order = ((0, f_on), (1, f_off)) if r % 2 == 0 else ((1, f_off), (0, f_on))
+        for k, f in order:
+            t0 = time.perf_counter()
+            f()
+            dt = time.perf_counter() - t0
+            sums[k] += dt
+            best_[k] = min(best_[k], dt)
+    t_on, t_off = best_[0] * 1e3, best_[1] * 1e3
+    m_on, m_off = sums[0] / repeat * 1e3, sums[1] / repeat * 1e3
+    kb = (on.arena_bytes or 0) / 1024
+    print(f"{label + ' arena on/off':<34} on {t_on:8.2f} ms  off {t_off:8.2f} ms ({t_off / t_on:5.2f}x best, "
+          f"{m_off / m_on:5.2f}x mean); arena {kb:.0f} KiB, {len(on._model.arena.slots) if on._model.arena else 0} "
+          f"values; rel. diff {_rel(f_on(), f_off()):.1e}", flush=True)
+    return {"case": f"{label} arena", "on_ms": t_on, "off_ms": t_off, "on_mean_ms": m_on, "off_mean_ms": m_off,
+            "arena_bytes": on.arena_bytes}
+
+
 def bench_mix(data, in_name, shape, repeat, samples):
     """allow_mix_precision: pyasc's .om (save_as_om) vs OpenVINO bf16; top-1 vs float32 over inputs."""
     import pyasc as asc
@@ -469,6 +506,8 @@ def main():
     ap.add_argument("--head-pool", action="store_true",
                     help="ResNet-50's head pool and stem max pool alone: the blocked kernels vs onnxruntime "
                          "(and the head's lazy mean it replaced)")
+    ap.add_argument("--arena", action="store_true",
+                    help="also the memory arena on vs off at batch 8 (batch 1 is always measured)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -509,8 +548,11 @@ def main():
     data, in_name, shape = _model_bytes("resnet50", 1)
     results.append(bench_case("resnet50 b1 float32", data, in_name, shape, a.repeat))
     results.append(bench_opt(data, in_name, shape, a.repeat))
+    results.append(bench_arena("resnet50 b1", data, in_name, shape, a.repeat))
     data8, in8, shape8 = _model_bytes("resnet50", 8)
     results.append(bench_case("resnet50 b8 float32", data8, in8, shape8, max(3, a.repeat // 3)))
+    if a.arena:
+        results.append(bench_arena("resnet50 b8", data8, in8, shape8, max(3, a.repeat // 3)))
     if a.quick:
         print(f"load at the end {os.getloadavg()[0]:.2f}")
         return

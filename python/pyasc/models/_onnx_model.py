@@ -11,6 +11,7 @@ reuses their blocks).
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -117,6 +118,11 @@ class Model:
 
         self.path = None
         self.om_meta = None
+        # the run's memory arena (Model.run / _plan_arena): ASC_MODEL_ARENA=0 turns it off
+        self.use_arena = os.environ.get("ASC_MODEL_ARENA", "1") != "0"
+        self._arena_state = None  # None: not planned yet; False: nothing qualifies; else ArenaLayout
+        self._arena_free = []
+        self._arena_lock = threading.Lock()
         owned = not isinstance(source, onnx.ModelProto)
         # a pyasc .om (path or bytes): its checked ONNX section is the graph, its META the build record
         packed = om.sniff(source)
@@ -368,40 +374,110 @@ class Model:
         A handler with a ``prepare(node, inputs)`` attribute (convolutions) resolves its call once:
         ``prepare`` returns a callable (or None) that runs the node on inputs of the same shapes,
         dtypes and weights, and returns None for others (then the handler runs and prepares again)
-        -- so steady-state runs of a model issue prepared calls with nothing re-derived per run."""
+        -- so steady-state runs of a model issue prepared calls with nothing re-derived per run.
+
+        The memory arena (:meth:`_arena_for`): after the first run, the outputs of prepared calls
+        that can write into a given buffer get planned slots in one buffer per dtype, reused by
+        every run with the first run's input shapes (no allocation for them in steady state)."""
         env = dict(self.constants)
         env.update(feeds)
         outputs = {v.name for v in self.outputs}
         extra = [n for n in output_names if n not in outputs]  # intermediates asked for by name
         steps = self._steps()
         prepared = self._prepared
-        for i, (node, handler, prepare, drop) in enumerate(steps):
-            ins = [env[x] if x else None for x in node.inputs]
-            try:
-                out = None
-                fast = prepared.get(i)
-                if fast is not None:
-                    out = fast(ins)
-                if out is None:
-                    out = handler(node, ins)
-                    if prepare is not None:
-                        prepared[i] = prepare(node, ins)
-            except Exception as e:  # noqa: BLE001 - re-raised with the node named, same class
-                err = self._node_error(node, e)
-                if err is e:
-                    raise
-                raise err from e
-            if not isinstance(out, tuple):
-                out = (out,)
-            for name, v in zip(node.outputs, out):
-                if name:
-                    env[name] = v
-                    if sizes is not None:
-                        sizes[name] = (int(getattr(v, "nbytes", 0)), i)
-            for x in drop:  # drop intermediates nobody reads any more
-                if x not in extra:
-                    env.pop(x, None)
-        return [env[n] for n in output_names]
+        record = {} if self.use_arena and self._arena_state is None else None
+        arena, slots = self._arena_for(feeds, extra) if record is None and self._arena_state else (None, None)
+        try:
+            for i, (node, handler, prepare, drop) in enumerate(steps):
+                ins = [env[x] if x else None for x in node.inputs]
+                try:
+                    out = None
+                    fast = prepared.get(i)
+                    if fast is not None:
+                        o = slots.get(i) if slots is not None else None
+                        out = fast(ins) if o is None else fast(ins, o)
+                    if out is None:
+                        out = handler(node, ins)
+                        if prepare is not None:
+                            prepared[i] = prepare(node, ins)
+                except Exception as e:  # noqa: BLE001 - re-raised with the node named, same class
+                    err = self._node_error(node, e)
+                    if err is e:
+                        raise
+                    raise err from e
+                if not isinstance(out, tuple):
+                    out = (out,)
+                for name, v in zip(node.outputs, out):
+                    if name:
+                        env[name] = v
+                        if sizes is not None:
+                            sizes[name] = (int(getattr(v, "nbytes", 0)), i)
+                        if record is not None and hasattr(v, "nbytes"):
+                            record[name] = (int(v.nbytes), str(v.dtype), tuple(v.shape), i, int(v.itemsize))
+                for x in drop:  # drop intermediates nobody reads any more
+                    if x not in extra:
+                        env.pop(x, None)
+            result = [env[n] for n in output_names]
+        finally:
+            if arena is not None:
+                env.clear()  # nothing of this run refers to the arena any more
+                with self._arena_lock:
+                    self._arena_free.append((arena, slots))
+        if record is not None:
+            self._plan_arena(feeds, record)
+        return result
+
+    # ---------------------------------------------------------------- memory arena
+
+    @staticmethod
+    def _signature(feeds):
+        return tuple(sorted((k, tuple(v.shape), str(v.dtype)) for k, v in feeds.items()))
+
+    def _plan_arena(self, feeds, record):
+        """After a first run: plans the arena from its values (python/pyasc/models/_memplan.py).
+        Writers are the prepared convolutions whose call takes ``out=``; safe readers (inputs read
+        completely before they return, a new buffer out) are prepared convolutions and blocked max
+        pools; a convolution marked residual_inplace by assign_layouts overwrites its residual."""
+        from ._memplan import arena_layout
+
+        nodes = self.nodes
+        prepared = self._prepared
+        writers = {i for i, f in prepared.items() if f is not None and getattr(f, "accepts_out", False)}
+        safe = {i for i, f in prepared.items() if f is not None} | \
+            {i for i, n in enumerate(nodes) if n.op_type == "MaxPoolNC1HWC0" and n.domain == "ai.pyasc"}
+        inplace = {i: n.inputs[3] for i, n in enumerate(nodes)
+                   if n.attr("residual_inplace", 0) and len(n.inputs) > 3 and n.inputs[3]}
+        layout = arena_layout(nodes, record, writers, safe, {v.name for v in self.outputs}, inplace,
+                              self._signature(feeds))
+        with self._arena_lock:
+            if self._arena_state is None:
+                self._arena_state = layout if layout is not None else False
+
+    def _arena_for(self, feeds, extra):
+        """(arena, {node index: out view}) for this run: a free arena of the layout (or a new one;
+        concurrent runs each take their own), or (None, None) when the inputs' shapes are not the
+        planned ones or an intermediate asked for by name lives in the arena."""
+        layout = self._arena_state
+        if self._signature(feeds) != layout.signature or any(n in layout.slots for n in extra):
+            return None, None
+        with self._arena_lock:
+            if self._arena_free:
+                return self._arena_free.pop()
+        asc = _asc()
+        arena = {dt: asc.empty((n,), dtype=dt) for dt, n in layout.elements.items()}
+        views = {}
+        for y, (dt, off, shape) in layout.slots.items():
+            count = 1
+            for d in shape:
+                count *= int(d)
+            views[y] = arena[dt][off:off + count].reshape(shape)
+        return arena, {i: views[y] for i, y in layout.producers.items()}
+
+    @property
+    def arena(self):
+        """The run's arena plan (an ``ArenaLayout``), or None (not planned yet, no value
+        qualifies, or ASC_MODEL_ARENA=0)."""
+        return self._arena_state or None
 
     def _dump(self, directory, stage):
         """Writes the graph at ``stage`` as ONNX (``model_<seq>_<name>_<stage>.onnx``, opens in Netron)

@@ -162,15 +162,28 @@ def _fused_conv_prepare(node, inputs):
     conv = _C.nn.conv
     with_res = res is not None
 
-    def run(ins):
+    def run(ins, out=None):
         xx = ins[0]
         r = ins[3] if len(ins) > 3 else None
         if (ins[1] is not w or (ins[2] if len(ins) > 2 else None) is not b or (r is not None) != with_res
                 or xx.shape != xshape or xx.dtype != xdtype or (with_res and (r.shape != rshape or r.dtype != xdtype))):
             return None
+        if out is not None:  # the run's arena slot (Model.run; only when conv_accepts_out())
+            return conv(xx, w, b, r, *tail, out)
         return conv(xx, w, b, r, *tail)
 
+    run.accepts_out = conv_accepts_out()
     return run
+
+
+def conv_accepts_out():
+    """Whether this build's ``_C.nn.conv`` takes a preallocated output (``out=``): the executor's
+    memory arena writes convolution outputs into planned slots only then."""
+    import re
+
+    from .. import _C
+
+    return re.search(r"\bout: ", getattr(_C.nn.conv, "__doc__", "") or "") is not None
 
 
 _fused_conv.prepare = _fused_conv_prepare

@@ -204,6 +204,15 @@ class InferenceSession:
         the first run (or :meth:`memory_plan`); None before."""
         return None if self._plan is None else self._plan.peak_bytes
 
+    @property
+    def arena_bytes(self):
+        """The bytes of the executor's memory arena: after the first run, the convolutions' outputs
+        are written into planned slots of one buffer (per dtype) that every later run with the same
+        input shapes reuses, so steady-state runs allocate nothing for them. None before the first
+        run, when no value qualifies, or with ASC_MODEL_ARENA=0 (see docs/models.md)."""
+        lay = self._model.arena
+        return None if lay is None else lay.peak_bytes
+
     def memory_plan(self, input_feed=None):
         """The static memory plan (a ``MemoryPlan``: ``buffers`` {value: (offset, bytes, first node,
         last node)}, ``peak_bytes``, ``naive_bytes`` without reuse, ``live_peak_bytes``). With
