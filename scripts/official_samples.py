@@ -465,6 +465,9 @@ def main(argv=None):
     ap.add_argument("--shuffle", type=int, default=None, metavar="SEED",
                     help="run the samples in a random order (this seed), so that a --deadline leaves a "
                          "spread of folders rather than the last ones")
+    ap.add_argument("--reverse", action="store_true",
+                    help="run the (shuffled) list from its end: a second runner started with the same "
+                         "--shuffle and --reverse meets the first in the middle")
     args = ap.parse_args(argv)
     global NICE, DEADLINE
     NICE = args.nice
@@ -489,6 +492,8 @@ def main(argv=None):
     if args.shuffle is not None:
         import random
         random.Random(args.shuffle).shuffle(samples)
+    if args.reverse:
+        samples.reverse()
     if not samples:
         print("official_samples.py: no samples matched", file=sys.stderr)
         return 2
