@@ -88,6 +88,8 @@ def _norm_dtype(dtype):
     asc = _asc()
     if dtype is None:
         return asc.float16
+    if not isinstance(dtype, str) and type(dtype).__module__ == "torch":
+        dtype = str(dtype)[6:]  # torch.bfloat16 / torch.float16 (torch's CPU autocast dtypes), no torch import
     s = str(_np.dtype(dtype)) if not isinstance(dtype, str) else dtype
     if s in ("float16", "half"):
         return asc.float16

@@ -1,146 +1,343 @@
-"""PyTorch interop (``asc.torch``): pyasc operators inside ``torch.autograd``.
+"""PyTorch interop (``asc.torch``): pyasc operators inside ``torch.autograd``, zero-copy tensors.
 
-``asc.torch.op(name_or_fn)`` returns a function of ``torch.Tensor`` arguments: a
-``torch.autograd.Function`` whose forward runs the pyasc operator (a registered ``asc.ops``
-name, a :class:`~pyasc.custom_ops.CustomOp`, or any function of pyasc arrays) and whose backward
-runs its registered gradient -- or, without one, :func:`pyasc.vjp` of the forward. Tensors cross
-with DLPack both ways (``asc.from_dlpack(t)`` / ``torch.from_dlpack(a)``: no copy for CPU
-tensors; non-contiguous tensors are passed as strided views). The seed's training scheme --
-forward in pyasc, ``loss.backward()`` and ``optimizer.step()`` in PyTorch -- works unchanged.
+* :func:`op` ``(name_or_fn)`` returns a function of ``torch.Tensor`` arguments: a
+  ``torch.autograd.Function`` whose forward runs the pyasc operator (a registered ``asc.ops`` name,
+  a built-in ``asc.ops`` name, a :class:`~pyasc.custom_ops.CustomOp`, or any function of pyasc
+  arrays) and whose backward runs its registered gradient -- or, without one, the backward of
+  :func:`pyasc.vjp` over the forward. Calling a registered op on a ``torch.Tensor``
+  (``asc.ops.CustomGeLU(t)``) does the same. The seed's training scheme -- forward in pyasc,
+  ``loss.backward()`` and ``optimizer.step()`` in PyTorch -- works unchanged.
+* :func:`to_torch` / :func:`from_torch`: DLPack both ways, no copy (the tensor and the array share
+  memory, strides included; a write through one is seen by the other).
 
-When torch's CPU autocast is enabled (``torch.autocast("cpu", dtype=torch.bfloat16)``) the forward
-runs inside ``pyasc.autocast(dtype)`` with the same dtype.
+Semantics follow torch's own host-memory bridge (``Tensor.numpy()`` / ``torch.from_numpy``):
+``from_torch`` refuses a tensor that requires grad (``from_torch(t.detach())``), one with the
+conjugate or negative bit set, a non-CPU device, a non-strided layout and the dtypes pyasc does not
+hold (complex32, float8, quantized) -- each an AscendError subclass of what ``Tensor.numpy()``
+raises; ``to_torch`` refuses negative strides (as ``torch.from_numpy``) and warns for a read-only
+array, as ``torch.from_numpy`` does, since torch tensors cannot be read-only.
 
-torch is imported on first use only (it is not a dependency of pyasc). NOTE: this module is
-written against torch's documented API (torch.autograd.Function, torch.from_dlpack,
-torch.is_autocast_enabled / get_autocast_dtype); torch cannot be installed in pyasc's development
-environment, so it is exercised only where torch is installed (tests skip without it).
+Autocast: inside ``with pyasc.autocast(...)`` the forward runs in that region (it runs on the
+calling thread). Without one, torch's CPU autocast maps onto pyasc's:
+``torch.autocast("cpu", dtype=torch.bfloat16)`` runs the forward in ``pyasc.autocast("bfloat16")``
+(torch's CPU lower-precision and float32 op lists are pyasc.amp's). The backward runs outside any
+autocast region, in the dtypes the forward saved (torch's rule for backward passes).
+
+torch is imported on first use only (a test-only dependency of pyasc): ``import pyasc`` does not
+import it, and this module costs nothing until a tensor crosses.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 
-__all__ = ["op", "to_torch", "from_torch"]
+__all__ = ["op", "to_torch", "from_torch", "SHARED_DTYPES"]
+
+#: dtypes torch and pyasc both hold (the names of both libraries); a tensor of any other torch dtype
+#: (complex32, the float8 and bits types, quantized dtypes) cannot be viewed as a pyasc array.
+SHARED_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+                 "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+_SHARED = frozenset(SHARED_DTYPES)
+_DIFFERENTIABLE = frozenset(("float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
+
+
+def _asc():
+    import pyasc
+
+    return pyasc
+
+
+def _error(cls_name, code, msg):
+    e = _asc().errors
+    return getattr(e, cls_name)(getattr(e.ErrorCode, code), msg)
 
 
 def _torch():
     try:
         import torch
     except ImportError as e:  # pragma: no cover - depends on the environment
-        import pyasc
-
-        raise pyasc.errors.AscendNotImplementedError(
-            pyasc.ErrorCode.API_NOT_SUPPORT, "[asc.torch] PyTorch is not installed (pip install torch)") from e
+        raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
+                     "[asc.torch] PyTorch is not installed (pip install torch)") from e
     return torch
 
 
-def to_torch(a):
-    """A ``torch.Tensor`` viewing the pyasc array ``a`` (DLPack, no copy; pending values are computed)."""
-    import pyasc as asc
+def _describe(t):
+    return f"shape {tuple(t.shape)}, dtype {t.dtype}, device {t.device}"
 
+
+def _check_tensor(t, where):
+    """The checks Tensor.numpy() makes, with pyasc's error classes (each the builtin torch raises)."""
     torch = _torch()
-    if not isinstance(a, asc.ndarray):
-        a = asc.asarray(a)
-    asc.eval(a)
-    return torch.from_dlpack(a)
+    if not isinstance(t, torch.Tensor):
+        raise _error("AscendTypeError", "INVALID_PARAM", f"[{where}] expected a torch.Tensor, got {type(t).__name__}")
+    if t.layout != torch.strided:
+        raise _error("AscendTypeError", "INVALID_PARAM",
+                     f"[{where}] cannot view a {t.layout} tensor ({_describe(t)}) as a pyasc array; "
+                     "use Tensor.to_dense() first")
+    if t.device.type != "cpu":
+        raise _error("AscendTypeError", "INVALID_DEVICE",
+                     f"[{where}] the tensor ({_describe(t)}) is not in host memory: pyasc arrays live on the "
+                     "CPU; use Tensor.cpu() to copy it first")
+    name = str(t.dtype)[6:]  # 'torch.float32' -> 'float32'
+    if name not in _SHARED:
+        raise _error("AscendTypeError", "INVALID_DTYPE",
+                     f"[{where}] unsupported dtype {t.dtype} ({_describe(t)}): pyasc and torch share "
+                     f"{', '.join(SHARED_DTYPES)}")
+    if t.is_conj():
+        raise _error("AscendRuntimeError", "INVALID_PARAM",
+                     f"[{where}] the tensor ({_describe(t)}) has the conjugate bit set; use "
+                     "tensor.resolve_conj() first")
+    if t.is_neg():
+        raise _error("AscendRuntimeError", "INVALID_PARAM",
+                     f"[{where}] the tensor ({_describe(t)}) has the negative bit set; use "
+                     "tensor.resolve_neg() first")
+
+
+def _view(t, where):
+    """A pyasc array over the (already detached) tensor's memory, after the checks."""
+    _check_tensor(t, where)
+    return _asc().from_dlpack(t)
 
 
 def from_torch(t):
-    """A pyasc array viewing the CPU tensor ``t`` (DLPack, no copy; ``t`` is detached first)."""
-    import pyasc as asc
+    """A pyasc array viewing the CPU tensor ``t`` (DLPack, no copy: same memory, same strides).
 
-    return asc.from_dlpack(t.detach())
-
-
-def _autocast_dtype(torch):
-    try:
-        if torch.is_autocast_enabled("cpu"):
-            return str(torch.get_autocast_dtype("cpu")).replace("torch.", "")
-    except TypeError:  # torch < 2.4: the per-device functions
-        if torch.is_autocast_cpu_enabled():
-            return str(torch.get_autocast_cpu_dtype()).replace("torch.", "")
-    return None
-
-
-def _resolve(name_or_fn):
-    import pyasc as asc
-
-    if isinstance(name_or_fn, str):
-        return asc.ops.get(name_or_fn)
-    if callable(name_or_fn):
-        return name_or_fn
-    raise asc.errors.AscendTypeError(asc.ErrorCode.INVALID_PARAM,
-                                     f"[asc.torch.op] expects an op name or a function, got {type(name_or_fn).__name__}")
+    Raises (as ``Tensor.numpy()``): AscendRuntimeError when ``t`` requires grad (view
+    ``t.detach()``) or has the conjugate/negative bit set; AscendTypeError for a non-CPU device, a
+    sparse or other non-strided layout, or a dtype not in :data:`SHARED_DTYPES`.
+    """
+    where = "asc.torch.from_torch"
+    _check_tensor(t, where)
+    if t.requires_grad:
+        raise _error("AscendRuntimeError", "INVALID_PARAM",
+                     f"[{where}] can't view a tensor that requires grad ({_describe(t)}) outside autograd; "
+                     "use from_torch(tensor.detach()) (as Tensor.numpy())")
+    return _asc().from_dlpack(t)
 
 
-def op(name_or_fn):
-    """A torch-callable version of a pyasc operator (see the module doc). Keyword arguments of the
-    call are the op's attributes; positional arguments are tensors (or numbers)."""
-    import pyasc as asc
-    from ._registry import CustomOp, OpContext
+def _prepare(a, where):
+    asc = _asc()
+    if not isinstance(a, asc.ndarray):
+        a = asc.asarray(a)
+    asc.eval(a)
+    if str(a.dtype) not in _SHARED:
+        raise _error("AscendTypeError", "INVALID_DTYPE",
+                     f"[{where}] pyasc dtype {a.dtype} (shape {tuple(a.shape)}) has no torch equivalent")
+    return a
 
+
+def _negative_strides(a):
+    return any(s < 0 and n > 1 for s, n in zip(a.strides, a.shape))
+
+
+def to_torch(a):
+    """A ``torch.Tensor`` viewing the pyasc array ``a`` (DLPack, no copy; pending values are computed
+    first). Anything else array-like is converted with ``asc.asarray`` first.
+
+    Raises AscendValueError for negative strides (``a[::-1]``: torch tensors cannot have them, as
+    ``torch.from_numpy``; ``to_torch(a.copy())``). A read-only array gives a writable tensor over
+    the same memory with torch's UserWarning (torch tensors cannot be read-only; writing through
+    it is undefined behaviour, as for ``torch.from_numpy`` of a read-only NumPy array).
+    """
     torch = _torch()
-    target = _resolve(name_or_fn)
-
-    class _PyascFunction(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, attrs, *tensors):
-            xs = [from_torch(t) if isinstance(t, torch.Tensor) else t for t in tensors]
-            amp = _autocast_dtype(torch)
-            scope = asc.autocast(amp) if amp else _null()
-            differentiable = [isinstance(t, torch.Tensor) and t.requires_grad for t in tensors]
-            with scope:
-                if isinstance(target, CustomOp) and target.backward is not None:
-                    octx = OpContext(target.name, tuple(differentiable), attrs)
-                    out = target.run_forward(octx, xs, attrs)
-                    ctx.pyasc = ("registered", octx)
-                elif any(differentiable):
-                    idx = [i for i, d in enumerate(differentiable) if d]
-
-                    def f(*diff):
-                        args = list(xs)
-                        for i, v in zip(idx, diff):
-                            args[i] = v
-                        return target(*args, **attrs)
-
-                    out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
-                    ctx.pyasc = ("vjp", vjp_fn, idx)
-                else:
-                    out = target(*xs, **attrs)
-                    ctx.pyasc = None
-            ctx.n_inputs = len(tensors)
-            if isinstance(out, tuple):
-                return tuple(to_torch(o) for o in out)
-            return to_torch(out)
-
-        @staticmethod
-        def backward(ctx, *grads):
-            gs = [from_torch(g.contiguous()) for g in grads]
-            grads_in = [None] * ctx.n_inputs
-            kind = ctx.pyasc[0] if ctx.pyasc else None
-            if kind == "registered":
-                octx = ctx.pyasc[1]
-                res = target.backward(octx, *gs)
-                res = res if isinstance(res, (tuple, list)) else (res,)
-                grads_in = list(res[: ctx.n_inputs]) + [None] * (ctx.n_inputs - len(res))
-            elif kind == "vjp":
-                _, vjp_fn, idx = ctx.pyasc
-                res = vjp_fn(tuple(gs) if len(gs) > 1 else gs[0])
-                for i, r in zip(idx, res):
-                    grads_in[i] = r
-            return (None,) + tuple(to_torch(g) if g is not None else None for g in grads_in)
-
-    @functools.wraps(target)
-    def call(*tensors, **attrs):
-        return _PyascFunction.apply(attrs, *tensors)
-
-    return call
+    where = "asc.torch.to_torch"
+    if isinstance(a, torch.Tensor):
+        raise _error("AscendTypeError", "INVALID_PARAM", f"[{where}] the argument is already a torch.Tensor")
+    a = _prepare(a, where)
+    if _negative_strides(a):
+        raise _error("AscendValueError", "INVALID_PARAM",
+                     f"[{where}] at least one stride of the array (shape {tuple(a.shape)}, strides "
+                     f"{tuple(a.strides)}) is negative, and torch tensors with negative strides are not "
+                     "supported; use to_torch(a.copy())")
+    if not a.flags.writeable:
+        warnings.warn(f"[{where}] the given pyasc array is not writable, and PyTorch does not support non-writable "
+                      "tensors: writing to this tensor is undefined behaviour (copy the array to protect its data)",
+                      UserWarning, stacklevel=2)
+    return torch.from_dlpack(a)
 
 
-class _null:
+def _result_to_torch(torch, a, where):
+    """A forward output or gradient as a tensor: a view when torch can hold one, else a copy (negative
+    strides; read-only results, so that torch writes cannot reach memory pyasc treats as constant)."""
+    a = _prepare(a, where)
+    if _negative_strides(a) or not a.flags.writeable:
+        a = _asc().array(a, copy=True)
+    return torch.from_dlpack(a)
+
+
+def _torch_autocast_dtype(torch):
+    """The pyasc dtype name for torch's enabled CPU autocast, else None."""
+    try:
+        enabled = torch.is_autocast_enabled("cpu")
+        dt = torch.get_autocast_dtype("cpu") if enabled else None
+    except TypeError:  # torch < 2.4: the per-device functions
+        enabled = torch.is_autocast_cpu_enabled()
+        dt = torch.get_autocast_cpu_dtype() if enabled else None
+    return str(dt)[6:] if enabled else None
+
+
+class _Null:
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         return False
+
+
+_NULL = _Null()
+
+
+def _resolve(name_or_fn):
+    asc = _asc()
+    if isinstance(name_or_fn, str):
+        if name_or_fn in asc.ops.registered():
+            return asc.ops.get(name_or_fn)
+        fn = getattr(asc.ops, name_or_fn, None) if not name_or_fn.startswith("_") else None
+        if callable(fn):
+            return fn  # a built-in asc.ops operator (its derivative rule serves the backward)
+        return asc.ops.get(name_or_fn)  # the registry's error, listing the registered names
+    if callable(name_or_fn):
+        return name_or_fn
+    raise _error("AscendTypeError", "INVALID_PARAM",
+                 f"[asc.torch.op] expects an op name or a function, got {type(name_or_fn).__name__}")
+
+
+def _label(target):
+    return f"asc.torch.op({getattr(target, '__name__', type(target).__name__)})"
+
+
+def _function_class(target):
+    """The torch.autograd.Function running ``target`` (one class per target)."""
+    torch = _torch()
+    asc = _asc()
+    from torch.autograd.function import once_differentiable
+
+    from ._registry import CustomOp, OpContext
+
+    label = _label(target)
+    registered = isinstance(target, CustomOp)
+
+    class PyascFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, spec, *args):
+            attrs, kw_keys = spec
+            npos = len(args) - len(kw_keys)
+            needs = ctx.needs_input_grad[1:]
+            xs = [_view(a.detach(), label) if isinstance(a, torch.Tensor) else a for a in args]
+            kw = dict(attrs, **dict(zip(kw_keys, xs[npos:]))) if kw_keys else attrs
+            pos = xs[:npos]
+            amp = None if asc.is_autocast_enabled() else _torch_autocast_dtype(torch)
+            state = None
+            with asc.autocast(amp) if amp else _NULL:
+                if not any(needs):
+                    out = target(*pos, **kw)
+                elif registered and target.backward is not None:
+                    if any(needs[npos:]):
+                        raise _error("AscendTypeError", "INVALID_PARAM",
+                                     f"[{label}] keyword tensor(s) {[k for k, n in zip(kw_keys, needs[npos:]) if n]} "
+                                     "require grad, but a registered gradient covers the positional inputs only; "
+                                     "pass them positionally")
+                    octx = OpContext(target.name, tuple(needs[:npos]), kw)
+                    out = target.run_forward(octx, pos, kw)
+                    state = ("registered", octx)
+                else:
+                    if registered and target.kind == "library":
+                        raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
+                                     f"[{label}] operator {target.name!r} has no gradient, but input(s) "
+                                     f"{[i for i, n in enumerate(needs) if n]} require grad: register one with "
+                                     f"asc.register_grad({target.name!r}), or call it under torch.no_grad() "
+                                     "or on detached tensors")
+                    idx = [i for i, n in enumerate(needs) if n]
+
+                    def f(*diff):
+                        vals = list(xs)
+                        for i, v in zip(idx, diff):
+                            vals[i] = v
+                        k = dict(attrs, **dict(zip(kw_keys, vals[npos:]))) if kw_keys else attrs
+                        return target(*vals[:npos], **k)
+
+                    out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
+                    state = ("vjp", vjp_fn, idx)
+            multi = isinstance(out, tuple)
+            res = tuple(_result_to_torch(torch, o, label) for o in (out if multi else (out,)))
+            if state is not None:
+                frozen = [r for r in res if str(r.dtype)[6:] not in _DIFFERENTIABLE]
+                if frozen:
+                    ctx.mark_non_differentiable(*frozen)
+                # torch's version counters: the backward raises torch's own error if an input was
+                # modified in place after the forward (the pyasc views alias the inputs' memory)
+                ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
+            ctx.pyasc_state = state
+            ctx.pyasc_n = (len(args), multi)
+            return res if multi else res[0]
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, *grads):
+            ctx.saved_tensors  # noqa: B018 - raises if a saved input was modified in place
+            n, multi = ctx.pyasc_n
+            state = ctx.pyasc_state
+            gs = [_view(g, label) if g is not None else None for g in grads]
+            grads_in = [None] * n
+            if state[0] == "registered":
+                octx = state[1]
+                target._stats.grad_calls += 1
+                res = target.backward(octx, *gs)
+                res = list(res) if isinstance(res, (tuple, list)) else [res]
+                grads_in[: len(res)] = res[:n]
+            else:
+                _, vjp_fn, idx = state
+                res = vjp_fn(tuple(gs) if multi else gs[0])
+                for i, r in zip(idx, res):
+                    grads_in[i] = r
+            needs = ctx.needs_input_grad[1:]
+            return (None,) + tuple(_result_to_torch(torch, g, label) if g is not None and needs[i] else None
+                                   for i, g in enumerate(grads_in))
+
+    PyascFunction.__name__ = PyascFunction.__qualname__ = f"PyascFunction[{label[13:-1]}]"
+    return PyascFunction
+
+
+def _caller(target, fn_cls):
+    torch = _torch()
+    apply = fn_cls.apply
+    tensor = torch.Tensor
+
+    @functools.wraps(target)
+    def call(*args, **kwargs):
+        kw_keys = tuple(k for k, v in kwargs.items() if isinstance(v, tensor))
+        if kw_keys:
+            attrs = {k: v for k, v in kwargs.items() if k not in kw_keys}
+            return apply((attrs, kw_keys), *args, *(kwargs[k] for k in kw_keys))
+        return apply((kwargs, ()), *args)
+
+    call.Function = fn_cls
+    return call
+
+
+def op(name_or_fn):
+    """A torch-callable version of a pyasc operator (see the module doc).
+
+    ``name_or_fn``: a registered op name, a built-in ``asc.ops`` name, a CustomOp, or any function of
+    pyasc arrays. Positional arguments are tensors (or numbers, None...); keyword tensors are inputs
+    too (differentiated through ``asc.vjp``; a registered gradient covers positional inputs only),
+    other keyword arguments are the op's attributes. Returns a ``torch.Tensor`` (a tuple for several
+    outputs; integer/bool outputs are marked non-differentiable). The backward is once
+    differentiable (double backward raises torch's error). ``call.Function`` is the
+    ``torch.autograd.Function`` class.
+
+    Raises AscendNotImplementedError at the forward when an input requires grad and the op has no
+    way to differentiate (a loaded library op without a registered gradient); a composite whose body
+    calls a function without a derivative rule raises the AscendTypeError of :func:`pyasc.vjp`.
+    """
+    target = _resolve(name_or_fn)
+    from ._registry import CustomOp
+
+    if isinstance(target, CustomOp):
+        cached = target.__dict__.get("_torch_fn")
+        if cached is not None and cached.__wrapped__ is target:
+            return cached
+        target._torch_fn = _caller(target, _function_class(target))
+        return target._torch_fn
+    return _caller(target, _function_class(target))
