@@ -14,8 +14,9 @@
    larger ones), the same through the Python path (as without the C module), DETAIL (fingerprint all-reduce before every call),
    OFF (no check), and the polled mode (ASC_DISTRIBUTED_BLOCKING=0: nonblocking MPI polled
    against the deadline, INFO check). mpi4py's ``Iallreduce`` polled with ``Test`` is
-   shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo is
-   compared when torch is installed (it is not in the lock: skipped otherwise). At every size
+   shown too: the cost of MPI's nonblocking algorithms themselves. torch.distributed gloo
+   (all_reduce, broadcast, all_gather_into_tensor on torch tensors, TCP on 127.0.0.1) takes its
+   turns in the same rounds when torch is installed (BENCH_DIST_GLOO=0 leaves it out). At every size
    also broadcast, reduce, all_gather_into_tensor and reduce_scatter_tensor (their C path)
    vs mpi4py's Bcast, Reduce, Allgather, Reduce_scatter_block (goal <= 1.2x at 4 KiB), and
    async_op=True + wait() (all_reduce, broadcast).
@@ -108,7 +109,30 @@ MODES = (("pyasc", "INFO", True, True), ("pyasc_python", "INFO", True, False), (
          ("pyasc_off", "OFF", True, True), ("pyasc_polled", "INFO", False, True))
 
 
-def _other_collectives(comm, nbytes):
+def _gloo(comm):
+    """torch.distributed with backend "gloo" on the same ranks (TCP on 127.0.0.1, a port rank 0
+    picks), or None when torch is not installed or BENCH_DIST_GLOO=0: the peer beside mpi4py."""
+    if os.environ.get("BENCH_DIST_GLOO", "1") == "0":
+        return None
+    try:
+        import torch
+        import torch.distributed as tdist
+    except ImportError:
+        return None
+    import socket
+    port = None
+    if comm.Get_rank() == 0:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    port = comm.bcast(port, root=0)
+    torch.set_num_threads(1)  # one core per rank, as pyasc's ASC_NUM_CORES=1
+    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=comm.Get_rank(),
+                             world_size=comm.Get_size())
+    return torch, tdist
+
+
+def _other_collectives(comm, nbytes, gloo=None):
     """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor of ``nbytes`` (the
     size of the largest buffer of the call) vs mpi4py's Bcast / Reduce / Allgather /
     Reduce_scatter_block on NumPy buffers, interleaved."""
@@ -143,6 +167,12 @@ def _other_collectives(comm, nbytes):
         "redscat_mpi4py": lambda: comm.Reduce_scatter_block(rs_in_np, rs_out_np, MPI.SUM),
         "redscat_pyasc": lambda: dist.reduce_scatter_tensor(rs_out, rs_in),
     }
+    if gloo is not None:
+        torch, tdist = gloo
+        bc_t = torch.ones(count, dtype=torch.float32)
+        ag_in_t, ag_out_t = torch.ones(part, dtype=torch.float32), torch.empty(part * n, dtype=torch.float32)
+        fns["bcast_gloo"] = lambda: tdist.broadcast(bc_t, src=0)
+        fns["allgather_gloo"] = lambda: tdist.all_gather_into_tensor(ag_out_t, ag_in_t)
     return _time_interleaved(fns, comm.Barrier, nbytes, {k: _engine.reload_settings for k in fns})
 
 
@@ -158,6 +188,7 @@ def _allreduce_worker(sizes):
     comm = MPI.COMM_WORLD
     n = comm.Get_size()
     rows = []
+    gloo = _gloo(comm)
 
     def setup_mode(level, blocking, native):
         def setup():
@@ -207,17 +238,24 @@ def _allreduce_worker(sizes):
         setups["pyasc_numpy_mem"] = _engine.reload_settings
         fns["pyasc_async"] = pyasc_async
         setups["pyasc_async"] = _engine.reload_settings
+        if gloo is not None:  # torch.distributed gloo's all_reduce on a torch tensor, same turns
+            tensor = gloo[0].ones(count, dtype=gloo[0].float32)
+            fns["gloo"] = lambda: gloo[1].all_reduce(tensor)
+            setups["gloo"] = _engine.reload_settings
         res.update(_time_interleaved(fns, comm.Barrier, nbytes, setups))
         _engine.reload_settings()
         # the other collectives with a C path (pyasc.distributed._native.coll), blocking, and
         # broadcast async_op + wait, vs mpi4py's call on NumPy buffers of the same size
-        res.update(_other_collectives(comm, nbytes))
+        res.update(_other_collectives(comm, nbytes, gloo))
         # every rank reports its own times; the slower rank bounds the collective
         allres = comm.gather(res, root=0)
         if comm.Get_rank() == 0:
             rows.append({k: (max(r[k] for r in allres) if k != "bytes" else v) for k, v in res.items()})
     if comm.Get_rank() == 0:
-        print("JSON " + json.dumps({"world": n, "native": _engine.NATIVE is not None, "rows": rows}), flush=True)
+        print("JSON " + json.dumps({"world": n, "native": _engine.NATIVE is not None, "rows": rows,
+                                    "gloo": None if gloo is None else gloo[0].__version__}), flush=True)
+    if gloo is not None:
+        gloo[1].destroy_process_group()
     dist.destroy_process_group()
 
 
@@ -372,12 +410,20 @@ def bench_allreduce(quick, sizes=None):
           f"memory {big['pyasc_numpy_mem_cpu'] * 1e3:.2f}")
     print("bandwidth vs mpi4py per size (goal >= 0.95 at every size): default " + ", ".join(
         f"{_fmt_size(r['bytes'])} {r['mpi4py'] / r['pyasc']:.2f}" for r in data["rows"]))
-    try:
-        import torch.distributed  # noqa: F401
-        print("torch.distributed gloo: installed, but this script does not run it yet")
-    except ImportError:
-        print("torch.distributed gloo: skipped (torch is not installed: PyPI's torch pulls CUDA wheels, "
-              "not in the lock)")
+    if data.get("gloo") and "gloo" in data["rows"][0]:
+        print(f"\ntorch {data['gloo']} torch.distributed gloo (TCP on 127.0.0.1, 1 thread per rank), same run, "
+              "interleaved: time per call in us, and pyasc's bandwidth relative to gloo's (> 1: pyasc faster)")
+        print(f"{'size':>8} | {'gloo all_reduce':>15} {'pyasc':>8} {'bw/gloo':>7} {'mpi4py/gloo':>11} | "
+              f"{'gloo bcast':>10} {'broadcast':>9} {'bw/gloo':>7} | {'gloo ag_into_t':>14} {'ag_into_t':>9} "
+              f"{'bw/gloo':>7}")
+        for r in data["rows"]:
+            print(f"{_fmt_size(r['bytes']):>8} | {r['gloo'] * 1e6:15.1f} {r['pyasc'] * 1e6:8.1f} "
+                  f"{r['gloo'] / r['pyasc']:7.2f} {r['gloo'] / r['mpi4py']:11.2f} | {r['bcast_gloo'] * 1e6:10.1f} "
+                  f"{r['bcast_pyasc'] * 1e6:9.1f} {r['bcast_gloo'] / r['bcast_pyasc']:7.2f} | "
+                  f"{r['allgather_gloo'] * 1e6:14.1f} {r['allgather_pyasc'] * 1e6:9.1f} "
+                  f"{r['allgather_gloo'] / r['allgather_pyasc']:7.2f}")
+    else:
+        print("torch.distributed gloo: skipped (torch is not installed, or BENCH_DIST_GLOO=0)")
     return data["rows"]
 
 
