@@ -21,7 +21,7 @@ void init_nn_conv(py::module_& m) {
          std::vector<int64_t> pad_l, std::vector<int64_t> pad_r, std::vector<int64_t> dilation,
          std::vector<int64_t> output_padding, int64_t groups, bool transposed, bool channels_last,
          std::string act, double alpha, std::string engine, std::string op, int src_block, int dst_block,
-         bool residual_inplace) {
+         bool residual_inplace, py::handle out) {
         namespace nn = asc::nn;
         nn::ConvAttrs a;
         a.spatial_ndim = static_cast<int>(stride.size());
@@ -41,16 +41,26 @@ void init_nn_conv(py::module_& m) {
         a.dst_block = dst_block;
         a.residual_inplace = residual_inplace;
         const asc::Tensor xt = tensor_from_py(x), wt = tensor_from_py(w);
-        std::optional<asc::Tensor> bt, rt;
+        std::optional<asc::Tensor> bt, rt, ot;
         if (!b.is_none()) bt = tensor_from_py(b);
         if (!r.is_none()) rt = tensor_from_py(r);
+        if (!out.is_none()) {
+          // Only a pyasc array is a buffer the result can be written into (anything else
+          // converts to a temporary).
+          if (!py::isinstance<asc::Tensor>(out)) {
+            throw asc::Error(asc::Status::TypeError(a.op, std::string("out must be a pyasc.ndarray, got ") +
+                                                          py::str(py::type::of(out).attr("__name__")).cast<std::string>()));
+          }
+          ot = out.cast<asc::Tensor>();
+        }
         py::gil_scoped_release nogil;
-        return nn::conv(xt, wt, bt ? &*bt : nullptr, rt ? &*rt : nullptr, a);
+        return nn::conv(xt, wt, bt ? &*bt : nullptr, rt ? &*rt : nullptr, a, ot ? &*ot : nullptr);
       },
       py::arg("x"), py::arg("w"), py::arg("b"), py::arg("residual"), py::arg("stride"), py::arg("pad_l"),
       py::arg("pad_r"), py::arg("dilation"), py::arg("output_padding"), py::arg("groups"), py::arg("transposed"),
       py::arg("channels_last"), py::arg("act"), py::arg("alpha"), py::arg("engine"), py::arg("op"),
-      py::arg("src_block") = 0, py::arg("dst_block") = 0, py::arg("residual_inplace") = false);
+      py::arg("src_block") = 0, py::arg("dst_block") = 0, py::arg("residual_inplace") = false,
+      py::arg("out") = py::none());
   nnm.def("preferred_block", &asc::nn::preferred_block,
           "C0 of the channel-blocked (NC1HWC0) layout oneDNN's float32 convolutions prefer here (0: plain)");
   nnm.def("cache_stats", [] {

@@ -202,8 +202,7 @@ void pad3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
 
 // ---- direct reference (float64, and configurations oneDNN cannot take) ------
 Tensor conv_reference(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* res, const ConvAttrs& a,
-                      const Geometry& G) {
-  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
+                      const Geometry& G, const Tensor& out) {
   int64_t in[3], k[3], o[3], s[3], d[3], pl[3];
   pad3(G.in, 1, in); pad3(G.k, 1, k); pad3(G.out, 1, o); pad3(a.stride, 1, s); pad3(a.dilation, 1, d);
   pad3(a.pad_l, 0, pl);
@@ -757,14 +756,10 @@ std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor&
   return cp;
 }
 
+// `inplace`: `out` is the residual's (contiguous) buffer, already holding what the
+// sum post-op adds; every piece reads and writes only its own slice.
 Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
-                   const Geometry& G) {
-  // In place: the output is the residual's (contiguous) buffer, already holding
-  // what the sum post-op adds; every piece reads and writes only its own slice.
-  // Never when the residual shares memory with an operand the pieces read.
-  const bool inplace = r && a.residual_inplace && r->is_contiguous() && r->storage() != x.storage() &&
-                       r->storage() != w.storage() && (!b || r->storage() != b->storage());
-  Tensor out = inplace ? *r : Tensor::empty(out_shape(G, a), x.dtype());
+                   const Geometry& G, const Tensor& out, bool inplace) {
   guarded(a.op, [&] {
     // Nested inside a kernel block (a core worker), the pieces run right here.
     const bool nested = runtime::current_block() != nullptr;
@@ -867,9 +862,8 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
 
 // ---- Ascend C model path: img2col + the Mmad engine -------------------------------
 Tensor conv_ascendc(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a,
-                    const Geometry& G) {
+                    const Geometry& G, const Tensor& out) {
   if (a.transposed) fail(ErrorCode::kApiNotSupport, a.op, "engine='ascendc' implements forward convolution only");
-  Tensor out = Tensor::empty(out_shape(G, a), x.dtype());
   int64_t in[3], k[3], o[3], s[3], d[3], pl[3];
   pad3(G.in, 1, in); pad3(G.k, 1, k); pad3(G.out, 1, o); pad3(a.stride, 1, s); pad3(a.dilation, 1, d);
   pad3(a.pad_l, 0, pl);
@@ -995,7 +989,62 @@ Activation activation_of(const std::string& name, const std::string& op) {
                                          "' (none, relu, leaky_relu, gelu, gelu_tanh, silu, sigmoid, tanh, elu, relu6)");
 }
 
-Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Tensor* residual, const ConvAttrs& a) {
+namespace {
+
+// Byte range [lo, hi) a tensor's elements can touch in its storage.
+std::pair<int64_t, int64_t> byte_span(const Tensor& t) {
+  int64_t lo = t.offset(), hi = t.offset();
+  if (t.numel() == 0) return {lo, lo};
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    const int64_t ext = (t.shape()[i] - 1) * t.strides()[i];
+    (ext < 0 ? lo : hi) += ext;
+  }
+  return {lo, hi + int64_t(t.itemsize())};
+}
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
+  const auto sa = byte_span(a), sb = byte_span(b);
+  return sa.first < sb.second && sb.first < sa.second;
+}
+
+// The caller's output buffer (out=), checked: the output's shape and dtype,
+// C-contiguous (the pieces write dense slices of it), writeable, and sharing no
+// bytes with an operand the pieces read -- except the residual when `out` is
+// exactly its buffer (then the sum reads each element before the same piece
+// overwrites it, the in-place case of residual_inplace).
+void check_out(const Tensor& out, const Shape& os, const Tensor& x, const Tensor& w, const Tensor* b,
+               const Tensor* r, const ConvAttrs& a) {
+  if (out.dtype() != x.dtype()) {
+    fail(ErrorCode::kInvalidDtype, a.op, std::string("out dtype ") + dtype_name(out.dtype()) +
+                                             " does not match the output's " + dtype_name(x.dtype()));
+  }
+  if (out.shape() != os) {
+    fail(ErrorCode::kInvalidShape, a.op, "out must have the output's shape " + Tensor::shape_str(os) + ", got " +
+                                             Tensor::shape_str(out.shape()));
+  }
+  if (!out.is_contiguous()) {
+    fail(ErrorCode::kInvalidParam, a.op, "out must be C-contiguous, got shape " + Tensor::shape_str(out.shape()) +
+                                             " with byte strides " + Tensor::shape_str(out.strides()));
+  }
+  out.check_writeable(a.op.c_str(), "output array is read-only");
+  const std::pair<const Tensor*, const char*> ops[] = {{&x, "input"}, {&w, "weight"}, {b, "bias"}};
+  for (const auto& [t, what] : ops) {
+    if (t && overlaps(out, *t)) {
+      fail(ErrorCode::kInvalidParam, a.op, std::string("out shares memory with the ") + what +
+                                               " (shape " + Tensor::shape_str(t->shape()) + ")");
+    }
+  }
+  if (r && overlaps(out, *r) && !(r->offset() == out.offset() && r->is_contiguous())) {
+    fail(ErrorCode::kInvalidParam, a.op, "out overlaps the residual without being its buffer (shape " +
+                                             Tensor::shape_str(r->shape()) + ")");
+  }
+}
+
+}  // namespace
+
+Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Tensor* residual, const ConvAttrs& a,
+            const Tensor* out) {
   const auto isfloat = [](DType d) {
     return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
   };
@@ -1036,29 +1085,40 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
     fail(ErrorCode::kInvalidShape, a.op, "residual must have the output's shape " + Tensor::shape_str(os) + ", got " +
                                              Tensor::shape_str(residual->shape()));
   }
-  if (G.n == 0) return Tensor::empty(os, x_in.dtype());
+  if (out) check_out(*out, os, x_in, w_in, bias, residual, a);
+  if (G.n == 0) return out ? *out : Tensor::empty(os, x_in.dtype());
   const Tensor x = x_in.contiguous(), w = w_in.contiguous();
   const Tensor b = bias ? bias->contiguous() : Tensor();
-  const Tensor r = residual ? residual->contiguous() : Tensor();
+  // A residual that is out's own buffer stays that buffer (not a copy of it).
+  const bool res_is_out = out && residual && residual->storage() == out->storage() &&
+                          residual->offset() == out->offset() && residual->is_contiguous();
+  const Tensor r = res_is_out ? *out : residual ? residual->contiguous() : Tensor();
   const Tensor* bp = bias ? &b : nullptr;
   const Tensor* rp = residual ? &r : nullptr;
-  if (x.dtype() == DType::kFloat64) return conv_reference(x, w, bp, rp, a, G);
-  if (a.engine == ConvEngine::kAscendC) return conv_ascendc(x, w, bp, rp, a, G);
+  // The output: the caller's buffer, else the residual's when the caller gives it up
+  // (never when it shares memory with an operand the pieces read), else a new one.
+  bool inplace = res_is_out;
+  Tensor dst;
+  if (out) {
+    dst = *out;
+  } else {
+    inplace = rp && a.residual_inplace && rp->is_contiguous() && rp->storage() != x.storage() &&
+              rp->storage() != w.storage() && (!bp || rp->storage() != bp->storage());
+    dst = inplace ? *rp : Tensor::empty(os, x.dtype());
+  }
+  if (x.dtype() == DType::kFloat64) return conv_reference(x, w, bp, rp, a, G, dst);
+  if (a.engine == ConvEngine::kAscendC) return conv_ascendc(x, w, bp, rp, a, G, dst);
   if (G.nsp == 2 && winograd::eligible(x, w, a, G.c, G.oc, G.out)) {
     // 3x3 / stride 1 float32 on AVX2: Winograd F(2x2, 3x3) (src/nn/conv_winograd.cc).
-    // The residual's buffer becomes the output under the rules of conv_onednn.
-    const bool inplace = rp && a.residual_inplace && rp->is_contiguous() && rp->storage() != x.storage() &&
-                         rp->storage() != w.storage() && (!bp || rp->storage() != bp->storage());
-    Tensor out = inplace ? *rp : Tensor::empty(os, x.dtype());
-    guarded(a.op, [&] { winograd::run(x, w, bp, rp, a, out); });
-    return out;
+    guarded(a.op, [&] { winograd::run(x, w, bp, rp, a, dst); });
+    return dst;
   }
   if (a.transposed) {
     for (size_t i = 0; i < a.pad_r.size(); ++i) {
-      if (a.pad_r[i] < a.output_padding[i]) return conv_reference(x, w, bp, rp, a, G);
+      if (a.pad_r[i] < a.output_padding[i]) return conv_reference(x, w, bp, rp, a, G, dst);
     }
   }
-  return conv_onednn(x, w, bp, rp, a, G);
+  return conv_onednn(x, w, bp, rp, a, G, dst, inplace);
 }
 
 }  // namespace asc::nn

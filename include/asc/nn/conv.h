@@ -95,7 +95,16 @@ struct ConvAttrs {
 
 /// act(conv(x, w) + bias + residual). bias: (C_out,) or null; residual: the
 /// output's shape or null.
-Tensor conv(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* residual, const ConvAttrs& attrs);
+/// out: null (a new tensor from the pool, or the residual's buffer under
+/// residual_inplace) or the caller's preallocated output (a model's memory arena):
+/// the output's shape (its layout: NCHW / NHWC / NC1HWC0 as the attrs say) and
+/// dtype, C-contiguous, writeable, sharing no bytes with x, w or bias; it may be
+/// exactly the residual's buffer (then the result replaces the residual in place)
+/// but not overlap it otherwise. Violations: kInvalidDtype / kInvalidShape /
+/// kInvalidParam naming out and the op, raised before anything is written. The
+/// result is written into it and returned (a tensor sharing out's storage).
+Tensor conv(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor* residual, const ConvAttrs& attrs,
+            const Tensor* out = nullptr);
 
 /// The channel block C0 of the blocked layout oneDNN's float32 convolutions use on
 /// this CPU (8 on AVX2, 16 on AVX-512), found once by asking oneDNN for a typical

@@ -35,7 +35,7 @@ def _layout(layout, op):
 
 
 def _conv(n, transposed, input, weight, bias, stride, padding, output_padding, groups, dilation, layout,
-          activation, negative_slope, residual, engine):
+          activation, negative_slope, residual, engine, out=None):
     op = f"conv_transpose{n}d" if transposed else f"conv{n}d"
     asc = _asc()
     x = asc.asarray(input)
@@ -71,17 +71,27 @@ def _conv(n, transposed, input, weight, bias, stride, padding, output_padding, g
         pl = pr = _tuple(padding, n, "padding", op)
     opad = _tuple(output_padding, n, "output_padding", op) if transposed else [0] * n
     unbatched = x.ndim == n + 1
+    out0 = out
+    if out is not None and not isinstance(out, asc.ndarray):
+        raise _err("AscendTypeError", "INVALID_PARAM", f"[{op}] out must be a pyasc.ndarray, got {type(out).__name__}")
     if unbatched:
         x = x[None]
         if r is not None:
             r = r[None]
+        if out is not None:
+            if out.ndim != n + 1:
+                raise _err("AscendValueError", "INVALID_SHAPE",
+                           f"[{op}] out must be {n + 1}-D for an unbatched input, got shape {tuple(out.shape)}")
+            out = out[None]
     elif x.ndim != n + 2:
         raise _err("AscendValueError", "INVALID_SHAPE",
                    f"[{op}] expected a {n + 1}-D (unbatched) or {n + 2}-D (batched) input, got shape {tuple(x.shape)}")
     act = "none" if activation is None else str(activation)
-    out = _C.nn.conv(x, w, b, r, s, pl, pr, d, opad, g, bool(transposed), cl, act, float(negative_slope),
-                     str(engine), op)
-    return out[0] if unbatched else out
+    y = _C.nn.conv(x, w, b, r, s, pl, pr, d, opad, g, bool(transposed), cl, act, float(negative_slope),
+                   str(engine), op, out=out)
+    if out0 is not None:
+        return out0  # as NumPy's out=: the caller's own array, now holding the result
+    return y[0] if unbatched else y
 
 
 def _doc(n, transposed):
@@ -91,14 +101,14 @@ def _doc(n, transposed):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
-           activation=None, negative_slope=0.01, residual=None, engine="onednn"):
+           activation=None, negative_slope=0.01, residual=None, engine="onednn", out=None):
     """1-D convolution (torch.nn.functional.conv1d); see conv2d for the extensions."""
     return _conv(1, False, input, weight, bias, stride, padding, 0, groups, dilation, layout, activation,
-                 negative_slope, residual, engine)
+                 negative_slope, residual, engine, out)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
-           activation=None, negative_slope=0.01, residual=None, engine="onednn"):
+           activation=None, negative_slope=0.01, residual=None, engine="onednn", out=None):
     """2-D convolution (torch.nn.functional.conv2d).
 
     ``padding``: int, tuple, 'valid' or 'same' (stride 1; an odd total padding puts
@@ -107,44 +117,49 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     extensions: ``activation`` ("relu", "leaky_relu" (``negative_slope``), "gelu",
     "gelu_tanh", "silu", "sigmoid", "tanh", "elu", "relu6") and ``residual`` (an
     array of the output's shape) fuse as ``act(conv + bias + residual)`` into one
-    oneDNN primitive; ``engine="ascendc"`` uses img2col + Mmad. Errors:
+    oneDNN primitive; ``engine="ascendc"`` uses img2col + Mmad. ``out``: a preallocated
+    pyasc array the result is written into and returned (e.g. a slice of a model's memory
+    arena): the output's shape and dtype, C-contiguous, writeable, sharing no memory with
+    input, weight or bias; it may be the residual's own buffer (the result then replaces
+    the residual in place). A wrong out raises AscendValueError / AscendTypeError before
+    anything is written. Errors:
     AscendValueError naming the op and shapes (channels / groups mismatch, bad
     stride / padding / dilation), AscendTypeError for dtype mismatches.
     """
     return _conv(2, False, input, weight, bias, stride, padding, 0, groups, dilation, layout, activation,
-                 negative_slope, residual, engine)
+                 negative_slope, residual, engine, out)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
-           activation=None, negative_slope=0.01, residual=None, engine="onednn"):
+           activation=None, negative_slope=0.01, residual=None, engine="onednn", out=None):
     """3-D convolution (torch.nn.functional.conv3d); see conv2d for the extensions."""
     return _conv(3, False, input, weight, bias, stride, padding, 0, groups, dilation, layout, activation,
-                 negative_slope, residual, engine)
+                 negative_slope, residual, engine, out)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
-                     layout="NCHW", activation=None, negative_slope=0.01, residual=None):
+                     layout="NCHW", activation=None, negative_slope=0.01, residual=None, out=None):
     """1-D transposed convolution (torch.nn.functional.conv_transpose1d); weight (C_in, C_out/groups, k)."""
     return _conv(1, True, input, weight, bias, stride, padding, output_padding, groups, dilation, layout,
-                 activation, negative_slope, residual, "onednn")
+                 activation, negative_slope, residual, "onednn", out)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
-                     layout="NCHW", activation=None, negative_slope=0.01, residual=None):
+                     layout="NCHW", activation=None, negative_slope=0.01, residual=None, out=None):
     """2-D transposed convolution (torch.nn.functional.conv_transpose2d).
 
     Output size ``(in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``;
     ``output_padding`` must be smaller than stride or dilation.
     """
     return _conv(2, True, input, weight, bias, stride, padding, output_padding, groups, dilation, layout,
-                 activation, negative_slope, residual, "onednn")
+                 activation, negative_slope, residual, "onednn", out)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
-                     layout="NCHW", activation=None, negative_slope=0.01, residual=None):
+                     layout="NCHW", activation=None, negative_slope=0.01, residual=None, out=None):
     """3-D transposed convolution (torch.nn.functional.conv_transpose3d)."""
     return _conv(3, True, input, weight, bias, stride, padding, output_padding, groups, dilation, layout,
-                 activation, negative_slope, residual, "onednn")
+                 activation, negative_slope, residual, "onednn", out)
 
 
 # ---- dense -----------------------------------------------------------------------
