@@ -188,16 +188,37 @@ class _Null:
 _NULL = _Null()
 
 
+def _late(ns, name):
+    """Calls ``ns.<name>`` looked up at each call, not the function object of now: asc.vjp swaps
+    recording wrappers into asc / asc.ops while it traces, and amp's policy wrappers sit there too."""
+
+    def call(*args, **kwargs):
+        return getattr(ns, name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = getattr(getattr(ns, name), "__doc__", None)
+    call.__wrapped_op__ = getattr(ns, name)  # its signature binds keyword tensors (_positional_binder)
+    return call
+
+
 def _resolve(name_or_fn):
     asc = _asc()
+    from ._registry import CustomOp
+
     if isinstance(name_or_fn, str):
         if name_or_fn in asc.ops.registered():
             return asc.ops.get(name_or_fn)
         fn = getattr(asc.ops, name_or_fn, None) if not name_or_fn.startswith("_") else None
-        if callable(fn):
-            return fn  # a built-in asc.ops operator (its derivative rule serves the backward)
+        if callable(fn) and not isinstance(fn, type):
+            return _late(asc.ops, name_or_fn)  # a built-in asc.ops operator: its derivative rule
         return asc.ops.get(name_or_fn)  # the registry's error, listing the registered names
+    if isinstance(name_or_fn, CustomOp):
+        return name_or_fn
     if callable(name_or_fn):
+        name = getattr(name_or_fn, "__name__", None)
+        for ns in (asc.ops, asc):
+            if isinstance(name, str) and getattr(ns, name, None) is name_or_fn:
+                return _late(ns, name)  # asc.ops.linear / asc.tanh passed as objects
         return name_or_fn
     raise _error("AscendTypeError", "INVALID_PARAM",
                  f"[asc.torch.op] expects an op name or a function, got {type(name_or_fn).__name__}")
@@ -221,13 +242,14 @@ def _function_class(target):
     class PyascFunction(torch.autograd.Function):
         @staticmethod
         def forward(ctx, spec, *args):
-            attrs, kw_keys = spec
+            attrs, kw_keys, grad_mode, torch_amp = spec
             npos = len(args) - len(kw_keys)
-            needs = ctx.needs_input_grad[1:]
+            # needs_input_grad follows requires_grad even under torch.no_grad(): gate on the caller's mode
+            needs = ctx.needs_input_grad[1:] if grad_mode else (False,) * len(args)
             xs = [_view(a.detach(), label) if isinstance(a, torch.Tensor) else a for a in args]
             kw = dict(attrs, **dict(zip(kw_keys, xs[npos:]))) if kw_keys else attrs
             pos = xs[:npos]
-            amp = None if asc.is_autocast_enabled() else _torch_autocast_dtype(torch)
+            amp = None if asc.is_autocast_enabled() else torch_amp
             state = None
             with asc.autocast(amp) if amp else _NULL:
                 if not any(needs):
@@ -257,7 +279,18 @@ def _function_class(target):
                         k = dict(attrs, **dict(zip(kw_keys, vals[npos:]))) if kw_keys else attrs
                         return target(*vals[:npos], **k)
 
-                    out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
+                    try:
+                        out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
+                    except asc.errors.AscendTypeError as e:
+                        if "without a derivative rule" not in e.message:
+                            raise
+                        what = (f"operator {target.name!r} has no registered gradient and its body"
+                                if registered else "the function")
+                        raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
+                                     f"[{label}] {what} cannot be differentiated, but input(s) {idx} require grad: "
+                                     f"{e.message}" + (f"; register one with asc.register_grad({target.name!r})"
+                                                       if registered else "") +
+                                     ", or call it under torch.no_grad() or on detached tensors") from e
                     state = ("vjp", vjp_fn, idx)
             multi = isinstance(out, tuple)
             res = tuple(_result_to_torch(torch, o, label) for o in (out if multi else (out,)))
@@ -291,7 +324,7 @@ def _function_class(target):
                 res = vjp_fn(tuple(gs) if multi else gs[0])
                 for i, r in zip(idx, res):
                     grads_in[i] = r
-            needs = ctx.needs_input_grad[1:]
+            needs = ctx.needs_input_grad[1:]  # (backward runs only where grad mode was on at the forward)
             return (None,) + tuple(_result_to_torch(torch, g, label) if g is not None and needs[i] else None
                                    for i, g in enumerate(grads_in))
 
@@ -299,18 +332,58 @@ def _function_class(target):
     return PyascFunction
 
 
+def _positional_binder(target):
+    """For a plain function: moves keyword tensors that the signature also accepts positionally
+    (``linear(x, w, bias=b)``) into the positional arguments, filling skipped parameters with their
+    defaults -- asc.vjp differentiates positional operands only. None when not applicable."""
+    import inspect
+
+    from ._registry import CustomOp
+
+    if isinstance(target, CustomOp):
+        return None
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+    def bind(args, kwargs, is_tensor):
+        args, kwargs = list(args), dict(kwargs)
+        for p in params[len(args):]:
+            if p.kind is not p.POSITIONAL_OR_KEYWORD or not any(is_tensor(v) for v in kwargs.values()):
+                break
+            if p.name in kwargs:
+                args.append(kwargs.pop(p.name))
+            elif p.default is not p.empty:
+                args.append(p.default)
+            else:
+                break
+        return args, kwargs
+
+    return bind
+
+
 def _caller(target, fn_cls):
     torch = _torch()
     apply = fn_cls.apply
     tensor = torch.Tensor
+    binder = _positional_binder(getattr(target, "__wrapped_op__", target))
+
+    grad_enabled = torch.is_grad_enabled
 
     @functools.wraps(target)
     def call(*args, **kwargs):
+        # the caller's grad mode and torch autocast state are read here: the forward runs with grad
+        # mode off, and its view of torch's autocast state is not the caller's in every torch version
+        mode, amp = grad_enabled(), _torch_autocast_dtype(torch)
         kw_keys = tuple(k for k, v in kwargs.items() if isinstance(v, tensor))
+        if kw_keys and binder is not None:
+            args, kwargs = binder(args, kwargs, lambda v: isinstance(v, tensor))
+            kw_keys = tuple(k for k, v in kwargs.items() if isinstance(v, tensor))
         if kw_keys:
             attrs = {k: v for k, v in kwargs.items() if k not in kw_keys}
-            return apply((attrs, kw_keys), *args, *(kwargs[k] for k in kw_keys))
-        return apply((kwargs, ()), *args)
+            return apply((attrs, kw_keys, mode, amp), *args, *(kwargs[k] for k in kw_keys))
+        return apply((kwargs, (), mode, amp), *args)
 
     call.Function = fn_cls
     return call

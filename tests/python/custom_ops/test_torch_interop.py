@@ -1,6 +1,11 @@
-"""asc.torch: pyasc ops inside torch.autograd (skipped where torch is not installed -- it is not
-installable in pyasc's development environment, so these tests have not run there)."""
+"""asc.torch: zero-copy DLPack both ways, pyasc ops inside torch.autograd (registered gradients and
+asc.vjp), autocast, torch's error semantics; compared against torch itself. Skipped without torch."""
+import gc
 import math
+import os
+import signal
+import time
+import warnings
 
 import numpy as np
 import pytest
@@ -8,6 +13,8 @@ import pytest
 import pyasc as asc
 
 torch = pytest.importorskip("torch")
+
+SHARED = asc.torch.SHARED_DTYPES
 
 
 @pytest.fixture(autouse=True)
@@ -18,68 +25,205 @@ def _clean():
         asc.ops.unregister(name)
 
 
-def test_dlpack_both_ways_share_memory():
-    t = torch.arange(6, dtype=torch.float32)
+def _ptr(a):
+    """The array's data address: __array_interface__, or for bfloat16 (no NumPy typestr) the address
+    its DLPack export carries."""
+    if str(a.dtype) == "bfloat16":
+        return torch.from_dlpack(a).data_ptr()
+    return a.__array_interface__["data"][0]
+
+
+def _sample(dtype_name, shape=(3, 4)):
+    """A torch tensor of the dtype with distinct, exactly representable values."""
+    n = int(np.prod(shape))
+    dt = getattr(torch, dtype_name)
+    if dtype_name == "bool":
+        return (torch.arange(n) % 3 == 0).reshape(shape)
+    if dtype_name.startswith("complex"):
+        return (torch.arange(n, dtype=torch.float64) + 1j * torch.arange(n, 0, -1)).to(dt).reshape(shape)
+    if dtype_name.startswith("uint") and dtype_name != "uint8":  # torch's limited uint16/32/64 kernels
+        return torch.arange(n, dtype=torch.int64).reshape(shape).to(dt)
+    return torch.arange(n).reshape(shape).to(dt)
+
+
+def _as_np(t):
+    """Exact values of a tensor as NumPy (bfloat16 through float32, uint16/32/64 through int64)."""
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy()
+    if t.dtype in (torch.uint16, torch.uint32, torch.uint64):
+        return t.to(torch.int64).numpy()
+    return t.numpy()
+
+
+def _asc_np(a):
+    if str(a.dtype) == "bfloat16":
+        return a.astype(asc.float32).numpy()
+    if str(a.dtype) in ("uint16", "uint32", "uint64"):
+        return a.astype(asc.int64).numpy()
+    return a.numpy()
+
+
+# --------------------------------------------------------------------------------------------- DLPack
+
+@pytest.mark.parametrize("dtype", SHARED)
+def test_from_torch_is_zero_copy_for_every_shared_dtype(dtype):
+    t = _sample(dtype)
     a = asc.torch.from_torch(t)
-    t[0] = 42.0
-    assert a.numpy()[0] == 42.0
-    b = asc.arange(4, dtype=asc.float32)
-    tb = asc.torch.to_torch(b)
-    np.testing.assert_array_equal(tb.numpy(), [0, 1, 2, 3])
+    assert str(a.dtype) == dtype and tuple(a.shape) == tuple(t.shape)
+    assert _ptr(a) == t.data_ptr()
+    np.testing.assert_array_equal(_asc_np(a), _as_np(t))
+    one = _sample(dtype, (1,))[0] if dtype != "bool" else torch.tensor(False)
+    t[2, 3] = one if dtype != "bool" else True  # torch writes, pyasc sees
+    assert _asc_np(a)[2, 3] == _as_np(t)[2, 3]
+    a[0, 1] = a[2, 3]  # pyasc writes, torch sees
+    assert _as_np(t)[0, 1] == _as_np(t)[2, 3]
 
 
-def test_registered_grad_in_torch_autograd():
-    @asc.register_op("TGeLU")
+@pytest.mark.parametrize("dtype", SHARED)
+def test_to_torch_is_zero_copy_for_every_shared_dtype(dtype):
+    a = asc.torch.from_torch(_sample(dtype)).copy()  # an array pyasc owns
+    t = asc.torch.to_torch(a)
+    assert str(t.dtype) == "torch." + dtype and tuple(t.shape) == tuple(a.shape)
+    assert t.data_ptr() == _ptr(a)
+    np.testing.assert_array_equal(_as_np(t), _asc_np(a))
+    t[1, 1] = t[2, 2]
+    assert _asc_np(a)[1, 1] == _asc_np(a)[2, 2]
+    a[0, 0] = a[1, 2]
+    assert _as_np(t)[0, 0] == _as_np(t)[1, 2]
+
+
+def test_non_contiguous_views_keep_their_strides_both_ways():
+    base = torch.arange(60, dtype=torch.float64).reshape(5, 12)
+    for v in (base.t(), base[1:, ::3], base.t()[::2, 1:4], base[:, 0:1].expand(5, 7), base[2, 3]):
+        a = asc.torch.from_torch(v)
+        assert _ptr(a) == v.data_ptr()
+        assert tuple(a.strides) == tuple(s * 8 for s in v.stride())
+        np.testing.assert_array_equal(a.numpy(), v.numpy())
+    pa = asc.arange(60, dtype=asc.float32).reshape(5, 12)
+    for v in (pa.T, pa[1:, ::3], pa.T[::2, 1:4], pa[3]):
+        t = asc.torch.to_torch(v)
+        assert t.data_ptr() == _ptr(v)
+        assert tuple(s * 4 for s in t.stride()) == tuple(v.strides)
+        np.testing.assert_array_equal(t.numpy(), v.numpy())
+    t = asc.torch.to_torch(pa.T)
+    t[0, 4] = -1.0  # through a transposed view: pa[4, 0]
+    assert pa.numpy()[4, 0] == -1.0
+
+
+def test_empty_and_zero_dim():
+    for t in (torch.empty(0, 3), torch.tensor(2.5), torch.empty(4, 0, 2, dtype=torch.int32)):
+        a = asc.torch.from_torch(t)
+        assert tuple(a.shape) == tuple(t.shape) and str(a.dtype) == str(t.dtype)[6:]
+        back = asc.torch.to_torch(a)
+        assert back.shape == t.shape
+        np.testing.assert_array_equal(back.numpy(), t.numpy())
+
+
+def test_lifetimes_cross_the_boundary():
+    t = torch.arange(1000, dtype=torch.float32)
+    a = asc.torch.from_torch(t)
+    del t
+    gc.collect()
+    assert float(a.sum()) == sum(range(1000))
+    b = asc.arange(500, dtype=asc.float64) * 2
+    tb = asc.torch.to_torch(b)  # a lazy result: computed first
+    del b
+    gc.collect()
+    assert float(tb.sum()) == 2 * sum(range(500))
+
+
+def test_to_torch_negative_strides_and_read_only_as_torch_from_numpy():
+    rev = asc.arange(5, dtype=asc.float32)[::-1]
+    with pytest.raises(asc.AscendValueError, match=r"negative.*copy\(\)"):
+        asc.torch.to_torch(rev)
+    np.testing.assert_array_equal(asc.torch.to_torch(rev.copy()).numpy(), [4, 3, 2, 1, 0])
+    ro = asc.arange(4, dtype=asc.float32)
+    ro.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        t = asc.torch.to_torch(ro)  # torch.from_numpy's behaviour: shared memory, a warning
+    assert t.data_ptr() == _ptr(ro)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asc.torch.to_torch(asc.arange(3))  # writable: no warning
+
+
+def test_from_torch_errors_are_torchs_with_pyasc_classes():
+    # each the builtin Tensor.numpy() raises for the same tensor
+    with pytest.raises(asc.AscendRuntimeError, match=r"requires grad.*detach"):
+        asc.torch.from_torch(torch.ones(3, requires_grad=True))
+    with pytest.raises(RuntimeError):
+        asc.torch.from_torch(torch.ones(3, requires_grad=True))
+    assert asc.torch.from_torch(torch.ones(3, requires_grad=True).detach()).shape == (3,)
+    with pytest.raises(asc.AscendTypeError, match=r"device meta.*cpu\(\)"):
+        asc.torch.from_torch(torch.empty(2, 3, device="meta"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch: "ComplexHalf support is experimental"
+        half_c = torch.zeros(2, dtype=torch.complex32)
+        quant = torch.quantize_per_tensor(torch.zeros(2), 0.1, 0, torch.qint8)  # deprecated in torch 2.15
+    for t in (half_c, torch.zeros(2, dtype=torch.float8_e4m3fn), quant):
+        with pytest.raises(asc.AscendTypeError, match=f"unsupported dtype {t.dtype}"):
+            asc.torch.from_torch(t)
+    with pytest.raises(asc.AscendTypeError, match="to_dense"):
+        asc.torch.from_torch(torch.eye(3).to_sparse())
+    with pytest.raises(asc.AscendRuntimeError, match="resolve_conj"):
+        asc.torch.from_torch(torch.ones(2, dtype=torch.complex64).conj())
+    with pytest.raises(asc.AscendRuntimeError, match="resolve_neg"):
+        asc.torch.from_torch(torch.ones(2, dtype=torch.complex64).conj().imag)
+    with pytest.raises(asc.AscendTypeError, match="expected a torch.Tensor"):
+        asc.torch.from_torch(np.ones(2))
+    with pytest.raises(asc.AscendTypeError, match="already a torch.Tensor"):
+        asc.torch.to_torch(torch.ones(2))
+
+
+# --------------------------------------------------------------------------- torch.autograd.Function
+
+def _register_gelu(name):
+    @asc.register_op(name)
     def fwd(ctx, x):
         ctx.save_for_backward(x)
         return x * 0.5 * (1.0 + asc.ops.erf(x / math.sqrt(2.0)))
 
-    @asc.register_grad("TGeLU")
+    @asc.register_grad(name)
     def bwd(ctx, g):
         (x,) = ctx.saved_tensors
         return g * (0.5 * (1.0 + asc.erf(x / math.sqrt(2.0))) + x * asc.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
 
-    x = torch.randn(100, dtype=torch.float64, requires_grad=True)
+    return fwd
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_registered_grad_in_torch_autograd(dtype):
+    op = _register_gelu("TGeLU")
+    x = torch.randn(300, dtype=dtype, requires_grad=True)
     y = asc.torch.op("TGeLU")(x)
-    y.sum().backward()
+    assert type(y) is torch.Tensor and y.dtype == dtype and y.grad_fn is not None
+    (y * torch.linspace(-1, 1, 300, dtype=dtype)).sum().backward()
     x2 = x.detach().clone().requires_grad_(True)
-    torch.nn.functional.gelu(x2).sum().backward()
-    torch.testing.assert_close(y, torch.nn.functional.gelu(x2), rtol=1e-6, atol=1e-6)
-    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-6, atol=1e-6)
-    assert torch.autograd.gradcheck(asc.torch.op("TGeLU"), (torch.randn(5, dtype=torch.float64, requires_grad=True),))
+    ref = torch.nn.functional.gelu(x2)
+    (ref * torch.linspace(-1, 1, 300, dtype=dtype)).sum().backward()
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(y, ref.detach(), **tol)
+    torch.testing.assert_close(x.grad, x2.grad, **tol)
+    assert asc.ops.stats("TGeLU")["grad_calls"] >= 1 and op.backward is not None
 
 
-def test_small_cnn_trained_in_torch_matches_pure_torch():
-    torch.manual_seed(0)
-    x = torch.randn(8, 1, 8, 8)
-    target = torch.randint(0, 3, (8,))
+def test_gradcheck_float64_registered_and_vjp_paths():
+    _register_gelu("TGeLU")
+    x = torch.randn(7, 3, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(asc.torch.op("TGeLU"), (x,))
+    assert torch.autograd.gradcheck(asc.ops.TGeLU, (x.t(),))  # a non-contiguous input
 
-    def make():
-        torch.manual_seed(1)
-        return torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.Linear(4 * 4 * 4, 3)
+    @asc.register_op("TSoftplusMul")  # no registered gradient: asc.vjp of the body
+    def spm(ctx, a, b, *, beta=1.0):
+        return asc.log1p(asc.exp(a * beta)) / beta * b
 
-    def pyasc_forward(x, w1, b1, w2, b2):
-        h = asc.ops.relu(asc.ops.conv2d(x, w1, b1, padding=1))
-        h = asc.ops.max_pool2d(h, 2).reshape(x.shape[0], -1)
-        return asc.ops.linear(h, w2, b2)
-
-    fwd = asc.torch.op(pyasc_forward)
-    losses = {}
-    for mode in ("pyasc", "torch"):
-        conv, lin = make()
-        opt = torch.optim.SGD(list(conv.parameters()) + list(lin.parameters()), lr=0.1)
-        losses[mode] = []
-        for _ in range(3):
-            opt.zero_grad()
-            if mode == "pyasc":
-                logits = fwd(x, conv.weight, conv.bias, lin.weight, lin.bias)
-            else:
-                logits = lin(torch.nn.functional.max_pool2d(torch.relu(conv(x)), 2).flatten(1))
-            loss = torch.nn.functional.cross_entropy(logits, target)
-            loss.backward()
-            opt.step()
-            losses[mode].append(loss.item())
-    np.testing.assert_allclose(losses["pyasc"], losses["torch"], rtol=1e-4)
+    a = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(5, dtype=torch.float64, requires_grad=True)  # broadcast: grad summed back
+    assert torch.autograd.gradcheck(lambda a, b: asc.ops.TSoftplusMul(a, b, beta=2.0), (a, b))
+    w = torch.randn(3, 2, 3, 3, dtype=torch.float64, requires_grad=True)
+    xi = torch.randn(2, 2, 5, 5, dtype=torch.float64, requires_grad=True)
+    conv = asc.torch.op("conv2d")  # a built-in asc.ops name: its derivative rule
+    assert torch.autograd.gradcheck(lambda x, w: conv(x, w, stride=2, padding=1), (xi, w))
 
 
 def test_registered_op_called_on_a_tensor_returns_a_tensor():
@@ -92,3 +236,127 @@ def test_registered_op_called_on_a_tensor_returns_a_tensor():
     assert isinstance(y, torch.Tensor)
     y.sum().backward()
     torch.testing.assert_close(x.grad, torch.tensor([2.0, -4.0, 6.0]))
+    with torch.no_grad():
+        z = asc.ops.TSquare(x)
+    assert z.grad_fn is None and not z.requires_grad
+    assert asc.torch.op("TSquare") is asc.torch.op(sq)  # one Function per registered op
+
+
+def test_keyword_tensors_multiple_and_integer_outputs():
+    lin = asc.torch.op(asc.ops.linear)
+    x = torch.randn(4, 3, requires_grad=True)
+    w = torch.randn(2, 3, requires_grad=True)
+    b = torch.randn(2, requires_grad=True)
+    lin(x, w, bias=b).square().sum().backward()
+    xr, wr, br = (t.detach().clone().requires_grad_(True) for t in (x, w, b))
+    torch.nn.functional.linear(xr, wr, br).square().sum().backward()
+    for got, want in ((x, xr), (w, wr), (b, br)):
+        torch.testing.assert_close(got.grad, want.grad, rtol=1e-5, atol=1e-6)
+
+    def two(a):
+        return asc.tanh(a) * 2.0, asc.argmax(a, axis=1)
+
+    y, idx = asc.torch.op(two)(x)
+    assert idx.dtype == torch.int64 and not idx.requires_grad and y.requires_grad
+    torch.testing.assert_close(idx, torch.argmax(x, dim=1))
+    x.grad = None
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, 2 * (1 - torch.tanh(x.detach()) ** 2), rtol=1e-5, atol=1e-6)
+
+
+def test_in_place_change_after_forward_and_double_backward_raise_torchs_errors():
+    _register_gelu("TGeLU")
+    x = torch.randn(5, requires_grad=True)
+    h = x * 1.0
+    y = asc.ops.TGeLU(h)
+    h.add_(1.0)  # the saved input changed: torch's version check
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    y = asc.ops.TGeLU(x)
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="twice|once_differentiable|double backward|does not require grad"):
+        g.sum().backward()
+
+
+def test_ops_without_a_gradient_raise_at_the_forward():
+    from pyasc.custom_ops import CustomOp
+
+    @asc.register_op("TSortScale")  # no registered grad, and sort has no derivative rule
+    def ss(ctx, x):
+        return asc.sort(x) * 2.0
+
+    x = torch.randn(6, requires_grad=True)
+    with pytest.raises(asc.AscendNotImplementedError, match=r"TSortScale.*register_grad\('TSortScale'\)"):
+        asc.ops.TSortScale(x)
+    with pytest.raises(NotImplementedError):
+        asc.ops.TSortScale(x)
+    y = asc.ops.TSortScale(x.detach())  # no grad needed: runs
+    torch.testing.assert_close(y, torch.sort(x.detach()).values * 2)
+    lib = CustomOp("TLibLike", lambda ctx, v: v * 3.0, kind="library")  # as load_op_library's ops
+    with pytest.raises(asc.AscendNotImplementedError, match=r"'TLibLike' has no gradient.*input\(s\) \[0\]"):
+        asc.torch.op(lib)(x)
+    with torch.no_grad():
+        torch.testing.assert_close(asc.torch.op(lib)(x), x * 3)
+    with pytest.raises(asc.AscendTypeError, match="device meta"):
+        asc.ops.TSortScale(torch.empty(3, device="meta"))
+    with pytest.raises(asc.AscendTypeError, match="unsupported dtype torch.float8_e5m2"):
+        asc.torch.op("relu")(torch.zeros(3, dtype=torch.float8_e5m2))
+    with pytest.raises(asc.AscendValueError, match="no operator 'NoSuchOp'"):
+        asc.torch.op("NoSuchOp")
+
+
+# ---------------------------------------------------------------------------------------------- autocast
+
+def test_pyasc_autocast_inside_and_torch_cpu_autocast_mapping():
+    lin = asc.torch.op("linear")
+    x = torch.randn(8, 16, requires_grad=True)
+    w = torch.randn(4, 16, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ref = torch.nn.functional.linear(x, w)
+        got = lin(x, w)  # torch's CPU autocast -> pyasc.autocast("bfloat16")
+    assert ref.dtype == got.dtype == torch.bfloat16
+    torch.testing.assert_close(got.float(), ref.float(), rtol=2e-2, atol=2e-2)
+    got.float().sum().backward()
+    assert x.grad.dtype == torch.float32 and w.grad.dtype == torch.float32  # torch casts to the input dtype
+    torch.testing.assert_close(x.grad, w.detach().sum(0).expand(8, 16), rtol=2e-2, atol=5e-2)
+    with asc.autocast(torch.float16):  # pyasc's region, a torch dtype accepted
+        y16 = lin(x, w)
+    assert y16.dtype == torch.float16
+    torch.testing.assert_close(y16.float(), torch.nn.functional.linear(x, w).detach(), rtol=5e-3, atol=5e-2)
+    with asc.autocast("bfloat16"), torch.autocast("cpu", dtype=torch.float16):
+        assert lin(x, w).dtype == torch.bfloat16  # an explicit pyasc region wins
+    assert lin(x, w).dtype == torch.float32  # outside any region
+
+
+# ------------------------------------------------------------------------------- threads and processes
+
+def test_thread_pools_coexist_and_fork_after_both_ran():
+    """torch's OpenMP pool and pyasc's workers in one process (one libgomp serves both), then a
+    forked child using both: a deadlock there fails the test after its time bound."""
+    x = torch.randn(64, 3, 16, 16)
+    w = torch.randn(8, 3, 3, 3)
+    conv = asc.torch.op("conv2d")
+    threads = torch.get_num_threads()
+    torch.testing.assert_close(conv(x, w, padding=1), torch.nn.functional.conv2d(x, w, padding=1),
+                               rtol=1e-4, atol=1e-4)
+    assert torch.get_num_threads() == threads  # pyasc's oneDNN team size does not leak into torch's
+    pid = os.fork()
+    if pid == 0:  # the child: only os._exit leaves it (never pytest's machinery)
+        code = 3
+        try:
+            ok = torch.allclose(conv(x, w, padding=1), torch.nn.functional.conv2d(x, w, padding=1), atol=1e-4)
+            ok = ok and float(asc.sum(asc.arange(1000) * 2)) == 999000.0
+            code = 0 if ok else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child did not finish in 120 s (a thread-pool deadlock after fork)")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
