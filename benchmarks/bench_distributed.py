@@ -194,7 +194,7 @@ def _allreduce_worker(sizes):
         def setup():
             _engine.set_mode(getattr(_engine, level), blocking)
             if not native:
-                _engine.NATIVE_FAST, _engine.FAST, _engine.FASTC = False, None, None  # the Python path
+                _engine.NATIVE_FAST, _engine.FAST = False, None  # the Python path
         return setup
 
     for nbytes in sizes:

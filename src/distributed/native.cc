@@ -83,21 +83,35 @@ double monotonic() {
 
 // ---- dtype and op mapping -------------------------------------------------------
 
+// Element types that MPI has no reduction for (float16: carried as 16-bit words, reduced by
+// this module's own MPI ops) or that need NumPy's rounding (complex AVG's division).
+enum Ext : int { kPlain = 0, kHalf = 1, kCx64 = 2, kCx128 = 3 };
+
 struct Type {
   MPI_Datatype dt = MPI_DATATYPE_NULL;
   Kind kind = kOther;
-  bool is_float = false;
+  bool is_float = false;  // floating or complex: no bitwise ops, AVG allowed
+  Ext ext = kPlain;
 };
 
-// From the PEP 3118 format of the buffer (pyasc and NumPy both give single
-// characters for these dtypes). Unsupported: dt stays MPI_DATATYPE_NULL.
+// From the PEP 3118 format of the buffer (pyasc and NumPy both give single characters for
+// these dtypes, "Zf"/"Zd" for complex; bfloat16 has no format: not exported, the Python
+// path). Unsupported: dt stays MPI_DATATYPE_NULL.
 Type type_of(const char* fmt, Py_ssize_t itemsize) {
   Type t;
   if (fmt == nullptr) return t;
   while (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
+  if (fmt[0] == 'Z' && fmt[2] == '\0') {
+    if (fmt[1] == 'f' && itemsize == 8) t = {MPI_C_FLOAT_COMPLEX, kOther, true, kCx64};
+    else if (fmt[1] == 'd' && itemsize == 16) t = {MPI_C_DOUBLE_COMPLEX, kOther, true, kCx128};
+    return t;
+  }
   if (fmt[0] == '\0' || fmt[1] != '\0') return t;
   const char c = fmt[0];
   switch (c) {
+    case 'e':
+      if (itemsize == 2) t = {MPI_UINT16_T, kOther, true, kHalf};
+      break;
     case 'f':
       if (itemsize == 4) t = {MPI_FLOAT, kF32, true};
       break;
@@ -122,9 +136,88 @@ Type type_of(const char* fmt, Py_ssize_t itemsize) {
   return t;
 }
 
+// ---- float16 ---------------------------------------------------------------------
+//
+// MPI has no 16-bit float. torch's gloo sums float16 in float32; NumPy's float16 loops
+// convert each operand to float32, compute, and round the result to float16 once (round to
+// nearest even) - the sum or product of two float16 values is exact in float32, so that is
+// the correctly rounded float16 result. The MPI ops below do exactly NumPy's step on every
+// pair MPI combines (so 2 ranks give NumPy's bits; more ranks round once per step, as a
+// NumPy reduction in MPI's order would).
+float h2f(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, x;
+  if (e == 0x1F) {
+    x = sign | 0x7F800000u | (m << 13);  // inf / NaN (payload kept)
+  } else if (e != 0) {
+    x = sign | ((e + 112) << 23) | (m << 13);
+  } else if (m == 0) {
+    x = sign;
+  } else {  // subnormal: normalise
+    uint32_t sh = 0;
+    while (!(m & 0x400u)) {
+      m <<= 1;
+      ++sh;
+    }
+    x = sign | ((113 - sh) << 23) | ((m & 0x3FFu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t f2h(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t mant = x & 0x7FFFFFu;
+  const int exp = static_cast<int>((x >> 23) & 0xFFu);
+  if (exp == 0xFF) return static_cast<uint16_t>(sign | 0x7C00u | (mant ? (0x200u | (mant >> 13)) : 0u));
+  const int e = exp - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7C00u);  // overflow: inf
+  if (e <= 0) {  // a float16 subnormal or zero: h = value / 2^-24, rounded to nearest even
+    if (e < -10) return static_cast<uint16_t>(sign);
+    const uint32_t m24 = mant | 0x800000u;
+    const int shift = 14 - e;
+    uint32_t h = m24 >> shift;
+    const uint32_t rem = m24 & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1FFFu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry into the exponent is right (up to inf)
+  return static_cast<uint16_t>(sign | h);
+}
+
+void half_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = f2h(h2f(a[i]) + h2f(b[i]));
+}
+void half_prod(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = f2h(h2f(a[i]) * h2f(b[i]));
+}
+
+// The float16 ops, created on first use (MPI is initialised by then: this module loads with
+// MPI; op_of runs with the GIL held, so once).
+MPI_Op g_half_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+MPI_Op half_op(int which) {
+  if (g_half_ops[which] == MPI_OP_NULL &&
+      MPI_Op_create(which == 0 ? &half_sum : &half_prod, 1, &g_half_ops[which]) != MPI_SUCCESS)
+    g_half_ops[which] = MPI_OP_NULL;
+  return g_half_ops[which];
+}
+
 // MPI_OP_NULL: the Python path handles it (float MAX/MIN propagate NaN as NumPy,
-// AVG of integers is an error there, bitwise ops of floats too).
-MPI_Op op_of(int code, bool is_float) {
+// AVG of integers is an error there, bitwise ops of floats too; complex PRODUCT, where
+// OpenMPI's multiply rounds differently from NumPy's).
+MPI_Op op_of(int code, const Type& t) {
+  if (t.ext == kHalf) return (code == kSum || code == kAvg) ? half_op(0) : code == kProduct ? half_op(1) : MPI_OP_NULL;
+  if (t.ext != kPlain) return (code == kSum || code == kAvg) ? MPI_SUM : MPI_OP_NULL;
+  const bool is_float = t.is_float;
   switch (code) {
     case kSum: case kAvg: return (code == kAvg && !is_float) ? MPI_OP_NULL : MPI_SUM;
     case kProduct: return MPI_PROD;
@@ -134,6 +227,38 @@ MPI_Op op_of(int code, bool is_float) {
     case kBor: return is_float ? MPI_OP_NULL : MPI_BOR;
     case kBxor: return is_float ? MPI_OP_NULL : MPI_BXOR;
     default: return MPI_OP_NULL;
+  }
+}
+
+// complex / n as NumPy divides complex numbers (Smith's method with a real divisor: times the
+// reciprocal, not a division per part)
+template <class F>
+void divide_complex(void* buf, Py_ssize_t count, long n) {
+  F* p = static_cast<F*>(buf);
+  const F br = static_cast<F>(n), rat = F(0) / br, scl = F(1) / (br + F(0) * rat);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    const F ar = p[2 * i], ai = p[2 * i + 1];
+    p[2 * i] = (ar + ai * rat) * scl;
+    p[2 * i + 1] = (ai - ar * rat) * scl;
+  }
+}
+
+// AVG's division by the group size, as NumPy's true_divide of the dtype (float16: in float32,
+// rounded once).
+void divide(const Type& t, void* buf, Py_ssize_t count, long n) {
+  if (t.ext == kHalf) {
+    uint16_t* p = static_cast<uint16_t*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] = f2h(h2f(p[i]) / static_cast<float>(n));
+  } else if (t.ext == kCx64) {
+    divide_complex<float>(buf, count, n);
+  } else if (t.ext == kCx128) {
+    divide_complex<double>(buf, count, n);
+  } else if (t.kind == kF32) {
+    float* p = static_cast<float*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<float>(n);
+  } else if (t.kind == kF64) {
+    double* p = static_cast<double*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<double>(n);
   }
 }
 
@@ -249,9 +374,20 @@ void combine_t(int op, void* out_v, const void* x_v, const void* y_v, Py_ssize_t
   }
 }
 
-// combine_t for the MPI datatype dt (the types type_of maps). False: not one of them.
-bool combine(MPI_Datatype dt, int op, void* out, const void* x, const void* y, Py_ssize_t n) {
-  if (dt == MPI_FLOAT) combine_t<float>(op, out, x, y, n);
+// combine_t for the element type t (the types type_of maps; float16 as NumPy's float16 step,
+// complex SUM/AVG as float pairs). False: not one of them.
+bool combine(const Type& t, int op, void* out, const void* x, const void* y, Py_ssize_t n) {
+  const MPI_Datatype dt = t.dt;
+  if (t.ext == kHalf) {
+    uint16_t* o = static_cast<uint16_t*>(out);
+    const uint16_t* a = static_cast<const uint16_t*>(x);
+    const uint16_t* b = static_cast<const uint16_t*>(y);
+    for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2h(op == kProduct ? h2f(a[i]) * h2f(b[i]) : h2f(a[i]) + h2f(b[i]));
+  } else if (t.ext == kCx64) {
+    combine_t<float>(kSum, out, x, y, 2 * n);
+  } else if (t.ext == kCx128) {
+    combine_t<double>(kSum, out, x, y, 2 * n);
+  } else if (dt == MPI_FLOAT) combine_t<float>(op, out, x, y, n);
   else if (dt == MPI_DOUBLE) combine_t<double>(op, out, x, y, n);
   else if (dt == MPI_INT8_T) combine_t<int8_t>(op, out, x, y, n);
   else if (dt == MPI_INT16_T) combine_t<int16_t>(op, out, x, y, n);
@@ -351,7 +487,7 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     Py_RETURN_NOTIMPLEMENTED;
   }
   const Type t = type_of(view.format, view.itemsize);
-  const MPI_Op op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t.is_float);
+  const MPI_Op op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t);
   if (op == MPI_OP_NULL || view.len > static_cast<Py_ssize_t>(INT32_MAX) * view.itemsize) {
     PyBuffer_Release(&view);
     Py_RETURN_NOTIMPLEMENTED;
@@ -430,17 +566,7 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   slot.deadline.store(0.0, std::memory_order_release);
-  if (kind == 0 && !mismatch && op_code == kAvg) {
-    if (t.kind == kF32) {
-      float* p = static_cast<float*>(view.buf);
-      const float n = static_cast<float>(size);
-      for (Py_ssize_t i = 0; i < count; ++i) p[i] /= n;
-    } else {
-      double* p = static_cast<double*>(view.buf);
-      const double n = static_cast<double>(size);
-      for (Py_ssize_t i = 0; i < count; ++i) p[i] /= n;
-    }
-  }
+  if (kind == 0 && !mismatch && op_code == kAvg) divide(t, view.buf, count, size);
   Py_END_ALLOW_THREADS
   if (kind == kTimedOut) {
     // MPI may still write the buffer and the pair: both stay alive for good (the group is
@@ -476,14 +602,15 @@ const char* const kCollNames[] = {"all_reduce", "broadcast", "reduce", "all_gath
 int dtype_code(const char* fmt, Py_ssize_t itemsize) {
   if (fmt == nullptr) return -1;
   while (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
+  if (fmt[0] == 'Z' && (fmt[1] == 'f' || fmt[1] == 'd') && fmt[2] == '\0') return 5 * 16 + static_cast<int>(itemsize);
   if (fmt[0] == '\0' || fmt[1] != '\0') return -1;
   int k;
   switch (fmt[0]) {
     case '?': k = 1; break;
     case 'b': case 'h': case 'i': case 'l': case 'q': k = 2; break;
     case 'B': case 'H': case 'I': case 'L': case 'Q': k = 3; break;
-    case 'f': case 'd': k = 4; break;
-    default: return -1;  // float16 ('e'), complex, structured: the Python path
+    case 'e': case 'f': case 'd': k = 4; break;
+    default: return -1;  // structured and the like: the Python path
   }
   return k * 16 + static_cast<int>(itemsize);
 }
@@ -499,16 +626,6 @@ uint64_t add_shape(uint64_t h, const Py_buffer& v) {
   h = mix(h ^ (0xD37A11ull + static_cast<uint64_t>(v.ndim)));
   for (int i = 0; i < v.ndim; ++i) h = mix(h ^ static_cast<uint64_t>(v.shape[i]));
   return h & ((1ull << 62) - 1);
-}
-
-void divide(Kind k, void* buf, Py_ssize_t count, long n) {
-  if (k == kF32) {
-    float* p = static_cast<float*>(buf);
-    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<float>(n);
-  } else if (k == kF64) {
-    double* p = static_cast<double*>(buf);
-    for (Py_ssize_t i = 0; i < count; ++i) p[i] /= static_cast<double>(n);
-  }
 }
 
 // A nonblocking MPI call started by start(&req), waited for with sleeps (see iallreduce_wait).
@@ -592,7 +709,7 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   MPI_Op op = MPI_OP_NULL;
   if (reducing) {
     t = type_of(a.format, a.itemsize);
-    op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t.is_float);
+    op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t);
     if (op == MPI_OP_NULL) Py_RETURN_NOTIMPLEMENTED;
   }
   // the largest count one MPI call carries (bytes for broadcast and the gathers)
@@ -712,7 +829,7 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       } else {
         // the peer's chunk for this rank = x ^ what this rank sent; then op(own chunk, peer's)
         xor_bytes(d, d, in + peer * payload, payload);
-        combine(t.dt, static_cast<int>(op_code), a.buf, in + rank * payload, d, count_a);
+        combine(t, static_cast<int>(op_code), a.buf, in + rank * payload, d, count_a);
       }
     }
   } else {
@@ -761,7 +878,7 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   slot.deadline.store(0.0, std::memory_order_release);
-  if (fail_kind == 0 && !mismatch && avg && (kind == kRedScatT || rank == iroot)) divide(t.kind, a.buf, count_a, size);
+  if (fail_kind == 0 && !mismatch && avg && (kind == kRedScatT || rank == iroot)) divide(t, a.buf, count_a, size);
   Py_END_ALLOW_THREADS
   if (fail_kind == kTimedOut) {
     // MPI may still write the buffers and the pair: both stay exported for good
@@ -787,12 +904,31 @@ PyTypeObject* g_numpy = nullptr;
 long g_level = kInfo;
 PyObject* g_hot = nullptr;  // interned "hot"
 
+PyObject* g_state = nullptr;    // pyasc.distributed._group._State (its .world: the default group)
+PyObject* g_pg_type = nullptr;  // pyasc.distributed._group.ProcessGroup
+PyObject* g_failed = nullptr;   // _collectives._c_failed(pg, kind, r, a, b, root, op): raises
+PyObject* g_world = nullptr;    // interned "world"
+
+void keep(PyObject** slot, PyObject* v) {
+  Py_XINCREF(v);
+  Py_XSETREF(*slot, v);
+}
+
 PyObject* configure(PyObject*, PyObject* args) {
   PyObject* ops;
   PyObject* nd;
   PyObject* np_type;
   long level;
-  if (!PyArg_ParseTuple(args, "OOOl", &ops, &nd, &np_type, &level)) return nullptr;
+  PyObject* state = nullptr;
+  PyObject* pg_type = nullptr;
+  PyObject* failed = nullptr;
+  if (!PyArg_ParseTuple(args, "OOOl|OOO", &ops, &nd, &np_type, &level, &state, &pg_type, &failed)) return nullptr;
+  if (state != nullptr) {
+    keep(&g_state, state);
+    keep(&g_pg_type, pg_type);
+    keep(&g_failed, failed);
+    if (g_world == nullptr) g_world = PyUnicode_InternFromString("world");
+  }
   if (!PySequence_Check(ops) || PySequence_Size(ops) != 8 || !PyType_Check(nd) || !PyType_Check(np_type)) {
     PyErr_SetString(PyExc_TypeError, "configure(ops: 8 ReduceOp members, ndarray type, numpy type, level)");
     return nullptr;
@@ -927,6 +1063,52 @@ PyObject* coll_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return r;
 }
 
+// entry(kind, a, b, root, op, group): the one entry of the blocking collectives' C path, the
+// prologue every collective shared in Python before (the group: None is the default group
+// (_State.world), else an exact ProcessGroup; kind 0 all_reduce(a, op), 1 broadcast(a, root),
+// 2 reduce(a, root, op), 3 all_gather_into_tensor(a = output, b = input), 4
+// reduce_scatter_tensor(a = output, b = input, op)). Returns None (done), NotImplemented (the
+// general path: nothing was sent) or what the configured failure handler returns (it raises:
+// the mismatch exchange naming every rank's call, the MPI error, the timeout).
+PyObject* entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "entry() takes 6 arguments");
+    return nullptr;
+  }
+  if (g_state == nullptr || !PyLong_CheckExact(args[0])) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* group = args[5];
+  PyObject* pg;
+  if (group == Py_None) {
+    pg = PyObject_GetAttr(g_state, g_world);  // new reference
+    if (pg == nullptr) return nullptr;
+  } else if (reinterpret_cast<PyObject*>(Py_TYPE(group)) == g_pg_type) {
+    pg = Py_NewRef(group);
+  } else {
+    Py_RETURN_NOTIMPLEMENTED;  // a bad group: the general path's error
+  }
+  const long kind = PyLong_AsLong(args[0]);
+  PyObject* r;
+  if (kind == kAllReduceColl) {
+    PyObject* call[3] = {args[1], args[4], pg};
+    r = all_reduce_entry(nullptr, call, 3);
+    if (r == nullptr && PyErr_ExceptionMatches(PyExc_ValueError)) {
+      PyErr_Clear();  // NumPy cannot export it (bfloat16): the general path stages it
+      r = Py_NewRef(Py_NotImplemented);
+    }
+  } else {
+    PyObject* call[6] = {args[0], args[1], args[2], args[3], args[4], pg};
+    r = coll_entry(nullptr, call, 6);
+  }
+  if (r != nullptr && PyTuple_CheckExact(r) && g_failed != nullptr) {
+    PyObject* fcall[7] = {pg, args[0], r, args[1], args[2], args[3], args[4]};
+    PyObject* f = PyObject_Vectorcall(g_failed, fcall, 7, nullptr);
+    Py_DECREF(r);
+    r = f;
+  }
+  Py_DECREF(pg);
+  return r;
+}
+
 // armed() -> None, or (deadline, "all_reduce", group) of the earliest deadline among
 // the calls blocked in MPI.
 PyObject* armed(PyObject*, PyObject*) {
@@ -961,8 +1143,9 @@ PyMethodDef kMethods[] = {
      "all_reduce with the INFO check; None, NotImplemented (Python path) or (kind, mpi_error)."},
     {"armed", &armed, METH_NOARGS, "The blocked all_reduce (deadline, what, group), or None."},
     {"configure", &configure, METH_VARARGS,
-     "configure(ops, ndarray_type, numpy_type, level): the ReduceOp members in op-code order, pyasc.ndarray, "
-     "numpy.ndarray, the check level."},
+     "configure(ops, ndarray_type, numpy_type, level[, state, pg_type, failed]): the ReduceOp members in op-code "
+     "order, pyasc.ndarray, numpy.ndarray, the check level; entry()'s default-group holder, ProcessGroup type and "
+     "failure handler."},
     {"set_level", &set_level, METH_O, "set_level(level): the check level all_reduce_entry passes."},
     {"all_reduce_entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&all_reduce_entry)),
      METH_FASTCALL,
@@ -973,6 +1156,10 @@ PyMethodDef kMethods[] = {
      "coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait): broadcast (1), "
      "reduce (2), all_gather_into_tensor (3) or reduce_scatter_tensor (4) in one call with the check; None, "
      "NotImplemented (Python path) or (kind, mpi_error)."},
+    {"entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&entry)), METH_FASTCALL,
+     "entry(kind, a, b, root, op, group): the blocking collectives' C path (0 all_reduce, 1 broadcast, 2 reduce, "
+     "3 all_gather_into_tensor, 4 reduce_scatter_tensor) with the group resolved and failures raised here; None "
+     "or NotImplemented."},
     {"coll_entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll_entry)), METH_FASTCALL,
      "coll_entry(kind, a, b, root, op, group): coll() with the group's hot tuple, the root's group rank and "
      "the op by identity looked up here; NotImplemented for anything else."},

@@ -27,7 +27,6 @@ from .. import _C
 from ..errors import AscendTypeError, AscendValueError, ErrorCode
 from . import _engine
 from ._errors import DistBackendError
-from ._group import ProcessGroup as _ProcessGroup
 from ._group import ReduceOp, resolve
 from ._group import _State as _group_State
 
@@ -369,6 +368,21 @@ def _plan(op, dtype, what):
 _OP_CODES = {ReduceOp.SUM: 0, ReduceOp.AVG: 1, ReduceOp.PRODUCT: 2, ReduceOp.MIN: 3, ReduceOp.MAX: 4,
              ReduceOp.BAND: 5, ReduceOp.BOR: 6, ReduceOp.BXOR: 7}
 _np_ndarray = np.ndarray
+
+
+def _c_reduces(dtype, code):
+    """Whether the C path reduces ``dtype`` with op ``code`` (src/distributed/native.cc op_of):
+    integers every op but AVG; float16/32/64 SUM, AVG, PRODUCT (float16 by the module's own MPI
+    ops, NumPy's float16 rounding; MAX/MIN are NumPy's NaN-propagating user ops here); complex
+    SUM and AVG (PRODUCT: OpenMPI's complex multiply rounds otherwise than NumPy's). Not bool nor
+    bfloat16 (no buffer format). A rank on the Python path checks with the C path's fingerprint
+    exactly for these, so that it agrees with a peer whose call went through C."""
+    k = dtype.kind
+    if k in "iu":
+        return code != 1
+    if k == "f":
+        return code in (0, 1, 2)
+    return k == "c" and code in (0, 1)
 # by identity: an Enum's __hash__ is a Python-level call (~0.1 us on the hot path)
 _OP_CODE_BY_ID = {id(k): v for k, v in _OP_CODES.items()}
 
@@ -379,27 +393,17 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
     With ``async_op=True`` the operation is an event on the calling thread's current stream
     (see :class:`Work`)."""
-    # The hot path of data parallelism: one C call (pyasc.distributed._native) exports the
-    # buffer (finishing the lazy work producing or reading it), runs the INFO check inside
-    # the message, MPI_Allreduce with the GIL released, and AVG's division. It answers
-    # NotImplemented, having sent nothing, for what it does not handle (16-bit floats,
-    # complex, bool, float MAX/MIN, non-contiguous or read-only arrays): the general path.
-    # Every lookup here counts (the 4 KiB goal is 1.2x mpi4py's ~2 us): _engine.FAST is
-    # _native.all_reduce_entry while the C path is on; it reads the group's ``hot`` tuple
-    # (None unless usable with no async collective pending), finds the op's code by identity
-    # and checks the array type itself.
-    if not async_op:
-        fast = _engine.FAST
-        if fast is not None:
-            pg = _group_State.world if group is None else (group if group.__class__ is _ProcessGroup else None)
-            try:
-                r = fast(tensor, op, pg)
-            except ValueError:  # NumPy cannot export it (bfloat16): the general path stages it
-                r = NotImplemented
-            if r is None:
-                return None
-            if r is not NotImplemented:
-                return _native_failed(pg, tensor, op, r)
+    # The hot path of data parallelism: one C call (pyasc.distributed._native.entry, the first
+    # step of every blocking collective with a C path) resolves the group, exports the buffer
+    # (finishing the lazy work producing or reading it), runs the INFO check inside the
+    # message, MPI_Allreduce with the GIL released, and AVG's division; a failure is raised
+    # from there (_c_failed). It answers NotImplemented, having sent nothing, for what it does
+    # not handle (16-bit floats, complex, bool, float MAX/MIN, non-contiguous or read-only
+    # arrays, a bad group): the general path.
+    if not async_op and _engine.FAST is not None:
+        r = _engine.FAST(0, tensor, None, None, op, group)
+        if r is not NotImplemented:
+            return r
     pg = _group_State.world if group is None else None
     if pg is None or pg.broken is not None or pg.comm is None:
         pg = resolve(group, "all_reduce")
@@ -439,7 +443,7 @@ def _all_reduce_general(pg, tensor, op, async_op):
     buf, back = _host(tensor, what, "tensor", True)
     mop, avg, mdt, half = _plan(op, buf.dtype, what)
     code = _OP_CODES[op]
-    if _engine.NATIVE_FAST and not async_op and not half:
+    if _engine.NATIVE_FAST and not async_op and buf.dtype.kind in "biufc":  # (not bfloat16: no buffer format)
         # A staged (non-contiguous) array: the same C call as the other ranks' arrays, so that
         # the check words agree whatever the layout.
         r = _engine.NATIVE.allreduce(buf, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg)
@@ -450,8 +454,7 @@ def _all_reduce_general(pg, tensor, op, async_op):
             return _native_failed(pg, tensor, op, r)
     desc = (what, buf.dtype, buf.size, op._name_) if _engine.CHECK == 1 else (what, buf.dtype, buf.shape, op._name_)
     fp = None
-    if _engine.NATIVE is not None and _engine.CHECK == 1 and not half and buf.dtype.kind in "fiu" \
-            and not (buf.dtype.kind == "f" and op._name_ in ("MAX", "MIN")):
+    if _engine.NATIVE is not None and _engine.CHECK == 1 and _c_reduces(buf.dtype, code):
         # what the C path would check for this call (a rank whose all_reduce runs here, e.g.
         # async_op, still agrees with a peer in the C path on the fingerprint all-reduce)
         fp = _native_fp(buf, code)
@@ -490,7 +493,7 @@ def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code)
         # times slower with one core per rank).
         r = NotImplemented
         native = _engine.NATIVE
-        if native is not None and code is not None and b.dtype not in _engine._HALF:
+        if native is not None and code is not None and b.dtype.kind in "biufc":
             try:
                 # 3: blocking when the call carries its check in the message (small: the same
                 # messages as a blocking peer's call), else nonblocking waited for with sleeps
@@ -532,8 +535,7 @@ def _start_all_reduce(buf, op, group):
     mop, avg, mdt, half = _plan(op, buf.dtype, what)
     desc = (what, buf.dtype, buf.size, op._name_) if _engine.CHECK == 1 else (what, buf.dtype, buf.shape, op._name_)
     fp = None
-    if _engine.NATIVE is not None and _engine.CHECK == 1 and not half and buf.dtype.kind in "fiu" \
-            and not (buf.dtype.kind == "f" and op._name_ in ("MAX", "MIN")):
+    if _engine.NATIVE is not None and _engine.CHECK == 1 and _c_reduces(buf.dtype, _OP_CODES[op]):
         fp = _native_fp(buf, _OP_CODES[op])
     deadline = time.monotonic() + pg.timeout
     if _engine.CHECK:
@@ -575,6 +577,24 @@ def _coll_failed(pg, what, r, desc):
     _engine.mismatch(pg, what, desc, time.monotonic() + pg.timeout, f" (MPI: {text})" if kind == 2 else "")
 
 
+def _c_failed(pg, kind, r, a, b, root, op):
+    """The cold path of a failed ``_native.entry`` call (``r`` = (kind, MPI error code)),
+    called from C: raises the mismatch naming every rank's call, the MPI error or the timeout."""
+    if kind == 0:
+        return _native_failed(pg, a, op, r)
+    if kind == _K_BCAST:
+        what, desc = "broadcast", f"broadcast {a.dtype} {tuple(a.shape)} src={root}"
+    elif kind == _K_REDUCE:
+        what, desc = "reduce", f"reduce {a.dtype} {tuple(a.shape)} {op.name} dst={root}"
+    elif kind == _K_ALLGATHER_T:
+        what = "all_gather_into_tensor"
+        desc = f"{what} {b.dtype} {tuple(b.shape)} -> {a.dtype} {tuple(a.shape)}"
+    else:
+        what = "reduce_scatter_tensor"
+        desc = f"{what} {b.dtype} {tuple(b.shape)} -> {a.dtype} {tuple(a.shape)} {op.name}"
+    return _coll_failed(pg, what, r, desc)
+
+
 def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
     """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor of the exported,
     contiguous NumPy arrays ``a`` (and ``b``) through the C path: at once (blocking mode), or
@@ -602,8 +622,7 @@ def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
         return call(0 if _engine.BLOCKING else 2)
     # whether the C path takes it decides the form on every rank alike (dtype, op): ask before
     # queueing (a call that cannot go through C is the Python path's task)
-    if a.dtype in _engine._HALF or a.dtype.kind == "c" or (
-            kind in (_K_REDUCE, _K_REDSCAT_T) and (a.dtype.kind == "b" or (a.dtype.kind == "f" and code in (3, 4)))):
+    if a.dtype.kind not in "biufc" or (kind in (_K_REDUCE, _K_REDSCAT_T) and not _c_reduces(a.dtype, code)):
         return NotImplemented
 
     def task():
@@ -613,22 +632,13 @@ def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
     return True, task
 
 
-def _fast_group(group):
-    return _group_State.world if group is None else (group if group.__class__ is _ProcessGroup else None)
-
-
 def broadcast(tensor, src, group=None, async_op=False):
     """Copies ``tensor`` of global rank ``src`` into ``tensor`` of every rank of the group."""
     what = "broadcast"
-    if not async_op:
-        fast = _engine.FASTC  # the C path in one call (see all_reduce)
-        if fast is not None:
-            pg = _fast_group(group)
-            r = fast(_K_BCAST, tensor, None, src, None, pg)
-            if r is None:
-                return None
-            if r is not NotImplemented:
-                return _coll_failed(pg, what, r, f"{what} {tensor.dtype} {tuple(tensor.shape)} src={src}")
+    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
+        r = _engine.FAST(_K_BCAST, tensor, None, src, None, group)
+        if r is not NotImplemented:
+            return r
     pg = resolve(group, what)
     root = _rank_arg(pg, src, what, "src")
     me = pg.rank() == root
@@ -659,15 +669,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces ``tensor`` over the group into ``tensor`` of global rank ``dst`` (the other
     ranks' arrays are left unchanged)."""
     what = "reduce"
-    if not async_op:
-        fast = _engine.FASTC
-        if fast is not None:
-            pg = _fast_group(group)
-            r = fast(_K_REDUCE, tensor, None, dst, op, pg)
-            if r is None:
-                return None
-            if r is not NotImplemented:
-                return _coll_failed(pg, what, r, f"{what} {tensor.dtype} {tuple(tensor.shape)} {op.name} dst={dst}")
+    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
+        r = _engine.FAST(_K_REDUCE, tensor, None, dst, op, group)
+        if r is not NotImplemented:
+            return r
     pg = resolve(group, what)
     op = _reduce_op(op, what)
     root = _rank_arg(pg, dst, what, "dst")
@@ -708,16 +713,10 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Gathers every rank's ``input_tensor`` into ``output_tensor`` in rank order: its size is
     the group size times the input's (concatenated along dim 0, or stacked)."""
     what = "all_gather_into_tensor"
-    if not async_op:
-        fast = _engine.FASTC
-        if fast is not None:
-            pg = _fast_group(group)
-            r = fast(_K_ALLGATHER_T, output_tensor, input_tensor, None, None, pg)
-            if r is None:
-                return None
-            if r is not NotImplemented:
-                return _coll_failed(pg, what, r, f"{what} {input_tensor.dtype} {tuple(input_tensor.shape)} -> "
-                                                 f"{output_tensor.dtype} {tuple(output_tensor.shape)}")
+    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
+        r = _engine.FAST(_K_ALLGATHER_T, output_tensor, input_tensor, None, None, group)
+        if r is not NotImplemented:
+            return r
     pg = resolve(group, what)
     n = pg.size()
     send, _ = _host(input_tensor, what, "input_tensor", False, async_op)
@@ -762,16 +761,10 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """Reduces ``input`` (group size times ``output``'s size, rank-ordered chunks) over the
     ranks; group rank i gets the reduced chunk i in ``output``."""
     what = "reduce_scatter_tensor"
-    if not async_op:
-        fast = _engine.FASTC
-        if fast is not None:
-            pg = _fast_group(group)
-            r = fast(_K_REDSCAT_T, output, input, None, op, pg)
-            if r is None:
-                return None
-            if r is not NotImplemented:
-                return _coll_failed(pg, what, r, f"{what} {input.dtype} {tuple(input.shape)} -> {output.dtype} "
-                                                 f"{tuple(output.shape)} {op.name}")
+    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
+        r = _engine.FAST(_K_REDSCAT_T, output, input, None, op, group)
+        if r is not NotImplemented:
+            return r
     pg = resolve(group, what)
     op = _reduce_op(op, what)
     n = pg.size()

@@ -62,15 +62,13 @@ NATIVE = None
 #: Whether blocking all_reduce takes the C path: NATIVE loaded and the blocking mode (every
 #: check level: DETAIL's fingerprint includes the shape there).
 NATIVE_FAST = False
-#: NATIVE.all_reduce_entry while NATIVE_FAST, else None (one lookup on all_reduce's hot path)
+#: NATIVE.entry while NATIVE_FAST, else None: the first step of blocking all_reduce, broadcast,
+#: reduce, all_gather_into_tensor and reduce_scatter_tensor (one lookup on their hot path)
 FAST = None
-#: NATIVE.coll_entry while NATIVE_FAST, else None (broadcast, reduce, all_gather_into_tensor,
-#: reduce_scatter_tensor)
-FASTC = None
 
 
 def _load_native():
-    global NATIVE, NATIVE_FAST, FAST, FASTC
+    global NATIVE, NATIVE_FAST, FAST
     NATIVE = None
     if _env_flag("ASC_DISTRIBUTED_NATIVE", True):
         try:
@@ -80,12 +78,13 @@ def _load_native():
             NATIVE = None
     if NATIVE is not None:
         from .. import _C
-        from ._group import ReduceOp
+        from ._collectives import _c_failed
+        from ._group import ProcessGroup, ReduceOp, _State
         NATIVE.configure([ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.BAND,
-                          ReduceOp.BOR, ReduceOp.BXOR], _C.ndarray, np.ndarray, CHECK)
+                          ReduceOp.BOR, ReduceOp.BXOR], _C.ndarray, np.ndarray, CHECK, _State, ProcessGroup,
+                         _c_failed)
     NATIVE_FAST = NATIVE is not None and BLOCKING
-    FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
-    FASTC = NATIVE.coll_entry if NATIVE_FAST else None
+    FAST = NATIVE.entry if NATIVE_FAST else None
 
 
 # ------------------------------------------------------------------ settings (env)
@@ -131,14 +130,13 @@ BLOCKING = _env_flag("ASC_DISTRIBUTED_BLOCKING", True)
 def set_mode(check=None, blocking=None):
     """Sets the check level (OFF/INFO/DETAIL) and/or the blocking mode for this process
     (what the environment variables choose at import; tests switch between the paths)."""
-    global CHECK, BLOCKING, NATIVE_FAST, FAST, FASTC
+    global CHECK, BLOCKING, NATIVE_FAST, FAST
     if check is not None:
         CHECK = check
     if blocking is not None:
         BLOCKING = bool(blocking)
     NATIVE_FAST = NATIVE is not None and BLOCKING
-    FAST = NATIVE.all_reduce_entry if NATIVE_FAST else None
-    FASTC = NATIVE.coll_entry if NATIVE_FAST else None
+    FAST = NATIVE.entry if NATIVE_FAST else None
     if NATIVE is not None:
         NATIVE.set_level(CHECK)
 

@@ -985,6 +985,7 @@ def t_c_paths():
         FAIL.append("the C module pyasc.distributed._native is not built")
         return
     world = dist.GroupMember.WORLD
+    dist.barrier()  # drains async collectives an earlier test left queued (the C path waits for none)
     # the C path takes these calls itself (None: done; NotImplemented would mean the Python path)
     x = asc.full(8, R, dtype="float32")
     if _engine.NATIVE.coll_entry(1, x, None, 0, None, world) is not None:
@@ -993,9 +994,37 @@ def t_c_paths():
     out = asc.zeros((N, 8), dtype="float32")
     if _engine.NATIVE.coll_entry(3, out, x, None, None, world) is not None:
         FAIL.append("all_gather_into_tensor did not take the C path")
-    for dtype in ("float16", "complex64"):  # the Python path, on every rank alike
-        if _engine.NATIVE.coll_entry(1, asc.ones(3, dtype=dtype), None, 0, None, world) is not NotImplemented:
-            FAIL.append(f"broadcast {dtype} should be the Python path's")
+    # bfloat16 has no buffer format: the Python path, on every rank alike; float16 and complex
+    # go through C (bytes for broadcast; the module's float16 MPI ops, MPI's complex SUM)
+    if _engine.NATIVE.coll_entry(1, asc.ones(3, dtype="bfloat16"), None, 0, None, world) is not NotImplemented:
+        FAIL.append("broadcast bfloat16 should be the Python path's")
+    for dtype in ("float16", "complex64", "complex128"):
+        x = asc.full(3, R + 1, dtype=dtype)
+        if _engine.NATIVE.coll_entry(1, x, None, 0, None, world) is not None:
+            FAIL.append(f"broadcast {dtype} did not take the C path")
+        check(f"coll_entry broadcast {dtype}", x, np.ones(3, dtype), True)
+        for op, code in (("SUM", 0), ("AVG", 1)) + ((("PRODUCT", 2),) if dtype == "float16" else ()):
+            xs = [data(r, dtype, (5,), 94, small=op == "PRODUCT") for r in range(N)]
+            x = asc.asarray(xs[R].copy())
+            if _engine.NATIVE.entry(0, x, None, None, getattr(dist.ReduceOp, op), None) is not None:
+                FAIL.append(f"all_reduce {dtype} {op} did not take the C path")
+            check(f"C all_reduce {dtype} {op}", x, want_reduce(op, xs), _tol_exact(dtype, op))
+    # float16 rounding as NumPy's float16 loops at the edges: subnormals, overflow to inf, ties, NaN
+    edge = np.array([6e-8, -6e-8, 3e-5, 65504, 60000, 1.0009765625, 0.1, -2.5, np.inf, np.nan, 0.0, -0.0],
+                    np.float16)
+    xs = [edge if r % 2 == 0 else edge[::-1].copy() for r in range(N)]
+    x = asc.asarray(xs[R].copy())
+    dist.all_reduce(x)
+    want = xs[0]
+    for r in range(1, N):
+        want = want + xs[r]  # NumPy's float16 add, in MPI's order for 2 ranks
+    check("C all_reduce float16 edge values", x, want, N == 2)
+    x = asc.asarray(xs[R].copy())
+    dist.all_reduce(x, op=dist.ReduceOp.PRODUCT)
+    want = xs[0]
+    for r in range(1, N):
+        want = want * xs[r]
+    check("C all_reduce float16 PRODUCT edge values", x, want, N == 2)
     _c_path_cases("pyasc")
     _c_path_cases("numpy", as_numpy=True)
     for level in (_engine.OFF, _engine.DETAIL):
