@@ -50,22 +50,44 @@ def ort_options(ort):
     return opts
 
 
-def measure(name, f, g, n, triad_gbs, repeat, session=None, feed=None):
-    """One row: pyasc `f` and NumPy `g` timed (best of `repeat`), 8n bytes moved, and the
-    onnxruntime `session` run on `feed` when given. pyasc and onnxruntime are interleaved (one
-    call of each per round, best of `repeat` rounds), so a load change on the shared machine hits
-    both alike."""
+_TORCH = []
+
+
+def torch_peer():
+    """PyTorch (CPU) as a peer, with as many intra-op threads as the device has cores (the
+    pyasc CPU device runs one worker per core), or None when torch is not installed or does not
+    import (a broken or partial install only drops this peer)."""
+    if not _TORCH:
+        try:
+            import torch
+
+            torch.set_num_threads(os.cpu_count() or 2)
+            _TORCH.append(torch)
+        except Exception:  # noqa: BLE001 - ImportError, or OSError for a wheel missing its libraries
+            _TORCH.append(None)
+    return _TORCH[0]
+
+
+def measure(name, f, g, n, triad_gbs, repeat, session=None, feed=None, torch_fn=None):
+    """One row: pyasc `f` and NumPy `g` timed (best of `repeat`), 8n bytes moved, the
+    onnxruntime `session` run on `feed` and the PyTorch call `torch_fn` when given. pyasc and the
+    peers are interleaved (one call of each per round, best of `repeat` rounds), so a load change
+    on the shared machine hits all alike."""
     u = best(g, repeat)
+    fns = [f]
     if session is not None:
-        run_ort = lambda: session.run(None, feed)  # noqa: E731
-        t, o = interleaved_best((f, run_ort), repeat)
-    else:
-        t = best(f, repeat)
+        fns.append(lambda: session.run(None, feed))
+    if torch_fn is not None:
+        fns.append(torch_fn)
+    ts = interleaved_best(fns, repeat) if len(fns) > 1 else [best(f, repeat)]
+    t = ts[0]
     r = {"case": name, "n": n, "pyasc_ms": t, "numpy_ms": u, "numpy_over_pyasc": u / t,
          "pyasc_GBps": 8 * n / (t * 1e-3) / 1e9, "triad_GBps": triad_gbs}
     r["bandwidth_fraction"] = r["pyasc_GBps"] / triad_gbs if triad_gbs == triad_gbs else float("nan")
     if session is not None:
-        add_peer(r, o, 8)
+        add_peer(r, ts[1], 8)
+    if torch_fn is not None:
+        add_peer(r, ts[-1], 8, "torch")
     return r
 
 
@@ -83,14 +105,15 @@ def interleaved_best(fns, repeat):
     return bests
 
 
-def add_peer(r, ort_ms, bytes_per_element):
-    """onnxruntime's time into row r, with what the goal "2x the peer" would need: the bandwidth
-    twice the peer's speed implies, as a fraction of the triad measured in the same run (above 1:
-    beyond this machine's memory bandwidth, impossible for a kernel that moves the same bytes)."""
-    r["onnxruntime_ms"] = ort_ms
-    r["ort_over_pyasc"] = ort_ms / r["pyasc_ms"]
-    r["ort_bandwidth_fraction"] = bytes_per_element * r["n"] / (ort_ms * 1e-3) / 1e9 / r["triad_GBps"]
-    r["two_x_ort_needs"] = 2 * r["ort_bandwidth_fraction"]
+def add_peer(r, peer_ms, bytes_per_element, peer="ort"):
+    """A peer's time into row r (peer "ort": onnxruntime, "torch": PyTorch), with what the goal
+    "2x the peer" would need: the bandwidth twice the peer's speed implies, as a fraction of the
+    triad measured in the same run (above 1: beyond this machine's memory bandwidth, impossible
+    for a kernel that moves the same bytes)."""
+    r["onnxruntime_ms" if peer == "ort" else "torch_ms"] = peer_ms
+    r[f"{peer}_over_pyasc"] = peer_ms / r["pyasc_ms"]
+    r[f"{peer}_bandwidth_fraction"] = bytes_per_element * r["n"] / (peer_ms * 1e-3) / 1e9 / r["triad_GBps"]
+    r[f"two_x_{peer}_needs"] = 2 * r[f"{peer}_bandwidth_fraction"]
 
 
 def cli(run, doc, what):
@@ -103,14 +126,21 @@ def cli(run, doc, what):
     rep = 5 if a.quick else a.repeat
     res = run(a.log2n, rep)
     copy = pass_gbps(a.log2n, rep)
+    torch = torch_peer()
+    peer = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch not installed"
     print(f"asc.ops {what}, float32 2^{a.log2n}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; native "
-          f"triad {res[0]['triad_GBps']:.1f} GB/s; pyasc x * 1.0 pass {copy:.1f} GB/s (same bytes and working set)")
+          f"triad {res[0]['triad_GBps']:.1f} GB/s; pyasc x * 1.0 pass {copy:.1f} GB/s (same bytes and working set); "
+          f"{peer}")
     print(f"{'case':12s} {'pyasc ms':>9s} {'numpy ms':>9s} {'np/pyasc':>9s} {'ort ms':>8s} {'ort/pyasc':>9s} "
-          f"{'GB/s':>6s} {'of triad':>8s} {'ort of triad':>12s} {'2x ort needs':>12s} {'of pass':>7s}")
+          f"{'torch ms':>8s} {'torch/pyasc':>11s} {'GB/s':>6s} {'of triad':>8s} {'ort of triad':>12s} "
+          f"{'torch of triad':>14s} {'2x torch needs':>14s} {'of pass':>7s}")
     for r in res:
         print(f"{r['case']:12s} {r['pyasc_ms']:9.2f} {r['numpy_ms']:9.2f} {r['numpy_over_pyasc']:9.2f} "
               f"{r.get('onnxruntime_ms', math.nan):8.2f} {r.get('ort_over_pyasc', math.nan):9.2f} "
+              f"{r.get('torch_ms', math.nan):8.2f} {r.get('torch_over_pyasc', math.nan):11.2f} "
               f"{r['pyasc_GBps']:6.1f} {r['bandwidth_fraction']:8.2f} {r.get('ort_bandwidth_fraction', math.nan):12.2f} "
-              f"{r.get('two_x_ort_needs', math.nan):12.2f} {r['pyasc_GBps'] / copy:7.2f}")
-    print("('2x ort needs' = the bandwidth at twice onnxruntime's speed as a fraction of the triad: above ~1 the "
-          "2x goal is beyond this machine's memory bandwidth for a kernel that moves the same bytes)")
+              f"{r.get('torch_bandwidth_fraction', math.nan):14.2f} {r.get('two_x_torch_needs', math.nan):14.2f} "
+              f"{r['pyasc_GBps'] / copy:7.2f}")
+    print("('2x torch needs' = the bandwidth at twice PyTorch's speed as a fraction of the triad: above ~1 the "
+          "2x goal is beyond this machine's memory bandwidth for a kernel that moves the same bytes; the same "
+          "figure for onnxruntime is 2 x 'ort of triad')")

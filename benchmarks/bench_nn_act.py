@@ -1,6 +1,7 @@
-"""softmax, log_softmax and gelu (asc.ops) on 2^22 float32 (and bfloat16) vs NumPy and onnxruntime
-(float32, when installed), with the fraction of memory bandwidth, measured against a native triad
-(bench_fusion_triad.cc) in the same run.
+"""softmax, log_softmax and gelu (asc.ops) on 2^22 float32 (and bfloat16) vs NumPy, onnxruntime
+(float32, when installed) and PyTorch (torch.nn.functional on the same arrays, bfloat16 rows in
+bfloat16, as many threads as cores; when installed), with the fraction of memory bandwidth,
+measured against a native triad (bench_fusion_triad.cc) in the same run.
 
     python benchmarks/bench_nn_act.py [--log2n 22] [--repeat 10] [--quick]
 
@@ -26,7 +27,7 @@ sys.path.insert(0, HERE)
 sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
 
 import pyasc as asc  # noqa: E402
-from _nn_common import cli, measure, ort_options, triad_gbps  # noqa: E402
+from _nn_common import cli, measure, ort_options, torch_peer, triad_gbps  # noqa: E402
 
 
 def _np_softmax(x):
@@ -91,6 +92,16 @@ def run(log2n=22, repeat=10, cols=1024):
     results = []
     triad_gbs = triad_gbps(log2n, repeat)
     ort = _ort_sessions(rows, cols)
+    torch = torch_peer()
+    tf = {}
+    if torch is not None:
+        TF = torch.nn.functional
+        xt = torch.from_numpy(xn)
+        xtb = xt.to(torch.bfloat16)
+        tf = {"softmax": lambda: TF.softmax(xt, dim=-1), "log_softmax": lambda: TF.log_softmax(xt, dim=-1),
+              "softmax_d0": lambda: TF.softmax(xt, dim=0), "gelu": lambda: TF.gelu(xt),
+              "gelu_tanh": lambda: TF.gelu(xt, approximate="tanh"),
+              "softmax_bf16": lambda: TF.softmax(xtb, dim=-1), "gelu_bf16": lambda: TF.gelu(xtb)}
 
     def force(y):
         # pyasc outputs are materialised inside the timing: flush runs the pending graph
@@ -99,7 +110,7 @@ def run(log2n=22, repeat=10, cols=1024):
         return y
 
     # (name, pyasc, NumPy, onnxruntime peer (float32 in every case: its CPU kernels have no
-    # bfloat16 softmax/gelu), bytes per element moved)
+    # bfloat16 softmax/gelu), bytes per element moved); the PyTorch peer runs in the row's dtype
     cases = [
         ("softmax", lambda: force(F.softmax(xa, dim=-1)), lambda: _np_softmax(xn), "softmax", 8),
         ("log_softmax", lambda: force(F.log_softmax(xa, dim=-1)), lambda: _np_log_softmax(xn), "log_softmax", 8),
@@ -112,14 +123,17 @@ def run(log2n=22, repeat=10, cols=1024):
     for name, f, g, ort_name, bpe in cases:
         spec = ort.get(ort_name) if ort and ort_name else None
         sess = _ort_session(spec) if spec else None
-        r = measure(name, f, g, n, triad_gbs, repeat, sess, {"x": xn} if sess else None)
+        r = measure(name, f, g, n, triad_gbs, repeat, sess, {"x": xn} if sess else None, tf.get(name))
         del sess
         gc.collect()
-        if bpe != 8:  # measure() counts 8 bytes per element; the peer runs float32 (8)
+        if bpe != 8:  # measure() counts 8 bytes per element; ort runs float32 (8), torch this dtype
             r["pyasc_GBps"] *= bpe / 8
             r["bandwidth_fraction"] *= bpe / 8
             if "two_x_ort_needs" in r:
                 r["two_x_ort_needs"] *= bpe / 8
+            if "torch_bandwidth_fraction" in r:
+                r["torch_bandwidth_fraction"] *= bpe / 8
+                r["two_x_torch_needs"] *= bpe / 8
         results.append(r)
     return results
 

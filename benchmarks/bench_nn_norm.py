@@ -1,6 +1,7 @@
-"""layer_norm, batch_norm (inference), group_norm and local_response_norm (asc.ops) on 2^22
-float32 vs NumPy and onnxruntime (when installed), with the fraction of memory bandwidth measured
-against a native triad (bench_fusion_triad.cc) in the same run.
+"""layer_norm, rms_norm, batch_norm (inference), group_norm and local_response_norm (asc.ops) on 2^22
+float32 vs NumPy, onnxruntime and PyTorch (torch.nn.functional on the same arrays, as many threads as
+cores; each when installed), with the fraction of memory bandwidth measured against a native triad
+(bench_fusion_triad.cc) in the same run.
 
     python benchmarks/bench_nn_norm.py [--log2n 22] [--repeat 10] [--quick]
 
@@ -10,7 +11,8 @@ re-reads a row that is in cache); the fraction is reported against that floor an
 16n bytes per pass. group_norm runs (2, 64, 128, 256) with 32 groups (64 rows over the cores) and
 (1, 64, 256, 256) with one group (one row cut into spans); onnxruntime's peer is ONNX
 GroupNormalization (opset 21, per-channel scale/bias; opset 18's per-group form when the runtime
-lacks 21). local_response_norm: (8, 64, 64, 128), size 5 (ONNX LRN, the same window for odd sizes),
+lacks 21); rms_norm's is ONNX RMSNormalization (opset 23, dropped when the runtime lacks it).
+local_response_norm: (8, 64, 64, 128), size 5 (ONNX LRN, the same window for odd sizes),
 compute-bound (window sums and a power per element), so its fraction of the triad is small.
 """
 
@@ -27,13 +29,17 @@ sys.path.insert(0, HERE)
 sys.path.append(os.path.join(os.path.dirname(HERE), "build", "bench", "site"))
 
 import pyasc as asc  # noqa: E402
-from _nn_common import cli, measure, ort_options, triad_gbps  # noqa: E402
+from _nn_common import cli, measure, ort_options, torch_peer, triad_gbps  # noqa: E402
 
 
 def _np_layer_norm(x, w, b, eps=1e-5):
     m = x.mean(axis=-1, keepdims=True)
     v = x.var(axis=-1, keepdims=True)
     return (x - m) / np.sqrt(v + eps) * w + b
+
+
+def _np_rms_norm(x, w, eps=1e-6):
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * w
 
 
 def _np_batch_norm(x, rm, rv, w, b, eps=1e-5):
@@ -60,7 +66,7 @@ def _ort_extra(specs):
     """onnxruntime sessions of single-node models: specs of (name, input shape, variants), each variant
     (opset, node, initialisers), tried in order until the installed runtime accepts one (an op it
     lacks only drops that peer). IR version 8 up to opset 17 (onnx 1.19 writes IR 12, onnxruntime
-    1.23 reads up to 11), 10 above."""
+    1.23 reads up to 11), 10 up to 21, 11 above."""
     try:
         import onnxruntime as ort
         from onnx import TensorProto, helper, numpy_helper
@@ -73,7 +79,7 @@ def _ort_extra(specs):
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
                                   initializer=[numpy_helper.from_array(v, k) for k, v in inits])
             m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-            m.ir_version = 8 if opset <= 17 else 10
+            m.ir_version = 8 if opset <= 17 else 10 if opset <= 21 else 11
             try:
                 out[name] = ort.InferenceSession(m.SerializeToString(), ort_options(ort),
                                                  providers=["CPUExecutionProvider"])
@@ -109,6 +115,8 @@ def _ort_sessions(ln_shape, bn_shape, cols, c, params):
     return _ort_extra([
         ("layer_norm", ln_shape, [(17, helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"], axis=-1,
                                                         epsilon=1e-5), [("w", w), ("b", b)])]),
+        ("rms_norm", ln_shape, [(23, helper.make_node("RMSNormalization", ["x", "w"], ["y"], axis=-1,
+                                                      epsilon=1e-6), [("w", w)])]),
         ("batch_norm", bn_shape, [(15, helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"],
                                                         epsilon=1e-5), [("s", bw), ("bb", bb), ("m", rm), ("v", rv)])]),
     ])
@@ -133,9 +141,20 @@ def run(log2n=22, repeat=10, cols=1024):
     cases = [
         ("layer_norm", lambda: F.layer_norm(xla, (cols,), wa, ba), lambda: _np_layer_norm(xl, w, b),
          {"x": xl}),
+        ("rms_norm", lambda: F.rms_norm(xla, (cols,), wa, eps=1e-6), lambda: _np_rms_norm(xl, w), {"x": xl}),
         ("batch_norm", lambda: F.batch_norm(xba, rma, rva, bwa, bba), lambda: _np_batch_norm(xb, rm, rv, bw, bb),
          {"x": xb}),
     ]
+    torch = torch_peer()
+    tf = {}
+    if torch is not None:
+        TF = torch.nn.functional
+        t = {k: torch.from_numpy(v) for k, v in dict(xl=xl, xb=xb, w=w, b=b, rm=rm, rv=rv, bw=bw, bb=bb).items()}
+        tf["layer_norm"] = lambda: TF.layer_norm(t["xl"], (cols,), t["w"], t["b"], eps=1e-5)
+        if hasattr(TF, "rms_norm"):
+            tf["rms_norm"] = lambda: TF.rms_norm(t["xl"], (cols,), t["w"], eps=1e-6)
+        tf["batch_norm"] = lambda: TF.batch_norm(t["xb"], t["rm"], t["rv"], t["bw"], t["bb"], training=False,
+                                                 eps=1e-5)
     gn = [("group_norm", (2, 64, 128, 256), 32), ("group_norm_g1", (1, 64, 256, 256), 1)]
     gn_cases = []
     for name, shape, g in gn:
@@ -159,6 +178,9 @@ def run(log2n=22, repeat=10, cols=1024):
         xga, gwa, gba = asc.array(xg), asc.array(gw), asc.array(gb)
         cases.append((name, lambda xga=xga, g=g, gwa=gwa, gba=gba: F.group_norm(xga, g, gwa, gba),
                       lambda xg=xg, g=g, gw=gw, gb=gb: _np_group_norm(xg, g, gw, gb), {"x": xg}))
+        if torch is not None:
+            tx, tw, tb = (torch.from_numpy(v) for v in (xg, gw, gb))
+            tf[name] = lambda tx=tx, g=g, tw=tw, tb=tb: TF.group_norm(tx, g, tw, tb, eps=1e-5)
         if name in extra:
             ort[name] = extra[name]
     xra = asc.array(xr)
@@ -166,9 +188,12 @@ def run(log2n=22, repeat=10, cols=1024):
                   lambda: _np_lrn(xr, 5), {"x": xr}))
     if "lrn" in extra:
         ort["lrn"] = extra["lrn"]
+    if torch is not None:
+        txr = torch.from_numpy(xr)
+        tf["lrn"] = lambda: TF.local_response_norm(txr, 5, alpha=1e-4, beta=0.75, k=1.0)
     results = []
     for name, f, g, feed in cases:  # opaque ops: outputs are materialised on return
-        results.append(measure(name, f, g, n, triad_gbs, repeat, ort.get(name) if ort else None, feed))
+        results.append(measure(name, f, g, n, triad_gbs, repeat, ort.get(name) if ort else None, feed, tf.get(name)))
     return results
 
 

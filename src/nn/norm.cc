@@ -4,8 +4,9 @@
 // every dtype: one extra read of a row that is in cache, and no catastrophic
 // cancellation for rows with a large mean (E[x^2] - E[x]^2 loses everything there).
 // The output pass is a per-row (or per-channel) scale and shift in float (double
-// for float64). float32 / bfloat16 layer_norm use oneDNN's layer_normalization primitive,
-// one single-threaded piece of rows per core on the device's core workers.
+// for float64). layer_norm and rms_norm rows run the SIMD kernel of nn/norm_rows.cc
+// (one read of each row from memory, float-lane block sums added in double);
+// ASC_NN_LNORM_ONEDNN=1 selects oneDNN's layer_normalization for comparisons.
 #include "asc/nn/norm.h"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <unordered_map>
 
 #include "nn/nn_util.h"
+#include "nn/norm_rows.h"
 #include "nn/onednn.h"
 #include "runtime/parallel_for.h"
 
@@ -259,14 +261,14 @@ void group_norm_rows(const T* x, T* y, int64_t rows, int64_t g, int64_t cg, int6
   });
 }
 
-/// oneDNN for float32 / bfloat16 layer_norm unless ASC_NN_NORM_OWN=1 (benchmarks compare
-/// the engines); bfloat16 runs with float32 statistics inside the primitive.
+/// oneDNN's layer_normalization for float32 / bfloat16 only when ASC_NN_LNORM_ONEDNN=1
+/// (benchmark comparisons): the own SIMD rows (nn/norm_rows.cc) measured faster.
 bool onednn_lnorm_ok(const Tensor& x) {
-  static const bool own = [] {
-    const char* e = std::getenv("ASC_NN_NORM_OWN");
+  static const bool on = [] {
+    const char* e = std::getenv("ASC_NN_LNORM_ONEDNN");
     return e && e[0] == '1';
   }();
-  return !own && (x.dtype() == DType::kFloat32 || x.dtype() == DType::kBFloat16) && x.numel() > 0;
+  return on && (x.dtype() == DType::kFloat32 || x.dtype() == DType::kBFloat16) && x.numel() > 0;
 }
 
 }  // namespace
@@ -467,41 +469,31 @@ void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, cons
   });
 }
 
-/// Row normalisation: y = (x - mean) * rstd * w[j] + b[j] (layer_norm) or
-/// y = x * rsqrt(mean(x^2) + eps) * w[j] (rms).
-template <class T>
-void norm_rows(const T* x, T* y, int64_t outer, int64_t inner, const std::vector<double>& w,
+/// layer_norm (or rms_norm) of `outer` rows of `inner` elements by the SIMD rows of
+/// nn/norm_rows.cc, rows split over the device's core workers (not OpenMP: a team spinning
+/// at its barriers on a shared machine stalls for tens of ms, as conv.cc measured).
+void simd_norm(const char* op, const Tensor& x, Tensor& y, int64_t outer, int64_t inner, const std::vector<double>& w,
                const std::vector<double>& b, double eps, bool rms) {
-  using A = typename Acc<T>::type;
-  std::vector<A> wa(w.begin(), w.end()), ba(b.begin(), b.end());
-  // rows split over the device's core workers (not OpenMP: a team spinning at its barriers
-  // on a shared machine stalls for tens of ms, as conv.cc measured)
-  runtime::parallel_for(rms ? "rms_norm" : "layer_norm", outer, outer * inner, kParallelMin,
-                        [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* xr = x + r * inner;
-      T* yr = y + r * inner;
-      double mean = 0, var = 0;
-      if (rms) {
-        var = sum8(xr, inner, [](double v) { return v * v; }) / double(inner);
-      } else {
-        moments(xr, inner, mean, var);
-      }
-      const A rstd = static_cast<A>(1.0 / std::sqrt(var + eps));
-      const A m = static_cast<A>(mean);
-      // the four affine cases as separate loops (vectorisable, no per-element branches)
-      const A* wp = wa.data();
-      const A* bp = ba.data();
-      if (wp && bp) {
-        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i] + bp[i]);
-      } else if (wp) {
-        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd * wp[i]);
-      } else if (bp) {
-        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd + bp[i]);
-      } else {
-        for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) * rstd);
-      }
-    }
+  const bool f64 = x.dtype() == DType::kFloat64;
+  // w / b in the compute type (float, or double for float64); null when absent
+  const std::vector<float> fw = f64 ? std::vector<float>() : std::vector<float>(w.begin(), w.end());
+  const std::vector<float> fb = f64 ? std::vector<float>() : std::vector<float>(b.begin(), b.end());
+  const void* wp = w.empty() ? nullptr : f64 ? static_cast<const void*>(w.data()) : fw.data();
+  const void* bp = b.empty() ? nullptr : f64 ? static_cast<const void*>(b.data()) : fb.data();
+  // ASC_NN_NORM_STREAM=0 turns the streaming stores off (benchmark comparisons)
+  static const bool stream_ok = [] {
+    const char* e = std::getenv("ASC_NN_NORM_STREAM");
+    return !(e && e[0] == '0');
+  }();
+  int flags = rms ? detail::kNormRms : 0;
+  const bool full = x.dtype() == DType::kFloat32 || f64;
+  if (stream_ok && full && outer * inner * int64_t(x.itemsize()) >= kStreamMin) flags |= detail::kNormStream;
+  // raw pointers taken on the calling thread (materialises pending lazy work) before launching
+  const uint8_t* xp = x.data();
+  uint8_t* yp = y.data();
+  const DType dt = x.dtype();
+  runtime::parallel_for(op, outer, outer * inner, kParallelMin, [&](int64_t r0, int64_t r1) {
+    detail::norm_rows(dt, xp, yp, r0, r1, inner, wp, bp, eps, flags);
   });
 }
 
@@ -528,10 +520,7 @@ Tensor layer_norm(const Tensor& x_in, const Tensor* weight, const Tensor* bias, 
       if (e.code() != ErrorCode::kApiNotSupport) throw;
     }
   }
-  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
-    using T = decltype(tag);
-    norm_rows<T>(x.data_as<const T>(), y.data_as<T>(), outer, inner, w, b, a.eps, false);
-  });
+  simd_norm("layer_norm", x, y, outer, inner, w, b, a.eps, false);
   return y;
 }
 
@@ -554,10 +543,7 @@ Tensor rms_norm(const Tensor& x_in, const Tensor* weight, const NormAttrs& a) {
   const Tensor x = x_in.contiguous();
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   if (x.numel() == 0) return y;
-  dispatch_float(x.dtype(), op, "input", [&](auto tag) {
-    using T = decltype(tag);
-    norm_rows<T>(x.data_as<const T>(), y.data_as<T>(), outer, inner, w, {}, eps, true);
-  });
+  simd_norm("rms_norm", x, y, outer, inner, w, {}, eps, true);
   return y;
 }
 

@@ -1,0 +1,157 @@
+"""layer_norm / rms_norm through the SIMD rows of src/nn/norm_rows.cc, against float64 NumPy on the
+same (rounded) inputs: every row length class (shorter than a vector, vector multiples and tails,
+across the 1024-element sum blocks, rows beyond the cache), the affine cases, rows with a large
+mean, the streamed-output path (>= 4 MiB float32 / float64 outputs, rows starting off a vector
+boundary), rows split over the cores, non-contiguous inputs and special values.
+
+Bounds (stated in docs/nn.md): float32 |y - ref| <= 16 eps32 (|t| |w| + |w| + |b|) with t the exact
+normalised value (eps32 = 2^-24 * 2); float64 the same with eps64; float16 / bfloat16 outputs are
+float32 results rounded once (half an ulp of the output dtype plus the float32 bound).
+"""
+
+import numpy as np
+import pytest
+
+import pyasc as asc
+from pyasc import ops
+
+rng = np.random.default_rng(13)
+EPS = {"float32": 2.0 ** -23, "float64": 2.0 ** -52, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+
+
+def _in(x, dtype):
+    a = asc.asarray(np.asarray(x, np.float64)).astype(getattr(asc, dtype))
+    return a, np.asarray(a.astype(asc.float64))
+
+
+def _ln_ref(xv, k, w=None, b=None, eps=1e-5):
+    ax = tuple(range(xv.ndim - k, xv.ndim))
+    t = (xv - xv.mean(axis=ax, keepdims=True)) / np.sqrt(xv.var(axis=ax, keepdims=True) + eps)
+    return t
+
+
+def _check(y, t, w, b, dtype, k=16):
+    """|y - (t w + b)| <= k eps (|t w| + |w| + |b|) (float32 / float64 compute), plus half an ulp of
+    a half output's rounding."""
+    yv = np.asarray(y.astype(asc.float64))
+    wv = np.ones(t.shape[-1]) if w is None else w
+    bv = np.zeros(t.shape[-1]) if b is None else b
+    ref = t * wv + bv
+    ce = EPS["float64"] if dtype == "float64" else EPS["float32"]
+    bound = k * ce * (np.abs(t * wv) + np.abs(wv) + np.abs(bv))
+    if dtype in ("float16", "bfloat16"):
+        bound = bound + EPS[dtype] * np.abs(ref) + 1e-7
+    err = np.abs(yv - ref)
+    assert np.all(err <= bound), f"max err {err.max()} at {np.unravel_index(np.argmax(err - bound), err.shape)}"
+
+
+DTYPES = ["float32", "float64", "float16", "bfloat16"]
+LENGTHS = [1, 3, 7, 8, 9, 16, 31, 33, 100, 1023, 1024, 1025, 2048 + 5, 4100]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_layer_norm_lengths_and_affine(dtype, n):
+    rows = max(2, 4096 // n)
+    x, xv = _in(rng.standard_normal((rows, n)) * 3 + 2, dtype)
+    w, b = rng.standard_normal(n), rng.standard_normal(n)
+    t = _ln_ref(xv, 1)
+    # weight / bias in the input's dtype (as torch requires); the reference uses those values
+    wa, wv = _in(w, dtype)
+    ba, bv = _in(b, dtype)
+    _check(ops.layer_norm(x, (n,), wa, ba), t, wv, bv, dtype)
+    _check(ops.layer_norm(x, (n,), wa), t, wv, None, dtype)
+    _check(ops.layer_norm(x, (n,), None, ba), t, None, bv, dtype)
+    _check(ops.layer_norm(x, (n,)), t, None, None, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [5, 8, 1000, 1025, 3001])
+def test_rms_norm_lengths(dtype, n):
+    x, xv = _in(rng.standard_normal((6, n)) * 2 - 1, dtype)
+    w = rng.standard_normal(n)
+    wa, wv = _in(w, dtype)
+    t = xv / np.sqrt((xv * xv).mean(-1, keepdims=True) + 1e-6)
+    _check(ops.rms_norm(x, (n,), wa, eps=1e-6), t, wv, None, dtype)
+    _check(ops.rms_norm(x, (n,), eps=1e-6), t, None, None, dtype)
+
+
+@pytest.mark.parametrize("mean", [1e3, 1e5, -3e6])
+def test_layer_norm_large_mean_float32(mean):
+    # the mean is subtracted as a float pair: a row at 1e5 +- 1 keeps ~7 digits of its deviations
+    xv = (rng.standard_normal((64, 1024)) + mean).astype(np.float32)
+    y = ops.layer_norm(asc.asarray(xv), (1024,))
+    _check(y, _ln_ref(xv.astype(np.float64), 1), None, None, "float32")
+
+
+def test_layer_norm_long_rows():
+    # rows beyond the block and the cache (passes 2 and 3 read memory again): 2^20 and 3 * 2^18 + 7
+    for shape in [(1, 1 << 20), (3, 3 * (1 << 18) + 7)]:
+        xv = (rng.standard_normal(shape) * 5 + 7).astype(np.float32)
+        w = rng.standard_normal(shape[1]).astype(np.float32)
+        _check(ops.layer_norm(asc.asarray(xv), (shape[1],), w), _ln_ref(xv.astype(np.float64), 1),
+               w.astype(np.float64), None, "float32")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_streamed_output(dtype):
+    # >= 4 MiB output: streaming stores; 1023-element rows start off the vector boundary (head
+    # and tail partial vectors every row), rows split over the cores
+    shape = (1100, 1023) if dtype == "float32" else (520, 1021)
+    x, xv = _in(rng.standard_normal(shape), dtype)
+    w, b = rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+    wa, wv = _in(w, dtype)
+    ba, bv = _in(b, dtype)
+    t = _ln_ref(xv, 1)
+    _check(ops.layer_norm(x, (shape[1],), wa, ba), t, wv, bv, dtype)
+    _check(ops.rms_norm(x, (shape[1],), wa, eps=1e-5),
+           xv / np.sqrt((xv * xv).mean(-1, keepdims=True) + 1e-5), wv, None, dtype)
+
+
+def test_layer_norm_streamed_misaligned_view():
+    # an offset view: the copy made for it is a fresh aligned tensor, the result still exact
+    xv = rng.standard_normal((1200, 1025)).astype(np.float32)
+    xs = asc.asarray(xv)[:, 1:]
+    _check(ops.layer_norm(xs, (1024,)), _ln_ref(xv[:, 1:].astype(np.float64), 1), None, None, "float32")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_layer_norm_non_contiguous_and_multi_axis(dtype):
+    x, xv = _in(rng.standard_normal((6, 5, 40)), dtype)
+    xt = x.transpose(1, 0, 2)[:, ::2]
+    xtv = xv.transpose(1, 0, 2)[:, ::2]
+    w = rng.standard_normal((3, 40))
+    wa, wv = _in(w, dtype)
+    t = _ln_ref(xtv, 2).reshape(5, -1)
+    _check(ops.layer_norm(xt, (3, 40), wa).reshape(5, -1), t, wv.reshape(-1), None, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_layer_norm_special_values(dtype):
+    n = 37
+    xv = rng.standard_normal((6, n))
+    xv[1, 5] = np.nan
+    xv[2, 36] = np.inf
+    xv[3, :] = 0.1  # a constant row: exactly zero (the mean residual cancels the rounding)
+    xv[4, :] = 0.0
+    x, xd = _in(xv, dtype)
+    y = np.asarray(ops.layer_norm(x, (n,)).astype(asc.float64))
+    assert np.isnan(y[1]).all() and np.isnan(y[2]).all()
+    np.testing.assert_array_equal(y[3], 0.0)
+    np.testing.assert_array_equal(y[4], 0.0)
+    _check(ops.layer_norm(x, (n,))[np.array([0, 5])], _ln_ref(xd[[0, 5]], 1), None, None, dtype)
+    r = np.asarray(ops.rms_norm(x, (n,)).astype(asc.float64))
+    assert np.isnan(r[1]).all()
+    # torch's formula x * rsqrt(mean(x^2) + eps): an inf makes the scale 0, so finite entries
+    # give (signed) zeros and the inf itself NaN
+    np.testing.assert_array_equal(r[2, :36], 0.0)
+    assert np.isnan(r[2, 36])
+    np.testing.assert_array_equal(r[4], 0.0)
+
+
+def test_layer_norm_rows_over_cores_match_one_call():
+    # the split over the core workers does not change a row's result (each row on one thread)
+    xv = rng.standard_normal((4097, 300)).astype(np.float32)
+    y = np.asarray(ops.layer_norm(asc.asarray(xv), (300,)))
+    y1 = np.asarray(ops.layer_norm(asc.asarray(xv[1234:1236]), (300,)))
+    np.testing.assert_array_equal(y[1234:1236], y1)
