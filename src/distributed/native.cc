@@ -11,7 +11,7 @@
 // allreduce() does in one call what the Python path did in several: the buffer
 // export (pyasc's bf_getbuffer finishes the lazy work producing or reading the
 // array), the mismatch check of ASC_DISTRIBUTED_DEBUG=INFO (check words inside
-// the one message for 2-rank groups up to 64 KiB, else a 16-byte fingerprint
+// the one message for 2-rank groups up to 16 KiB, else a 16-byte fingerprint
 // all-reduce first), MPI_Allreduce with the GIL released, AVG's division, and the
 // watchdog stamp: a "blocked in all_reduce until <deadline>" slot that the
 // Python watchdog thread reads with armed(), instead of a Python tuple store
@@ -42,7 +42,13 @@ enum Level : int { kOff = 0, kInfo = 1, kDetail = 2 };
 // Element kinds that may carry the in-message check words.
 enum Kind : int { kF32, kF64, kI32, kI64, kOther };
 
-constexpr Py_ssize_t kPiggyMax = 64 << 10;  // bytes (as _engine.PIGGY_MAX)
+// Bytes up to which a 2-rank call carries its INFO check in the message (as _engine.PIGGY_MAX).
+// The price of the in-message form is two copies of the payload (staging in and out); that of
+// the other form one 16-byte all-reduce round trip (~1 us on a quiet machine, where mpi4py's
+// 4 KiB Allreduce took 2.1 us). Two copies of 64 KiB (~1.7 us each, measured with NumPy's
+// copyto here) cost more than the round trip - the quiet bandwidth ratio at 64 KiB was 0.90
+// with 64 KiB here - and two of 16 KiB (~0.45 us each) about as much: 16 KiB.
+constexpr Py_ssize_t kPiggyMax = 16 << 10;
 // The blocking mode's fingerprint all-reduce is a blocking MPI_Allreduce at every size. (An
 // earlier version waited for it with MPI_Iallreduce + sleeps from 4 MiB on, to keep a rank
 // from spinning on the core its late peer needs; but OpenMPI does not match a nonblocking

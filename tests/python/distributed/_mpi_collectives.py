@@ -930,7 +930,7 @@ C_DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.floa
 def _c_path_cases(tag, as_numpy=False):
     """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor through the C path
     (pyasc.distributed._native.coll), small (the check inside one all-reduce on 2 ranks) and
-    large (> 64 KiB: the fingerprint all-reduce, then the MPI collective in place)."""
+    large (> 16 KiB: the fingerprint all-reduce, then the MPI collective in place)."""
     wrap = (lambda a: a) if as_numpy else asc.asarray
     for dt in C_DTYPES:
         dt = np.dtype(dt)
@@ -1128,7 +1128,7 @@ def t_c_paths():
     finally:
         _engine.reload_settings()
     # mismatches on every rank, small and large, then the group still works
-    for rows in (3, 20000):
+    for rows in (3, 3000, 20000):  # in-message check, 12-24 KiB (either side of 16 KiB), fingerprint
         n = rows if R < N - 1 else rows + 1
         expect_raises(f"C broadcast count mismatch {rows}", dist.CollectiveMismatchError,
                       lambda: dist.broadcast(asc.ones(n, dtype="float32"), src=0))
