@@ -228,8 +228,8 @@ def _label(target):
     return f"asc.torch.op({getattr(target, '__name__', type(target).__name__)})"
 
 
-def _function_class(target):
-    """The torch.autograd.Function running ``target`` (one class per target)."""
+def _function_class(target, stage=False):
+    """The torch.autograd.Function running ``target`` (one class per target and staging mode)."""
     torch = _torch()
     asc = _asc()
     from torch.autograd.function import once_differentiable
@@ -247,6 +247,8 @@ def _function_class(target):
             # needs_input_grad follows requires_grad even under torch.no_grad(): gate on the caller's mode
             needs = ctx.needs_input_grad[1:] if grad_mode else (False,) * len(args)
             xs = [_view(a.detach(), label) if isinstance(a, torch.Tensor) else a for a in args]
+            if stage:
+                xs = [asc.array(v) if isinstance(v, asc.ndarray) else v for v in xs]
             kw = dict(attrs, **dict(zip(kw_keys, xs[npos:]))) if kw_keys else attrs
             pos = xs[:npos]
             amp = None if asc.is_autocast_enabled() else torch_amp
@@ -312,6 +314,8 @@ def _function_class(target):
             n, multi = ctx.pyasc_n
             state = ctx.pyasc_state
             gs = [_view(g, label) if g is not None else None for g in grads]
+            if stage:
+                gs = [asc.array(g) if g is not None else None for g in gs]
             grads_in = [None] * n
             if state[0] == "registered":
                 octx = state[1]
@@ -389,7 +393,7 @@ def _caller(target, fn_cls):
     return call
 
 
-def op(name_or_fn):
+def op(name_or_fn, *, stage=False):
     """A torch-callable version of a pyasc operator (see the module doc).
 
     ``name_or_fn``: a registered op name, a built-in ``asc.ops`` name, a CustomOp, or any function of
@@ -400,6 +404,13 @@ def op(name_or_fn):
     differentiable (double backward raises torch's error). ``call.Function`` is the
     ``torch.autograd.Function`` class.
 
+    ``stage=True`` copies each input tensor (and each incoming gradient) into pyasc memory first
+    instead of viewing it. Memory torch owns may change behind pyasc's back, so the lazy graph runs
+    every node that reads a view of it at the call (docs/custom_ops.md section 6); a copy is one
+    memory pass, after which an elementwise composite fuses whole (CustomGeLU: the gelu pass fires).
+    Worth it for fusable bodies that read an input more than once; a waste for opaque ops (conv,
+    matmul) that read their inputs once at the call anyway.
+
     Raises AscendNotImplementedError at the forward when an input requires grad and the op has no
     way to differentiate (a loaded library op without a registered gradient); a composite whose body
     calls a function without a derivative rule raises the AscendTypeError of :func:`pyasc.vjp`.
@@ -407,10 +418,10 @@ def op(name_or_fn):
     target = _resolve(name_or_fn)
     from ._registry import CustomOp
 
-    if isinstance(target, CustomOp):
+    if isinstance(target, CustomOp) and not stage:
         cached = target.__dict__.get("_torch_fn")
         if cached is not None and cached.__wrapped__ is target:
             return cached
         target._torch_fn = _caller(target, _function_class(target))
         return target._torch_fn
-    return _caller(target, _function_class(target))
+    return _caller(target, _function_class(target, stage))
