@@ -400,8 +400,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     # from there (_c_failed). It answers NotImplemented, having sent nothing, for what it does
     # not handle (16-bit floats, complex, bool, float MAX/MIN, non-contiguous or read-only
     # arrays, a bad group): the general path.
-    if not async_op and _engine.FAST is not None:
-        r = _engine.FAST(0, tensor, None, None, op, group)
+    fast = _engine.FAST
+    if fast is not None and not async_op:
+        r = fast(0, tensor, None, None, op, group)
         if r is not NotImplemented:
             return r
     pg = _group_State.world if group is None else None
@@ -635,8 +636,9 @@ def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
 def broadcast(tensor, src, group=None, async_op=False):
     """Copies ``tensor`` of global rank ``src`` into ``tensor`` of every rank of the group."""
     what = "broadcast"
-    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
-        r = _engine.FAST(_K_BCAST, tensor, None, src, None, group)
+    fast = _engine.FAST  # the C path (see all_reduce)
+    if fast is not None and not async_op:
+        r = fast(_K_BCAST, tensor, None, src, None, group)
         if r is not NotImplemented:
             return r
     pg = resolve(group, what)
@@ -669,8 +671,9 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces ``tensor`` over the group into ``tensor`` of global rank ``dst`` (the other
     ranks' arrays are left unchanged)."""
     what = "reduce"
-    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
-        r = _engine.FAST(_K_REDUCE, tensor, None, dst, op, group)
+    fast = _engine.FAST  # the C path (see all_reduce)
+    if fast is not None and not async_op:
+        r = fast(_K_REDUCE, tensor, None, dst, op, group)
         if r is not NotImplemented:
             return r
     pg = resolve(group, what)
@@ -713,8 +716,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Gathers every rank's ``input_tensor`` into ``output_tensor`` in rank order: its size is
     the group size times the input's (concatenated along dim 0, or stacked)."""
     what = "all_gather_into_tensor"
-    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
-        r = _engine.FAST(_K_ALLGATHER_T, output_tensor, input_tensor, None, None, group)
+    fast = _engine.FAST  # the C path (see all_reduce)
+    if fast is not None and not async_op:
+        r = fast(_K_ALLGATHER_T, output_tensor, input_tensor, None, None, group)
         if r is not NotImplemented:
             return r
     pg = resolve(group, what)
@@ -761,8 +765,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """Reduces ``input`` (group size times ``output``'s size, rank-ordered chunks) over the
     ranks; group rank i gets the reduced chunk i in ``output``."""
     what = "reduce_scatter_tensor"
-    if not async_op and _engine.FAST is not None:  # the C path (see all_reduce)
-        r = _engine.FAST(_K_REDSCAT_T, output, input, None, op, group)
+    fast = _engine.FAST  # the C path (see all_reduce)
+    if fast is not None and not async_op:
+        r = fast(_K_REDSCAT_T, output, input, None, op, group)
         if r is not NotImplemented:
             return r
     pg = resolve(group, what)
