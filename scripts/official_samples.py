@@ -252,6 +252,19 @@ def _env():
     return env
 
 
+def _read_sample_file(mirror, sample, name):
+    """The text of ``sample``/``name`` in the snapshot ('' when absent)."""
+    if _is_bare(mirror) or os.path.isdir(os.path.join(mirror, ".git")):
+        p = subprocess.run(["git", "-C", mirror, "show", f"HEAD:{sample}/{name}"], capture_output=True, text=True,
+                           errors="replace")
+        return p.stdout if p.returncode == 0 else ""
+    try:
+        with open(os.path.join(mirror, sample, name), encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def run_one(mirror, files, sample, set_env, timeout, keep, arch):
     results = []
     reason = out_of_scope(sample)
@@ -268,6 +281,10 @@ def run_one(mirror, files, sample, set_env, timeout, keep, arch):
     plan = parse_readme(readme)
     if "error" in plan:
         return [{"sample": sample, "scenario": None, "ok": False, "step": "readme", "error": plan["error"]}]
+    reason = cpu_refused(_read_sample_file(mirror, sample, "CMakeLists.txt"))
+    if reason:
+        return [{"sample": sample, "scenario": None, "ok": False, "skip": True, "step": "out of scope",
+                 "error": "needs " + reason}]
     if arch:
         plan["steps"] = [s.replace("dav-2201", arch) for s in plan["steps"]]
     for sc in plan["scenarios"]:
@@ -438,6 +455,23 @@ def out_of_scope(sample):
         if re.search(pattern, sample):
             return reason
     return None
+
+
+_RUN_MODE_GUARD = re.compile(r'if\s*\(\s*NOT\s+CMAKE_ASC_RUN_MODE\s+MATCHES\s+"\^?\(([^)"]*)\)\$?"\s*\)')
+
+
+def cpu_refused(cmakelists):
+    """The reason when a sample's own CMakeLists stops with FATAL_ERROR for
+    CMAKE_ASC_RUN_MODE=cpu (``if(NOT CMAKE_ASC_RUN_MODE MATCHES "^(npu|sim)$")``):
+    CANN cannot run it on the CPU either. None otherwise."""
+    m = _RUN_MODE_GUARD.search(cmakelists)
+    if not m:
+        return None
+    modes = [x.strip() for x in m.group(1).split("|")]
+    if "cpu" in modes:
+        return None
+    return ("an Ascend NPU or CANN's simulator: its CMakeLists accepts only CMAKE_ASC_RUN_MODE="
+            + "/".join(modes) + " (FATAL_ERROR for cpu, in CANN as here)")
 
 
 def folder_of(sample):

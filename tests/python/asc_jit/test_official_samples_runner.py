@@ -77,3 +77,47 @@ def test_skip_is_reported_and_not_a_failure(tmp_path):
     assert "SKIP examples/01_simd_cpp_api/02_features/00_framework/01_tensorflow/tensorflow_custom: needs " \
            "TensorFlow" in p.stdout
     assert "out of scope (SKIP, not run): 1 samples" in p.stdout
+
+
+@pytest.mark.parametrize("text, refused", [
+    ('if(NOT CMAKE_ASC_RUN_MODE MATCHES "^(npu|sim)$")\n  message(FATAL_ERROR "x")\nendif()', True),
+    ('if(NOT CMAKE_ASC_RUN_MODE MATCHES "^(npu|sim|cpu)$")\n  message(FATAL_ERROR "x")\nendif()', False),
+    ('set(CMAKE_ASC_RUN_MODE "npu" CACHE STRING "Run mode: npu, sim")\n', False),
+    ("", False),
+])
+def test_cmakelists_that_refuses_cpu_is_a_skip(runner, text, refused):
+    why = runner.cpu_refused(text)
+    assert (why is not None) == refused
+    if refused:
+        assert "npu/sim" in why and "cpu" in why
+
+
+def _sample_with_run_block(root, name, cmakelists):
+    sample = root / "examples/01_simd_cpp_api/03_basic_api" / name
+    sample.mkdir(parents=True)
+    (sample / "CMakeLists.txt").write_text(cmakelists)
+    (sample / "README.md").write_text(
+        "## 编译运行\n```bash\nmkdir -p build && cd build\ncmake -DCMAKE_ASC_RUN_MODE=cpu ..; make -j\n./demo\n```\n")
+    return sample
+
+
+def test_cpu_refusing_cmakelists_is_reported_as_skip(tmp_path):
+    _sample_with_run_block(tmp_path, "npu_only", 'if(NOT CMAKE_ASC_RUN_MODE MATCHES "^(npu|sim)$")\n'
+                           '  message(FATAL_ERROR "npu or sim")\nendif()\n')
+    p = subprocess.run([sys.executable, RUNNER, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "SKIP examples/01_simd_cpp_api/03_basic_api/npu_only: needs an Ascend NPU or CANN's simulator" in p.stdout
+
+
+def test_deadline_leaves_notrun_counted_apart(tmp_path):
+    # A deadline already passed: no scenario starts, each is NOTRUN, none is a failure of its sample.
+    _sample_with_run_block(tmp_path, "late", "project(x)\n")
+    p = subprocess.run([sys.executable, RUNNER, str(tmp_path), "--deadline", "0"], capture_output=True, text=True,
+                       timeout=120)
+    assert "NOTRUN examples/01_simd_cpp_api/03_basic_api/late" in p.stdout, p.stdout + p.stderr
+    assert "left by --deadline (NOTRUN): 1 scenarios of 1 samples" in p.stdout
+    assert "FAIL" not in p.stdout
+    assert p.returncode == 1  # not everything in scope ran
+    bad = subprocess.run([sys.executable, RUNNER, str(tmp_path), "--deadline", "soon"], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and "--deadline wants HH:MM or seconds" in bad.stderr
