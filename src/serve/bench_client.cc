@@ -11,10 +11,12 @@
 namespace pyasc_serve {
 
 BenchResult BenchUnary(const std::string& target, const std::string& method, const std::string& payload,
-                       int concurrency, int requests, int warmup, int max_message_bytes) {
+                       int concurrency, int requests, int warmup, int max_message_bytes,
+                       const std::vector<std::pair<std::string, int>>& channel_args) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(max_message_bytes);
   args.SetMaxSendMessageSize(max_message_bytes);
+  for (const auto& [k, v] : channel_args) args.SetInt(k, v);
   auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
   grpc::GenericStub stub(channel);
   grpc::Slice slice(payload.data(), payload.size());

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pyasc_serve {
@@ -17,8 +18,10 @@ struct BenchResult {
 };
 
 // `concurrency` threads share one channel; each sends `warmup` unmeasured then `requests`
-// measured calls back to back. `method` is the full path ("/inference.GRPCInferenceService/ModelInfer").
+// measured calls back to back;
+// `channel_args`: extra integer channel arguments of the client. `method` is the full path ("/inference.GRPCInferenceService/ModelInfer").
 BenchResult BenchUnary(const std::string& target, const std::string& method, const std::string& payload,
-                       int concurrency, int requests, int warmup, int max_message_bytes);
+                       int concurrency, int requests, int warmup, int max_message_bytes,
+                       const std::vector<std::pair<std::string, int>>& channel_args = {});
 
 }  // namespace pyasc_serve

@@ -30,16 +30,19 @@ PYBIND11_MODULE(_serve_native, m) {
   m.doc() = "pyasc-serve's native gRPC front end (gRPC C++); used by pyasc.serve.native";
   py::class_<Server>(m, "NativeServer")
       .def(py::init([](py::object infer, py::object dispatch, std::string address, int max_message_bytes,
-                       int threads, bool empty_infer, int spin_us) {
+                       int threads, bool empty_infer, int spin_us,
+                       std::vector<std::pair<std::string, int>> channel_args, int queues) {
              auto s = std::make_unique<Server>();
              s->infer = std::move(infer);
              s->dispatch = std::move(dispatch);
-             pyasc_serve::NativeOptions o{std::move(address), max_message_bytes, threads, empty_infer, spin_us};
+             pyasc_serve::NativeOptions o{std::move(address), max_message_bytes, threads, empty_infer, spin_us,
+                                          std::move(channel_args), queues};
              s->impl = std::make_unique<NativeServer>(s->infer.ptr(), s->dispatch.ptr(), std::move(o));
              return s;
            }),
            py::arg("infer"), py::arg("dispatch"), py::arg("address"), py::arg("max_message_bytes"),
-           py::arg("threads"), py::arg("empty_infer") = false, py::arg("spin_us") = 0)
+           py::arg("threads"), py::arg("empty_infer") = false, py::arg("spin_us") = 0,
+           py::arg("channel_args") = std::vector<std::pair<std::string, int>>{}, py::arg("queues") = 0)
       .def("start", [](Server& s) { return s.impl->Start(); }, py::call_guard<py::gil_scoped_release>(),
            "Binds and starts; returns the bound port (0: the address could not be bound).")
       .def("stop", [](Server& s, double grace) { s.impl->Stop(grace); }, py::arg("grace") = 2.0,
@@ -49,17 +52,20 @@ PYBIND11_MODULE(_serve_native, m) {
   m.def(
       "bench_unary",
       [](const std::string& target, const std::string& method, py::bytes payload, int concurrency, int requests,
-         int warmup, int max_message_bytes) {
+         int warmup, int max_message_bytes, std::vector<std::pair<std::string, int>> channel_args) {
         std::string body = payload;
         pyasc_serve::BenchResult r;
         {
           py::gil_scoped_release nogil;
-          r = pyasc_serve::BenchUnary(target, method, body, concurrency, requests, warmup, max_message_bytes);
+          r = pyasc_serve::BenchUnary(target, method, body, concurrency, requests, warmup, max_message_bytes,
+                                      channel_args);
         }
         return py::make_tuple(r.latencies_ns, r.wall_ns, r.errors, r.first_error);
       },
       py::arg("target"), py::arg("method"), py::arg("payload"), py::arg("concurrency") = 1, py::arg("requests") = 1000,
       py::arg("warmup") = 50, py::arg("max_message_bytes") = 64 << 20,
+      py::arg("channel_args") = std::vector<std::pair<std::string, int>>{},
       "Lean benchmark client: `concurrency` threads send the pre-serialised `payload` to `method` "
-      "`requests` times each; returns (latencies_ns, wall_ns, errors, first_error).");
+      "`requests` times each; returns (latencies_ns, wall_ns, errors, first_error). `channel_args`: "
+      "[(name, int)] extra client channel arguments.");
 }

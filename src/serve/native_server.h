@@ -16,6 +16,7 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace pyasc_serve {
@@ -23,7 +24,7 @@ namespace pyasc_serve {
 struct NativeOptions {
   std::string address;           // "host:port" (port 0: a free one)
   int max_message_bytes = 64 << 20;
-  int threads = 4;               // completion queues, one thread each
+  int threads = 4;               // threads that poll the completion queues and run the calls
   bool empty_infer = false;      // ModelInfer answers an empty response without Python (transport floor)
   // After each event a queue's thread polls without sleeping for up to this many microseconds
   // before it blocks: a request arriving meanwhile skips the wake-up (epoll sleep -> runnable ->
@@ -31,6 +32,14 @@ struct NativeOptions {
   // it only with a free core per busy queue (on a loaded machine the spinner takes the core the
   // client or the model needs).
   int spin_us = 0;
+  // Extra integer channel arguments of the server ("grpc.http2.bdp_probe", ...), for
+  // measurements; the message size limits above win over arguments of the same names.
+  std::vector<std::pair<std::string, int>> channel_args;
+  // Completion queues the threads share (0: one per thread). One queue of N threads is a
+  // leader/follower pool: the thread whose poll read a request takes its completion and runs
+  // the call while another thread polls; one queue per thread matches a call to a queue whose
+  // thread may not be the one that read it (a wake-up of that thread per request).
+  int queues = 0;
 };
 
 class Call;

@@ -121,6 +121,10 @@ class DirectScheduler:
             _execute(self._backend, self._stats, [it], stream, pool)
         return it.result, it.queue_ns, it.exec_ns
 
+    def has_free_slot(self):
+        """Whether a request would start at once (a hint: another thread may take the slot)."""
+        return self._slots._free > 0
+
     def close(self):
         self._closed = True
 

@@ -72,6 +72,13 @@ def build_parser():
     p.add_argument("--grpc-spin-us", type=int, default=0,
                    help="native front end: microseconds a completion-queue thread polls without sleeping after "
                         "each event before it blocks (0 = block at once, the default; see docs/serve.md)")
+    p.add_argument("--grpc-queues", type=int, default=0,
+                   help="native front end: completion queues shared by the --grpc-workers threads (0 = one per "
+                        "thread, the default; 1 = one queue polled by all threads; see docs/serve.md)")
+    p.add_argument("--http-inline-us", type=float, default=200.0,
+                   help="HTTP: run a request on the event loop (no hand-off to a worker thread) when its model "
+                        "has a free instance, no dynamic batcher and a mean execution below this many "
+                        "microseconds (default 200; 0 = always hand off)")
     p.add_argument("--grpc-frontend", choices=("native", "python"), default="native",
                    help="native: gRPC C++ front end (default; falls back to python, with a log line, when not "
                         "built); python: the grpcio front end")
@@ -94,7 +101,8 @@ def main(argv=None):
                         allow_http=args.allow_http, allow_grpc=args.allow_grpc, allow_metrics=args.allow_metrics,
                         strict_load=args.exit_on_error, malloc_arena_max=args.malloc_arena_max,
                         grpc_frontend=args.grpc_frontend, ab_routing_file=args.ab_routing_file,
-                        grpc_spin_us=args.grpc_spin_us)
+                        grpc_spin_us=args.grpc_spin_us, http_inline_us=args.http_inline_us,
+                        grpc_queues=args.grpc_queues)
     except ServeError as e:
         print(f"pyasc-serve: {e.message}", file=sys.stderr)
         return 1

@@ -168,6 +168,31 @@ class InferenceCore:
 
     # ---------------------------------------------------------------- inference
 
+    def runs_quickly(self, name, version="", limit_ns=200_000):
+        """Whether a request for ``name`` (``version``) would run on the calling thread at once
+        and in under ``limit_ns``: one version to route to (no A/B split), no dynamic batcher
+        (a batch waits for other requests), a free instance slot, and a mean execution time
+        below the limit over its first runs. The HTTP front end then runs the request on its
+        event loop instead of handing it to a worker thread and back (two thread switches,
+        each a scheduling wait on a loaded machine, for a model call shorter than either).
+        False for anything unknown: the caller takes the general path, which reports errors."""
+        try:
+            entry = self.repository.get(name)
+            if version:
+                mv = self.repository.get_version(name, version)
+            else:
+                if entry.arms or (self.routing is not None and self.routing.arms(name) is not None):
+                    return False
+                mv = entry.latest
+        except ServeError:
+            return False
+        sched = mv.scheduler
+        free = getattr(sched, "has_free_slot", None)
+        if free is None or not free():
+            return False
+        mean = mv.stats.mean_exec_ns()
+        return mean is not None and mean < limit_ns
+
     def _route(self, req):
         """The ModelVersion to run: the requested version, or an ab_split arm, or the latest."""
         if req.model_version:

@@ -1,7 +1,12 @@
 """HTTP/REST front end (KServe v2 + Triton's extensions) on aiohttp, and the metrics endpoint.
 
-The event loop only parses and answers; ``InferenceCore.infer`` runs in a thread pool
-(the model kernels release the GIL), so a slow model never stalls other connections.
+The event loop parses and answers; ``InferenceCore.infer`` runs in a thread pool (the
+model kernels release the GIL), so a slow model never stalls other connections. A request
+for a model that runs at once and quickly (``InferenceCore.runs_quickly``: a free instance
+slot, no batcher, mean execution under ``inline_us``, default 200 us) runs on the loop
+itself: the hand-off to a pool thread and back costs two thread switches, each a scheduling
+wait on a loaded machine, more than such a model call (run-to-completion, as the native gRPC
+front end's queue threads run the call that they read).
 Bodies above ``max_request_bytes`` get 413 before they are read; every malformed request
 gets 400 with ``{"error": "<reason>"}``; nothing in a request is evaluated.
 
@@ -159,8 +164,12 @@ class HTTPFrontend:
     """The HTTP server (and optionally the metrics server) on one event loop thread."""
 
     def __init__(self, core, host="127.0.0.1", port=8000, metrics_port=None, max_request_bytes=64 << 20,
-                 executor=None):
+                 executor=None, inline_us=200):
         self.core = core
+        # requests of models whose mean execution is below this run on the loop (0: never)
+        self.inline_ns = int(float(inline_us) * 1000)
+        if self.inline_ns < 0:
+            raise InvalidArgumentError(f"http inline limit must be >= 0 microseconds, not {inline_us}")
         self.host = host
         self.port = port
         self.metrics_port = metrics_port
@@ -244,7 +253,10 @@ class HTTPFrontend:
         sid = request.headers.get("session-id")
         req, binary_set, all_binary = decode_infer_request(body, request.headers.get(_HDR), name, version,
                                                            self.core.max_tensor_bytes, sid)
-        resp = await self._call(self.core.infer, req)
+        if self.inline_ns and self.core.runs_quickly(name, version, self.inline_ns):
+            resp = self.core.infer(req)
+        else:
+            resp = await self._call(self.core.infer, req)
         data, headers = encode_infer_response(resp, binary_set, all_binary)
         return web.Response(body=data, headers=headers)
 

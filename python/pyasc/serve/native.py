@@ -92,12 +92,15 @@ class NativeGRPCFrontend:
     holds the GIL only inside the model call). ``empty_infer=True`` answers every ModelInfer
     with an empty response without calling Python: the transport floor, for benchmarks.
     ``spin_us`` > 0: after each event a queue's thread polls for that many microseconds
-    before it sleeps (``--grpc-spin-us``; 0, blocking at once, is the default)."""
+    before it sleeps (``--grpc-spin-us``; 0, blocking at once, is the default). ``queues``: the
+    completion queues the ``workers`` threads share (0, the default: one per thread; 1: a single
+    queue polled by every thread, ``--grpc-queues``). ``channel_args``: [(name, int)] extra gRPC
+    channel arguments of the server (e.g. ``("grpc.http2.bdp_probe", 0)``), set after its own."""
 
     takes_spin = True
 
     def __init__(self, core, host="127.0.0.1", port=8001, max_request_bytes=64 << 20, workers=64,
-                 empty_infer=False, spin_us=0):
+                 empty_infer=False, spin_us=0, channel_args=(), queues=0):
         if _serve_native is None:
             raise RuntimeError(unavailable_reason())
         self.core = core
@@ -109,6 +112,11 @@ class NativeGRPCFrontend:
         self.spin_us = int(spin_us)
         if not 0 <= self.spin_us <= 1_000_000:
             raise InvalidArgumentError(f"grpc spin must be 0 to 1000000 microseconds, not {spin_us}")
+        self.channel_args = [(str(k), int(v)) for k, v in channel_args]
+        self.queues = int(queues)
+        if not 0 <= self.queues <= self.workers:
+            raise InvalidArgumentError(f"grpc queues must be 0 (one per worker) to the {self.workers} workers, "
+                                       f"not {queues}")
         self._py = GRPCFrontend(core, host, port, max_request_bytes, workers)
         self._rpcs = {}
         for rpc, (req, _resp, cs, ss) in _proto.METHODS.items():
@@ -157,7 +165,7 @@ class NativeGRPCFrontend:
         """Binds and starts; returns the bound port."""
         self._server = _serve_native.NativeServer(self._infer, self._dispatch, f"{self.host}:{self.port}",
                                                   self.max_request_bytes, self.workers, self.empty_infer,
-                                                  self.spin_us)
+                                                  self.spin_us, self.channel_args, self.queues)
         port = self._server.start()
         if port == 0:
             self._server = None

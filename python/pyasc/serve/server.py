@@ -57,7 +57,8 @@ class Server:
                  model_control_mode="none", repository_poll_secs=15.0, load_models=(), max_request_bytes=64 << 20,
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
-                 malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None, grpc_spin_us=0):
+                 malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None, grpc_spin_us=0,
+                 http_inline_us=200, grpc_queues=0):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
@@ -65,14 +66,12 @@ class Server:
                                   session_quota_bytes, session_idle_secs, strict_load, ab_routing_file)
         self._pool = futures.ThreadPoolExecutor(max_workers=http_workers, thread_name_prefix="pyasc-serve-http")
         self.http = HTTPFrontend(self.core, host, http_port, metrics_port if allow_metrics else None,
-                                 max_request_bytes, self._pool) if (allow_http or allow_metrics) else None
+                                 max_request_bytes, self._pool, http_inline_us) if (allow_http or allow_metrics) else None
         self._http_enabled = allow_http
         fe = _grpc_frontend(grpc_frontend)
-        if grpc_spin_us and getattr(fe, "takes_spin", False):
-            self.grpc = fe(self.core, host, grpc_port, max_request_bytes, grpc_workers,
-                           spin_us=grpc_spin_us) if allow_grpc else None
-        else:  # the grpcio front end has no spin: the flag is ignored there
-            self.grpc = fe(self.core, host, grpc_port, max_request_bytes, grpc_workers) if allow_grpc else None
+        # spin and queues are the native front end's; the grpcio front end ignores them
+        native_kw = {"spin_us": grpc_spin_us, "queues": grpc_queues} if getattr(fe, "takes_spin", False) else {}
+        self.grpc = fe(self.core, host, grpc_port, max_request_bytes, grpc_workers, **native_kw) if allow_grpc else None
         self.poll_secs = float(repository_poll_secs)
         self._stop = threading.Event()
         self._threads = []

@@ -26,6 +26,7 @@ class VersionStats:
         self.durations = {k: [0, 0] for k in _DURATIONS}  # name -> [count, ns]
         self.inference_count = 0
         self.execution_count = 0
+        self.exec_ns = 0  # all executions' compute time (mean_exec_ns)
         self.last_inference_ms = 0
         self.pending = 0
         self.batch = {}  # batch size -> [count, input ns, infer ns, output ns]
@@ -55,11 +56,19 @@ class VersionStats:
     def executed(self, batch_size, input_ns, infer_ns, output_ns):
         with self.lock:
             self.execution_count += 1
+            self.exec_ns += infer_ns
             b = self.batch.setdefault(batch_size, [0, 0, 0, 0])
             b[0] += 1
             b[1] += input_ns
             b[2] += infer_ns
             b[3] += output_ns
+
+    def mean_exec_ns(self, min_count=8):
+        """The mean compute time of an execution so far; None before ``min_count`` executions
+        (the first runs of a model are warm-up, not its cost). Unlocked: two int reads, a
+        racing update skews one estimate by one run at most."""
+        n = self.execution_count
+        return self.exec_ns / n if n >= min_count else None
 
     def add_pending(self, n):
         with self.lock:

@@ -450,3 +450,51 @@ def test_spin_polling_serves_the_same_answers(serve_factory, repo):
     time.sleep(1.0)
     assert cpu() - c0 < 0.5 * (time.monotonic() - t0)  # not a busy loop (two spinning threads would be ~2x)
     s.stop()
+
+
+@needs_native
+@pytest.mark.parametrize("workers,queues", [(4, 1), (4, 2), (1, 0)])
+def test_shared_queues_and_channel_args_serve_the_same_answers(serve_factory, repo, workers, queues):
+    """--grpc-queues: threads sharing completion queues (a leader/follower pool) answer as one
+    queue per thread does, concurrent calls included; channel arguments reach the server; bad
+    values are refused."""
+    from pyasc import _serve_native
+    from pyasc.serve.cli import build_parser
+
+    assert build_parser().parse_args(["--model-repository", "r", "--grpc-queues", "1"]).grpc_queues == 1
+    with pytest.raises(InvalidArgumentError, match="grpc queues must be 0 .one per worker. to the 2 workers, not 3"):
+        native.NativeGRPCFrontend(None, port=0, workers=2, queues=3)
+    _, w, b = repo
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_workers=workers, grpc_queues=queues)
+    assert s.grpc.queues == queues
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    x = np.random.default_rng(6).standard_normal((2, 64)).astype(np.float32)
+    inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(InferenceServerException, match="nope"):
+        c.infer("nope", [inp])
+    payload = _infer_request(x[:1]).SerializeToString()
+    lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{s.ports['grpc']}", INFER, payload, 8, 20, 2,
+                                                         64 << 20, [("grpc.http2.bdp_probe", 0)])
+    assert errors == 0 and len(lat) == 160, first
+    # a slow call (the keep model sleeps 0.3 s) does not hold the other threads' calls
+    if workers > 1:
+        slow = _infer_request(np.array([-0.3], np.float32), model="keep", name="IN").SerializeToString()
+        t = threading.Thread(target=_serve_native.bench_unary,
+                             args=(f"127.0.0.1:{s.ports['grpc']}", INFER, slow, 1, 1, 0))
+        t.start()
+        time.sleep(0.05)
+        t0 = time.monotonic()
+        np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+        fast = time.monotonic() - t0
+        t.join()
+        assert fast < 0.25, fast
+    # a server channel argument: a tiny max concurrent streams still serves calls one by one
+    fe = native.NativeGRPCFrontend(s.core, port=0, workers=2, channel_args=[("grpc.max_concurrent_streams", 1)])
+    port = fe.start()
+    try:
+        lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{port}", INFER, payload, 4, 10, 1)
+        assert errors == 0 and len(lat) == 40, first
+    finally:
+        fe.stop(0.5)
