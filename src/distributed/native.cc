@@ -600,9 +600,10 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // every rank learns of a mismatch (another collective, count, dtype, root or op) in the same
 // exchange. Larger calls and larger groups: the 16-byte fingerprint all-reduce, then the MPI
 // collective on the caller's memory (no copy).
-enum Coll : int { kAllReduceColl = 0, kBcast = 1, kReduce = 2, kAllGatherT = 3, kRedScatT = 4 };
+enum Coll : int { kAllReduceColl = 0, kBcast = 1, kReduce = 2, kAllGatherT = 3, kRedScatT = 4, kGather = 5,
+                  kScatter = 6 };
 const char* const kCollNames[] = {"all_reduce", "broadcast", "reduce", "all_gather_into_tensor",
-                                  "reduce_scatter_tensor"};
+                                  "reduce_scatter_tensor", "gather", "scatter"};
 
 // A dtype class code independent of the exporter's spelling ('l' vs 'q'): kind and size.
 int dtype_code(const char* fmt, Py_ssize_t itemsize) {
@@ -665,7 +666,9 @@ bool get_view(PyObject* obj, Py_buffer* v, bool writable) {
 //   None / NotImplemented (nothing sent) / (fail kind, MPI error) as allreduce().
 //   kBcast: a the tensor, root the group rank of the source; kReduce: a the tensor, root the
 //   group rank of the destination; kAllGatherT: a the output, b the input; kRedScatT: a the
-//   output, b the input. Validation errors (shapes) are the Python path's: NotImplemented.
+//   output, b the input; kGather: a the input, b the root's output (n blocks; None elsewhere);
+//   kScatter: a the output, b the root's input. Validation errors (shapes) are the Python
+//   path's: NotImplemented.
 PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 12) {
     PyErr_SetString(PyExc_TypeError, "coll() takes 12 arguments");
@@ -681,16 +684,20 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const double timeout = PyFloat_AsDouble(args[9]);
   long wait = PyLong_AsLong(args[11]);
   if (PyErr_Occurred()) return nullptr;
-  if (kind < kBcast || kind > kRedScatT || size < 1 || rank < 0 || rank >= size) Py_RETURN_NOTIMPLEMENTED;
+  if (kind < kBcast || kind > kScatter || size < 1 || rank < 0 || rank >= size) Py_RETURN_NOTIMPLEMENTED;
   MPI_Comm comm = reinterpret_cast<MPI_Comm>(static_cast<uintptr_t>(handle));
-  const bool rooted = kind == kBcast || kind == kReduce;
+  // gather / scatter: a is this rank's block (gather: the input; scatter: the output), b the
+  // root's buffer of all blocks in group-rank order (gather: the output; scatter: the input;
+  // None on the other ranks; Python stages the lists there)
+  const bool blocks = kind == kGather || kind == kScatter;
+  const bool rooted = kind == kBcast || kind == kReduce || blocks;
   if (rooted && (root < 0 || root >= size)) Py_RETURN_NOTIMPLEMENTED;
   const bool two = kind == kAllGatherT || kind == kRedScatT;
   const bool reducing = kind == kReduce || kind == kRedScatT;
 
   Views vs;
   // what this rank writes: broadcast's non-roots, reduce's root, the gathers' outputs
-  const bool write_a = kind == kBcast ? rank != root : kind == kReduce ? rank == root : true;
+  const bool write_a = kind == kBcast ? rank != root : kind == kReduce ? rank == root : kind != kGather;
   if (!get_view(args[1], &vs.a, write_a)) {
     if (PyErr_Occurred()) return nullptr;
     Py_RETURN_NOTIMPLEMENTED;
@@ -703,12 +710,22 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
     vs.has_b = true;
   }
+  const bool has_all = blocks && rank == root;
+  if (has_all) {
+    if (!get_view(args[2], &vs.b, kind == kGather)) {
+      if (PyErr_Occurred()) return nullptr;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    vs.has_b = true;
+  }
   Py_buffer& a = vs.a;
   const int dcode = dtype_code(a.format, a.itemsize);
   if (dcode < 0) Py_RETURN_NOTIMPLEMENTED;
-  if (two && (dtype_code(vs.b.format, vs.b.itemsize) != dcode)) Py_RETURN_NOTIMPLEMENTED;
+  if ((two || has_all) && (dtype_code(vs.b.format, vs.b.itemsize) != dcode)) Py_RETURN_NOTIMPLEMENTED;
+  if (has_all && vs.b.len != size * a.len) Py_RETURN_NOTIMPLEMENTED;  // (Python checked the shapes)
   const Py_ssize_t count_a = a.len / a.itemsize;
-  const Py_ssize_t count_b = two ? vs.b.len / vs.b.itemsize : 0;
+  // gather/scatter: the all-blocks count every rank computes alike (only the root has the buffer)
+  const Py_ssize_t count_b = two ? vs.b.len / vs.b.itemsize : blocks ? size * count_a : 0;
   if (kind == kAllGatherT && count_a != size * count_b) Py_RETURN_NOTIMPLEMENTED;
   if (kind == kRedScatT && count_b != size * count_a) Py_RETURN_NOTIMPLEMENTED;
   Type t;
@@ -719,15 +736,15 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     if (op == MPI_OP_NULL) Py_RETURN_NOTIMPLEMENTED;
   }
   // the largest count one MPI call carries (bytes for broadcast and the gathers)
-  const Py_ssize_t wire = kind == kRedScatT ? vs.b.len : a.len;
+  const Py_ssize_t wire = kind == kRedScatT ? vs.b.len : blocks ? size * a.len : a.len;
   if (wire > static_cast<Py_ssize_t>(INT32_MAX) - 64) Py_RETURN_NOTIMPLEMENTED;
 
   const bool avg = reducing && op_code == kAvg;
   // The 2-rank gathers take the XOR form of the in-message check (see above): the payload is
   // one block (all_gather_into_tensor: the input; reduce_scatter_tensor: the input's chunk for
   // the peer), any op of the C path. reduce reduces the check words in the data's type (SUM/AVG).
-  const bool xor_form = two;
-  const Py_ssize_t payload = kind == kAllGatherT ? vs.b.len : kind == kRedScatT ? a.len : wire;
+  const bool xor_form = two || blocks;  // (gather/scatter: one block too, see the staging below)
+  const Py_ssize_t payload = kind == kAllGatherT ? vs.b.len : (kind == kRedScatT || blocks) ? a.len : wire;
   const bool typed_piggy_op = !reducing || xor_form || (t.kind != kOther && (op_code == kSum || op_code == kAvg));
   const bool small = level == kInfo && size == 2 && payload > 0 && payload <= kPiggyMax && typed_piggy_op;
   if (wait == kAuto) wait = small ? kBlocking : kWaitWatchdog;
@@ -791,6 +808,13 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       }
     } else if (kind == kReduce) {
       std::memcpy(d, a.buf, a.len);
+    } else if (blocks) {
+      // gather: every rank sends its block (the root recovers the peer's as x ^ its own);
+      // scatter: the root sends the peer's block, the peer zeros (it reads x = the block)
+      if (kind == kGather) std::memcpy(d, a.buf, payload);
+      else if (rank == root) std::memcpy(d, static_cast<const unsigned char*>(vs.b.buf) + peer * payload, payload);
+      else std::memset(d, 0, payload);
+      std::memset(d + payload, 0, dbytes - payload);
     } else {
       const unsigned char* src = static_cast<const unsigned char*>(vs.b.buf);
       if (kind == kRedScatT) src += peer * payload;  // the chunk the peer's output reduces
@@ -826,6 +850,15 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         if (rank != root) std::memcpy(a.buf, d, a.len);
       } else if (kind == kReduce) {
         if (rank == root) std::memcpy(a.buf, d, a.len);
+      } else if (kind == kGather) {
+        if (rank == root) {
+          unsigned char* all = static_cast<unsigned char*>(vs.b.buf);
+          std::memcpy(all + rank * payload, a.buf, payload);
+          xor_bytes(all + peer * payload, d, static_cast<const unsigned char*>(a.buf), payload);
+        }
+      } else if (kind == kScatter) {
+        if (rank == root) std::memmove(a.buf, static_cast<const unsigned char*>(vs.b.buf) + rank * payload, payload);
+        else std::memcpy(a.buf, d, payload);
       } else if (kind == kAllGatherT) {
         // own block into its slot first (memmove: the input may be that slot, torch's in-place
         // idiom, or overlap it), then the peer's block = x ^ own, read from the slot
@@ -861,8 +894,11 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       if (kind == kAllGatherT && in_b == static_cast<unsigned char*>(a.buf) + rank * vs.b.len) in_b = MPI_IN_PLACE;
       void* red_send = (kind == kReduce && rank == iroot) ? MPI_IN_PLACE : a.buf;
       void* red_recv = rank == iroot ? a.buf : nullptr;
+      void* all = has_all ? vs.b.buf : nullptr;
       if (wait == kBlocking) {
         switch (kind) {
+          case kGather: err = MPI_Gather(a.buf, nbytes_a, MPI_BYTE, all, nbytes_a, MPI_BYTE, iroot, comm); break;
+          case kScatter: err = MPI_Scatter(all, nbytes_a, MPI_BYTE, a.buf, nbytes_a, MPI_BYTE, iroot, comm); break;
           case kBcast: err = MPI_Bcast(a.buf, nbytes_a, MPI_BYTE, iroot, comm); break;
           case kReduce: err = MPI_Reduce(red_send, red_recv, n_a, t.dt, op, iroot, comm); break;
           case kAllGatherT: err = MPI_Allgather(in_b, nbytes_b, MPI_BYTE, a.buf, nbytes_b, MPI_BYTE, comm); break;
@@ -871,6 +907,8 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       } else {
         auto start = [&](MPI_Request* r) {
           switch (kind) {
+            case kGather: return MPI_Igather(a.buf, nbytes_a, MPI_BYTE, all, nbytes_a, MPI_BYTE, iroot, comm, r);
+            case kScatter: return MPI_Iscatter(all, nbytes_a, MPI_BYTE, a.buf, nbytes_a, MPI_BYTE, iroot, comm, r);
             case kBcast: return MPI_Ibcast(a.buf, nbytes_a, MPI_BYTE, iroot, comm, r);
             case kReduce: return MPI_Ireduce(red_send, red_recv, n_a, t.dt, op, iroot, comm, r);
             case kAllGatherT: return MPI_Iallgather(in_b, nbytes_b, MPI_BYTE, a.buf, nbytes_b, MPI_BYTE, comm, r);
@@ -1160,7 +1198,8 @@ PyMethodDef kMethods[] = {
     {"fingerprint", &py_fingerprint, METH_VARARGS, "The check fingerprint of an all_reduce."},
     {"coll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll)), METH_FASTCALL,
      "coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait): broadcast (1), "
-     "reduce (2), all_gather_into_tensor (3) or reduce_scatter_tensor (4) in one call with the check; None, "
+     "reduce (2), all_gather_into_tensor (3), reduce_scatter_tensor (4), gather (5: a the input, b the root's "
+     "output of all blocks) or scatter (6: a the output, b the root's input) in one call with the check; None, "
      "NotImplemented (Python path) or (kind, mpi_error)."},
     {"entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&entry)), METH_FASTCALL,
      "entry(kind, a, b, root, op, group): the blocking collectives' C path (0 all_reduce, 1 broadcast, 2 reduce, "

@@ -563,7 +563,7 @@ def _contiguous_writable(x):
 
 
 #: coll() kinds of the C path (src/distributed/native.cc Coll)
-_K_BCAST, _K_REDUCE, _K_ALLGATHER_T, _K_REDSCAT_T = 1, 2, 3, 4
+_K_BCAST, _K_REDUCE, _K_ALLGATHER_T, _K_REDSCAT_T, _K_GATHER, _K_SCATTER = 1, 2, 3, 4, 5, 6
 
 
 def _coll_failed(pg, what, r, desc):
@@ -597,12 +597,12 @@ def _c_failed(pg, kind, r, a, b, root, op):
 
 
 def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
-    """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor of the exported,
-    contiguous NumPy arrays ``a`` (and ``b``) through the C path: at once (blocking mode), or
+    """broadcast / reduce / all_gather_into_tensor / reduce_scatter_tensor / gather / scatter of
+    the exported, contiguous NumPy arrays ``a`` (and ``b``) through the C path: at once (blocking mode), or
     for ``async_op`` as the stream task (waiting with sleeps; a call small enough for the
     in-message check blocks, so that it sends what a blocking peer sends). Returns
-    NotImplemented (nothing sent) where the C path does not apply (16-bit floats, complex,
-    float MAX/MIN, no C module): the Python path then runs, on every rank alike."""
+    NotImplemented (nothing sent) where the C path does not apply (bfloat16, float MAX/MIN,
+    complex PRODUCT, no C module): the Python path then runs, on every rank alike."""
     native = _engine.NATIVE
     if native is None:
         return NotImplemented
@@ -909,7 +909,15 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         fin = _copy_out(views, recv)
     elif gather_list:
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] gather_list must be None on non-dst ranks")
-    return _run(pg, what, f"{what} {_sig(send)} dst={dst}",
+    desc = f"{what} {_sig(send)} dst={dst}"
+    # the C path (one call: the check, MPI_Gather of bytes into recv on the root; 2-rank small
+    # calls in the XOR form), then the copies into gather_list
+    r = _native_coll(pg, what, _K_GATHER, send, recv, root, -1, desc, async_op, (tensor,))
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, tuple(outs), _then(r[1], fin), keep=(tensor,))
+    return _run(pg, what, desc,
                 (("Gather", (_engine.spec(send), None if recv is None else _engine.spec(recv), root)),),
                 fin, async_op, tuple(outs), keep=(tensor,))
 
@@ -933,9 +941,16 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         del parts, b
     elif scatter_list:
         raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{what}] scatter_list must be None on non-src ranks")
-    return _run(pg, what, f"{what} {_sig(out)} src={src}",
+    desc = f"{what} {_sig(out)} src={src}"
+    fin = _writer(out, back)
+    r = _native_coll(pg, what, _K_SCATTER, out, send, root, -1, desc, async_op, (tensor,))  # (see gather)
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (tensor,), _then(r[1], fin))
+    return _run(pg, what, desc,
                 (("Scatter", (None if send is None else _engine.spec(send), _engine.spec(out), root)),),
-                _writer(out, back), async_op, (tensor,))
+                fin, async_op, (tensor,))
 
 
 def barrier(group=None, async_op=False, device_ids=None):

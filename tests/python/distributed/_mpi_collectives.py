@@ -1183,6 +1183,39 @@ def t_c_paths():
         expect_raises(f"C reduce_scatter_tensor count mismatch {rows}", dist.CollectiveMismatchError,
                       lambda: dist.reduce_scatter_tensor(asc.zeros(n, dtype="float32"),
                                                          asc.ones(N * n, dtype="float32")))
+        # gather / scatter (C path: the XOR form on 2 ranks when small, else the fingerprint)
+        n = rows if R < N - 1 else rows + 1
+        expect_raises(f"C gather count mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.gather(asc.ones(n, dtype="float32"),
+                                          [asc.zeros(n, dtype="float32") for _ in range(N)] if R == 0 else None, dst=0))
+        src = 0 if R < N - 1 else 1
+        expect_raises(f"C scatter src mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.scatter(asc.zeros(rows, dtype="int16"),
+                                           [asc.ones(rows, dtype="int16") for _ in range(N)] if R == src else None,
+                                           src=src))
+        if R == 0:
+            expect_raises(f"C gather vs all_reduce {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.gather(asc.ones(rows, dtype="int64"),
+                                              [asc.zeros(rows, dtype="int64") for _ in range(N)], dst=0))
+        else:
+            expect_raises(f"C all_reduce vs gather {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.all_reduce(asc.ones(rows, dtype="int64")))
+        if R == 0:
+            expect_raises(f"C scatter vs gather {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.scatter(asc.zeros(rows, dtype="float64"),
+                                               [asc.ones(rows, dtype="float64") for _ in range(N)], src=0))
+        else:
+            expect_raises(f"C gather vs scatter {rows}", dist.CollectiveMismatchError,
+                          lambda: dist.gather(asc.ones(rows, dtype="float64"), None, dst=0))
+        xs = [data(r, np.float32, (rows,), 95) for r in range(N)]
+        outs = [asc.zeros(rows, dtype="float32") for _ in range(N)] if R == N - 1 else None
+        dist.gather(asc.asarray(xs[R]), outs, dst=N - 1)
+        if R == N - 1:
+            for i in range(N):
+                check(f"C gather after mismatches {rows} [{i}]", outs[i], xs[i], True)
+        y = asc.zeros(rows, dtype="float32")
+        dist.scatter(y, [asc.asarray(v) for v in xs] if R == 0 else None, src=0)
+        check(f"C scatter after mismatches {rows}", y, xs[R], True)
         x = asc.full(rows, R, dtype="int64")
         dist.broadcast(x, src=N - 1)
         check(f"C broadcast after mismatches {rows}", x, np.full(rows, N - 1, np.int64), True)
