@@ -412,8 +412,8 @@ def op(name_or_fn, *, stage=False):
     matmul) that read their inputs once at the call anyway.
 
     Raises AscendNotImplementedError at the forward when an input requires grad and the op has no
-    way to differentiate (a loaded library op without a registered gradient); a composite whose body
-    calls a function without a derivative rule raises the AscendTypeError of :func:`pyasc.vjp`.
+    way to differentiate: a loaded library op without a registered gradient, or a body calling a
+    function without a derivative rule (the message names the op and ``asc.register_grad``).
     """
     target = _resolve(name_or_fn)
     from ._registry import CustomOp

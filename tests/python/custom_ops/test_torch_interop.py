@@ -368,3 +368,12 @@ def test_thread_pools_coexist_and_fork_after_both_ran():
             pytest.fail("the forked child did not finish in 120 s (a thread-pool deadlock after fork)")
         time.sleep(0.05)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_import_pyasc_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, pyasc; pyasc.torch; assert 'torch' not in sys.modules, 'torch imported'"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr[-2000:]
