@@ -263,3 +263,23 @@ def test_planner_residual_read_elsewhere_is_not_aliased():
     lay = _memplan.arena_layout(nodes, values, {0, 1, 2}, {0, 1, 2, 3}, {"d"}, {2: "a"}, ())
     assert lay.aliases == {} and lay.spans["a"] == (0, 3)
     assert lay.slots["c"][1] != lay.slots["a"][1]
+
+
+@pytest.mark.skipif(not REAL_OUT, reason="this build's _C.nn.conv has no out=")
+@pytest.mark.parametrize("which", ["chain", "small_resnet"])
+def test_steady_state_allocates_nothing_for_arena_values(which):
+    """Per run, the pool allocates one block fewer for every arena slot a convolution would
+    otherwise have taken (an in-place residual alias took none either way)."""
+    m, shape = (_residual_chain(), (1, 3, 12, 12)) if which == "chain" else (small_resnet(), (1, 3, 32, 32))
+    on, off = _sessions(m)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    per_run = []
+    for s in (on, off):
+        s.run(None, {"x": x})
+        s.run(None, {"x": x})
+        a0 = asc.memory_stats()["allocation_count"]
+        for _ in range(4):
+            s.run(None, {"x": x})
+        per_run.append((asc.memory_stats()["allocation_count"] - a0) / 4)
+    lay = on._model.arena
+    assert per_run[1] - per_run[0] == len(lay.slots) - len(lay.aliases) > 0, per_run
