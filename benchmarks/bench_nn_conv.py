@@ -9,8 +9,10 @@ bfloat16 vs our float32, and the Ascend C img2col + Mmad path (batch 1 only: slo
 ``blocked_ms``: the same convolution with NC1HWC0 input and output (the model executor's layout
 between convolutions: no NCHW reorders); ``blocked_peak_frac`` in the SUM row: its fraction of the
 peak over the shapes whose channels divide by C0. ``winograd``: the shape ran the Winograd
-F(2x2, 3x3) path (3x3 / stride 1 on AVX2); ``direct_ms``: oneDNN's direct kernel on the same call
-(ASC_CONV_WINOGRAD=0) in the same rounds. GFLOP/s and peak fractions count the direct
+F(2x2, 3x3) path (3x3 / stride 1 on AVX2), ``depthwise``: the NCHW depthwise 3x3 path; ``direct_ms``:
+oneDNN's kernel on the same call (ASC_CONV_WINOGRAD=0 / ASC_CONV_DEPTHWISE=0) in the same rounds.
+``--ab NAME=VALUE`` times ours again with that environment in the same rounds (``ab_over_pyasc``).
+``--only NAME`` / ``--batch N`` run a subset. GFLOP/s and peak fractions count the direct
 convolution's multiply-adds (2 x N x K x C x 9 x OH x OW) for every path. ``*_cpu_ms`` and
 ``ort_over_pyasc_cpu``: the least process CPU time per call in the same rounds (robust on a
 loaded machine, where wall times of 2-thread calls are mostly waiting).
@@ -140,16 +142,26 @@ def _interleaved_wall_cpu(fns, repeat):
     return [t * 1e3 for t in wall], [t * 1e3 for t in cpu]
 
 
-def _direct(fn):
-    """fn() with the Winograd path off (oneDNN's direct kernel)."""
-    os.environ["ASC_CONV_WINOGRAD"] = "0"
+def _with_env(env, fn):
+    """fn() with the environment variables `env` ({name: value}) set, restored after."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     try:
         return fn()
     finally:
-        del os.environ["ASC_CONV_WINOGRAD"]
+        for k, v in old.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
 
 
-def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
+def _direct(fn):
+    """fn() with our own kernels off (Winograd, depthwise): oneDNN's kernel on the same call."""
+    return _with_env({"ASC_CONV_WINOGRAD": "0", "ASC_CONV_DEPTHWISE": "0"}, fn)
+
+
+def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None):
     import ml_dtypes
     import pyasc as asc
     from pyasc import _C, ops
@@ -159,6 +171,8 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
     results = []
     for n in batches:
         for name, ci, co, h, k, s, p, g in SHAPES:
+            if only and not any(o in name for o in only):
+                continue
             x = rng.standard_normal((n, ci, h, h)).astype(np.float32)
             w = rng.standard_normal((co, ci // g, k, k)).astype(np.float32) * 0.1
             b = rng.standard_normal(co).astype(np.float32)
@@ -179,11 +193,16 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
             nblk = len(fns)
             # Winograd F(2x2, 3x3) shapes (3x3 / stride 1, AVX2): the oneDNN direct kernel
             # it replaces, timed in the same rounds (ASC_CONV_WINOGRAD=0)
-            wino0 = _C.nn.winograd_stats()[0]
+            wino0, dw0 = _C.nn.winograd_stats()[0], _C.nn.depthwise_calls()
             fns[0]()
-            wino = _C.nn.winograd_stats()[0] > wino0
+            dw = _C.nn.depthwise_calls() > dw0
+            wino = _C.nn.winograd_stats()[0] > wino0 or dw  # an own kernel: oneDNN's beside it
             if wino:
                 fns.append(lambda: _direct(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)))
+            iab = None
+            if ab:  # A/B: ours with these environment variables, in the same rounds
+                iab = len(fns)
+                fns.append(lambda: _with_env(ab, lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)))
             o = _ort(x, w, b, s, p, g)
             if o is not None:
                 fns.append(o)
@@ -200,8 +219,12 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True):
                 pass
             r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
                      peak_frac=flops / t / 1e6 / peak, blocked_ms=tblk, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            if iab is not None:
+                r["ab_ms"] = ts[iab]
+                r["ab_over_pyasc"] = ts[iab] / t
+                r["ab_over_pyasc_cpu"] = cs[iab] / cs[0]
             if wino:
-                r["winograd"] = True
+                r["depthwise" if dw else "winograd"] = True
                 r["direct_ms"] = tdir
                 r["direct_over_winograd"] = tdir / t
             r["pyasc_cpu_ms"] = cs[0]
@@ -236,9 +259,13 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="float32 only (no bf16, no Ascend C path), 3 repeats")
     ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--only", action="append", help="shapes whose name contains this (repeatable)")
+    ap.add_argument("--batch", type=int, action="append", help="batch sizes (default 1 and 8)")
+    ap.add_argument("--ab", action="append", help="NAME=VALUE: also time ours with this environment (A/B)")
     a = ap.parse_args()
     print(f"bench_nn_conv: load {os.getloadavg()[0]:.2f}", flush=True)
     rep = a.repeat or (3 if a.quick else 5)
-    for r in run(rep, bf16=not a.quick, ascendc=not a.quick):
+    for r in run(rep, batches=tuple(a.batch or (1, 8)), bf16=not a.quick, ascendc=not a.quick, only=a.only,
+                 ab=dict(v.split("=", 1) for v in a.ab) if a.ab else None):
         print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
     print(f"load at the end {os.getloadavg()[0]:.2f}")

@@ -74,6 +74,8 @@ void init_nn_conv(py::module_& m) {
         return py::make_tuple(std::get<0>(s), std::get<1>(s), std::get<2>(s));
       },
       "(calls, transformed-weight cache hits, misses) of the Winograd F(2x2, 3x3) convolution path");
+  nnm.def("depthwise_calls", &asc::nn::conv_depthwise_calls,
+          "calls that took the NCHW depthwise 3x3 convolution path (src/nn/conv_depthwise.cc)");
 }
 
 }  // namespace pyasc

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "asc/kernel/cube.h"
+#include "nn/conv_depthwise.h"
 #include "nn/conv_winograd.h"
 #include "nn/nn_util.h"
 #include "nn/onednn.h"
@@ -675,6 +676,10 @@ struct CallPlan {
   uint64_t w_ver = 0, b_ver = 0, epoch = 0;
   bool has_b = false;
   bool reordered = false;  // holds weights / bias the weight cache reordered
+  // Every piece is a slice of output channels of one whole image with the same
+  // primitive input layout: the input is reordered once per image before the
+  // pieces run (shared_src), not once per slice.
+  bool shared_src = false;
 };
 // Steady-state calls served by a cached CallPlan, counted by conv_cache_stats() as
 // primitive-cache hits (and, when it holds reordered weights, by
@@ -753,7 +758,33 @@ std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor&
     }
     cp->jobs.push_back(std::move(j));
   }
+  cp->shared_src = !team && cp->jobs.size() > 1;
+  for (const Job& j : cp->jobs) {
+    const Chunk& c = cp->chunks[j.chunk];
+    cp->shared_src = cp->shared_src && c.noc >= 0 && c.nb == 1 && !j.plan->src_same &&
+                     j.plan->src_p == cp->jobs[0].plan->src_p && j.plan->src_user == cp->jobs[0].plan->src_user;
+  }
   return cp;
+}
+
+// The calling thread's buffer for inputs reordered once for all pieces (grown,
+// never shrunk; 64-byte aligned). The pieces (other threads) only read it while the
+// calling thread waits for them in run_kernel.
+void* thread_src_buf(size_t bytes) {
+  struct Buf {
+    void* p = nullptr;
+    size_t n = 0;
+    ~Buf() { std::free(p); }
+  };
+  thread_local Buf buf;
+  if (bytes > buf.n) {
+    std::free(buf.p);
+    buf.n = 0;
+    buf.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!buf.p) throw std::bad_alloc();
+    buf.n = bytes;
+  }
+  return buf.p;
 }
 
 // `inplace`: `out` is the residual's (contiguous) buffer, already holding what the
@@ -810,6 +841,28 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
     uint8_t* ob = out.data();
     uint8_t* rb = r ? const_cast<uint8_t*>(r->storage()->read_data() + r->offset()) : nullptr;
     const size_t item = x.itemsize();
+    auto reorder = [&](const Reorder& ro, const memory& from, const memory& to) {
+      auto& eng = cpu_engine();
+      std::unordered_map<int, memory> ra{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+      if (ro.scratch.get_size() > 0) ra[DNNL_ARG_SCRATCHPAD] = memory(ro.scratch, eng, thread_scratch(ro.scratch.get_size()));
+      ro.prim.execute(thread_stream(), ra);
+    };
+    // shared_src: each image's input reordered once, here, for all its slices.
+    uint8_t* sbuf = nullptr;
+    size_t simg = 0;
+    // ASC_CONV_SHARED_SRC=0: every slice reorders its own copy (A/B measurements)
+    const char* share_env = std::getenv("ASC_CONV_SHARED_SRC");
+    if (cp->shared_src && !(share_env && std::strcmp(share_env, "0") == 0)) {
+      const Plan& p0 = *jobs[0].plan;
+      simg = (p0.src_p.get_size() + 63) / 64 * 64;
+      sbuf = static_cast<uint8_t*>(thread_src_buf(simg * size_t(G.n)));
+      for (int64_t n = 0; n < G.n; ++n) {
+        memory from(p0.src_user, cpu_engine(), xb + piece_offset(n, 0, G.c, G.in, a.channels_last, item));
+        memory to(p0.src_p, cpu_engine(), sbuf + size_t(n) * simg);
+        reorder(p0.src_r, from, to);
+      }
+      thread_stream().wait();
+    }
     auto run = [&](const Job& j) {
       const Plan& p = *j.plan;
       const Chunk& c = cp->chunks[j.chunk];
@@ -817,14 +870,11 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
       auto& s = thread_stream();
       memory src_u(p.src_user, eng, xb + piece_offset(c.n0, c.i0, G.c, G.in, a.channels_last, item));
       memory dst_u(p.dst_user, eng, ob + piece_offset(c.n0, c.o0, G.oc, G.out, a.channels_last, item, c.oc0));
-      memory src = p.src_same ? src_u : memory(p.src_p, eng);
+      memory src = p.src_same ? src_u
+                   : sbuf     ? memory(p.src_p, eng, sbuf + size_t(c.n0) * simg)
+                              : memory(p.src_p, eng);
       memory dst = p.dst_same ? dst_u : memory(p.dst_p, eng);
-      auto reorder = [&](const Reorder& ro, const memory& from, const memory& to) {
-        std::unordered_map<int, memory> ra{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-        if (ro.scratch.get_size() > 0) ra[DNNL_ARG_SCRATCHPAD] = memory(ro.scratch, eng, thread_scratch(ro.scratch.get_size()));
-        ro.prim.execute(s, ra);
-      };
-      if (!p.src_same) reorder(p.src_r, src_u, src);
+      if (!p.src_same && !sbuf) reorder(p.src_r, src_u, src);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, j.wei}, {DNNL_ARG_DST, dst}};
       if (b) args[DNNL_ARG_BIAS] = j.bias;
       if (p.scratch.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = memory(p.scratch, eng, thread_scratch(p.scratch.get_size()));
@@ -945,6 +995,8 @@ std::pair<int64_t, int64_t> conv_weight_cache_stats() {
   const auto s = reorder_cache_stats();
   return {s.hits + g_call_weight_hits.load(std::memory_order_relaxed), s.misses};
 }
+
+int64_t conv_depthwise_calls() { return depthwise::calls(); }
 
 std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats() {
   const auto s = winograd::weight_cache_stats();
@@ -1108,6 +1160,11 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
   }
   if (x.dtype() == DType::kFloat64) return conv_reference(x, w, bp, rp, a, G, dst);
   if (a.engine == ConvEngine::kAscendC) return conv_ascendc(x, w, bp, rp, a, G, dst);
+  if (G.nsp == 2 && depthwise::eligible(x, w, a, G.c, G.oc)) {
+    // 3x3 depthwise float32 on NCHW (AVX2): no reorders (src/nn/conv_depthwise.cc).
+    guarded(a.op, [&] { depthwise::run(x, w, bp, rp, a, dst); });
+    return dst;
+  }
   if (G.nsp == 2 && winograd::eligible(x, w, a, G.c, G.oc, G.out)) {
     // 3x3 / stride 1 float32 on AVX2: Winograd F(2x2, 3x3) (src/nn/conv_winograd.cc).
     guarded(a.op, [&] { winograd::run(x, w, bp, rp, a, dst); });

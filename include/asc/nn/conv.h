@@ -22,6 +22,8 @@
 //    (src/nn/conv_winograd.h: oneDNN 2.6 has Winograd kernels only for AVX-512),
 //    with the same fused epilogue for none/relu/relu6/leaky_relu;
 //    ASC_CONV_WINOGRAD=0 keeps them on oneDNN.
+//    float32 depthwise 3x3 (stride 1 or 2) convolutions on NCHW take the stencil
+//    path of src/nn/conv_depthwise.h (no reorders; ASC_CONV_DEPTHWISE=0: oneDNN).
 //  * kAscendC: the Ascend C model path: img2col of each group into a row-major
 //    matrix + the cube engine behind Mmad (asc::kernel::cube::gemm, float32 NZ
 //    accumulation), forward convolution only, float32/float16/bfloat16.
@@ -127,5 +129,8 @@ std::pair<int64_t, int64_t> conv_weight_cache_stats();
 /// (calls, transformed-weight cache hits, misses) of the Winograd F(2x2, 3x3) path
 /// (float32 3x3 / stride 1 convolutions on AVX2; src/nn/conv_winograd.h), for tests.
 std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats();
+
+/// Calls that took the NCHW depthwise 3x3 path (src/nn/conv_depthwise.h), for tests.
+int64_t conv_depthwise_calls();
 
 }  // namespace asc::nn
