@@ -171,8 +171,8 @@ class InferenceCore:
     def runs_quickly(self, name, version="", limit_ns=200_000):
         """Whether a request for ``name`` (``version``) would run on the calling thread at once
         and in under ``limit_ns``: one version to route to (no A/B split), no dynamic batcher
-        (a batch waits for other requests), a free instance slot, and a mean execution time
-        below the limit over its first runs. The HTTP front end then runs the request on its
+        (a batch waits for other requests), a free instance slot, and a recent mean execution
+        time below the limit (``VersionStats.mean_exec_ns``). The HTTP front end then runs the request on its
         event loop instead of handing it to a worker thread and back (two thread switches,
         each a scheduling wait on a loaded machine, for a model call shorter than either).
         False for anything unknown: the caller takes the general path, which reports errors."""

@@ -26,7 +26,7 @@ class VersionStats:
         self.durations = {k: [0, 0] for k in _DURATIONS}  # name -> [count, ns]
         self.inference_count = 0
         self.execution_count = 0
-        self.exec_ns = 0  # all executions' compute time (mean_exec_ns)
+        self.exec_ewma_ns = 0.0  # recent executions' compute time (mean_exec_ns)
         self.last_inference_ms = 0
         self.pending = 0
         self.batch = {}  # batch size -> [count, input ns, infer ns, output ns]
@@ -56,19 +56,21 @@ class VersionStats:
     def executed(self, batch_size, input_ns, infer_ns, output_ns):
         with self.lock:
             self.execution_count += 1
-            self.exec_ns += infer_ns
+            # an exponential average over the last ~8 runs: forgets the first runs (planning,
+            # cold caches) and follows a model whose cost changes
+            self.exec_ewma_ns = infer_ns if self.execution_count == 1 else (
+                self.exec_ewma_ns + (infer_ns - self.exec_ewma_ns) / 8)
             b = self.batch.setdefault(batch_size, [0, 0, 0, 0])
             b[0] += 1
             b[1] += input_ns
             b[2] += infer_ns
             b[3] += output_ns
 
-    def mean_exec_ns(self, min_count=8):
-        """The mean compute time of an execution so far; None before ``min_count`` executions
-        (the first runs of a model are warm-up, not its cost). Unlocked: two int reads, a
-        racing update skews one estimate by one run at most."""
-        n = self.execution_count
-        return self.exec_ns / n if n >= min_count else None
+    def mean_exec_ns(self, min_count=16):
+        """The compute time of an execution, averaged over the recent ones (exponentially, about
+        the last 8); None before ``min_count`` executions (the first runs are warm-up, not the
+        model's cost). Unlocked: a racing update changes the estimate by one run at most."""
+        return self.exec_ewma_ns if self.execution_count >= min_count else None
 
     def add_pending(self, n):
         with self.lock:

@@ -49,7 +49,7 @@ def test_small_http_infers_do_not_stall(serve_factory, tmp_path, rng, inline_us)
     x = rng.standard_normal((1, 64)).astype(np.float32)
     want = x @ w + b
     for binary in (True, False):
-        for _ in range(10):  # warm-up: the model's first runs, the connection
+        for _ in range(20):  # warm-up: the model's first runs, the connection
             _infer(h, "lin", x, binary)
         ts = []
         for _ in range(50):
@@ -104,7 +104,7 @@ def test_which_requests_run_inline(serve_factory, tmp_path, rng):
     x = rng.standard_normal((1, 64)).astype(np.float32)
     # unknown before its first runs (warm-up is not a model's cost)
     assert not core.runs_quickly("lin", "", 200_000)
-    for _ in range(10):
+    for _ in range(20):
         np.testing.assert_allclose(_infer(h, "lin", x), x @ w + b, rtol=1e-5, atol=1e-5)
     mean = core.repository.get_version("lin").stats.mean_exec_ns()
     assert mean is not None and mean > 0
@@ -141,7 +141,7 @@ def test_inline_errors_and_other_models(serve_factory, tmp_path, rng):
     s = serve_factory(repo, http_inline_us=10**6)
     h = httpclient.InferenceServerClient(f"127.0.0.1:{s.ports['http']}")
     x = rng.standard_normal((1, 64)).astype(np.float32)
-    for _ in range(10):
+    for _ in range(20):
         _infer(h, "lin", x)
     assert s.core.runs_quickly("lin", "", 10**9)
     with pytest.raises(InferenceServerException, match="batch-size 9 must be in"):
