@@ -105,6 +105,11 @@ def _host_commit_limit():
     lim = _C.get_memory_limit()
     if lim:
         return lim
+    return _ram_and_swap()
+
+
+def _ram_and_swap():
+    """The host's RAM + swap in bytes (read once)."""
     if not _COMMIT:
         total = 0
         try:
@@ -116,6 +121,51 @@ def _host_commit_limit():
             total = 0
         _COMMIT.append(total or _MAX_REQUEST)
     return _COMMIT[0]
+
+
+# What NumPy holds per entry when it turns an array into a sequence (PySequence_Fast's list, or
+# concatenate/lexsort's PySequence_GetItem per entry): an 8-byte list slot plus one Python object
+# per row -- a NumPy scalar (~32 bytes) for the entries of a 1-d array, else an ndarray view
+# (112 bytes, 16 more per dimension beyond the first); measured with tracemalloc on NumPy 2.4.
+_SEQ_SLOT, _SEQ_SCALAR, _SEQ_VIEW, _SEQ_VIEW_DIM = 8, 32, 112, 16
+
+
+def _process_memory_limit():
+    """The memory this process could still get for Python objects: its address-space limit
+    (RLIMIT_AS, set by the fuzz harness's workers and by ulimit -v) or else RAM + swap."""
+    limit = _ram_and_swap()
+    try:
+        import resource  # noqa: PLC0415 - (POSIX only)
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            limit = min(limit, soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return limit
+
+
+def _sequence_fits(n, row_ndim):
+    """Whether NumPy could hold an array of ``n`` rows (each of ``row_ndim`` dimensions) as a
+    sequence of Python objects, as its PySequence_Fast (a list) and concatenate/lexsort/einsum's
+    per-entry PySequence_GetItem make one: n x (list slot + row object) against the memory this
+    process could get. A huge broadcast view used as a sequence (2**31 x 2**31: 2**31 row views,
+    ~250 GB) is NumPy's MemoryError at once under an address-space limit (its list alone is
+    16 GiB) and a run into the OOM killer without one; pyasc decides it from the shape alone and
+    never iterates such a view."""
+    per = _SEQ_SLOT + (_SEQ_SCALAR if row_ndim <= 0 else _SEQ_VIEW + _SEQ_VIEW_DIM * (row_ndim - 1))
+    return n * per <= _process_memory_limit()
+
+
+def _check_sequence(op, seq, what="arrays", axis=0):
+    """NumPy's MemoryError when ``seq`` -- a pyasc or NumPy array used as a sequence argument
+    (``concatenate(x)``, ``stack(x)``, ``lexsort(x)``, an einsum sublist; ``unstack`` iterates
+    ``axis``) -- has more rows than NumPy could hold as Python objects (:func:`_sequence_fits`);
+    anything else passes."""
+    if isinstance(seq, (_C.ndarray, _np.ndarray)) and seq.ndim and not _sequence_fits(seq.shape[axis], seq.ndim - 1):
+        raise _errors.AscendMemoryError(_errors.ErrorCode.BAD_ALLOC,
+                                        f"[{op}] cannot hold a sequence of {seq.shape[axis]} {what} (the rows of "
+                                        f"the array of shape {tuple(seq.shape)} given as the sequence)")
 
 
 def _alloc_check(name, shape, dtype):

@@ -21,6 +21,7 @@ import numpy as _np
 
 from . import _C
 from . import _ufunc
+from ._helpers import _check_sequence
 from .errors import AscendIndexError as _IndexError
 from .errors import AscendOverflowError as _OverflowError
 from .errors import AscendTypeError as _TypeError
@@ -370,13 +371,9 @@ _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def _sublist_to_str(sub):
-    if isinstance(sub, (_C.ndarray, _np.ndarray)) and sub.ndim and sub.shape[0] >= 1 << 40:
-        # NumPy makes a list of the sublist's entries first: beyond 2**40 that allocation fails
-        # (a huge broadcast view is never iterated)
-        from .errors import AscendMemoryError  # noqa: PLC0415
-
-        raise AscendMemoryError(_Code.BAD_ALLOC, f"[einsum] unable to make a list of the {sub.shape[0]} entries "
-                                                 "of a sublist")
+    # NumPy makes a list of the sublist's entries first (PySequence_Fast): a huge broadcast view
+    # is its MemoryError, found here from the shape without iterating the view
+    _check_sequence("einsum", sub, "subscripts")
     try:
         items = list(sub)
     except TypeError:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 import operator as _operator
-import os as _os
 import warnings as _warnings
 
 import numpy as _np
@@ -21,7 +20,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _BF16, _IE, _TE
+from ._helpers import _BF16, _IE, _TE, _check_sequence
 from ._helpers import _VE as _VE_tile
 from ._helpers import _axes as _axes_tuple
 from ._helpers import _norm_axis
@@ -45,43 +44,18 @@ _axis = _ns._axis
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Joins arrays along an existing axis (``axis=None``: flattened first); one C++ copy kernel."""
-    if isinstance(arrays, _C.ndarray) and arrays.ndim and arrays.shape[0] > 1 << 32:
-        # an array as the sequence: NumPy makes a list of its rows first, which a huge broadcast
-        # view (2**62 rows) cannot give (MemoryError); pyasc says so without iterating it
-        from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
-
-        raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[concatenate] cannot hold a sequence of {arrays.shape[0]} "
-                                                     "arrays (the rows of the array given as the sequence)")
+    # an array as the sequence: NumPy makes an object per row first, which a huge broadcast view
+    # (2**31 rows of 2**31) cannot give (MemoryError); pyasc says so without iterating it
+    _check_sequence("concatenate", arrays)
     return _C.concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 
 
 concat = concatenate
 
 
-def _physical_memory():
-    try:
-        return _os.sysconf("SC_PAGE_SIZE") * _os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
-
-
-def _huge_sequence(op, seq, n=None):
-    """NumPy's MemoryError for a sequence it cannot hold as a list/tuple of arrays: a pyasc array
-    whose first axis (a huge broadcast view: 2**44 rows) would be iterated into 2**44 objects."""
-    if n is None:
-        n = seq.shape[0] if isinstance(seq, _C.ndarray) and seq.ndim else 0
-    # NumPy makes one array object per row (about 100 bytes each, and 8 in the list): beyond the
-    # machine's memory that list is its MemoryError (stack of a (2**31, 2**31) view: 2**31 rows,
-    # ~230 GB), below it pyasc iterates as NumPy does
-    if n > 1 << 32 or n * 112 > _physical_memory():
-        from .errors import AscendMemoryError, ErrorCode  # noqa: PLC0415
-
-        raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[{op}] cannot hold a sequence of {n} arrays")
-
-
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Joins arrays of one shape along a new axis."""
-    _huge_sequence("stack", arrays)
+    _check_sequence("stack", arrays)
     arrs = [_arr(a) for a in arrays]
     if not arrs:
         raise ValueError("need at least one array to stack")
@@ -277,7 +251,7 @@ def unstack(x, /, *, axis=0):
         raise _VE_tile(f"[unstack] `source` and `destination` arguments must have the same number of elements "
                        f"(axis {axis!r})")
     axis = src[0]
-    _huge_sequence("unstack", x, x.shape[axis])  # (NumPy's tuple() of 2**44 views)
+    _check_sequence("unstack", x, axis=axis)  # (NumPy's tuple() of the views along axis)
     lead = (slice(None),) * axis
     return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
 
@@ -1117,6 +1091,21 @@ def _inexact_dtype_ok(x, dtype):
     return k in "fc" or k == "V" and _np.dtype(x.dtype).kind == "V"
 
 
+def _bf16_numpy_route(x, dtype):
+    """Whether nanmean/nanvar/nanstd of a bfloat16 ``x`` take NumPy's own route: ml_dtypes'
+    bfloat16 is no np.inexact, so NumPy's _replace_nan finds no NaNs to replace and calls
+    np.mean/np.var/np.std with every argument as given -- an integer or bool dtype= is accepted
+    there (nanmean(bf16, dtype=int32) is the int32 mean). pyasc ignores bfloat16 NaNs as it
+    does float NaNs, but with such a dtype= it follows NumPy (there is no NaN in an int)."""
+    if dtype is None or _np.dtype(x.dtype) != _BF16 or isinstance(dtype, (_C.ndarray, _np.ndarray)):
+        return False
+    try:
+        k = _np.dtype(dtype).kind
+    except TypeError:
+        return False  # (the dtype's own TypeError is raised where NumPy raises it)
+    return k not in "fcV"
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
     (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
@@ -1124,7 +1113,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
         where = _sig._NV
     x = _arr(a)
     _np_mean_axis_first(x, axis)
-    inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"
+    inexact = (_is_float(x) or _np.dtype(x.dtype).kind == "c") and not _bf16_numpy_route(x, dtype)
     if not inexact:  # NumPy's nanmean of integers is np.mean itself: its axis rules (normalize_axis_index,
         # a C int, before keepdims is read), where= as mean reads it (the count is the sum of where's
         # values: np.nanmean(int_x, where=[1, 2, 3]) divides by 6)
@@ -1247,6 +1236,8 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     mask = {} if w is None else {"where": w}
     if isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.ndim > 0:  # (np.sum reads it: not a sequence)
         raise _TE(f"[{op}] only integer scalar arrays can be converted to a scalar index (axis)")
+    if _sig._zero_d_axis(x, axis):  # (NumPy's steps are np.sum calls: an int axis 0/-1 of a 0-d array is none)
+        axis = None
     if axis is not None:
         axis = _np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
     nan = _C.isnan(x)
@@ -1296,7 +1287,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     _np_mean_axis_first(_arr(a), axis)
     if where is True:  # (NumPy's default)
         where = _sig._NV
-    if not _is_inexact(_arr(a)):  # NumPy: no NaN to replace, np.var with every argument as given
+    if not _is_inexact(_arr(a)) or _bf16_numpy_route(_arr(a), dtype):  # NumPy: no NaN to replace, np.var
+        # with every argument as given
         return _sig._var_std("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanvar", a, axis, keepdims, where, mean, correction, dtype)
     if where is not _sig._NV or mean is not _sig._NV or not _sig._real_number(ddof if correction is None else
@@ -1314,7 +1306,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, whe
     _np_mean_axis_first(_arr(a), axis)
     if where is True:  # (NumPy's default)
         where = _sig._NV
-    if not _is_inexact(_arr(a)):  # (as nanvar: np.std)
+    if not _is_inexact(_arr(a)) or _bf16_numpy_route(_arr(a), dtype):  # (as nanvar: np.std)
         return _sig._var_std("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     keepdims, correction = _nanvar_extras("nanstd", a, axis, keepdims, where, mean, correction, dtype)
     if where is not _sig._NV or mean is not _sig._NV or not _sig._real_number(ddof if correction is None else

@@ -15,7 +15,7 @@ from . import _C
 from . import _manipulation as _man
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _OE, _TE, _VE, _alloc_check, _arr, _axis, _bshape, _host, _norm_axis
+from ._helpers import _OE, _TE, _VE, _alloc_check, _arr, _axis, _bshape, _check_sequence, _host, _norm_axis
 
 __all__ = [
     "copyto", "putmask", "shares_memory", "may_share_memory", "packbits", "unpackbits", "lexsort",
@@ -185,6 +185,9 @@ def lexsort(keys, axis=-1):
     except TypeError:
         raise _TE(f"[lexsort] axis must be an integer, not {type(axis).__name__}") from None
     if isinstance(keys, _C.ndarray) or isinstance(keys, _np.ndarray):
+        # NumPy takes each key with PySequence_GetItem and holds them all: a huge view's rows
+        # are its MemoryError (found from the shape: the view is never iterated)
+        _check_sequence("lexsort", keys, "keys")
         k = _arr(keys)
         if k.ndim == 0:
             raise _TE("[lexsort] need sequence of keys with len > 0 in lexsort")

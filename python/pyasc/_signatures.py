@@ -165,6 +165,19 @@ def where_broadcasts(op, where, shape):
                                f"[original->remapped]: {ws} and requested shape {tuple(shape)}")
 
 
+def where_count_axes(op, x, axis, where):
+    """The axes of mean/var/std with a ``where=`` (anything but True), checked in the order of
+    NumPy's _count_reduce_items: broadcast_to(where, x.shape) first (its ValueError), then the
+    count's ufunc sum reads the axis (a ufunc's rules: an int axis 0 or -1 of a 0-d array is no
+    axis, a list is its TypeError); where='s cast to bool (an int64 array's TypeError) comes
+    later, in the sum of the data. Returns the axes tuple for the sums."""
+    where_broadcasts(op, where, tuple(x.shape))
+    check_axis(axis, x.ndim, ufunc=True)
+    if x.ndim == 0 and axis is not None and not isinstance(axis, tuple):
+        return ()
+    return tuple(_axes(op, axis, x.ndim))
+
+
 def _where_count(op, where, shape, axes, keepdims):
     """The item count of mean/var/std with ``where=``, as NumPy's _methods._count_reduce_items
     computes it: the sum of ``broadcast_to(where, shape)`` in intp -- the *values* of a where=
@@ -400,9 +413,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
     # NumPy's _mean counts the items first, with a where= array as a ufunc sum (its axis rules: a C
     # int's ValueError, a list's TypeError, an int axis of a 0-d array taken)
-    check_axis(axis, x.ndim, ufunc=True)
-    axes = () if x.ndim == 0 and axis is not None and not isinstance(axis, tuple) else \
-        tuple(_axes("mean", axis, x.ndim))
+    axes = where_count_axes("mean", x, axis, where)
     den = _where_count("mean", where, x.shape, axes, kd)
     w = _where_mask("mean", where, x.shape)
     if dtype is not None:
@@ -1262,16 +1273,19 @@ def intp_tuple(op, obj, what="shape"):
         if n <= 64 and obj.ndim > 1 and n:
             raise _type_error(op, f"only integer scalar arrays can be converted to a scalar index ({what} "
                                   f"given as an array of shape {tuple(obj.shape)})")
+    if isinstance(obj, (_C.ndarray, _np.ndarray)) and obj.ndim and obj.shape[0] > 64:
+        # (never iterated: it may be a huge broadcast view) NumPy first turns the array into a
+        # list of Python objects (PySequence_Fast); when it cannot hold that list it clears the
+        # MemoryError and reads the array as a single integer: its TypeError; else the list has
+        # too many entries: its ValueError
+        from ._helpers import _sequence_fits  # noqa: PLC0415 - (_helpers imports the modules that import this one)
+
+        if not _sequence_fits(obj.shape[0], obj.ndim - 1):
+            raise _type_error(op, f"expected a sequence of integers or a single integer, got an array of "
+                                  f"{obj.shape[0]} entries ({what}: more than the memory can hold as a list)")
+        raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found "
+                               f"{obj.shape[0]} ({what})")
     if isinstance(obj, _C.ndarray):
-        if obj.ndim and obj.shape[0] > 64:  # (a huge broadcast view: never iterated)
-            if obj.shape[0] >= 1 << 44:
-                # NumPy first turns the array into a sequence of Python objects; beyond the
-                # address space (8-byte pointers, 2**47 bytes) that allocation fails and NumPy
-                # treats the object as a non-sequence: its TypeError
-                raise _type_error(op, f"expected a sequence of integers or a single integer, got an array of "
-                                      f"{obj.shape[0]} entries ({what})")
-            raise _value_error(op, f"maximum supported dimension for an ndarray is currently 64, found "
-                                   f"{obj.shape[0]} ({what})")
         obj = obj.numpy()
     if isinstance(obj, _np.ndarray):
         seq = obj.ndim > 0
@@ -1431,7 +1445,9 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
                 ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof) != 0)):
             raise _value_error(op, "ddof and correction can't be provided simultaneously.")
         ddof, correction = correction, _NV
-    if axis is not None:  # (before the kernel allocates anything: a huge view's MemoryError comes later)
+    if axis is not None and (where is _NV or where is True):
+        # (before the kernel allocates anything: a huge view's MemoryError comes later; with a
+        # where= the count is a ufunc sum and pyasc._statistics.var_std checks the axis as one)
         check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a), op, dtype)
     for d in (ddof,):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
         if type(d) is int and not -(1 << 63) <= d < (1 << 63):

@@ -504,6 +504,10 @@ def bincount(x, weights=None, minlength=0):
         from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
 
         raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[bincount] minlength: {e}") from None
+    if xa.size == 0 or ml < 0:
+        # NumPy checks x's cast and minlength (negative: ValueError), then returns intp
+        # zeros(minlength) for an empty x, before it reads the weights at all
+        return _C.bincount(xa, None, ml)
     return _C.bincount(xa, None if weights is None else _arr(weights), ml)
 
 

@@ -341,17 +341,14 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_sig._NV):
             if axis is None:
                 raise _TE(f"[average] Axis must be specified when shapes of a {tuple(x.shape)} and "
                                 f"weights {tuple(w.shape)} differ.")
-            if w.ndim != 1:
-                raise _TE("[average] 1D weights expected when shapes of a and weights differ.")
-            ax = _axes(axis, x.ndim, "average")
-            if len(ax) != 1:
-                raise _TE("[average] 1D weights expected when shapes of a and weights differ.")
-            if w.shape[0] != x.shape[ax[0]]:
-                raise _VE(f"[average] Length of weights {w.shape[0]} not compatible with specified axis "
-                                 f"{axis} of a {tuple(x.shape)}.")
-            shp = [1] * x.ndim
-            shp[ax[0]] = w.shape[0]
-            w = _C.reshape(w, tuple(shp))
+            # NumPy 2's _weights_are_valid: the weights' shape is a's along the axes (in the
+            # order given), then they are transposed to the axes' order and given 1s elsewhere
+            if tuple(w.shape) != tuple(x.shape[i] for i in axis):
+                raise _VE(f"[average] Shape of weights must be consistent with shape of a along specified axis "
+                          f"(weights {tuple(w.shape)}, a {tuple(x.shape)}, axis {axis}).")
+            order = sorted(range(len(axis)), key=lambda k: axis[k])
+            w = _C.reshape(_C.transpose(w, tuple(order)),
+                           tuple(s if i in axis else 1 for i, s in enumerate(x.shape)))
         w = _C.astype(w, rdt)
         scl = _C.sum(_C.broadcast_to(w, tuple(x.shape)), axis, rdt, None, keepdims)
         if bool(_C.any(_C.equal(scl, 0.0))):
@@ -538,9 +535,11 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
     the masked sum over the count, the squares of the deviations (|d|**2 for complex) are summed
     over the mask and divided by max(count - ddof, 0) in the sum's dtype; ``std`` is its sqrt."""
     x = _arr(a)
-    if where is not _sig._NV:
-        _sig.where_broadcasts(op, where, tuple(x.shape))
-    w = None if where is _sig._NV or where is True else _sig._where_mask(op, where, tuple(x.shape))
+    count_axes = None
+    if where is not _sig._NV and where is not True:
+        # (NumPy's count: where broadcast, then the axis read by a ufunc sum, before where='s cast)
+        count_axes = _sig.where_count_axes(op, x, axis, where)
+    w = None if count_axes is None else _sig._where_mask(op, where, tuple(x.shape))
     if w is not None:  # (NumPy counts a where= mask with a ufunc sum: keepdims read first)
         keepdims = _sig.keepdims_flag(op, keepdims)
     if w is None:
@@ -551,7 +550,7 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
         rcount = _np.intp(items)
     else:
         # (NumPy's count is the sum of where's values, not of its truth values: _sig._where_count)
-        rcount = _sig._where_count(op, where, tuple(x.shape), axis, keepdims).numpy()
+        rcount = _sig._where_count(op, where, tuple(x.shape), count_axes, keepdims).numpy()
     dd = ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof
     few = _host_scalar_logic(op, lambda: bool(dd >= rcount) if w is None else bool(_np.any(dd >= rcount)))
     if few:

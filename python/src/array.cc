@@ -872,6 +872,9 @@ Tensor full_like_value(const asc::Shape& shape, py::handle value, py::handle dty
   }
   Tensor v = to_tensor(value);
   const DType d = dtype.is_none() ? v.dtype() : to_dtype(dtype);
+  // NumPy's full/full_like copyto: the fill is broadcast to the result's shape before it is cast
+  // (a 2**62-element view into shape (0,) is the broadcast ValueError, not the cast's allocation)
+  (void)v.broadcast_to(shape);
   Tensor t = Tensor::empty(shape, d);
   t.copy_from(ops::cast(v, d));
   return t;

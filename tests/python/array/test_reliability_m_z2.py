@@ -456,3 +456,41 @@ _TRACE_AXES = [0, 1, -1, 2, None, 1.5, 2 ** 31, 2 ** 63, "a", np.int64(1)]
 def test_trace_parses_its_axes_before_the_shape(mode, shape, axis1, axis2):
     x = np.arange(int(np.prod(shape)), dtype=float).reshape(shape) if shape else np.float64(1.5)
     _compare(lambda: np.trace(x, axis1=axis1, axis2=axis2), lambda: asc.trace(asc.asarray(x), axis1=axis1, axis2=axis2))
+
+
+# ------------------------------------------------------------------ mean/var/std with where=: NumPy's order
+# With a where= (anything but True) NumPy's _count_reduce_items broadcasts where to the input first
+# (its ValueError), then counts with a ufunc sum, whose axis rules take an int axis 0/-1 of a 0-d array
+# as no axis; where's cast to bool (an int64 array's TypeError) comes after, in the sum of the data.
+# pyasc's var/std checked the axis first as without where= (var(<0-d int64>, axis=0, where=<int64>):
+# AxisError, NumPy TypeError; fuzz seed 71), nanvar/nanstd of a 0-d float refused axis 0.
+@pytest.mark.parametrize("fn", ["var", "std", "mean", "nanvar", "nanstd", "sum"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("where", [np.array(True), np.array([True]), np.array(3), np.ones(3, bool),
+                                   np.ones((5, 1, 1), bool), np.True_], ids=repr)
+@pytest.mark.parametrize("axis", [0, -1, 5, None, (0,)], ids=repr)
+def test_where_reductions_check_in_numpy_order(mode, fn, shape, where, axis):
+    for dt in (np.float64, np.int64):
+        x = np.arange(1, 1 + int(np.prod(shape)), dtype=dt).reshape(shape)
+
+        def w(xp):
+            return xp.asarray(where) if isinstance(where, np.ndarray) else where
+
+        _compare(lambda: getattr(np, fn)(x, axis=axis, where=w(np)),
+                 lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, where=w(asc)))
+
+
+# ------------------------------------------------------------------ nanmean/nanvar/nanstd of bfloat16, int dtype=
+# ml_dtypes' bfloat16 is no np.inexact: NumPy's nan-functions call np.mean/np.var/np.std with every
+# argument as given, and an integer or bool dtype= is accepted (pyasc: "If a is inexact, then dtype
+# must be inexact"). pyasc still ignores bfloat16 NaNs with an inexact dtype (its documented choice).
+@pytest.mark.parametrize("fn", ["nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("dtype", ["int32", "int8", "uint8", "bool", "int64", "abc"])
+@pytest.mark.parametrize("vals", [[1.5, 2.5, 7.25], [], [[1.5, 2.5], [3.5, -4.5]], 2.5], ids=repr)
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_bfloat16_nan_functions_take_an_integer_dtype(mode, fn, dtype, vals, axis):
+    import ml_dtypes  # noqa: PLC0415
+
+    x = np.array(vals, dtype=ml_dtypes.bfloat16)
+    _compare(lambda: getattr(np, fn)(x, axis=axis, dtype=dtype),
+             lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, dtype=dtype))
