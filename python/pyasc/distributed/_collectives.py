@@ -708,8 +708,16 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         _same(v, send, what, f"tensor_list[{i}]")
         views.append(v)
     recv = np.empty((n,) + send.shape, send.dtype)
-    return _run(pg, what, f"{what} {_sig(send)}", (("Allgather", (_engine.spec(send), _engine.spec(recv))),),
-                _copy_out(views, recv), async_op, tuple(dst), keep=(tensor,))
+    desc = f"{what} {_sig(send)}"
+    fin = _copy_out(views, recv)
+    # the C path of all_gather_into_tensor into the staged recv, then the copies into the list
+    r = _native_coll(pg, what, _K_ALLGATHER_T, recv, send, -1, -1, desc, async_op, (tensor,))
+    if r is None:
+        return fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, tuple(dst), _then(r[1], fin), keep=(tensor,))
+    return _run(pg, what, desc, (("Allgather", (_engine.spec(send), _engine.spec(recv))),),
+                fin, async_op, tuple(dst), keep=(tensor,))
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -756,8 +764,15 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     send = np.stack(parts) if parts else np.empty((0,), out.dtype)  # a copy: no export kept
     del parts, b
     mop, avg = _engine.mpi_op(op, out.dtype, what)
-    return _run(pg, what, f"{what} {_sig(out)} {op.name}",
-                (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
+    desc = f"{what} {_sig(out)} {op.name}"
+    # the C path of reduce_scatter_tensor from the stacked inputs (AVG divided there)
+    fin = _writer(out, back)
+    r = _native_coll(pg, what, _K_REDSCAT_T, out, send, -1, _OP_CODES[op], desc, async_op, (output,))
+    if r is None:
+        return None if fin is None else fin()
+    if r is not NotImplemented:
+        return _on_stream(pg, what, (output,), _then(r[1], fin), keep=(send,))
+    return _run(pg, what, desc, (("Reduce_scatter_block", (_engine.spec(send), _engine.spec(out), mop)),),
                 _writer(out, back, n if avg else 0), async_op, (output,))
 
 

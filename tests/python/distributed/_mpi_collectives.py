@@ -1207,7 +1207,24 @@ def t_c_paths():
         else:
             expect_raises(f"C gather vs scatter {rows}", dist.CollectiveMismatchError,
                           lambda: dist.gather(asc.ones(rows, dtype="float64"), None, dst=0))
+        # the list forms (all_gather, reduce_scatter: the tensor forms' C path on staged buffers)
+        n = rows if R < N - 1 else rows + 1
+        expect_raises(f"C all_gather (list) count mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.all_gather([asc.zeros(n, dtype="int32") for _ in range(N)], asc.ones(n, dtype="int32")))
+        op = dist.ReduceOp.SUM if R else dist.ReduceOp.MAX
+        expect_raises(f"C reduce_scatter (list) op mismatch {rows}", dist.CollectiveMismatchError,
+                      lambda: dist.reduce_scatter(asc.zeros(rows, dtype="int64"),
+                                                  [asc.ones(rows, dtype="int64") for _ in range(N)], op=op))
         xs = [data(r, np.float32, (rows,), 95) for r in range(N)]
+        lst = [asc.zeros(rows, dtype="float32") for _ in range(N)]
+        dist.all_gather(lst, asc.asarray(xs[R]))
+        for i in range(N):
+            check(f"C all_gather (list) after mismatches {rows} [{i}]", lst[i], xs[i], True)
+        y = asc.zeros(rows, dtype="float32")
+        dist.reduce_scatter(y, [asc.asarray(xs[R] * (i + 1)) for i in range(N)], op=dist.ReduceOp.AVG)
+        check(f"C reduce_scatter (list) AVG after mismatches {rows}", y,
+              np.mean(np.stack([x * np.float32(R + 1) for x in xs]).astype(np.float64), axis=0).astype(np.float32),
+              False)
         outs = [asc.zeros(rows, dtype="float32") for _ in range(N)] if R == N - 1 else None
         dist.gather(asc.asarray(xs[R]), outs, dst=N - 1)
         if R == N - 1:
