@@ -456,9 +456,10 @@ class Model:
     def _arena_for(self, feeds, extra):
         """(arena, {node index: out view}) for this run: a free arena of the layout (or a new one;
         concurrent runs each take their own), or (None, None) when the inputs' shapes are not the
-        planned ones or an intermediate asked for by name lives in the arena."""
+        planned ones or intermediates are asked for by name (one may be an arena value, or a view
+        or pending lazy result of one, which the next run would overwrite)."""
         layout = self._arena_state
-        if self._signature(feeds) != layout.signature or any(n in layout.slots for n in extra):
+        if extra or self._signature(feeds) != layout.signature:
             return None, None
         with self._arena_lock:
             if self._arena_free:
