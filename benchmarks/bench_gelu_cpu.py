@@ -1,5 +1,6 @@
 """gelu, softmax and norm compute cost, one thread each: CPU time per element (time.process_time) of
-asc.ops.gelu / softmax / log_softmax / layer_norm / rms_norm / batch_norm (ASC_NUM_CORES=1) against
+asc.ops.gelu / softmax / log_softmax / layer_norm / rms_norm / batch_norm / group_norm (32
+groups) / instance_norm (ASC_NUM_CORES=1) against
 onnxruntime's Gelu / FastGelu / Softmax / LogSoftmax / LayerNormalization / BatchNormalization
 (intra_op_num_threads=1; softmax and the row norms over rows of 1024, batch_norm on (N, 64, 64, 128)
 planes) and PyTorch's torch.nn.functional equivalents (torch.set_num_threads(1), when installed) on
@@ -97,7 +98,9 @@ def main():
              ("log_softmax", lambda: F.log_softmax(x2a, dim=-1), "log_softmax"),
              ("layer_norm", lambda: F.layer_norm(x2a, (1024,), wa, ba), "layer_norm"),
              ("rms_norm", lambda: F.rms_norm(x2a, (1024,), wa, eps=1e-6), None),
-             ("batch_norm", lambda: F.batch_norm(xba, rma, rva, bwa, bba), "batch_norm")]
+             ("batch_norm", lambda: F.batch_norm(xba, rma, rva, bwa, bba), "batch_norm"),
+             ("group_norm", lambda: F.group_norm(xba, 32, bwa, bba), None),
+             ("inst_norm", lambda: F.instance_norm(xba, weight=bwa, bias=bba), None)]
     tf = {}
     try:
         import torch
@@ -112,7 +115,9 @@ def main():
               "softmax": lambda: TF.softmax(t2, dim=-1), "log_softmax": lambda: TF.log_softmax(t2, dim=-1),
               "layer_norm": lambda: TF.layer_norm(t2, (1024,), tw, tbb),
               "rms_norm": lambda: TF.rms_norm(t2, (1024,), tw, eps=1e-6),
-              "batch_norm": lambda: TF.batch_norm(tb, trm, trv, tbw, tbbb, training=False)}
+              "batch_norm": lambda: TF.batch_norm(tb, trm, trv, tbw, tbbb, training=False),
+              "group_norm": lambda: TF.group_norm(tb, 32, tbw, tbbb),
+              "inst_norm": lambda: TF.instance_norm(tb, weight=tbw, bias=tbbb)}
         peer = f"torch {torch.__version__} in its row's dtype"
     except Exception:  # noqa: BLE001 - torch absent or not importable: that peer is dropped
         peer = "torch not installed"

@@ -15,9 +15,6 @@
 #include <cstdlib>
 #include <limits>
 #include <type_traits>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <omp.h>
 #include <unordered_map>
 
@@ -68,122 +65,144 @@ std::vector<double> opt_vec(const Tensor* t, int64_t n, double fill, const std::
   return read_vec(*t, n, op, what);
 }
 
-/// y[i] = x[i] * sc + sh over `n` elements.
 template <class T>
-void affine_row(const T* x, T* y, int64_t n, double sc, double sh) {
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
+  if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
+  if constexpr (std::is_same_v<T, asc::float16>) return DType::kFloat16;
+  return DType::kBFloat16;
+}
+
+/// y[i] = (x[i] - m) * sc + sh over `n` elements (scalar: planes too short for the SIMD spans).
+template <class T>
+void affine_row(const T* x, T* y, int64_t n, double sc, double sh, double m) {
   using A = typename Acc<T>::type;
-  const A a = static_cast<A>(sc), b = static_cast<A>(sh);
-  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<A>(x[i]) * a + b);
+  const A a = static_cast<A>(sc), b = static_cast<A>(sh), c = static_cast<A>(m);
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((static_cast<A>(x[i]) - c) * a + b);
 }
 
-/// Sum of f(x[i]) over `n` elements in double, with 8 independent accumulators so the
-/// compiler can vectorise the reduction without reassociating (-ffast-math is not used).
-template <class T, class F>
-double sum8(const T* x, int64_t n, F&& f) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) acc[j] += f(static_cast<double>(x[i + j]));
-  }
-  double s = 0;
-  for (; i < n; ++i) s += f(static_cast<double>(x[i]));
-  return s + ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+// Planes of at least this many elements take the SIMD scale/shift (nn/norm_rows.cc); shorter
+// ones (e.g. (N, C) inputs, one element per plane) the scalar loop, without a dispatched call
+// per plane.
+constexpr int64_t kSimdPlane = 16;
+
+/// The compute-type copy of n coefficients (float; float64 uses the doubles themselves).
+const void* compute_coeffs(DType dt, const double* v, size_t n, std::vector<float>& buf) {
+  if (dt == DType::kFloat64) return v;
+  buf.assign(v, v + n);
+  return buf.data();
 }
 
-/// Mean and biased variance of `n` elements (two-pass, double).
+/// Mean and biased variance from the first-pass mean m0 and norm_span_dev's sums s1, s2 of
+/// n elements (taken around m0 rounded to the compute type). A NaN stays NaN.
+void finish_moments(DType dt, double m0, double s1, double s2, double n, double& mean, double& var) {
+  const double r = s1 / n;
+  mean = (dt == DType::kFloat64 ? m0 : static_cast<double>(static_cast<float>(m0))) + r;
+  var = s2 / n - r * r;
+  if (var < 0) var = 0;
+}
+
+/// Mean and biased variance of `n` contiguous elements: the SIMD block sums of nn/norm_rows.cc
+/// (float lanes per block added in double), then the sums of deviations around that mean
+/// (two-pass: no cancellation for a large mean; the second pass reads from cache when the span
+/// fits in it).
 template <class T>
 void moments(const T* x, int64_t n, double& mean, double& var) {
-  const double s = sum8(x, n, [](double v) { return v; });
-  mean = n ? s / double(n) : std::numeric_limits<double>::quiet_NaN();
-  const double m = mean;
-  const double q = sum8(x, n, [m](double v) { return (v - m) * (v - m); });
-  var = n ? q / double(n) : std::numeric_limits<double>::quiet_NaN();
-}
-
-/// float32 y[i] = x[i] * sc + sh with streaming (non-temporal) stores: a large output then
-/// costs one write to memory instead of a read-for-ownership plus a write (the op is
-/// memory-bound: 8 bytes per element instead of 12). Same arithmetic as affine_row.
-void affine_row_stream(const float* x, float* y, int64_t n, double sc, double sh) {
-  const float a = static_cast<float>(sc), b = static_cast<float>(sh);
-  int64_t i = 0;
-#if defined(__SSE2__)
-  for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 15) != 0; ++i) y[i] = x[i] * a + b;
-  const __m128 va = _mm_set1_ps(a), vb = _mm_set1_ps(b);
-  for (; i + 8 <= n; i += 8) {
-    _mm_stream_ps(y + i, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(x + i), va), vb));
-    _mm_stream_ps(y + i + 4, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 4), va), vb));
+  if (n == 0) {
+    mean = var = std::numeric_limits<double>::quiet_NaN();
+    return;
   }
-#endif
-  for (; i < n; ++i) y[i] = x[i] * a + b;
+  constexpr DType dt = dtype_of<T>();
+  const double m0 = detail::norm_span_sum(dt, x, n) / double(n);
+  double s1 = 0, s2 = 0;
+  detail::norm_span_dev(dt, x, n, m0, s1, s2);
+  finish_moments(dt, m0, s1, s2, double(n), mean, var);
 }
 
 // Scale/shift passes of at least this many elements run on all cores (below, a launch
-// costs more than it saves); float32 outputs of at least kStreamMin bytes are streamed
-// (they would evict the cache anyway; a smaller result is likely read from cache next).
+// costs more than it saves); float32 / float64 outputs of at least kStreamMin bytes are
+// streamed (they would evict the cache anyway; a smaller result is likely read from cache next).
 constexpr int64_t kParallelMin = 1 << 15;
 constexpr int64_t kStreamMin = 4 << 20;
 
-/// Per-(n, c) or per-channel scale/shift application on (N, C, S): planes split over the
-/// cores (memory-bound: one core does not saturate the memory bandwidth).
+/// Whether an output of `bytes` bytes of dtype T is written with streaming stores;
+/// ASC_NN_NORM_STREAM=0 turns them off (benchmark comparisons).
 template <class T>
-void apply_channels(const char* op, const T* x, T* y, const NCS& d, const std::vector<double>& sc,
-                    const std::vector<double>& sh, bool per_instance) {
-  const int64_t total = d.n * d.c * d.s;
-  // ASC_NN_NORM_STREAM=0 turns the streaming stores off (benchmark comparisons)
+bool stream_output(int64_t bytes) {
   static const bool stream_ok = [] {
     const char* e = std::getenv("ASC_NN_NORM_STREAM");
     return !(e && e[0] == '0');
   }();
-  const bool stream = stream_ok && std::is_same_v<T, float> && total * int64_t(sizeof(T)) >= kStreamMin;
-  runtime::parallel_for(op, d.n * d.c, total, kParallelMin, [&](int64_t lo, int64_t hi) {
-    for (int64_t p = lo; p < hi; ++p) {
-      const size_t i = size_t(per_instance ? p : p % d.c);
-      const int64_t off = p * d.s;
-      if constexpr (std::is_same_v<T, float>) {
-        if (stream) {
-          affine_row_stream(x + off, y + off, d.s, sc[i], sh[i]);
-          continue;
-        }
-      }
-      affine_row<T>(x + off, y + off, d.s, sc[i], sh[i]);
-    }
-#if defined(__SSE2__)
-    if (stream) _mm_sfence();  // streamed lines visible before the block reports done
-#endif
-  });
+  return stream_ok && (std::is_same_v<T, float> || std::is_same_v<T, double>) && bytes >= kStreamMin;
 }
 
-/// y = x * sc[j] + sh[j] over elements [lo, hi) of one (n, group) row of cg planes of `s`
-/// elements each (j = the plane); float32 with streaming stores when `stream`.
+/// y = x * sc[j] + sh[j] over elements [lo, hi) of one row of planes of `s` elements each
+/// (j = the plane; sc / sh / mu indexed from the row's first plane), computed as
+/// (x - m[j]) * sc[j] + (sh[j] + m[j] * sc[j]) with m[j] the compute-type rounding of the plane's
+/// centre mu[j] (its mean, or the running mean; none when mu is null): x - m is exact for x near
+/// the mean, so a large mean does not cancel against the shift in float. The SIMD span (streamed
+/// when `stream`) for planes of >= kSimdPlane elements, else scalar.
 template <class T>
 void affine_span(const T* x, T* y, int64_t lo, int64_t hi, int64_t s, const double* sc, const double* sh,
-                 bool stream) {
+                 const double* mu, bool stream) {
+  constexpr DType dt = dtype_of<T>();
+  const int64_t j0 = lo / s, j1 = (hi + s - 1) / s;
+  const size_t k = size_t(j1 - j0);
+  std::vector<double> m(k, 0.0), c(k);
+  for (size_t j = 0; j < k; ++j) {
+    if (mu) m[j] = dt == DType::kFloat64 ? mu[j0 + int64_t(j)] : double(float(mu[j0 + int64_t(j)]));
+    c[j] = sh[j0 + int64_t(j)] + m[j] * sc[j0 + int64_t(j)];
+  }
+  if (s >= kSimdPlane) {
+    std::vector<float> fa, fc, fm;
+    const void* a = compute_coeffs(dt, sc + j0, k, fa);
+    const void* cc = compute_coeffs(dt, c.data(), k, fc);
+    const void* mm = compute_coeffs(dt, m.data(), k, fm);
+    // planes from j0: the span's pointers start at plane j0
+    detail::norm_affine_span(dt, x + j0 * s, y + j0 * s, lo - j0 * s, hi - j0 * s, s, a, cc, mm, stream);
+    return;
+  }
   for (int64_t i = lo; i < hi;) {
     const int64_t j = i / s, e = std::min(hi, (j + 1) * s);
-    if constexpr (std::is_same_v<T, float>) {
-      if (stream) {
-        affine_row_stream(x + i, y + i, e - i, sc[j], sh[j]);
-        i = e;
-        continue;
-      }
-    }
-    affine_row<T>(x + i, y + i, e - i, sc[j], sh[j]);
+    affine_row<T>(x + i, y + i, e - i, sc[j], c[size_t(j - j0)], m[size_t(j - j0)]);
     i = e;
   }
+}
+
+/// Per-(n, c) or per-channel scale/shift application on (N, C, S): planes split over the
+/// cores (memory-bound: one core does not saturate the memory bandwidth), each core's planes
+/// of one n in one SIMD span call.
+template <class T>
+void apply_channels(const char* op, const T* x, T* y, const NCS& d, const std::vector<double>& sc,
+                    const std::vector<double>& sh, const std::vector<double>& mu, bool per_instance) {
+  const int64_t total = d.n * d.c * d.s;
+  const bool stream = stream_output<T>(total * int64_t(sizeof(T)));
+  runtime::parallel_for(op, d.n * d.c, total, kParallelMin, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi;) {
+      // planes [p, e) of one n: coefficients from index p (per instance) or p % C
+      const int64_t n = p / d.c, e = std::min(hi, (n + 1) * d.c);
+      const int64_t i0 = per_instance ? p : p % d.c;
+      affine_span<T>(x + p * d.s, y + p * d.s, 0, (e - p) * d.s, d.s, sc.data() + i0, sh.data() + i0,
+                     mu.empty() ? nullptr : mu.data() + i0, stream);
+      p = e;
+    }
+  });
 }
 
 /// group_norm over `rows` = N * G rows of cg * s elements (x contiguous). With at least as
 /// many rows as cores, rows split over the core workers (each row's statistics and output in
 /// one task, the row read again from cache); with fewer, or a count that would leave a core
 /// idle for a row's time (batch 1 and few groups, e.g. G = 1),
-/// every row is cut into `pieces` spans: partial sums, then partial squared deviations around
-/// the mean, then the affine output, each phase over all (row, span) tasks. Two-pass
-/// statistics in double as before; float32 outputs of >= kStreamMin bytes are streamed.
+/// every row is cut into `pieces` spans: partial sums, then partial sums of deviations around
+/// the mean, then the affine output, each phase over all (row, span) tasks. Statistics and
+/// output by the SIMD spans of nn/norm_rows.cc (moments above); float32 / float64 outputs of
+/// >= kStreamMin bytes are streamed.
 template <class T>
 void group_norm_rows(const T* x, T* y, int64_t rows, int64_t g, int64_t cg, int64_t s, const std::vector<double>& w,
                      const std::vector<double>& b, double eps) {
+  constexpr DType dt = dtype_of<T>();
   const int64_t inner = cg * s, total = rows * inner;
-  const bool stream = std::is_same_v<T, float> && total * int64_t(sizeof(T)) >= kStreamMin;
+  const bool stream = stream_output<T>(total * int64_t(sizeof(T)));
   const int64_t cores = std::max(1, runtime::current_device().properties().num_cores);
   const bool nested = runtime::current_block() != nullptr;
   // the per-row scale / shift of each of its cg planes
@@ -195,23 +214,16 @@ void group_norm_rows(const T* x, T* y, int64_t rows, int64_t g, int64_t cg, int6
       sh[j] = b[size_t(c)] - mean * sc[j];
     }
   };
-  auto fence = [stream] {
-#if defined(__SSE2__)
-    if (stream) _mm_sfence();  // streamed lines visible before the block reports done
-#else
-    (void)stream;
-#endif
-  };
   if (nested || rows % cores == 0 || rows >= 4 * cores || total < kParallelMin) {
     runtime::parallel_for("group_norm", rows, total, kParallelMin, [&](int64_t r0, int64_t r1) {
-      std::vector<double> sc(static_cast<size_t>(cg)), sh(static_cast<size_t>(cg));
+      std::vector<double> sc(static_cast<size_t>(cg)), sh(static_cast<size_t>(cg)), mu(static_cast<size_t>(cg));
       for (int64_t r = r0; r < r1; ++r) {
         double mean = 0, var = 0;
         moments(x + r * inner, inner, mean, var);
         coeffs(r, mean, var, sc.data(), sh.data());
-        affine_span<T>(x + r * inner, y + r * inner, 0, inner, s, sc.data(), sh.data(), stream);
+        std::fill(mu.begin(), mu.end(), mean);
+        affine_span<T>(x + r * inner, y + r * inner, 0, inner, s, sc.data(), sh.data(), mu.data(), stream);
       }
-      fence();
     });
     return;
   }
@@ -222,42 +234,51 @@ void group_norm_rows(const T* x, T* y, int64_t rows, int64_t g, int64_t cg, int6
     lo = inner * q / pieces;
     hi = inner * (q + 1) / pieces;
   };
-  std::vector<double> part(static_cast<size_t>(tasks)), mean(static_cast<size_t>(rows)), var(static_cast<size_t>(rows));
+  std::vector<double> part(static_cast<size_t>(tasks)), part2(static_cast<size_t>(tasks));
+  std::vector<double> m0(static_cast<size_t>(rows));
   runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       int64_t lo, hi;
       span(t, lo, hi);
-      part[size_t(t)] = sum8(x + (t / pieces) * inner + lo, hi - lo, [](double v) { return v; });
+      part[size_t(t)] = detail::norm_span_sum(dt, x + (t / pieces) * inner + lo, hi - lo);
     }
   });
   for (int64_t r = 0; r < rows; ++r) {
     double sum = 0;
     for (int64_t q = 0; q < pieces; ++q) sum += part[size_t(r * pieces + q)];
-    mean[size_t(r)] = sum / double(inner);
+    m0[size_t(r)] = sum / double(inner);
   }
   runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       int64_t lo, hi;
       span(t, lo, hi);
-      const double m = mean[size_t(t / pieces)];
-      part[size_t(t)] = sum8(x + (t / pieces) * inner + lo, hi - lo, [m](double v) { return (v - m) * (v - m); });
+      double s1 = 0, s2 = 0;
+      detail::norm_span_dev(dt, x + (t / pieces) * inner + lo, hi - lo, m0[size_t(t / pieces)], s1, s2);
+      part[size_t(t)] = s1;
+      part2[size_t(t)] = s2;
     }
   });
   std::vector<double> sc(static_cast<size_t>(rows * cg)), sh(static_cast<size_t>(rows * cg));
+  std::vector<double> mu(static_cast<size_t>(rows * cg));
   for (int64_t r = 0; r < rows; ++r) {
-    double q = 0;
-    for (int64_t p = 0; p < pieces; ++p) q += part[size_t(r * pieces + p)];
-    var[size_t(r)] = q / double(inner);
-    coeffs(r, mean[size_t(r)], var[size_t(r)], sc.data() + r * cg, sh.data() + r * cg);
+    double s1 = 0, s2 = 0;
+    for (int64_t q = 0; q < pieces; ++q) {
+      s1 += part[size_t(r * pieces + q)];
+      s2 += part2[size_t(r * pieces + q)];
+    }
+    double mean = 0, var = 0;
+    finish_moments(dt, m0[size_t(r)], s1, s2, double(inner), mean, var);
+    coeffs(r, mean, var, sc.data() + r * cg, sh.data() + r * cg);
+    std::fill(mu.begin() + r * cg, mu.begin() + (r + 1) * cg, mean);
   }
   runtime::parallel_for("group_norm", tasks, total, kParallelMin, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       int64_t lo, hi;
       span(t, lo, hi);
       const int64_t r = t / pieces;
-      affine_span<T>(x + r * inner, y + r * inner, lo, hi, s, sc.data() + r * cg, sh.data() + r * cg, stream);
+      affine_span<T>(x + r * inner, y + r * inner, lo, hi, s, sc.data() + r * cg, sh.data() + r * cg,
+                     mu.data() + r * cg, stream);
     }
-    fence();
   });
 }
 
@@ -347,7 +368,7 @@ Tensor batch_norm(const Tensor& x_in, const Tensor* running_mean, const Tensor* 
     }
     dispatch_float(x.dtype(), op, "input", [&](auto tag) {
       using T = decltype(tag);
-      apply_channels<T>("batch_norm", x.data_as<const T>(), y.data_as<T>(), d, sc, sh, false);
+      apply_channels<T>("batch_norm", x.data_as<const T>(), y.data_as<T>(), d, sc, sh, mean, false);
     });
   }
   if (a.training) {
@@ -480,14 +501,11 @@ void simd_norm(const char* op, const Tensor& x, Tensor& y, int64_t outer, int64_
   const std::vector<float> fb = f64 ? std::vector<float>() : std::vector<float>(b.begin(), b.end());
   const void* wp = w.empty() ? nullptr : f64 ? static_cast<const void*>(w.data()) : fw.data();
   const void* bp = b.empty() ? nullptr : f64 ? static_cast<const void*>(b.data()) : fb.data();
-  // ASC_NN_NORM_STREAM=0 turns the streaming stores off (benchmark comparisons)
-  static const bool stream_ok = [] {
-    const char* e = std::getenv("ASC_NN_NORM_STREAM");
-    return !(e && e[0] == '0');
-  }();
   int flags = rms ? detail::kNormRms : 0;
-  const bool full = x.dtype() == DType::kFloat32 || f64;
-  if (stream_ok && full && outer * inner * int64_t(x.itemsize()) >= kStreamMin) flags |= detail::kNormStream;
+  const int64_t bytes = outer * inner * int64_t(x.itemsize());
+  if (f64 ? stream_output<double>(bytes) : stream_output<float>(bytes) && x.dtype() == DType::kFloat32) {
+    flags |= detail::kNormStream;
+  }
   // raw pointers taken on the calling thread (materialises pending lazy work) before launching
   const uint8_t* xp = x.data();
   uint8_t* yp = y.data();
@@ -593,17 +611,23 @@ Tensor instance_norm(const Tensor& x_in, const Tensor* running_mean, const Tenso
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   const size_t nc = size_t(d.n * d.c);
   std::vector<double> sc(a.training ? nc : size_t(d.c)), sh(sc.size());
+  std::vector<double> mu;  // the centre of each plane's scale/shift (affine_span)
   if (a.training) {
     std::vector<double> mean(nc), var(nc);
     dispatch_float(x.dtype(), op, "input", [&](auto tag) {
       using T = decltype(tag);
-      for (size_t i = 0; i < nc; ++i) moments(x.data_as<const T>() + int64_t(i) * d.s, d.s, mean[i], var[i]);
+      const T* xp = x.data_as<const T>();
+      // planes over the core workers (each plane's two passes on one thread, from cache)
+      runtime::parallel_for("instance_norm", int64_t(nc), int64_t(nc) * d.s, kParallelMin, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) moments(xp + i * d.s, d.s, mean[size_t(i)], var[size_t(i)]);
+      });
     });
     for (size_t i = 0; i < nc; ++i) {
       const size_t c = i % size_t(d.c);
       sc[i] = w[c] / std::sqrt(var[i] + a.eps);
       sh[i] = b[c] - mean[i] * sc[i];
     }
+    mu = mean;
     if (d.n > 0) {
       const double unb = double(d.s) / double(d.s - 1);
       for (size_t c = 0; c < size_t(d.c); ++c) {
@@ -623,11 +647,12 @@ Tensor instance_norm(const Tensor& x_in, const Tensor* running_mean, const Tenso
       sc[c] = w[c] / std::sqrt(rv[c] + a.eps);
       sh[c] = b[c] - rm[c] * sc[c];
     }
+    mu = rm;
   }
   if (x.numel() == 0) return y;
   dispatch_float(x.dtype(), op, "input", [&](auto tag) {
     using T = decltype(tag);
-    apply_channels<T>("instance_norm", x.data_as<const T>(), y.data_as<T>(), d, sc, sh, a.training);
+    apply_channels<T>("instance_norm", x.data_as<const T>(), y.data_as<T>(), d, sc, sh, mu, a.training);
   });
   return y;
 }

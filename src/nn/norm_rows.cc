@@ -99,6 +99,83 @@ HWY_INLINE double BlockSum(D d, size_t body, Load&& ld, hn::VFromD<D> tail, F&& 
   return s + LanesToDouble(d, f(hn::Zero(d), tail));
 }
 
+// Sums of u = x - mf and u^2 over the n elements at x, float lanes per block of kBlock
+// elements added in double (as BlockSum); the lines of nx (the next row) are prefetched.
+template <class IO, class D>
+HWY_INLINE void DevSums(D d, const typename IO::S* x, size_t n, hn::TFromD<D> mf, const typename IO::S* nx,
+                        double& s1, double& s2) {
+  using S = typename IO::S;
+  using V = hn::VFromD<D>;
+  const size_t N = hn::Lanes(d);
+  const size_t body = n - n % N, rem = n - body;
+  auto ld = [&](size_t i) { return IO::Load(d, x + i); };
+  const V vm = hn::Set(d, mf);
+  size_t i = 0;
+  while (i < body) {
+    const size_t end = std::min(body, i + nr::kBlock);
+    // four independent (u, u^2) accumulator pairs: the add / FMA latency, not the
+    // loads, bounds this in-cache loop
+    V a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    for (; i + 4 * N <= end; i += 4 * N) {
+      for (size_t p = 0; p < 4 * N * sizeof(S); p += 64) hwy::Prefetch(reinterpret_cast<const char*>(nx + i) + p);
+      const V u0 = hn::Sub(ld(i), vm), u1 = hn::Sub(ld(i + N), vm);
+      const V u2 = hn::Sub(ld(i + 2 * N), vm), u3 = hn::Sub(ld(i + 3 * N), vm);
+      a0 = hn::Add(a0, u0);
+      a1 = hn::Add(a1, u1);
+      a2 = hn::Add(a2, u2);
+      a3 = hn::Add(a3, u3);
+      q0 = hn::MulAdd(u0, u0, q0);
+      q1 = hn::MulAdd(u1, u1, q1);
+      q2 = hn::MulAdd(u2, u2, q2);
+      q3 = hn::MulAdd(u3, u3, q3);
+    }
+    for (; i < end; i += N) {
+      const V u = hn::Sub(ld(i), vm);
+      a0 = hn::Add(a0, u);
+      q0 = hn::MulAdd(u, u, q0);
+    }
+    s1 += LanesToDouble(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)));
+    s2 += LanesToDouble(d, hn::Add(hn::Add(q0, q1), hn::Add(q2, q3)));
+  }
+  if (rem) {
+    const V u = hn::IfThenElseZero(hn::FirstN(d, rem), hn::Sub(LoadPart<IO>(d, x + body, rem), vm));
+    s1 += LanesToDouble(d, u);
+    s2 += LanesToDouble(d, hn::Mul(u, u));
+  }
+}
+
+// y = (x - m) * a + c over cnt elements (float32 / float64 with aligned streaming stores when
+// `stream`: a partial vector up to the first aligned output, then Stream). x - m is exact for
+// x near the centre m, so a large mean does not cancel against the shift (x * a + c would).
+template <class IO, class D>
+HWY_INLINE void AffineSeg(D d, const typename IO::S* x, typename IO::S* y, size_t cnt, hn::TFromD<D> a,
+                          hn::TFromD<D> c, hn::TFromD<D> m, bool stream) {
+  using S = typename IO::S;
+  using C = hn::TFromD<D>;
+  using V = hn::VFromD<D>;
+  const size_t N = hn::Lanes(d);
+  const V va = hn::Set(d, a), vc = hn::Set(d, c), vm = hn::Set(d, m);
+  auto f = [&](V v) { return hn::MulAdd(hn::Sub(v, vm), va, vc); };
+  auto part = [&](size_t i, size_t k) { StorePart<IO>(d, f(LoadPart<IO>(d, x + i, k)), y + i, k); };
+  size_t i = 0;
+  if constexpr (std::is_same_v<S, C>) {
+    const size_t vb = N * sizeof(S), mis = reinterpret_cast<uintptr_t>(y) % vb;
+    if (stream && mis % sizeof(S) == 0) {
+      const size_t head = std::min(cnt, mis == 0 ? 0 : (vb - mis) / sizeof(S));
+      if (head) part(0, head);
+      for (i = head; i + N <= cnt; i += N) hn::Stream(f(hn::LoadU(d, x + i)), d, y + i);
+      if (i < cnt) part(i, cnt - i);
+      return;
+    }
+  }
+  for (; i + 2 * N <= cnt; i += 2 * N) {
+    IO::Store(d, f(IO::Load(d, x + i)), y + i);
+    IO::Store(d, f(IO::Load(d, x + i + N)), y + i + N);
+  }
+  for (; i + N <= cnt; i += N) IO::Store(d, f(IO::Load(d, x + i)), y + i);
+  if (i < cnt) part(i, cnt - i);
+}
+
 // Pass 3 of one row of n elements: (x - mh - ml) * rstd [* w] [+ b] (kRms: x * rstd
 // [* w]). With `stream` (S == C), the elements before the first vector-aligned output go
 // through a partial vector, then aligned streaming stores.
@@ -172,45 +249,12 @@ void NormRowsT(const void* xv, void* yv, int64_t r0, int64_t r1, int64_t n, cons
       const double m0 = BlockSum(d, body, ld, tail, [](V a, V v) { return hn::Add(a, v); }) / dn;
       // 2. sums of u = x - m and u^2 (from cache; prefetching the next row)
       const C mf = static_cast<C>(m0);
-      const V vm = hn::Set(d, mf);
       double s1 = 0, s2 = 0;
-      size_t i = 0;
-      while (i < body) {
-        const size_t end = std::min(body, i + nr::kBlock);
-        // four independent (u, u^2) accumulator pairs: the add / FMA latency, not the
-        // loads, bounds this in-cache loop
-        V a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-        for (; i + 4 * N <= end; i += 4 * N) {
-          for (size_t p = 0; p < 4 * N * sizeof(S); p += 64) hwy::Prefetch(reinterpret_cast<const char*>(nx + i) + p);
-          const V u0 = hn::Sub(ld(i), vm), u1 = hn::Sub(ld(i + N), vm);
-          const V u2 = hn::Sub(ld(i + 2 * N), vm), u3 = hn::Sub(ld(i + 3 * N), vm);
-          a0 = hn::Add(a0, u0);
-          a1 = hn::Add(a1, u1);
-          a2 = hn::Add(a2, u2);
-          a3 = hn::Add(a3, u3);
-          q0 = hn::MulAdd(u0, u0, q0);
-          q1 = hn::MulAdd(u1, u1, q1);
-          q2 = hn::MulAdd(u2, u2, q2);
-          q3 = hn::MulAdd(u3, u3, q3);
-        }
-        for (; i < end; i += N) {
-          const V u = hn::Sub(ld(i), vm);
-          a0 = hn::Add(a0, u);
-          q0 = hn::MulAdd(u, u, q0);
-        }
-        a0 = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
-        q0 = hn::Add(hn::Add(q0, q1), hn::Add(q2, q3));
-        s1 += LanesToDouble(d, a0);
-        s2 += LanesToDouble(d, q0);
-      }
-      if (rem) {
-        const V u = hn::IfThenElseZero(hn::FirstN(d, rem), hn::Sub(tail, vm));
-        s1 += LanesToDouble(d, u);
-        s2 += LanesToDouble(d, hn::Mul(u, u));
-      }
+      DevSums<IO>(d, x, un, mf, nx, s1, s2);
       const double r = s1 / dn;
       mean = static_cast<double>(mf) + r;
-      var = std::max(0.0, s2 / dn - r * r);
+      var = s2 / dn - r * r;
+      if (var < 0) var = 0;  // rounding only; a NaN stays NaN
     }
     // 3. output: ((x - mh) - ml) * rstd [* w] [+ b], or x * rstd [* w] (rms); one loop
     // per (rms, w, b) case, so no test is in the loop
@@ -246,6 +290,70 @@ void NormRows(int code, const void* x, void* y, int64_t r0, int64_t r1, int64_t 
   }
 }
 
+template <class IO>
+double SpanSumT(const void* xv, int64_t n) {
+  const hn::ScalableTag<typename IO::C> d;
+  using V = hn::VFromD<decltype(d)>;
+  const size_t N = hn::Lanes(d), un = static_cast<size_t>(n), body = un - un % N;
+  const auto* x = static_cast<const typename IO::S*>(xv);
+  const V tail = un > body ? LoadPart<IO>(d, x + body, un - body) : hn::Zero(d);
+  return BlockSum(d, body, [&](size_t i) { return IO::Load(d, x + i); }, tail,
+                  [](V a, V v) { return hn::Add(a, v); });
+}
+
+template <class IO>
+void SpanDevT(const void* xv, int64_t n, double m, double* s1, double* s2) {
+  const hn::ScalableTag<typename IO::C> d;
+  const auto* x = static_cast<const typename IO::S*>(xv);
+  DevSums<IO>(d, x, static_cast<size_t>(n), static_cast<typename IO::C>(m), x, *s1, *s2);
+}
+
+template <class IO>
+void AffineSpanT(const void* xv, void* yv, int64_t lo, int64_t hi, int64_t s, const void* scv, const void* shv,
+                 const void* muv, bool stream) {
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  const auto* x = static_cast<const typename IO::S*>(xv);
+  auto* y = static_cast<typename IO::S*>(yv);
+  const C* sc = static_cast<const C*>(scv);
+  const C* sh = static_cast<const C*>(shv);
+  const C* mu = static_cast<const C*>(muv);
+  for (int64_t i = lo; i < hi;) {
+    const int64_t j = i / s, e = std::min(hi, (j + 1) * s);
+    AffineSeg<IO>(d, x + i, y + i, static_cast<size_t>(e - i), sc[j], sh[j], mu[j], stream);
+    i = e;
+  }
+  if (stream) hwy::FlushStream();
+}
+
+double NormSpanSum(int code, const void* x, int64_t n) {
+  switch (code) {
+    case nr::kF32: return SpanSumT<NativeIO<float>>(x, n);
+    case nr::kF64: return SpanSumT<NativeIO<double>>(x, n);
+    case nr::kF16: return SpanSumT<F16IO>(x, n);
+    default: return SpanSumT<BF16IO>(x, n);
+  }
+}
+
+void NormSpanDev(int code, const void* x, int64_t n, double m, double* s1, double* s2) {
+  switch (code) {
+    case nr::kF32: SpanDevT<NativeIO<float>>(x, n, m, s1, s2); break;
+    case nr::kF64: SpanDevT<NativeIO<double>>(x, n, m, s1, s2); break;
+    case nr::kF16: SpanDevT<F16IO>(x, n, m, s1, s2); break;
+    default: SpanDevT<BF16IO>(x, n, m, s1, s2); break;
+  }
+}
+
+void NormAffineSpan(int code, const void* x, void* y, int64_t lo, int64_t hi, int64_t s, const void* sc,
+                    const void* sh, const void* mu, bool stream) {
+  switch (code) {
+    case nr::kF32: AffineSpanT<NativeIO<float>>(x, y, lo, hi, s, sc, sh, mu, stream); break;
+    case nr::kF64: AffineSpanT<NativeIO<double>>(x, y, lo, hi, s, sc, sh, mu, stream); break;
+    case nr::kF16: AffineSpanT<F16IO>(x, y, lo, hi, s, sc, sh, mu, false); break;
+    default: AffineSpanT<BF16IO>(x, y, lo, hi, s, sc, sh, mu, false); break;
+  }
+}
+
 }  // namespace asc::kernel::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -254,20 +362,37 @@ HWY_AFTER_NAMESPACE();
 
 namespace asc::kernel::simd {
 HWY_EXPORT(NormRows);
+HWY_EXPORT(NormSpanSum);
+HWY_EXPORT(NormSpanDev);
+HWY_EXPORT(NormAffineSpan);
 }  // namespace asc::kernel::simd
 
 namespace asc::nn::detail {
-
-void norm_rows(DType dt, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, const void* w, const void* b,
-               double eps, int flags) {
+namespace {
+int code_of(DType dt) {
   static const bool once = (kernel::simd::apply_target_override(), true);
   (void)once;
   namespace nr = norm_rows_detail;
-  const int code = dt == DType::kFloat32   ? nr::kF32
-                   : dt == DType::kFloat64 ? nr::kF64
-                   : dt == DType::kFloat16 ? nr::kF16
-                                           : nr::kBF16;
-  HWY_DYNAMIC_DISPATCH(kernel::simd::NormRows)(code, x, y, r0, r1, n, w, b, eps, flags);
+  return dt == DType::kFloat32 ? nr::kF32 : dt == DType::kFloat64 ? nr::kF64 : dt == DType::kFloat16 ? nr::kF16 : nr::kBF16;
+}
+}  // namespace
+
+void norm_rows(DType dt, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, const void* w, const void* b,
+               double eps, int flags) {
+  HWY_DYNAMIC_DISPATCH(kernel::simd::NormRows)(code_of(dt), x, y, r0, r1, n, w, b, eps, flags);
+}
+
+double norm_span_sum(DType dt, const void* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(kernel::simd::NormSpanSum)(code_of(dt), x, n);
+}
+
+void norm_span_dev(DType dt, const void* x, int64_t n, double m, double& s1, double& s2) {
+  HWY_DYNAMIC_DISPATCH(kernel::simd::NormSpanDev)(code_of(dt), x, n, m, &s1, &s2);
+}
+
+void norm_affine_span(DType dt, const void* x, void* y, int64_t lo, int64_t hi, int64_t s, const void* sc,
+                      const void* sh, const void* mu, bool stream) {
+  HWY_DYNAMIC_DISPATCH(kernel::simd::NormAffineSpan)(code_of(dt), x, y, lo, hi, s, sc, sh, mu, stream);
 }
 
 }  // namespace asc::nn::detail

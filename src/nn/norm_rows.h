@@ -1,4 +1,5 @@
-// The SIMD row kernels of layer_norm and rms_norm (src/nn/norm_rows.cc), for norm.cc.
+// The SIMD row kernels of layer_norm and rms_norm and the SIMD span statistics / scale-shift of
+// the channel norms (src/nn/norm_rows.cc), for norm.cc.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +23,20 @@ enum NormRowFlags : int {
 /// Thread-safe: concurrent calls on disjoint rows.
 void norm_rows(DType dt, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, const void* w, const void* b,
                double eps, int flags);
+
+/// Sum of the n elements at x (dtype dt) with norm_rows' block sums.
+double norm_span_sum(DType dt, const void* x, int64_t n);
+
+/// Sums s1 of u = x - m and s2 of u^2 over the n elements at x, with m rounded to the compute
+/// type first (the caller's two-pass statistics: mean = round(m) + s1 / n, var = s2 / n - (s1 / n)^2).
+/// Note the rounding: s1 and s2 are taken around the compute-type m, not the double.
+void norm_span_dev(DType dt, const void* x, int64_t n, double m, double& s1, double& s2);
+
+/// y[i] = (x[i] - mu[j]) * sc[j] + sh[j] for i in [lo, hi), j = i / s (planes of s elements;
+/// sc / sh / mu of the compute type: double for float64, float otherwise): a subtraction and an
+/// FMA per element, exact centring for x near mu; float32 / float64 outputs with streaming stores
+/// when `stream` (flushed before returning).
+void norm_affine_span(DType dt, const void* x, void* y, int64_t lo, int64_t hi, int64_t s, const void* sc,
+                      const void* sh, const void* mu, bool stream);
 
 }  // namespace asc::nn::detail

@@ -155,3 +155,66 @@ def test_layer_norm_rows_over_cores_match_one_call():
     y = np.asarray(ops.layer_norm(asc.asarray(xv), (300,)))
     y1 = np.asarray(ops.layer_norm(asc.asarray(xv[1234:1236]), (300,)))
     np.testing.assert_array_equal(y[1234:1236], y1)
+
+
+# ---- the channel norms' SIMD spans (norm_span_sum / norm_span_dev / norm_affine_span)
+
+
+def _gn_t(xv, g, eps=1e-5):
+    n = xv.shape[0]
+    r = xv.reshape(n, g, -1)
+    return ((r - r.mean(-1, keepdims=True)) / np.sqrt(r.var(-1, keepdims=True) + eps)).reshape(xv.shape)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,g", [((2, 8, 5, 7), 4), ((3, 6, 33), 3), ((1, 4, 64, 65), 1), ((8, 32, 17, 16), 8)])
+def test_group_norm_spans(dtype, shape, g):
+    # planes shorter than a SIMD span (35 elements and less go scalar below 16), one group over a
+    # batch-1 input (cut into spans over the cores), many rows; per-channel affine
+    x, xv = _in(rng.standard_normal(shape) * 2 + 5, dtype)
+    c = shape[1]
+    w, b = rng.standard_normal(c), rng.standard_normal(c)
+    wa, wv = _in(w, dtype)
+    ba, bv = _in(b, dtype)
+    bc = (1, c) + (1,) * (len(shape) - 2)
+    t = _gn_t(xv, g)
+    y = np.asarray(ops.group_norm(x, g, wa, ba).astype(asc.float64))
+    ref = t * wv.reshape(bc) + bv.reshape(bc)
+    ce = EPS["float64"] if dtype == "float64" else EPS["float32"]
+    bound = 16 * ce * (np.abs(t * wv.reshape(bc)) + np.abs(wv.reshape(bc)) + np.abs(bv.reshape(bc)))
+    if dtype in ("float16", "bfloat16"):
+        bound = bound + EPS[dtype] * np.abs(ref) + 1e-7
+    assert np.all(np.abs(y - ref) <= bound)
+
+
+def test_group_norm_large_mean_float32():
+    xv = (rng.standard_normal((1, 8, 128, 128)) + 1e5).astype(np.float32)
+    y = np.asarray(ops.group_norm(asc.asarray(xv), 2)).astype(np.float64)
+    t = _gn_t(xv.astype(np.float64), 2)
+    assert np.all(np.abs(y - t) <= 16 * EPS["float32"] * (np.abs(t) + 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_and_instance_norm_streamed(dtype):
+    # >= 4 MiB outputs stream (float64 too); planes of 65 * 63 elements start off the vector
+    # boundary; instance_norm's per-plane statistics run over the cores
+    shape = (2, 64, 65, 63) if dtype == "float32" else (2, 64, 65, 64)
+    x, xv = _in(rng.standard_normal(shape) * 3 - 2, dtype)
+    c = shape[1]
+    rm, rv = rng.standard_normal(c), rng.random(c) + 0.5
+    w, b = rng.standard_normal(c), rng.standard_normal(c)
+    bc = (1, c, 1, 1)
+    sc = w / np.sqrt(rv + 1e-5)
+    ref = xv * sc.reshape(bc) + (b - rm * sc).reshape(bc)
+    y = np.asarray(ops.batch_norm(x, rm, rv, w, b).astype(asc.float64))
+    ce = EPS["float64"] if dtype == "float64" else EPS["float32"]
+    # (x - rm) * sc + b: x - rm exact near rm, so the bound is in |(x - rm) sc| + |b| (plus the
+    # shift's own rounding, ~|rm sc| ulp, which float64 sees)
+    scb, rmb, bb = sc.reshape(bc), rm.reshape(bc), b.reshape(bc)
+    assert np.all(np.abs(y - ref) <= 4 * ce * (np.abs((xv - rmb) * scb) + np.abs(bb) + np.abs(rmb * scb)))
+    m, v = xv.mean(axis=(2, 3), keepdims=True), xv.var(axis=(2, 3), keepdims=True)
+    t = (xv - m) / np.sqrt(v + 1e-5)
+    yi = np.asarray(ops.instance_norm(x, weight=w, bias=b).astype(asc.float64))
+    refi = t * w.reshape(bc) + b.reshape(bc)
+    assert np.all(np.abs(yi - refi) <= 16 * ce * (np.abs(t * w.reshape(bc)) + np.abs(w.reshape(bc)) +
+                                                  np.abs(b.reshape(bc))))
