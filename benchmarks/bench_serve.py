@@ -5,8 +5,9 @@
    server's native (gRPC C++) and grpcio gRPC front ends, each with three clients: the lean
    C++ client of pyasc._serve_native (pre-serialised request, no Python: the goal's figure),
    grpcio with pre-serialised bytes, tritonclient.grpc; the transport floors (empty handlers
-   of gRPC C++ and of grpcio, lean client); HTTP binary. Servers run in subprocesses (their
-   own GIL), as in production; peer and servers are measured in interleaved rounds.
+   of gRPC C++ and of grpcio, lean client); HTTP binary, run on the event loop
+   (--http-inline-us) vs handed to a pool thread, with the server's CPU and voluntary
+   switches per request. Servers run in subprocesses (their own GIL), as in production; peer and servers are measured in interleaved rounds.
    Overhead = server median - in-process median. Also: the native front end with
    ``--grpc-spin-us`` (queue threads poll before sleeping; ``--spin-us``, default 200) and
    its empty-handler floor; the in-process run after a 300 us idle gap (what a server's model
@@ -27,8 +28,11 @@
    statistics), and the full server (+ the model call).
 5. ``--soak SECONDS``: concurrency 16 for SECONDS with a version reload every 30 s (poll
    mode); prints failed requests and the server's RSS / pool at start and end (``make serve-soak``).
+6. ``--thread-model``: the native front end's thread models side by side (a completion queue
+   per thread, 4 threads sharing one queue, one thread): latency, server CPU and voluntary
+   context switches per request, throughput at concurrency 16 / 64.
 
-    python benchmarks/bench_serve.py [--quick] [--resnet] [--breakdown] [--soak 600] [--json out.json]
+    python benchmarks/bench_serve.py [--quick] [--resnet] [--breakdown] [--thread-model] [--soak 600] [--json out.json]
 """
 
 from __future__ import annotations
@@ -200,7 +204,7 @@ def _stats(ts):
     return float(np.median(a)), float(np.percentile(a, 99))
 
 
-def _lat(fn, n, warm=50):
+def _lat(fn, n, warm=50, raw=False):
     for _ in range(warm):
         fn()
     ts = []
@@ -208,7 +212,7 @@ def _lat(fn, n, warm=50):
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
-    return _stats(ts)
+    return np.array(ts) * 1e6 if raw else _stats(ts)
 
 
 def _bare_stub(port, req_bytes):
@@ -361,8 +365,14 @@ def bench_overhead(a, out):
     req = _request_bytes("linear", "x", x)
     infer = "/inference.GRPCInferenceService/ModelInfer"
     spin = ("--grpc-spin-us", str(a.spin_us))
-    kinds = {"native": ("--grpc-frontend", "native"), f"native spin {a.spin_us}": ("--grpc-frontend", "native", *spin),
-             "python": ("--grpc-frontend", "python")}
+    # the grpcio server also serves HTTP with every request handed to a pool thread
+    # (--http-inline-us 0): the peer of the default run-to-completion HTTP path
+    # (the native server's HTTP runs every request of this model on the loop: --http-inline-us
+    # far above its cost, so that load, which inflates the model's measured time, cannot turn
+    # the path off in the middle of the comparison)
+    kinds = {"native": ("--grpc-frontend", "native", "--http-inline-us", "1000000"),
+             f"native spin {a.spin_us}": ("--grpc-frontend", "native", *spin),
+             "python": ("--grpc-frontend", "python", "--http-inline-us", "0")}
     if not native.available():
         kinds = {"python": kinds["python"]}
     srv = {k: ServerProc(repo, *v) for k, v in kinds.items()}
@@ -428,12 +438,30 @@ def bench_overhead(a, out):
         for _ in range(m):
             sess.run(None, {"x": x})
         inproc_cpu = (time.process_time() - p0) / m * 1e6
-        # HTTP (one front end, unchanged by the gRPC choice)
-        h = httpclient.InferenceServerClient(f"127.0.0.1:{srv[kinds[0]].http}")
+        # HTTP, tritonclient.http binary: the default server (quick models run on the event loop)
+        # vs the grpcio-front-end server started with --http-inline-us 0 (every request handed to
+        # a pool thread and back), interleaved rounds
         hb = httpclient.InferInput("x", [1, 64], "FP32")
         hb.set_data_from_numpy(x, binary_data=True)
         ob = [httpclient.InferRequestedOutput("y", binary_data=True)]
-        http_bin = _lat(lambda: h.infer("linear", [hb], outputs=ob), rounds * per // 4)
+        http_kinds = {"on the event loop": srv[kinds[0]]}
+        if "python" in srv and kinds[0] != "python":
+            http_kinds["via a pool thread"] = srv["python"]
+        hcs = {k: httpclient.InferenceServerClient(f"127.0.0.1:{sp.http}") for k, sp in http_kinds.items()}
+        http_ts = {k: [] for k in hcs}
+        http_cost = {k: [0.0, 0, 0] for k in hcs}  # server CPU s, voluntary switches, requests
+        for _ in range(rounds):
+            for k, h in hcs.items():
+                sp = http_kinds[k]
+                c0, s0 = sp.cpu_secs(), sp.switches()
+                http_ts[k].append(_lat(lambda: h.infer("linear", [hb], outputs=ob), per // 4, warm=10, raw=True))
+                c1, s1 = sp.cpu_secs(), sp.switches()
+                http_cost[k][0] += c1 - c0
+                http_cost[k][1] += s1[0] - s0[0]
+                http_cost[k][2] += per // 4 + 10
+        http_res = {k: _stats(np.concatenate(v) / 1e6) for k, v in http_ts.items()}
+        for h in hcs.values():
+            h.close()
         # throughput, lean client, interleaved by concurrency
         tput = {}
         n_t = 300 if a.quick else 1500
@@ -458,9 +486,16 @@ def bench_overhead(a, out):
         med, p99 = float(np.median(v)), float(np.percentile(v, 99))
         print(f"{name:<48} {med:10.1f} {p99:10.1f} {med - pmed:10.1f}")
         out[name] = {"median_us": med, "p99_us": p99, "overhead_us": med - pmed}
-    print(f"{'HTTP tritonclient binary (' + kinds[0] + ' server)':<48} {http_bin[0]:10.1f} {http_bin[1]:10.1f} "
-          f"{http_bin[0] - pmed:10.1f}")
-    out["HTTP tritonclient binary"] = {"median_us": http_bin[0], "p99_us": http_bin[1]}
+    for k, (hm, hp) in http_res.items():
+        cs, vs, n = http_cost[k]
+        print(f"{'HTTP tritonclient binary, ' + k:<48} {hm:10.1f} {hp:10.1f} {hm - pmed:10.1f}   server CPU "
+              f"{cs / n * 1e6:.0f} us, {vs / n:.2f} voluntary switches per request")
+        out[f"HTTP tritonclient binary, {k}"] = {"median_us": hm, "p99_us": hp, "server_cpu_us": cs / n * 1e6,
+                                                 "voluntary_switches": vs / n}
+    if len(http_res) == 2:
+        (_, (m1, _)), (_, (m2, _)) = http_res.items()
+        print(f"HTTP run-to-completion vs pool hand-off: {m2 / m1:.2f}x lower median latency")
+        out["http_inline_ratio"] = m2 / m1
     if "native" in srv:
         nat = out["native front end, lean C++ client"]["median_us"]
         flo = out["native empty handler, lean C++ client"]["median_us"]
@@ -541,6 +576,57 @@ def bench_breakdown(a, out):
         print(f"  {name:<40} {m:8.1f} us{step}")
         out[f"breakdown {name}"] = m
         prev = m
+
+
+def bench_thread_model(a, out):
+    """``--thread-model``: the native front end's thread models side by side (subprocess
+    servers, lean client, interleaved rounds): one completion queue per thread (the default,
+    64 threads), one queue shared by 4 threads (a leader/follower pool: the thread whose poll
+    read the request runs it), one thread. Per model: median / p99 at concurrency 1, the
+    server's CPU time and voluntary context switches per request (counts robust to load), and
+    requests/s at concurrency 16 and 64."""
+    repo = tempfile.mkdtemp(prefix="bench_serve_tm_")
+    _linear(os.path.join(repo, "linear", "1", "model.onnx"), 64, 64)
+    with open(os.path.join(repo, "linear", "config.pbtxt"), "w") as f:
+        f.write(_config("linear", "x", "y", [64], [64], 64))
+    x = np.random.default_rng(0).standard_normal((1, 64)).astype(np.float32)
+    req = _request_bytes("linear", "x", x)
+    infer = "/inference.GRPCInferenceService/ModelInfer"
+    models = {"64 threads, a queue each (default)": ("--grpc-workers", "64"),
+              "4 threads sharing 1 queue": ("--grpc-workers", "4", "--grpc-queues", "1"),
+              "1 thread, 1 queue": ("--grpc-workers", "1")}
+    srv = {k: ServerProc(repo, "--allow-http", "false", *v) for k, v in models.items()}
+    rounds, per = (3, 200) if a.quick else (8, 500)
+    lat = {k: [] for k in srv}
+    cost = {k: [0.0, 0, 0] for k in srv}
+    rps = {}
+    try:
+        for sp in srv.values():
+            _lean(sp.grpc, infer, req, 50)
+        for _ in range(rounds):
+            for k, sp in srv.items():
+                c0, s0 = sp.cpu_secs(), sp.switches()
+                lat[k].append(_lean(sp.grpc, infer, req, per)[0])
+                c1, s1 = sp.cpu_secs(), sp.switches()
+                cost[k][0] += c1 - c0
+                cost[k][1] += s1[0] - s0[0]
+                cost[k][2] += per + min(50, per)
+        for c in (16, 64):
+            for k, sp in srv.items():
+                rps[(k, c)] = _lean(sp.grpc, infer, req, max(10, (300 if a.quick else 1500) // c), c)[1]
+    finally:
+        for sp in srv.values():
+            sp.stop()
+    la = os.getloadavg()
+    print(f"native front end thread models (lean C++ client, {rounds} interleaved rounds, load {la[0]:.1f})")
+    for k in srv:
+        v = np.concatenate(lat[k])
+        cs, vs, n = cost[k]
+        med, p99 = float(np.median(v)), float(np.percentile(v, 99))
+        print(f"  {k:<36} c1 median {med:7.1f} us p99 {p99:8.1f} us | server CPU {cs / n * 1e6:6.1f} us, "
+              f"{vs / n:.2f} voluntary switches per request | c16 {rps[(k, 16)]:6.0f} req/s, c64 {rps[(k, 64)]:6.0f} req/s")
+        out[f"thread model {k}"] = {"median_us": med, "p99_us": p99, "server_cpu_us": cs / n * 1e6,
+                                    "voluntary_switches": vs / n, "rps_c16": rps[(k, 16)], "rps_c64": rps[(k, 64)]}
 
 
 def bench_batching(a, out):
@@ -673,6 +759,8 @@ def main():
     p.add_argument("--resnet", action="store_true", help="dynamic batching ratio on ResNet-50 (slow)")
     p.add_argument("--soak", type=float, default=0, help="run only the soak for this many seconds")
     p.add_argument("--breakdown", action="store_true", help="run only the native front end's latency breakdown")
+    p.add_argument("--thread-model", action="store_true",
+                   help="run only the native front end's thread models side by side (--grpc-queues)")
     p.add_argument("--json", help="write the figures here")
     p.add_argument("--floor-server", type=int, help=argparse.SUPPRESS)
     p.add_argument("--native-floor-server", type=int, help=argparse.SUPPRESS)
@@ -690,6 +778,8 @@ def main():
         bench_soak(a, out)
     elif a.breakdown:
         bench_breakdown(a, out)
+    elif a.thread_model:
+        bench_thread_model(a, out)
     else:
         bench_overhead(a, out)
         bench_gil(a, out)

@@ -75,10 +75,10 @@ def build_parser():
     p.add_argument("--grpc-queues", type=int, default=0,
                    help="native front end: completion queues shared by the --grpc-workers threads (0 = one per "
                         "thread, the default; 1 = one queue polled by all threads; see docs/serve.md)")
-    p.add_argument("--http-inline-us", type=float, default=200.0,
+    p.add_argument("--http-inline-us", type=float, default=0.0,
                    help="HTTP: run a request on the event loop (no hand-off to a worker thread) when its model "
                         "has a free instance, no dynamic batcher and a mean execution below this many "
-                        "microseconds (default 200; 0 = always hand off)")
+                        "microseconds (default 0 = always hand off; see docs/serve.md)")
     p.add_argument("--grpc-frontend", choices=("native", "python"), default="native",
                    help="native: gRPC C++ front end (default; falls back to python, with a log line, when not "
                         "built); python: the grpcio front end")

@@ -3,10 +3,12 @@
 The event loop parses and answers; ``InferenceCore.infer`` runs in a thread pool (the
 model kernels release the GIL), so a slow model never stalls other connections. A request
 for a model that runs at once and quickly (``InferenceCore.runs_quickly``: a free instance
-slot, no batcher, mean execution under ``inline_us``, default 200 us) runs on the loop
-itself: the hand-off to a pool thread and back costs two thread switches, each a scheduling
-wait on a loaded machine, more than such a model call (run-to-completion, as the native gRPC
-front end's queue threads run the call that they read).
+slot, no batcher, recent mean execution under ``inline_us``; 0, the default, turns it off)
+runs on the loop itself, saving the hand-off to a pool thread and back (two thread switches;
+run-to-completion, as the native gRPC front end's queue threads run the call that they
+read). Off by default: on the oversubscribed 2-core VM where it was measured, the one busy
+loop thread got a smaller share of the CPU than the briefly waking pool threads and the
+median rose (docs/serve.md, session 5); it is meant for a machine with spare cores.
 Bodies above ``max_request_bytes`` get 413 before they are read; every malformed request
 gets 400 with ``{"error": "<reason>"}``; nothing in a request is evaluated.
 
@@ -164,7 +166,7 @@ class HTTPFrontend:
     """The HTTP server (and optionally the metrics server) on one event loop thread."""
 
     def __init__(self, core, host="127.0.0.1", port=8000, metrics_port=None, max_request_bytes=64 << 20,
-                 executor=None, inline_us=200):
+                 executor=None, inline_us=0):
         self.core = core
         # requests of models whose mean execution is below this run on the loop (0: never)
         self.inline_ns = int(float(inline_us) * 1000)

@@ -58,7 +58,7 @@ class Server:
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
                  malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None, grpc_spin_us=0,
-                 http_inline_us=200, grpc_queues=0):
+                 http_inline_us=0, grpc_queues=0):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,

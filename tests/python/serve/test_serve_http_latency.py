@@ -164,5 +164,5 @@ def test_inline_flag_is_validated():
 
     with pytest.raises(InvalidArgumentError, match="inline"):
         HTTPFrontend(None, inline_us=-1)
-    assert build_parser().parse_args(["--model-repository", "x"]).http_inline_us == 200.0
-    assert build_parser().parse_args(["--model-repository", "x", "--http-inline-us", "0"]).http_inline_us == 0.0
+    assert build_parser().parse_args(["--model-repository", "x"]).http_inline_us == 0.0
+    assert build_parser().parse_args(["--model-repository", "x", "--http-inline-us", "200"]).http_inline_us == 200.0
