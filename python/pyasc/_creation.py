@@ -150,6 +150,10 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     _check_like(like, "asanyarray")
     if device not in (None, "cpu"):
         raise _VE(f"[asanyarray] unsupported device {device!r}: pyasc arrays live on 'cpu'")
+    if copy is False and isinstance(a, (list, tuple, bool, int, float, complex, _np.generic)):
+        # (as asarray: a Python sequence or scalar, or a NumPy scalar, has no array memory to share)
+        raise _VE(f"[asanyarray] Unable to avoid copy while creating an array as requested: a {type(a).__name__} "
+                  "is always copied (copy=False)")
     x = _convert(a, dtype, "asanyarray") if copy is not False else (
         a if isinstance(a, _C.ndarray) and (dtype is None or _np.dtype(dtype) == _np.dtype(a.dtype))
         else _C.asarray(a, dtype, False))

@@ -1130,7 +1130,15 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
             w = _C.logical_and(w, _C.logical_not(_C.isnan(x)))
         with _np.errstate(all="ignore"):
             return _sig.mean(x, axis, dtype, out, keepdims, where=w)
-    r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    if _sig._narrowing_half_dtype(x, dtype):
+        # NumPy's tot = np.sum(arr, dtype=float16) casts each element to float16 first (1e30 is inf
+        # there, inf + -inf NaN); the C++ kernel casts its wider sum
+        nan = _C.isnan(x)
+        tot = _sig.sum(_C.where(nan, _C.full((), 0, x.dtype), x), axis, dtype, None, keepdims)
+        cnt = _C.sum(_C.logical_not(nan), axis=axis, dtype=_np.int64, keepdims=keepdims)
+        r = _sig._to_out_or(_C.astype(_C.true_divide(tot, cnt), _np.float16), out)
+    else:
+        r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"  # complex: NaN in either part
     if inexact and bool(_C.any(_C.isnan(r))) and _all_nan_slice(x, axis):
         _warn("Mean of empty slice")

@@ -297,7 +297,9 @@ def polyint(p, m=1, k=None):
     for i in range(m):
         n = p.shape[0]
         y = _C.true_divide(p, _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 1, _np.int64))
-        p = _man.concatenate([y, _C.reshape(kk[i], (1,))])
+        # NumPy's concatenate((y, [k[i]])): [k[i]] is (1,) + k[i].shape, so a k of more than one
+        # dimension is concatenate's dimension-mismatch ValueError, not flattened
+        p = _man.concatenate([y, _C.expand_dims(kk[i], 0)])
     return p
 
 

@@ -393,6 +393,13 @@ any = _reduction("any", False, False)  # noqa: A001
 all = _reduction("all", False, False)  # noqa: A001
 
 
+def _to_out_or(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     """Arithmetic mean (``numpy.mean``), with NumPy's ``keepdims`` (bool or int) and ``where``
     (a boolean mask: the mean of the selected elements, NaN for an empty selection)."""
@@ -408,6 +415,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
             check_dtype("mean", dtype)
         if out is not None and not isinstance(out, tuple):
             check_out("mean", out)
+        if _narrowing_half_dtype(a, dtype):  # (NumPy's umr_sum casts each element to float16 first)
+            kd = keepdims_flag("mean", keepdims)
+            s = sum(a, axis, dtype, None, kd)
+            n = a.size // _builtins.max(s.size, 1) if a.size else 0
+            return _to_out_or(_C.astype(_C.true_divide(s, _C.asarray(n)), _np.float16), out)
         return _C.mean(a, axis, dtype, out, keepdims_flag("mean", keepdims))
     kd = keepdims_flag("mean", keepdims)  # (with a where= array the count is a ufunc sum: keepdims first)
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
@@ -1021,6 +1033,8 @@ def _install_reduction_methods():
                     keepdims = _builtins.bool(keepdims)
                 except ValueError as e:
                     raise _value_error(_op, f"keepdims: {e}") from None
+            from .numeric import _arg_out_cast  # noqa: PLC0415 - (numeric imports this module)
+            _arg_out_cast(_cm, _op, self, axis, out, keepdims)
             return _cm(self, axis, None, out, keepdims)
 
         amethod.__name__ = amethod.__qualname__ = op
@@ -1420,16 +1434,33 @@ def _real_number(v):
     return isinstance(v, (int, float, _np.integer, _np.floating)) and not isinstance(v, _np.timedelta64)
 
 
-def _complex_with_real_dtype(a, dtype):
-    """Complex data with a real ``dtype=``: NumPy's _var casts only the mean's sum to the dtype (the
-    imaginary parts are dropped there, ComplexWarning) and sums |x - mean|**2 of the complex
-    deviations; the C++ kernel casts the data first, so pyasc._statistics.var_std takes these."""
+def _narrowing_half_dtype(a, dtype):
+    """dtype=float16 for wider data: NumPy's sums cast every element to float16 first (int32
+    2**31 - 1 is inf there, and inf + -inf a NaN mean), while the C++ mean/var kernels cast the
+    float32 sum; the mean is then computed from pyasc's sum, which casts as NumPy's does."""
+    if dtype is None or not isinstance(a, _C.ndarray):
+        return False
+    try:
+        d = _np.dtype(dtype)
+    except TypeError:
+        return False
+    return d == _np.float16 and _np.dtype(a.dtype) != _np.float16 and _np.dtype(a.dtype).kind in "biuf"
+
+
+def _complex_with_dtype(a, dtype):
+    """Complex data with a ``dtype=``: NumPy's _var casts only the mean's sum to the dtype (a real
+    one drops the imaginary parts there, ComplexWarning) and sums |x - mean|**2 of the complex
+    deviations; a complex one makes that sum complex and divides it by the count as a complex
+    number (Smith's division: a NaN or Inf sum gets a NaN imaginary part, nan+nanj, inf+nanj).
+    The C++ kernel casts the data first and divides by a real count, so
+    pyasc._statistics.var_std takes these."""
     if dtype is None or not isinstance(a, _C.ndarray) or _np.dtype(a.dtype).kind != "c":
         return False
     try:
-        return _np.dtype(dtype).kind != "c"
+        _np.dtype(dtype)
     except TypeError:
         return False
+    return True
 
 
 def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
@@ -1455,7 +1486,7 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     arrayish = (bool, _np.bool_, _C.ndarray, _np.ndarray, list, tuple)
     general = where is not _NV or mean is not _NV or isinstance(ddof, arrayish) or isinstance(correction, arrayish) \
         or not _real_number(ddof) or (correction is not _NV and not _real_number(correction))
-    general = general or _complex_with_real_dtype(a, dtype)
+    general = general or _complex_with_dtype(a, dtype) or _narrowing_half_dtype(a, dtype)
     if not general:
         # (NumPy's _var: its first sum, with keepdims=True, converts dtype= and out= before the
         # second one reads keepdims)

@@ -60,6 +60,15 @@ def _check_kind(kind, stable):
         kind = kind.decode("latin-1")
     if kind is not None and (not kind or kind[0].lower() not in "qhsm"):
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    if stable is not None and not isinstance(stable, bool):
+        # NumPy's PyArray_OptionalBoolConverter: the object's truth value (an array of several
+        # elements is its ValueError)
+        try:
+            bool(stable)
+        except ValueError as e:
+            raise AscendValueError(ErrorCode.INVALID_PARAM, f"[sort] stable: {e}") from None
+        except TypeError as e:
+            raise AscendTypeError(ErrorCode.INVALID_PARAM, f"[sort] stable: {e}") from None
 
 
 def _check_order(order):

@@ -313,6 +313,19 @@ all = _C.all  # noqa: A001
 any = _C.any  # noqa: A001
 
 
+def _arg_out_cast(cfn, name, a, axis, out, keepdims):
+    """NumPy's argmax/argmin check ``out`` (after its shape) with a 'safe' cast from out's dtype to
+    intp: a float, complex or uint64 out is its TypeError ("Cannot cast scalar from dtype('float64')
+    to dtype('int64')"), which the C++ kernel, writing any dtype, does not raise."""
+    if not isinstance(out, _C.ndarray) or _np.can_cast(out.dtype, _np.intp, "safe"):
+        return
+    cfn(a, axis, None, _C.empty(tuple(out.shape), _np.int64), keepdims)  # (the shape's ValueError first)
+    from .errors import AscendTypeError, ErrorCode  # noqa: PLC0415
+
+    raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[{name}] Cannot cast scalar from dtype('{out.dtype}') to "
+                                                   "dtype('int64') according to the rule 'safe' (out=)")
+
+
 def _arg_reduction(cfn, name):
     """NumPy's argmax/argmin signature ``(a, axis=None, out=None, *, keepdims)`` (the C
     reduction's third positional is dtype=, which these do not take), with keepdims read by its
@@ -327,6 +340,7 @@ def _arg_reduction(cfn, name):
                 from .errors import AscendValueError, ErrorCode
 
                 raise AscendValueError(ErrorCode.INVALID_PARAM, f"[{name}] keepdims: {e}") from None
+        _arg_out_cast(cfn, name, a, axis, out, keepdims)
         return cfn(a, axis, None, out, keepdims)
 
     fn.__name__ = fn.__qualname__ = name

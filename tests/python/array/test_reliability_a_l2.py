@@ -766,3 +766,44 @@ def test_eigh_of_non_finite_matrices_converges_as_numpy(mode, seed, view, fn, dt
         return
     assert not isinstance(g, Exception), repr(g)
     np.testing.assert_allclose(g, e, rtol=1e-5, equal_nan=True)
+
+
+# ------------------------------------------------------------------ argsort stable=, argmin/argmax out=, asanyarray
+@pytest.mark.parametrize("stable", [np.ones(7, bool), np.ones(1, bool), np.zeros((), bool), True, None, 0, "x"],
+                         ids=repr)
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_argsort_stable_is_read_by_its_truth_value(mode, stable, shape):
+    # NumPy's PyArray_OptionalBoolConverter: an array of several elements is the ambiguous-truth
+    # ValueError (10^5 run seed 81: pyasc sorted)
+    x = np.arange(float(np.prod(shape, dtype=int)))[::-1].reshape(shape)
+
+    def s(xp):
+        return xp.asarray(stable) if isinstance(stable, np.ndarray) else stable
+
+    _same(lambda: np.argsort(x, stable=s(np)), lambda: asc.argsort(asc.asarray(x), stable=s(asc)))
+
+
+@pytest.mark.parametrize("out_dtype", ["int64", "int32", "int8", "bool", "uint64", "float64", "complex128", "uint8"])
+@pytest.mark.parametrize("out_shape", [(), (1,), (2,)])
+@pytest.mark.parametrize("fn", ["argmin", "argmax"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_argmin_out_dtype_casts_safely_to_intp(mode, fn, out_dtype, out_shape, form):
+    # NumPy checks out= (its shape, then a 'safe' cast from out's dtype to intp): a float, complex or
+    # uint64 out is its TypeError (10^5 run seed 81: pyasc wrote into a complex out)
+    x = np.array([[3.0, 1.0], [0.5, 7.0]])
+    axis = None if out_shape == () else 1
+
+    def call(xp):
+        o = xp.asarray(np.zeros(out_shape, out_dtype))
+        a = xp.asarray(x)
+        r = getattr(a, fn)(axis, o) if form == "method" else getattr(xp, fn)(a, axis, o)
+        return o if r is None else r
+
+    _same(lambda: call(np), lambda: call(asc))
+
+
+@pytest.mark.parametrize("obj", [np.nan, 1, [1.5], (1, 2), True, 2j, np.float32(1.5), np.array([1.0, 2.0])], ids=repr)
+@pytest.mark.parametrize("copy", [False, None, True])
+def test_asanyarray_copy_false_of_python_values(mode, obj, copy):
+    # as asarray: a Python scalar/sequence or a NumPy scalar has no memory to share (seed 80)
+    _same(lambda: np.asanyarray(obj, copy=copy), lambda: asc.asanyarray(obj, copy=copy))

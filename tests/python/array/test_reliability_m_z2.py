@@ -494,3 +494,40 @@ def test_bfloat16_nan_functions_take_an_integer_dtype(mode, fn, dtype, vals, axi
     x = np.array(vals, dtype=ml_dtypes.bfloat16)
     _compare(lambda: getattr(np, fn)(x, axis=axis, dtype=dtype),
              lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, dtype=dtype))
+
+
+# ------------------------------------------------------------------ polyint: k entries concatenated as NumPy
+@pytest.mark.parametrize("k", [np.ones((1, 1, 1, 1), np.float32), np.ones((1,)), np.ones((2, 1)), 3.0, [1.0, 2.0], None],
+                         ids=repr)
+@pytest.mark.parametrize("m", [1, 2])
+def test_polyint_k_of_several_dimensions(mode, k, m):
+    # NumPy's concatenate((y, [k[i]])): a k of more than one dimension is its dimension-mismatch
+    # ValueError (10^5 run seed 80: pyasc flattened k[i])
+    p = np.array([3, 4], np.int32)
+    _compare(lambda: np.polyint(p, m, k=k),
+             lambda: asc.polyint(asc.asarray(p), m, k=asc.asarray(k) if isinstance(k, np.ndarray) else k))
+
+
+# ------------------------------------------------------------------ var/std of complex data with a complex dtype=
+# NumPy divides the complex sum of |x - mean|**2 by the count as a complex number (Smith's division:
+# a NaN or Inf sum gets a NaN imaginary part); the C++ kernel divided by a real count (nan+0j; 1,045 of
+# 1,200 special-value calls differed, 10^5 run seed 81). And dtype=float16 for wider data: NumPy's sums
+# cast each element to float16 first (int32 2**31 - 1 is inf, inf + -inf a NaN mean; seed 80).
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd", "mean", "nanmean"])
+@pytest.mark.parametrize("dtype", ["complex128", "complex64", "float16", None])
+@pytest.mark.parametrize("src", [("complex128", "special"), ("int32", "edge"), ("float64", "special"),
+                                 ("uint16", "edge"), ("float32", "rand")], ids=repr)
+@pytest.mark.parametrize("axis", [None, 0, (0, 1)], ids=repr)
+def test_complex_and_half_dtype_reductions(mode, fn, dtype, src, axis):
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
+    import fuzz_cases  # noqa: PLC0415
+
+    if dtype is not None and dtype.startswith("complex") and src[0] != "complex128":
+        pytest.skip("real data with a complex dtype: not this finding")
+    for seed in (6669, 6769, 3):
+        x = fuzz_cases.build(("arr", src[0], (4, 3, 1), "c", seed, src[1]), np)
+        _compare(lambda: getattr(np, fn)(x, axis=axis, dtype=dtype),
+                 lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, dtype=dtype))
