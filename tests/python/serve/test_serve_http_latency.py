@@ -42,7 +42,7 @@ def _infer(h, model, x, binary=True):
 def test_small_http_infers_do_not_stall(serve_factory, tmp_path, rng, inline_us):
     """50 small infers with tritonclient.http (its geventhttpclient socket has Nagle on, as users
     run it): the median stays far below the 40 ms a Nagle / delayed-ACK stall costs. The bound is
-    generous (load on the test machine), not a timing test; both the inline and the pool path."""
+    generous (30 ms: load on the test machine), not a timing test; both the inline and the pool path."""
     repo, w, b = _repo(tmp_path, rng)
     s = serve_factory(repo, http_inline_us=inline_us)
     h = httpclient.InferenceServerClient(f"127.0.0.1:{s.ports['http']}")
@@ -58,7 +58,7 @@ def test_small_http_infers_do_not_stall(serve_factory, tmp_path, rng, inline_us)
             ts.append(time.perf_counter() - t0)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         med = float(np.median(ts))
-        assert med < 0.020, f"binary={binary} inline_us={inline_us}: median {med * 1e3:.1f} ms (a stall is >= 40 ms)"
+        assert med < 0.030, f"binary={binary} inline_us={inline_us}: median {med * 1e3:.1f} ms (a stall is >= 40 ms)"
     h.close()
 
 
@@ -93,7 +93,7 @@ def test_raw_socket_request_gets_one_response_without_waiting(serve_factory, tmp
             out = json.loads(rest)["outputs"][0]
             np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(out["shape"]), x @ w + b,
                                        rtol=1e-5, atol=1e-5)
-        assert float(np.median(ts[2:])) < 0.020, [round(t * 1e3, 2) for t in ts]
+        assert float(np.median(ts[2:])) < 0.030, [round(t * 1e3, 2) for t in ts]
 
 
 def test_which_requests_run_inline(serve_factory, tmp_path, rng):
