@@ -12,7 +12,8 @@ peak over the shapes whose channels divide by C0. ``winograd``: the shape ran th
 F(2x2, 3x3) path (3x3 / stride 1 on AVX2), ``depthwise``: the NCHW depthwise 3x3 path; ``direct_ms``:
 oneDNN's kernel on the same call (ASC_CONV_WINOGRAD=0 / ASC_CONV_DEPTHWISE=0) in the same rounds.
 ``--ab NAME=VALUE`` times ours again with that environment in the same rounds (``ab_over_pyasc``).
-``--only NAME`` / ``--batch N`` run a subset. GFLOP/s and peak fractions count the direct
+``--only NAME`` / ``--batch N`` run a subset. PyTorch (``torch_over_pyasc``): torch.nn.functional.conv2d
+on 2 threads in the same rounds when torch is importable (``--no-torch`` leaves it out). GFLOP/s and peak fractions count the direct
 convolution's multiply-adds (2 x N x K x C x 9 x OH x OW) for every path. ``*_cpu_ms`` and
 ``ort_over_pyasc_cpu``: the least process CPU time per call in the same rounds (robust on a
 loaded machine, where wall times of 2-thread calls are mostly waiting).
@@ -126,6 +127,27 @@ def _ort(x, w, b, s, p, g):
     return lambda: sess.run(None, {"x": x})
 
 
+def _torch_conv():
+    """torch.nn.functional.conv2d on 2 threads (PyTorch CPU, oneDNN inside), or None without torch.
+    Its OpenMP runtime (torch's own libgomp) is made passive before it loads: spinning threads
+    would take the cores of the call timed after it in the same round."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(2)
+
+    def make(x, w, b, s, p, g):
+        xt, wt, bt = (torch.from_numpy(v) for v in (x, w, b))
+
+        def f():
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(xt, wt, bt, s, p, 1, g)
+        return f
+    return make
+
+
 def _interleaved_wall_cpu(fns, repeat):
     """interleaved() that also keeps each fn's least process CPU time (ms): all threads' work,
     which a loaded machine disturbs much less than wall time (onnxruntime's threads do not spin
@@ -161,12 +183,13 @@ def _direct(fn):
     return _with_env({"ASC_CONV_WINOGRAD": "0", "ASC_CONV_DEPTHWISE": "0"}, fn)
 
 
-def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None):
+def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None, torch=True):
     import ml_dtypes
     import pyasc as asc
     from pyasc import _C, ops
 
     peak = fma_peak_gflops(2)
+    tmake = _torch_conv() if torch else None
     rng = np.random.default_rng(0)
     results = []
     for n in batches:
@@ -203,6 +226,10 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None):
             if ab:  # A/B: ours with these environment variables, in the same rounds
                 iab = len(fns)
                 fns.append(lambda: _with_env(ab, lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)))
+            itorch = None
+            if tmake is not None:
+                itorch = len(fns)
+                fns.append(tmake(x, w, b, s, p, g))
             o = _ort(x, w, b, s, p, g)
             if o is not None:
                 fns.append(o)
@@ -219,6 +246,10 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None):
                 pass
             r = dict(bench="conv2d", shape=f"{name} N={n}", pyasc_ms=t, gflops=flops / t / 1e6,
                      peak_frac=flops / t / 1e6 / peak, blocked_ms=tblk, bf16_ms=tb, bf16_speedup=t / tb, flops=flops)
+            if itorch is not None:
+                r["torch_ms"] = ts[itorch]
+                r["torch_over_pyasc"] = ts[itorch] / t
+                r["torch_over_pyasc_cpu"] = cs[itorch] / cs[0]
             if iab is not None:
                 r["ab_ms"] = ts[iab]
                 r["ab_over_pyasc"] = ts[iab] / t
@@ -248,6 +279,7 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None):
                         peak_frac=tot_f / tot_t / 1e6 / peak, peak_gflops=peak,
                         blocked_peak_frac=blk_f / blk_t / 1e6 / peak if blk_t else float("nan"),
                         ort_over_pyasc=(sum(r.get("onnxruntime_ms", np.nan) for r in results) / tot_t),
+                        torch_over_pyasc=(sum(r.get("torch_ms", np.nan) for r in results) / tot_t),
                         ort_over_pyasc_cpu=(sum(r.get("onnxruntime_cpu_ms", np.nan) for r in results) /
                                             sum(r["pyasc_cpu_ms"] for r in results))))
     return results
@@ -261,11 +293,12 @@ if __name__ == "__main__":
     ap.add_argument("--repeat", type=int, default=None)
     ap.add_argument("--only", action="append", help="shapes whose name contains this (repeatable)")
     ap.add_argument("--batch", type=int, action="append", help="batch sizes (default 1 and 8)")
+    ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out (it is timed when importable)")
     ap.add_argument("--ab", action="append", help="NAME=VALUE: also time ours with this environment (A/B)")
     a = ap.parse_args()
     print(f"bench_nn_conv: load {os.getloadavg()[0]:.2f}", flush=True)
     rep = a.repeat or (3 if a.quick else 5)
     for r in run(rep, batches=tuple(a.batch or (1, 8)), bf16=not a.quick, ascendc=not a.quick, only=a.only,
-                 ab=dict(v.split("=", 1) for v in a.ab) if a.ab else None):
+                 ab=dict(v.split("=", 1) for v in a.ab) if a.ab else None, torch=not a.no_torch):
         print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
     print(f"load at the end {os.getloadavg()[0]:.2f}")

@@ -388,7 +388,18 @@ bool plain_pointwise(const ConvAttrs& a, const Geometry& G) {
 // static split, a worker the OS descheduled (the machine is shared) delays nothing:
 // the others take its pieces, and nobody spins at a barrier. Transposed
 // convolutions are one piece run by the calling thread's OpenMP team.
-std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
+// Pieces per core (ASC_CONV_PIECES_PER_CORE, 1..8, default 2): fewer, larger pieces
+// cost less CPU (each piece reorders its own input band and loses the JIT kernels'
+// blocking at the cut), more of them balance better when a worker is descheduled.
+// A tuning knob for A/B measurements; read per call (it is part of the call key).
+int64_t pieces_per_core() {
+  const char* e = std::getenv("ASC_CONV_PIECES_PER_CORE");
+  if (!e || !*e) return 2;
+  const long v = std::strtol(e, nullptr, 10);
+  return v >= 1 && v <= 8 ? int64_t(v) : 2;
+}
+
+std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores, int64_t ppc) {
   std::vector<Chunk> v;
   const int64_t H = G.in[0], OH = G.out[0];
   if (a.transposed) {
@@ -409,7 +420,7 @@ std::vector<Chunk> chunks_of(const Geometry& G, const ConvAttrs& a, int cores) {
     }
     return v;
   };
-  const int64_t target = cores > 1 ? 2 * int64_t(cores) : 1;
+  const int64_t target = cores > 1 ? ppc * int64_t(cores) : 1;
   const int64_t nb = (G.n + target - 1) / target;
   if (a.src_block > 0 || a.dst_block > 0) {
     // Bands of rows are not dense in a blocked layout; pieces are whole images, or
@@ -711,7 +722,8 @@ bool still_valid(const CallPlan& cp, const Tensor& w, const Tensor* b) {
 }
 
 std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor& x, const Tensor& w, const Tensor* b,
-                                          const Tensor* r, const ConvAttrs& a, const Geometry& G, int cores, bool team) {
+                                          const Tensor* r, const ConvAttrs& a, const Geometry& G, int cores, bool team,
+                                          int64_t ppc) {
   auto cp = std::make_shared<CallPlan>();
   cp->epoch = reorder_cache_epoch();
   // versions read before the weights are (re)ordered: a write meanwhile invalidates
@@ -724,7 +736,7 @@ std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor&
     b->storage()->read_data();
     cp->b_ver = b->storage()->version();
   }
-  cp->chunks = chunks_of(G, a, cores);
+  cp->chunks = chunks_of(G, a, cores, ppc);
   cp->jobs.reserve(cp->chunks.size());
   for (size_t i = 0; i < cp->chunks.size(); ++i) {
     const Chunk& c = cp->chunks[i];
@@ -804,6 +816,8 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
     std::string ckey = base;
     put(ckey, cores);
     put(ckey, team);
+    const int64_t ppc = pieces_per_core();
+    put(ckey, ppc);
     put(ckey, w.storage()->uid());
     put(ckey, w.offset());
     put(ckey, b ? b->storage()->uid() : uint64_t(0));
@@ -824,7 +838,7 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
       if (cp->reordered) g_call_weight_hits.fetch_add(1, std::memory_order_relaxed);
     }
     if (!cp) {
-      cp = make_call(base, x, w, b, r, a, G, cores, team);
+      cp = make_call(base, x, w, b, r, a, G, cores, team, ppc);
       if (cacheable) {
         std::lock_guard<std::mutex> lock(cc.mu);
         // Calls on weights that died can never hit again: dropped (with the reordered

@@ -57,6 +57,9 @@ CASES = [
     ("winograd batch", 2, 8, 16, 14, 3, 1, 1, 1),
     ("1x1 gemm", 1, 32, 64, 14, 1, 1, 0, 1),
     ("1x1 wide weights", 1, 64, 128, 4, 1, 1, 0, 1),
+    # output-channel slices of two images sharing one input reorder per image
+    ("oc slices batch 2", 2, 32, 64, 6, 3, 2, 1, 1),
+    ("oc slices 3x3/1 7x7", 3, 32, 64, 7, 3, 1, 1, 1),
     ("depthwise", 1, 16, 16, 20, 3, 1, 1, 16),
     ("stem-like", 2, 3, 16, 23, 7, 2, 3, 1),
 ]
@@ -241,3 +244,24 @@ def test_out_overlap_refused():
     rb = asc.array(np.zeros(128 + 16, np.float32))
     with pytest.raises(asc.AscendValueError, match=r"out overlaps the residual without being its buffer"):
         ops.conv2d(x, w, b, residual=rb[:128].reshape(1, 8, 4, 4), out=rb[16:].reshape(1, 8, 4, 4))
+
+
+@pytest.mark.parametrize("ppc", ["1", "2", "3"])
+def test_piece_split_and_shared_input_reorder_agree(ppc):
+    """The same calls with the input reordered once per image (default) and per slice
+    (ASC_CONV_SHARED_SRC=0), at 1-3 pieces per core: equal to each other and to the reference."""
+    import os
+
+    x, w, b = data(2, 32, 64, 9, 3)
+    want = ref(x, w, b, 2, 1)
+    xa, wa, ba = asc.array(x), asc.array(w), asc.array(b)
+    got = {}
+    for share in ("1", "0"):
+        os.environ["ASC_CONV_SHARED_SRC"] = share
+        os.environ["ASC_CONV_PIECES_PER_CORE"] = ppc
+        try:
+            got[share] = np.asarray(ops.conv2d(xa, wa, ba, 2, 1))
+        finally:
+            del os.environ["ASC_CONV_SHARED_SRC"], os.environ["ASC_CONV_PIECES_PER_CORE"]
+    np.testing.assert_array_equal(got["1"], got["0"])
+    np.testing.assert_allclose(got["1"], want, rtol=2e-4, atol=2e-4)
