@@ -4,13 +4,12 @@
 // Calls take C++ tensors of any strides (non-contiguous inputs are copied to C
 // order once) and return new C-contiguous tensors from the device pool in the
 // input's dtype. Floating dtypes only: float32 and float64, float16 / bfloat16
-// with float32 statistics (float64 statistics for float64 inputs).
+// computed in float32 (float lanes with sums added in double; float64 in float64).
 //
-// Engine: layer_norm on float32 / bfloat16 runs oneDNN's layer_normalization primitive
-// (src/nn/onednn.h, planned once per shape in the primitive cache; ASC_NN_NORM_OWN=1
-// selects the own kernel for comparisons); everything else, batch_norm inference
-// included (measured faster than oneDNN's, see docs/nn.md), runs the kernels of
-// src/nn/norm.cc (two-pass statistics, one pass for the affine output).
+// Engine: the own kernels of src/nn/norm.cc and the SIMD rows / spans of
+// src/nn/norm_rows.cc (two-pass statistics with the second pass from cache, one pass
+// for the affine output); ASC_NN_LNORM_ONEDNN=1 sends float32 / bfloat16 layer_norm to
+// oneDNN's layer_normalization primitive for comparisons (see docs/nn.md).
 //
 // Errors (asc::Error): kInvalidDtype for a non-floating input or parameter,
 // kInvalidShape for weight/bias/running-stat shapes that do not match, kInvalidParam
