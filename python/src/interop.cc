@@ -316,9 +316,40 @@ py::dict layout_flags(const Tensor& t) {
   return d;
 }
 
+/// asc.torch.op's private window (python/pyasc/custom_ops/torch_interop.py). `on`: marks the
+/// storage of x, a fresh DLPack import of a torch tensor, Storage::kPrivate so that lazy nodes may
+/// read it after their recording call (the composite then fuses: the call owns the window, torch
+/// cannot touch the tensor while the forward/backward runs). Returns whether it did: not for pool,
+/// immutable or already private memory, nor for memory with live exports (someone else holds a
+/// pointer). `!on` ends the window: first runs every pending node that reads or writes the storage
+/// (so no deferred read of torch memory outlives the call), then clears the flag -- also when that
+/// pending work failed (its error is raised after the flag is cleared).
+bool set_private_window(const Tensor& t, bool on) {
+  const auto& st = t.storage();
+  if (!st) return false;
+  if (on) {
+    if (!st->is_external() || (st->access() & (asc::Storage::kImmutable | asc::Storage::kPrivate)) != 0 ||
+        st->exports() > 0)
+      return false;
+    st->set_access(static_cast<uint8_t>(st->access() | asc::Storage::kPrivate));
+    return true;
+  }
+  struct Clear {
+    asc::Storage* s;
+    ~Clear() { s->set_access(static_cast<uint8_t>(s->access() & ~asc::Storage::kPrivate)); }
+  } clear{st.get()};
+  py::gil_scoped_release nogil;  // the pending batch may be running on a stream worker
+  (void)st->read_data();
+  return true;
+}
+
 }  // namespace
 
 void init_interop(py::module_& m) {
+  m.def("_private_window", &set_private_window, py::arg("x"), py::arg("on"),
+        "asc.torch.op's private window over an imported tensor's storage: on=True marks it private "
+        "(lazy nodes may read it later; False when not applicable), on=False runs the pending work "
+        "reading/writing it and clears the mark.");
   m.def("_to_dlpack", &to_dlpack, py::arg("x"), py::arg("max_version") = py::none(),
         py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
         "A DLPack capsule of x (versioned when max_version >= (1, 0)); no copy unless copy=True.");
