@@ -968,6 +968,10 @@ PyObject* configure(PyObject*, PyObject* args) {
   PyObject* failed = nullptr;
   if (!PyArg_ParseTuple(args, "OOOl|OOO", &ops, &nd, &np_type, &level, &state, &pg_type, &failed)) return nullptr;
   if (state != nullptr) {
+    if (!PyType_Check(state)) {
+      PyErr_SetString(PyExc_TypeError, "configure(): state must be the _State class");
+      return nullptr;
+    }
     keep(&g_state, state);
     keep(&g_pg_type, pg_type);
     keep(&g_failed, failed);
@@ -1115,25 +1119,30 @@ PyObject* coll_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // general path: nothing was sent) or what the configured failure handler returns (it raises:
 // the mismatch exchange naming every rank's call, the MPI error, the timeout).
 PyObject* entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6) {
-    PyErr_SetString(PyExc_TypeError, "entry() takes 6 arguments");
+  // entry(tensor, op, group): all_reduce's shorter form (its hot path: three arguments to pass)
+  const bool ar = nargs == 3;
+  if (!ar && nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "entry() takes 3 (all_reduce) or 6 arguments");
     return nullptr;
   }
-  if (g_state == nullptr || !PyLong_CheckExact(args[0])) Py_RETURN_NOTIMPLEMENTED;
-  PyObject* group = args[5];
+  if (g_state == nullptr || (!ar && !PyLong_CheckExact(args[0]))) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* group = args[ar ? 2 : 5];
   PyObject* pg;
   if (group == Py_None) {
-    pg = PyObject_GetAttr(g_state, g_world);  // new reference
-    if (pg == nullptr) return nullptr;
+    // a plain class attribute: the type's lookup (its method cache) is the whole of it, cheaper
+    // than PyObject_GetAttr's metatype walk on every call; assignments invalidate the cache
+    pg = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(g_state), g_world);  // borrowed
+    if (pg == nullptr) Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(pg);
   } else if (reinterpret_cast<PyObject*>(Py_TYPE(group)) == g_pg_type) {
     pg = Py_NewRef(group);
   } else {
     Py_RETURN_NOTIMPLEMENTED;  // a bad group: the general path's error
   }
-  const long kind = PyLong_AsLong(args[0]);
+  const long kind = ar ? static_cast<long>(kAllReduceColl) : PyLong_AsLong(args[0]);
   PyObject* r;
   if (kind == kAllReduceColl) {
-    PyObject* call[3] = {args[1], args[4], pg};
+    PyObject* call[3] = {args[ar ? 0 : 1], args[ar ? 1 : 4], pg};
     r = all_reduce_entry(nullptr, call, 3);
     if (r == nullptr && PyErr_ExceptionMatches(PyExc_ValueError)) {
       PyErr_Clear();  // NumPy cannot export it (bfloat16): the general path stages it
@@ -1144,8 +1153,14 @@ PyObject* entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     r = coll_entry(nullptr, call, 6);
   }
   if (r != nullptr && PyTuple_CheckExact(r) && g_failed != nullptr) {
-    PyObject* fcall[7] = {pg, args[0], r, args[1], args[2], args[3], args[4]};
-    PyObject* f = PyObject_Vectorcall(g_failed, fcall, 7, nullptr);
+    PyObject* zero = PyLong_FromLong(0);  // (cold path)
+    PyObject* fcall[7] = {pg, zero, r, args[0], Py_None, Py_None, args[1]};
+    if (!ar) {
+      PyObject* full[7] = {pg, args[0], r, args[1], args[2], args[3], args[4]};
+      std::memcpy(fcall, full, sizeof fcall);
+    }
+    PyObject* f = zero == nullptr ? nullptr : PyObject_Vectorcall(g_failed, fcall, 7, nullptr);
+    Py_XDECREF(zero);
     Py_DECREF(r);
     r = f;
   }
@@ -1202,9 +1217,9 @@ PyMethodDef kMethods[] = {
      "output of all blocks) or scatter (6: a the output, b the root's input) in one call with the check; None, "
      "NotImplemented (Python path) or (kind, mpi_error)."},
     {"entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&entry)), METH_FASTCALL,
-     "entry(kind, a, b, root, op, group): the blocking collectives' C path (0 all_reduce, 1 broadcast, 2 reduce, "
-     "3 all_gather_into_tensor, 4 reduce_scatter_tensor) with the group resolved and failures raised here; None "
-     "or NotImplemented."},
+     "entry(kind, a, b, root, op, group) or entry(tensor, op, group) (all_reduce): the blocking collectives' C "
+     "path (0 all_reduce, 1 broadcast, 2 reduce, 3 all_gather_into_tensor, 4 reduce_scatter_tensor) with the group "
+     "resolved and failures raised here; None or NotImplemented."},
     {"coll_entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll_entry)), METH_FASTCALL,
      "coll_entry(kind, a, b, root, op, group): coll() with the group's hot tuple, the root's group rank and "
      "the op by identity looked up here; NotImplemented for anything else."},

@@ -402,7 +402,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     # arrays, a bad group): the general path.
     fast = _engine.FAST
     if fast is not None and not async_op:
-        r = fast(0, tensor, None, None, op, group)
+        r = fast(tensor, op, group)  # (entry's 3-argument form is all_reduce's)
         if r is not NotImplemented:
             return r
     pg = _group_State.world if group is None else None
