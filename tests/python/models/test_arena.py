@@ -6,9 +6,9 @@ would leave another value's bytes), slots never overlap while both values can be
 by views / lazy operators or reaching a graph output stay out, concurrent runs, shape changes and
 intermediates asked for by name.
 
-The real ``out=`` of ``_C.nn.conv`` is used when this build has it; the tests also run the
-executor with a stand-in that computes the convolution and copies it into the slot, so the plan is
-checked on any build."""
+The real ``out=`` of ``_C.nn.conv`` is used when this build has it; on a build without it the
+executor runs with a stand-in that computes the convolution and copies it into the slot, so the
+plan is checked on any build (the planner's own cases need no convolution)."""
 
 import threading
 
@@ -22,17 +22,18 @@ import pyasc as asc  # noqa: E402
 from pyasc import _C  # noqa: E402
 from pyasc.models import _memplan, _onnx_nn  # noqa: E402
 
-from test_layouts import C0, RNG, _w, small_resnet  # noqa: E402
+from test_layouts import C0, _w, small_resnet  # noqa: E402
 
 pytestmark = pytest.mark.skipif(C0 == 0, reason="oneDNN prefers a plain layout on this CPU")
 
 REAL_OUT = _onnx_nn.conv_accepts_out()
+RNG = np.random.default_rng(14)  # inputs (the weights come from test_layouts' generator)
 
 
-@pytest.fixture(params=["real", "stand-in"] if REAL_OUT else ["stand-in"])
+@pytest.fixture(params=["real"] if REAL_OUT else ["stand-in"])
 def conv_out(request, monkeypatch):
-    """'real': this build's out=; 'stand-in': the convolution, then a copy into the slot (a residual
-    that is the slot itself is read before the copy overwrites it)."""
+    """'real': this build's out=; 'stand-in' (a build without it): the convolution, then a copy
+    into the slot (a residual that is the slot itself is read before the copy overwrites it)."""
     if request.param == "stand-in":
         real = _C.nn.conv
         n_plain = 19  # x, w, b, residual + the 15 arguments the prepared call passes
