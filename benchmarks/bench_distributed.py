@@ -287,8 +287,10 @@ def _overhead_worker():
         _engine.set_mode(_engine.INFO, True)
         _engine.NATIVE_FAST, _engine.FAST = False, None
 
-    fns = {"mpi4py": mpi_call, "pyasc": pyasc_call, "pyasc_python": pyasc_call}
-    setups = {"mpi4py": _engine.reload_settings, "pyasc": _engine.reload_settings, "pyasc_python": python_path}
+    fns = {"mpi4py": mpi_call, "pyasc": pyasc_call, "pyasc_python": pyasc_call,
+           "mpi4py_bcast": lambda: comm.Bcast(host, 0), "pyasc_bcast": lambda: dist.broadcast(arr, src=0)}
+    setups = {"mpi4py": _engine.reload_settings, "pyasc": _engine.reload_settings, "pyasc_python": python_path,
+              "mpi4py_bcast": _engine.reload_settings, "pyasc_bcast": _engine.reload_settings}
     k = 20000
     times = {name: [] for name in fns}
     for _ in range(max(ROUNDS, 9)):
@@ -316,12 +318,15 @@ def bench_overhead():
         return
     d = json.loads(line[0][5:])
     m = d["mpi4py"]
-    print("\n## all_reduce 4 KiB float32 on a 1-rank world (per-call cost above MPI, no peer to wait for)")
-    for name, label in (("mpi4py", "mpi4py Allreduce (NumPy)"), ("pyasc", "pyasc default (C path)"),
-                        ("pyasc_python", "pyasc Python path")):
+    print("\n## all_reduce and broadcast of 4 KiB float32 on a 1-rank world (per-call cost above MPI, "
+          "no peer to wait for)")
+    for name, label, peer in (("mpi4py", "mpi4py Allreduce (NumPy)", m), ("pyasc", "pyasc default (C path)", m),
+                              ("pyasc_python", "pyasc Python path", m),
+                              ("mpi4py_bcast", "mpi4py Bcast (NumPy)", d["mpi4py_bcast"]),
+                              ("pyasc_bcast", "pyasc broadcast (C path)", d["mpi4py_bcast"])):
         r = d[name]
-        print(f"{label:>26}: min {r['min'] * 1e6:6.2f} us ({r['min'] / m['min']:.2f}x), median "
-              f"{r['median'] * 1e6:6.2f} us ({r['median'] / m['median']:.2f}x)")
+        print(f"{label:>26}: min {r['min'] * 1e6:6.2f} us ({r['min'] / peer['min']:.2f}x), median "
+              f"{r['median'] * 1e6:6.2f} us ({r['median'] / peer['median']:.2f}x)")
 
 
 def _fmt_size(b):

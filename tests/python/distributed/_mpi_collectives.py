@@ -1210,7 +1210,8 @@ def t_c_paths():
         # the list forms (all_gather, reduce_scatter: the tensor forms' C path on staged buffers)
         n = rows if R < N - 1 else rows + 1
         expect_raises(f"C all_gather (list) count mismatch {rows}", dist.CollectiveMismatchError,
-                      lambda: dist.all_gather([asc.zeros(n, dtype="int32") for _ in range(N)], asc.ones(n, dtype="int32")))
+                      lambda: dist.all_gather([asc.zeros(n, dtype="int32") for _ in range(N)],
+                                              asc.ones(n, dtype="int32")))
         op = dist.ReduceOp.SUM if R else dist.ReduceOp.MAX
         expect_raises(f"C reduce_scatter (list) op mismatch {rows}", dist.CollectiveMismatchError,
                       lambda: dist.reduce_scatter(asc.zeros(rows, dtype="int64"),
