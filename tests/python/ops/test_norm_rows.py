@@ -218,3 +218,49 @@ def test_batch_and_instance_norm_streamed(dtype):
     refi = t * w.reshape(bc) + b.reshape(bc)
     assert np.all(np.abs(yi - refi) <= 16 * ce * (np.abs(t * w.reshape(bc)) + np.abs(w.reshape(bc)) +
                                                   np.abs(b.reshape(bc))))
+
+
+_TARGET_CODE = r"""
+import numpy as np, pyasc as asc
+from pyasc import ops
+rng = np.random.default_rng(3)
+worst = 0.0
+for dt in ("float32", "float64", "bfloat16"):
+    for n in (1, 5, 8, 13, 1025):
+        xv = rng.standard_normal((7, n)) * 3 + 2
+        x = asc.asarray(xv).astype(getattr(asc, dt))
+        xd = np.asarray(x.astype(asc.float64))
+        w = rng.standard_normal(n)
+        t = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5)
+        y = np.asarray(ops.layer_norm(x, (n,), w.astype(np.float32) if dt != "float64" else w).astype(asc.float64))
+        wv = w.astype(np.float32).astype(np.float64) if dt != "float64" else w
+        if dt == "bfloat16":
+            wv = np.asarray(asc.asarray(w).astype(asc.bfloat16).astype(asc.float64))
+            y = np.asarray(ops.layer_norm(x, (n,), asc.asarray(w).astype(asc.bfloat16)).astype(asc.float64))
+        ce = 2.0 ** -52 if dt == "float64" else 2.0 ** -23
+        ref = t * wv
+        b = 16 * ce * (np.abs(ref) + np.abs(wv)) + (2.0 ** -7 * np.abs(ref) if dt == "bfloat16" else 0)
+        worst = max(worst, float(np.max(np.abs(y - ref) / (b + 1e-300))))
+    g = asc.asarray(rng.standard_normal((2, 4, 9, 9)) + 4).astype(getattr(asc, dt))
+    gd = np.asarray(g.astype(asc.float64)).reshape(2, 2, -1)
+    tg = ((gd - gd.mean(-1, keepdims=True)) / np.sqrt(gd.var(-1, keepdims=True) + 1e-5)).reshape(2, 4, 9, 9)
+    yg = np.asarray(ops.group_norm(g, 2).astype(asc.float64))
+    ce = 2.0 ** -52 if dt == "float64" else 2.0 ** -23
+    bg = 16 * ce * (np.abs(tg) + 1) + (2.0 ** -7 * np.abs(tg) if dt == "bfloat16" else 0)
+    worst = max(worst, float(np.max(np.abs(yg - tg) / bg)))
+print(worst)
+"""
+
+
+@pytest.mark.parametrize("target", ["SCALAR", "SSE4", "AVX2"])
+def test_every_simd_target(target):
+    # the Highway targets the dispatcher may pick (ASC_SIMD_TARGET caps it; a target the CPU lacks
+    # falls back to the best one it has): partial vectors, tails and the span path on each
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _TARGET_CODE], env=dict(os.environ, ASC_SIMD_TARGET=target),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout.strip()) <= 1.0, (target, r.stdout)
