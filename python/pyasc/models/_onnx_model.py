@@ -20,6 +20,9 @@ from . import _passes
 from ._registry import NAME_TO_ONNX, ONNX_DTYPES, ORT_TYPE, Node, lookup
 
 MIN_OPSET, MAX_OPSET = 7, 21
+# arenas a model keeps for reuse: one per run in flight up to this many (a server running more
+# at once allocates the others per run instead of holding their memory for the session's life)
+ARENAS_KEPT = 4
 
 
 def _asc():
@@ -422,7 +425,8 @@ class Model:
             if arena is not None:
                 env.clear()  # nothing of this run refers to the arena any more
                 with self._arena_lock:
-                    self._arena_free.append((arena, slots))
+                    if len(self._arena_free) < ARENAS_KEPT:  # more runs in flight: theirs go back to the pool
+                        self._arena_free.append((arena, slots))
         if record is not None:
             self._plan_arena(feeds, record)
         return result
