@@ -177,6 +177,66 @@ def _torch_autocast_dtype(torch):
     return str(dt)[6:] if enabled else None
 
 
+class _PrivateWindow:
+    """The call window of asc.torch.op: the pyasc views of its tensors count as private memory.
+
+    Memory torch owns may change behind pyasc's back, so the lazy graph normally runs every node
+    reading a view of it at the recording call (Storage::volatile_bytes) -- a composite body then
+    runs op by op and graph passes (the gelu pass) cannot fire. Inside the forward (or backward) of
+    the autograd Function, though, torch cannot touch those tensors: the call owns them. So the views
+    are marked private (``_C._private_window``) for the call only, and when the window closes every
+    pending node reading or writing them runs first, then the mark goes: no deferred read of torch
+    memory outlives the call (torch may change the tensor right after; saved inputs are guarded by
+    torch's version counter, which the backward checks before reopening the window on them).
+
+    Tensors that share a torch storage with another tensor of the same window are left volatile:
+    two imports of one memory are two pyasc storages, and pyasc orders reads and writes per storage.
+    """
+
+    __slots__ = ("_views",)
+
+    def __init__(self, pairs):
+        # pairs: (_storage_key(tensor), pyasc view of the tensor); a shared storage stays volatile
+        count = {}
+        for k, _ in pairs:
+            count[k] = count.get(k, 0) + 1
+        self._views = [v for k, v in pairs if count[k] == 1]
+
+    def __enter__(self):
+        from .. import _C
+
+        opened = []
+        try:
+            for v in self._views:
+                if _C._private_window(v, True):
+                    opened.append(v)
+        finally:
+            self._views = opened
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        from .. import _C
+
+        first = None
+        for v in self._views:  # every mark is cleared, even when pending work fails
+            try:
+                _C._private_window(v, False)
+            except BaseException as e:  # noqa: BLE001 - re-raised below unless the call already failed
+                if first is None:
+                    first = e
+        self._views = []
+        if first is not None and exc_type is None:
+            raise first
+        return False
+
+
+def _storage_key(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except (AttributeError, RuntimeError, NotImplementedError):  # storage-less tensors: their own key
+        return ("id", id(t))
+
+
 class _Null:
     def __enter__(self):
         return self
@@ -239,6 +299,85 @@ def _function_class(target, stage=False):
     label = _label(target)
     registered = isinstance(target, CustomOp)
 
+    def _forward_body(ctx, attrs, kw_keys, needs, npos, xs, args, torch_amp):
+        kw = dict(attrs, **dict(zip(kw_keys, xs[npos:]))) if kw_keys else attrs
+        pos = xs[:npos]
+        amp = None if asc.is_autocast_enabled() else torch_amp
+        state = None
+        with asc.autocast(amp) if amp else _NULL:
+            if not any(needs):
+                out = target(*pos, **kw)
+            elif registered and target.backward is not None:
+                if any(needs[npos:]):
+                    raise _error("AscendTypeError", "INVALID_PARAM",
+                                 f"[{label}] keyword tensor(s) {[k for k, n in zip(kw_keys, needs[npos:]) if n]} "
+                                 "require grad, but a registered gradient covers the positional inputs only; "
+                                 "pass them positionally")
+                octx = OpContext(target.name, tuple(needs[:npos]), kw)
+                out = target.run_forward(octx, pos, kw)
+                state = ("registered", octx)
+            else:
+                if registered and target.kind == "library":
+                    raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
+                                 f"[{label}] operator {target.name!r} has no gradient, but input(s) "
+                                 f"{[i for i, n in enumerate(needs) if n]} require grad: register one with "
+                                 f"asc.register_grad({target.name!r}), or call it under torch.no_grad() "
+                                 "or on detached tensors")
+                idx = [i for i, n in enumerate(needs) if n]
+
+                def f(*diff):
+                    vals = list(xs)
+                    for i, v in zip(idx, diff):
+                        vals[i] = v
+                    k = dict(attrs, **dict(zip(kw_keys, vals[npos:]))) if kw_keys else attrs
+                    return target(*vals[:npos], **k)
+
+                try:
+                    out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
+                except asc.errors.AscendTypeError as e:
+                    if "without a derivative rule" not in e.message:
+                        raise
+                    what = (f"operator {target.name!r} has no registered gradient and its body"
+                            if registered else "the function")
+                    raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
+                                 f"[{label}] {what} cannot be differentiated, but input(s) {idx} require grad: "
+                                 f"{e.message}" + (f"; register one with asc.register_grad({target.name!r})"
+                                                   if registered else "") +
+                                 ", or call it under torch.no_grad() or on detached tensors") from e
+                state = ("vjp", vjp_fn, idx)
+        multi = isinstance(out, tuple)
+        res = tuple(_result_to_torch(torch, o, label) for o in (out if multi else (out,)))
+        if state is not None:
+            frozen = [r for r in res if str(r.dtype)[6:] not in _DIFFERENTIABLE]
+            if frozen:
+                ctx.mark_non_differentiable(*frozen)
+            # torch's version counters: the backward raises torch's own error if an input was
+            # modified in place after the forward (the pyasc views alias the inputs' memory)
+            ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
+        ctx.pyasc_state = state
+        ctx.pyasc_n = (len(args), multi)
+        # the backward reopens the window on the views its state may read (torch's version check first)
+        ctx.pyasc_views = [(_storage_key(a), v) for a, v in zip(args, xs) if isinstance(a, torch.Tensor)
+                           and isinstance(v, asc.ndarray)] if state is not None and not stage else []
+        return res if multi else res[0]
+
+    def _backward_body(ctx, gs, n, multi, state):
+        grads_in = [None] * n
+        if state[0] == "registered":
+            octx = state[1]
+            target._stats.grad_calls += 1
+            res = target.backward(octx, *gs)
+            res = list(res) if isinstance(res, (tuple, list)) else [res]
+            grads_in[: len(res)] = res[:n]
+        else:
+            _, vjp_fn, idx = state
+            res = vjp_fn(tuple(gs) if multi else gs[0])
+            for i, r in zip(idx, res):
+                grads_in[i] = r
+        needs = ctx.needs_input_grad[1:]  # (backward runs only where grad mode was on at the forward)
+        return (None,) + tuple(_result_to_torch(torch, g, label) if g is not None and needs[i] else None
+                               for i, g in enumerate(grads_in))
+
     class PyascFunction(torch.autograd.Function):
         @staticmethod
         def forward(ctx, spec, *args):
@@ -249,63 +388,11 @@ def _function_class(target, stage=False):
             xs = [_view(a.detach(), label) if isinstance(a, torch.Tensor) else a for a in args]
             if stage:
                 xs = [asc.array(v) if isinstance(v, asc.ndarray) else v for v in xs]
-            kw = dict(attrs, **dict(zip(kw_keys, xs[npos:]))) if kw_keys else attrs
-            pos = xs[:npos]
-            amp = None if asc.is_autocast_enabled() else torch_amp
-            state = None
-            with asc.autocast(amp) if amp else _NULL:
-                if not any(needs):
-                    out = target(*pos, **kw)
-                elif registered and target.backward is not None:
-                    if any(needs[npos:]):
-                        raise _error("AscendTypeError", "INVALID_PARAM",
-                                     f"[{label}] keyword tensor(s) {[k for k, n in zip(kw_keys, needs[npos:]) if n]} "
-                                     "require grad, but a registered gradient covers the positional inputs only; "
-                                     "pass them positionally")
-                    octx = OpContext(target.name, tuple(needs[:npos]), kw)
-                    out = target.run_forward(octx, pos, kw)
-                    state = ("registered", octx)
-                else:
-                    if registered and target.kind == "library":
-                        raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
-                                     f"[{label}] operator {target.name!r} has no gradient, but input(s) "
-                                     f"{[i for i, n in enumerate(needs) if n]} require grad: register one with "
-                                     f"asc.register_grad({target.name!r}), or call it under torch.no_grad() "
-                                     "or on detached tensors")
-                    idx = [i for i, n in enumerate(needs) if n]
-
-                    def f(*diff):
-                        vals = list(xs)
-                        for i, v in zip(idx, diff):
-                            vals[i] = v
-                        k = dict(attrs, **dict(zip(kw_keys, vals[npos:]))) if kw_keys else attrs
-                        return target(*vals[:npos], **k)
-
-                    try:
-                        out, vjp_fn = asc.vjp(f, *[xs[i] for i in idx])
-                    except asc.errors.AscendTypeError as e:
-                        if "without a derivative rule" not in e.message:
-                            raise
-                        what = (f"operator {target.name!r} has no registered gradient and its body"
-                                if registered else "the function")
-                        raise _error("AscendNotImplementedError", "API_NOT_SUPPORT",
-                                     f"[{label}] {what} cannot be differentiated, but input(s) {idx} require grad: "
-                                     f"{e.message}" + (f"; register one with asc.register_grad({target.name!r})"
-                                                       if registered else "") +
-                                     ", or call it under torch.no_grad() or on detached tensors") from e
-                    state = ("vjp", vjp_fn, idx)
-            multi = isinstance(out, tuple)
-            res = tuple(_result_to_torch(torch, o, label) for o in (out if multi else (out,)))
-            if state is not None:
-                frozen = [r for r in res if str(r.dtype)[6:] not in _DIFFERENTIABLE]
-                if frozen:
-                    ctx.mark_non_differentiable(*frozen)
-                # torch's version counters: the backward raises torch's own error if an input was
-                # modified in place after the forward (the pyasc views alias the inputs' memory)
-                ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
-            ctx.pyasc_state = state
-            ctx.pyasc_n = (len(args), multi)
-            return res if multi else res[0]
+                pairs = []
+            else:
+                pairs = [(_storage_key(a), v) for a, v in zip(args, xs) if isinstance(a, torch.Tensor)]
+            with _PrivateWindow(pairs):
+                return _forward_body(ctx, attrs, kw_keys, needs, npos, xs, args, torch_amp)
 
         @staticmethod
         @once_differentiable
@@ -316,21 +403,11 @@ def _function_class(target, stage=False):
             gs = [_view(g, label) if g is not None else None for g in grads]
             if stage:
                 gs = [asc.array(g) if g is not None else None for g in gs]
-            grads_in = [None] * n
-            if state[0] == "registered":
-                octx = state[1]
-                target._stats.grad_calls += 1
-                res = target.backward(octx, *gs)
-                res = list(res) if isinstance(res, (tuple, list)) else [res]
-                grads_in[: len(res)] = res[:n]
+                pairs = []
             else:
-                _, vjp_fn, idx = state
-                res = vjp_fn(tuple(gs) if multi else gs[0])
-                for i, r in zip(idx, res):
-                    grads_in[i] = r
-            needs = ctx.needs_input_grad[1:]  # (backward runs only where grad mode was on at the forward)
-            return (None,) + tuple(_result_to_torch(torch, g, label) if g is not None and needs[i] else None
-                                   for i, g in enumerate(grads_in))
+                pairs = ctx.pyasc_views + [(_storage_key(g), v) for g, v in zip(grads, gs) if g is not None]
+            with _PrivateWindow(pairs):
+                return _backward_body(ctx, gs, n, multi, state)
 
     PyascFunction.__name__ = PyascFunction.__qualname__ = f"PyascFunction[{label[13:-1]}]"
     return PyascFunction

@@ -377,3 +377,140 @@ def test_import_pyasc_does_not_import_torch():
     code = "import sys, pyasc; pyasc.torch; assert 'torch' not in sys.modules, 'torch imported'"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ------------------------------------------------------------------- the private window of asc.torch.op
+# Inside the forward/backward the pyasc views of torch's tensors count as private (lazy nodes may read
+# them later, so composites fuse); when the call returns, everything pending on them has run and they
+# are volatile again: a later change of the torch tensor must never reach an earlier result.
+
+def _gelu_passes():
+    return asc.lazy.graph_stats()["passes_fired_by_pass"].get("gelu", 0)
+
+
+def test_private_window_lets_the_composite_fuse_on_zero_copy_views():
+    _register_gelu("TGeLUw")
+    x = torch.randn(4096, requires_grad=True)
+    before = _gelu_passes()
+    y = asc.torch.op("TGeLUw")(x)  # zero-copy views, no stage=: the gelu pass fires inside the window
+    assert _gelu_passes() == before + 1
+    torch.testing.assert_close(y, torch.nn.functional.gelu(x).detach(), rtol=1e-5, atol=1e-6)
+    # the bench's 11-node gradient and torch's gelu_backward agree
+    gy = torch.randn(4096)
+    y.backward(gy)
+    x2 = x.detach().clone().requires_grad_(True)
+    torch.nn.functional.gelu(x2).backward(gy)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-5, atol=1e-5)
+
+
+def _stash_op(name, stash, fail=None):
+    """A registered op whose forward keeps its pyasc input views and returns lazy results (one a view
+    of the input), and whose backward keeps the incoming gradient's view."""
+
+    @asc.register_op(name)
+    def fwd(ctx, x):
+        stash["x"] = x
+        ctx.save_for_backward(x, x * 3.0)  # a lazy intermediate reading x, saved for the backward
+        if fail == "forward":
+            raise ValueError("boom in the forward")
+        return x * 2.0 + 1.0, x.reshape(-1)
+
+    @asc.register_grad(name)
+    def bwd(ctx, g, g_view):
+        stash["g"] = g
+        x, x3 = ctx.saved_tensors
+        if fail == "backward":
+            raise ValueError("boom in the backward")
+        return g * x3 + g_view.reshape(x.shape)
+
+    return fwd
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_no_stale_read_of_torch_memory_after_the_call(layout):
+    stash = {}
+    _stash_op("TStash", stash)
+    x = torch.randn(6, 5, dtype=torch.float64) if layout == "contiguous" else torch.randn(5, 6, dtype=torch.float64).t()
+    x.requires_grad_(True)
+    x0 = x.detach().clone()
+    y, yv = asc.torch.op("TStash")(x)
+    torch.testing.assert_close(y, x0 * 2 + 1, rtol=0, atol=0)
+    torch.testing.assert_close(yv, x0.reshape(-1), rtol=0, atol=0)
+    # the call's view of x is volatile again: a node recorded now reads x at once
+    later = stash["x"] * 10.0
+    with torch.no_grad():
+        x.data.add_(100.0)  # bypasses torch's version counter (so the backward below runs)
+    torch.testing.assert_close(y, x0 * 2 + 1, rtol=0, atol=0)  # computed before the call returned
+    np.testing.assert_array_equal(later.numpy(), x0.numpy() * 10.0)
+    if layout == "contiguous":  # a view of the input aliases it, as torch's own views do
+        torch.testing.assert_close(yv, x.detach().reshape(-1), rtol=0, atol=0)
+    # the lazy intermediate saved in the forward (x * 3) was computed inside the window, from the old x
+    g = torch.randn(6, 5, dtype=torch.float64)
+    gv = torch.randn(30, dtype=torch.float64)
+    g0, gv0 = g.clone(), gv.clone()
+    torch.autograd.backward((y, yv), (g, gv))
+    expect = g0 * (x0 * 3.0) + gv0.reshape(6, 5)
+    torch.testing.assert_close(x.grad, expect, rtol=0, atol=0)
+    # the gradient path's views are volatile again too
+    later_g = stash["g"] * 1.0
+    g.add_(7.0)
+    torch.testing.assert_close(x.grad, expect, rtol=0, atol=0)
+    np.testing.assert_array_equal(later_g.numpy(), g0.numpy())
+
+
+@pytest.mark.parametrize("where", ["forward", "backward"])
+def test_an_exception_inside_the_call_leaves_no_private_view(where):
+    stash = {}
+    _stash_op("TStashFail", stash, fail=where)
+    x = torch.randn(8, 3, requires_grad=True)
+    x0 = x.detach().clone()
+    gy, gv = torch.ones(8, 3), torch.ones(24)
+    f = asc.torch.op("TStashFail")
+    with pytest.raises(ValueError, match=f"boom in the {where}"):
+        y, yv = f(x)
+        torch.autograd.backward((y, yv), (gy, gv))
+    later = stash["x"] * 1.0  # recorded after the call: must read the memory now
+    with torch.no_grad():
+        x.add_(5.0)
+    np.testing.assert_array_equal(later.numpy(), x0.numpy())
+    np.testing.assert_array_equal(stash["x"].numpy(), x0.numpy() + 5.0)  # it is a view of x
+    if where == "backward" and _ptr(stash["g"]) == gy.data_ptr():  # torch handed gy itself
+        later_g = stash["g"] * 1.0
+        gy.add_(5.0)
+        np.testing.assert_array_equal(later_g.numpy(), np.ones((8, 3), np.float32))
+    # the op works again afterwards
+    _register_gelu("TGeLUafter")
+    torch.testing.assert_close(asc.torch.op("TGeLUafter")(x), torch.nn.functional.gelu(x).detach(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_inputs_sharing_torch_memory_stay_volatile_and_are_right():
+    @asc.register_op("TMulAdd")
+    def fwd(ctx, a, b):
+        return a * b + a
+
+    x = torch.randn(10, 4, dtype=torch.float64, requires_grad=True)
+    f = asc.torch.op("TMulAdd")
+    for a, b in ((x, x), (x, x.t().t()), (x[::2], x[1::2])):
+        out = f(a, b)
+        torch.testing.assert_close(out, (a * b + a).detach(), rtol=0, atol=0)
+    out = f(x, x)
+    out.sum().backward()  # asc.vjp path with the aliased views
+    torch.testing.assert_close(x.grad, (2 * x + 1).detach(), rtol=1e-12, atol=1e-12)
+
+
+def test_private_window_binding_is_refused_for_memory_pyasc_owns_or_exports():
+    from pyasc import _C
+
+    a = asc.arange(6.0)
+    assert _C._private_window(a, True) is False  # pool memory: private already in effect
+    t = torch.arange(6.0)
+    v = asc.torch.from_torch(t)
+    assert _C._private_window(v, True) is True
+    assert _C._private_window(v, True) is False  # already private
+    _C._private_window(v, False)
+    assert _C._private_window(v, True) is True  # cleared
+    _C._private_window(v, False)
+    exported = torch.from_dlpack(v)  # a live export: someone else holds a pointer
+    assert _C._private_window(v, True) is False
+    del exported
