@@ -107,6 +107,111 @@ void int4_no_transpose(const char* op, bool transpose) {
   }
 }
 
+// ---------------------------------------------------------------- LoadDataWithTranspose
+
+namespace {
+
+// One square of a transposing load, in elements of `bits` bits: the source
+// square S (side n) is read, its transpose T = S^T written. For 4/8/16 bits
+// the square is n = 32 B * 8 / bits rows of n elements, fractal j holding
+// rows 16j..16j+15 (of S in the source, of T in the destination). For 32 bits
+// it is 16 x 16 and fractal j holds columns 8j..8j+7 as 16 rows of 8.
+// dst_frac[j] points at destination fractal j (dstFracGap apart).
+template <typename Get, typename Set>
+void transpose_square(int bits, Get get, Set set, uint64_t src_base, const uint64_t* dst_frac) {
+  if (bits == 32) {
+    for (int r = 0; r < 16; ++r) {      // row of T
+      for (int c = 0; c < 16; ++c) {    // column of T
+        const uint64_t s_el = uint64_t(r / 8) * 128 + uint64_t(c) * 8 + uint64_t(r % 8);  // S[c][r]
+        set(dst_frac[c / 8] + uint64_t(r) * 8 + uint64_t(c % 8), get(src_base + s_el));
+      }
+    }
+    return;
+  }
+  const int n = 256 / bits;  // 64, 32, 16 elements per 32-byte row
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) {
+      set(dst_frac[r / 16] + uint64_t(r % 16) * n + uint64_t(c), get(src_base + uint64_t(c) * n + uint64_t(r)));
+    }
+  }
+}
+
+}  // namespace
+
+void load_data_2d_transpose(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, int elem_bits,
+                            const AscendC::LoadData2dTransposeParams& p, const char* op) {
+  if (elem_bits != 4 && elem_bits != 8 && elem_bits != 16 && elem_bits != 32) {
+    fail(ErrorCode::kInvalidDtype, op, "takes 4-, 8-, 16- or 32-bit elements, got " + num(elem_bits) + " bits");
+  }
+  if (p.repeatTimes == 0) return;  // CANN: a NOP
+  // Fractals per square: int4 4 (64 x 64), int8 2 (32 x 32), 16-bit 1, 32-bit 2 (16 x 16).
+  const uint64_t fracs = elem_bits == 4 ? 4 : elem_bits == 16 ? 1 : 2;
+  const uint64_t square = fracs * kFractalBytes;
+  const uint64_t rep = p.repeatTimes;
+  const uint64_t first = uint64_t{p.startIndex};
+  const uint64_t walk = (rep - 1) * p.srcStride;  // squares between the first and the last repeat
+  if (p.addrMode != 0 && walk > first) {
+    bad_param(op, "addrMode 1 walks the source backwards past its start: startIndex " + num(first) +
+                      " < (repeatTimes-1)*srcStride " + num(walk));
+  }
+  const uint64_t lo_sq = p.addrMode != 0 ? first - walk : first;
+  const uint64_t src_lo = lo_sq * square;
+  const uint64_t src_hi = (lo_sq + walk + 1) * square;
+  const uint64_t dst_pitch = (1 + uint64_t{p.dstGap}) * kFractalBytes;
+  const uint64_t frac_pitch = (1 + uint64_t{p.dstFracGap}) * kFractalBytes;
+  const uint64_t dst_extent = (rep - 1) * dst_pitch + (fracs - 1) * frac_pitch + kFractalBytes;
+  check_bytes(op,
+              fracs == 1 ? "bytes of the source ((startIndex + (repeatTimes-1)*srcStride + 1) squares of 512 bytes)"
+                         : "bytes of the source ((startIndex + (repeatTimes-1)*srcStride + 1) squares of 2 or 4 "
+                           "fractals of 512 bytes)",
+              src_hi, src_bytes);
+  check_bytes(op, "bytes of the destination (repeats dstGap apart, fractals dstFracGap apart)", dst_extent,
+              dst_bytes);
+  if (check::active()) {
+    check::local_operand(op, "dst", dst, dst_extent);
+    check::local_operand(op, "src", static_cast<const uint8_t*>(src) + src_lo, src_hi - src_lo);
+  }
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  elide::read(s + src_lo, src_hi - src_lo);
+  elide::access(d, dst_extent);  // gaps keep their bytes
+  // CANN requires the transposed fractals not to overlap: each square goes
+  // through a copy so that an overlap is at least deterministic.
+  const uint64_t el_per_frac = kFractalBytes * 8 / elem_bits;
+  std::vector<uint8_t> tmp(square);
+  for (uint64_t r = 0; r < rep; ++r) {
+    const uint64_t sq = p.addrMode != 0 ? first - r * p.srcStride : first + r * p.srcStride;
+    std::memcpy(tmp.data(), s + sq * square, square);
+    uint64_t dst_frac[4];
+    for (uint64_t j = 0; j < fracs; ++j) dst_frac[j] = (r * dst_pitch + j * frac_pitch) / kFractalBytes * el_per_frac;
+    const uint8_t* t = tmp.data();
+    switch (elem_bits) {
+      case 4:  // element 2i in the low nibble of byte i (CANN's int4b_t packing)
+        transpose_square(
+            4, [t](uint64_t i) { return uint8_t((t[i / 2] >> ((i & 1) * 4)) & 0xF); },
+            [d](uint64_t i, uint8_t v) {
+              const int sh = int(i & 1) * 4;
+              d[i / 2] = uint8_t((d[i / 2] & ~(0xF << sh)) | (v << sh));
+            },
+            0, dst_frac);
+        break;
+      case 8:
+        transpose_square(8, [t](uint64_t i) { return t[i]; }, [d](uint64_t i, uint8_t v) { d[i] = v; }, 0, dst_frac);
+        break;
+      case 16:
+        transpose_square(
+            16, [t](uint64_t i) { uint16_t v; std::memcpy(&v, t + i * 2, 2); return v; },
+            [d](uint64_t i, uint16_t v) { std::memcpy(d + i * 2, &v, 2); }, 0, dst_frac);
+        break;
+      default:
+        transpose_square(
+            32, [t](uint64_t i) { uint32_t v; std::memcpy(&v, t + i * 4, 4); return v; },
+            [d](uint64_t i, uint32_t v) { std::memcpy(d + i * 4, &v, 4); }, 0, dst_frac);
+        break;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- Mmad of int4b_t
 
 void mmad_s4(void* c, uint64_t c_bytes, const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes,
@@ -440,16 +545,19 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   if (p.small_k) fail(ErrorCode::kFeatureUnsupported, op, "LoadData3DParamsV2: enSmallK is not supported");
   const uint64_t e = elem_size;
   const uint64_t c0 = 32 / e;
-  if (p.transpose && e != 2) {
-    // CANN documents 16- and 32-bit types; the 32-bit square layout is not
-    // verified here (mmad_load3dv2's float scenarios disagree with the
-    // layout tried), so it is refused rather than computed wrongly.
+  if (p.transpose && e != 2 && e != 4) {
+    // CANN documents enTranspose for 16- and 32-bit types (A2/A3).
     fail(ErrorCode::kFeatureUnsupported, op,
-         "LoadData3DParamsV2: enTranspose is implemented for 16-bit types (half, bfloat16_t) only, got " + num(e * 8) +
-             "-bit elements");
+         "LoadData3DParamsV2: enTranspose takes 16- or 32-bit types (half, bfloat16_t, float, int32_t), got " +
+             num(e * 8) + "-bit elements");
   }
   if (p.m_ext == 0 || p.k_ext == 0) return;
-  if (p.transpose && (p.k_ext % 16 != 0 || p.m_ext % c0 != 0)) {
+  // 16-bit: each 16 x 16 fractal is transposed, so kExtension is a multiple
+  // of 16. 32-bit: squares of two 16 x 8 fractals (16 x 16) are transposed;
+  // a kExtension that is a multiple of 8 only is padded to 16 and the
+  // padding is not written (the documented reference, load3d.py of the
+  // mmad_load3dv2 sample).
+  if (p.transpose && ((e == 2 && p.k_ext % 16 != 0) || p.m_ext % c0 != 0)) {
     bad_param(op, "LoadData3DParamsV2 with enTranspose: kExtension (" + num(p.k_ext) +
                       ") must be a multiple of 16 and mExtension (" + num(p.m_ext) + ") of C0 = " + num(c0));
   }
@@ -477,18 +585,25 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   }
   check_bytes(op, "bytes of the L1 feature map (channelSize x l1H x l1W elements)",
               uint64_t{p.channels} * p.l1h * p.l1w * e, src_bytes);
-  const uint64_t out_bytes = uint64_t{p.m_ext} * p.k_ext * e;
+  // The transposed Zn (L0B) of 32-bit types has kExtension padded to 16 columns.
+  const uint64_t k_cols = p.transpose ? (p.k_ext + 15) / 16 * 16 : p.k_ext;
+  const uint64_t out_bytes = uint64_t{p.m_ext} * (p.transpose && dst_zn ? k_cols : p.k_ext) * e;
   check_bytes(op, "bytes of the destination (mExtension x kExtension elements)", out_bytes, dst_bytes);
   elide::read(src, uint64_t{p.channels} * p.l1h * p.l1w * e);
-  elide::write(dst, out_bytes);
+  if (k_cols != p.k_ext) {
+    elide::access(dst, out_bytes);  // the padding columns keep their bytes
+  } else {
+    elide::write(dst, out_bytes);
+  }
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
   const uint64_t k1 = p.k_ext / c0, m1 = p.m_ext / 16;
   if (p.transpose) {
     // enTranspose writes the transpose of the img2col matrix X (m_ext x k_ext):
     // into L0A as the Zz A = X^T (k_ext rows), into L0B as the Zn B = X
-    // (k = the m_ext positions, n = the k_ext channels); 16-bit types (each
-    // 16 x 16 fractal transposed, as the half scenarios of mmad_load3dv2 check).
+    // (k = the m_ext positions, n = the k_ext channels, padded to 16). For
+    // 16-bit types each 16 x 16 fractal is transposed; for 32-bit each square
+    // of two 16 x 8 fractals, which gives the same Zz/Zn orders with C0 = 8.
     for (uint64_t mi = 0; mi < p.m_ext; ++mi) {
       const int64_t m = int64_t{p.m_start} + static_cast<int64_t>(mi);
       const int64_t oh = m / wo, ow = m % wo;
@@ -499,7 +614,7 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
         const int64_t h = oh * p.stride_h - int64_t{p.pad[2]} + static_cast<int64_t>(kh) * p.dil_h;
         const int64_t w = ow * p.stride_w - int64_t{p.pad[0]} + static_cast<int64_t>(kw) * p.dil_w;
         const int64_t off = dst_zn ? zn_offset(static_cast<int64_t>(mi), static_cast<int64_t>(kk),
-                                               static_cast<int64_t>(p.k_ext / 16), static_cast<int64_t>(c0))
+                                               static_cast<int64_t>(k_cols / 16), static_cast<int64_t>(c0))
                                    : zz_offset(static_cast<int64_t>(kk), static_cast<int64_t>(mi),
                                                static_cast<int64_t>(p.m_ext / c0), static_cast<int64_t>(c0));
         if (h < 0 || h >= p.l1h || w < 0 || w >= p.l1w) {

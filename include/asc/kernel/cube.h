@@ -92,9 +92,14 @@ struct LoadData2DParams {
         addrMode(addrModeIn) {}
 };
 
-/// LoadDataWithTranspose: as LoadData2DParams with ifTranspose (16-bit types:
-/// one 16 x 16 fractal per repeat). dstFracGap is accepted for source
-/// compatibility (it only matters for 8- and 32-bit types, not supported yet).
+/// LoadDataWithTranspose (L1 -> L0A/L0B): each repeat transposes one square of
+/// 512-byte fractals, as CANN documents: int4b_t 4 fractals of 16 x 64 (a
+/// 64 x 64 square), int8 2 of 16 x 32 (32 x 32), 16-bit 1 of 16 x 16, 32-bit
+/// 2 of 16 x 8 (a 16 x 16 square whose fractals are its column halves).
+/// startIndex and srcStride count squares; dstGap (512 B) lies between the
+/// first fractals of consecutive repeats, dstFracGap (512 B) between the
+/// fractals of one repeat (8-, 4- and 32-bit); addrMode 1 walks the source
+/// backwards.
 struct LoadData2dTransposeParams {
   uint16_t startIndex = 0;
   uint8_t repeatTimes = 0;
@@ -333,6 +338,10 @@ void mmad_s4(void* c, uint64_t c_bytes, const void* a, uint64_t a_bytes, const v
 /// The transposing 2D loads of int4b_t (64 x 64 squares) are not implemented:
 /// kFeatureUnsupported when `transpose`.
 void int4_no_transpose(const char* op, bool transpose);
+/// LoadDataWithTranspose of elements of elem_bits (4, 8, 16 or 32) bits; the
+/// sizes are bytes.
+void load_data_2d_transpose(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, int elem_bits,
+                            const AscendC::LoadData2dTransposeParams& p, const char* op);
 
 template <typename T>
 constexpr DType cube_dtype() {
@@ -383,16 +392,16 @@ void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadD
                                     src.GetSize() * sizeof(T), true, sizeof(T), loadDataParams, "LoadData",
                                     src.bound(), src.bound_bytes());
 }
-/// Transposing load (16-bit types): each 16 x 16 fractal is transposed.
+/// Transposing load L1 -> L0A/L0B (see LoadData2dTransposeParams).
 template <typename T>
 void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                            const LoadData2dTransposeParams& loadDataParams) {
-  if constexpr (::asc::kernel::is_int4_v<T>) ::asc::kernel::cube::int4_no_transpose("LoadDataWithTranspose", true);
-  LoadData2DParams p(loadDataParams.startIndex, loadDataParams.repeatTimes, loadDataParams.srcStride, 0,
-                     loadDataParams.dstGap, true, loadDataParams.addrMode);
-  ::asc::kernel::cube::load_data_2d(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
-                                    uint64_t{src.GetSize()} * sizeof(T), false, sizeof(T), p,
-                                    "LoadDataWithTranspose");
+  constexpr int bits = ::asc::kernel::is_int4_v<T> ? 4 : static_cast<int>(sizeof(T) * 8);
+  static_assert(bits == 4 || bits == 8 || bits == 16 || bits == 32,
+                "LoadDataWithTranspose takes int4b_t, 8-, 16- or 32-bit elements");
+  ::asc::kernel::cube::load_data_2d_transpose(dst.raw(), uint64_t{dst.GetSize()} * bits / 8, src.raw(),
+                                              uint64_t{src.GetSize()} * bits / 8, bits, loadDataParams,
+                                              "LoadDataWithTranspose");
 }
 
 // ---------------------------------------------------------------- Mmad
@@ -488,11 +497,11 @@ void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
 //   in L0A's Zz order (16 x C0 fractals, row-major) or, for a B2 destination,
 //   in L0B's Zn order with m as the n dimension (the img2col rows become B's
 //   columns). mExtension must be a multiple of 16, kExtension of C0 and
-//   channelSize of C0. enTranspose (16-bit types; CANN also documents 32-bit,
-//   which is kFeatureUnsupported here: its square layout is not verified)
-//   writes the transpose: into L0A the Zz A = X^T (kExtension rows; a
-//   multiple of 16, mExtension of C0), into L0B the Zn B = X (k = the
-//   mExtension rows, n = the kExtension columns). enSmallK is not supported
+//   channelSize of C0. enTranspose (16- and 32-bit types, as CANN documents)
+//   writes the transpose: into L0A the Zz A = X^T (kExtension rows; for
+//   16-bit a multiple of 16, mExtension of C0), into L0B the Zn B = X (k =
+//   the mExtension rows, n = the kExtension columns; 32-bit kExtension is
+//   padded to 16 columns there, the padding not written). enSmallK is not supported
 //   (kFeatureUnsupported). SetFmatrix / SetLoadDataPaddingValue /
 //   SetLoadDataRepeat / SetLoadDataBoundary are accepted: the parameters
 //   struct carries everything on the CPU device.
