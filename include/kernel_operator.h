@@ -31,6 +31,7 @@
 #include "asc/kernel/adv_ops.h"
 #include "asc/kernel/adv_activation.h"
 #include "asc/kernel/adv_reduce.h"
+#include "asc/kernel/adv_index.h"
 #include "asc/kernel/builtin_vars.h"
 #include "asc/kernel/sync.h"
 #include "asc/kernel/debug.h"

@@ -67,6 +67,28 @@ inline int64_t GetTaskRation() { return GetTaskRatio(); }
 /// Kept for sources that call it at kernel start; nothing to initialise.
 inline void InitSocState() {}
 
+/// CANN: the UB size of the target architecture in bytes, a compile-time
+/// constant (dav-3510: 248 KiB as CANN documents; dav-2201: 192 KiB). The
+/// CPU device's UB arena is 192 KiB unless ASC_UB_SIZE says otherwise:
+/// GetRuntimeUBSize() gives what the running core really has.
+constexpr uint32_t GetUBSizeInBytes() {
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
+  return 248u * 1024u;
+#else
+  return 192u * 1024u;
+#endif
+}
+/// CANN: the UB size of the running core in bytes (the device's arena).
+inline uint32_t GetRuntimeUBSize() {
+  const auto* b = ::asc::runtime::current_block();
+  if (!b || !b->arenas) {
+    ::asc::kernel::fail(::asc::ErrorCode::kInvalidParam, "GetRuntimeUBSize", "called outside a kernel");
+  }
+  return static_cast<uint32_t>(b->arenas->ub_size);
+}
+/// CANN: the bytes of one DataBlock (32 on every architecture pyasc models).
+constexpr int16_t GetDataBlockSizeInBytes() { return 32; }
+
 /// A cycle counter for timing inside kernels: the time-stamp counter on x86-64
 /// (constant rate on current CPUs, not the core clock), else nanoseconds of a
 /// steady clock. Only differences are meaningful.

@@ -85,8 +85,14 @@ struct MatmulConfig {
 inline constexpr MatmulConfig CFG_NORM{};
 inline constexpr MatmulConfig CFG_MDL{false, false, true};
 inline constexpr MatmulConfig CFG_IBSHARE_NORM{};
-constexpr MatmulConfig GetNormalConfig() { return CFG_NORM; }
-constexpr MatmulConfig GetMDLConfig() { return CFG_MDL; }
+/// CANN's config builders take scheduling switches (intrinsicsLimit,
+/// batchLoop, doMTE2Preload, isVecND2NZ, enUnitFlag, ...) that only tune the
+/// NPU's pipelines; the CPU device computes every config the same way, so
+/// they are accepted (any count, as CANN's defaulted parameters) and unused.
+template <typename... Switches>
+constexpr MatmulConfig GetNormalConfig(Switches...) { return CFG_NORM; }
+template <typename... Switches>
+constexpr MatmulConfig GetMDLConfig(Switches...) { return CFG_MDL; }
 
 /// User callbacks of the SDK's Matmul (accepted, not called).
 template <auto DataCopyOut = nullptr, auto CopyA1 = nullptr, auto CopyB1 = nullptr>
@@ -104,6 +110,8 @@ using ::AscendC::CubeFormat;
 using ::AscendC::CFG_NORM;
 using ::AscendC::CFG_MDL;
 using ::AscendC::MatmulConfig;
+using ::AscendC::GetNormalConfig;
+using ::AscendC::GetMDLConfig;
 
 namespace asc::kernel {
 
