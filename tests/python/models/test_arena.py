@@ -309,3 +309,21 @@ def test_steady_state_allocates_nothing_for_arena_values(which):
         per_run.append((asc.memory_stats()["allocation_count"] - a0) / 4)
     lay = on._model.arena
     assert per_run[1] - per_run[0] == len(lay.slots) - len(lay.aliases) > 0, per_run
+
+
+@pytest.mark.parametrize("name", ["squeezenet", "shufflenet"])
+def test_light_models_equal_arena_off(conv_out, name):
+    """Model-zoo graphs (joins, Concat, grouped convolutions, channel shuffles): alternating inputs,
+    bit-equal to the arena-off session."""
+    from light_models import light_models, with_random_weights
+
+    m = with_random_weights(light_models()[name], seed=5)
+    on, off = _sessions(m)
+    i = [v for v in m.graph.input if v.name not in {t.name for t in m.graph.initializer}][0]
+    shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+    xs = _inputs(shape)
+    on.run(None, {i.name: xs[0]})
+    for x in xs + xs[::-1]:
+        np.testing.assert_array_equal(on.run(None, {i.name: x})[0], off.run(None, {i.name: x})[0])
+    assert on._model.arena is not None and len(on._model.arena.slots) > 10
+    _no_overlap(on._model.arena, on._model)
