@@ -31,18 +31,20 @@ PYBIND11_MODULE(_serve_native, m) {
   py::class_<Server>(m, "NativeServer")
       .def(py::init([](py::object infer, py::object dispatch, std::string address, int max_message_bytes,
                        int threads, bool empty_infer, int spin_us,
-                       std::vector<std::pair<std::string, int>> channel_args, int queues) {
+                       std::vector<std::pair<std::string, int>> channel_args, int queues,
+                       int offload_threads, int inline_us) {
              auto s = std::make_unique<Server>();
              s->infer = std::move(infer);
              s->dispatch = std::move(dispatch);
              pyasc_serve::NativeOptions o{std::move(address), max_message_bytes, threads, empty_infer, spin_us,
-                                          std::move(channel_args), queues};
+                                          std::move(channel_args), queues, offload_threads, inline_us};
              s->impl = std::make_unique<NativeServer>(s->infer.ptr(), s->dispatch.ptr(), std::move(o));
              return s;
            }),
            py::arg("infer"), py::arg("dispatch"), py::arg("address"), py::arg("max_message_bytes"),
            py::arg("threads"), py::arg("empty_infer") = false, py::arg("spin_us") = 0,
-           py::arg("channel_args") = std::vector<std::pair<std::string, int>>{}, py::arg("queues") = 0)
+           py::arg("channel_args") = std::vector<std::pair<std::string, int>>{}, py::arg("queues") = 0,
+           py::arg("offload_threads") = 0, py::arg("inline_us") = 200)
       .def("start", [](Server& s) { return s.impl->Start(); }, py::call_guard<py::gil_scoped_release>(),
            "Binds and starts; returns the bound port (0: the address could not be bound).")
       .def("stop", [](Server& s, double grace) { s.impl->Stop(grace); }, py::arg("grace") = 2.0,

@@ -185,15 +185,35 @@ class Call {
       state_ = State::kWrite;
       return IssueOrDie([&] { stream_.Write(out, this); });
     }
+    // offload mode: a call for a model not known to be quick goes to a worker thread, and
+    // this thread takes the next call at once
+    if (kind_ == Kind::kInfer && s_->offloading() && !s_->opt_.empty_infer && Parse() &&
+        !s_->Quick(req_.model_name())) {
+      Repost();
+      s_->Offload(this);
+      return;
+    }
+    Handle();
+  }
+
+ public:
+  // Runs a unary call's handler and issues its response (on a queue thread, or on an offload
+  // thread).
+  void Handle() {
+    grpc::ByteBuffer out;
     grpc::Status st;
     if (kind_ == Kind::kInfer) {
       if (s_->opt_.empty_infer) {
         st = grpc::Status::OK;
         out = BytesToBuffer("", 0);
       } else {
+        auto t0 = std::chrono::steady_clock::now();
         inference::ModelInferResponse resp;
         st = Infer(&resp);
         if (st.ok()) Serialize(resp, &out);
+        if (s_->offloading() && parse_ok_)
+          s_->Record(req_.model_name(),
+                     std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
       }
     } else {
       std::string body;
@@ -205,6 +225,18 @@ class Call {
     if (!st.ok()) return Finish(st);
     state_ = State::kFinish;
     IssueOrDie([&] { stream_.WriteAndFinish(out, grpc::WriteOptions(), grpc::Status::OK, this); });
+  }
+
+ private:
+  // Parses in_ into req_ once per message (Infer consumes it); false when it is not a
+  // ModelInferRequest.
+  bool Parse() {
+    if (parsed_) return parse_ok_;
+    parsed_ = true;
+    req_.Clear();
+    grpc::ProtoBufferReader reader(&in_);
+    parse_ok_ = req_.ParseFromZeroCopyStream(&reader);
+    return parse_ok_;
   }
 
   void OnWrite(bool ok) {
@@ -258,13 +290,12 @@ class Call {
 
   // ModelInfer: parse in C++, run the model in Python, build the response in C++.
   grpc::Status Infer(inference::ModelInferResponse* resp) {
-    inference::ModelInferRequest req;
-    {
-      grpc::ProtoBufferReader reader(&in_);
-      if (!req.ParseFromZeroCopyStream(&reader))
-        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "ModelInfer: the request is not a valid "
-                                                                "ModelInferRequest message");
-    }
+    bool ok = Parse();
+    parsed_ = false;  // consumed: a stream's next message is parsed again
+    if (!ok)
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "ModelInfer: the request is not a valid "
+                                                              "ModelInferRequest message");
+    inference::ModelInferRequest& req = req_;
     // Only raw_input_contents is taken apart here; typed `contents`, a raw count that does not
     // match the inputs and output parameters (classification) take the Python decoder, which
     // holds the rules and the error messages.
@@ -341,7 +372,49 @@ class Call {
   std::string session_;
   bool has_session_ = false;
   bool reposted_ = false;
+  inference::ModelInferRequest req_;
+  bool parsed_ = false;
+  bool parse_ok_ = false;
 };
+
+void NativeServer::Offload(Call* c) {
+  {
+    std::lock_guard<std::mutex> l(job_mu_);
+    jobs_.push_back(c);
+  }
+  job_cv_.notify_one();
+}
+
+void NativeServer::Work() {
+  PyGILState_STATE outer = PyGILState_Ensure();  // one thread state for the thread's life
+  PyThreadState* ts = PyEval_SaveThread();
+  for (;;) {
+    Call* c;
+    {
+      std::unique_lock<std::mutex> l(job_mu_);
+      job_cv_.wait(l, [&] { return jobs_done_ || !jobs_.empty(); });
+      if (jobs_.empty()) break;  // done, and nothing left: calls queued before Stop still run
+      c = jobs_.front();
+      jobs_.pop_front();
+    }
+    c->Handle();
+  }
+  PyEval_RestoreThread(ts);
+  PyGILState_Release(outer);
+}
+
+bool NativeServer::Quick(const std::string& model) {
+  std::lock_guard<std::mutex> l(speed_mu_);
+  auto it = speed_.find(model);
+  return it != speed_.end() && it->second.calls >= 16 && it->second.ewma_us < opt_.inline_us;
+}
+
+void NativeServer::Record(const std::string& model, double us) {
+  std::lock_guard<std::mutex> l(speed_mu_);
+  if (speed_.size() > 4096 && !speed_.count(model)) return;  // bounded: names come from requests
+  Speed& sp = speed_[model];
+  sp.ewma_us = sp.calls++ == 0 ? us : sp.ewma_us + (us - sp.ewma_us) / 8;
+}
 
 NativeServer::NativeServer(PyObject* infer, PyObject* dispatch, NativeOptions opt)
     : infer_(infer), dispatch_(dispatch), opt_(std::move(opt)) {}
@@ -382,6 +455,7 @@ int NativeServer::Start() {
     if (!c->Post()) delete c;
     threads_.emplace_back([this, q] { Loop(q); });
   }
+  for (int i = 0; i < opt_.offload_threads; ++i) workers_.emplace_back([this] { Work(); });
   return port;
 }
 
@@ -424,6 +498,15 @@ void NativeServer::Stop(double grace_s) {
   auto deadline = std::chrono::system_clock::now() +
                   std::chrono::microseconds(static_cast<int64_t>((grace_s > 0 ? grace_s : 0) * 1e6));
   server_->Shutdown(deadline);  // cancels what is still running after the grace period
+  {
+    // offload threads finish the calls they hold (their responses meet a shut-down server);
+    // the queue threads still run meanwhile, to take those last completions
+    std::lock_guard<std::mutex> l(job_mu_);
+    jobs_done_ = true;
+  }
+  job_cv_.notify_all();
+  for (auto& t : workers_) t.join();
+  workers_.clear();
   {
     std::unique_lock<std::shared_mutex> lock(issue_mu_);
     closed_ = true;

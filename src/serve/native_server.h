@@ -12,6 +12,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
 #include <memory>
 #include <shared_mutex>
 #include <string>
@@ -40,6 +44,14 @@ struct NativeOptions {
   // the call while another thread polls; one queue per thread matches a call to a queue whose
   // thread may not be the one that read it (a wake-up of that thread per request).
   int queues = 0;
+  // Run-to-completion with a way out for slow models: with offload_threads > 0 a queue thread
+  // runs a ModelInfer itself only when that model's recent handler time (an exponential
+  // average of about the last 8 calls, after 16) is under inline_us; other calls (unknown or
+  // slow models) go to offload_threads worker threads, which write their responses, while the
+  // queue thread goes back to polling. With one queue thread this is the model with no
+  // thread hand-off for quick models (see docs/serve.md). 0: queue threads run every call.
+  int offload_threads = 0;
+  int inline_us = 200;
 };
 
 class Call;
@@ -61,6 +73,11 @@ class NativeServer {
  private:
   friend class Call;
   void Loop(grpc::ServerCompletionQueue* cq);
+  void Work();                                    // an offload thread
+  void Offload(Call* c);
+  bool Quick(const std::string& model);           // run inline? (offload mode)
+  void Record(const std::string& model, double us);
+  bool offloading() const { return opt_.offload_threads > 0; }
 
   PyObject* infer_;
   PyObject* dispatch_;
@@ -74,6 +91,18 @@ class NativeServer {
   std::shared_mutex issue_mu_;
   bool closed_ = false;
   std::atomic<bool> running_{false};
+  // offload mode
+  std::vector<std::thread> workers_;
+  std::mutex job_mu_;
+  std::condition_variable job_cv_;
+  std::deque<Call*> jobs_;
+  bool jobs_done_ = false;
+  struct Speed {
+    int64_t calls = 0;
+    double ewma_us = 0;
+  };
+  std::mutex speed_mu_;
+  std::unordered_map<std::string, Speed> speed_;
 };
 
 }  // namespace pyasc_serve

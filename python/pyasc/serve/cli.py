@@ -75,6 +75,13 @@ def build_parser():
     p.add_argument("--grpc-queues", type=int, default=0,
                    help="native front end: completion queues shared by the --grpc-workers threads (0 = one per "
                         "thread, the default; 1 = one queue polled by all threads; see docs/serve.md)")
+    p.add_argument("--grpc-offload-threads", type=int, default=0,
+                   help="native front end: worker threads for ModelInfer calls of models not known to be quick; "
+                        "the queue threads run quick ones themselves (0 = queue threads run every call, the "
+                        "default; see docs/serve.md)")
+    p.add_argument("--grpc-inline-us", type=int, default=200,
+                   help="with --grpc-offload-threads: a model is quick when its recent handler time is under "
+                        "this many microseconds (default 200)")
     p.add_argument("--http-inline-us", type=float, default=0.0,
                    help="HTTP: run a request on the event loop (no hand-off to a worker thread) when its model "
                         "has a free instance, no dynamic batcher and a mean execution below this many "
@@ -102,7 +109,8 @@ def main(argv=None):
                         strict_load=args.exit_on_error, malloc_arena_max=args.malloc_arena_max,
                         grpc_frontend=args.grpc_frontend, ab_routing_file=args.ab_routing_file,
                         grpc_spin_us=args.grpc_spin_us, http_inline_us=args.http_inline_us,
-                        grpc_queues=args.grpc_queues)
+                        grpc_queues=args.grpc_queues, grpc_offload_threads=args.grpc_offload_threads,
+                        grpc_inline_us=args.grpc_inline_us)
     except ServeError as e:
         print(f"pyasc-serve: {e.message}", file=sys.stderr)
         return 1

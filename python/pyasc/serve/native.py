@@ -95,12 +95,17 @@ class NativeGRPCFrontend:
     before it sleeps (``--grpc-spin-us``; 0, blocking at once, is the default). ``queues``: the
     completion queues the ``workers`` threads share (0, the default: one per thread; 1: a single
     queue polled by every thread, ``--grpc-queues``). ``channel_args``: [(name, int)] extra gRPC
-    channel arguments of the server (e.g. ``("grpc.http2.bdp_probe", 0)``), set after its own."""
+    channel arguments of the server (e.g. ``("grpc.http2.bdp_probe", 0)``), set after its own.
+    ``offload_threads`` > 0 (``--grpc-offload-threads``): a queue thread runs a ModelInfer
+    itself only when that model's recent handler time is under ``inline_us``
+    (``--grpc-inline-us``, default 200); unknown or slower models go to that many worker
+    threads while the queue thread polls on. With ``workers=1`` this is run-to-completion for
+    quick models with a way out for slow ones."""
 
     takes_spin = True
 
     def __init__(self, core, host="127.0.0.1", port=8001, max_request_bytes=64 << 20, workers=64,
-                 empty_infer=False, spin_us=0, channel_args=(), queues=0):
+                 empty_infer=False, spin_us=0, channel_args=(), queues=0, offload_threads=0, inline_us=200):
         if _serve_native is None:
             raise RuntimeError(unavailable_reason())
         self.core = core
@@ -114,6 +119,12 @@ class NativeGRPCFrontend:
             raise InvalidArgumentError(f"grpc spin must be 0 to 1000000 microseconds, not {spin_us}")
         self.channel_args = [(str(k), int(v)) for k, v in channel_args]
         self.queues = int(queues)
+        self.offload_threads = int(offload_threads)
+        self.inline_us = int(inline_us)
+        if not 0 <= self.offload_threads <= 4096:
+            raise InvalidArgumentError(f"grpc offload threads must be 0 to 4096, not {offload_threads}")
+        if self.inline_us < 0:
+            raise InvalidArgumentError(f"grpc inline limit must be >= 0 microseconds, not {inline_us}")
         if not 0 <= self.queues <= self.workers:
             raise InvalidArgumentError(f"grpc queues must be 0 (one per worker) to the {self.workers} workers, "
                                        f"not {queues}")
@@ -165,7 +176,8 @@ class NativeGRPCFrontend:
         """Binds and starts; returns the bound port."""
         self._server = _serve_native.NativeServer(self._infer, self._dispatch, f"{self.host}:{self.port}",
                                                   self.max_request_bytes, self.workers, self.empty_infer,
-                                                  self.spin_us, self.channel_args, self.queues)
+                                                  self.spin_us, self.channel_args, self.queues,
+                                                  self.offload_threads, self.inline_us)
         port = self._server.start()
         if port == 0:
             self._server = None

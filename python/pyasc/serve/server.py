@@ -58,7 +58,8 @@ class Server:
                  max_tensor_bytes=None, grpc_workers=64, http_workers=64, session_quota_bytes=0,
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
                  malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None, grpc_spin_us=0,
-                 http_inline_us=0, grpc_queues=0):
+                 http_inline_us=0, grpc_queues=0,
+                 grpc_offload_threads=0, grpc_inline_us=200):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
@@ -70,7 +71,8 @@ class Server:
         self._http_enabled = allow_http
         fe = _grpc_frontend(grpc_frontend)
         # spin and queues are the native front end's; the grpcio front end ignores them
-        native_kw = {"spin_us": grpc_spin_us, "queues": grpc_queues} if getattr(fe, "takes_spin", False) else {}
+        native_kw = {"spin_us": grpc_spin_us, "queues": grpc_queues, "offload_threads": grpc_offload_threads,
+                     "inline_us": grpc_inline_us} if getattr(fe, "takes_spin", False) else {}
         self.grpc = fe(self.core, host, grpc_port, max_request_bytes, grpc_workers, **native_kw) if allow_grpc else None
         self.poll_secs = float(repository_poll_secs)
         self._stop = threading.Event()

@@ -31,6 +31,13 @@ def serve_factory():
         kw.setdefault("http_workers", 16)
         # PYASC_SERVE_TEST_GRPC_FRONTEND=python runs these tests against the grpcio front end
         kw.setdefault("grpc_frontend", os.environ.get("PYASC_SERVE_TEST_GRPC_FRONTEND", "native"))
+        # PYASC_SERVE_TEST_GRPC_OFFLOAD=N: the native front end with one queue thread and N offload
+        # threads (--grpc-offload-threads), every model counted as quick after its first calls
+        offload = int(os.environ.get("PYASC_SERVE_TEST_GRPC_OFFLOAD", "0"))
+        if offload and kw["grpc_frontend"] == "native" and not kw.get("grpc_queues"):
+            kw.setdefault("grpc_offload_threads", offload)
+            kw["grpc_workers"] = 1
+            kw.setdefault("grpc_inline_us", 10**6)
         s = Server(repo, **kw)
         servers.append(s)
         s.start()

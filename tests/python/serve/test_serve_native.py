@@ -498,3 +498,61 @@ def test_shared_queues_and_channel_args_serve_the_same_answers(serve_factory, re
         assert errors == 0 and len(lat) == 40, first
     finally:
         fe.stop(0.5)
+
+
+@needs_native
+def test_offload_mode_runs_quick_calls_inline_and_slow_ones_aside(serve_factory, repo):
+    """--grpc-offload-threads: one queue thread runs calls of quick models itself and hands
+    unknown or slow ones to worker threads; answers and errors are those of the default mode, a
+    slow call does not hold quick ones, and stop with an offloaded call in flight is clean."""
+    from pyasc import _serve_native
+    from pyasc.serve.cli import build_parser
+
+    a = build_parser().parse_args(["--model-repository", "r", "--grpc-offload-threads", "4", "--grpc-inline-us", "900"])
+    assert (a.grpc_offload_threads, a.grpc_inline_us) == (4, 900)
+    with pytest.raises(InvalidArgumentError, match="grpc offload threads must be 0 to 4096, not -1"):
+        native.NativeGRPCFrontend(None, port=0, offload_threads=-1)
+    with pytest.raises(InvalidArgumentError, match="grpc inline limit must be >= 0 microseconds, not -5"):
+        native.NativeGRPCFrontend(None, port=0, inline_us=-5)
+    _, w, b = repo
+    # inline limit far above the linear model's cost: after 16 calls it runs on the queue thread
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_workers=1, grpc_offload_threads=2,
+                      grpc_inline_us=10**6)
+    assert (s.grpc.workers, s.grpc.offload_threads) == (1, 2)
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    rng = np.random.default_rng(7)
+    for i in range(20):  # unknown first (offloaded), then quick (inline): the same answers
+        x = rng.standard_normal((1 + i % 3, 64)).astype(np.float32)
+        inp = grpcclient.InferInput("x", list(x.shape), "FP32")
+        inp.set_data_from_numpy(x)
+        np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(InferenceServerException, match="nope"):
+        c.infer("nope", [inp])
+    bad = grpcclient.InferInput("x", [1, 63], "FP32")
+    bad.set_data_from_numpy(np.zeros((1, 63), np.float32))
+    with pytest.raises(InferenceServerException, match="unexpected shape"):
+        c.infer("linear", [bad])
+    payload = _infer_request(x[:1]).SerializeToString()
+    lat, wall, errors, first = _serve_native.bench_unary(f"127.0.0.1:{s.ports['grpc']}", INFER, payload, 8, 20, 2)
+    assert errors == 0 and len(lat) == 160, first
+    # the keep model sleeps 0.4 s (its calls are offloaded: unknown, then slow); the one queue
+    # thread goes on answering the quick model meanwhile
+    slow = _infer_request(np.array([-0.4], np.float32), model="keep", name="IN").SerializeToString()
+    t = threading.Thread(target=_serve_native.bench_unary, args=(f"127.0.0.1:{s.ports['grpc']}", INFER, slow, 1, 1, 0))
+    t.start()
+    time.sleep(0.1)
+    t0 = time.monotonic()
+    inp = grpcclient.InferInput("x", [1, 64], "FP32")
+    inp.set_data_from_numpy(x[:1])
+    np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x[:1] @ w + b, rtol=1e-4, atol=1e-4)
+    assert time.monotonic() - t0 < 0.3
+    t.join()
+    # stop while an offloaded call sleeps: it finishes or is cancelled, nothing hangs or crashes
+    t = threading.Thread(target=_serve_native.bench_unary, args=(f"127.0.0.1:{s.ports['grpc']}", INFER, slow, 1, 1, 0))
+    t.start()
+    time.sleep(0.1)
+    t0 = time.monotonic()
+    s.grpc.stop(0.1)
+    assert time.monotonic() - t0 < 5
+    t.join(10)
+    assert not t.is_alive()
