@@ -322,9 +322,10 @@ def _register_gelu_grad():
 
 
 def bench_torch(n, repeat):
-    """CustomGeLU forward+backward inside torch.autograd (asc.torch.op: zero-copy views, and
-    stage=True: inputs/gradients copied into pyasc memory so the body fuses whole) vs
-    torch.nn.functional.gelu forward+backward, interleaved round by round, wall and process CPU."""
+    """CustomGeLU forward+backward inside torch.autograd (asc.torch.op: zero-copy views, private to the
+    lazy graph for the call so the body fuses whole; and stage=True: inputs/gradients copied into
+    pyasc memory first) vs torch.nn.functional.gelu forward+backward, interleaved round by round,
+    wall and process CPU."""
     try:
         import torch
     except ImportError:
