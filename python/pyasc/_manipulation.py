@@ -44,6 +44,8 @@ _axis = _ns._axis
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Joins arrays along an existing axis (``axis=None``: flattened first); one C++ copy kernel."""
+    if isinstance(axis, (bool, _np.bool_)):  # NumPy's PyArray_AxisConverter, before the arrays are read
+        raise _TE(f"[concatenate] an integer is required for the axis (got {axis!r})")
     # an array as the sequence: NumPy makes an object per row first, which a huge broadcast view
     # (2**31 rows of 2**31) cannot give (MemoryError); pyasc says so without iterating it
     _check_sequence("concatenate", arrays)
@@ -348,6 +350,16 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
     if _builtins.any(isinstance(r, (str, float, _np.floating)) for r in reps):
         reps = _tile_loose_reps(x, reps)
     reps = tuple(_operator.index(r) for r in reps)
+    if x.size == 0:
+        # NumPy repeats nothing for an empty A: it reshapes it to the Python product shape, whose
+        # extent beyond intp is its "Maximum allowed dimension exceeded" ValueError (a 0 extent
+        # times 2**100 is 0: accepted)
+        nd0 = _builtins.max(x.ndim, len(reps))
+        prod = [r * s for r, s in zip((1,) * (nd0 - len(reps)) + reps, (1,) * (nd0 - x.ndim) + tuple(x.shape))]
+        if _builtins.any(not -(1 << 63) <= d < (1 << 63) for d in prod):
+            raise _VE_tile(f"[tile] Maximum allowed dimension exceeded (shape {tuple(prod)})")
+        if _builtins.any(not -(1 << 63) <= r < (1 << 63) for r in reps) and _builtins.all(d >= 0 for d in prod):
+            return _C.empty(tuple(prod), x.dtype)  # (reps never read as C longs: an empty result)
     for r in reps:  # NumPy's shape arithmetic reads each as a C long
         if not -(1 << 63) <= r < (1 << 63):
             from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415

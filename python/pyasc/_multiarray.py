@@ -134,9 +134,9 @@ def _bits_axis(a, axis):
 
 def packbits(a, /, axis=None, bitorder="big"):
     """Packs the truth of the elements into the bits of a uint8 array (``numpy.packbits``)."""
-    a = _arr(a)
-    axis = _sig.axis_converter("packbits", axis)  # NumPy parses axis, then bitorder, then the dtype
+    axis = _sig.axis_converter("packbits", axis)  # NumPy parses axis, then bitorder, then converts a
     _check_bitorder(bitorder, "packbits")
+    a = _arr(a)
     if a.dtype.kind not in "biu":
         raise _TE(f"[packbits] Expected an input array of integer or boolean data type, got {a.dtype}")
     a, axis = _bits_axis(a, axis)
@@ -153,9 +153,9 @@ def packbits(a, /, axis=None, bitorder="big"):
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     """Unpacks the bits of a uint8 array into 0/1 uint8 elements (``numpy.unpackbits``)."""
-    a = _arr(a)
-    axis = _sig.axis_converter("unpackbits", axis)
+    axis = _sig.axis_converter("unpackbits", axis)  # (NumPy's argument parser runs before a is converted)
     _check_bitorder(bitorder, "unpackbits")
+    a = _arr(a)
     if a.dtype != _np.uint8:
         raise _TE(f"[unpackbits] Expected an input array of unsigned byte data type, got {a.dtype}")
     a, axis = _bits_axis(a, axis)

@@ -77,6 +77,17 @@ _SINGLE = {_np.dtype(_np.float32): _np.dtype(_np.float64), _np.dtype(_np.complex
 _DOUBLE = {v: k for k, v in _SINGLE.items()}
 
 
+def _square_first(a, op):
+    """NumPy's _assert_stacked_2d/_assert_stacked_square run before its double-precision cast:
+    a 1-d or non-square array is its LinAlgError even when the cast could not be allocated (a
+    2**44-element float32 view given to cholesky was pyasc's MemoryError)."""
+    if isinstance(a, (_C.ndarray, _np.ndarray)):
+        if a.ndim < 2:
+            raise _linalg_error(op, f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+        if a.shape[-1] != a.shape[-2]:  # (the binding's wording)
+            raise _linalg_error(op, f"Last 2 dimensions of the array must be square, got shape {tuple(a.shape)}")
+
+
 def _up(*xs):
     """(operands in double precision, whether NumPy's results are single precision). Non-array
     operands are left to the binding (its conversion and errors)."""
@@ -109,6 +120,7 @@ def _down(r, single):
 
 def inv(a):
     """Inverse of each square matrix of the stack ``a`` (..., M, M)."""
+    _square_first(a, "inv")
     (a,), single = _up(a)
     return _down(_L.inv(a), single)
 
@@ -121,12 +133,14 @@ def solve(a, b):
 
 def det(a):
     """Determinant of each square matrix (LU factorisation)."""
+    _square_first(a, "det")
     (a,), single = _up(a)
     return _down(_L.det(a), single)
 
 
 def slogdet(a):
     """``(sign, logabsdet)`` of each square matrix: ``det = sign * exp(logabsdet)``."""
+    _square_first(a, "slogdet")
     (a,), single = _up(a)
     return SlogdetResult(*_down(tuple(_L.slogdet(a)), single))
 
@@ -138,6 +152,7 @@ def cholesky(a, /, *, upper=False):
             upper = bool(upper)
         except ValueError as e:
             raise _ValueError(_C.ErrorCode.INVALID_PARAM, f"[cholesky] upper: {e}") from None
+    _square_first(a, "cholesky")
     (a,), single = _up(a)
     return _down(_L.cholesky(a, upper), single)
 
@@ -164,8 +179,16 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     only ``S`` without ``compute_uv``. ``hermitian``: ``a`` is taken as
     Hermitian (its lower triangle) and decomposed through ``eigh`` as NumPy
     does (S = |eigenvalues| descending, the signs moved into Vh)."""
-    compute_uv = bool(compute_uv)  # NumPy's truth-value rules (an array: ValueError); full_matrices only with U, Vh
-    full_matrices = bool(full_matrices) if compute_uv else False
+    if not hermitian and isinstance(a, (_C.ndarray, _np.ndarray)) and a.ndim >= 2 and _np.dtype(a.dtype) in (
+            _np.dtype(_np.float16), _np.dtype(_ml_dtypes.bfloat16)):
+        # NumPy's svd checks the array (_assert_stacked_2d, then _commonType's unsupported-type
+        # TypeError) before `if compute_uv:` reads its truth value
+        raise _TypeError(_Code.INVALID_DTYPE, f"[svd] array type {_np.dtype(a.dtype)} is unsupported in linalg")
+    try:  # NumPy's truth-value rules (an array: ValueError); full_matrices only with U, Vh
+        compute_uv = bool(compute_uv)
+        full_matrices = bool(full_matrices) if compute_uv else False
+    except ValueError as e:
+        raise _ValueError(_Code.INVALID_PARAM, f"[svd] compute_uv/full_matrices: {e}") from None
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
     _svd_finite(a, "svd")

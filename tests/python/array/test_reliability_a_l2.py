@@ -807,3 +807,38 @@ def test_argmin_out_dtype_casts_safely_to_intp(mode, fn, out_dtype, out_shape, f
 def test_asanyarray_copy_false_of_python_values(mode, obj, copy):
     # as asarray: a Python scalar/sequence or a NumPy scalar has no memory to share (seed 80)
     _same(lambda: np.asanyarray(obj, copy=copy), lambda: asc.asanyarray(obj, copy=copy))
+
+
+# ------------------------------------------------------------------ argument-parser order (10^5 run, seeds 80/81)
+_RAGGED = [[1], [2, 3]]
+
+
+@pytest.mark.parametrize("call", [
+    # concatenate: the axis converter refuses a bool before the arrays are read
+    lambda xp: xp.concatenate([xp.asarray(np.float32(1)), xp.asarray(np.zeros((5, 4, 0)))], axis=True),
+    lambda xp: xp.concatenate([xp.asarray(np.ones(2)), xp.asarray(np.ones(2))], axis=np.True_),
+    lambda xp: xp.concatenate([xp.asarray(np.ones(2)), xp.asarray(np.ones(2))], axis=False),
+    # unpackbits/packbits: bitorder's type and value before the array is converted
+    lambda xp: xp.unpackbits(_RAGGED, bitorder=xp.asarray(np.zeros((4, 2, 5), complex))),
+    lambda xp: xp.packbits(_RAGGED, bitorder="middle"),
+    lambda xp: xp.unpackbits(["a"], bitorder=None),
+    # convolve: the operands ("a cannot be empty") before the mode
+    lambda xp: xp.convolve(xp.asarray(np.zeros((0, 1, 2))), xp.asarray(np.zeros(3)), mode=xp.asarray(np.zeros((3, 0)))),
+    lambda xp: xp.convolve(xp.asarray(np.zeros(0)), xp.asarray(np.zeros(3)), mode="bogus"),
+    lambda xp: xp.convolve(xp.asarray(np.ones(2)), xp.asarray(np.ones(3)), mode="bogus"),
+    # tile of an empty array: the product shape beyond intp is NumPy's ValueError
+    lambda xp: xp.tile(xp.asarray(np.zeros((4, 0, 5))), 2 ** 100),
+    lambda xp: xp.tile(xp.asarray(np.zeros((4, 0, 5))), (2 ** 100, 1)),
+    lambda xp: xp.tile(xp.asarray(np.zeros((4, 0, 5))), (1, 2 ** 63)),
+    lambda xp: xp.tile(xp.asarray(np.ones(3)), 2 ** 64),
+    # linalg: the stacked-square check before the double-precision cast of a huge view
+    lambda xp: xp.linalg.cholesky(xp.broadcast_to(xp.ones(1, np.float32), (2 ** 44,))),
+    lambda xp: xp.linalg.inv(xp.broadcast_to(xp.ones(1, np.float32), (2 ** 44,))),
+    lambda xp: xp.linalg.det(xp.broadcast_to(xp.ones(1, np.float32), (2 ** 22, 2 ** 21))),
+    lambda xp: xp.linalg.slogdet(xp.ones((2, 3), np.float32)),
+    # svd: the dtype's TypeError before compute_uv's truth value
+    lambda xp: xp.linalg.svd(xp.asarray(np.ones((2, 3), np.float16)), compute_uv=xp.asarray(np.ones((2, 3)))),
+    lambda xp: xp.linalg.svd(xp.asarray(np.ones((2, 3))), compute_uv=xp.asarray(np.ones((2, 3)))),
+], ids=lambda f: "")
+def test_argument_parser_order(mode, call):
+    _same(lambda: call(np), lambda: call(asc))
