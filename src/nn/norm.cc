@@ -490,6 +490,9 @@ void onednn_lnorm(const Tensor& x, Tensor& y, int64_t outer, int64_t inner, cons
   });
 }
 
+// Rows of at least this many elements, fewer than the cores, are cut into spans over the cores.
+constexpr int64_t kLongRow = 1 << 16;
+
 /// layer_norm (or rms_norm) of `outer` rows of `inner` elements by the SIMD rows of
 /// nn/norm_rows.cc, rows split over the device's core workers (not OpenMP: a team spinning
 /// at its barriers on a shared machine stalls for tens of ms, as conv.cc measured).
@@ -510,8 +513,78 @@ void simd_norm(const char* op, const Tensor& x, Tensor& y, int64_t outer, int64_
   const uint8_t* xp = x.data();
   uint8_t* yp = y.data();
   const DType dt = x.dtype();
-  runtime::parallel_for(op, outer, outer * inner, kParallelMin, [&](int64_t r0, int64_t r1) {
-    detail::norm_rows(dt, xp, yp, r0, r1, inner, wp, bp, eps, flags);
+  const int64_t cores = std::max(1, runtime::current_device().properties().num_cores);
+  const bool nested = runtime::current_block() != nullptr;
+  if (nested || outer >= cores || inner < kLongRow) {
+    runtime::parallel_for(op, outer, outer * inner, kParallelMin, [&](int64_t r0, int64_t r1) {
+      detail::norm_rows(dt, xp, yp, r0, r1, inner, wp, bp, eps, flags);
+    });
+    return;
+  }
+  // Fewer rows than cores, each long (e.g. one row of 2^22): every row cut into `pieces` spans
+  // and the statistics and output run as phases over all (row, span) tasks (as group_norm):
+  // partial sums, partial deviation sums around the row's mean (rms_norm: sums of squares, one
+  // phase), then the output. The row is read from memory once per phase (it does not fit in
+  // the cache anyway).
+  const int64_t pieces = std::max<int64_t>(1, std::min(inner / 4096, (2 * cores + outer - 1) / outer));
+  const int64_t tasks = outer * pieces;
+  const size_t item = x.itemsize();
+  auto span = [&](int64_t t, int64_t& lo, int64_t& hi) {
+    lo = inner * (t % pieces) / pieces;
+    hi = inner * (t % pieces + 1) / pieces;
+  };
+  std::vector<double> p1(static_cast<size_t>(tasks)), p2(static_cast<size_t>(tasks)), m0(static_cast<size_t>(outer));
+  if (!rms) {
+    runtime::parallel_for(op, tasks, outer * inner, kParallelMin, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t lo, hi;
+        span(t, lo, hi);
+        p1[size_t(t)] = detail::norm_span_sum(dt, xp + size_t((t / pieces) * inner + lo) * item, hi - lo);
+      }
+    });
+    for (int64_t r = 0; r < outer; ++r) {
+      double sum = 0;
+      for (int64_t q = 0; q < pieces; ++q) sum += p1[size_t(r * pieces + q)];
+      m0[size_t(r)] = sum / double(inner);
+    }
+  }
+  runtime::parallel_for(op, tasks, outer * inner, kParallelMin, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t lo, hi;
+      span(t, lo, hi);
+      // rms_norm: deviations around 0 are the values, s2 the sum of squares
+      double s1 = 0, s2 = 0;
+      detail::norm_span_dev(dt, xp + size_t((t / pieces) * inner + lo) * item, hi - lo, m0[size_t(t / pieces)], s1,
+                            s2);
+      p1[size_t(t)] = s1;
+      p2[size_t(t)] = s2;
+    }
+  });
+  std::vector<double> mean(static_cast<size_t>(outer)), var(static_cast<size_t>(outer));
+  for (int64_t r = 0; r < outer; ++r) {
+    double s1 = 0, s2 = 0;
+    for (int64_t q = 0; q < pieces; ++q) {
+      s1 += p1[size_t(r * pieces + q)];
+      s2 += p2[size_t(r * pieces + q)];
+    }
+    if (rms) {
+      var[size_t(r)] = s2 / double(inner);
+    } else {
+      finish_moments(dt, m0[size_t(r)], s1, s2, double(inner), mean[size_t(r)], var[size_t(r)]);
+    }
+  }
+  const size_t citem = f64 ? sizeof(double) : sizeof(float);
+  runtime::parallel_for(op, tasks, outer * inner, kParallelMin, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t lo, hi;
+      span(t, lo, hi);
+      const int64_t r = t / pieces;
+      const size_t off = size_t(r * inner + lo) * item;
+      detail::norm_row_out(dt, xp + off, yp + off, hi - lo,
+                           wp ? static_cast<const uint8_t*>(wp) + size_t(lo) * citem : nullptr,
+                           bp ? static_cast<const uint8_t*>(bp) + size_t(lo) * citem : nullptr, mean[size_t(r)],
+                           var[size_t(r)], eps, flags);
+    }
   });
 }
 

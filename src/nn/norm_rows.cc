@@ -326,6 +326,46 @@ void AffineSpanT(const void* xv, void* yv, int64_t lo, int64_t hi, int64_t s, co
   if (stream) hwy::FlushStream();
 }
 
+template <class IO>
+void RowOutT(const void* xv, void* yv, int64_t n, const void* wv, const void* bv, double mean, double var, double eps,
+             int flags) {
+  using C = typename IO::C;
+  const hn::ScalableTag<C> d;
+  const auto* x = static_cast<const typename IO::S*>(xv);
+  auto* y = static_cast<typename IO::S*>(yv);
+  const C* w = static_cast<const C*>(wv);
+  const C* b = static_cast<const C*>(bv);
+  const bool rms = flags & asc::nn::detail::kNormRms;
+  const bool stream = (flags & asc::nn::detail::kNormStream) && std::is_same_v<typename IO::S, C>;
+  const C mh = static_cast<C>(mean);
+  const C ml = static_cast<C>(mean - static_cast<double>(mh));
+  const C rstd = static_cast<C>(1.0 / std::sqrt(var + eps));
+  const size_t un = static_cast<size_t>(n);
+  if (rms) {
+    w ? OutRow<IO, true, true, false>(d, x, y, un, w, b, mh, ml, rstd, stream)
+      : OutRow<IO, true, false, false>(d, x, y, un, w, b, mh, ml, rstd, stream);
+  } else if (w && b) {
+    OutRow<IO, false, true, true>(d, x, y, un, w, b, mh, ml, rstd, stream);
+  } else if (w) {
+    OutRow<IO, false, true, false>(d, x, y, un, w, b, mh, ml, rstd, stream);
+  } else if (b) {
+    OutRow<IO, false, false, true>(d, x, y, un, w, b, mh, ml, rstd, stream);
+  } else {
+    OutRow<IO, false, false, false>(d, x, y, un, w, b, mh, ml, rstd, stream);
+  }
+  if (stream) hwy::FlushStream();
+}
+
+void NormRowOut(int code, const void* x, void* y, int64_t n, const void* w, const void* b, double mean, double var,
+                double eps, int flags) {
+  switch (code) {
+    case nr::kF32: RowOutT<NativeIO<float>>(x, y, n, w, b, mean, var, eps, flags); break;
+    case nr::kF64: RowOutT<NativeIO<double>>(x, y, n, w, b, mean, var, eps, flags); break;
+    case nr::kF16: RowOutT<F16IO>(x, y, n, w, b, mean, var, eps, flags); break;
+    default: RowOutT<BF16IO>(x, y, n, w, b, mean, var, eps, flags); break;
+  }
+}
+
 double NormSpanSum(int code, const void* x, int64_t n) {
   switch (code) {
     case nr::kF32: return SpanSumT<NativeIO<float>>(x, n);
@@ -365,6 +405,7 @@ HWY_EXPORT(NormRows);
 HWY_EXPORT(NormSpanSum);
 HWY_EXPORT(NormSpanDev);
 HWY_EXPORT(NormAffineSpan);
+HWY_EXPORT(NormRowOut);
 }  // namespace asc::kernel::simd
 
 namespace asc::nn::detail {
@@ -380,6 +421,11 @@ int code_of(DType dt) {
 void norm_rows(DType dt, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, const void* w, const void* b,
                double eps, int flags) {
   HWY_DYNAMIC_DISPATCH(kernel::simd::NormRows)(code_of(dt), x, y, r0, r1, n, w, b, eps, flags);
+}
+
+void norm_row_out(DType dt, const void* x, void* y, int64_t n, const void* w, const void* b, double mean, double var,
+                  double eps, int flags) {
+  HWY_DYNAMIC_DISPATCH(kernel::simd::NormRowOut)(code_of(dt), x, y, n, w, b, mean, var, eps, flags);
 }
 
 double norm_span_sum(DType dt, const void* x, int64_t n) {

@@ -24,10 +24,16 @@ enum NormRowFlags : int {
 void norm_rows(DType dt, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, const void* w, const void* b,
                double eps, int flags);
 
+/// The output pass of norm_rows over n elements of one row (a span of it: x, y, w and b
+/// pointing at the span's first element) given the row's mean (ignored with kNormRms) and
+/// variance (rms_norm: mean(x^2)); the same arithmetic as norm_rows.
+void norm_row_out(DType dt, const void* x, void* y, int64_t n, const void* w, const void* b, double mean, double var,
+                  double eps, int flags);
+
 /// Sum of the n elements at x (dtype dt) with norm_rows' block sums.
 double norm_span_sum(DType dt, const void* x, int64_t n);
 
-/// Sums s1 of u = x - m and s2 of u^2 over the n elements at x, with m rounded to the compute
+/// Adds to s1 the sum of u = x - m and to s2 the sum of u^2 over the n elements at x, with m rounded to the compute
 /// type first (the caller's two-pass statistics: mean = round(m) + s1 / n, var = s2 / n - (s1 / n)^2).
 /// Note the rounding: s1 and s2 are taken around the compute-type m, not the double.
 void norm_span_dev(DType dt, const void* x, int64_t n, double m, double& s1, double& s2);

@@ -264,3 +264,24 @@ def test_every_simd_target(target):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert float(r.stdout.strip()) <= 1.0, (target, r.stdout)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_long_rows_fewer_than_cores(dtype):
+    # one (or two) rows of >= 2^16 elements: cut into spans over the cores (partial sums, partial
+    # deviation sums, output by span); the same bounds as the row kernel, rms_norm too
+    for shape in [(1, (1 << 16) + 3), (2, (1 << 17) + 5)]:
+        x, xv = _in(rng.standard_normal(shape) * 2 + 3, dtype)
+        n = shape[1]
+        w, b = rng.standard_normal(n), rng.standard_normal(n)
+        wa, wv = _in(w, dtype)
+        ba, bv = _in(b, dtype)
+        _check(ops.layer_norm(x, (n,), wa, ba), _ln_ref(xv, 1), wv, bv, dtype)
+        _check(ops.layer_norm(x, (n,)), _ln_ref(xv, 1), None, None, dtype)
+        _check(ops.rms_norm(x, (n,), wa, eps=1e-6), xv / np.sqrt((xv * xv).mean(-1, keepdims=True) + 1e-6), wv, None,
+               dtype)
+    # the span split gives the row kernel's result up to the order of the partial sums
+    xv = rng.standard_normal((1, 1 << 17)).astype(np.float32) + 100
+    y1 = np.asarray(ops.layer_norm(asc.asarray(xv), (1 << 17,)))
+    y2 = np.asarray(ops.layer_norm(asc.asarray(np.repeat(xv, 4, axis=0)), (1 << 17,)))[0]
+    np.testing.assert_allclose(y1[0], y2, rtol=0, atol=8 * 2.0 ** -23 * (1 + np.abs(y2).max()))
