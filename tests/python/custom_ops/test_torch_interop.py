@@ -205,8 +205,8 @@ def test_registered_grad_in_torch_autograd(dtype):
     torch.testing.assert_close(y, ref.detach(), **tol)
     torch.testing.assert_close(x.grad, x2.grad, **tol)
     assert asc.ops.stats("TGeLU")["grad_calls"] >= 1 and op.backward is not None
-    # inputs and gradients copied first: in float32 the forward is then the gelu pass's built-in
-    # kernel (the views run the composite node by node), so equal within the same tolerance
+    # inputs and gradients copied first (stage=True): the same fused body on pyasc copies, equal
+    # within the same tolerance
     staged = asc.torch.op("TGeLU", stage=True)
     x3 = x.detach().clone().requires_grad_(True)
     y3 = staged(x3)
@@ -514,3 +514,37 @@ def test_private_window_binding_is_refused_for_memory_pyasc_owns_or_exports():
     exported = torch.from_dlpack(v)  # a live export: someone else holds a pointer
     assert _C._private_window(v, True) is False
     del exported
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_forward_keeping_phi_for_the_backward_matches_torch(dtype):
+    # the bench's CustomGeLUPhi: the forward keeps Phi(x) (one fused pass writes y and Phi inside the
+    # window), the backward needs exp only
+    @asc.register_op("TGeLUPhi")
+    def fwd(ctx, x):
+        phi = asc.ops.erf(x * (1.0 / math.sqrt(2.0))) * 0.5 + 0.5
+        ctx.save_for_backward(x, phi)
+        return x * phi
+
+    @asc.register_grad("TGeLUPhi")
+    def bwd(ctx, g):
+        x, phi = ctx.saved_tensors
+        return g * (phi + (x * (1.0 / math.sqrt(2.0 * math.pi))) * asc.exp(x * x * -0.5))
+
+    x = torch.randn(3000, dtype=dtype, requires_grad=True)
+    x0 = x.detach().clone()
+    gy = torch.randn(3000, dtype=dtype)
+    y = asc.torch.op("TGeLUPhi")(x)
+    with torch.no_grad():
+        x.data.mul_(-3.0)  # behind the version counter: the kept Phi must be the forward's
+    y.backward(gy)
+    x2 = x0.clone().requires_grad_(True)
+    ref = torch.nn.functional.gelu(x2)
+    ref.backward(gy)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(y, ref.detach(), **tol)
+    # x itself is read again by the backward (x phi(x) term) from the changed memory, so compare the
+    # Phi part only: the gradient minus torch's x phi(x) at the new x is torch's Phi at the old x
+    xn = x.detach()
+    phi_part = x.grad - gy * xn * torch.exp(-0.5 * xn * xn) / math.sqrt(2 * math.pi)
+    torch.testing.assert_close(phi_part, gy * 0.5 * (1 + torch.erf(x0 / math.sqrt(2.0))), **tol)
