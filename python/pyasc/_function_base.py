@@ -456,10 +456,13 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         # (a huge broadcast view) NumPy's np.empty_like(f, otype) for the first axis fails before any
         # subtraction
         if axes and x.shape[axes[0]] >= edge_order + 1:
-            _alloc_check("gradient", x.shape, x.dtype if _kind(x) in "fc" else _np.float64)
-    if _kind(x) in "iu":  # bool stays: subtracting booleans is a TypeError, as in NumPy
+            _alloc_check("gradient", x.shape, x.dtype if _dt(x).kind in "fc" else _np.float64)
+    # NumPy's otype: inexact data keeps its dtype, any other number is float64; integers are cast
+    # to float64 first, while bool and ml_dtypes' bfloat16 (no np.inexact) are computed in their own
+    # dtype and stored into the float64 result (subtracting booleans is NumPy's TypeError)
+    if _kind(x) in "iu":
         x = _C.astype(x, _np.float64)
-    odt = _np.dtype(_np.float64) if _kind(x) == "b" else x.dtype
+    odt = _np.dtype(_np.float64) if _kind(x) == "b" or _dt(x) == _BF16 else x.dtype
     outs = []
     for ax, dx in zip(axes, dxs):
         n = x.shape[ax]

@@ -564,7 +564,9 @@ def var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean):
         dtype = _np.float64
     mask = {} if w is None else {"where": w}
     if mean is not _sig._NV and mean is not None:
-        arrmean = _arr(mean)
+        # a Python number stays a weak scalar in NumPy's arr - arrmean (float32 data with
+        # mean=2**63 is float32, not the float64 of a uint64 array)
+        arrmean = mean if type(mean) in (int, float, complex) else _arr(mean)
     else:
         s = _sig.sum(x, axis, dtype, None, True, **mask)
         div = rcount if _np.ndim(rcount) == 0 else rcount.reshape(tuple(s.shape))

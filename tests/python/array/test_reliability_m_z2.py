@@ -531,3 +531,14 @@ def test_complex_and_half_dtype_reductions(mode, fn, dtype, src, axis):
         x = fuzz_cases.build(("arr", src[0], (4, 3, 1), "c", seed, src[1]), np)
         _compare(lambda: getattr(np, fn)(x, axis=axis, dtype=dtype),
                  lambda: getattr(asc, fn)(asc.asarray(x), axis=axis, dtype=dtype))
+
+
+@pytest.mark.parametrize("fn", ["std", "var"])
+@pytest.mark.parametrize("mean", [2 ** 63, 2, 2.5, 1j, -(2 ** 63) - 1], ids=repr)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_var_std_python_mean_is_a_weak_scalar(mode, fn, mean, dtype):
+    # NumPy's arr - mean keeps a Python number weak: float32 data with mean=2**63 is a float32 result
+    # (10^5 run seed 80: pyasc made the mean a uint64 array, float64)
+    for shape in [(3, 0), (3, 2)]:
+        x = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+        _compare(lambda: getattr(np, fn)(x, mean=mean), lambda: getattr(asc, fn)(asc.asarray(x), mean=mean))
