@@ -813,6 +813,8 @@ def clip_mode(op, mode):
         if len(mode) <= 1 or mode.lower() in ("raise", "wrap", "clip"):
             raise _value_error(op, "Use one of 'clip', 'raise', or 'wrap' for clip mode")
         raise _value_error(op, f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if isinstance(mode, (bool, _np.bool_)):  # NumPy's converter refuses bools (True is no 'wrap')
+        raise _type_error(op, f"clipmode not understood (got {mode!r})")
     try:
         m = _operator.index(mode)
     except TypeError:

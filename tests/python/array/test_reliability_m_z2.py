@@ -542,3 +542,16 @@ def test_var_std_python_mean_is_a_weak_scalar(mode, fn, mean, dtype):
     for shape in [(3, 0), (3, 2)]:
         x = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
         _compare(lambda: getattr(np, fn)(x, mean=mean), lambda: getattr(asc, fn)(asc.asarray(x), mean=mean))
+
+
+@pytest.mark.parametrize("mode_", [True, False, np.True_, 1, 0, 2, "wrap"], ids=repr)
+@pytest.mark.parametrize("fn", ["ravel_multi_index", "take"])
+def test_clipmode_refuses_bools(mode, fn, mode_):
+    # NumPy's clipmode converter: a bool is "clipmode not understood" (TypeError), checked before
+    # ravel_multi_index's length check (10^5 run seed 81: pyasc read True as 'wrap' / gave ValueError)
+    if fn == "take":
+        _compare(lambda: np.take(np.arange(3), [5], mode=mode_), lambda: asc.take(asc.arange(3), [5], mode=mode_))
+    else:
+        mi = (np.array([1]), np.array([1]))
+        _compare(lambda: np.ravel_multi_index(mi, (3, 3, 1), mode=mode_),
+                 lambda: asc.ravel_multi_index(tuple(asc.asarray(v) for v in mi), (3, 3, 1), mode=mode_))
