@@ -481,12 +481,14 @@ def op(name_or_fn, *, stage=False):
     differentiable (double backward raises torch's error). ``call.Function`` is the
     ``torch.autograd.Function`` class.
 
-    ``stage=True`` copies each input tensor (and each incoming gradient) into pyasc memory first
-    instead of viewing it. Memory torch owns may change behind pyasc's back, so the lazy graph runs
-    every node that reads a view of it at the call (docs/custom_ops.md section 6); a copy is one
-    memory pass, after which an elementwise composite fuses whole (CustomGeLU: the gelu pass fires).
-    Worth it for fusable bodies that read an input more than once; a waste for opaque ops (conv,
-    matmul) that read their inputs once at the call anyway.
+    Zero-copy inputs still fuse: memory torch owns may change behind pyasc's back, so the lazy graph
+    normally runs every node reading a view of it at the call, but inside the forward and backward
+    torch cannot touch those tensors, so their views count as private for the call only (a
+    composite body fuses whole; CustomGeLU's gelu pass fires), and everything pending on them runs
+    before the call returns (no later read of torch memory; inputs sharing one torch storage stay
+    volatile). ``stage=True`` copies each input tensor (and each incoming gradient) into pyasc memory
+    first instead of viewing it: one memory pass each, no longer needed for fusion; kept for callers
+    that want the op's pyasc state independent of torch's memory.
 
     Raises AscendNotImplementedError at the forward when an input requires grad and the op has no
     way to differentiate: a loaded library op without a registered gradient, or a body calling a
