@@ -238,7 +238,12 @@ class Storage {
   /// read-only imports). kImmutable: nothing can change the bytes while this
   /// storage lives (a Python bytes object's memory): lazy nodes may read
   /// them whenever they run. kPrivate: external memory only pyasc holds (a
-  /// NumPy temporary made by the conversion itself). Set once, at creation.
+  /// NumPy temporary made by the conversion itself). Set at creation; the one
+  /// exception is asc.torch's call window (_C._private_window, python/src/interop.cc),
+  /// which marks a fresh DLPack import kPrivate while our op runs and clears it
+  /// only after every pending node touching it has run. A plain byte, not atomic:
+  /// safe because that storage is created inside the call and flushed before the
+  /// flag is cleared, so no other thread reads it meanwhile.
   enum AccessFlag : uint8_t { kReadOnly = 1, kImmutable = 2, kPrivate = 4 };
   uint8_t access() const noexcept { return access_; }
   void set_access(uint8_t a) noexcept { access_ = a; }
