@@ -191,6 +191,105 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDa
 ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
                                                        uint64_t batchSize);
 
+/* ---------------------------------------------------------------- dynamic AIPP
+ *
+ * A model converted with an insert_op_conf block `aipp_mode : dynamic` (`max_src_image_size`
+ * bytes, `related_input_rank`) takes its image input as uint8 [N, max_src_image_size] and has one
+ * more input, ACL_DYNAMIC_AIPP_NAME, directly after it: the per-run parameters. The application
+ * creates a parameter set for the model's batch N (aclmdlCreateAIPP), sets it with the
+ * aclmdlSetAIPP* calls, and writes it into that input's buffer with aclmdlSetInputAIPP (index: the
+ * ACL_DYNAMIC_AIPP_NAME input) or aclmdlSetAIPPByInputIndex (index: the image input) before
+ * aclmdlExecute. The stage computes, per batch entry, what static AIPP computes: crop, R/B or U/V
+ * swap, the integer colour-space conversion with the CSC matrix and biases, then
+ * (x - mean - min) * var_reci per channel, then zero padding; crop plus padding must give the
+ * model input's H x W (checked at execution). The buffer's layout is pyasc's (CANN's is internal).
+ * Supported: ACL_YUV420SP_U8 and ACL_RGB888_U8 input, csc, rbuv swap, crop, padding, mean/min/
+ * var_reci. Refused with ACL_ERROR_FEATURE_UNSUPPORTED: other input formats, axSwapSwitch 1 (for
+ * ARGB/XRGB formats), scfSwitch 1 (resize). Bad values (switches other than 0/1, sizes <= 0,
+ * negative crop positions or padding, batchIndex >= the set's batch, a NULL or destroyed set):
+ * ACL_ERROR_INVALID_PARAM with a message naming the call and the value (aclGetRecentErrMsg). */
+#define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
+
+typedef struct aclmdlAIPP aclmdlAIPP;
+
+typedef enum {
+  ACL_YUV420SP_U8 = 1,
+  ACL_XRGB8888_U8,
+  ACL_RGB888_U8,
+  ACL_YUV400_U8,
+  ACL_NC1HWC0DI_FP16,
+  ACL_NC1HWC0DI_S8,
+  ACL_ARGB8888_U8,
+  ACL_YUYV_U8,
+  ACL_YUV422SP_U8,
+  ACL_AYUV444_U8,
+  ACL_RAW10,
+  ACL_RAW12,
+  ACL_RAW16,
+  ACL_RAW24,
+  ACL_AIPP_RESERVED = 0xffff,
+} aclAippInputFormat;
+
+typedef enum {
+  ACL_DATA_WITHOUT_AIPP = 0,
+  ACL_DATA_WITH_STATIC_AIPP,
+  ACL_DATA_WITH_DYNAMIC_AIPP,
+  ACL_DYNAMIC_AIPP_NODE
+} aclmdlInputAippType;
+
+/* A parameter set for `batchSize` images (0: NULL). Defaults: no csc, swaps, crop, padding;
+ * mean 0, min 0.0, var_reci 1.0; the input format and source size must be set. */
+ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet, int32_t srcImageSizeW,
+                                                       int32_t srcImageSizeH);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *aippParmsSet, aclAippInputFormat inputFormat);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCscParams(aclmdlAIPP *aippParmsSet, int8_t cscSwitch,
+                                                    int16_t cscMatrixR0C0, int16_t cscMatrixR0C1,
+                                                    int16_t cscMatrixR0C2, int16_t cscMatrixR1C0,
+                                                    int16_t cscMatrixR1C1, int16_t cscMatrixR1C2,
+                                                    int16_t cscMatrixR2C0, int16_t cscMatrixR2C1,
+                                                    int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
+                                                    uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2,
+                                                    uint8_t cscInputBiasR0, uint8_t cscInputBiasR1,
+                                                    uint8_t cscInputBiasR2);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t axSwapSwitch);
+/* Per batch entry (batchIndex < the set's batch). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPScfParams(aclmdlAIPP *aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW,
+                                                    int32_t scfInputSizeH, int32_t scfOutputSizeW,
+                                                    int32_t scfOutputSizeH, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCropParams(aclmdlAIPP *aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW,
+                                                     int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH,
+                                                     uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP *aippParmsSet, int8_t paddingSwitch,
+                                                        int32_t paddingSizeTop, int32_t paddingSizeBottom,
+                                                        int32_t paddingSizeLeft, int32_t paddingSizeRight,
+                                                        uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0,
+                                                       int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2,
+                                                       int16_t dtcPixelMeanChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMin(aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0,
+                                                      float dtcPixelMinChn1, float dtcPixelMinChn2,
+                                                      float dtcPixelMinChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPixelVarReci(aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
+                                                       float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
+                                                       float dtcPixelVarReciChn3, uint64_t batchIndex);
+/* Writes the set into the buffer of input `index` (the ACL_DYNAMIC_AIPP_NAME input) of `dataset`.
+ * The model has no dynamic AIPP, `index` is another input, the set's batch is not the model's,
+ * the format or source size is unset, the image is larger than max_src_image_size, a crop window
+ * leaves the source image, or the buffer is too small: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                const aclmdlAIPP *aippParmsSet);
+/* The same, `index` naming the image input the dynamic AIPP stage reads. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       const aclmdlAIPP *aippParmsSet);
+/* ACL_DATA_WITH_DYNAMIC_AIPP (dynamicAttachedDataIndex: its parameter input), ACL_DYNAMIC_AIPP_NODE
+ * (the parameter input itself) or ACL_DATA_WITHOUT_AIPP (dynamicAttachedDataIndex SIZE_MAX).
+ * Static AIPP inputs report ACL_DATA_WITHOUT_AIPP here: the stage is inside the model. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
+                                               size_t *dynamicAttachedDataIndex);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 // executions are counted (Model::inflight) so that aclmdlUnload waits for them.
 #include <dlfcn.h>
 
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -961,6 +962,402 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
                   "the dynamic input's buffer holds " + std::to_string(b->size) + " bytes; it needs " +
                       std::to_string(sizeof v));
     std::memcpy(b->data, &v, sizeof v);
+    return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+// ------------------------------------------------------------------ dynamic AIPP
+//
+// The parameter set is kept as the exact bytes the model's Aipp node reads (layout mirrored by
+// python/pyasc/models/_aipp.py DYN_HEADER / DYN_BATCH): aclmdlSetInputAIPP is then one check and
+// one memcpy, and the Python side decodes it without a second description of the fields.
+
+namespace {
+
+struct AippHeader {
+  char magic[4];
+  uint32_t batch;
+  int32_t input_format, src_w, src_h, csc, rbuv_swap, ax_swap;
+  int32_t matrix[9], output_bias[3], input_bias[3];
+  int32_t reserved;
+};
+struct AippBatch {
+  int32_t crop, crop_x, crop_y, crop_w, crop_h;
+  int32_t scf, scf_in_w, scf_in_h, scf_out_w, scf_out_h;
+  int32_t pad, pad_top, pad_bottom, pad_left, pad_right;
+  int32_t mean[4];
+  float min[4], var_reci[4];
+  int32_t reserved;
+};
+static_assert(sizeof(AippHeader) == 96, "mirrors _aipp.DYN_HEADER");
+static_assert(sizeof(AippBatch) == 112, "mirrors _aipp.DYN_BATCH");
+
+}  // namespace
+
+struct aclmdlAIPP {
+  AippHeader head{};
+  std::vector<AippBatch> batches;
+};
+
+namespace {
+
+std::unordered_set<const aclmdlAIPP*> g_aipps;  // guarded by g_mu
+
+// Setters run under g_mu so that a concurrent aclmdlDestroyAIPP cannot free the set mid-write.
+template <typename F>
+aclError with_aipp(const char* api, const aclmdlAIPP* set, F&& body) {
+  return guarded(api, [&]() -> aclError {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!set || !g_aipps.count(set))
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  set ? "aippParmsSet " + ptr_str(set) + " is unknown or destroyed" : std::string("aippParmsSet is null"));
+    return body(const_cast<aclmdlAIPP*>(set));
+  });
+}
+
+aclError check_switch(const char* api, const char* what, int8_t v) {
+  if (v == 0 || v == 1) return ACL_SUCCESS;
+  return fail(api, ACL_ERROR_INVALID_PARAM, std::string(what) + " " + std::to_string(v) + " must be 0 or 1");
+}
+
+aclError check_batch(const char* api, const aclmdlAIPP* set, uint64_t index) {
+  if (index < set->batches.size()) return ACL_SUCCESS;
+  return fail(api, ACL_ERROR_INVALID_PARAM,
+              "batchIndex " + std::to_string(index) + " is out of range: the set was created for batch " +
+                  std::to_string(set->batches.size()));
+}
+
+// Which inputs of a model form the dynamic AIPP pair: the image input and, directly after it, the
+// parameter input (pyasc-atc puts it there). SIZE_MAX when the model has none.
+size_t aipp_param_input(const mdl::ModelInfo& info) {
+  for (size_t i = 1; i < info.inputs.size(); ++i)
+    if (info.inputs[i].name == ACL_DYNAMIC_AIPP_NAME) return i;
+  return SIZE_MAX;
+}
+
+aclError set_input_aipp(const char* api, uint32_t model_id, aclmdlDataset* dataset, size_t index, bool by_image,
+                        const aclmdlAIPP* set) {
+  return guarded(api, [&]() -> aclError {
+    if (aclError e = check_lifecycle(api)) return e;
+    aclError err = ACL_SUCCESS;
+    auto m = find_model(api, model_id, &err);
+    if (!m) return err;
+    const mdl::ModelInfo& info = m->info;
+    const size_t p = aipp_param_input(info);
+    if (p == SIZE_MAX)
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "model " + std::to_string(model_id) +
+                      " has no dynamic AIPP input (pyasc-atc --insert_op_conf with aipp_mode : dynamic)");
+    const size_t want = by_image ? p - 1 : p;
+    if (index != want)
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "index " + std::to_string(index) + " is not the model's " +
+                      (by_image ? "dynamic AIPP image input: that is input " : ACL_DYNAMIC_AIPP_NAME " input: that is input ") +
+                      std::to_string(want));
+    const mdl::TensorInfo& img = info.inputs[p - 1];
+    const int64_t model_batch = img.dims.size() == 2 ? img.dims[0] : -1;
+    const int64_t cap = img.dims.size() == 2 ? img.dims[1] : -1;
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!set || !g_aipps.count(set))
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  set ? "aippParmsSet " + ptr_str(set) + " is unknown or destroyed" : std::string("aippParmsSet is null"));
+    const AippHeader& h = set->head;
+    if (static_cast<int64_t>(set->batches.size()) != model_batch)
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "the set was created for batch " + std::to_string(set->batches.size()) + "; the model's batch is " +
+                      std::to_string(model_batch));
+    if (h.input_format == 0)
+      return fail(api, ACL_ERROR_INVALID_PARAM, "the input format is not set (aclmdlSetAIPPInputFormat)");
+    if (h.src_w <= 0 || h.src_h <= 0)
+      return fail(api, ACL_ERROR_INVALID_PARAM, "the source image size is not set (aclmdlSetAIPPSrcImageSize)");
+    const bool yuv = h.input_format == ACL_YUV420SP_U8;
+    const int64_t bytes = yuv ? int64_t{h.src_w} * h.src_h * 3 / 2 : int64_t{h.src_w} * h.src_h * 3;
+    if (yuv && (h.src_w % 2 || h.src_h % 2))
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "ACL_YUV420SP_U8 needs an even source size, got " + std::to_string(h.src_w) + "x" +
+                      std::to_string(h.src_h));
+    if (bytes > cap)
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "a " + std::to_string(h.src_w) + "x" + std::to_string(h.src_h) + " image is " +
+                      std::to_string(bytes) + " bytes, more than the model's max_src_image_size " + std::to_string(cap));
+    for (size_t i = 0; i < set->batches.size(); ++i) {
+      const AippBatch& b = set->batches[i];
+      if (!b.crop) continue;
+      if (int64_t{b.crop_x} + b.crop_w > h.src_w || int64_t{b.crop_y} + b.crop_h > h.src_h)
+        return fail(api, ACL_ERROR_INVALID_PARAM,
+                    "batch " + std::to_string(i) + ": the crop window x " + std::to_string(b.crop_x) + ".." +
+                        std::to_string(b.crop_x + b.crop_w) + ", y " + std::to_string(b.crop_y) + ".." +
+                        std::to_string(b.crop_y + b.crop_h) + " is not inside the " + std::to_string(h.src_w) +
+                        "x" + std::to_string(h.src_h) + " source image");
+      if (yuv && (b.crop_x % 2 || b.crop_y % 2))
+        return fail(api, ACL_ERROR_INVALID_PARAM,
+                    "batch " + std::to_string(i) + ": ACL_YUV420SP_U8 crops start at even positions, got (" +
+                        std::to_string(b.crop_x) + ", " + std::to_string(b.crop_y) + ")");
+    }
+    if (!dataset || !g_datasets.count(dataset))
+      return fail(api, ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+    if (p >= dataset->buffers.size())
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "the dataset has " + std::to_string(dataset->buffers.size()) + " buffers; add the " +
+                      ACL_DYNAMIC_AIPP_NAME " input's buffer (aclmdlGetInputSizeByIndex bytes) first");
+    aclDataBuffer* buf = dataset->buffers[p];
+    if (!g_buffers.count(buf)) return fail(api, ACL_ERROR_INVALID_PARAM, "the dynamic AIPP input's buffer was destroyed");
+    const size_t need = sizeof(AippHeader) + set->batches.size() * sizeof(AippBatch);
+    if (!buf->data || buf->size < need)
+      return fail(api, ACL_ERROR_INVALID_PARAM,
+                  "the " ACL_DYNAMIC_AIPP_NAME " buffer holds " + std::to_string(buf->size) + " bytes; it needs " +
+                      std::to_string(need));
+    auto* out = static_cast<unsigned char*>(buf->data);
+    std::memcpy(out, &h, sizeof h);
+    std::memcpy(out + sizeof h, set->batches.data(), set->batches.size() * sizeof(AippBatch));
+    return ACL_SUCCESS;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+aclmdlAIPP* aclmdlCreateAIPP(uint64_t batchSize) {
+  return value_or<aclmdlAIPP*>(nullptr, [&]() -> aclmdlAIPP* {
+    if (batchSize == 0 || batchSize > 65536) {
+      fail("aclmdlCreateAIPP", ACL_ERROR_INVALID_PARAM,
+           "batchSize " + std::to_string(batchSize) + " must be in 1..65536");
+      return nullptr;
+    }
+    auto set = std::make_unique<aclmdlAIPP>();
+    std::memcpy(set->head.magic, "AIPP", 4);
+    set->head.batch = static_cast<uint32_t>(batchSize);
+    AippBatch b{};
+    for (float& v : b.var_reci) v = 1.0f;
+    set->batches.assign(batchSize, b);
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_aipps.insert(set.get());
+    return set.release();
+  });
+}
+
+aclError aclmdlDestroyAIPP(const aclmdlAIPP* aippParmsSet) {
+  return with_aipp("aclmdlDestroyAIPP", aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    g_aipps.erase(set);
+    delete set;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP* aippParmsSet, int32_t srcImageSizeW, int32_t srcImageSizeH) {
+  static const char* kApi = "aclmdlSetAIPPSrcImageSize";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (srcImageSizeW <= 0 || srcImageSizeH <= 0)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "srcImageSizeW " + std::to_string(srcImageSizeW) + ", srcImageSizeH " + std::to_string(srcImageSizeH) +
+                      ": both must be > 0");
+    set->head.src_w = srcImageSizeW;
+    set->head.src_h = srcImageSizeH;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPInputFormat(aclmdlAIPP* aippParmsSet, aclAippInputFormat inputFormat) {
+  static const char* kApi = "aclmdlSetAIPPInputFormat";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    const int f = static_cast<int>(inputFormat);
+    if (f == ACL_YUV420SP_U8 || f == ACL_RGB888_U8) {
+      set->head.input_format = f;
+      return ACL_SUCCESS;
+    }
+    if (f >= ACL_YUV420SP_U8 && f <= ACL_RAW24)
+      return fail(kApi, ACL_ERROR_FEATURE_UNSUPPORTED,
+                  "inputFormat " + std::to_string(f) + " is not supported: ACL_YUV420SP_U8 (1) and ACL_RGB888_U8 (3) are");
+    return fail(kApi, ACL_ERROR_INVALID_PARAM, "inputFormat " + std::to_string(f) + " is not an aclAippInputFormat");
+  });
+}
+
+aclError aclmdlSetAIPPCscParams(aclmdlAIPP* aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0,
+                                int16_t cscMatrixR0C1, int16_t cscMatrixR0C2, int16_t cscMatrixR1C0,
+                                int16_t cscMatrixR1C1, int16_t cscMatrixR1C2, int16_t cscMatrixR2C0,
+                                int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
+                                uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0,
+                                uint8_t cscInputBiasR1, uint8_t cscInputBiasR2) {
+  static const char* kApi = "aclmdlSetAIPPCscParams";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "cscSwitch", cscSwitch)) return e;
+    const int16_t m[9] = {cscMatrixR0C0, cscMatrixR0C1, cscMatrixR0C2, cscMatrixR1C0, cscMatrixR1C1,
+                          cscMatrixR1C2, cscMatrixR2C0, cscMatrixR2C1, cscMatrixR2C2};
+    AippHeader& h = set->head;
+    h.csc = cscSwitch;
+    for (int i = 0; i < 9; ++i) h.matrix[i] = m[i];
+    h.output_bias[0] = cscOutputBiasR0;
+    h.output_bias[1] = cscOutputBiasR1;
+    h.output_bias[2] = cscOutputBiasR2;
+    h.input_bias[0] = cscInputBiasR0;
+    h.input_bias[1] = cscInputBiasR1;
+    h.input_bias[2] = cscInputBiasR2;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP* aippParmsSet, int8_t rbuvSwapSwitch) {
+  static const char* kApi = "aclmdlSetAIPPRbuvSwapSwitch";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "rbuvSwapSwitch", rbuvSwapSwitch)) return e;
+    set->head.rbuv_swap = rbuvSwapSwitch;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP* aippParmsSet, int8_t axSwapSwitch) {
+  static const char* kApi = "aclmdlSetAIPPAxSwapSwitch";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "axSwapSwitch", axSwapSwitch)) return e;
+    if (axSwapSwitch)
+      return fail(kApi, ACL_ERROR_FEATURE_UNSUPPORTED,
+                  "axSwapSwitch 1 (the ARGB/XRGB alpha swap) is not supported: the supported formats have no alpha");
+    set->head.ax_swap = 0;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPScfParams(aclmdlAIPP* aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW,
+                                int32_t scfInputSizeH, int32_t scfOutputSizeW, int32_t scfOutputSizeH,
+                                uint64_t batchIndex) {
+  static const char* kApi = "aclmdlSetAIPPScfParams";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "scfSwitch", scfSwitch)) return e;
+    if (aclError e = check_batch(kApi, set, batchIndex)) return e;
+    if (scfSwitch)
+      return fail(kApi, ACL_ERROR_FEATURE_UNSUPPORTED,
+                  "scfSwitch 1 (resize " + std::to_string(scfInputSizeW) + "x" + std::to_string(scfInputSizeH) +
+                      " -> " + std::to_string(scfOutputSizeW) + "x" + std::to_string(scfOutputSizeH) +
+                      ") is not supported");
+    AippBatch& b = set->batches[batchIndex];
+    b.scf = 0;
+    b.scf_in_w = scfInputSizeW;
+    b.scf_in_h = scfInputSizeH;
+    b.scf_out_w = scfOutputSizeW;
+    b.scf_out_h = scfOutputSizeH;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPCropParams(aclmdlAIPP* aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW,
+                                 int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH, uint64_t batchIndex) {
+  static const char* kApi = "aclmdlSetAIPPCropParams";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "cropSwitch", cropSwitch)) return e;
+    if (aclError e = check_batch(kApi, set, batchIndex)) return e;
+    if (cropSwitch && (cropStartPosW < 0 || cropStartPosH < 0 || cropSizeW <= 0 || cropSizeH <= 0))
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "crop start (" + std::to_string(cropStartPosW) + ", " + std::to_string(cropStartPosH) + ") size " +
+                      std::to_string(cropSizeW) + "x" + std::to_string(cropSizeH) +
+                      ": the start must be >= 0 and the size > 0");
+    // the window against the source image is checked by aclmdlSetInputAIPP (the size may be set later)
+    AippBatch& b = set->batches[batchIndex];
+    b.crop = cropSwitch;
+    b.crop_x = cropStartPosW;
+    b.crop_y = cropStartPosH;
+    b.crop_w = cropSizeW;
+    b.crop_h = cropSizeH;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP* aippParmsSet, int8_t paddingSwitch, int32_t paddingSizeTop,
+                                    int32_t paddingSizeBottom, int32_t paddingSizeLeft, int32_t paddingSizeRight,
+                                    uint64_t batchIndex) {
+  static const char* kApi = "aclmdlSetAIPPPaddingParams";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_switch(kApi, "paddingSwitch", paddingSwitch)) return e;
+    if (aclError e = check_batch(kApi, set, batchIndex)) return e;
+    if (paddingSwitch && (paddingSizeTop < 0 || paddingSizeBottom < 0 || paddingSizeLeft < 0 || paddingSizeRight < 0))
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "padding top " + std::to_string(paddingSizeTop) + ", bottom " + std::to_string(paddingSizeBottom) +
+                      ", left " + std::to_string(paddingSizeLeft) + ", right " + std::to_string(paddingSizeRight) +
+                      ": all must be >= 0");
+    AippBatch& b = set->batches[batchIndex];
+    b.pad = paddingSwitch;
+    b.pad_top = paddingSizeTop;
+    b.pad_bottom = paddingSizeBottom;
+    b.pad_left = paddingSizeLeft;
+    b.pad_right = paddingSizeRight;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP* aippParmsSet, int16_t dtcPixelMeanChn0, int16_t dtcPixelMeanChn1,
+                                   int16_t dtcPixelMeanChn2, int16_t dtcPixelMeanChn3, uint64_t batchIndex) {
+  static const char* kApi = "aclmdlSetAIPPDtcPixelMean";
+  return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_batch(kApi, set, batchIndex)) return e;
+    AippBatch& b = set->batches[batchIndex];
+    b.mean[0] = dtcPixelMeanChn0;
+    b.mean[1] = dtcPixelMeanChn1;
+    b.mean[2] = dtcPixelMeanChn2;
+    b.mean[3] = dtcPixelMeanChn3;
+    return ACL_SUCCESS;
+  });
+}
+
+static aclError set_floats(const char* api, aclmdlAIPP* aippParmsSet, float* (*field)(AippBatch&), const float v[4],
+                           uint64_t batchIndex) {
+  return with_aipp(api, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
+    if (aclError e = check_batch(api, set, batchIndex)) return e;
+    for (int i = 0; i < 4; ++i)
+      if (!std::isfinite(v[i]))
+        return fail(api, ACL_ERROR_INVALID_PARAM, "channel " + std::to_string(i) + " value is not finite");
+    std::memcpy(field(set->batches[batchIndex]), v, 4 * sizeof(float));
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetAIPPDtcPixelMin(aclmdlAIPP* aippParmsSet, float dtcPixelMinChn0, float dtcPixelMinChn1,
+                                  float dtcPixelMinChn2, float dtcPixelMinChn3, uint64_t batchIndex) {
+  const float v[4] = {dtcPixelMinChn0, dtcPixelMinChn1, dtcPixelMinChn2, dtcPixelMinChn3};
+  return set_floats("aclmdlSetAIPPDtcPixelMin", aippParmsSet, [](AippBatch& b) -> float* { return b.min; }, v,
+                    batchIndex);
+}
+
+aclError aclmdlSetAIPPPixelVarReci(aclmdlAIPP* aippParmsSet, float dtcPixelVarReciChn0, float dtcPixelVarReciChn1,
+                                   float dtcPixelVarReciChn2, float dtcPixelVarReciChn3, uint64_t batchIndex) {
+  const float v[4] = {dtcPixelVarReciChn0, dtcPixelVarReciChn1, dtcPixelVarReciChn2, dtcPixelVarReciChn3};
+  return set_floats("aclmdlSetAIPPPixelVarReci", aippParmsSet, [](AippBatch& b) -> float* { return b.var_reci; }, v,
+                    batchIndex);
+}
+
+aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset* dataset, size_t index, const aclmdlAIPP* aippParmsSet) {
+  return set_input_aipp("aclmdlSetInputAIPP", modelId, dataset, index, false, aippParmsSet);
+}
+
+aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset* dataset, size_t index,
+                                   const aclmdlAIPP* aippParmsSet) {
+  return set_input_aipp("aclmdlSetAIPPByInputIndex", modelId, dataset, index, true, aippParmsSet);
+}
+
+aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType* type,
+                           size_t* dynamicAttachedDataIndex) {
+  static const char* kApi = "aclmdlGetAippType";
+  return guarded(kApi, [&]() -> aclError {
+    if (!type || !dynamicAttachedDataIndex)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM, "type or dynamicAttachedDataIndex is null");
+    aclError err = ACL_SUCCESS;
+    auto m = find_model(kApi, modelId, &err);
+    if (!m) return err;
+    const mdl::ModelInfo& info = m->info;
+    if (index >= info.inputs.size())
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "index " + std::to_string(index) + " is out of range: the model has " +
+                      std::to_string(info.inputs.size()) + " inputs");
+    const size_t p = aipp_param_input(info);
+    *dynamicAttachedDataIndex = SIZE_MAX;
+    *type = ACL_DATA_WITHOUT_AIPP;
+    if (p != SIZE_MAX && index == p) {
+      *type = ACL_DYNAMIC_AIPP_NODE;
+    } else if (p != SIZE_MAX && index + 1 == p) {
+      *type = ACL_DATA_WITH_DYNAMIC_AIPP;
+      *dynamicAttachedDataIndex = p;
+    }
     return ACL_SUCCESS;
   });
 }

@@ -207,6 +207,8 @@ def _zeros(inputs, batch):
     for t in inputs:
         if t.name == DYNAMIC_TENSOR_NAME:
             continue
+        if t.name == "ascend_dynamic_aipp_data":
+            return None  # dynamic AIPP: zeros are no valid parameters (set per run); no plan ahead
         dims = list(t.dims)
         if t.batch_axis is not None:
             dims[t.batch_axis] = batch

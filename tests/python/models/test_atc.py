@@ -248,7 +248,7 @@ def test_static_aipp_matches_cann_formulas(tmp_path, capsys, cfg, shape, model_h
 
 
 @pytest.mark.parametrize("cfg,reason", [
-    ("aipp_op {\n aipp_mode : dynamic\n}\n", "only 'static'"),
+    ("aipp_op {\n aipp_mode : dynamic\n}\n", "max_src_image_size must be given"),
     ("aipp_op {\n aipp_mode : static\n input_format : RGB888_U8\n}\n", "src_image_size_w must be given"),
     ("aipp_op {\n aipp_mode : static\n input_format : ARGB8888_U8\n src_image_size_w : 8\n src_image_size_h : 8\n}\n",
      "input_format 'ARGB8888_U8'"),
