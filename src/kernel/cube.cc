@@ -588,6 +588,17 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
   // The transposed Zn (L0B) of 32-bit types has kExtension padded to 16 columns.
   const uint64_t k_cols = p.transpose ? (p.k_ext + 15) / 16 * 16 : p.k_ext;
   const uint64_t out_bytes = uint64_t{p.m_ext} * (p.transpose && dst_zn ? k_cols : p.k_ext) * e;
+  if (k_cols != p.k_ext && dst_zn) {
+    // CANN's samples size the L0B tensor as mExtension x kExtension; the
+    // padded Zn reaches past it into the physical L0B, as on the NPU: check
+    // against the end of the core's L0B instead.
+    const auto* b = ::asc::runtime::current_block();
+    if (b && b->arenas) {
+      const auto* d0 = static_cast<const uint8_t*>(dst);
+      const auto& a = *b->arenas;
+      if (d0 >= a.l0b && d0 < a.l0b + a.l0b_size) dst_bytes = std::max<uint64_t>(dst_bytes, a.l0b + a.l0b_size - d0);
+    }
+  }
   check_bytes(op, "bytes of the destination (mExtension x kExtension elements)", out_bytes, dst_bytes);
   elide::read(src, uint64_t{p.channels} * p.l1h * p.l1w * e);
   if (k_cols != p.k_ext) {

@@ -25,8 +25,10 @@ int64_t zn(int64_t kk, int64_t j, int64_t n1, int64_t c0) { return ((kk / c0) * 
 // Zz (L0A, A is m x k): fractal grid (m / 16, k / c0), row-major inside.
 int64_t zz(int64_t i, int64_t kk, int64_t k1, int64_t c0) { return ((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0; }
 
+// tight: the L0B tensor holds rows x cols only (as CANN's samples size it);
+// the padded Zn then reaches past it into the core's L0B, as on the NPU.
 template <typename T>
-void check(bool to_b, int64_t rows, int64_t cols) {
+void check(bool to_b, int64_t rows, int64_t cols, bool tight = false) {
   const int64_t c0 = 32 / sizeof(T);
   // X: rows x cols (rows = positions, a multiple of c0 and 16; cols = channels, a multiple of 16).
   const int64_t cols16 = to_b ? (cols + 15) / 16 * 16 : cols;  // L0B pads the columns to 16
@@ -43,7 +45,7 @@ void check(bool to_b, int64_t rows, int64_t cols) {
     const uint32_t out_bytes = static_cast<uint32_t>(rows * cols16 * sizeof(T));
     pipe.InitBuffer(a1, bytes);
     pipe.InitBuffer(a2, out_bytes);
-    pipe.InitBuffer(b2, out_bytes);
+    pipe.InitBuffer(b2, tight ? bytes : out_bytes);
     auto src = a1.Get<T>();
     std::memcpy(src.data(), l1.data(), bytes);
     AscendC::LoadData3DParamsV2<T> p;
@@ -57,7 +59,7 @@ void check(bool to_b, int64_t rows, int64_t cols) {
     p.dilationFilterW = p.dilationFilterH = 1;
     p.enTranspose = true;
     auto dst = to_b ? b2.Get<T>() : a2.Get<T>();
-    for (int64_t i = 0; i < rows * cols16; ++i) dst.data()[i] = T(777.0f);  // the padding must keep it
+    for (int64_t i = 0; i < rows * cols16; ++i) dst.data()[i] = T(777.0f);  // padding keeps it
     AscendC::LoadData(dst, src, p);
     std::memcpy(out.data(), dst.data(), out_bytes);
   });
@@ -80,6 +82,7 @@ TEST(LoadData3DTranspose, L0BGetsZnOfTheImg2colMatrix) {
   check<float>(true, 48, 32);
   check<float>(true, 16, 56);  // 56 channels: padded to 64 in L0B
   check<int32_t>(true, 32, 24);
+  check<float>(true, 48, 72, /*tight=*/true);  // mmad_load3dv2 scenario 3's B: 48 x 72 in a 48 x 72 tensor
 }
 
 TEST(LoadData3DTranspose, L0AGetsZzOfItsTranspose) {
