@@ -1358,15 +1358,15 @@ def _cumulative(fn, identity, x, axis, dtype, include_initial):
             raise _VE_tile("[cumulative] For arrays which have more than one dimension ``axis`` argument is "
                            "required.")
         axis = 0
-    try:
-        if isinstance(axis, (bool, _np.bool_)):  # NumPy's axis converter refuses bools
-            raise TypeError
-        axis = _operator.index(axis)
-    except TypeError:
-        raise _TE(f"[cumulative] '{type(axis).__name__}' object cannot be interpreted as an integer (axis)") \
-            from None
+    # the ufunc's accumulate: dtype parsed first, then PyArray_ConvertMultiAxis -- each entry of a
+    # tuple (a bool: TypeError; beyond a C int: ValueError) checked in bounds in turn, and only then
+    # more than one axis refused (so (1, 'a') on one dimension is the AxisError of 1)
     _sig.check_dtype("cumulative", dtype)
-    axis = _axis(axis, x.ndim)
+    axs = [_axis(_sig.axis_converter("cumulative", a), x.ndim)
+           for a in (axis if isinstance(axis, tuple) else (axis,))]
+    if len(axs) != 1:
+        raise _VE_tile(f"[cumulative] accumulate does not allow multiple axes (axis={axis!r})")
+    axis = axs[0]
     r = fn(x, axis=axis, dtype=dtype)
     if not include_initial:
         return r

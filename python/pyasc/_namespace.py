@@ -30,15 +30,18 @@ def _arr(x):
 
 def _axis(axis, ndim):
     """Normalises one axis like NumPy (AxisError, a ValueError and IndexError, when out of range;
-    NumPy's OverflowError for an int outside int64)."""
+    NumPy's OverflowError for an int outside a C int)."""
     try:
         axis = _operator.index(axis)
     except TypeError as e:
         raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[axis] {e}") from None
-    if not -(1 << 63) <= axis < (1 << 63):
+    if not -(1 << 31) <= axis < (1 << 31):
+        # normalize_axis_index parses the axis as a C int ("i") before the range check: beyond
+        # int64 "C long", beyond int32 "C int", both OverflowError (not AxisError)
         from .errors import AscendOverflowError, ErrorCode
 
-        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to C long ({axis})")
+        width = "C long" if not -(1 << 63) <= axis < (1 << 63) else "C int"
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[axis] Python int too large to convert to {width} ({axis})")
     if not -ndim <= axis < ndim:
         raise _np.exceptions.AxisError(axis, ndim)
     return axis % ndim if ndim else 0

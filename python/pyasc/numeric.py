@@ -367,10 +367,14 @@ def expand_dims(a, axis):
     """A view of ``a`` with a length-1 axis inserted at ``axis`` (an int, or a tuple of
     positions in the result, as NumPy); an axis out of range is NumPy's AxisError (an
     IndexError and ValueError), a repeated one a ValueError."""
+    from ._helpers import _axes  # noqa: PLC0415 - (_helpers imports this module's siblings)
+    from ._namespace import _axis  # noqa: PLC0415
+
     x = asarray(a)
+    # NumPy's normalize_axis_index/_tuple with pyasc's errors (an axis beyond a C int: OverflowError)
     if not isinstance(axis, (tuple, list)):
-        return _C.expand_dims(x, _np.lib.array_utils.normalize_axis_index(axis, x.ndim + 1))
-    axes = _np.lib.array_utils.normalize_axis_tuple(tuple(axis), x.ndim + len(axis))
+        return _C.expand_dims(x, _axis(axis, x.ndim + 1))
+    axes = _axes(tuple(axis), x.ndim + len(axis), "expand_dims")
     for ax in sorted(axes):
         x = _C.expand_dims(x, ax)
     return x

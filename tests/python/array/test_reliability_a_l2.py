@@ -861,3 +861,49 @@ def test_gradient_of_bfloat16_is_float64(mode, spacing, edge_order, fill):
         return xp.stack(r) if isinstance(r, (list, tuple)) else r
 
     _same(lambda: call(np), lambda: call(asc))
+
+
+# ------------------------------------------------------------------ the axis as NumPy's C int (10^5 run)
+# normalize_axis_index parses the axis as a C int before its range check: an int64 axis beyond a C
+# int (a Python int, a NumPy scalar, a 0-d array) is NumPy's OverflowError, not the AxisError
+# pyasc gave (insert/flip/delete/stack/trim_zeros; 10^5 run seeds 80/81).
+_C_INT_AXES = [2 ** 40, -2 ** 40, 2 ** 31, -2 ** 31 - 1, 2 ** 31 - 1, 2 ** 70, np.int64(2 ** 62),
+               np.array(9223372036854775806), np.array([2 ** 62, 1]), 1, -1]
+
+
+@pytest.mark.parametrize("axis", _C_INT_AXES, ids=repr)
+@pytest.mark.parametrize("name", ["insert", "flip", "delete", "stack", "trim_zeros", "moveaxis", "expand_dims",
+                                  "roll", "diff", "median", "cumulative_sum", "cumulative_prod"])
+def test_axis_beyond_a_c_int(mode, name, axis):
+    calls = {"insert": lambda xp, x: xp.insert(x, 0, 7, axis=axis), "flip": lambda xp, x: xp.flip(x, axis),
+             "delete": lambda xp, x: xp.delete(x, 0, axis=axis), "stack": lambda xp, x: xp.stack([x, x], axis=axis),
+             "trim_zeros": lambda xp, x: xp.trim_zeros(x, axis=axis),
+             "moveaxis": lambda xp, x: xp.moveaxis(x, axis, 0), "expand_dims": lambda xp, x: xp.expand_dims(x, axis),
+             "roll": lambda xp, x: xp.roll(x, 1, axis=axis), "diff": lambda xp, x: xp.diff(x, axis=axis),
+             "median": lambda xp, x: xp.median(x, axis=axis),
+             "cumulative_sum": lambda xp, x: xp.cumulative_sum(x, axis=axis),
+             "cumulative_prod": lambda xp, x: xp.cumulative_prod(x, axis=axis)}
+    x = np.array([0.0, 1.0, 2.0, 0.0])
+    for data in (x, x[::2], np.array(3.0)):  # (a strided view; a 0-d array: dimension 0 or 1)
+        _same(lambda: calls[name](np, data), lambda: calls[name](asc, asc.asarray(data)))
+
+
+def test_insert_0d_int64_axis_of_the_fuzz_run(mode):
+    a, o, v = np.array(5, np.int8), np.array(1, np.int64), np.array(2.5)
+    _same(lambda: np.insert(a, o, v, axis=np.array(9223372036854775806)),
+          lambda: asc.insert(asc.asarray(a), asc.asarray(o), asc.asarray(v),
+                             axis=asc.asarray(np.array(9223372036854775806))))
+
+
+# cumulative_sum/prod: the ufunc's accumulate parses dtype first, then each entry of an axis tuple (a
+# bool: TypeError; beyond a C int: ValueError; then its bounds), and only then refuses several axes:
+# (1, 'a') on a 0-d array (made 1-d) is the AxisError of 1 (pyasc: "'tuple' object cannot be
+# interpreted as an integer").
+@pytest.mark.parametrize("axis", [(1, "a"), (0, 1), (0, 0), (), (0,), (-1,), ("a",), (True,), True, 1.0, 5,
+                                  (2 ** 40,), 2 ** 40, 2 ** 70, np.array(0), None], ids=repr)
+@pytest.mark.parametrize("dtype", [None, "foo", np.float32])
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative_axis_tuple(mode, name, axis, dtype):
+    for x in (np.array(3, np.uint32), np.arange(1, 5, dtype=np.uint32)):
+        _same(lambda: getattr(np, name)(x, axis=axis, dtype=dtype),
+              lambda: getattr(asc, name)(asc.asarray(x), axis=axis, dtype=dtype))
