@@ -120,9 +120,21 @@ def _q_array(name, q, scale):
     if not ok:
         rng = "[0, 100]" if scale == 100 else "[0, 1]"
         raise _VE(f"[{name}] {'Percentiles' if scale == 100 else 'Quantiles'} must be in the range {rng}")
+    return qa, qa.dtype
+
+
+def _q_real(name, qa, method):
+    """A complex q passes NumPy's range check (complex numbers compare lexicographically) and the
+    weights check; NumPy fails only at the index arithmetic (its floor ufunc), after the method --
+    except 'nearest', whose around() takes complex indices and whose intp cast keeps the real part."""
+    if qa.dtype.kind == "c" and method == "nearest":
+        _warnings.warn("Casting complex values to real discards the imaginary part",
+                       _np.exceptions.ComplexWarning, stacklevel=4)
+        return qa.real.astype(_np.float64)
     if qa.dtype.kind not in "biuf":
-        raise _TE(f"[{name}] q must be real numbers, not {qa.dtype}")
-    return qa.astype(_np.float64), qa.dtype
+        raise _TE(f"[{name}] ufunc 'floor' not supported for the input types: q must be real numbers, "
+                  f"not {qa.dtype}")
+    return qa.astype(_np.float64)
 
 
 def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ignore_nan, scale, weights=None):
@@ -151,6 +163,7 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
         raise _TE(f"[{name}] method: {e}") from None
     if method not in _METHODS:
         raise _VE(f"[{name}] {method!r} is not a valid method. Use one of: {_METHODS}")
+    qn = _q_real(name, qn, method)
     cnt = 1
     for i in axs:
         cnt *= x.shape[i]
@@ -213,8 +226,24 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
     return _to_out(res, out)
 
 
+def _method_differs(name, method):
+    """NumPy's ``method != "inverted_cdf"`` as its ``if`` reads it: a method given as an array is
+    compared elementwise (a dtype with no such comparison, bfloat16: the not_equal ufunc's
+    TypeError), then taken by its truth value (several or no elements: ValueError)."""
+    if not isinstance(method, (_C.ndarray, _np.ndarray)):
+        return method != "inverted_cdf"
+    try:  # (one element of the dtype decides whether the comparison exists: a huge view is never read)
+        _np.zeros((), _dt(method)) != "inverted_cdf"  # noqa: B015
+    except TypeError as e:
+        raise _TE(f"[{name}] method of dtype {_dt(method)}: {e}") from None
+    if method.size != 1:
+        what = "an empty array" if method.size == 0 else "an array with more than one element"
+        raise _VE(f"[{name}] method: The truth value of {what} is ambiguous (shape {tuple(method.shape)})")
+    return True  # (pyasc arrays hold numbers: none equals the str)
+
+
 def _weights_unsupported(name, method):
-    if method != "inverted_cdf":  # NumPy's check, before any use of the weights
+    if _method_differs(name, method):  # NumPy's check, before any use of the weights
         raise _VE(f"[{name}] Only method 'inverted_cdf' supports weights. Got: {method}.")
     raise _NIE(f"[{name}] weights are not supported by pyasc")
 
