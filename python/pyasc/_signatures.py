@@ -1069,6 +1069,10 @@ def _partition_checks(op, a, kth, axis, kind, order=None):
         raise _value_error(op, f"select kind must be 'introselect' (got {kind!r})")
     if order is not None:  # array_partition checks the fields before it converts kth
         raise _value_error(op, f"Cannot specify order when the array has no fields (order={order!r})")
+    if op == "partition":  # ndarray.partition converts kth (a copy, at most 1-d) before its axis check
+        from ._sorting import _check_kth_conversion  # noqa: PLC0415
+
+        _check_kth_conversion(kth)
     if axis is not None:  # argpartition takes a 0-d array as 1-d (PyArray_CheckAxis), partition does not
         _np.lib.array_utils.normalize_axis_index(ax, ndim if op == "partition" else _builtins.max(ndim, 1))
     k = kth.numpy() if isinstance(kth, _C.ndarray) else kth
@@ -1139,6 +1143,15 @@ def _install_partition():
                     width = "C long" if not -(1 << 63) <= ax < (1 << 63) else "C int"
                     raise AscendOverflowError(ErrorCode.OVERFLOW, f"[partition] Python int too large to convert to "
                                                                   f"{width} (axis {ax})")
+            if _op == "partition" and isinstance(kind, str) and kind == "introselect" and order is None:
+                # NumPy's array_partition after the argument parse: kth converted (a huge view's
+                # copy: MemoryError), the axis against the dimensions, then the read-only check,
+                # and only then kth's type and bounds
+                from ._sorting import _check_kth_conversion  # noqa: PLC0415
+
+                _check_kth_conversion(kth)
+                _np.lib.array_utils.normalize_axis_index(ax, self.ndim)
+                _C._check_writeable(self, "partition", "partition array is read-only")
             if self.size == 0 and isinstance(kth, (_C.ndarray, _np.ndarray)) and kth.ndim > 1:
                 # (the C++ method returns at once for an empty array; NumPy converts kth first)
                 raise _value_error(_op, f"object too deep for desired array (kth has {kth.ndim} dimensions)")

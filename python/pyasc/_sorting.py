@@ -149,6 +149,40 @@ def _check_kth(x, kth, axis):
             raise _part_error(ValueError, f"kth(={k}) out of bounds ({n})")
 
 
+def _check_kth_copy(kth):
+    """ndarray.partition converts kth with PyArray_FromAny(..., NPY_ARRAY_DEFAULT) before its axis
+    check: a kth array that is no writeable C-contiguous one is copied, so a huge broadcast view is
+    that copy's allocation error first (MemoryError; beyond intp ValueError)."""
+    if isinstance(kth, _C.ndarray):
+        plain = kth.is_contiguous() and kth.flags.writeable
+    elif isinstance(kth, _np.ndarray):
+        plain = kth.flags.c_contiguous and kth.flags.writeable
+    else:
+        return
+    if not plain and kth.size * _np.dtype(kth.dtype).itemsize > 1 << 32:
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("partition", tuple(kth.shape), kth.dtype)
+
+
+def _check_kth_conversion(kth):
+    """kth as ndarray.partition converts it, before its axis check: the copy of a huge view
+    (_check_kth_copy), then at most one dimension (a deeper or ragged sequence: ValueError)."""
+    _check_kth_copy(kth)
+    if isinstance(kth, (_C.ndarray, _np.ndarray)):
+        kn = kth.ndim
+    else:
+        try:
+            kn = _np.asarray(kth).ndim
+        except ValueError:
+            raise _part_error(ValueError, "setting an array element with a sequence (kth is a ragged "
+                                          "sequence)") from None
+        except Exception:  # noqa: BLE001 - (an odd object: its type error comes later, as NumPy's)
+            kn = 0
+    if kn > 1:
+        raise _part_error(ValueError, f"object too deep for desired array (kth has {kn} dimensions)")
+
+
 def _check_empty_kth(kth):
     """kth for an empty array: NumPy reads it as an at most 1-d intp array (deeper: its ValueError),
     then its type; not its bounds."""
@@ -193,6 +227,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         _alloc_check("partition", (x.size,), x.dtype)
     _check_select_kind(kind)
     _check_order(order)
+    _check_kth_conversion(kth)
     if x.size == 0 and x.ndim:
         # as argpartition: an empty array checks the axis and kth's type, not kth's bounds (NumPy
         # returns the empty array, flattened for axis=None, for any integer kth)
