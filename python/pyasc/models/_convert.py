@@ -271,7 +271,7 @@ def convert(source, *, source_name, producer, options=None, input_shape=None, pr
     """(meta, onnx bytes) of the optimised model with ATC's options applied (see the module docstring).
 
     ``dynamic``: None or (kind, text) with kind 'batch' | 'image' | 'dims' and ATC's gear string.
-    ``aipp_config``: the text of an --insert_op_conf file (static AIPP only).
+    ``aipp_config``: the text of an --insert_op_conf file (static or dynamic AIPP).
     """
     from . import _aipp, om
     from ._onnx_model import Model

@@ -68,7 +68,7 @@ def _parser():
     a("--input_format", help="NCHW | NHWC | ND | NCDHW | NDHWC (recorded in the model's input descriptions)")
     a("--precision_mode", help="force_fp16 | force_fp32 | allow_mix_precision | allow_fp32_to_fp16 | "
       "must_keep_origin_dtype")
-    a("--insert_op_conf", help="a static AIPP configuration file")
+    a("--insert_op_conf", help="an AIPP configuration file (aipp_mode static or dynamic)")
     a("--dynamic_batch_size", help="batch gears, e.g. 1,2,4,8")
     a("--dynamic_image_size", help='image size gears, e.g. "224,224;448,448"')
     a("--dynamic_dims", help='ND gears, e.g. "1,224;2,448" (one value per -1 of --input_shape)')
