@@ -261,6 +261,9 @@ def unstack(x, /, *, axis=0):
 # ------------------------------------------------------------------ repetition, padding
 
 
+_LOOSE_REPS = (str, float, complex, _np.floating, _np.complexfloating)
+
+
 def _tile_loose_reps(x, reps):
     """Float or str repetitions as NumPy's tile meets them: all equal to 1, a copy; else, for a
     non-empty A, each rep != 1 is given to ndarray.repeat in order (a str that int() cannot read is
@@ -279,6 +282,15 @@ def _tile_loose_reps(x, reps):
                     r = int(r)
                 except ValueError as e:
                     raise _VE_tile(f"[tile] {e} (reps {reps})") from None
+            if isinstance(r, (_np.floating, _np.complexfloating)):
+                # repeat casts a NumPy float/complex to intp: the real part, NaN/inf to the most
+                # negative intp -- 'negative dimensions' for those and a negative value
+                if not _math.isfinite(r.real) or int(r.real) < 0:
+                    raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
+                continue
+            if isinstance(r, complex):  # (repeat's int() of a Python complex)
+                raise _TE(f"[tile] int() argument must be a string, a bytes-like object or a real number, not "
+                          f"'complex' (reps {reps})")
             if type(r) is float and _math.isnan(r):  # (a NumPy float NaN is cast, not int()-converted: no error)
                 raise _VE_tile("[tile] cannot convert float NaN to integer (reps)")
             if type(r) is float and _math.isinf(r):
@@ -287,8 +299,9 @@ def _tile_loose_reps(x, reps):
                 raise AscendOverflowError(ErrorCode.OVERFLOW, "[tile] cannot convert float infinity to integer (reps)")
             if _math.isfinite(r) and int(r) < 0:
                 raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
-    first = next(r for r in reps if isinstance(r, (str, float, _np.floating)))
-    kind = "str" if isinstance(first, str) else "float"
+    first = next(r for r in reps if isinstance(r, _LOOSE_REPS))
+    kind = type(first).__name__ if isinstance(first, _np.generic) else "str" if isinstance(first, str) else \
+        "complex" if isinstance(first, complex) else "float"
     raise _TE(f"[tile] '{kind}' object cannot be interpreted as an integer (reps {reps}: NumPy's output shape "
               f"holds {kind} extents)")
 
@@ -313,6 +326,10 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
 
             raise AscendMemoryError(ErrorCode.BAD_ALLOC, f"[tile] cannot make a tuple of {len(reps)} repetitions")
         raise _VE_tile(f"[tile] ndmin must be <= ndmax (64), got {len(reps)} repetitions")
+    if isinstance(reps, _C.ndarray) and reps.ndim == 1:
+        # tuple() of a NumPy array gives NumPy scalars (a complex64 one is cast by repeat, a float
+        # one too): the same entries here, not 0-d pyasc arrays
+        reps = tuple(reps.numpy())
     reps = tuple(reps) if n_reps is not None else (reps,)
     if _builtins.any(isinstance(r, (_C.ndarray, _np.ndarray)) and r.ndim >= 1 for r in reps):
         # NumPy tests all(x == 1 for x in reps) first, entry by entry until one is false (an entry of
@@ -336,7 +353,7 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
             # is too deep); a non-integer or negative entry fails there first (the paths below)
             for r in host:
                 if not isinstance(r, _np.ndarray) or r.ndim == 0:
-                    if isinstance(r, (str, float, _np.floating)):
+                    if isinstance(r, _LOOSE_REPS):
                         break
                     if _operator.index(r) < 0:
                         raise _VE_tile("[tile] negative dimensions are not allowed")
@@ -347,7 +364,7 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
                 if r.ndim > 1 and _builtins.bool(r.reshape(()) != 1):
                     raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of "
                                    "arrays)")
-    if _builtins.any(isinstance(r, (str, float, _np.floating)) for r in reps):
+    if _builtins.any(isinstance(r, _LOOSE_REPS) for r in reps):
         reps = _tile_loose_reps(x, reps)
     reps = tuple(_operator.index(r) for r in reps)
     if x.size == 0:

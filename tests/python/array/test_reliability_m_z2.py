@@ -621,3 +621,26 @@ def test_partition_check_order(mode, arr, kth, axis):
         if form == "function" and arr == "huge" and kth in ("5", "0", "view", "bool"):
             continue  # (np.partition copies the 64 TiB view first: both MemoryError, covered by the other kths)
         _compare(lambda: call(np, form), lambda: call(asc, form))
+
+
+# ------------------------------------------------------------------ tile: float/complex repetitions as NumPy casts them
+# tuple(reps) of an array gives NumPy scalars: ndarray.repeat casts a NumPy float/complex entry to
+# intp (the real part; NaN/inf the most negative intp: 'negative dimensions' ValueError), the final
+# reshape to the float/complex output shape is the TypeError; an empty A repeats nothing (10^5 run
+# seed 81: a complex64 reps array was pyasc's 'only integer scalar arrays' TypeError).
+_TILE_REPS = [np.array([2 + 1j], np.complex64), np.array([-2 + 1j], np.complex64), np.array([1 + 0j, 2 + 0j], np.complex64),
+              np.array([0.5 + 1j], np.complex64), np.array([np.nan + 1j]), np.array([1 + 0j]), 2 + 0j, (2 + 0j, 1),
+              np.array(2 + 0j), np.array([2.5]), np.array([2.0], np.float32), np.array([-2.0]), np.array([np.nan]),
+              np.array([np.inf]), np.array([-0.5 + 3j, 2, 1]), np.array([1 + 0j, 1 + 0j]), np.array([3, -1j, 2], np.complex64)]
+
+
+@pytest.mark.parametrize("reps", _TILE_REPS, ids=repr)
+def test_tile_float_and_complex_reps(mode, reps):
+    import warnings  # noqa: PLC0415
+
+    for a in (np.ones((3, 1), np.complex64), np.zeros((0, 2)), np.arange(3.0), np.arange(6.0).reshape(2, 3)[:, ::2]):
+        def call(xp):
+            return xp.tile(xp.asarray(a), xp.asarray(reps) if isinstance(reps, np.ndarray) else reps)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _compare(lambda: call(np), lambda: call(asc))
