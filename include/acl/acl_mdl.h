@@ -206,7 +206,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlD
  * Supported: ACL_YUV420SP_U8 and ACL_RGB888_U8 input, csc, rbuv swap, crop, padding, mean/min/
  * var_reci. Refused with ACL_ERROR_FEATURE_UNSUPPORTED: other input formats, axSwapSwitch 1 (for
  * ARGB/XRGB formats), scfSwitch 1 (resize). Bad values (switches other than 0/1, sizes <= 0,
- * negative crop positions or padding, batchIndex >= the set's batch, a NULL or destroyed set):
+ * crop start outside [0, 4095] or size outside [1, 4096], padding outside [0, 32], non-finite
+ * min/var_reci, batchIndex >= the set's batch, a NULL or destroyed set):
  * ACL_ERROR_INVALID_PARAM with a message naming the call and the value (aclGetRecentErrMsg). */
 #define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
 

@@ -1248,11 +1248,13 @@ aclError aclmdlSetAIPPCropParams(aclmdlAIPP* aippParmsSet, int8_t cropSwitch, in
   return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
     if (aclError e = check_switch(kApi, "cropSwitch", cropSwitch)) return e;
     if (aclError e = check_batch(kApi, set, batchIndex)) return e;
-    if (cropSwitch && (cropStartPosW < 0 || cropStartPosH < 0 || cropSizeW <= 0 || cropSizeH <= 0))
+    // CANN's documented ranges: start [0, 4095], size [1, 4096]
+    if (cropSwitch && (cropStartPosW < 0 || cropStartPosH < 0 || cropStartPosW > 4095 || cropStartPosH > 4095 ||
+                       cropSizeW < 1 || cropSizeH < 1 || cropSizeW > 4096 || cropSizeH > 4096))
       return fail(kApi, ACL_ERROR_INVALID_PARAM,
                   "crop start (" + std::to_string(cropStartPosW) + ", " + std::to_string(cropStartPosH) + ") size " +
                       std::to_string(cropSizeW) + "x" + std::to_string(cropSizeH) +
-                      ": the start must be >= 0 and the size > 0");
+                      ": the start must be in [0, 4095] and the size in [1, 4096]");
     // the window against the source image is checked by aclmdlSetInputAIPP (the size may be set later)
     AippBatch& b = set->batches[batchIndex];
     b.crop = cropSwitch;
@@ -1271,11 +1273,12 @@ aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP* aippParmsSet, int8_t paddingSwit
   return with_aipp(kApi, aippParmsSet, [&](aclmdlAIPP* set) -> aclError {
     if (aclError e = check_switch(kApi, "paddingSwitch", paddingSwitch)) return e;
     if (aclError e = check_batch(kApi, set, batchIndex)) return e;
-    if (paddingSwitch && (paddingSizeTop < 0 || paddingSizeBottom < 0 || paddingSizeLeft < 0 || paddingSizeRight < 0))
+    auto bad = [](int32_t v) { return v < 0 || v > 32; };  // CANN's documented range [0, 32]
+    if (paddingSwitch && (bad(paddingSizeTop) || bad(paddingSizeBottom) || bad(paddingSizeLeft) || bad(paddingSizeRight)))
       return fail(kApi, ACL_ERROR_INVALID_PARAM,
                   "padding top " + std::to_string(paddingSizeTop) + ", bottom " + std::to_string(paddingSizeBottom) +
                       ", left " + std::to_string(paddingSizeLeft) + ", right " + std::to_string(paddingSizeRight) +
-                      ": all must be >= 0");
+                      ": each must be in [0, 32]");
     AippBatch& b = set->batches[batchIndex];
     b.pad = paddingSwitch;
     b.pad_top = paddingSizeTop;

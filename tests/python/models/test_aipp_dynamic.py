@@ -225,9 +225,12 @@ def test_dynamic_misuse(acl, oms):
         assert acl.aclmdlSetAIPPDtcPixelMean(s, 0, 0, 0, 0, N) == INVALID
         assert acl.aclmdlSetAIPPPixelVarReci(s, 1, 1, 1, 1, 99) == INVALID and "batchIndex 99" in _msg(acl)
         assert acl.aclmdlSetAIPPCropParams(s, 2, 0, 0, 4, 4, 0) == INVALID and "cropSwitch 2" in _msg(acl)
-        assert acl.aclmdlSetAIPPCropParams(s, 1, -1, 0, 4, 4, 0) == INVALID
+        assert acl.aclmdlSetAIPPCropParams(s, 1, -1, 0, 4, 4, 0) == INVALID and "[0, 4095]" in _msg(acl)
+        assert acl.aclmdlSetAIPPCropParams(s, 1, 0, 0, 4097, 4, 0) == INVALID
+        assert acl.aclmdlSetAIPPPaddingParams(s, 1, 0, 33, 0, 0, 0) == INVALID and "bottom 33" in _msg(acl)
         assert acl.aclmdlSetAIPPSrcImageSize(s, 0, 8) == INVALID and "srcImageSizeW 0" in _msg(acl)
-        assert acl.aclmdlSetAIPPPaddingParams(s, 1, -1, 0, 0, 0, 0) == INVALID and "top -1" in _msg(acl)
+        assert acl.aclmdlSetAIPPPaddingParams(s, 1, -1, 0, 0, 0, 0) == INVALID
+        assert "top -1, bottom 0, left 0, right 0: each must be in [0, 32]" in _msg(acl)  # the message is read once
         assert acl.aclmdlSetAIPPDtcPixelMin(s, float("nan"), 0, 0, 0, 0) == INVALID
         # unsupported modes, named
         assert acl.aclmdlSetAIPPInputFormat(s, 2) == UNSUPPORTED and "inputFormat 2" in _msg(acl)
