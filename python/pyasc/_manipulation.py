@@ -274,8 +274,14 @@ def _tile_loose_reps(x, reps):
     if _builtins.all(r == 1 for r in reps):
         return (1,) * len(reps)
     if x.size:
-        for r in reps:
+        # NumPy's loop: for each (extent, rep) of the padded shape, c.reshape(-1, n).repeat(rep, 0);
+        # repeat's total count (rows * rep, wrapping in intp) below zero is 'negative dimensions'
+        nd = _builtins.max(x.ndim, len(reps))
+        shape = (1,) * (nd - x.ndim) + tuple(x.shape)
+        n = csize = x.size
+        for dim_in, r in zip(shape, (1,) * (nd - len(reps)) + tuple(reps)):
             if r == 1:
+                n //= dim_in
                 continue
             if isinstance(r, str):
                 try:
@@ -283,22 +289,26 @@ def _tile_loose_reps(x, reps):
                 except ValueError as e:
                     raise _VE_tile(f"[tile] {e} (reps {reps})") from None
             if isinstance(r, (_np.floating, _np.complexfloating)):
-                # repeat casts a NumPy float/complex to intp: the real part, NaN/inf to the most
-                # negative intp -- 'negative dimensions' for those and a negative value
-                if not _math.isfinite(r.real) or int(r.real) < 0:
-                    raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
-                continue
-            if isinstance(r, complex):  # (repeat's int() of a Python complex)
+                # repeat casts a NumPy float/complex to intp: the real part truncated, NaN/inf (and
+                # beyond intp) the most negative intp
+                v = r.real
+                count = int(v) if _math.isfinite(v) and -(1 << 63) <= int(v) < (1 << 63) else -(1 << 63)
+            elif isinstance(r, complex):  # (repeat's int() of a Python complex)
                 raise _TE(f"[tile] int() argument must be a string, a bytes-like object or a real number, not "
                           f"'complex' (reps {reps})")
-            if type(r) is float and _math.isnan(r):  # (a NumPy float NaN is cast, not int()-converted: no error)
+            elif type(r) is float and _math.isnan(r):  # (a Python float is int()-converted)
                 raise _VE_tile("[tile] cannot convert float NaN to integer (reps)")
-            if type(r) is float and _math.isinf(r):
+            elif type(r) is float and _math.isinf(r):
                 from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
 
                 raise AscendOverflowError(ErrorCode.OVERFLOW, "[tile] cannot convert float infinity to integer (reps)")
-            if _math.isfinite(r) and int(r) < 0:
+            else:
+                count = int(r)
+            total = (csize // n * count + (1 << 63)) % (1 << 64) - (1 << 63)
+            if total < 0:
                 raise _VE_tile(f"[tile] negative dimensions are not allowed (reps {reps})")
+            csize = total * n
+            n //= dim_in
     first = next(r for r in reps if isinstance(r, _LOOSE_REPS))
     kind = type(first).__name__ if isinstance(first, _np.generic) else "str" if isinstance(first, str) else \
         "complex" if isinstance(first, complex) else "float"

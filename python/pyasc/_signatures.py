@@ -1047,6 +1047,25 @@ def _install_reduction_methods():
 _install_reduction_methods()
 
 
+def _install_cumulative_methods():
+    """ndarray.cumsum/cumprod (and the functions, which call them) parse ``axis`` with
+    PyArray_AxisConverter before ``dtype``: an axis beyond a C int is that ValueError even when
+    the positional dtype is no dtype (0, 5); the C++ method read the dtype first."""
+    for op in ("cumsum", "cumprod"):
+        cm = getattr(_C.ndarray, op)
+
+        def cmethod(self, axis=None, dtype=None, out=None, _op=op, _cm=cm):
+            axis_converter(_op, axis)
+            return _cm(self, axis, dtype, out)
+
+        cmethod.__name__ = cmethod.__qualname__ = op
+        cmethod.__doc__ = cm.__doc__
+        setattr(_C.ndarray, op, cmethod)
+
+
+_install_cumulative_methods()
+
+
 # --------------------------------------------------------------------------- partition, einsum
 
 def _partition_checks(op, a, kth, axis, kind, order=None):

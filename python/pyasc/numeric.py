@@ -350,8 +350,22 @@ def _arg_reduction(cfn, name):
 
 argmax = _arg_reduction(_C.argmax, "argmax")
 argmin = _arg_reduction(_C.argmin, "argmin")
-cumsum = _C.cumsum
-cumprod = _C.cumprod
+def _cumulative_fn(cfn, op):
+    def fn(a, axis=None, dtype=None, out=None):
+        # NumPy's np.cumsum calls the method, whose PyArray_AxisConverter reads axis before dtype
+        # (an axis beyond a C int is that ValueError even when dtype is no dtype)
+        from ._signatures import axis_converter  # noqa: PLC0415 - (_signatures imports this module)
+
+        axis_converter(op, axis)
+        return cfn(a, axis=axis, dtype=dtype, out=out)
+
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = cfn.__doc__
+    return fn
+
+
+cumsum = _cumulative_fn(_C.cumsum, "cumsum")
+cumprod = _cumulative_fn(_C.cumprod, "cumprod")
 
 # Views and conversion.
 asarray = _C.asarray
