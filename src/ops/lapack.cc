@@ -1,6 +1,6 @@
 // numpy.linalg on LAPACK (OpenBLAS's Fortran symbols): inv/solve (getrf +
-// getrs/trsm), det/slogdet (getrf), cholesky (potrf), qr (gelqf + orglq;
-// tall matrices geqrf + orgqr; mode 'raw' geqrf), svd (gesdd), eigh (syevd),
+// getrs/trsm), det/slogdet (getrf), cholesky (potrf), qr (geqrf + orgqr;
+// mode 'raw' geqrf), svd (gesdd), eigh (syevd),
 // lstsq (gelsd).
 //
 // Layout: a C-contiguous (M, N) matrix is the column-major (N, M) matrix A^T,
@@ -8,19 +8,19 @@
 // LAPACK the row-major buffer as it is (no transposing copies, which cost as
 // much as the factorisation for mid-sized matrices): inv(A) = inv(A^T)^T,
 // det(A) = det(A^T), cholesky of A's lower triangle = potrf('U') of A^T,
-// QR of A = the transposed LQ of A^T, SVD of A = the transposed SVD of A^T,
-// eigh with the other triangle; solve applies the factors of A^T to the
-// row-major right-hand sides with trsm from the right. Only eigh's vectors,
-// tall matrices for svd and qr (LAPACK's tall paths are faster: the
-// problem is solved as NumPy does), and qr 'raw'/lstsq are transposed
-// (blocked copy). Small matrices (n <= kSmallN = 32) skip LAPACK: an
-// unblocked LU with partial pivoting / Cholesky (the algorithms of
+// solve applies the factors of A^T to the row-major right-hand sides with trsm
+// from the right. qr, svd, eigh and lstsq are NOT transposed problems: they
+// hand LAPACK a column-major copy of A (blocked transpose) as NumPy's
+// umath_linalg does -- the transposed problem (LQ of A^T, SVD of A^T, the
+// other triangle) is equal in exact arithmetic only, and on ill-conditioned or
+// NaN/Inf input its rounding and convergence differ from NumPy's. Small
+// matrices (n <= kSmallN = 32) skip LAPACK: an unblocked LU with partial pivoting / Cholesky (the algorithms of
 // getf2/potf2) per matrix, stacks spread over the device cores (OpenBLAS
 // 0.3.21 threads every small getrf/gesv call, which under load cost 6x the
 // arithmetic).
-// Complex (c/z routines: ungqr/unglq, heevd) uses the same transposed
+// Complex (c/z routines: ungqr, heevd) uses the same transposed
 // problems: the buffer is A^T, not A^H, and every identity above holds for the
-// plain transpose (inv(A^T)^T, det(A^T), LQ/SVD of A^T, X^T A^T = B^T). The
+// plain transpose (inv(A^T)^T, det(A^T), X^T A^T = B^T). The
 // two Hermitian ones need care: a Hermitian A's transpose is conj(A), so
 // potrf('U') of it gives conj(A) = U'^H U', i.e. A = U'^T conj(U'): U' read
 // row-major is L = U'^T with A = L L^H, as wanted; heevd of it gives A's
@@ -904,9 +904,11 @@ std::vector<Tensor> qr_raw(const Tensor& a, DType wd) {
   return {h, tau};
 }
 
-/// Tall A (m > n): geqrf/orgqr on a blockwise-transposed (column-major) copy,
-/// as NumPy does -- gelqf's wide problem ran ~1.5x slower there; Q comes back
-/// transposed blockwise.
+/// geqrf/orgqr on a blockwise-transposed (column-major) copy of A, the calls
+/// NumPy's umath_linalg makes; Q comes back transposed blockwise. (The earlier
+/// shortcut for m <= n -- gelqf/orglq on the row-major buffer read as A^T --
+/// gives the same reflectors in exact arithmetic but rounds differently from
+/// NumPy's; gelqf's wide problem also ran ~1.5x slower for tall A.)
 std::vector<Tensor> qr_tall(const Tensor& a, const std::string& mode, DType wd) {
   const int64_t m = rows(a), n = cols(a), k = std::min(m, n);
   const Shape batch = batch_of(a);
@@ -949,9 +951,9 @@ std::vector<Tensor> qr_tall(const Tensor& a, const std::string& mode, DType wd) 
   return {to_colmajor(q, wd), r};
 }
 
-/// A = Q R is the transpose of the LQ factorisation A^T = L Q' (R = L^T,
-/// Q = Q'^T): gelqf/orglq on the row-major buffer (A^T for LAPACK) give R and
-/// Q row-major -- the same Householder reflectors as geqrf on A, no transposes.
+/// numpy.linalg.qr: every non-empty matrix goes through qr_tall (NumPy's
+/// geqrf + orgqr on column-major A); an empty one (min(m, n) = 0) factors to
+/// R = zeros (rrows x n) and Q = the identity's first qcols columns, as NumPy.
 std::vector<Tensor> qr_impl(const Tensor& a, const std::string& mode) {
   if (mode != "reduced" && mode != "complete" && mode != "r" && mode != "raw")
     throw Error(Status::Invalid("qr", "Unrecognized mode '" + mode + "' (reduced, complete, r or raw)"));
@@ -961,92 +963,57 @@ std::vector<Tensor> qr_impl(const Tensor& a, const std::string& mode) {
   check_int(m, "qr");
   check_int(n, "qr");
   if (mode == "raw") return qr_raw(a, wd);
-  if (m > n && n > 0) return qr_tall(a, mode, wd);
+  if (k > 0) return qr_tall(a, mode, wd);
   const Shape batch = batch_of(a);
   const int64_t nb = shape_numel(batch);
-  const bool complete = mode == "complete", want_q = mode != "r";
+  const bool complete = mode == "complete";
   const int64_t qcols = complete ? m : k, rrows = complete ? m : k;
-  Tensor buf = work_copy(a, wd);  // (..., m, n): A^T (n x m, ld n) for LAPACK
   Tensor r = Tensor::empty(with_dims(batch, {rrows, n}), wd);
-  // Q: the factored buffer itself when it has Q's shape (reduced, m >= n), else its own.
-  const bool q_in_buf = want_q && qcols == n;
-  Tensor q = want_q && !q_in_buf ? Tensor::empty(with_dims(batch, {m, qcols}), wd) : Tensor();
+  Tensor q = Tensor::empty(with_dims(batch, {m, qcols}), wd);
   with_type(wd, [&](auto z) {
     using T = decltype(z);
-    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-    const int qc = static_cast<int>(qcols);
-    const int ldq = q_in_buf ? ni : qc;
-    std::vector<T> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
-    int lwork = 1, info = 0, qry = -1;
-    if (k > 0) {
-      T wq;
-      Lapack<T>::gelqf(&ni, &mi, buf.data_as<T>(), &ni, tau.data(), &wq, &qry, &info);
-      lwork = lwork_of(wq);
-      if (want_q) {
-        Lapack<T>::orglq(&qc, &mi, &ki, buf.data_as<T>(), &ldq, tau.data(), &wq, &qry, &info);
-        lwork = std::max(lwork, lwork_of(wq));
-      }
-    }
-    std::vector<T> work(static_cast<size_t>(lwork));
-    for (int64_t i = 0; i < nb; ++i) {
-      T* hm = buf.data_as<T>() + i * m * n;
-      if (k > 0) {
-        Lapack<T>::gelqf(&ni, &mi, hm, &ni, tau.data(), work.data(), &lwork, &info);
-        if (info != 0) throw Error(Status::Internal("qr", "gelqf failed"));
-      }
-      // R: the first k rows of the buffer (L^T), zero below the diagonal.
-      T* rm = r.data_as<T>() + i * rrows * n;
-      for (int64_t row = 0; row < rrows; ++row) {
-        T* dst = rm + row * n;
-        if (row >= k) {
-          std::fill(dst, dst + n, T(0));
-          continue;
-        }
-        std::fill(dst, dst + row, T(0));
-        std::copy(hm + row * n + row, hm + (row + 1) * n, dst + row);
-      }
-      if (!want_q) continue;
-      T* qm = hm;
-      if (!q_in_buf) {  // Q (m x qcols): the reflectors are the first k columns of the buffer's rows
-        qm = q.data_as<T>() + i * m * qcols;
-        for (int64_t row = 0; row < m; ++row) {
-          std::copy(hm + row * n, hm + row * n + k, qm + row * qcols);
-          std::fill(qm + row * qcols + k, qm + (row + 1) * qcols, T(0));
-        }
-      }
-      if (k > 0) {
-        Lapack<T>::orglq(&qc, &mi, &ki, qm, &ldq, tau.data(), work.data(), &lwork, &info);
-        if (info != 0) throw Error(Status::Internal("qr", "orglq failed"));
-      } else {
-        std::fill(qm, qm + m * qcols, T(0));
-        for (int64_t d = 0; d < std::min(qcols, m); ++d) qm[d * qcols + d] = T(1);
-      }
-    }
+    std::fill(r.data_as<T>(), r.data_as<T>() + r.numel(), T(0));
+    std::fill(q.data_as<T>(), q.data_as<T>() + q.numel(), T(0));
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t d = 0; d < std::min(qcols, m); ++d) q.data_as<T>()[i * m * qcols + d * qcols + d] = T(1);
   });
   if (mode == "r") return {r};
-  return {q_in_buf ? buf : q, r};
+  return {q, r};
 }
 
 // ------------------------------------------------------------------ svd
 
-/// A = U S Vh is the transpose of A^T = Vh^T S U^T: gesdd on the row-major
-/// buffer (A^T for LAPACK) returns U' = Vh^T and VT' = U^T column-major, which
-/// read row-major are Vh and U -- no transposes for square and wide matrices.
+/// gesdd on a column-major copy of A (M x N, lda M; jobz 'N', 'S' or 'A'),
+/// the call NumPy's umath_linalg makes: the row-major buffer read as A^T gives
+/// the same factors in exact arithmetic, but LAPACK then bidiagonalises the
+/// transposed problem (LQ instead of QR first, the other end), and on
+/// ill-conditioned input (pinv of a 3x3 of condition 1e10: 6e-7 off NumPy) or
+/// NaN/Inf the results differ from NumPy's beyond rounding. Implementation:
+/// svd_rowmajor factors the (N, M) row-major transpose copy, i.e. column-major
+/// A, and its factors of A^T transpose back (A^T = U' S Vh' -> U = Vh'^T,
+/// Vh = U'^T).
+std::vector<Tensor> svd_rowmajor(const Tensor& a, bool full, bool compute_uv, const Tensor& orig);
+
 std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
   check_stack(a, "svd");
   const DType wd = working_dtype({&a}, "svd");
   const int64_t m = rows(a), n = cols(a), k = std::min(m, n);
   check_int(m, "svd");
   check_int(n, "svd");
-  if (m > n && n > 0) {
-    // gesdd is ~25% faster on a tall problem (QR first) than on a wide one
-    // (LQ first), so a tall A is handed over as itself: SVD of the blockwise
-    // transposed copy A^T (wide, the branch below), whose factors transpose
-    // back (A^T = U' S Vh' -> U = Vh'^T, Vh = U'^T).
-    std::vector<Tensor> r = svd_impl(to_colmajor(a, wd), full, compute_uv);
-    if (!compute_uv) return r;
-    return {to_colmajor(r[2], wd), r[1], to_colmajor(r[0], wd)};
-  }
+  if (k == 0) return svd_rowmajor(a, full, compute_uv, a);  // identities, no LAPACK call
+  std::vector<Tensor> r = svd_rowmajor(to_colmajor(a, wd), full, compute_uv, a);
+  if (!compute_uv) return r;
+  return {to_colmajor(r[2], wd), r[1], to_colmajor(r[0], wd)};
+}
+
+/// The SVD of a row-major (M, N) stack by gesdd on its buffer read as the
+/// column-major (N, M) matrix A^T: U' = Vh^T and VT' = U^T come back
+/// column-major, which read row-major are Vh and U. svd_impl passes the
+/// transposed copy, so LAPACK sees the matrix as given (NumPy's call); `orig`
+/// names the caller's array in errors.
+std::vector<Tensor> svd_rowmajor(const Tensor& a, bool full, bool compute_uv, const Tensor& orig) {
+  const DType wd = working_dtype({&a}, "svd");
+  const int64_t m = rows(a), n = cols(a), k = std::min(m, n);
   const Shape batch = batch_of(a);
   const int64_t nb = shape_numel(batch);
   const int64_t ucols = full ? m : k, vrows = full ? n : k;
@@ -1098,7 +1065,7 @@ std::vector<Tensor> svd_impl(const Tensor& a, bool full, bool compute_uv) {
                        &ldvt, work.data(), &lwork, rwork.data(), iwork.data(), &info);
       // LAPACK >= 3.10 answers a NaN in A with info = -4 (A's norm is NaN):
       // NumPy reports any failure as non-convergence.
-      if (info > 0 || info == -4) linalg_error("svd", "SVD did not converge " + matrix_where(i, nb, a));
+      if (info > 0 || info == -4) linalg_error("svd", "SVD did not converge " + matrix_where(i, nb, orig));
       if (info < 0) throw Error(Status::Internal("svd", "gesdd argument " + std::to_string(-info) + " invalid"));
     }
   });

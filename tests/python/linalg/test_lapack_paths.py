@@ -1,7 +1,8 @@
 """The two implementations behind each LAPACK function vs numpy.linalg: the
 small-matrix kernels (n <= 32; unrolled per order up to 8; stacks spread over the cores) and the LAPACK
 calls on the row-major buffer (the transposed problem: getrf/getrs/trsm,
-potrf with the other triangle, gelqf/orglq for qr, gesdd of A^T, syevd)."""
+potrf with the other triangle) or on a column-major copy as NumPy (geqrf/orgqr
+for qr, gesdd, syevd)."""
 
 import numpy as np
 import pytest
