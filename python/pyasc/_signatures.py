@@ -1514,6 +1514,18 @@ def _var_std(op, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
         # (before the kernel allocates anything: a huge view's MemoryError comes later; with a
         # where= the count is a ufunc sum and pyasc._statistics.var_std checks the axis as one)
         check_count_axis(axis, a.ndim if isinstance(a, _C.ndarray) else _np.ndim(a), op, dtype)
+    if mean is _NV and where is _NV:
+        check_dtype(op, dtype)  # (the mean's sum converts dtype= before ddof is read)
+    if mean is _NV and isinstance(a, _C.ndarray) and _np.dtype(a.dtype) == _np.bool_ and dtype is not None:
+        # NumPy's _var: the mean summed in dtype=bool stays bool, and `arr - arrmean` is the bool
+        # subtract's TypeError -- before ddof is ever read (a ddof beyond int64 was our OverflowError)
+        try:
+            bool_dt = _np.dtype(dtype) == _np.bool_
+        except TypeError:
+            bool_dt = False
+        if bool_dt:
+            raise _type_error(op, "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
+                                  "the `^` operator, or the logical_xor function instead (bool data, dtype=bool)")
     for d in (ddof,):  # NumPy: maximum(rcount - ddof, 0) with rcount an intp
         if type(d) is int and not -(1 << 63) <= d < (1 << 63):
             raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{op}] ddof: Python int too large to convert to C long ({d})")

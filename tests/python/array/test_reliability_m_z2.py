@@ -644,3 +644,21 @@ def test_tile_float_and_complex_reps(mode, reps):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _compare(lambda: call(np), lambda: call(asc))
+
+
+# ------------------------------------------------------------------ var/std: dtype= and the bool mean before ddof
+# NumPy's _var counts the items (axis), sums the mean in dtype= (an unknown dtype: TypeError), and for
+# bool data with dtype=bool subtracts a bool mean (the bool subtract's TypeError) -- all before ddof
+# is read (10^5 run seeds 80/81: a ddof beyond int64 was pyasc's OverflowError first).
+@pytest.mark.parametrize("ddof", [0, 1, 2 ** 63, 2 ** 70, -2 ** 64], ids=repr)
+@pytest.mark.parametrize("dtype", [None, bool, "bool", np.float32, "foo"], ids=repr)
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+def test_var_dtype_and_bool_mean_before_ddof(mode, fn, dtype, ddof):
+    import warnings  # noqa: PLC0415
+
+    for a in (np.array([True, False]), np.zeros((0, 1, 0), bool), np.array([1, 2]), np.array([[True], [False]])[::2]):
+        for axis in (None, 5, 0):
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                _compare(lambda: getattr(np, fn)(a, axis=axis, ddof=ddof, dtype=dtype),
+                         lambda: getattr(asc, fn)(asc.asarray(a), axis=axis, ddof=ddof, dtype=dtype))
