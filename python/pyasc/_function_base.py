@@ -322,7 +322,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     if axis is None:
         axes = tuple(range(f.ndim))
     else:
-        nd = axis.ndim if isinstance(axis, _C.ndarray) else _np.ndim(axis)  # (np.ndim would copy a huge view)
+        # (np.ndim would copy a huge view; a list/tuple is iterated as NumPy's normalize_axis_tuple
+        # does, so a ragged one is the TypeError of its first non-integer entry, not asarray's)
+        nd = axis.ndim if isinstance(axis, _C.ndarray) else 1 if isinstance(axis, (list, tuple)) else _np.ndim(axis)
         # (element by element, as NumPy iterates it: a huge view's first element decides)
         items = (axis,) if nd == 0 else (axis[i] for i in range(len(axis))) if isinstance(axis, _C.ndarray) else axis
         axes = tuple(_axis(a, f.ndim) for a in items)

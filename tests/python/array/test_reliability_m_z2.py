@@ -662,3 +662,12 @@ def test_var_dtype_and_bool_mean_before_ddof(mode, fn, dtype, ddof):
                 warnings.simplefilter("ignore")
                 _compare(lambda: getattr(np, fn)(a, axis=axis, ddof=ddof, dtype=dtype),
                          lambda: getattr(asc, fn)(asc.asarray(a), axis=axis, ddof=ddof, dtype=dtype))
+
+
+# trim_zeros: a list/tuple axis is iterated as normalize_axis_tuple does (a ragged one is the
+# TypeError of its first non-integer entry; 10^5 run seed 81: pyasc's asarray ValueError)
+@pytest.mark.parametrize("axis", [[[1], [2, 3]], [0], (0,), [], [[0]], [0, 0], (-1,), [0, 1], np.array([0]), 0,
+                                  [2 ** 40], (0, "a")], ids=repr)
+def test_trim_zeros_axis_sequence(mode, axis):
+    for a in (np.array(5, np.int32), np.array([0, 1, 0]), np.array([[0, 1], [0, 0]]), np.array([0, 0, 2, 0])[::2]):
+        _compare(lambda: np.trim_zeros(a, axis=axis), lambda: asc.trim_zeros(asc.asarray(a), axis=axis))
