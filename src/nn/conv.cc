@@ -643,24 +643,8 @@ std::shared_ptr<const Plan> plan_of(const std::string& key, const Tensor& x, con
   });
 }
 
-// The calling thread's scratchpad for primitive executions (grown, never shrunk;
-// 64-byte aligned as oneDNN wants).
-void* thread_scratch(size_t bytes) {
-  struct Buf {
-    void* p = nullptr;
-    size_t n = 0;
-    ~Buf() { std::free(p); }
-  };
-  thread_local Buf buf;
-  if (bytes > buf.n) {
-    std::free(buf.p);
-    buf.n = 0;
-    buf.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!buf.p) throw std::bad_alloc();
-    buf.n = bytes;
-  }
-  return buf.p;
-}
+// The calling thread's scratchpad for primitive executions.
+void* thread_scratch(size_t bytes) { return detail::thread_buffer<struct ScratchpadTag>(bytes); }
 
 // Sets the calling thread's OpenMP team size for a scope (ICVs are per thread).
 struct ScopedThreads {
@@ -782,25 +766,9 @@ std::shared_ptr<const CallPlan> make_call(const std::string& base, const Tensor&
   return cp;
 }
 
-// The calling thread's buffer for inputs reordered once for all pieces (grown,
-// never shrunk; 64-byte aligned). The pieces (other threads) only read it while the
-// calling thread waits for them in run_kernel.
-void* thread_src_buf(size_t bytes) {
-  struct Buf {
-    void* p = nullptr;
-    size_t n = 0;
-    ~Buf() { std::free(p); }
-  };
-  thread_local Buf buf;
-  if (bytes > buf.n) {
-    std::free(buf.p);
-    buf.n = 0;
-    buf.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!buf.p) throw std::bad_alloc();
-    buf.n = bytes;
-  }
-  return buf.p;
-}
+// The calling thread's buffer for inputs reordered once for all pieces. The pieces
+// (other threads) only read it while the calling thread waits for them in run_kernel.
+void* thread_src_buf(size_t bytes) { return detail::thread_buffer<struct SharedSrcTag>(bytes); }
 
 // `inplace`: `out` is the residual's (contiguous) buffer, already holding what the
 // sum post-op adds; every piece reads and writes only its own slice.

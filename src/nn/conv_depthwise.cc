@@ -12,6 +12,7 @@
 // conv.cc's oneDNN pieces do. Functions using AVX2 carry the target attribute;
 // eligible() checks the CPU at run time.
 #include "nn/conv_depthwise.h"
+#include "nn/nn_util.h"
 
 #include <immintrin.h>
 
@@ -48,23 +49,8 @@ struct Geo {
   float alpha = 0.f;
 };
 
-// Per-thread scratch for the padded rows of one plane (grown, never shrunk).
-float* scratch(size_t floats) {
-  struct Buf {
-    float* p = nullptr;
-    size_t n = 0;
-    ~Buf() { std::free(p); }
-  };
-  thread_local Buf b;
-  if (floats > b.n) {
-    std::free(b.p);
-    b.n = 0;
-    b.p = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
-    if (!b.p) throw std::bad_alloc();
-    b.n = floats;
-  }
-  return b.p;
-}
+// Per-thread scratch for the padded rows of one plane.
+float* scratch(size_t floats) { return static_cast<float*>(detail::thread_buffer<struct PaddedRowsTag>(floats * sizeof(float))); }
 
 ASC_AVX2 inline __m256 act8(__m256 v, Activation a, __m256 alpha) {
   const __m256 zero = _mm256_setzero_ps();

@@ -1,9 +1,11 @@
-// Small helpers shared by the hand-written NN kernels (pool.cc, norm.cc):
-// floating-dtype dispatch and reading/writing 1-D parameter tensors of any
-// floating dtype and strides.
+// Small helpers shared by the hand-written NN kernels (pool.cc, norm.cc, conv*.cc):
+// floating-dtype dispatch, reading/writing 1-D parameter tensors of any
+// floating dtype and strides, and per-thread scratch buffers.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,29 @@ inline void write_vec(const Tensor& t, const std::vector<double>& v, const std::
     const int64_t s = t.strides()[0];
     for (size_t i = 0; i < v.size(); ++i) *reinterpret_cast<T*>(p + int64_t(i) * s) = static_cast<T>(v[i]);
   });
+}
+
+/// A buffer of at least `bytes` bytes owned by the calling thread, 64-byte aligned
+/// (as oneDNN wants its scratchpad), one per Tag type: grown, never shrunk, freed when
+/// the thread ends. Kernels reuse it on every call of the same thread instead of
+/// allocating; a caller that lends it to other threads waits for them before its next
+/// call. Throws std::bad_alloc.
+template <class Tag>
+void* thread_buffer(size_t bytes) {
+  struct Buf {
+    void* p = nullptr;
+    size_t n = 0;
+    ~Buf() { std::free(p); }
+  };
+  thread_local Buf buf;
+  if (bytes > buf.n) {
+    std::free(buf.p);
+    buf.n = 0;
+    buf.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!buf.p) throw std::bad_alloc();
+    buf.n = bytes;
+  }
+  return buf.p;
 }
 
 }  // namespace asc::nn::detail
