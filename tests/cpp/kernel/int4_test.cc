@@ -316,7 +316,9 @@ TEST(Int4, GmToL0PathInInt8Units) {
   }
 }
 
-TEST(Int4, TransposingLoadIsReportedUnsupported) {
+// The transposing int4 load was refused until 00cd53c implemented it as CANN documents;
+// load2d_transpose_test.cc (Int4Squares64x64) checks its values. Here: it runs.
+TEST(Int4, TransposingLoadRuns) {
   auto st = kt::run("int4_tr", 1, [] {
     AscendC::TPipe pipe;
     AscendC::TBuf<TPosition::A1> a1;
@@ -327,8 +329,7 @@ TEST(Int4, TransposingLoadIsReportedUnsupported) {
     p.repeatTimes = 1;
     AscendC::LoadDataWithTranspose(b2.Get<int4b_t>(), a1.Get<int4b_t>(), p);
   });
-  EXPECT_EQ(st.code(), asc::ErrorCode::kFeatureUnsupported);
-  EXPECT_NE(st.message().find("int4b_t"), std::string::npos) << st.message();
+  EXPECT_TRUE(st.ok()) << st.message();
 }
 
 }  // namespace
