@@ -308,13 +308,13 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     """Discrete linear convolution of two 1-d sequences (modes full/same/valid)."""
-    # NumPy's convolve: array(x, ndmin=1) of both, the emptiness of len() of each (after the
-    # longer one is put first), then correlate converts the mode, then the 1-d depth check
+    # NumPy's convolve: array(x, ndmin=1) of both, the emptiness of len() of a then of v (before
+    # the longer one is put first), then correlate converts the mode, then the 1-d depth check
     a, v = _arr(a), _arr(v)
     la, lv = (a.shape[0] if a.ndim else 1), (v.shape[0] if v.ndim else 1)
-    if (lv if lv > la else la) == 0:
+    if la == 0:
         raise _VE("[convolve] a cannot be empty")
-    if (la if lv > la else lv) == 0:
+    if lv == 0:
         raise _VE("[convolve] v cannot be empty")
     mode = _conv_mode("convolve", mode)
     a, v = _check_1d(a, v, "convolve")
