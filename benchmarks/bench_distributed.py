@@ -152,7 +152,9 @@ def _other_collectives(comm, nbytes, gloo=None):
     ag_in, ag_out = asc.ones(part, dtype="float32"), asc.empty(part * n, dtype="float32")
     rs_in_np, rs_out_np = np.ones(part * n, np.float32), np.empty(part, np.float32)
     rs_in, rs_out = asc.ones(part * n, dtype="float32"), asc.empty(part, dtype="float32")
-    for a in (bc_arr, rd_arr, ag_in, ag_out, rs_in, rs_out):
+    bc_arr2, ag_in2, ag_out2 = asc.ones(count, dtype="float32"), asc.ones(part, dtype="float32"), \
+        asc.empty(part * n, dtype="float32")
+    for a in (bc_arr, rd_arr, ag_in, ag_out, rs_in, rs_out, bc_arr2, ag_in2, ag_out2):
         a.numpy()  # materialised once
     me = comm.Get_rank()
     fns = {
@@ -167,13 +169,37 @@ def _other_collectives(comm, nbytes, gloo=None):
         "redscat_mpi4py": lambda: comm.Reduce_scatter_block(rs_in_np, rs_out_np, MPI.SUM),
         "redscat_pyasc": lambda: dist.reduce_scatter_tensor(rs_out, rs_in),
     }
+    if nbytes >= 1 << 20:
+        # Where large broadcast/all_gather lose to mpi4py (0.28-0.50x in one quiet run): the
+        # same call with the check OFF (the 16-byte fingerprint all-reduce before the transfer
+        # is the suspect), mpi4py's call on the pyasc arrays' memory (the memory, not the code),
+        # and mpi4py's call preceded by the same 16-byte MPI_Allreduce (the exchange's own
+        # price, without pyasc). Sizes >= 1 MiB only: --quick stays under 2 minutes.
+        fp = np.zeros(2, np.int64)
+
+        def check_off():
+            _engine.set_mode(_engine.OFF, True)
+
+        fns["bcast_pyasc_off"] = lambda: dist.broadcast(bc_arr, src=0)
+        fns["bcast_mpi4py_pyasc_mem"] = lambda: comm.Bcast(bc_mem, 0)
+        fns["bcast_mpi4py_fp"] = lambda: (comm.Allreduce(MPI.IN_PLACE, fp, MPI.MAX), comm.Bcast(bc_np, 0))
+        fns["allgather_pyasc_off"] = lambda: dist.all_gather_into_tensor(ag_out, ag_in)
+        fns["allgather_mpi4py_pyasc_mem"] = lambda: comm.Allgather(ag_in_mem, ag_out_mem)
+        fns["allgather_mpi4py_fp"] = lambda: (comm.Allreduce(MPI.IN_PLACE, fp, MPI.MAX),
+                                              comm.Allgather(ag_in_np, ag_out_np))
+        off = {"bcast_pyasc_off": check_off, "allgather_pyasc_off": check_off}
+        # (numpy() of a materialised pyasc array: a view of its memory, no copy)
+        bc_mem, ag_in_mem, ag_out_mem = bc_arr2.numpy(), ag_in2.numpy(), ag_out2.numpy()
     if gloo is not None:
         torch, tdist = gloo
         bc_t = torch.ones(count, dtype=torch.float32)
         ag_in_t, ag_out_t = torch.ones(part, dtype=torch.float32), torch.empty(part * n, dtype=torch.float32)
         fns["bcast_gloo"] = lambda: tdist.broadcast(bc_t, src=0)
         fns["allgather_gloo"] = lambda: tdist.all_gather_into_tensor(ag_out_t, ag_in_t)
-    return _time_interleaved(fns, comm.Barrier, nbytes, {k: _engine.reload_settings for k in fns})
+    setups = {k: _engine.reload_settings for k in fns}
+    if nbytes >= 1 << 20:
+        setups.update(off)
+    return _time_interleaved(fns, comm.Barrier, nbytes, setups)
 
 
 def _allreduce_worker(sizes):
@@ -389,6 +415,22 @@ def bench_allreduce(quick, sizes=None):
               f"{r['allgather_mpi4py'] * 1e6:9.1f} {r['allgather_pyasc'] * 1e6:9.1f} "
               f"{r['allgather_pyasc'] / r['allgather_mpi4py']:5.2f}x | {r['redscat_mpi4py'] * 1e6:8.1f} "
               f"{r['redscat_pyasc'] * 1e6:9.1f} {r['redscat_pyasc'] / r['redscat_mpi4py']:5.2f}x")
+    large = [r for r in data["rows"] if "bcast_pyasc_off" in r]
+    if large:
+        print("\nlarge broadcast / all_gather_into_tensor, where the time goes: bandwidth vs mpi4py (goal >= 0.95) "
+              "of pyasc (INFO check), pyasc with the check OFF, mpi4py on the pyasc arrays' memory, and mpi4py with "
+              "the same 16-byte MPI_Allreduce before each call")
+        print(f"{'size':>8} | {'bcast INFO':>10} {'OFF':>5} {'mpi@mem':>7} {'mpi+fp':>6} | "
+              f"{'ag INFO':>7} {'OFF':>5} {'mpi@mem':>7} {'mpi+fp':>6}")
+        for r in large:
+            def q(base, key):
+                return f"{r[base] / r[key]:.2f}"
+            print(f"{_fmt_size(r['bytes']):>8} | {q('bcast_mpi4py', 'bcast_pyasc'):>10} "
+                  f"{q('bcast_mpi4py', 'bcast_pyasc_off'):>5} {q('bcast_mpi4py', 'bcast_mpi4py_pyasc_mem'):>7} "
+                  f"{q('bcast_mpi4py', 'bcast_mpi4py_fp'):>6} | {q('allgather_mpi4py', 'allgather_pyasc'):>7} "
+                  f"{q('allgather_mpi4py', 'allgather_pyasc_off'):>5} "
+                  f"{q('allgather_mpi4py', 'allgather_mpi4py_pyasc_mem'):>7} "
+                  f"{q('allgather_mpi4py', 'allgather_mpi4py_fp'):>6}")
     small, big = data["rows"][0], data["rows"][-1]
     print(f"4 KiB vs mpi4py (goal <= 1.2x): broadcast {small['bcast_pyasc'] / small['bcast_mpi4py']:.2f}x, reduce "
           f"{small['reduce_pyasc'] / small['reduce_mpi4py']:.2f}x, all_gather_into_tensor "
