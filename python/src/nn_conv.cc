@@ -76,6 +76,8 @@ void init_nn_conv(py::module_& m) {
       "(calls, transformed-weight cache hits, misses) of the Winograd F(2x2, 3x3) convolution path");
   nnm.def("depthwise_calls", &asc::nn::conv_depthwise_calls,
           "calls that took the NCHW depthwise 3x3 convolution path (src/nn/conv_depthwise.cc)");
+  nnm.def("direct_calls", &asc::nn::conv_direct_calls,
+          "calls that took the direct NCHW stride-2 convolution path (src/nn/conv_direct.cc)");
 }
 
 }  // namespace pyasc

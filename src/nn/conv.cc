@@ -25,6 +25,7 @@
 
 #include "asc/kernel/cube.h"
 #include "nn/conv_depthwise.h"
+#include "nn/conv_direct.h"
 #include "nn/conv_winograd.h"
 #include "nn/nn_util.h"
 #include "nn/onednn.h"
@@ -983,6 +984,8 @@ std::pair<int64_t, int64_t> conv_weight_cache_stats() {
 
 int64_t conv_depthwise_calls() { return depthwise::calls(); }
 
+int64_t conv_direct_calls() { return direct::calls(); }
+
 std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats() {
   const auto s = winograd::weight_cache_stats();
   return {winograd::calls(), s.first, s.second};
@@ -1153,6 +1156,11 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
   if (G.nsp == 2 && winograd::eligible(x, w, a, G.c, G.oc, G.out)) {
     // 3x3 / stride 1 float32 on AVX2: Winograd F(2x2, 3x3) (src/nn/conv_winograd.cc).
     guarded(a.op, [&] { winograd::run(x, w, bp, rp, a, dst); });
+    return dst;
+  }
+  if (G.nsp == 2 && direct::eligible(x, w, a)) {
+    // stride-2 float32 on NCHW (AVX2): no reorders (src/nn/conv_direct.cc).
+    guarded(a.op, [&] { direct::run(x, w, bp, rp, a, dst); });
     return dst;
   }
   if (a.transposed) {

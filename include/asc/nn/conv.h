@@ -133,4 +133,7 @@ std::tuple<int64_t, int64_t, int64_t> conv_winograd_stats();
 /// Calls that took the NCHW depthwise 3x3 path (src/nn/conv_depthwise.h), for tests.
 int64_t conv_depthwise_calls();
 
+/// Calls that took the direct NCHW stride-2 path (src/nn/conv_direct.h), for tests.
+int64_t conv_direct_calls();
+
 }  // namespace asc::nn
