@@ -24,7 +24,8 @@ max relative error of pyasc's output vs onnxruntime's (max |a-b| / max |b|) and 
 * every light model at batch 1
 * graph optimisation on vs off (ResNet-50: the passes' speed-up)
 * the executor's memory arena on vs off (ResNet-50 b1; b8 with --arena)
-* peak memory (each runtime in its own process: peak RSS minus RSS after imports)
+* peak memory (each runtime in its own process: peak RSS minus RSS after its imports -- pyasc,
+  pyasc.models and onnx; onnxruntime -- over load + 3 runs)
 Benchmarks are not tests: nothing here fails on a slow number.
 """
 
@@ -373,7 +374,13 @@ def _child(runtime, path, in_name, shape):
     import gc
 
     if runtime == "pyasc":
+        # the runtime's whole import, as onnxruntime's below (its protobuf parser is inside its
+        # own library): pyasc's model loader parses with the onnx package, ~7 MiB of RSS that
+        # used to count as the model's
+        import onnx  # noqa: F401
+
         import pyasc  # noqa: F401
+        import pyasc.models  # noqa: F401
     else:
         import onnxruntime  # noqa: F401
     shape = [int(v) for v in shape.split(",")]
