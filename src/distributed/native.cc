@@ -91,7 +91,7 @@ double monotonic() {
 
 // Element types that MPI has no reduction for (float16: carried as 16-bit words, reduced by
 // this module's own MPI ops) or that need NumPy's rounding (complex AVG's division).
-enum Ext : int { kPlain = 0, kHalf = 1, kCx64 = 2, kCx128 = 3 };
+enum Ext : int { kPlain = 0, kHalf = 1, kCx64 = 2, kCx128 = 3, kBf16 = 4 };
 
 struct Type {
   MPI_Datatype dt = MPI_DATATYPE_NULL;
@@ -217,11 +217,54 @@ MPI_Op half_op(int which) {
   return g_half_ops[which];
 }
 
+// ---- bfloat16 ---------------------------------------------------------------------
+//
+// bfloat16 has no PEP 3118 format: Python passes a uint16 view of the buffer and says which
+// type it is (allreduce()'s bf16 argument). ml_dtypes' bfloat16 loops (NumPy's with
+// ml_dtypes.bfloat16) compute each step in float32 and round the float32 result to bfloat16
+// once: round to nearest even on the upper 16 bits, NaN kept as a quiet NaN of the same sign
+// (Eigen's float_to_bfloat16_rtne, which ml_dtypes uses). The ops below do that step on every
+// pair MPI combines, so 2 ranks give NumPy's bits.
+float bf2f(uint16_t h) {
+  const uint32_t x = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t f2bf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x0040u) & 0xFFC0u;  // NaN
+  x += 0x7FFFu + ((x >> 16) & 1u);  // a carry into the exponent is right (up to inf)
+  return static_cast<uint16_t>(x >> 16);
+}
+
+void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = f2bf(bf2f(a[i]) + bf2f(b[i]));
+}
+void bf16_prod(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = f2bf(bf2f(a[i]) * bf2f(b[i]));
+}
+
+MPI_Op g_bf16_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+MPI_Op bf16_op(int which) {
+  if (g_bf16_ops[which] == MPI_OP_NULL &&
+      MPI_Op_create(which == 0 ? &bf16_sum : &bf16_prod, 1, &g_bf16_ops[which]) != MPI_SUCCESS)
+    g_bf16_ops[which] = MPI_OP_NULL;
+  return g_bf16_ops[which];
+}
+
 // MPI_OP_NULL: the Python path handles it (float MAX/MIN propagate NaN as NumPy,
 // AVG of integers is an error there, bitwise ops of floats too; complex PRODUCT, where
 // OpenMPI's multiply rounds differently from NumPy's).
 MPI_Op op_of(int code, const Type& t) {
   if (t.ext == kHalf) return (code == kSum || code == kAvg) ? half_op(0) : code == kProduct ? half_op(1) : MPI_OP_NULL;
+  if (t.ext == kBf16) return (code == kSum || code == kAvg) ? bf16_op(0) : code == kProduct ? bf16_op(1) : MPI_OP_NULL;
   if (t.ext != kPlain) return (code == kSum || code == kAvg) ? MPI_SUM : MPI_OP_NULL;
   const bool is_float = t.is_float;
   switch (code) {
@@ -255,6 +298,9 @@ void divide(const Type& t, void* buf, Py_ssize_t count, long n) {
   if (t.ext == kHalf) {
     uint16_t* p = static_cast<uint16_t*>(buf);
     for (Py_ssize_t i = 0; i < count; ++i) p[i] = f2h(h2f(p[i]) / static_cast<float>(n));
+  } else if (t.ext == kBf16) {
+    uint16_t* p = static_cast<uint16_t*>(buf);
+    for (Py_ssize_t i = 0; i < count; ++i) p[i] = f2bf(bf2f(p[i]) / static_cast<float>(n));
   } else if (t.ext == kCx64) {
     divide_complex<float>(buf, count, n);
   } else if (t.ext == kCx128) {
@@ -472,11 +518,13 @@ PyObject* fail(int kind, int err) { return Py_BuildValue("(ii)", kind, err); }
 //   (kind, mpi_error_code) after a failure (kind: 1 the ranks disagree, 2 MPI error
 //   in the check, 3 MPI error in the data transfer, 4 timed out (wait=2)).
 PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 7 && nargs != 8) {
-    PyErr_SetString(PyExc_TypeError, "allreduce() takes 7 or 8 arguments");
+  if (nargs < 7 || nargs > 9) {
+    PyErr_SetString(PyExc_TypeError, "allreduce() takes 7 to 9 arguments");
     return nullptr;
   }
-  long wait = nargs == 8 ? PyLong_AsLong(args[7]) : static_cast<long>(kBlocking);
+  long wait = nargs >= 8 ? PyLong_AsLong(args[7]) : static_cast<long>(kBlocking);
+  // bf16: the buffer is a uint16 view of bfloat16 elements (no PEP 3118 format of their own)
+  const bool bf16 = nargs == 9 && PyObject_IsTrue(args[8]) == 1;
   const unsigned long long handle = PyLong_AsUnsignedLongLong(args[1]);
   const long op_code = PyLong_AsLong(args[2]);
   const long size = PyLong_AsLong(args[3]);
@@ -492,7 +540,8 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_Clear();
     Py_RETURN_NOTIMPLEMENTED;
   }
-  const Type t = type_of(view.format, view.itemsize);
+  Type t = type_of(view.format, view.itemsize);
+  if (bf16) t = t.dt == MPI_UINT16_T ? Type{MPI_UINT16_T, kOther, true, kBf16} : Type{};
   const MPI_Op op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t);
   if (op == MPI_OP_NULL || view.len > static_cast<Py_ssize_t>(INT32_MAX) * view.itemsize) {
     PyBuffer_Release(&view);
@@ -512,7 +561,8 @@ PyObject* allreduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (checked != kOff) {
     const char* f = view.format;
     while (*f == '@' || *f == '=' || *f == '<') ++f;
-    h = fingerprint(*f, view.itemsize, count, static_cast<int>(op_code));
+    // bfloat16 checks as 'E' (no format character of its own): never equal to a uint16 call
+    h = fingerprint(bf16 ? 'E' : *f, view.itemsize, count, static_cast<int>(op_code));
     if (checked == kDetail) {
       h = mix(h ^ (0xD37A11ull + static_cast<uint64_t>(view.ndim)));
       for (int i = 0; i < view.ndim; ++i) h = mix(h ^ static_cast<uint64_t>(view.shape[i]));
@@ -1198,8 +1248,9 @@ PyObject* py_fingerprint(PyObject*, PyObject* args) {
 
 PyMethodDef kMethods[] = {
     {"allreduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&allreduce)), METH_FASTCALL,
-     "allreduce(buffer, comm_handle, op_code, group_size, level, timeout_s, group): blocking in-place "
-     "all_reduce with the INFO check; None, NotImplemented (Python path) or (kind, mpi_error)."},
+     "allreduce(buffer, comm_handle, op_code, group_size, level, timeout_s, group[, wait[, bf16]]): in-place "
+     "all_reduce with the INFO check (bf16: buffer is a uint16 view of bfloat16 elements, reduced with "
+     "ml_dtypes' rounding); None, NotImplemented (Python path) or (kind, mpi_error)."},
     {"armed", &armed, METH_NOARGS, "The blocked all_reduce (deadline, what, group), or None."},
     {"configure", &configure, METH_VARARGS,
      "configure(ops, ndarray_type, numpy_type, level[, state, pg_type, failed]): the ReduceOp members in op-code "

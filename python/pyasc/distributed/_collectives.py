@@ -30,6 +30,8 @@ from ._errors import DistBackendError
 from ._group import ReduceOp, resolve
 from ._group import _State as _group_State
 
+_BF16 = _engine._BF16
+
 
 __all__ = [
     "Work", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter",
@@ -376,7 +378,10 @@ def _c_reduces(dtype, code):
     ops, NumPy's float16 rounding; MAX/MIN are NumPy's NaN-propagating user ops here); complex
     SUM and AVG (PRODUCT: OpenMPI's complex multiply rounds otherwise than NumPy's). Not bool nor
     bfloat16 (no buffer format). A rank on the Python path checks with the C path's fingerprint
-    exactly for these, so that it agrees with a peer whose call went through C."""
+    exactly for these, so that it agrees with a peer whose call went through C. bfloat16 SUM,
+    AVG, PRODUCT: allreduce() on a uint16 view with its bf16 flag (ml_dtypes' rounding)."""
+    if dtype == _BF16:
+        return code in (0, 1, 2)
     k = dtype.kind
     if k in "iu":
         return code != 1
@@ -429,7 +434,10 @@ def _native_failed(pg, tensor, op, r):
 
 
 def _native_fp(buf, code):
-    """The C path's check fingerprint of an all_reduce of contiguous NumPy array ``buf``."""
+    """The C path's check fingerprint of an all_reduce of contiguous NumPy array ``buf``
+    (bfloat16: format 'E', as the C path spells it)."""
+    if buf.dtype == _BF16:
+        return _engine.NATIVE.fingerprint("E", 2, buf.size, code)
     mv = memoryview(buf)
     try:
         return _engine.NATIVE.fingerprint(mv.format, mv.itemsize, buf.size, code)
@@ -448,6 +456,16 @@ def _all_reduce_general(pg, tensor, op, async_op):
         # A staged (non-contiguous) array: the same C call as the other ranks' arrays, so that
         # the check words agree whatever the layout.
         r = _engine.NATIVE.allreduce(buf, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg)
+        if r is None:
+            fin = _writer(buf, back)
+            return None if fin is None else fin()
+        if r is not NotImplemented:
+            return _native_failed(pg, tensor, op, r)
+    elif _engine.NATIVE_FAST and not async_op and buf.dtype == _BF16:
+        # bfloat16 (no buffer format: NumPy cannot export it): its bytes as uint16, reduced in C
+        # with ml_dtypes' rounding (the bf16 flag); NotImplemented for MAX/MIN (Python's user op)
+        r = _engine.NATIVE.allreduce(buf.view(np.uint16), pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
+                                     0, True)
         if r is None:
             fin = _writer(buf, back)
             return None if fin is None else fin()
@@ -494,12 +512,13 @@ def _async_all_reduce(pg, what, desc, fp, buf, back, mop, avg, tensor, op, code)
         # times slower with one core per rank).
         r = NotImplemented
         native = _engine.NATIVE
-        if native is not None and code is not None and b.dtype.kind in "biufc":
+        bf16 = b.dtype == _BF16
+        if native is not None and code is not None and (bf16 or b.dtype.kind in "biufc"):
             try:
                 # 3: blocking when the call carries its check in the message (small: the same
                 # messages as a blocking peer's call), else nonblocking waited for with sleeps
-                r = native.allreduce(b, pg.handle, code, pg._size, _engine.CHECK, pg.timeout, pg,
-                                     3 if _engine.BLOCKING else 2)
+                r = native.allreduce(b.view(np.uint16) if bf16 else b, pg.handle, code, pg._size, _engine.CHECK,
+                                     pg.timeout, pg, 3 if _engine.BLOCKING else 2, bf16)
             except ValueError:
                 r = NotImplemented
             if r is not None and r is not NotImplemented:

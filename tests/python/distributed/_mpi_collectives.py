@@ -1252,6 +1252,85 @@ def t_c_paths():
     check("all_reduce 5 MiB after mismatches", x, np.full(5 << 18, N, np.float32), True)
 
 
+def t_c_bf16():
+    """bfloat16 all_reduce in C: SUM/AVG/PRODUCT as ml_dtypes' loops round (bit-exact with NumPy
+    on 2 ranks), blocking and async_op, and a bfloat16 call never agrees with a uint16 one."""
+    from pyasc.distributed import _engine
+    if _engine.NATIVE is None:
+        FAIL.append("the C module pyasc.distributed._native is not built")
+        return
+    world = dist.GroupMember.WORLD
+    dist.barrier()
+
+    def bits(name, got, want):  # bit-exact on 2 ranks (NaN's sign and payload, signed zeros too)
+        g = np.asarray(got.numpy() if isinstance(got, asc.ndarray) else got)
+        if N == 2 and not np.array_equal(g.view(np.uint16), np.asarray(want).view(np.uint16)):
+            FAIL.append(f"{name}: bits {g.view(np.uint16)[:8]} want {np.asarray(want).view(np.uint16)[:8]}")
+
+    # the edges of ml_dtypes' float32 -> bfloat16 rounding: subnormals, the largest finite value
+    # (overflow to inf), ties to even, values whose sum needs rounding, inf, NaN, signed zeros
+    edge = np.array([1e-40, -1e-40, 9.2e-41, 3.3895e38, 3.0e38, 1.0078125, 1.00390625, 0.1, -2.5, 255.0, 257.0,
+                     np.inf, np.nan, 0.0, -0.0, 1e-3], np.float32).astype(BF16)
+    xs = [edge if r % 2 == 0 else edge[::-1].copy() for r in range(N)]
+    for op, fn in (("SUM", np.add), ("PRODUCT", np.multiply), ("AVG", np.add)):
+        want = xs[0]
+        for r in range(1, N):
+            want = fn(want, xs[r])  # NumPy's (ml_dtypes') bfloat16 loop, in MPI's order for 2 ranks
+        if op == "AVG":
+            want = want / N
+        code = {"SUM": 0, "AVG": 1, "PRODUCT": 2}[op]
+        h = xs[R].copy()
+        r = _engine.NATIVE.allreduce(h.view(np.uint16), world.handle, code, world._size, _engine.CHECK,
+                                     world.timeout, world, 0, True)
+        if r is not None:
+            FAIL.append(f"bfloat16 {op}: the C call returned {r!r}")
+        check(f"C all_reduce bfloat16 {op} edge values (direct)", h, want, N == 2)
+        bits(f"C all_reduce bfloat16 {op} edge values (direct)", h, want)
+        for async_op in (False, True):
+            x = asc.asarray(xs[R].copy())
+            w = dist.all_reduce(x, op=getattr(dist.ReduceOp, op), async_op=async_op)
+            if async_op:
+                w.wait()
+            check(f"all_reduce bfloat16 {op} edge values async={async_op}", x, want, N == 2)
+            bits(f"all_reduce bfloat16 {op} edge values async={async_op}", x, want)
+    # sizes on both sides of the in-message limit, random values; strided (staged) array
+    for n in (0, 1, 3, 5000, 70000):
+        ys = [data(r, BF16, (n,), 61 + n) for r in range(N)]
+        want = ys[0]
+        for r in range(1, N):
+            want = want + ys[r]
+        x = asc.asarray(ys[R].copy())
+        dist.all_reduce(x)
+        check(f"all_reduce bfloat16 SUM n={n}", x, want, N == 2)
+        bits(f"all_reduce bfloat16 SUM n={n}", x, want)
+    big = np.zeros(20, BF16)
+    big[::2] = xs[R][:10]
+    x = asc.asarray(big)[::2]
+    dist.all_reduce(x)
+    want = xs[0][:10]
+    for r in range(1, N):
+        want = want + xs[r][:10]
+    check("all_reduce bfloat16 strided view", x, want, N == 2)
+    # MAX keeps NumPy's NaN rule (the Python user op; the C module answers NotImplemented)
+    h = xs[R].copy()
+    if _engine.NATIVE.allreduce(h.view(np.uint16), world.handle, 4, world._size, _engine.CHECK, world.timeout,
+                                world, 0, True) is not NotImplemented:
+        FAIL.append("bfloat16 MAX should be the Python path's")
+    x = asc.asarray(xs[R].copy())
+    dist.all_reduce(x, op=dist.ReduceOp.MAX)
+    want = xs[0]
+    for r in range(1, N):
+        want = np.maximum(want, xs[r])
+    check("all_reduce bfloat16 MAX", x, want, True)
+    # bfloat16 on one rank, uint16 of the same count on the others: both raise
+    if N > 1:
+        x = asc.ones(6, dtype="bfloat16") if R == 0 else asc.ones(6, dtype="uint16")
+        expect_raises("all_reduce bfloat16 vs uint16", dist.CollectiveMismatchError, lambda: dist.all_reduce(x))
+    x = asc.ones(7, dtype="bfloat16")
+    dist.all_reduce(x)
+    check("all_reduce bfloat16 after the mismatch", x, np.full(7, N, BF16), True)
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"
