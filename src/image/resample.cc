@@ -22,21 +22,19 @@
 
 #include "asc/core/status.h"
 #include "asc/image/image.h"
+#include "image/resample_simd.h"
 
 namespace asc::image {
 namespace {
 
+using detail::Axis;
+using detail::blocks;
+using detail::thread_count;
+using detail::opencv_axis;
+
 [[noreturn]] void fail(const std::string& op, const std::string& msg, ErrorCode c) {
   throw Error(Status::Make(c, op, msg));
 }
-
-// One axis: for output o, taps k < K read source index idx[o*K+k] with weight w[o*K+k]
-// (unused taps have weight 0 and a valid index).
-struct Axis {
-  int K = 1;
-  std::vector<int32_t> idx;
-  std::vector<float> w;
-};
 
 // Keys' cubic convolution kernel with parameter a (OpenCV a = -0.75, Pillow a = -0.5).
 double cubic(double x, double a) {
@@ -113,7 +111,9 @@ Axis box_axis(int64_t in, int64_t out) {
 
 // OpenCV's interpolating modes (cv::resize's coefficient tables). `area_up`: the
 // INTER_AREA rule for axes that are not both downscaled (linear with its own offsets).
-Axis opencv_axis(int64_t in, int64_t out, Interp mode, bool area_up) {
+}  // namespace
+
+Axis detail::opencv_axis(int64_t in, int64_t out, Interp mode, bool area_up) {
   const double scale = double(in) / double(out), inv = double(out) / double(in);
   Axis A;
   A.K = mode == Interp::kNearest ? 1 : mode == Interp::kBicubic ? 4 : 2;
@@ -158,36 +158,13 @@ Axis opencv_axis(int64_t in, int64_t out, Interp mode, bool area_up) {
   return A;
 }
 
-int thread_count(int threads, int64_t work) {
+int detail::thread_count(int threads, int64_t work) {
   int t = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
   // below ~64K multiply-adds a thread costs more than it saves
   return int(std::max<int64_t>(1, std::min<int64_t>(t, work / 65536)));
 }
 
-// fn(begin, end) over [0, n) in `t` contiguous blocks, the first on the calling thread.
-template <typename F>
-void blocks(int64_t n, int t, F&& fn) {
-  if (t <= 1 || n <= 1) {
-    fn(int64_t(0), n);
-    return;
-  }
-  t = int(std::min<int64_t>(t, n));
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errs(static_cast<size_t>(t));
-  auto run = [&](int k) {
-    try {
-      fn(n * k / t, n * (k + 1) / t);
-    } catch (...) {
-      errs[size_t(k)] = std::current_exception();
-    }
-  };
-  for (int k = 1; k < t; ++k) pool.emplace_back(run, k);
-  run(0);
-  for (auto& th : pool) th.join();
-  for (auto& e : errs) {
-    if (e) std::rethrow_exception(e);
-  }
-}
+namespace {
 
 template <typename T, int C, int KK>
 void horizontal(const T* src, int64_t w, int64_t cdyn, const Axis& ax, int64_t ow, float* dst) {
@@ -315,6 +292,32 @@ Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bo
   } else {
     ay = opencv_axis(h, out_h, mode, false);
     ax = opencv_axis(w, out_w, mode, false);
+  }
+  if (!aa && (mode == Interp::kBilinear || mode == Interp::kBicubic)) {
+    // the vectorised path (resample_simd.cc): each thread takes a block of output rows and
+    // filters the source rows it needs once each into a ring of K rows
+    const detail::HTable ht = detail::make_htable(ax, 0, out_w, w, c, -1, nullptr);
+    const int nt = thread_count(threads, (int64_t(std::min<int64_t>(h, out_h * ay.K)) * ax.K + out_h * ay.K) *
+                                             out_w * c);
+    const int64_t in_img = h * w * c, out_img = out_h * out_w * c, row = out_w * c;
+    for (int64_t b = 0; b < n; ++b) {
+      blocks(out_h, nt, [&](int64_t y0, int64_t y1) {
+        if (img.dtype() == DType::kUInt8) {
+          uint8_t* o = out.data_as<uint8_t>() + b * out_img;
+          detail::ring_rows(img.data_as<uint8_t>() + b * in_img, w * c, ht, ay, 0, y0, y1,
+                            [&](int64_t y, const float* const* rows, const float* wy) {
+                              detail::vpass_u8(rows, wy, ay.K, row, o + y * row);
+                            });
+        } else {
+          float* o = out.data_as<float>() + b * out_img;
+          detail::ring_rows(img.data_as<float>() + b * in_img, w * c, ht, ay, 0, y0, y1,
+                            [&](int64_t y, const float* const* rows, const float* wy) {
+                              detail::vpass_f32(rows, wy, ay.K, row, 1.f, 0.f, o + y * row);
+                            });
+        }
+      });
+    }
+    return out;
   }
   // source rows read by the vertical pass, in order, and their slot in the buffer
   std::vector<int32_t> slot(size_t(h), -1), rows;

@@ -13,6 +13,7 @@
 
 #include "asc/core/status.h"
 #include "asc/image/image.h"
+#include "image/resample_simd.h"
 
 namespace asc::image {
 namespace {
@@ -121,39 +122,30 @@ void resize_crop_normalize(const Tensor& img, const PreprocessOptions& opt, floa
   // torchvision's CenterCrop offsets: Python's round(), halves to even
   const int64_t top = int64_t(std::nearbyint(double(rh - opt.crop_h) / 2.0));
   const int64_t left = int64_t(std::nearbyint(double(rw - opt.crop_w) / 2.0));
-  const Taps ty = taps(h, rh, top, opt.crop_h, true), tx = taps(w, rw, left, opt.crop_w, true);
   // per channel: out = v * mul + add with mul = scale / std, add = -mean / std
   float mul[3], add[3];
   for (int k = 0; k < 3; ++k) {
     mul[k] = opt.scale / opt.std[k];
     add[k] = -opt.mean[k] / opt.std[k];
   }
-  const uint8_t* s = img.data_as<uint8_t>();
-  const int64_t plane = opt.crop_h * opt.crop_w;
-  // source channel of each output channel (gray images feed all three)
-  int64_t src_ch[3] = {0, c == 3 ? 1 : 0, c == 3 ? 2 : 0};
-  std::vector<int32_t> xa(size_t(opt.crop_w)), xb(size_t(opt.crop_w));
-  for (int64_t x = 0; x < opt.crop_w; ++x) {
-    xa[x] = int32_t(tx.i0[x] * c);
-    xb[x] = int32_t(tx.i1[x] * c);
-  }
-  for (int64_t y = 0; y < opt.crop_h; ++y) {
-    const uint8_t* r0 = s + int64_t(ty.i0[y]) * w * c;
-    const uint8_t* r1 = s + int64_t(ty.i1[y]) * w * c;
-    const float wy = ty.w1[y];
-    for (int k = 0; k < 3; ++k) {
-      float* o = out + k * plane + y * opt.crop_w;
-      const int64_t ch = src_ch[k];
-      const float m = mul[k], a = add[k];
-      for (int64_t x = 0; x < opt.crop_w; ++x) {
-        const float wx = tx.w1[x];
-        const float p00 = r0[xa[x] + ch], p01 = r0[xb[x] + ch], p10 = r1[xa[x] + ch], p11 = r1[xb[x] + ch];
-        const float t = p00 + wx * (p01 - p00);
-        const float b = p10 + wx * (p11 - p10);
-        o[x] = (t + wy * (b - t)) * m + a;
-      }
-    }
-  }
+  // source channel of each output plane (gray images feed all three)
+  const int64_t src_ch[3] = {0, c == 3 ? 1 : 0, c == 3 ? 2 : 0};
+  // the vectorised separable resample (resample_simd.cc) over the crop window only: the
+  // horizontal table writes the three planes of a row side by side (CHW), the vertical
+  // pass normalises each plane as it writes it
+  const detail::Axis ay = detail::opencv_axis(h, rh, Interp::kBilinear, false);
+  const detail::Axis ax = detail::opencv_axis(w, rw, Interp::kBilinear, false);
+  const detail::HTable ht = detail::make_htable(ax, left, opt.crop_w, w, c, 3, src_ch);
+  const int64_t plane = opt.crop_h * opt.crop_w, cw = opt.crop_w;
+  detail::ring_rows(img.data_as<uint8_t>(), w * c, ht, ay, top, 0, opt.crop_h,
+                    [&](int64_t y, const float* const* rows, const float* wy) {
+                      const float* r[2];
+                      for (int k = 0; k < 3; ++k) {
+                        r[0] = rows[0] + k * cw;
+                        r[1] = rows[1] + k * cw;
+                        detail::vpass_f32(r, wy, 2, cw, mul[k], add[k], out + k * plane + y * cw);
+                      }
+                    });
 }
 
 }  // namespace asc::image
