@@ -985,6 +985,184 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// ---- all_to_all_single, all_to_all, barrier -------------------------------------------
+//
+// all_to_all_single and all_to_all (whose lists Python concatenates) are one MPI_Alltoallv of
+// bytes; which form of splits a rank passed (equal by default, or lists) does not matter here:
+// Python turns both into per-peer element counts, and every rank with the C module takes this
+// path for every blocking call (dtype, layout and split form never send a rank elsewhere), so
+// the ranks always exchange the same messages. The check (INFO and DETAIL): first the 16-byte
+// fingerprint all-reduce every checked collective starts with (another collective, dtype, row
+// size or group size on a peer: CollectiveMismatchError on every rank), then, only once the
+// fingerprints agree (so the counts below are equal on every rank), one MPI_Allreduce (MAX) of
+// the n x n send and receive count matrices, each rank filling its own row of both (-1
+// elsewhere): every rank then sees whether what j receives from i is what i sends to j and
+// names the same first offending rank. The Python path needed two collectives for that (an
+// all-to-all of the counts, then an all-reduce of the verdict). Groups above kA2aMaxCheck ranks
+// (matrices over 64 KiB) take the Python path - on every rank alike (the same group size).
+constexpr long kA2aMaxCheck = 64;
+enum : int { kA2aSingle = 7, kA2aList = 8, kBarrier = 9 };
+const char* const kExtraNames[] = {"all_to_all_single", "all_to_all", "barrier"};
+enum : int { kSplitMismatch = 5 };
+
+// Reads a sequence of n non-negative Python ints times itemsize into out (bytes). False: not so
+// (NotImplemented: Python's validation reports it), or a Python error is set.
+bool byte_counts(PyObject* seq, long n, Py_ssize_t itemsize, std::vector<int64_t>* out) {
+  PyObject* fast = PySequence_Fast(seq, "counts must be a sequence");
+  if (fast == nullptr) return false;
+  bool ok = PySequence_Fast_GET_SIZE(fast) == n;
+  out->assign(static_cast<size_t>(n), 0);
+  for (long i = 0; ok && i < n; ++i) {
+    const long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (v == -1 && PyErr_Occurred()) ok = false;
+    else if (v < 0) ok = false;
+    else (*out)[static_cast<size_t>(i)] = v * itemsize;
+  }
+  Py_DECREF(fast);
+  return ok;
+}
+
+// alltoall(kind, send, recv, scounts, rcounts, comm_handle, size, rank, level, timeout_s, group)
+//   kind 7 all_to_all_single, 8 all_to_all; send/recv contiguous arrays of one dtype (bfloat16 as
+//   uint16 views: bytes travel), counts in elements per group rank. None (done), NotImplemented
+//   (nothing sent), (1..3, MPI error) as coll(), or (5, first group rank whose receive counts
+//   differ from what its peers send).
+PyObject* alltoall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 11) {
+    PyErr_SetString(PyExc_TypeError, "alltoall() takes 11 arguments");
+    return nullptr;
+  }
+  const long kind = PyLong_AsLong(args[0]);
+  const unsigned long long handle = PyLong_AsUnsignedLongLong(args[5]);
+  const long size = PyLong_AsLong(args[6]);
+  const long rank = PyLong_AsLong(args[7]);
+  const long level = PyLong_AsLong(args[8]);
+  const double timeout = PyFloat_AsDouble(args[9]);
+  if (PyErr_Occurred()) return nullptr;
+  if ((kind != kA2aSingle && kind != kA2aList) || size < 1 || rank < 0 || rank >= size) Py_RETURN_NOTIMPLEMENTED;
+  const long checked = size > 1 ? level : static_cast<long>(kOff);
+  if (checked != kOff && size > kA2aMaxCheck) Py_RETURN_NOTIMPLEMENTED;
+  MPI_Comm comm = reinterpret_cast<MPI_Comm>(static_cast<uintptr_t>(handle));
+  Views vs;
+  if (!get_view(args[1], &vs.a, false)) {
+    if (PyErr_Occurred()) return nullptr;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  vs.has_a = true;
+  if (!get_view(args[2], &vs.b, true)) {
+    if (PyErr_Occurred()) return nullptr;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  vs.has_b = true;
+  const int dcode = dtype_code(vs.a.format, vs.a.itemsize);
+  if (dcode < 0 || dtype_code(vs.b.format, vs.b.itemsize) != dcode) Py_RETURN_NOTIMPLEMENTED;
+  std::vector<int64_t> sb, rb;
+  if (!byte_counts(args[3], size, vs.a.itemsize, &sb) || !byte_counts(args[4], size, vs.a.itemsize, &rb)) {
+    if (PyErr_Occurred()) return nullptr;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  // MPI's int counts and displacements, in bytes; the buffers hold what the counts say
+  std::vector<int> sc(size), sd(size), rc(size), rd(size);
+  int64_t so = 0, ro = 0;
+  for (long i = 0; i < size; ++i) {
+    sc[i] = static_cast<int>(sb[i]);
+    sd[i] = static_cast<int>(so);
+    rc[i] = static_cast<int>(rb[i]);
+    rd[i] = static_cast<int>(ro);
+    so += sb[i];
+    ro += rb[i];
+    if (so > INT32_MAX || ro > INT32_MAX) Py_RETURN_NOTIMPLEMENTED;
+  }
+  if (so != vs.a.len || ro != vs.b.len) Py_RETURN_NOTIMPLEMENTED;
+  // the fingerprint: the collective, the dtype, the row size (args: count_a = the first element
+  // count of a row, passed by Python as the tensors' elements after dim 0, in scounts' unit)
+  const long row = PyLong_AsLong(PyTuple_Check(args[10]) ? PyTuple_GET_ITEM(args[10], 1) : Py_None);
+  if (row == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject* group = PyTuple_Check(args[10]) ? PyTuple_GET_ITEM(args[10], 0) : args[10];
+  uint64_t h = coll_fingerprint(static_cast<int>(kind), dcode, row, size, -1, -1);
+  std::vector<int64_t> mat;
+  if (checked != kOff) {
+    mat.assign(static_cast<size_t>(2 * size * size), -1);
+    for (long j = 0; j < size; ++j) {
+      mat[static_cast<size_t>(rank * size + j)] = sb[j] / vs.a.itemsize;
+      mat[static_cast<size_t>(size * size + rank * size + j)] = rb[j] / vs.a.itemsize;
+    }
+  }
+  Slot& slot = my_slot();
+  if (slot.ctx != group) {
+    Py_INCREF(group);
+    PyObject* old = slot.ctx;
+    slot.ctx = group;
+    Py_XDECREF(old);
+  }
+  const double deadline = monotonic() + timeout;
+  int err = MPI_SUCCESS, fail_kind = 0;
+  bool mismatch = false;
+  long bad = -1;
+  int64_t fp[2] = {static_cast<int64_t>(h), -static_cast<int64_t>(h)};
+  Py_BEGIN_ALLOW_THREADS
+  slot.what.store(kExtraNames[kind - kA2aSingle], std::memory_order_relaxed);
+  slot.deadline.store(deadline, std::memory_order_release);
+  if (checked != kOff) {
+    err = MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_INT64_T, MPI_MAX, comm);
+    if (err != MPI_SUCCESS) fail_kind = kCheckError;
+    else mismatch = fp[0] != -fp[1];
+    if (fail_kind == 0 && !mismatch) {
+      err = MPI_Allreduce(MPI_IN_PLACE, mat.data(), static_cast<int>(mat.size()), MPI_INT64_T, MPI_MAX, comm);
+      if (err != MPI_SUCCESS) fail_kind = kCheckError;
+      for (long j = 0; fail_kind == 0 && bad < 0 && j < size; ++j)
+        for (long i = 0; i < size; ++i)
+          if (mat[static_cast<size_t>(size * size + j * size + i)] != mat[static_cast<size_t>(i * size + j)]) {
+            bad = j;  // j receives from i other than what i sends to j
+            break;
+          }
+    }
+  }
+  if (fail_kind == 0 && !mismatch && bad < 0) {
+    err = MPI_Alltoallv(vs.a.buf, sc.data(), sd.data(), MPI_BYTE, vs.b.buf, rc.data(), rd.data(), MPI_BYTE, comm);
+    if (err != MPI_SUCCESS) fail_kind = kDataError;
+  }
+  slot.deadline.store(0.0, std::memory_order_release);
+  Py_END_ALLOW_THREADS
+  if (fail_kind != 0) return fail(fail_kind, err);
+  if (mismatch) return fail(kMismatch, 0);
+  if (bad >= 0) return Py_BuildValue("(il)", static_cast<int>(kSplitMismatch), bad);
+  Py_RETURN_NONE;
+}
+
+// barrier(comm_handle, timeout_s, group): MPI_Barrier with the GIL released under the watchdog
+// slot (what the Python path sends: a barrier has no check). None or (3, MPI error).
+PyObject* barrier(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "barrier() takes 3 arguments");
+    return nullptr;
+  }
+  const unsigned long long handle = PyLong_AsUnsignedLongLong(args[0]);
+  const double timeout = PyFloat_AsDouble(args[1]);
+  if (PyErr_Occurred()) return nullptr;
+  MPI_Comm comm = reinterpret_cast<MPI_Comm>(static_cast<uintptr_t>(handle));
+  Slot& slot = my_slot();
+  if (slot.ctx != args[2]) {
+    Py_INCREF(args[2]);
+    PyObject* old = slot.ctx;
+    slot.ctx = args[2];
+    Py_XDECREF(old);
+  }
+  const double deadline = monotonic() + timeout;
+  int err;
+  Py_BEGIN_ALLOW_THREADS
+  slot.what.store(kExtraNames[kBarrier - kA2aSingle], std::memory_order_relaxed);
+  slot.deadline.store(deadline, std::memory_order_release);
+  err = MPI_Barrier(comm);
+  slot.deadline.store(0.0, std::memory_order_release);
+  Py_END_ALLOW_THREADS
+  if (err != MPI_SUCCESS) return fail(kDataError, err);
+  Py_RETURN_NONE;
+}
+
 // ---- the entry of pyasc.distributed.all_reduce's hot path ----------------------------
 //
 // configure(ops, ndarray_type, numpy_type, level) registers the 8 ReduceOp members (in
@@ -1267,6 +1445,12 @@ PyMethodDef kMethods[] = {
      "reduce (2), all_gather_into_tensor (3), reduce_scatter_tensor (4), gather (5: a the input, b the root's "
      "output of all blocks) or scatter (6: a the output, b the root's input) in one call with the check; None, "
      "NotImplemented (Python path) or (kind, mpi_error)."},
+    {"alltoall", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&alltoall)), METH_FASTCALL,
+     "alltoall(kind, send, recv, scounts, rcounts, comm_handle, size, rank, level, timeout_s, (group, row)): "
+     "all_to_all_single (7) / all_to_all (8) as one MPI_Alltoallv of bytes after the fingerprint and count-matrix "
+     "checks; None, NotImplemented, (1..3, MPI error) or (5, first group rank whose receive counts disagree)."},
+    {"barrier", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&barrier)), METH_FASTCALL,
+     "barrier(comm_handle, timeout_s, group): MPI_Barrier without the GIL under the watchdog; None or (3, err)."},
     {"entry", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&entry)), METH_FASTCALL,
      "entry(kind, a, b, root, op, group) or entry(tensor, op, group) (all_reduce): the blocking collectives' C "
      "path (0 all_reduce, 1 broadcast, 2 reduce, 3 all_gather_into_tensor, 4 reduce_scatter_tensor) with the group "

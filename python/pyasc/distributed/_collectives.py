@@ -583,6 +583,7 @@ def _contiguous_writable(x):
 
 #: coll() kinds of the C path (src/distributed/native.cc Coll)
 _K_BCAST, _K_REDUCE, _K_ALLGATHER_T, _K_REDSCAT_T, _K_GATHER, _K_SCATTER = 1, 2, 3, 4, 5, 6
+_K_A2A_SINGLE, _K_A2A = 7, 8  # (native.cc's alltoall kinds)
 
 
 def _coll_failed(pg, what, r, desc):
@@ -872,6 +873,31 @@ def _displs(counts):
     return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
 
 
+def _native_a2a(pg, what, kind, send, recv, scount, rcount, row):
+    """all_to_all_single (7) / all_to_all (8) through the C path (one call: the fingerprint
+    all-reduce, the count-matrix all-reduce, MPI_Alltoallv of bytes), blocking mode only. Every
+    rank with the C module takes it for every blocking call whatever its split form (see
+    src/distributed/native.cc), so the ranks agree on the messages. NotImplemented: nothing was
+    sent (no C module, polled mode, groups over 64 ranks: alike on every rank)."""
+    native = _engine.NATIVE
+    if native is None or not _engine.BLOCKING:
+        return NotImplemented
+    if pg.last_async is not None:
+        _drain(pg)
+    if send.dtype == _BF16:  # no buffer format: the same bytes as uint16
+        send, recv = send.view(np.uint16), recv.view(np.uint16)
+    r = native.alltoall(kind, send, recv, scount, rcount, pg.handle, pg._size, pg._rank, _engine.CHECK,
+                        float(pg.timeout), (pg, row))
+    if r is None or r is NotImplemented:
+        return r
+    if r[0] == 5:
+        from ._errors import CollectiveMismatchError
+        raise CollectiveMismatchError(
+            f"[{what}] the split sizes do not match across ranks: rank {pg.ranks[r[1]]} expects other element "
+            f"counts than its peers send (here: sending {list(scount)}, expecting {list(rcount)})")
+    return _coll_failed(pg, what, r, f"{what} {send.dtype} row {row}")
+
+
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,  # noqa: A002
                       async_op=False):
     """Splits ``input`` along dim 0 (equally, or by ``input_split_sizes``) and sends piece i to
@@ -888,6 +914,11 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     row = int(np.prod(send.shape[1:], dtype=np.int64))
     scount = [s * row for s in _splits(input_split_sizes, send.shape[0], n, what, "input")]
     rcount = [s * row for s in _splits(output_split_sizes, out.shape[0], n, what, "output")]
+    if not async_op:
+        fin = _writer(out, back)
+        r = _native_a2a(pg, what, _K_A2A_SINGLE, send, out, scount, rcount, row)
+        if r is None:
+            return None if fin is None else fin()
     s, r = _engine.spec(send), _engine.spec(out)
     args = ([s[0], (scount, _displs(scount)), s[1]], [r[0], (rcount, _displs(rcount)), r[1]])
     return _run(pg, what, None, (("Alltoallv", args),), _writer(out, back), async_op, (output,),
@@ -920,6 +951,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         for i, v in enumerate(views):
             v[...] = recv[rd[i]:rd[i] + rcount[i]].reshape(v.shape)
 
+    if not async_op and _native_a2a(pg, what, _K_A2A, send, recv, scount, rcount, 1) is None:
+        return finish()
     return _run(pg, what, None, (("Alltoallv", ([s[0], (scount, _displs(scount)), s[1]], [r[0], (rcount, rd), r[1]])),),
                 finish, async_op, tuple(outs), _split_check(pg, what, f"{what} {dt}", scount, rcount))
 
@@ -992,6 +1025,13 @@ def barrier(group=None, async_op=False, device_ids=None):
     the current stream, after the group's earlier async collectives)."""
     what = "barrier"
     pg = resolve(group, what)
+    native = _engine.NATIVE
+    if native is not None and not async_op and _engine.BLOCKING:
+        if pg.last_async is not None:
+            _drain(pg)
+        # MPI_Barrier with the GIL released under the watchdog slot: what the Python path sends
+        r = native.barrier(pg.handle, float(pg.timeout), pg)
+        return None if r is None else _coll_failed(pg, what, r, what)
     return _run(pg, what, None, (("Barrier", ()),), None, async_op)
 
 

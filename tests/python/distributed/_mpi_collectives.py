@@ -1331,6 +1331,94 @@ def t_c_bf16():
     check("all_reduce bfloat16 after the mismatch", x, np.full(7, N, BF16), True)
 
 
+def t_c_alltoall_barrier():
+    """all_to_all_single / all_to_all / barrier in C: the C call takes them (None), ranks mixing
+    the default (equal) split form with explicit lists agree, bfloat16 and strided arrays, 0-row
+    pieces, the split and dtype mismatches raise on every rank, and the check OFF."""
+    from pyasc.distributed import _engine
+    if _engine.NATIVE is None:
+        FAIL.append("the C module pyasc.distributed._native is not built")
+        return
+    world = dist.GroupMember.WORLD
+    dist.barrier()
+    if _engine.NATIVE.barrier(world.handle, float(world.timeout), world) is not None:
+        FAIL.append("the C barrier did not return None")
+    send = np.arange(2 * N, dtype=np.int64) + 100 * R
+    recv = np.zeros(2 * N, np.int64)
+    r = _engine.NATIVE.alltoall(7, send, recv, [2] * N, [2] * N, world.handle, N, R, _engine.CHECK,
+                                float(world.timeout), (world, 1))
+    if r is not None:
+        FAIL.append(f"all_to_all_single did not take the C path: {r!r}")
+    check("C alltoall direct", recv, np.concatenate([np.arange(2 * R, 2 * R + 2) + 100 * r for r in range(N)]), True)
+    for dt in (np.float32, BF16, np.float16, np.complex128, np.bool_, np.int8):
+        xs = {r: data(r, dt, (2 * N, 3), 71) for r in range(N)}
+        want = np.concatenate([xs[r][2 * R:2 * R + 2] for r in range(N)])
+        # even ranks the default split form, odd ranks the same splits as lists (legal: torch)
+        for form in ("mixed", "lists"):
+            out = asc.zeros((2 * N, 3), dtype=np.dtype(dt).name if dt is not BF16 else "bfloat16")
+            lists = form == "lists" or R % 2 == 1
+            sp = [2] * N if lists else None
+            dist.all_to_all_single(out, asc.asarray(xs[R]), sp, sp)
+            check(f"C all_to_all_single {np.dtype(dt)} {form}", out, want, True)
+    # no mpi4py Alltoallv/Barrier of the Python path in the blocking calls (the C path took them)
+    seen, real_call = [], _engine.call
+    _engine.call = lambda comm, name, *a, **k: (seen.append(name), real_call(comm, name, *a, **k))[1]
+    try:
+        dist.all_to_all_single(asc.zeros(N, dtype="int64"), asc.zeros(N, dtype="int64"), [1] * N, None)
+        dist.all_to_all([asc.zeros(1) for _ in range(N)], [asc.ones(1) for _ in range(N)])
+        dist.barrier()
+    finally:
+        _engine.call = real_call
+    if seen:
+        FAIL.append(f"blocking all_to_all(_single)/barrier ran the Python path's MPI calls {seen}")
+    # a strided input, 0-row pieces (nothing to itself)
+    sizes = {r: [0 if i == r else (r + i) % 3 + 1 for i in range(N)] for r in range(N)}
+    rows = {r: data(r, np.float64, (2 * sum(sizes[r]), 2), 72) for r in range(N)}
+    recv_sizes = [sizes[r][R] for r in range(N)]
+    out = asc.zeros((sum(recv_sizes), 2), dtype="float64")
+    dist.all_to_all_single(out, asc.asarray(rows[R])[::2], recv_sizes, sizes[R])
+    want = np.concatenate([rows[r][::2][sum(sizes[r][:R]):sum(sizes[r][:R]) + sizes[r][R]] for r in range(N)])
+    check("C all_to_all_single strided, 0-row pieces", out, want, True)
+    # all_to_all of lists, bfloat16
+    ins = [asc.asarray(data(10 * R + i, BF16, (i + 2,), 73)) for i in range(N)]
+    outs = [asc.zeros((R + 2,), dtype="bfloat16") for _ in range(N)]
+    dist.all_to_all(outs, ins)
+    for r in range(N):
+        check(f"C all_to_all bfloat16[{r}]", outs[r], data(10 * r + R, BF16, (R + 2,), 73), True)
+    if N > 1:
+        # the last rank expects one row more from rank 0 than rank 0 sends: every rank raises,
+        # naming the last rank
+        rs = [2] * N
+        if R == N - 1:
+            rs[0] = 3
+        out = asc.zeros((sum(rs), 3), dtype="float32")
+        msg = expect_raises("C all_to_all_single split mismatch", dist.CollectiveMismatchError,
+                            lambda: dist.all_to_all_single(out, asc.zeros((2 * N, 3), dtype="float32"), rs, [2] * N))
+        if msg is not None and f"rank {N - 1} expects" not in msg:
+            FAIL.append(f"C all_to_all_single split mismatch: the message does not name rank {N - 1}: {msg}")
+        # dtype mismatch (float32 vs int32, same bytes), and all_to_all_single vs all_reduce
+        dt = "float32" if R == 0 else "int32"
+        expect_raises("C all_to_all_single dtype mismatch", dist.CollectiveMismatchError,
+                      lambda: dist.all_to_all_single(asc.zeros(N, dtype=dt), asc.zeros(N, dtype=dt)))
+        x = asc.zeros(N, dtype="float32")
+        expect_raises("C all_to_all_single vs all_reduce", dist.CollectiveMismatchError,
+                      lambda: dist.all_to_all_single(x, asc.zeros(N, dtype="float32")) if R == 0
+                      else dist.all_reduce(x))
+    _engine.set_mode(check=_engine.OFF)
+    try:
+        xs = {r: data(r, np.int32, (N, 2), 74) for r in range(N)}
+        out = asc.zeros((N, 2), dtype="int32")
+        dist.all_to_all_single(out, asc.asarray(xs[R]))
+        check("C all_to_all_single check OFF", out, np.stack([xs[r][R] for r in range(N)]), True)
+        dist.barrier()
+    finally:
+        _engine.reload_settings()
+    out = asc.zeros((N, 2), dtype="int32")
+    dist.all_to_all_single(out, asc.full((N, 2), R, dtype="int32"))
+    check("C all_to_all_single after the mismatches", out, np.repeat(np.arange(N, dtype=np.int32), 2).reshape(N, 2),
+          True)
+
+
 def t_state():
     expect_raises("init twice", ValueError, lambda: dist.init_process_group("mpi"))
     assert dist.is_initialized() and dist.get_backend() == "hccl"
