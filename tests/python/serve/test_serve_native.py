@@ -329,6 +329,86 @@ def test_stop_with_calls_in_flight(serve_factory, repo):
 
 
 @needs_native
+def test_stop_collects_garbage_once_for_all_models(repo, monkeypatch):
+    """Server.stop() retires every model version in one go: one full gc pass, one empty_cache
+    and one malloc_trim for all of them. A full pass costs time in proportion to the whole
+    process's live objects: one per model (the repo has four) made stop() take 10.01 s in the
+    full test suite's process (test_stop_with_calls_in_flight, CI of fcbe32e). The models'
+    pool memory is back after the stop."""
+    import gc
+
+    import pyasc as asc
+    from pyasc.serve import Server
+
+    asc.empty_cache()
+    before = asc.memory_allocated()
+    s = Server(repo[0], http_port=0, grpc_port=0, metrics_port=0, allow_http=False, allow_metrics=False)
+    s.start()
+    c = grpcclient.InferenceServerClient(f"127.0.0.1:{s.ports['grpc']}")
+    x = np.random.default_rng(4).standard_normal((2, 64)).astype(np.float32)
+    inp = grpcclient.InferInput("x", [2, 64], "FP32")
+    inp.set_data_from_numpy(x)
+    np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ repo[1] + repo[2], rtol=1e-4, atol=1e-4)
+    assert sorted(m["name"] for m in c.get_model_repository_index(as_json=True)["models"]) == \
+        ["echo_fp32", "echo_string", "keep", "linear"]
+    c.close()
+    passes = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a, **k: passes.append(a) or real(*a, **k))
+    s.stop()
+    monkeypatch.undo()
+    assert passes == [()], passes  # one full pass for the four models
+    assert asc.memory_allocated() - before <= 4096
+
+
+@needs_native
+@pytest.mark.parametrize("offload", [0, 4])
+def test_stop_is_bounded_under_repeated_calls_in_flight(repo, offload):
+    """Start / calls in flight / stop cycles for about 8 s: every stop returns within its grace
+    period (2 s) plus the running model call plus one gc pass, with a margin for a loaded
+    machine, and every call in flight gets its answer or a gRPC status (CANCELLED / UNAVAILABLE
+    from the shutdown), never a hang until the client's deadline."""
+    from pyasc.serve import Server
+
+    kw = {"grpc_workers": 1, "grpc_offload_threads": offload, "grpc_inline_us": 10**6} if offload else {}
+    t_end = time.monotonic() + 8
+    cycles = 0
+    gaps = (0.0, 0.02, 0.1, 0.3)
+    while time.monotonic() < t_end or cycles < 3:
+        s = Server(repo[0], http_port=0, grpc_port=0, metrics_port=0, allow_http=False, allow_metrics=False, **kw)
+        s.start()
+        url = f"127.0.0.1:{s.ports['grpc']}"
+        outcome = []
+
+        def call(sleep):
+            c = grpcclient.InferenceServerClient(url)
+            t0 = time.monotonic()
+            try:
+                r = c.infer("keep", [_inp(np.array([sleep], np.float32))], client_timeout=30)
+                outcome.append(("ok", r.as_numpy("INFO")[0]))
+            except InferenceServerException as e:
+                outcome.append((e.status(), time.monotonic() - t0))
+            finally:
+                c.close()
+
+        ts = [threading.Thread(target=call, args=(v,)) for v in (-0.5, -0.05, 1.0)]
+        for t in ts:
+            t.start()
+        time.sleep(gaps[cycles % len(gaps)])
+        t0 = time.perf_counter()
+        s.stop()
+        took = time.perf_counter() - t0
+        for t in ts:
+            t.join(30)
+        assert not any(t.is_alive() for t in ts)
+        assert took < 8, f"cycle {cycles}: stop() took {took:.2f} s"
+        assert len(outcome) == 3
+        for o in outcome:
+            assert o[0] == "ok" or o[0] in ("StatusCode.CANCELLED", "StatusCode.UNAVAILABLE"), (cycles, o)
+        cycles += 1
+
+
+@needs_native
 def test_bind_error(serve_factory, repo):
     s = serve_factory(repo[0], allow_http=False, allow_metrics=False)
     from pyasc.serve.native import NativeGRPCFrontend
