@@ -83,6 +83,8 @@ template <class V>
 struct GeluParts {
   V rexp;  // R(a) exp(r), before the 2^k scaling
   V kx;    // k in the low mantissa bits (k = kx - shifter)
+  V rat;   // R(a) = P(a) / D(a) (the backward needs it apart from the exponential)
+  V em1;   // exp(r) - 1
 };
 
 // The rational runs beside the exponential, not after it: the division no longer waits for
@@ -113,7 +115,7 @@ HWY_INLINE GeluParts<V> GeluCore(D d, V a) {
   V q = Kf(d, gd::kGeluD[5]);
   for (int j = 4; j >= 0; --j) q = hn::MulAdd(q, a, Kf(d, gd::kGeluD[j]));
   const V rat = hn::Div(p, q);
-  return {hn::MulAdd(rat, em1, rat), kx};  // R exp(r) = R + R (exp(r) - 1)
+  return {hn::MulAdd(rat, em1, rat), kx, rat, em1};  // R exp(r) = R + R (exp(r) - 1)
 }
 
 // Exact gelu of one float32 vector (file comment).
@@ -164,6 +166,117 @@ HWY_INLINE V GeluTanh(D d, V x) {
   return hn::IfThenElse(hn::Eq(x, hn::Inf(d)), x, y);
 }
 
+// d/dx of the exact gelu, Phi(x) + x phi(x), with E = exp(-a^2 / 2) = (1 + (exp(r) - 1)) 2^k
+// shared by both terms (GeluCore): Q(a) = R E and phi(x) = E / sqrt(2 pi), so
+//   x >= 0: 1 - Q + a phi = 1 + E (x c - R),   x < 0: Q - a phi = E (x c + R),   c = 1/sqrt(2 pi),
+// i.e. d = m + E (x c -+ R) with m = 1 / 0: one FMA at the end. No cancellation worse than the
+// function's own (its zero near x = -0.7518 makes relative error meaningless there: the tests
+// bound the error by ulps of Phi + |x| phi). The same vector with a lane |x| >= kGeluFast, inf or
+// NaN takes GeluForward's second path (2^k in two factors, the second applied last).
+// +-inf -> NaN as torch's cdf + x * pdf gives (inf * 0); past kGeluMax: 1 / -0.
+template <class D, class V>
+HWY_INLINE V GeluErfGrad(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  const V a = hn::Abs(x);
+  const auto neg = hn::Lt(x, hn::Zero(d));
+  const V m = hn::IfThenZeroElse(neg, Kf(d, 1.0));
+  const V c = Kf(d, 0.3989422804014327);  // 1 / sqrt(2 pi)
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, Kf(d, gd::kGeluFast))))) {
+    const GeluParts<V> p = GeluCore(d, a);
+    const V sr = hn::IfThenElse(neg, hn::Neg(p.rat), p.rat);
+    const V term = hn::MulSub(x, c, sr);
+    // k >= -113 here: E = exp(r) 2^k is normal, 2^k added to the exponent field
+    const V e1 = hn::Add(p.em1, Kf(d, 1.0));
+    const V e = hn::BitCast(d, hn::Add(hn::BitCast(di, e1), hn::ShiftLeft<23>(hn::BitCast(di, p.kx))));
+    return hn::MulAdd(e, term, m);
+  }
+  const V ac = hn::IfThenElse(hn::Lt(a, Kf(d, gd::kGeluMax)), a, Kf(d, gd::kGeluMax));
+  const GeluParts<V> p = GeluCore(d, ac);
+  const V sr = hn::IfThenElse(neg, hn::Neg(p.rat), p.rat);
+  const V xc = hn::IfThenElse(neg, hn::Neg(ac), ac);  // x clamped with its sign (finite for inf/NaN)
+  const V term = hn::MulSub(xc, c, sr);
+  const auto ki = hn::Sub(hn::BitCast(di, p.kx), hn::BitCast(di, Kf(d, 12582912.0)));
+  const auto hk = hn::ShiftRight<1>(ki);
+  const V f1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hk, hn::Set(di, 127))));
+  const V f2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ki, hk), hn::Set(di, 127))));
+  const V t = hn::Mul(hn::Mul(hn::Mul(hn::Add(p.em1, Kf(d, 1.0)), f1), term), f2);  // E (x c -+ R)
+  const V y = hn::Add(m, t);
+  // past kGeluMax E (x c -+ R) is below half the least denormal: 1 for x > 0, -0 for x < 0;
+  // x * 0 adds NaN for +-inf and NaN (torch's inf * 0) and +-0 otherwise
+  const V big = hn::Add(hn::IfThenElse(hn::Gt(x, hn::Zero(d)), Kf(d, 1.0), Kf(d, -0.0)), hn::Mul(x, hn::Zero(d)));
+  return hn::IfThenElse(hn::Lt(a, Kf(d, gd::kGeluMax)), y, big);
+}
+
+// d/dx of the tanh form: with s = sigmoid(2v) (GeluTanh's e = exp(-2|v|), 1 / (1 + e) or
+// e / (1 + e)) and s (1 - s) = e / (1 + e)^2,
+//   d = s + x (2v)' s (1 - s),   (2v)' = 2 sqrt(2/pi) (1 + 3 * 0.044715 x^2),
+// which is torch's 0.5 (1 + tanh) + 0.5 x (1 - tanh^2) v' with 1 - tanh^2 = 4 s (1 - s) and
+// no cancellation in 1 - tanh^2. Where e underflows to 0 the second term is 0 even if
+// (2v)' overflows (x ~ 1e19: 1 or 0, not inf * 0); +-inf -> NaN as torch's formula gives.
+template <class D, class V>
+HWY_INLINE V GeluTanhGrad(D d, V x) {
+  const V x2 = hn::Mul(x, x);
+  const V v2 = hn::Mul(x, hn::MulAdd(x2, Kf(d, 0.0713548162726008), Kf(d, 1.5957691216057308)));
+  const V nz = hn::Neg(hn::Abs(v2));
+  V e;
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Ge(nz, Kf(d, -87.0))))) {
+    e = ExpF32Fast(d, nz);
+  } else {
+    const V zc = hn::Max(nz, Kf(d, -104.0));
+    e = hn::IfThenZeroElse(hn::Le(zc, Kf(d, -104.0)), hn::Exp(d, zc));
+  }
+  const V inv = hn::Div(Kf(d, 1.0), hn::Add(Kf(d, 1.0), e));
+  const V s = hn::IfThenElse(hn::Lt(v2, hn::Zero(d)), hn::Mul(e, inv), inv);
+  const V w = hn::MulAdd(x2, Kf(d, 0.2140644488178024), Kf(d, 1.5957691216057308));
+  V t = hn::Mul(hn::Mul(hn::Mul(x, e), hn::Mul(inv, inv)), w);
+  t = hn::IfThenZeroElse(hn::Eq(e, hn::Zero(d)), t);
+  return hn::Add(hn::Add(s, t), hn::Mul(x, hn::Zero(d)));  // NaN stays NaN (v2 NaN), +-inf -> NaN
+}
+
+// dx = dy * gelu'(x) over [lo, hi); dy and x of one dtype S, dx of S.
+template <class IO, bool kTanh>
+void GeluBackwardT(const void* dyv, const void* xv, void* dxv, int64_t lo, int64_t hi, bool stream) {
+  using S = typename IO::S;
+  const hn::ScalableTag<float> d;
+  using V = hn::VFromD<decltype(d)>;
+  const size_t N = hn::Lanes(d);
+  const S* dy = static_cast<const S*>(dyv);
+  const S* x = static_cast<const S*>(xv);
+  S* dx = static_cast<S*>(dxv);
+  auto f = [&](V g, V v) { return hn::Mul(g, kTanh ? GeluTanhGrad(d, v) : GeluErfGrad(d, v)); };
+  size_t i = static_cast<size_t>(lo);
+  const size_t end = static_cast<size_t>(hi);
+  bool nt = false;
+  if constexpr (std::is_same_v<S, float>) {
+    nt = stream && reinterpret_cast<uintptr_t>(dx + i) % (N * sizeof(float)) == 0;
+  }
+  auto put = [&](V v, S* p) {
+    if constexpr (std::is_same_v<S, float>) {
+      if (nt) {
+        hn::Stream(v, d, p);
+        return;
+      }
+    }
+    IO::Store(d, v, p);
+  };
+  for (; i + 2 * N <= end; i += 2 * N) {
+    const V v0 = f(IO::Load(d, dy + i), IO::Load(d, x + i));
+    const V v1 = f(IO::Load(d, dy + i + N), IO::Load(d, x + i + N));
+    put(v0, dx + i);
+    put(v1, dx + i + N);
+  }
+  for (; i + N <= end; i += N) put(f(IO::Load(d, dy + i), IO::Load(d, x + i)), dx + i);
+  if (i < end) {
+    const size_t r = end - i;
+    S g[kMaxLanes<float>] = {}, in[kMaxLanes<float>] = {}, out[kMaxLanes<float>];
+    std::memcpy(g, dy + i, r * sizeof(S));
+    std::memcpy(in, x + i, r * sizeof(S));
+    IO::Store(d, f(IO::Load(d, g), IO::Load(d, in)), out);
+    std::memcpy(dx + i, out, r * sizeof(S));
+  }
+  if (nt) hwy::FlushStream();
+}
+
 template <class IO, bool kTanh>
 void GeluT(const void* xv, void* yv, int64_t lo, int64_t hi, bool stream) {
   using S = typename IO::S;
@@ -210,6 +323,23 @@ void GeluT(const void* xv, void* yv, int64_t lo, int64_t hi, bool stream) {
 
 }  // namespace
 
+void GeluBackwardRange(int code, bool tanh_form, const void* dy, const void* x, void* dx, int64_t lo, int64_t hi,
+                       bool stream) {
+  switch (code) {
+    case gd::kF32:
+      tanh_form ? GeluBackwardT<NativeIO<float>, true>(dy, x, dx, lo, hi, stream)
+                : GeluBackwardT<NativeIO<float>, false>(dy, x, dx, lo, hi, stream);
+      break;
+    case gd::kF16:
+      tanh_form ? GeluBackwardT<F16IO, true>(dy, x, dx, lo, hi, false) : GeluBackwardT<F16IO, false>(dy, x, dx, lo, hi, false);
+      break;
+    default:
+      tanh_form ? GeluBackwardT<BF16IO, true>(dy, x, dx, lo, hi, false)
+                : GeluBackwardT<BF16IO, false>(dy, x, dx, lo, hi, false);
+      break;
+  }
+}
+
 void GeluRange(int code, bool tanh_form, const void* x, void* y, int64_t lo, int64_t hi, bool stream) {
   switch (code) {
     case gd::kF32:
@@ -232,6 +362,7 @@ HWY_AFTER_NAMESPACE();
 
 namespace asc::kernel::simd {
 HWY_EXPORT(GeluRange);
+HWY_EXPORT(GeluBackwardRange);
 
 namespace {
 // The lazy graph's gelu pass runs this kernel (kernel/simd/gelu_loop.h): the nn
@@ -280,6 +411,48 @@ Tensor gelu(const Tensor& x_in, bool tanh_approx) {
     HWY_DYNAMIC_DISPATCH(kernel::simd::GeluRange)(code, tanh_approx, xp, yp, lo * 64, std::min(total, hi * 64), stream);
   });
   return y;
+}
+
+Tensor gelu_backward(const Tensor& dy_in, const Tensor& x_in, bool tanh_approx) {
+  int code;
+  switch (x_in.dtype()) {
+    case DType::kFloat32: code = gelu_detail::kF32; break;
+    case DType::kFloat16: code = gelu_detail::kF16; break;
+    case DType::kBFloat16: code = gelu_detail::kBF16; break;
+    default:
+      throw Error(Status::TypeError("gelu_backward", std::string("input must be float32, float16 or bfloat16 for the "
+                                                                 "native kernel, got ") + dtype_name(x_in.dtype())));
+  }
+  if (dy_in.dtype() != x_in.dtype()) {
+    throw Error(Status::TypeError("gelu_backward", std::string("grad_output and input must have one dtype, got ") +
+                                                       dtype_name(dy_in.dtype()) + " and " + dtype_name(x_in.dtype())));
+  }
+  if (dy_in.shape() != x_in.shape()) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, "gelu_backward", "grad_output and input must have one shape, got " +
+                                                     Tensor::shape_str(dy_in.shape()) + " and " +
+                                                     Tensor::shape_str(x_in.shape())));
+  }
+  static const bool once = (kernel::simd::apply_target_override(), true);
+  (void)once;
+  const Tensor dy = dy_in.contiguous();
+  const Tensor x = x_in.contiguous();
+  Tensor dx = Tensor::empty(x.shape(), x.dtype());
+  const int64_t total = x.numel();
+  if (total == 0) return dx;
+  const uint8_t* dyp = dy.data();
+  const uint8_t* xp = x.data();
+  uint8_t* dxp = dx.data();
+  const int64_t blocks = (total + 63) / 64;
+  static const bool stream_ok = [] {
+    const char* e = std::getenv("ASC_NN_GELU_STREAM");
+    return !(e && e[0] == '0');
+  }();
+  const bool stream = stream_ok && code == gelu_detail::kF32 && total * 4 >= (int64_t(4) << 20);
+  runtime::parallel_for("gelu_backward", blocks, total * 10, int64_t(1) << 14, [&](int64_t lo, int64_t hi) {
+    HWY_DYNAMIC_DISPATCH(kernel::simd::GeluBackwardRange)(code, tanh_approx, dyp, xp, dxp, lo * 64,
+                                                          std::min(total, hi * 64), stream);
+  });
+  return dx;
 }
 
 }  // namespace asc::nn

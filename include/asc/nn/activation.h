@@ -21,4 +21,11 @@ namespace asc::nn {
 /// Returns a new C-contiguous tensor of x's dtype.
 Tensor gelu(const Tensor& x, bool tanh_approx = false);
 
+/// gelu's gradient: grad_output * gelu'(x), torch's gelu_backward (exact: Phi(x) + x phi(x);
+/// tanh: the derivative of the tanh form), one native pass in float32 arithmetic rounded once
+/// to the dtype. dy and x: one dtype (float32 / float16 / bfloat16) and one shape (any
+/// strides). +-inf inputs give NaN as torch's formulas (inf * 0). Errors: kInvalidDtype for
+/// another or a mixed dtype, kInvalidShape (ValueError) for different shapes ("[gelu_backward]").
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& x, bool tanh_approx = false);
+
 }  // namespace asc::nn

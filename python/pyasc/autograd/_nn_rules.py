@@ -46,13 +46,11 @@ def _f(x, mask):
     return mask.astype(x.dtype)
 
 
-def _gelu_d(x, out, rest, kw):
-    asc = _asc()
-    if _arg(rest, kw, 0, "approximate", "none") == "tanh":
-        a, b = 1.5957691216057308, 0.0713548162726
-        s = asc.sigmoid(x * (a + x * x * b))
-        return s + x * s * (1 - s) * (a + x * x * (3 * b))
-    return asc.erfc(x * -0.7071067811865476) * 0.5 + x * asc.exp(x * x * -0.5) * (1.0 / _math.sqrt(2 * _math.pi))
+def _gelu_rule(g, out, x, *rest, needs, **kw):
+    """gelu's cotangent through asc.ops.gelu_backward: the native kernel (Phi and phi from one
+    exponential) for float32/float16/bfloat16 with g of x's dtype and shape, else its fused chain."""
+    approximate = _arg(rest, kw, 0, "approximate", "none")
+    return (_asc().ops.gelu_backward(g, x, approximate),) + (None,) * len(rest)
 
 
 def _softplus_d(x, out, rest, kw):
@@ -92,7 +90,7 @@ def _pointwise_rules():
                            .astype(x.dtype)),
         "celu": _pointwise(lambda x, o, r, k: asc.where(x > 0, 1.0, asc.exp(x / _arg(r, k, 0, "alpha", 1.0)))
                            .astype(x.dtype)),
-        "gelu": _pointwise(_gelu_d),
+        "gelu": _gelu_rule,
         "silu": _pointwise(lambda x, o, r, k: sg(x) * (1 + x * (1 - sg(x)))),
         "sigmoid": _pointwise(lambda x, o, r, k: o * (1 - o)),
         "tanh": _pointwise(lambda x, o, r, k: 1 - o * o),

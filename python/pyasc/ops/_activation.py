@@ -21,7 +21,7 @@ import numpy as _np
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "elu", "elu_", "selu", "celu",
-    "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid",
+    "gelu", "gelu_backward", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid",
     "softplus", "softsign", "erf", "logsigmoid", "glu", "threshold", "threshold_", "tanhshrink",
     "softshrink", "hardshrink", "rrelu", "softmax", "log_softmax", "softmin",
 ]
@@ -211,6 +211,37 @@ def gelu(input, approximate="none"):
         return (x * 0.5) * asc.erfc(x * -0.7071067811865476)
     # 0.5 (1 + tanh(v)) = sigmoid(2 v), v = sqrt(2/pi) (x + 0.044715 x^3)
     return x * asc.sigmoid(x * (1.5957691216057308 + (x * x) * 0.0713548162726))
+
+
+def gelu_backward(grad_output, input, approximate="none"):
+    """gelu's gradient, ``grad_output * gelu'(input)`` (torch's ``aten::gelu_backward``): the exact
+    form's Phi(x) + x phi(x), or the derivative of the tanh form (``approximate='tanh'``).
+
+    float32 / float16 / bfloat16: one opaque native kernel (src/nn/activation.cc; Phi and phi share
+    one exponential; float32 arithmetic, rounded once to the dtype) -- the derivative ``asc.grad`` uses
+    for ``asc.ops.gelu`` and the one to call from a registered GeLU's gradient. float64 (or
+    grad_output of another dtype or a broadcast shape): the formula as a fused chain. Error bounds in
+    docs/nn.md. +-inf inputs give NaN, as torch's formulas do (inf * 0).
+    """
+    asc = _asc()
+    x = _in(input, "gelu_backward")
+    g = grad_output if isinstance(grad_output, asc.ndarray) else asc.asarray(grad_output)
+    if approximate not in ("none", "tanh"):
+        raise _param_error("gelu_backward", f"approximate must be 'none' or 'tanh', not {approximate!r}")
+    name = _dtype_name(x.dtype)
+    if name != "float64" and g.dtype == x.dtype and tuple(g.shape) == tuple(x.shape):
+        return _C.nn.gelu_backward(g, x, approximate == "tanh")
+    if not _is_float_dtype(g.dtype):
+        raise asc.errors.AscendTypeError(
+            asc.errors.ErrorCode.INVALID_DTYPE,
+            f"[gelu_backward] grad_output must be a floating dtype, got {g.dtype} (input {x.dtype})")
+    if approximate == "tanh":
+        a, b = 1.5957691216057308, 0.0713548162726008
+        s = asc.sigmoid(x * (a + (x * x) * b))
+        d = s + x * s * (1 - s) * (a + (x * x) * (3 * b))
+    else:
+        d = asc.erfc(x * -0.7071067811865476) * 0.5 + x * asc.exp(x * x * -0.5) * 0.3989422804014327
+    return g * d
 
 
 def sigmoid(input):
