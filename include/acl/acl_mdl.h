@@ -64,6 +64,8 @@ extern "C" {
 static const int ACL_ERROR_FILE_MISSING_ATTR = 100007;
 static const int ACL_ERROR_FILE_ATTR_INVALID = 100008;
 static const int ACL_ERROR_INVALID_MODEL_ID = 100011;
+/* CANN's ge_error_codes.h: the input has no (static) AIPP configuration (aclmdlGetFirstAippInfo) */
+static const int ACL_ERROR_GE_AIPP_NOT_EXIST = 145015;
 static const int ACL_ERROR_DESERIALIZE_MODEL = 100012;
 static const int ACL_ERROR_PARSE_MODEL = 100013;
 static const int ACL_ERROR_READ_MODEL_FAILURE = 100014;
@@ -285,11 +287,86 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset 
 /* The same, `index` naming the image input the dynamic AIPP stage reads. */
 ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, size_t index,
                                                        const aclmdlAIPP *aippParmsSet);
-/* ACL_DATA_WITH_DYNAMIC_AIPP (dynamicAttachedDataIndex: its parameter input), ACL_DYNAMIC_AIPP_NODE
- * (the parameter input itself) or ACL_DATA_WITHOUT_AIPP (dynamicAttachedDataIndex SIZE_MAX).
- * Static AIPP inputs report ACL_DATA_WITHOUT_AIPP here: the stage is inside the model. */
+/* ACL_DATA_WITH_STATIC_AIPP (an input pyasc-atc gave a static aipp_op), ACL_DATA_WITH_DYNAMIC_AIPP
+ * (dynamicAttachedDataIndex: its parameter input), ACL_DYNAMIC_AIPP_NODE (the parameter input
+ * itself) or ACL_DATA_WITHOUT_AIPP; dynamicAttachedDataIndex is SIZE_MAX but for the dynamic image. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
                                                size_t *dynamicAttachedDataIndex);
+
+/* The bytes of the ACL_DYNAMIC_AIPP_NAME input for a batch of `batchSize` images (pyasc's layout:
+ * a 96-byte header and 112 bytes per batch entry); batchSize 0 or a null size: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size);
+
+typedef struct aclAippDims {
+  aclmdlIODims srcDims;     /* the input as the application feeds it (the raw image) */
+  size_t srcSize;           /* its bytes */
+  aclmdlIODims aippOutdims; /* the AIPP stage's output (N, C, H, W) */
+  size_t aippOutSize;       /* its bytes */
+} aclAippDims;
+
+typedef struct aclAippExtendInfo aclAippExtendInfo; /* reserved (CANN: callers pass a null pointer) */
+
+typedef struct aclAippInfo {
+  aclAippInputFormat inputFormat;
+  int32_t srcImageSizeW;
+  int32_t srcImageSizeH;
+  int8_t cropSwitch;
+  int32_t loadStartPosW;
+  int32_t loadStartPosH;
+  int32_t cropSizeW;
+  int32_t cropSizeH;
+  int8_t resizeSwitch;
+  int32_t resizeOutputW;
+  int32_t resizeOutputH;
+  int8_t paddingSwitch;
+  int32_t leftPaddingSize;
+  int32_t rightPaddingSize;
+  int32_t topPaddingSize;
+  int32_t bottomPaddingSize;
+  int8_t cscSwitch;
+  int8_t rbuvSwapSwitch;
+  int8_t axSwapSwitch;
+  int8_t singleLineMode;
+  int32_t matrixR0C0;
+  int32_t matrixR0C1;
+  int32_t matrixR0C2;
+  int32_t matrixR1C0;
+  int32_t matrixR1C1;
+  int32_t matrixR1C2;
+  int32_t matrixR2C0;
+  int32_t matrixR2C1;
+  int32_t matrixR2C2;
+  int32_t outputBias0;
+  int32_t outputBias1;
+  int32_t outputBias2;
+  int32_t inputBias0;
+  int32_t inputBias1;
+  int32_t inputBias2;
+  int32_t meanChn0;
+  int32_t meanChn1;
+  int32_t meanChn2;
+  int32_t meanChn3;
+  float minChn0;
+  float minChn1;
+  float minChn2;
+  float minChn3;
+  float varReciChn0;
+  float varReciChn1;
+  float varReciChn2;
+  float varReciChn3;
+  aclFormat srcFormat;      /* the model input's format before AIPP (NCHW) */
+  aclDataType srcDatatype;  /* ... and its data type (the stage's output type) */
+  size_t srcDimNum;         /* ... and its rank (4) */
+  size_t shapeCount;        /* dynamic-batch gears (1 for a static batch); outDims[i] per gear */
+  aclAippDims outDims[ACL_MAX_SHAPE_COUNT];
+  aclAippExtendInfo *aippExtend; /* null */
+} aclAippInfo;
+
+/* The static AIPP configuration of input `index` as pyasc-atc built it (resize and padding
+ * switches 0: the static stage has neither). An input without static AIPP (none, or dynamic AIPP
+ * whose parameters come per run): ACL_ERROR_GE_AIPP_NOT_EXIST; an unknown model id:
+ * ACL_ERROR_INVALID_MODEL_ID; an index out of range or a null aippInfo: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo *aippInfo);
 
 #ifdef __cplusplus
 }

@@ -197,7 +197,7 @@ bool parse_tensors(PyObject* list, std::vector<mdl::TensorInfo>* out) {
   if (!PyList_Check(list)) return false;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); ++i) {
     PyObject* t = PyList_GET_ITEM(list, i);
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) return false;
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 8) return false;
     mdl::TensorInfo info;
     const char* name = PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 0)) : nullptr;
     if (!name) return false;
@@ -209,6 +209,13 @@ bool parse_tensors(PyObject* list, std::vector<mdl::TensorInfo>* out) {
     const long axis = PyLong_AsLong(PyTuple_GET_ITEM(t, 5));
     info.batch_axis = axis < 0 ? SIZE_MAX : static_cast<size_t>(axis);
     if (!as_size(PyTuple_GET_ITEM(t, 6), &info.sample_bytes)) return false;
+    PyObject* aipp = PyTuple_GET_ITEM(t, 7);  // the static AIPP record (_acl_mdl.static_aipp_record) or []
+    if (!PyList_Check(aipp)) return false;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(aipp); ++k) {
+      const double v = PyFloat_AsDouble(PyList_GET_ITEM(aipp, k));
+      if (PyErr_Occurred()) return false;
+      info.static_aipp.push_back(v);
+    }
     if (PyErr_Occurred()) return false;
     out->push_back(std::move(info));
   }

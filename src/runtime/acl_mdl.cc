@@ -16,6 +16,7 @@
 // executions are counted (Model::inflight) so that aclmdlUnload waits for them.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -993,6 +994,9 @@ struct AippBatch {
 };
 static_assert(sizeof(AippHeader) == 96, "mirrors _aipp.DYN_HEADER");
 static_assert(sizeof(AippBatch) == 112, "mirrors _aipp.DYN_BATCH");
+constexpr uint64_t kMaxAippBatch = 65536;  // aclmdlCreateAIPP's and aclmdlGetAippDataSize's upper bound
+// numbers in a static-AIPP record (python/pyasc/models/_acl_mdl.static_aipp_record)
+constexpr size_t kAippRecordLen = 40;
 
 }  // namespace
 
@@ -1122,7 +1126,7 @@ extern "C" {
 
 aclmdlAIPP* aclmdlCreateAIPP(uint64_t batchSize) {
   return value_or<aclmdlAIPP*>(nullptr, [&]() -> aclmdlAIPP* {
-    if (batchSize == 0 || batchSize > 65536) {
+    if (batchSize == 0 || batchSize > kMaxAippBatch) {
       fail("aclmdlCreateAIPP", ACL_ERROR_INVALID_PARAM,
            "batchSize " + std::to_string(batchSize) + " must be in 1..65536");
       return nullptr;
@@ -1355,12 +1359,110 @@ aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType* 
     const size_t p = aipp_param_input(info);
     *dynamicAttachedDataIndex = SIZE_MAX;
     *type = ACL_DATA_WITHOUT_AIPP;
-    if (p != SIZE_MAX && index == p) {
+    if (!info.inputs[index].static_aipp.empty()) {
+      *type = ACL_DATA_WITH_STATIC_AIPP;
+    } else if (p != SIZE_MAX && index == p) {
       *type = ACL_DYNAMIC_AIPP_NODE;
     } else if (p != SIZE_MAX && index + 1 == p) {
       *type = ACL_DATA_WITH_DYNAMIC_AIPP;
       *dynamicAttachedDataIndex = p;
     }
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t* size) {
+  static const char* kApi = "aclmdlGetAippDataSize";
+  return guarded(kApi, [&]() -> aclError {
+    if (!size) return fail(kApi, ACL_ERROR_INVALID_PARAM, "size is null");
+    if (batchSize == 0 || batchSize > kMaxAippBatch)
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "batchSize " + std::to_string(batchSize) + " must be in [1, " + std::to_string(kMaxAippBatch) + "]");
+    *size = sizeof(AippHeader) + static_cast<size_t>(batchSize) * sizeof(AippBatch);
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo* aippInfo) {
+  static const char* kApi = "aclmdlGetFirstAippInfo";
+  return guarded(kApi, [&]() -> aclError {
+    if (!aippInfo) return fail(kApi, ACL_ERROR_INVALID_PARAM, "aippInfo is null");
+    aclError err = ACL_SUCCESS;
+    auto m = find_model(kApi, modelId, &err);
+    if (!m) return err;
+    const mdl::ModelInfo& info = m->info;
+    if (index >= info.inputs.size())
+      return fail(kApi, ACL_ERROR_INVALID_PARAM,
+                  "index " + std::to_string(index) + " is out of range: the model has " +
+                      std::to_string(info.inputs.size()) + " inputs");
+    const mdl::TensorInfo& t = info.inputs[index];
+    const std::vector<double>& r = t.static_aipp;
+    if (r.size() != kAippRecordLen)
+      return fail(kApi, ACL_ERROR_GE_AIPP_NOT_EXIST,
+                  "input " + std::to_string(index) + " ('" + t.name + "') has no static AIPP" +
+                      (aipp_param_input(info) == index + 1 ? " (its AIPP is dynamic: parameters come per run)" : ""));
+    aclAippInfo a;
+    std::memset(&a, 0, sizeof a);
+    auto i32 = [&](size_t k) { return static_cast<int32_t>(r[k]); };
+    auto i8 = [&](size_t k) { return static_cast<int8_t>(r[k]); };
+    a.inputFormat = static_cast<aclAippInputFormat>(i32(0));
+    a.srcImageSizeW = i32(1);
+    a.srcImageSizeH = i32(2);
+    a.cropSwitch = i8(3);
+    a.loadStartPosW = i32(4);
+    a.loadStartPosH = i32(5);
+    a.cropSizeW = i32(6);
+    a.cropSizeH = i32(7);
+    a.cscSwitch = i8(8);
+    a.rbuvSwapSwitch = i8(9);
+    a.axSwapSwitch = i8(10);
+    a.singleLineMode = i8(11);
+    int32_t* matrix[9] = {&a.matrixR0C0, &a.matrixR0C1, &a.matrixR0C2, &a.matrixR1C0, &a.matrixR1C1,
+                          &a.matrixR1C2, &a.matrixR2C0, &a.matrixR2C1, &a.matrixR2C2};
+    for (size_t k = 0; k < 9; ++k) *matrix[k] = i32(12 + k);
+    int32_t* bias[6] = {&a.outputBias0, &a.outputBias1, &a.outputBias2, &a.inputBias0, &a.inputBias1, &a.inputBias2};
+    for (size_t k = 0; k < 6; ++k) *bias[k] = i32(21 + k);
+    int32_t* mean[4] = {&a.meanChn0, &a.meanChn1, &a.meanChn2, &a.meanChn3};
+    float* mn[4] = {&a.minChn0, &a.minChn1, &a.minChn2, &a.minChn3};
+    float* var[4] = {&a.varReciChn0, &a.varReciChn1, &a.varReciChn2, &a.varReciChn3};
+    for (size_t k = 0; k < 4; ++k) {
+      *mean[k] = i32(27 + k);
+      *mn[k] = static_cast<float>(r[31 + k]);
+      *var[k] = static_cast<float>(r[35 + k]);
+    }
+    a.srcFormat = ACL_FORMAT_NCHW;
+    a.srcDatatype = static_cast<aclDataType>(i32(39));
+    a.srcDimNum = 4;
+    // one entry per dynamic-batch gear (the batch axis is 0 for an AIPP input), else the model's batch
+    std::vector<int64_t> batches;
+    if (!info.batch_gears.empty() && t.batch_axis == 0) {
+      for (uint64_t g : info.batch_gears) batches.push_back(static_cast<int64_t>(g));
+    } else {
+      batches.push_back(t.dims.empty() ? -1 : t.dims[0]);
+    }
+    const size_t out_item = a.srcDatatype == ACL_FLOAT16 ? 2 : 4;
+    a.shapeCount = std::min<size_t>(batches.size(), ACL_MAX_SHAPE_COUNT);
+    for (size_t g = 0; g < a.shapeCount; ++g) {
+      aclAippDims& d = a.outDims[g];
+      const int64_t n = batches[g];
+      std::snprintf(d.srcDims.name, sizeof d.srcDims.name, "%s", t.name.c_str());
+      d.srcDims.dimCount = std::min<size_t>(t.dims.size(), ACL_MAX_DIM_CNT);
+      int64_t src_elems = 1;
+      for (size_t k = 0; k < d.srcDims.dimCount; ++k) {
+        d.srcDims.dims[k] = k == 0 ? n : t.dims[k];
+        src_elems *= d.srcDims.dims[k];
+      }
+      d.srcSize = n > 0 && src_elems > 0 ? static_cast<size_t>(src_elems) : 0;  // uint8 image bytes
+      std::snprintf(d.aippOutdims.name, sizeof d.aippOutdims.name, "%s", t.name.c_str());
+      d.aippOutdims.dimCount = 4;
+      d.aippOutdims.dims[0] = n;
+      d.aippOutdims.dims[1] = 3;
+      d.aippOutdims.dims[2] = a.cropSizeH;
+      d.aippOutdims.dims[3] = a.cropSizeW;
+      d.aippOutSize = n > 0 ? static_cast<size_t>(n) * 3 * a.cropSizeH * a.cropSizeW * out_item : 0;
+    }
+    a.aippExtend = nullptr;
+    *aippInfo = a;
     return ACL_SUCCESS;
   });
 }

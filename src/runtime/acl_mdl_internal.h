@@ -26,6 +26,9 @@ struct TensorInfo {
   size_t size = 0;            // bytes (largest gear)
   size_t batch_axis = SIZE_MAX;  // the dynamic-batch axis (SIZE_MAX: none)
   size_t sample_bytes = 0;    // bytes per batch entry when batch_axis is set
+  // a static-AIPP input: its configuration as python/pyasc/models/_acl_mdl.static_aipp_record
+  // lays it out (acl_mdl.cc kAipp* indices); empty for every other tensor
+  std::vector<double> static_aipp;
 };
 
 struct ModelInfo {

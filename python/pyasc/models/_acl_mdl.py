@@ -58,11 +58,35 @@ class _Model:
 class _Tensor:
     """One input/output as the C side sees it."""
 
-    __slots__ = ("name", "dims", "dtype", "acl_dtype", "format", "size", "batch_axis", "sample_bytes")
+    __slots__ = ("name", "dims", "dtype", "acl_dtype", "format", "size", "batch_axis", "sample_bytes", "aipp")
 
     def as_tuple(self):
         return (self.name, list(self.dims), self.acl_dtype, self.format, self.size,
-                -1 if self.batch_axis is None else self.batch_axis, self.sample_bytes)
+                -1 if self.batch_axis is None else self.batch_axis, self.sample_bytes, list(self.aipp or ()))
+
+
+# aclAippInputFormat of the static AIPP formats pyasc-atc builds
+_AIPP_FORMAT = {"YUV420SP_U8": 1, "RGB888_U8": 3}
+
+
+def static_aipp_record(c):
+    """A static AIPP block (resolved, as the .om's metadata keeps it) as the flat numbers the C side
+    reads into aclAippInfo, in this order (src/runtime/acl_mdl.cc kAipp* indices): input format,
+    src w, h, crop switch, load start w, h, crop size w, h, csc switch, rbuv swap, ax swap, single
+    line mode, matrix r0c0..r2c2, output bias 0..2, input bias 0..2, mean 0..3, min 0..3, var_reci
+    0..3, the stage's output aclDataType."""
+    rec = [_AIPP_FORMAT.get(c.get("input_format"), 0xffff), c["src_image_size_w"], c["src_image_size_h"],
+           int(bool(c.get("crop"))), c.get("load_start_pos_w", 0), c.get("load_start_pos_h", 0),
+           c.get("crop_size_w", c["src_image_size_w"]), c.get("crop_size_h", c["src_image_size_h"]),
+           int(bool(c.get("csc_switch"))), int(bool(c.get("rbuv_swap_switch"))), int(bool(c.get("ax_swap_switch"))),
+           int(bool(c.get("single_line_mode")))]
+    rec += [c.get(f"matrix_r{i}c{j}", 0) for i in range(3) for j in range(3)]
+    rec += [c.get(f"output_bias_{i}", 0) for i in range(3)] + [c.get(f"input_bias_{i}", 0) for i in range(3)]
+    rec += [c.get(f"mean_chn_{i}", 0) for i in range(4)]
+    rec += [c.get(f"min_chn_{i}", 0.0) for i in range(4)]
+    rec += [c.get(f"var_reci_chn_{i}", 1.0) for i in range(4)]
+    rec.append(ACL_DTYPE[c.get("output_dtype", "float32")])
+    return [float(v) for v in rec]
 
 
 _models = {}
@@ -128,6 +152,8 @@ def _describe(sess):
         gears = [int(g[0]) for g in dynamic["gears"]]
         batch_axes = {n: int(a) for n, a in dynamic["dims"]}
     formats = {i.get("name"): i.get("format") for i in meta.get("inputs", []) if isinstance(i, dict)}
+    statics = {c.get("input"): c for c in (meta.get("aipp") or []) if isinstance(c, dict) and c.get("aipp_mode",
+                                                                                                    "static") == "static"}
     top = max(gears) if gears else 0
     batch_syms = set()
     for vi in sess._model.inputs:
@@ -143,6 +169,8 @@ def _describe(sess):
         shape = vi.shape if vi.shape is not None else []
         t.dims = [d if isinstance(d, int) else -1 for d in shape]
         t.batch_axis = None
+        st = statics.get(vi.name) if is_input else None
+        t.aipp = static_aipp_record(st) if st is not None and "src_image_size_w" in st else []
         if gears:
             if is_input:
                 t.batch_axis = batch_axes.get(vi.name)
@@ -167,7 +195,7 @@ def _describe(sess):
     if gears:
         d = _Tensor()
         d.name, d.dims, d.dtype, d.acl_dtype = DYNAMIC_TENSOR_NAME, [1], "int64", ACL_DTYPE["int64"]
-        d.format, d.size, d.batch_axis, d.sample_bytes = ACL_FORMAT["ND"], 8, None, 0
+        d.format, d.size, d.batch_axis, d.sample_bytes, d.aipp = ACL_FORMAT["ND"], 8, None, 0, []
         inputs.append(d)
     return inputs, outputs, gears
 

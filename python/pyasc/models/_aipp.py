@@ -222,13 +222,15 @@ def insert(proto, blocks):
         batch = tt.shape.dim[0]
         sh, sw = c["src_image_size_h"], c["src_image_size_w"]
         raw = [sh, sw, 3] if c["input_format"] == "RGB888_U8" else [sh * 3 // 2, sw, 1]
+        # the stage's output type (the model's input type before AIPP): aclmdlGetFirstAippInfo's srcDatatype
+        c["output_dtype"] = "float16" if tt.elem_type == onnx.TensorProto.FLOAT16 else "float32"
         tt.elem_type = onnx.TensorProto.UINT8
         tt.shape.Clear()
         d0 = tt.shape.dim.add()
         d0.CopyFrom(batch)
         for v in raw:
             tt.shape.dim.add().dim_value = v
-        attrs = {k: v for k, v in c.items() if k not in ("aipp_mode", "related_input_rank")}
+        attrs = {k: v for k, v in c.items() if k not in ("aipp_mode", "related_input_rank", "output_dtype")}
         node = helper.make_node("Aipp", [name], [inner], name=f"aipp_{name}", domain=DOMAIN, **attrs)
         g.node.insert(0, node)
         if not any(o.domain == DOMAIN for o in proto.opset_import):

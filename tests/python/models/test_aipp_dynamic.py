@@ -44,7 +44,8 @@ def _convert(d, name, cfg):
 @pytest.fixture(scope="module")
 def oms(tmp_path_factory):
     d = tmp_path_factory.mktemp("aipp_dyn")
-    return {"dyn": _convert(d, "dyn", DYN_CFG), "rgb": _convert(d, "rgb", RGB_CFG), "yuv": _convert(d, "yuv", YUV_CFG)}
+    return {"dyn": _convert(d, "dyn", DYN_CFG), "rgb": _convert(d, "rgb", RGB_CFG), "yuv": _convert(d, "yuv", YUV_CFG),
+            "plain_dir": str(d)}
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +83,8 @@ def acl():
         "aclmdlSetInputAIPP": (ctypes.c_int, [u32, vp, sz, vp]),
         "aclmdlSetAIPPByInputIndex": (ctypes.c_int, [u32, vp, sz, vp]),
         "aclmdlGetAippType": (ctypes.c_int, [u32, sz, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(sz)]),
+        "aclmdlGetAippDataSize": (ctypes.c_int, [u64, ctypes.POINTER(sz)]),
+        "aclmdlGetFirstAippInfo": (ctypes.c_int, [u32, sz, vp]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
@@ -272,7 +275,9 @@ def test_dynamic_misuse(acl, oms):
         assert acl.aclmdlDestroyAIPP(s) == INVALID and "destroyed" in _msg(acl)
         assert acl.aclmdlSetAIPPRbuvSwapSwitch(s, 0) == INVALID
         t, att = ctypes.c_int(), ctypes.c_size_t()
-        assert acl.aclmdlGetAippType(static.id, 0, ctypes.byref(t), ctypes.byref(att)) == 0 and t.value == 0
+        # the static model's image input: ACL_DATA_WITH_STATIC_AIPP, nothing attached
+        assert acl.aclmdlGetAippType(static.id, 0, ctypes.byref(t), ctypes.byref(att)) == 0
+        assert (t.value, att.value) == (1, ctypes.c_size_t(-1).value)
         assert acl.aclmdlGetAippType(m.id, 5, ctypes.byref(t), ctypes.byref(att)) == INVALID
     finally:
         for b in keep:
@@ -290,3 +295,123 @@ def test_dynamic_misuse(acl, oms):
 def test_dynamic_config_errors(cfg, reason):
     with pytest.raises(asc.AscendError, match=reason):
         _aipp.parse_config(cfg)
+
+
+# ------------------------------------------------------------------ aclmdlGetFirstAippInfo / GetAippDataSize
+
+class _IODims(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 128), ("dimCount", ctypes.c_size_t), ("dims", ctypes.c_int64 * 128)]
+
+
+class _AippDims(ctypes.Structure):
+    _fields_ = [("srcDims", _IODims), ("srcSize", ctypes.c_size_t), ("aippOutdims", _IODims),
+                ("aippOutSize", ctypes.c_size_t)]
+
+
+# CANN's aclAippInfo, field by field (acl/acl_mdl.h): C's alignment rules make the ctypes layout the same
+_I8, _I32, _F = ctypes.c_int8, ctypes.c_int32, ctypes.c_float
+_AIPP_FIELDS = ([("inputFormat", ctypes.c_int), ("srcImageSizeW", _I32), ("srcImageSizeH", _I32),
+                 ("cropSwitch", _I8), ("loadStartPosW", _I32), ("loadStartPosH", _I32), ("cropSizeW", _I32),
+                 ("cropSizeH", _I32), ("resizeSwitch", _I8), ("resizeOutputW", _I32), ("resizeOutputH", _I32),
+                 ("paddingSwitch", _I8), ("leftPaddingSize", _I32), ("rightPaddingSize", _I32),
+                 ("topPaddingSize", _I32), ("bottomPaddingSize", _I32), ("cscSwitch", _I8), ("rbuvSwapSwitch", _I8),
+                 ("axSwapSwitch", _I8), ("singleLineMode", _I8)]
+                + [(f"matrixR{i}C{j}", _I32) for i in range(3) for j in range(3)]
+                + [(f"outputBias{i}", _I32) for i in range(3)] + [(f"inputBias{i}", _I32) for i in range(3)]
+                + [(f"meanChn{i}", _I32) for i in range(4)] + [(f"minChn{i}", _F) for i in range(4)]
+                + [(f"varReciChn{i}", _F) for i in range(4)]
+                + [("srcFormat", ctypes.c_int), ("srcDatatype", ctypes.c_int), ("srcDimNum", ctypes.c_size_t),
+                   ("shapeCount", ctypes.c_size_t), ("outDims", _AippDims * 128), ("aippExtend", ctypes.c_void_p)])
+
+
+class _AippInfo(ctypes.Structure):
+    _fields_ = _AIPP_FIELDS
+
+
+GE_AIPP_NOT_EXIST, INVALID_MODEL_ID = 145015, 100011
+
+
+def _info(acl, model_id, index):
+    a = _AippInfo()
+    ctypes.memset(ctypes.byref(a), 0x5A, ctypes.sizeof(a))  # every field the call leaves alone shows
+    rc = acl.aclmdlGetFirstAippInfo(model_id, index, ctypes.byref(a))
+    return rc, a
+
+
+@pytest.mark.parametrize("kind", ["rgb", "yuv"])
+def test_first_aipp_info_is_the_static_config(acl, oms, kind):
+    """Every field against the configuration file (resolved by _aipp as pyasc-atc resolves it)."""
+    cfg = _aipp.resolved(_aipp.parse_config(RGB_CFG if kind == "rgb" else YUV_CFG)[0])
+    m = _Model(acl, oms[kind])
+    try:
+        t, att = ctypes.c_int(), ctypes.c_size_t()
+        assert acl.aclmdlGetAippType(m.id, 0, ctypes.byref(t), ctypes.byref(att)) == 0, _msg(acl)
+        assert (t.value, att.value) == (1, ctypes.c_size_t(-1).value)  # ACL_DATA_WITH_STATIC_AIPP
+        rc, a = _info(acl, m.id, 0)
+        assert rc == 0, _msg(acl)
+        assert a.inputFormat == (3 if kind == "rgb" else 1)  # ACL_RGB888_U8 / ACL_YUV420SP_U8
+        sw, sh = cfg["src_image_size_w"], cfg["src_image_size_h"]
+        assert (a.srcImageSizeW, a.srcImageSizeH) == (sw, sh)
+        assert (a.cropSwitch, a.loadStartPosW, a.loadStartPosH, a.cropSizeW, a.cropSizeH) == (
+            int(cfg["crop"]), cfg["load_start_pos_w"], cfg["load_start_pos_h"], cfg["crop_size_w"], cfg["crop_size_h"])
+        assert (a.resizeSwitch, a.paddingSwitch) == (0, 0)
+        assert (a.cscSwitch, a.rbuvSwapSwitch, a.axSwapSwitch) == (int(cfg["csc_switch"]),
+                                                                  int(cfg["rbuv_swap_switch"]), 0)
+        for i in range(3):
+            for j in range(3):
+                assert getattr(a, f"matrixR{i}C{j}") == cfg[f"matrix_r{i}c{j}"]
+            assert getattr(a, f"outputBias{i}") == cfg[f"output_bias_{i}"]
+            assert getattr(a, f"inputBias{i}") == cfg[f"input_bias_{i}"]
+            assert getattr(a, f"meanChn{i}") == cfg[f"mean_chn_{i}"]
+            assert getattr(a, f"minChn{i}") == np.float32(cfg[f"min_chn_{i}"])
+            assert getattr(a, f"varReciChn{i}") == np.float32(cfg[f"var_reci_chn_{i}"])
+        assert (a.srcFormat, a.srcDatatype, a.srcDimNum, a.shapeCount) == (0, 0, 4, 1)  # NCHW float32
+        d = a.outDims[0]
+        raw = [N, sh, sw, 3] if kind == "rgb" else [N, sh * 3 // 2, sw, 1]
+        assert list(d.srcDims.dims[:d.srcDims.dimCount]) == raw and d.srcSize == int(np.prod(raw))
+        assert d.srcSize == acl.aclmdlGetInputSizeByIndex(m.desc, 0)
+        assert list(d.aippOutdims.dims[:d.aippOutdims.dimCount]) == [N, 3, H, W] and d.aippOutSize == N * 3 * H * W * 4
+        assert d.srcDims.name == b"img" and a.aippExtend is None
+    finally:
+        m.close()
+
+
+def test_first_aipp_info_errors_and_data_size(acl, oms):
+    """Inputs without static AIPP, bad ids/indices/pointers; the dynamic input's size formula."""
+    m = _Model(acl, oms["dyn"])
+    try:
+        # dynamic AIPP: parameters come per run, no static configuration
+        rc, _ = _info(acl, m.id, 0)
+        assert rc == GE_AIPP_NOT_EXIST and "dynamic" in _msg(acl)
+        rc, _ = _info(acl, m.id, 1)
+        assert rc == GE_AIPP_NOT_EXIST and "ascend_dynamic_aipp_data" in _msg(acl)
+        rc, _ = _info(acl, m.id, 2)
+        assert rc == INVALID and "out of range" in _msg(acl)
+        assert acl.aclmdlGetFirstAippInfo(m.id, 0, None) == INVALID and "null" in _msg(acl)
+        # aclmdlGetAippDataSize is the ACL_DYNAMIC_AIPP_NAME input's size for the model's batch
+        size = ctypes.c_size_t()
+        assert acl.aclmdlGetAippDataSize(N, ctypes.byref(size)) == 0
+        assert size.value == acl.aclmdlGetInputSizeByIndex(m.desc, 1) == 96 + N * 112
+        for b in (1, 7, 65536):
+            assert acl.aclmdlGetAippDataSize(b, ctypes.byref(size)) == 0 and size.value == 96 + b * 112
+        assert acl.aclmdlGetAippDataSize(0, ctypes.byref(size)) == INVALID and "batchSize 0" in _msg(acl)
+        assert acl.aclmdlGetAippDataSize(65537, ctypes.byref(size)) == INVALID
+        assert acl.aclmdlGetAippDataSize(1, None) == INVALID and "null" in _msg(acl)
+    finally:
+        m.close()
+    bad = ctypes.c_uint32(0xFFFF0)
+    rc, _ = _info(acl, bad.value, 0)
+    assert rc == INVALID_MODEL_ID
+    # a model without any AIPP
+    d = oms["plain_dir"]
+    _identity(os.path.join(d, "id.onnx"))
+    assert atc.main([f"--model={os.path.join(d, 'id.onnx')}", "--framework=5", f"--output={os.path.join(d, 'id')}",
+                     "--soc_version=Ascend310", "--log=error"]) == 0
+    plain = _Model(acl, os.path.join(d, "id.om"))
+    try:
+        rc, _ = _info(acl, plain.id, 0)
+        assert rc == GE_AIPP_NOT_EXIST and "no static AIPP" in _msg(acl)
+        t, att = ctypes.c_int(), ctypes.c_size_t()
+        assert acl.aclmdlGetAippType(plain.id, 0, ctypes.byref(t), ctypes.byref(att)) == 0 and t.value == 0
+    finally:
+        plain.close()
