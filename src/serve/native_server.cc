@@ -172,33 +172,47 @@ class Call {
       if (kind_ == Kind::kStream) return Finish(grpc::Status::OK);
       return Finish(grpc::Status(grpc::StatusCode::INTERNAL, "no request message"));
     }
-    grpc::ByteBuffer out;
-    if (kind_ == Kind::kStream) {
-      inference::ModelStreamInferResponse resp;
-      grpc::Status st = Infer(resp.mutable_infer_response());
-      if (!st.ok()) {
-        resp.clear_infer_response();
-        resp.set_error_message(st.error_message());
-      }
-      in_.Clear();
-      Serialize(resp, &out);
-      state_ = State::kWrite;
-      return IssueOrDie([&] { stream_.Write(out, this); });
-    }
-    // offload mode: a call for a model not known to be quick goes to a worker thread, and
-    // this thread takes the next call at once
-    if (kind_ == Kind::kInfer && s_->offloading() && !s_->opt_.empty_infer && Parse() &&
-        !s_->Quick(req_.model_name())) {
-      Repost();
+    // offload mode: a message for a model not known to be quick goes to a worker thread, and
+    // this thread takes the next event at once (a stream's next message is read only after
+    // this one's response is written, so its messages still run one at a time, in order)
+    if ((kind_ == Kind::kInfer || kind_ == Kind::kStream) && s_->offloading() && !s_->opt_.empty_infer &&
+        Parse() && !s_->Quick(req_.model_name())) {
+      if (kind_ == Kind::kInfer) Repost();  // a stream reposted when it started
       s_->Offload(this);
       return;
     }
-    Handle();
+    Run();
   }
 
  public:
-  // Runs a unary call's handler and issues its response (on a queue thread, or on an offload
-  // thread).
+  // Runs the handler of the message just read and issues the response (on a queue thread, or
+  // on an offload thread).
+  void Run() {
+    if (kind_ == Kind::kStream) return StreamStep();
+    Handle();
+  }
+
+ private:
+  // One message of a ModelStreamInfer stream: its response (or error_message) is written, then
+  // the next message is read (OnWrite).
+  void StreamStep() {
+    grpc::ByteBuffer out;
+    inference::ModelStreamInferResponse resp;
+    auto t0 = std::chrono::steady_clock::now();
+    grpc::Status st = Infer(resp.mutable_infer_response());
+    if (s_->offloading() && parse_ok_)
+      s_->Record(req_.model_name(),
+                 std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    if (!st.ok()) {
+      resp.clear_infer_response();
+      resp.set_error_message(st.error_message());
+    }
+    in_.Clear();
+    Serialize(resp, &out);
+    state_ = State::kWrite;
+    IssueOrDie([&] { stream_.Write(out, this); });
+  }
+
   void Handle() {
     grpc::ByteBuffer out;
     grpc::Status st;
@@ -397,7 +411,7 @@ void NativeServer::Work() {
       c = jobs_.front();
       jobs_.pop_front();
     }
-    c->Handle();
+    c->Run();
   }
   PyEval_RestoreThread(ts);
   PyGILState_Release(outer);

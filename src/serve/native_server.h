@@ -45,7 +45,8 @@ struct NativeOptions {
   // thread may not be the one that read it (a wake-up of that thread per request).
   int queues = 0;
   // Run-to-completion with a way out for slow models: with offload_threads > 0 a queue thread
-  // runs a ModelInfer itself only when that model's recent handler time (an exponential
+  // runs a ModelInfer (or a ModelStreamInfer message) itself only when that model's recent
+  // handler time (an exponential
   // average of about the last 8 calls, after 16) is under inline_us; other calls (unknown or
   // slow models) go to offload_threads worker threads, which write their responses, while the
   // queue thread goes back to polling. With one queue thread this is the model with no

@@ -636,3 +636,44 @@ def test_offload_mode_runs_quick_calls_inline_and_slow_ones_aside(serve_factory,
     assert time.monotonic() - t0 < 5
     t.join(10)
     assert not t.is_alive()
+
+
+@needs_native
+def test_offload_mode_runs_slow_stream_messages_on_workers(serve_factory, repo):
+    """--grpc-offload-threads: a ModelStreamInfer message of a model not known to be quick runs
+    on an offload thread like a unary call, so the one queue thread answers other calls while
+    it runs; a stream's answers and per-message errors still come in order."""
+    _, w, b = repo
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_workers=1, grpc_offload_threads=2,
+                      grpc_inline_us=10**6)
+    url = f"127.0.0.1:{s.ports['grpc']}"
+    c = grpcclient.InferenceServerClient(url)
+    results = []
+    c.start_stream(callback=lambda result, error: results.append((time.monotonic(), result, error)))
+    # the keep model sleeps 0.6 s on this message (its calls are unknown, so offloaded)
+    t0 = time.monotonic()
+    c.async_stream_infer("keep", [_inp(np.array([-0.6], np.float32))], request_id="slow")
+    time.sleep(0.15)
+    q = grpcclient.InferenceServerClient(url)
+    x = np.random.default_rng(8).standard_normal((2, 64)).astype(np.float32)
+    t1 = time.monotonic()
+    np.testing.assert_allclose(q.infer("linear", [_linear_input(x)]).as_numpy("y"), x @ w + b, rtol=1e-4, atol=1e-4)
+    quick = time.monotonic() - t1
+    # then linear messages on the same stream, one of them an error (batch 9 > max_batch_size 8)
+    for i, rows in enumerate([1, 9, 2]):
+        c.async_stream_infer("linear", [_linear_input(np.full((rows, 64), i, np.float32))], request_id=str(i))
+    deadline = time.monotonic() + 20
+    while len(results) < 4 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    c.stop_stream()
+    q.close()
+    assert len(results) == 4
+    first_t, first, err = results[0]
+    assert err is None and first.get_response().id == "slow" and first_t - t0 >= 0.55
+    # answered while the stream's message slept on a worker (before: after it, >= 0.45 s)
+    assert quick < first_t - t1, (quick, first_t - t1)
+    ids = [r.get_response().id if e is None else "err" for _, r, e in results[1:]]
+    assert ids == ["0", "err", "2"], ids
+    assert "batch-size 9" in str(results[2][2])
+    np.testing.assert_allclose(results[3][1].as_numpy("y"), np.full((2, 64), 2, np.float32) @ w + b,
+                               rtol=1e-4, atol=1e-4)
