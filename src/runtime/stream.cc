@@ -227,6 +227,20 @@ uint64_t Stream::enqueue(std::string name, std::function<void()> task) {
   return seq;
 }
 
+namespace {
+// CANN's runtime logs a failed kernel whether or not the caller checks
+// aclrtSynchronizeStream's return (the official samples do not), so a kernel
+// error is seen without ASC_LOG_LEVEL=debug. One error line per failure (the
+// message names the instruction, the kernel and the block); a kernel that
+// fails the same way on every launch of a loop is logged once per worker.
+void log_kernel_failure(const Status& st) {
+  thread_local std::string last;  // the stream worker's last logged failure
+  if (st.message() == last) return;
+  last = st.message();
+  ASC_LOG_ERROR("launch", "kernel failed: " << st.message());
+}
+}  // namespace
+
 uint64_t Stream::launch(KernelInvocation inv) {
   ASC_LOG_DEBUG("launch", "kernel " << inv.name << " blockDim=" << inv.block_dim << " stream=" << id_);
   std::string name = inv.name;
@@ -252,6 +266,7 @@ uint64_t Stream::launch(KernelInvocation inv) {
       span.event().bytes = inv.gm_bytes;
       if (!st.ok()) span.event().detail = st.message();
     }
+    if (!st.ok()) log_kernel_failure(st);
     st.ThrowIfError();
   });
 }
