@@ -18,6 +18,7 @@
 #include "asc/kernel/tensor.h"
 #include "asc/kernel/pipe.h"
 #include "asc/kernel/data_copy.h"
+#include "asc/kernel/nd_dma.h"
 #include "asc/kernel/atomic.h"
 #include "asc/kernel/vector.h"
 #include "asc/kernel/vector_mask.h"

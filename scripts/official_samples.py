@@ -62,6 +62,7 @@ ERROR_RE = re.compile(r"(error|Error|ERROR|FAIL|fail|Abort|Segmentation|No such 
 
 NICE = 10  # --nice: the niceness of the sample builds (the machine is shared)
 DEADLINE = None  # --deadline: epoch seconds after which no further scenario starts
+SCENARIOS = None  # --scenarios: the SCENARIO_NUM values to run (None: all the README lists)
 
 
 class UsageError(Exception):
@@ -288,6 +289,8 @@ def run_one(mirror, files, sample, set_env, timeout, keep, arch):
     if arch:
         plan["steps"] = [s.replace("dav-2201", arch) for s in plan["steps"]]
     for sc in plan["scenarios"]:
+        if SCENARIOS is not None and sc is not None and sc not in SCENARIOS:
+            continue  # a targeted rerun: only the scenarios a fix touches
         if DEADLINE is not None and time.time() >= DEADLINE:
             # A bounded pass on a shared machine: what the deadline left out is
             # counted apart, not as a failure of the sample.
@@ -499,12 +502,17 @@ def main(argv=None):
     ap.add_argument("--shuffle", type=int, default=None, metavar="SEED",
                     help="run the samples in a random order (this seed), so that a --deadline leaves a "
                          "spread of folders rather than the last ones")
+    ap.add_argument("--scenarios", default=None, metavar="N[,M...]",
+                    help="run only these SCENARIO_NUM values of the matched samples (a sample without "
+                         "scenarios still runs)")
     ap.add_argument("--reverse", action="store_true",
                     help="run the (shuffled) list from its end: a second runner started with the same "
                          "--shuffle and --reverse meets the first in the middle")
     args = ap.parse_args(argv)
-    global NICE, DEADLINE
+    global NICE, DEADLINE, SCENARIOS
     NICE = args.nice
+    if args.scenarios:
+        SCENARIOS = {x.strip() for x in args.scenarios.split(",") if x.strip()}
     if args.deadline:
         m = re.fullmatch(r"(\d{1,2}):(\d{2})", args.deadline)
         if m:

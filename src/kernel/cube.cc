@@ -12,6 +12,7 @@
 #include "asc/kernel/data_copy.h"
 #include "asc/kernel/elide.h"
 #include "asc/kernel/simd.h"
+#include "asc/runtime/block_serial.h"
 
 namespace asc::kernel::cube {
 
@@ -335,10 +336,19 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   const int64_t m1 = ceil_div(p.m, 16);
   const int64_t n1 = ceil_div(p.n, 16);
   const int64_t k1 = ceil_div(p.k, c0);
-  const uint64_t a_need = uint64_t(m1 * k1) * kFractalBytes;
+  // kDirectionAlign (float only, CANN's "K-direction alignment"): each 16-row
+  // block of A in L0A holds ceil(k/16)*2 fractals of 16 x 8 (the transposing
+  // loads align k to 16) and the cube unit skips the padding fractal, so the
+  // distance between row blocks is that, not ceil(k/8). B's k fractals are
+  // its outer index (Zn): nothing to skip there.
+  const int64_t a_ld = (p.kDirectionAlign && a_dtype == DType::kFloat32) ? 2 * ceil_div(p.k, 16) : k1;
+  const uint64_t a_need = uint64_t((m1 - 1) * a_ld + k1) * kFractalBytes;
   const uint64_t b_need = uint64_t(k1 * n1) * kFractalBytes;
   const uint64_t c_need = uint64_t(m1 * n1) * 256 * 4;
-  check_bytes(op, "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)", a_need, a_bytes);
+  check_bytes(op,
+              a_ld == k1 ? "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"
+                         : "bytes of fm (ceil(m/16) x 2*ceil(k/16) fractals of 512 bytes: kDirectionAlign)",
+              a_need, a_bytes);
   check_bytes(op, "bytes of filter (ceil(k/C0) x ceil(n/16) fractals of 512 bytes)", b_need, b_bytes);
   check_bytes(op, "bytes of dst (ceil(m/16) x ceil(n/16) fractals of 16 x 16)", c_need, c_bytes);
   const bool use_bias = wants_bias;
@@ -369,7 +379,7 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   } else {
     elide::write(c, c_need);
   }
-  Operand oa{a, a_dtype, Layout::kFractal, k1, 0};
+  Operand oa{a, a_dtype, Layout::kFractal, a_ld, 0};
   Operand ob{b, b_dtype, Layout::kFractal, n1, 0};
   gemm(p.m, p.n, p.k, oa, ob, c, c_dtype, 16 * m1 * 16, accumulate);
 }
@@ -686,12 +696,26 @@ void init_const_value(void* dst, uint64_t dst_bytes, size_t elem_size, uint32_t 
 
 // ---------------------------------------------------------------- DataCopy L0C -> GM/UB
 
+FixpipeRegs& fixpipe_regs() noexcept {
+  thread_local FixpipeRegs r;
+  const uint64_t serial = runtime::block_serial();
+  if (r.serial != serial) r = FixpipeRegs{serial};  // set by an earlier block on this thread
+  return r;
+}
+
 AscendC::FixpipeParamsV220 co12dst_params(const AscendC::DataCopyCO12DstParams& p, AscendC::CO2Layout* layout) {
   if (p.reluPre > 1) {
     bad_param("DataCopy", "DataCopyCO12DstParams: reluPre " + num(p.reluPre) + " is not supported (0 none, 1 ReLU)");
   }
-  AscendC::FixpipeParamsV220 f(p.nSize, p.mSize, p.srcStride, p.dstStride, p.reluPre == 1, p.quantPre, 0);
+  const FixpipeRegs& r = fixpipe_regs();
+  AscendC::FixpipeParamsV220 f(p.nSize, p.mSize, p.srcStride, p.dstStride, p.reluPre == 1, p.quantPre,
+                               r.quant_scalar);
   f.isChannelSplit = p.channelSplit;
+  if (p.nz2ndEn) {
+    f.ndNum = r.nd_num;
+    f.srcNdStride = r.src_nd_stride;
+    f.dstNdStride = r.dst_nd_stride;
+  }
   *layout = p.nz2ndEn ? AscendC::CO2Layout::ROW_MAJOR : AscendC::CO2Layout::NZ;
   return f;
 }

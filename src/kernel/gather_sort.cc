@@ -60,6 +60,34 @@ void brcb(uint32_t esize, void* dst, const void* src, uint32_t repeat, uint32_t 
   }
 }
 
+void gatherb(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, const uint32_t* offsets,
+             uint32_t repeat, uint32_t blk_stride, uint32_t rep_stride) {
+  const char* op = "Gatherb";
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  const uint8_t* s = static_cast<const uint8_t*>(src);
+  if (d == s) fail(ErrorCode::kInvalidParam, op, "dst and src are the same tensor (CANN does not support it)");
+  const uint64_t dst_ext = (uint64_t{repeat - 1} * rep_stride + 7ull * blk_stride) * 32 + 32;
+  if (dst_ext > dst_bytes) fail_size(op, "bytes of dst (repeat extent)", dst_ext, dst_bytes);
+  // Check every offset first: an error leaves dst untouched.
+  for (uint32_t i = 0; i < repeat * 8; ++i) {
+    const uint64_t off = offsets[i];
+    if (off % 32 != 0) {
+      fail(ErrorCode::kInvalidParam, op,
+           "offset[" + std::to_string(i) + "] = " + std::to_string(off) + " bytes is not 32-byte aligned");
+    }
+    if (off + 32 > src_bytes) {
+      fail(ErrorCode::kIndexOutOfRange, op,
+           "offset[" + std::to_string(i) + "] = " + std::to_string(off) + " bytes: the 32-byte block ends past src's " +
+               std::to_string(src_bytes) + " bytes");
+    }
+  }
+  for (uint32_t r = 0; r < repeat; ++r) {
+    for (uint32_t j = 0; j < 8; ++j) {
+      std::memmove(d + (uint64_t{r} * rep_stride + uint64_t{j} * blk_stride) * 32, s + offsets[r * 8 + j], 32);
+    }
+  }
+}
+
 void transpose16(void* dst, const void* src) {
   uint16_t tmp[256];
   std::memcpy(tmp, src, 512);  // dst may be src

@@ -120,8 +120,11 @@ struct LoadData2dTransposeParams {
 };
 
 /// Mmad: C (m x n) = init + A (m x k) * B (k x n); see the header comment.
-/// unitFlag, fmOffset, enSsparse, enWinogradA/B and kDirectionAlign are
-/// accepted and have no effect on the CPU device.
+/// unitFlag, fmOffset, enSsparse and enWinogradA/B are accepted and have no
+/// effect on the CPU device. kDirectionAlign (float A only, as CANN documents):
+/// each 16-row block of A in L0A holds 2*ceil(k/16) fractals of 16 x 8 (the
+/// layout a transposing LoadData leaves) and the padding fractal is skipped;
+/// false: ceil(k/8) fractals per row block.
 struct MmadParams {
   uint16_t m = 0;
   uint16_t n = 0;
@@ -417,13 +420,33 @@ void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const L
     return cb::mmad_s4(dstLocal.raw(), dstLocal.GetLength(), fmLocal.raw(), fmLocal.GetLength(), filterLocal.raw(),
                        filterLocal.GetLength(), nullptr, 0, mmadParams);
   } else {
+    // cmatrixSource without a bias operand: the initial C comes from the
+    // BiasTable (C2) at address 0, where the hardware's bias address points
+    // when none is given (the mmad sample's scenario 1 puts its bias there).
+    // cmatrixInitVal = true zeroes C whatever cmatrixSource says; the
+    // deprecated isBias without a bias operand is C += A * B (CANN's words).
+    MmadParams p = mmadParams;
+    const void* bt = nullptr;
+    uint64_t bt_bytes = 0;
+    if (p.isBias) {
+      p.isBias = false;
+      p.cmatrixInitVal = false;
+      p.cmatrixSource = false;
+    } else if (p.cmatrixSource && p.cmatrixInitVal) {
+      p.cmatrixSource = false;
+    } else if (p.cmatrixSource) {
+      bt_bytes = uint64_t{p.n} * sizeof(T);
+      bt = ::asc::kernel::local_at(TPosition::C2, 0, bt_bytes);
+    }
     cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
              uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
-             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), nullptr, 0, mmadParams);
+             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), bt, bt_bytes, p);
   }
 }
 /// With a bias row (n elements of dst's type, C2/CO1/UB): used as the initial C
-/// when cmatrixSource or isBias is set.
+/// when cmatrixSource or isBias is set; a bias in C2 (the BiasTable) always
+/// is, as CANN documents ("with a bias operand cmatrixSource has no effect:
+/// the bias's position decides").
 template <typename T, typename U, typename S, typename V>
 void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const LocalTensor<S>& filterLocal,
           const LocalTensor<V>& biasLocal, const MmadParams& mmadParams) {
@@ -435,10 +458,12 @@ void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const L
     return cb::mmad_s4(dstLocal.raw(), dstLocal.GetLength(), fmLocal.raw(), fmLocal.GetLength(), filterLocal.raw(),
                        filterLocal.GetLength(), biasLocal.raw(), biasLocal.GetLength(), mmadParams);
   } else {
+    MmadParams p = mmadParams;
+    if (biasLocal.position() == TPosition::C2) p.cmatrixSource = true;
     cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
              uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
              uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), biasLocal.raw(),
-             uint64_t{biasLocal.GetSize()} * sizeof(V), mmadParams);
+             uint64_t{biasLocal.GetSize()} * sizeof(V), p);
   }
 }
 
@@ -514,7 +539,11 @@ void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
 // * DataCopy(dst GlobalTensor / LocalTensor, srcCO1, DataCopyCO12DstParams{
 //   nSize, mSize, dstStride, srcStride, unitFlag, quantPre, reluPre,
 //   channelSplit, nz2ndEn}): the same data path as Fixpipe (ND with nz2ndEn,
-//   else NZ; reluPre 1 = ReLU).
+//   else NZ; reluPre 1 = ReLU). The quantisation value and table come from
+//   the block's Fixpipe registers: SetFixpipePreQuantFlag(scalar) for
+//   DEQF16 / QF322B8_PRE / REQ8, SetFixPipeConfig(table in C2PIPE2GM) for the
+//   V* modes (DataCopy L1 -> C2PIPE2GM counts blockLen in 128-byte units);
+//   SetFixpipeNz2ndFlag sets ndNum and its strides.
 // * InitConstValue(dst, InitConstValueParams<T>{repeatTimes, blockNum, dstGap,
 //   initValue}) (L1 / L0A / L0B): repeat r fills blockNum 512-byte blocks
 //   starting (blockNum + dstGap) * r blocks into dst with initValue.
@@ -631,8 +660,22 @@ void load_data_3d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
                   const Img2ColParams& p, const void* pad_value, bool dst_zn);
 void init_const_value(void* dst, uint64_t dst_bytes, size_t elem_size, uint32_t repeat, uint32_t blocks,
                       uint32_t gap, const void* value);
-/// DataCopyCO12DstParams as Fixpipe parameters (and the layout it asks for).
+/// DataCopyCO12DstParams as Fixpipe parameters (and the layout it asks for),
+/// with the block's Fixpipe registers (scalar quant value, NZ2ND strides).
 AscendC::FixpipeParamsV220 co12dst_params(const AscendC::DataCopyCO12DstParams& p, AscendC::CO2Layout* layout);
+
+/// The Fixpipe configuration registers of the running block (per thread,
+/// reset when another block starts on it): SetFixpipePreQuantFlag's scalar,
+/// SetFixPipeConfig's per-column table (in the Fixpipe Buffer) and
+/// SetFixpipeNz2ndFlag's strides, read by DataCopy L0C -> GM/L1/UB.
+struct FixpipeRegs {
+  uint64_t serial = 0;
+  uint64_t quant_scalar = 0;
+  const uint64_t* quant_table = nullptr;
+  uint64_t quant_count = 0;  // uint64 entries
+  uint16_t nd_num = 1, src_nd_stride = 0, dst_nd_stride = 0;
+};
+FixpipeRegs& fixpipe_regs() noexcept;
 
 template <typename T>
 Img2ColParams img2col_params(const AscendC::LoadData3DParamsV2<T>& p) {
@@ -692,6 +735,43 @@ inline void SetLoadDataRepeat(const uint16_t repeatTime, const uint16_t repeatSt
   (void)repeatMode;
 }
 
+/// Fixpipe registers for DataCopy L0C -> GM/L1/UB (DataCopyCO12DstParams):
+/// the scalar quantisation value of DEQF16 / QF322B8_PRE / REQ8 (bits 0..31
+/// the float scale, bit 46 the int8 sign flag, as CANN's Fixpipe takes it).
+inline void SetFixpipePreQuantFlag(uint64_t config) {
+  ::asc::kernel::cube::fixpipe_regs().quant_scalar = config;
+}
+/// The per-column quantisation table (uint64 entries in the Fixpipe Buffer,
+/// TPosition::C2PIPE2GM) of VDEQF16 / VQF322B8_PRE / VREQ8. reluPre is
+/// reserved (CANN: pass an empty tensor); isUnitFlag has no effect here.
+template <typename T>
+inline void SetFixPipeConfig(const LocalTensor<T>& reluPre, const LocalTensor<T>& quantPre, bool isUnitFlag = false) {
+  (void)reluPre;
+  (void)isUnitFlag;
+  auto& r = ::asc::kernel::cube::fixpipe_regs();
+  r.quant_table = reinterpret_cast<const uint64_t*>(quantPre.raw());
+  r.quant_count = uint64_t{quantPre.GetSize()} * sizeof(T) / 8;
+}
+/// setRelu must be false (CANN: only the quantPre table is set this way).
+/// A CO1 tensor (the unit-flag clearing form some samples use) sets no table.
+template <typename T, bool setRelu = false>
+inline void SetFixPipeConfig(const LocalTensor<T>& preData, bool isUnitFlag = false) {
+  static_assert(!setRelu, "SetFixPipeConfig<T, true> (a ReLU table) is not supported, as in CANN");
+  (void)isUnitFlag;
+  if (preData.position() == TPosition::CO1) return;
+  auto& r = ::asc::kernel::cube::fixpipe_regs();
+  r.quant_table = reinterpret_cast<const uint64_t*>(preData.raw());
+  r.quant_count = uint64_t{preData.GetSize()} * sizeof(T) / 8;
+}
+/// NZ -> ND of DataCopy L0C -> GM: ndNum matrices, srcNdStride / dstNdStride
+/// apart (only ndNum = 1 is supported by the data path, as in Fixpipe).
+inline void SetFixpipeNz2ndFlag(uint16_t ndNum, uint16_t srcNdStride, uint16_t dstNdStride) {
+  auto& r = ::asc::kernel::cube::fixpipe_regs();
+  r.nd_num = ndNum;
+  r.src_nd_stride = srcNdStride;
+  r.dst_nd_stride = dstNdStride;
+}
+
 /// L0C -> GM through the Fixpipe data path (see above).
 template <typename T, typename U>
 void DataCopy(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
@@ -699,9 +779,10 @@ void DataCopy(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
   namespace cb = ::asc::kernel::cube;
   CO2Layout layout;
   const FixpipeParamsV220 p = cb::co12dst_params(intriParams, &layout);
+  const auto& r = cb::fixpipe_regs();
   cb::fixpipe(dstGlobal.raw(), dstGlobal.GetSize() * sizeof(T), cb::cube_dtype<T>(), true, srcLocal.raw(),
-              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0, "DataCopy",
-              dstGlobal.bound(), dstGlobal.bound_bytes());
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, r.quant_table, r.quant_count,
+              "DataCopy", dstGlobal.bound(), dstGlobal.bound_bytes());
 }
 /// L0C -> UB / L1.
 template <typename T, typename U>
@@ -710,8 +791,9 @@ void DataCopy(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
   namespace cb = ::asc::kernel::cube;
   CO2Layout layout;
   const FixpipeParamsV220 p = cb::co12dst_params(intriParams, &layout);
+  const auto& r = cb::fixpipe_regs();
   cb::fixpipe(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), false, srcLocal.raw(),
-              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, nullptr, 0);
+              uint64_t{srcLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), p, layout, r.quant_table, r.quant_count);
 }
 
 /// Fills 512-byte blocks of L1 / L0A / L0B with a constant (see above).

@@ -6,6 +6,9 @@
 //   It is a plain memcpy (memmove for UB -> UB).
 // * DataCopyParams form: blockCount bursts of blockLen 32-byte blocks; the
 //   source / destination strides are gaps in 32-byte blocks between bursts.
+//   From L1 to the BiasTable (C2) blockLen and dstStride count 64-byte units
+//   (32 on dav-3510), to the Fixpipe Buffer (C2PIPE2GM) 128-byte units, as
+//   CANN documents those two paths.
 // * DataCopyPad GM -> local: blockCount bursts of blockLen BYTES; GM bursts
 //   are srcStride bytes apart (gap), local rows are
 //   align32(leftPadding + blockLen + rightPadding) bytes plus dstStride
@@ -170,11 +173,31 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32
 // ---------------------------------------------------------------- DataCopyParams
 
 namespace detail {
+// The unit of blockLen / dstStride for a local -> local copy, as CANN
+// documents it: L1 -> BiasTable (C2) counts 64-byte units (32 on dav-3510),
+// L1 -> Fixpipe Buffer (C2PIPE2GM) 128-byte units; everything else 32 bytes.
+template <typename D, typename S>
+inline uint64_t copy_unit(const D& dst, const S& src) {
+  if constexpr (std::is_same_v<D, LocalTensor<typename D::PrimType>> &&
+                std::is_same_v<S, LocalTensor<typename S::PrimType>>) {
+    if (::asc::kernel::hardware_of(src.position()) == Hardware::L1) {
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
+      if (dst.position() == TPosition::C2) return 32;
+#else
+      if (dst.position() == TPosition::C2) return 64;
+#endif
+      if (dst.position() == TPosition::C2PIPE2GM) return 128;
+    }
+  }
+  return ONE_BLK_SIZE;
+}
+
 template <typename D, typename S>
 inline void data_copy_params(const D& dst, const S& src, const DataCopyParams& p) {
-  const uint64_t burst = uint64_t{p.blockLen} * ONE_BLK_SIZE;
-  const uint64_t src_pitch = (uint64_t{p.blockLen} + p.srcStride) * ONE_BLK_SIZE;
-  const uint64_t dst_pitch = (uint64_t{p.blockLen} + p.dstStride) * ONE_BLK_SIZE;
+  const uint64_t unit = copy_unit(dst, src);
+  const uint64_t burst = uint64_t{p.blockLen} * unit;
+  const uint64_t src_pitch = uint64_t{p.blockLen} * unit + uint64_t{p.srcStride} * ONE_BLK_SIZE;
+  const uint64_t dst_pitch = (uint64_t{p.blockLen} + p.dstStride) * unit;
   const uint64_t src_extent = ::asc::kernel::detail::extent(p.blockCount, burst, src_pitch);
   const uint64_t dst_extent = ::asc::kernel::detail::extent(p.blockCount, burst, dst_pitch);
   if (::asc::kernel::check::active()) {

@@ -8,6 +8,13 @@
 //   dstOffsetLocal[i] of dst = src[i]. Offsets must be multiples of sizeof(T)
 //   and address elements inside the tensor (kInvalidParam /
 //   kIndexOutOfRange naming i and the offset). Any element size 1..8.
+// * Gatherb(dst, src, offset, repeatTime, GatherRepeatParams{dstBlkStride,
+//   dstRepStride}): gathers 32-byte blocks; repeat i copies 8 blocks, block j
+//   from byte offset[8 i + j] of src to block (i * dstRepStride + j *
+//   dstBlkStride) of dst (dstBlkStride 0 counts as 1; the other fields of
+//   GatherRepeatParams are reserved, as CANN documents). Offsets must be
+//   multiples of 32 (kInvalidParam) and the block inside src
+//   (kIndexOutOfRange); dst must not be src. Any element type.
 // * Brcb(dst, src, repeatTimes, BrcbRepeatParams{dstBlkStride, dstRepStride}):
 //   repeat r fills 8 dst blocks of 32 bytes, block k (at (r * dstRepStride +
 //   k * dstBlkStride) * 32 bytes) with src[8 r + k]. 16- and 32-bit types.
@@ -56,6 +63,23 @@ struct BrcbRepeatParams {
   BrcbRepeatParams(uint16_t blk, uint16_t rep) : dstBlkStride(blk), dstRepStride(rep) {}
 };
 
+/// Gatherb's repeat parameters: dstBlkStride / dstRepStride (32-byte blocks)
+/// are used; the rest are reserved fields CANN keeps for compatibility.
+struct GatherRepeatParams {
+  GatherRepeatParams() = default;
+  GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+      : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+  uint32_t blockNumber = 8;
+  uint16_t dstRepStride = 8;
+  uint8_t dstBlkStride = 1;
+  uint8_t src0BlkStride = 1;
+  uint8_t src1BlkStride = 1;
+  uint8_t src0RepStride = 8;
+  uint8_t src1RepStride = 8;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+
 struct GatherMaskParams {
   uint8_t src0BlockStride = 1;
   uint16_t repeatTimes = 1;
@@ -77,6 +101,9 @@ void gather_bytes(const char* op, uint32_t esize, void* dst, const void* src, ui
 void scatter_bytes(const char* op, uint32_t esize, void* dst, uint64_t dst_bytes, const void* src,
                    const uint32_t* offsets, uint32_t base, uint32_t n);
 void brcb(uint32_t esize, void* dst, const void* src, uint32_t repeat, uint32_t blk_stride, uint32_t rep_stride);
+/// Gatherb's blocks (dst_bytes: a block that would not fit is kIndexOutOfRange).
+void gatherb(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, const uint32_t* offsets,
+             uint32_t repeat, uint32_t blk_stride, uint32_t rep_stride);
 void transpose16(void* dst, const void* src);
 /// Returns rsvdCnt. `pattern` is null for a built-in pattern `builtin`.
 /// dst_bytes: a gathered element that would not fit is kIndexOutOfRange.
@@ -125,6 +152,19 @@ inline void Scatter(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLoc
   k::elide::access(dstLocal.raw(), k::detail::bytes_of(dstLocal));
   k::scatter_bytes("Scatter", sizeof(T), dstLocal.raw(), k::detail::bytes_of(dstLocal), srcLocal.raw(),
                    dstOffsetLocal.raw(), dstBaseAddr, count);
+}
+
+template <typename T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& repeatParams) {
+  namespace k = ::asc::kernel;
+  if (repeatTime == 0) return;  // a NOP, as CANN documents for dav-2201
+  k::detail::need_bytes("Gatherb", offset, uint64_t{repeatTime} * 8 * 4, "bytes of offset (8 per repeat)");
+  k::elide::read(src.raw(), k::detail::bytes_of(src));
+  k::elide::read(offset.raw(), uint64_t{repeatTime} * 8 * 4);
+  k::elide::access(dst.raw(), k::detail::bytes_of(dst));
+  k::gatherb(dst.raw(), k::detail::bytes_of(dst), src.raw(), k::detail::bytes_of(src), offset.raw(), repeatTime,
+             repeatParams.dstBlkStride == 0 ? 1u : repeatParams.dstBlkStride, repeatParams.dstRepStride);
 }
 
 template <typename T>

@@ -440,10 +440,12 @@ TEST(CubeErrors, MmadRejectsBadTypesSizesAndShortOperands) {
     pipe.InitBuffer(a2, 512);
     pipe.InitBuffer(b2, 512);
     pipe.InitBuffer(c1, 1024);
-    AscendC::MmadParams p(16, 16, 16, 0, true, false);  // bias source without a bias
+    // cmatrixSource without a bias operand reads the BiasTable (C2) at
+    // address 0, as on the NPU (mmad_flags_test.cc checks the values).
+    AscendC::MmadParams p(16, 16, 16, 0, true, false);
     AscendC::Mmad(c1.Get<float>(), a2.Get<half>(), b2.Get<half>(), p);
   });
-  EXPECT_EQ(st.code(), asc::ErrorCode::kInvalidParam);
+  EXPECT_TRUE(st.ok()) << st.message();
 }
 
 TEST(CubeErrors, LoadDataAndFixpipe) {
