@@ -2,7 +2,7 @@
 
     python benchmarks/bench_image.py [--n 32] [--repeat 5] [--quick]
 
-``--quick`` (N = 8, 3 repeats) finishes in well under 2 minutes.
+``--quick`` (N = 32, 3 repeats; skips the all-modes table) finishes in well under 2 minutes.
 
 The workload is the seeds' classification preprocessing: N JPEGs of 1920x1080 (synthetic,
 quality 90) -> decode -> resize the shorter side to 256 (bilinear) -> centre crop 224 -> RGB ->
@@ -12,7 +12,8 @@ quality 90) -> decode -> resize the shorter side to 256 (bilinear) -> centre cro
 * OpenCV: cv2.imdecode + cv2.resize(INTER_LINEAR) + crop + cvtColor + NumPy normalise; also with
   IMREAD_REDUCED_COLOR_2/4 (OpenCV's DCT-domain downscale)
 asc.image runs with all cores (its batch default) and with one thread. Also a 3840x2160 frame
-(decode + resize + normalise) split into its stages beside OpenCV's, and asc.image.resize's
+(decode + resize + normalise) split into its stages beside OpenCV's, bilinear / bicubic at the
+issue's sizes (1080p -> 224, 4K -> 224 and 720p, 224 -> 512) beside cv2.resize, and asc.image.resize's
 modes (bilinear, bicubic, area, antialiased bilinear/bicubic) on a decoded 1920x1080 frame beside
 cv2.resize / Pillow's Image.resize with the max |difference| in uint8 LSB. Prints times (best of
 --repeat) and ratios peer / ours, and the mean absolute difference of each peer's batch from ours
@@ -168,14 +169,47 @@ def resize_modes(data, repeat):
                   f"1 thread {t_one:7.2f} ms ({t_peer / t_one:5.2f}x); max |diff| {diff} LSB", flush=True)
 
 
+def resample_sizes(repeat):
+    """Bilinear / bicubic (the vectorised separable resample) at the issue's sizes beside
+    cv2.resize (INTER_LINEAR / INTER_CUBIC, OpenCV's own thread count), uint8 RGB, interleaved;
+    ours on all cores and on 1 thread; the ratio is cv2 / ours (> 1: ours faster)."""
+    import pyasc as asc
+
+    try:
+        import cv2
+    except ImportError:
+        print("opencv-python-headless not installed (scripts/bench_setup.sh): no resample figures")
+        return
+    rng = np.random.default_rng(1)
+    y, x = np.mgrid[0:2160, 0:3840].astype(np.float32)
+    k4 = np.clip(np.stack([128 + 90 * np.sin(x / 17) * np.cos(y / 23), 255 * x / 3840, 255 * y / 2160], -1)
+                 + rng.normal(0, 8, (2160, 3840, 3)), 0, 255).astype(np.uint8)
+    hd = np.ascontiguousarray(k4[::2, ::2])
+    small = np.ascontiguousarray(k4[:224, :224])
+    print("bilinear/bicubic resample vs cv2.resize (uint8 RGB; ratio cv2 / ours):", flush=True)
+    ratios = []
+    for name, img, (oh, ow) in [("1920x1080 -> 224x224", hd, (224, 224)), ("3840x2160 -> 224x224", k4, (224, 224)),
+                                ("3840x2160 -> 1280x720", k4, (720, 1280)), ("224x224 -> 512x512", small, (512, 512))]:
+        for mode, flag in [("bilinear", cv2.INTER_LINEAR), ("bicubic", cv2.INTER_CUBIC)]:
+            ours = lambda m=mode: asc.image.resize(img, (oh, ow), m)  # noqa: E731
+            one = lambda m=mode: asc.image.resize(img, (oh, ow), m, num_threads=1)  # noqa: E731
+            peer = lambda f=flag: cv2.resize(img, (ow, oh), interpolation=f)  # noqa: E731
+            t_ours, t_one, t_peer = interleaved([ours, one, peer], repeat)
+            diff = int(np.abs(np.asarray(ours()).astype(int) - peer().astype(int)).max())
+            ratios.append(t_peer / min(t_ours, t_one))
+            print(f"  {name:<22} {mode:<8} cv2 {t_peer:7.2f} ms, ours {t_ours:7.2f} ms ({t_peer / t_ours:5.2f}x), "
+                  f"1 thread {t_one:7.2f} ms ({t_peer / t_one:5.2f}x); max |diff| {diff} LSB", flush=True)
+    print(f"  lowest cv2 / ours (best of all cores, 1 thread): {min(ratios):.2f}x", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="N = 8, 3 repeats")
+    ap.add_argument("--quick", action="store_true", help="N = 32, 3 repeats, no all-modes table")
     a = ap.parse_args()
     if a.quick:
-        a.n, a.repeat = 8, 3
+        a.n, a.repeat = 32, 3
     import pyasc as asc
 
     print(f"bench_image: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
@@ -206,7 +240,9 @@ def main():
         print(f"  {name:<22} {t:8.1f} ms  -> asc.image {t / t_all:5.2f}x (all cores), {t / t_one:5.2f}x (1 thread); "
               f"mean |diff| {diff:.3f}", flush=True)
     frame_4k(a.repeat)
-    resize_modes(datas[0], a.repeat)
+    resample_sizes(a.repeat)
+    if not a.quick:
+        resize_modes(datas[0], a.repeat)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

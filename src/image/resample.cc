@@ -5,13 +5,15 @@
 // Every mode is "per output column/row: a few source indices and weights",
 // computed once per axis in double precision (the formulas are the reference
 // libraries', so the only differences from them are float32 accumulation and
-// their fixed-point weights: <= 1 LSB on uint8). The image is then resized by a
-// horizontal pass (only over the source rows the vertical pass reads) into a
-// float32 buffer and a vertical pass over whole rows, which is a contiguous
-// multiply-add the compiler vectorises (omp simd; Highway's dispatch is not
-// needed for a single FMA stream). Both passes split rows into one contiguous
-// block per thread (plain std::threads: OpenMP's spinning workers cost tens of
-// milliseconds when the cores are oversubscribed).
+// their fixed-point weights: <= 1 LSB on uint8). Bilinear and bicubic (OpenCV's
+// modes, not antialiased) run on the vectorised passes of resample_simd.cc: a
+// ring of K horizontally filtered rows per thread, output rows split over the
+// threads. The other modes (nearest, area, Pillow's filters with their wide
+// supports) keep the path below: a horizontal pass (only over the source rows the
+// vertical pass reads) into a float32 buffer and a vertical multiply-add over
+// whole rows (omp simd). Both split rows into one contiguous block per thread
+// (plain std::threads: OpenMP's spinning workers cost tens of milliseconds when
+// the cores are oversubscribed).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -297,8 +299,10 @@ Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bo
     // the vectorised path (resample_simd.cc): each thread takes a block of output rows and
     // filters the source rows it needs once each into a ring of K rows
     const detail::HTable ht = detail::make_htable(ax, 0, out_w, w, c, -1, nullptr);
-    const int nt = thread_count(threads, (int64_t(std::min<int64_t>(h, out_h * ay.K)) * ax.K + out_h * ay.K) *
-                                             out_w * c);
+    // an explicit thread count is honoured; the default takes a thread per ~2M multiply-adds
+    // (~0.3 ms of these vector loops): starting threads for less loses, badly on a busy machine
+    const int64_t work = (int64_t(std::min<int64_t>(h, out_h * ay.K)) * ax.K + out_h * ay.K) * out_w * c;
+    const int nt = threads > 0 ? int(std::min<int64_t>(threads, out_h)) : thread_count(0, work / 32);
     const int64_t in_img = h * w * c, out_img = out_h * out_w * c, row = out_w * c;
     for (int64_t b = 0; b < n; ++b) {
       blocks(out_h, nt, [&](int64_t y0, int64_t y1) {

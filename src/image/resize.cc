@@ -5,7 +5,8 @@
 // (dst + 0.5) * src / dst - 0.5, clamped to the image, no antialiasing. The
 // fused pass never materialises the resized image: each output pixel of the
 // centre crop samples the decoded image at the coordinate the resize would have
-// used, then scales and normalises into planar (CHW) float32.
+// used, then scales and normalises into planar (CHW) float32 -- through the
+// vectorised separable passes of resample_simd.cc, over the crop window only.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
