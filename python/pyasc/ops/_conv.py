@@ -17,6 +17,8 @@ from ._util import _asc, _err, _tuple  # noqa: F401 - shared helpers
 
 import operator as _operator
 
+import numpy as np
+
 from .. import _C
 
 __all__ = [
@@ -177,17 +179,52 @@ def _same_dtype(op, *arrs):
         raise _err("AscendTypeError", "INVALID_DTYPE", f"[{op}] expected operands of one dtype, got {sorted(ds)}")
 
 
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` (torch.nn.functional.linear); weight (out, in), bias (out,)."""
+def linear(input, weight, bias=None, *, out=None):
+    """``input @ weight.T + bias`` (torch.nn.functional.linear); weight (out, in), bias (out,).
+
+    ``out`` (keyword-only, as conv2d's): a preallocated pyasc array the result is written into
+    and returned (e.g. a slice of a model's memory arena). It must have the result's shape
+    (``input.shape[:-1] + (out_features,)``) and dtype, be C-contiguous and writeable, and share
+    no memory with input, weight or bias; otherwise AscendValueError / AscendTypeError before
+    anything is written.
+    """
+    asc = _asc()
     x, w = _arr(input), _arr(weight)
     if w.ndim not in (1, 2) or x.ndim < 1 or x.shape[-1] != w.shape[-1]:
         raise _shape_err("linear", f"input {tuple(x.shape)} and weight {tuple(w.shape)} do not match "
                                    f"(expected input.shape[-1] == weight.shape[-1])")
     _same_dtype("linear", x, w)
-    y = _asc().matmul(x, w.T)
-    if bias is not None:
-        y = y + _arr(bias)
-    return y
+    b = _arr(bias) if bias is not None else None
+    if out is None:
+        y = asc.matmul(x, w.T)
+        return y + b if b is not None else y
+    if not isinstance(out, asc.ndarray):
+        raise _err("AscendTypeError", "INVALID_PARAM", f"[linear] out must be a pyasc.ndarray, got {type(out).__name__}")
+    shape = tuple(x.shape[:-1]) + ((w.shape[0],) if w.ndim == 2 else ())
+    if b is not None:  # the bias must broadcast to the product without growing it (torch's rule)
+        try:
+            grown = tuple(np.broadcast_shapes(shape, tuple(b.shape)))
+        except ValueError:
+            grown = None
+        if grown != shape:
+            raise _shape_err("linear", f"bias {tuple(b.shape)} does not broadcast to the output {shape}")
+    if tuple(out.shape) != shape:
+        raise _shape_err("linear", f"out has shape {tuple(out.shape)}; input {tuple(x.shape)} and weight "
+                                   f"{tuple(w.shape)} give {shape}")
+    want = np.result_type(x.dtype, b.dtype) if b is not None else x.dtype
+    if out.dtype != want:
+        raise _err("AscendTypeError", "INVALID_DTYPE", f"[linear] out has dtype {out.dtype}; the result is {want}")
+    if not out.flags.c_contiguous:
+        raise _err("AscendValueError", "INVALID_PARAM", "[linear] out must be C-contiguous")
+    if not out.flags.writeable:
+        raise _err("AscendValueError", "INVALID_PARAM", "[linear] out is read-only")
+    for name, a in (("input", x), ("weight", w), ("bias", b)):
+        if a is not None and asc.may_share_memory(out, a):
+            raise _err("AscendValueError", "INVALID_PARAM", f"[linear] out shares memory with {name}")
+    asc.matmul(x, w.T, out=out)
+    if b is not None:
+        asc.add(out, b, out=out)
+    return out
 
 
 def matmul(input, other):
