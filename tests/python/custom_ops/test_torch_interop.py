@@ -370,6 +370,39 @@ def test_thread_pools_coexist_and_fork_after_both_ran():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+_IMPORT_ORDER_CODE = """
+import os, sys
+first, second = sys.argv[1:3]
+__import__(first); __import__(second)
+import numpy as np, torch, pyasc as asc
+x = torch.randn(8, 3, 32, 32, generator=torch.Generator().manual_seed(0))
+w = torch.randn(16, 3, 3, 3, generator=torch.Generator().manual_seed(1))
+want = torch.nn.functional.conv2d(x, w, padding=1)          # torch's OpenMP team
+got = asc.torch.op("conv2d")(x, w, padding=1)                # pyasc's workers and oneDNN
+assert torch.allclose(got, want, atol=1e-4), float((got - want).abs().max())
+big = np.arange(1 << 20, dtype=np.float64)
+assert float(asc.sum(asc.asarray(big) * 2.0)) == float((big * 2.0).sum())
+assert torch.allclose(torch.mm(x.reshape(8, -1), x.reshape(8, -1).t()).diagonal(), (x.reshape(8, -1) ** 2).sum(1))
+maps = open("/proc/self/maps").read().splitlines()
+gomp = sorted({l.split()[-1] for l in maps if "libgomp" in l.rsplit("/", 1)[-1]})
+print(len(gomp), *gomp)
+"""
+
+
+@pytest.mark.parametrize("order", [("torch", "pyasc"), ("pyasc", "torch")])
+def test_import_order_shares_one_libgomp(order):
+    """Either import order in a fresh process: one libgomp mapped (two OpenMP runtimes in one
+    process oversubscribe and can deadlock after fork), and both libraries' threaded ops right."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _IMPORT_ORDER_CODE, *order], capture_output=True, text=True,
+                       timeout=240)
+    assert r.returncode == 0, r.stderr[-3000:]
+    n, *paths = r.stdout.split()
+    assert int(n) == 1, paths
+
+
 def test_import_pyasc_does_not_import_torch():
     import subprocess
     import sys
