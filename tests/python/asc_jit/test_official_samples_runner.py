@@ -121,3 +121,21 @@ def test_deadline_leaves_notrun_counted_apart(tmp_path):
     bad = subprocess.run([sys.executable, RUNNER, str(tmp_path), "--deadline", "soon"], capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode == 2 and "--deadline wants HH:MM or seconds" in bad.stderr
+
+
+def test_scenarios_option_runs_only_the_listed_ones(tmp_path):
+    # --scenarios 2,3 of a README listing 1..3: only 2 and 3 are planned (the past
+    # deadline turns each planned one into a NOTRUN line, so nothing is built).
+    sample = tmp_path / "examples/01_simd_cpp_api/03_basic_api/scen"
+    sample.mkdir(parents=True)
+    (sample / "CMakeLists.txt").write_text("project(x)\n")
+    (sample / "README.md").write_text(
+        "## 编译运行\n| 参数 | 取值 |\n|---|---|\n| `SCENARIO_NUM` | `1`、`2`、`3` |\n\n```bash\n"
+        "SCENARIO_NUM=1\nmkdir -p build && cd build\ncmake -DSCENARIO_NUM=$SCENARIO_NUM -DCMAKE_ASC_RUN_MODE=cpu ..;"
+        " make -j\n./demo\n```\n")
+    p = subprocess.run([sys.executable, RUNNER, str(tmp_path), "--deadline", "0", "--scenarios", "2,3"],
+                       capture_output=True, text=True, timeout=120)
+    out = p.stdout
+    assert "scen [SCENARIO_NUM=2]" in out and "scen [SCENARIO_NUM=3]" in out, out + p.stderr
+    assert "SCENARIO_NUM=1]" not in out
+    assert "left by --deadline (NOTRUN): 2 scenarios of 1 samples" in out
