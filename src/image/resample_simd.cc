@@ -68,6 +68,38 @@ void HPixT(const T* row, int C, int Kd, int64_t ow, int64_t nsafe, const int32_t
   const int K = KK > 0 ? KK : Kd;  // 2 and 4 taps are compiled apart so the tap loop unrolls
   const hn::CappedTag<float, 4> d4;
   int64_t x = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  {
+    // two output pixels per 8-lane vector: each tap loads both pixels' 4 elements into one
+    // vector (the 4-byte pairs composed in a register: two stores and a reload would stall
+    // on store forwarding), the halves are stored at their two pixels
+    const hn::CappedTag<float, 8> d8;
+    const hn::RebindToSigned<decltype(d8)> di8;
+    const hn::Full128<uint64_t> d64;
+    const hn::Full128<uint8_t> du8;
+    for (; x + 1 < nsafe; x += 2) {
+      auto acc = hn::Zero(d8);
+      for (int k = 0; k < K; ++k) {
+        const T* p0 = row + off[x * K + k];
+        const T* p1 = row + off[(x + 1) * K + k];
+        hn::Vec<decltype(d8)> v;
+        if constexpr (sizeof(T) == 1) {
+          uint32_t a, b;
+          std::memcpy(&a, p0, 4);
+          std::memcpy(&b, p1, 4);
+          const auto q = hn::BitCast(du8, hn::Set(d64, uint64_t(a) | (uint64_t(b) << 32)));
+          v = hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LowerHalf(q)));
+        } else {
+          v = hn::Combine(d8, hn::LoadU(d4, p1), hn::LoadU(d4, p0));
+        }
+        const auto wv = hn::Combine(d8, hn::Set(d4, w[(x + 1) * K + k]), hn::Set(d4, w[x * K + k]));
+        acc = hn::MulAdd(v, wv, acc);
+      }
+      hn::StoreU(hn::LowerHalf(d4, acc), d4, out + x * C);
+      hn::StoreU(hn::UpperHalf(d4, acc), d4, out + (x + 1) * C);
+    }
+  }
+#endif
   if (hn::Lanes(d4) == 4) {
     const hn::RebindToSigned<decltype(d4)> di4;
     const hn::Rebind<uint8_t, decltype(di4)> d8;
