@@ -241,6 +241,13 @@ def make_wrapper(rule, original):
             raise _err("AscendNotImplementedError",
                        f"[asc.grad] pass differentiated values of {getattr(original, '__name__', original)} "
                        "positionally", "API_NOT_SUPPORT")
+        if kwargs.get("out") is not None:
+            # as torch: a result written into a caller's buffer has no place on the tape (the buffer
+            # may be read or overwritten before the backward runs)
+            raise _err("AscendRuntimeError",
+                       f"[asc.grad] {getattr(original, '__name__', original)}(): functions with out=... "
+                       "arguments don't support automatic differentiation, but one of the arguments is "
+                       "being differentiated", "API_NOT_SUPPORT")
         return record(rule, wrapper, args, kwargs)
 
     wrapper.__name__ = getattr(original, "__name__", "op")

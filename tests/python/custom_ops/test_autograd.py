@@ -468,3 +468,21 @@ def test_conv_transpose2d(kw):
     cin = 4
     w = R(cin, 6 // kw.get("groups", 1), 3, 2)
     gradcheck(lambda x, w, b: asc.ops.conv_transpose2d(x, w, b, **kw), (R(2, cin, 3, 4), w, R(6)), atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, w, o: asc.ops.linear(x, w, out=o),
+    lambda x, w, o: asc.matmul(x, w.T, out=o),
+    lambda x, w, o: asc.add(x @ w.T, 1.0, out=o),
+])
+def test_out_argument_refused_under_grad(call):
+    # torch: "functions with out=... arguments don't support automatic differentiation"
+    x = asc.asarray(np.arange(6.0).reshape(2, 3))
+    w = asc.asarray(np.ones((4, 3)))
+    o = asc.zeros((2, 4))
+    with pytest.raises(asc.AscendRuntimeError, match="out=.*automatic differentiation"):
+        asc.grad(lambda x: asc.sum(call(x, w, o)))(x)
+    np.testing.assert_array_equal(np.asarray(o), np.zeros((2, 4)))  # nothing written
+    # without differentiation out= still works
+    call(x, w, o)
+    assert np.asarray(o).sum() != 0
