@@ -35,6 +35,18 @@ void transpose16(T* dst, const T* src) {
   }
 }
 
+// Bytes from `p` to the end of the running core's L0A or L0B when p lies in
+// one of them (else `have`).
+uint64_t room_in_core(const void* p, uint64_t have) {
+  const auto* b = ::asc::runtime::current_block();
+  if (!b || !b->arenas) return have;
+  const auto* d = static_cast<const uint8_t*>(p);
+  const auto& a = *b->arenas;
+  if (d >= a.l0a && d < a.l0a + a.l0a_size) return uint64_t(a.l0a + a.l0a_size - d);
+  if (d >= a.l0b && d < a.l0b + a.l0b_size) return uint64_t(a.l0b + a.l0b_size - d);
+  return have;
+}
+
 float scale_of(uint64_t bits) {
   float f;
   const uint32_t lo = static_cast<uint32_t>(bits);
@@ -345,6 +357,14 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   const uint64_t a_need = uint64_t((m1 - 1) * a_ld + k1) * kFractalBytes;
   const uint64_t b_need = uint64_t(k1 * n1) * kFractalBytes;
   const uint64_t c_need = uint64_t(m1 * n1) * 256 * 4;
+  // CANN's samples size L0A / L0B tensors by element count (e.g. 70 x 64
+  // floats for k = 70), while the cube unit reads whole fractals: the last
+  // fractals may reach past the tensor into the core's physical L0A / L0B, as
+  // on the NPU. A tensor that holds the logical m x k (k x n) elements is
+  // checked against the end of that memory instead; a shorter one is an error.
+  const uint64_t esz = dtype_size(a_dtype);
+  if (a_bytes >= uint64_t{p.m} * p.k * esz) a_bytes = std::max(a_bytes, room_in_core(a, a_bytes));
+  if (b_bytes >= uint64_t{p.k} * p.n * esz) b_bytes = std::max(b_bytes, room_in_core(b, b_bytes));
   check_bytes(op,
               a_ld == k1 ? "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"
                          : "bytes of fm (ceil(m/16) x 2*ceil(k/16) fractals of 512 bytes: kDirectionAlign)",

@@ -104,13 +104,15 @@ TEST(MmadKDirectionAlign, SixteenBitTypesIgnoreIt) {
 
 TEST(MmadKDirectionAlign, TooSmallFmIsAnError) {
   // m = 32, k = 36 aligned: the second row block starts at fractal 6 and needs
-  // 5 more (11 in all); a tensor of 10 (ceil(k/8) per block) is refused.
+  // 5 more (11 in all). A tensor of 8 fractals (less than the 32 x 36 floats
+  // themselves) is refused; one that holds them may reach into the rest of
+  // the core's L0A, as on the NPU (MmadOperands below).
   auto st = kt::run("mmad_kdir_err", 1, [] {
     AscendC::TPipe pipe;
     AscendC::TBuf<TPosition::A2> a2;
     AscendC::TBuf<TPosition::B2> b2;
     AscendC::TBuf<TPosition::CO1> c1;
-    pipe.InitBuffer(a2, 10 * 512);
+    pipe.InitBuffer(a2, 8 * 512);
     pipe.InitBuffer(b2, 6 * 512);
     pipe.InitBuffer(c1, 2 * 1024);
     AscendC::MmadParams p;
@@ -122,6 +124,43 @@ TEST(MmadKDirectionAlign, TooSmallFmIsAnError) {
   });
   EXPECT_EQ(st.code(), asc::ErrorCode::kIndexOutOfRange) << st.message();
   EXPECT_NE(st.message().find("kDirectionAlign"), std::string::npos) << st.message();
+}
+
+// The load_data_l12l0 sample's scenario 13: a k = 70 float B in an L0B
+// tensor of 70 x 64 floats (35 fractals) while the cube unit reads 9 x 4: the
+// last fractal row reaches past the tensor into the core's L0B, as on the NPU.
+TEST(MmadOperands, ElementSizedTensorsMayReachIntoTheCoreMemory) {
+  auto st = kt::run("mmad_tight", 1, [] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::A2> a2;
+    AscendC::TBuf<TPosition::B2> b2;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(a2, 16 * 72 * 4);
+    pipe.InitBuffer(b2, 70 * 64 * 4);
+    pipe.InitBuffer(c1, 16 * 64 * 4);
+    AscendC::MmadParams p;
+    p.m = 16;
+    p.n = 64;
+    p.k = 70;
+    AscendC::Mmad(c1.Get<float>(), a2.Get<float>(), b2.Get<float>(), p);
+  });
+  EXPECT_TRUE(st.ok()) << st.message();
+  st = kt::run("mmad_short", 1, [] {  // fewer bytes than the 70 x 64 floats: an error
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::A2> a2;
+    AscendC::TBuf<TPosition::B2> b2;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(a2, 16 * 72 * 4);
+    pipe.InitBuffer(b2, 69 * 64 * 4);
+    pipe.InitBuffer(c1, 16 * 64 * 4);
+    AscendC::MmadParams p;
+    p.m = 16;
+    p.n = 64;
+    p.k = 70;
+    AscendC::Mmad(c1.Get<float>(), a2.Get<float>(), b2.Get<float>(), p);
+  });
+  EXPECT_EQ(st.code(), asc::ErrorCode::kIndexOutOfRange) << st.message();
+  EXPECT_NE(st.message().find("filter"), std::string::npos) << st.message();
 }
 
 enum class Init { kZeroDespiteSource, kBiasTableAt0, kBiasOperandInC2, kIsBiasAccumulates };
