@@ -192,6 +192,12 @@ class Call {
     Handle();
   }
 
+  // Ends a call taken from the offload queue after a stop's grace period, unrun.
+  void Abandon() {
+    in_.Clear();
+    Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
+  }
+
  private:
   // One message of a ModelStreamInfer stream: its response (or error_message) is written, then
   // the next message is read (OnWrite).
@@ -411,7 +417,12 @@ void NativeServer::Work() {
       c = jobs_.front();
       jobs_.pop_front();
     }
-    c->Run();
+    // past the grace period of a stop, a call still queued is answered without running its
+    // model (gRPC has cancelled it by then): stop waits for the calls running, not the queue
+    if (std::chrono::steady_clock::now().time_since_epoch().count() >= stop_deadline_.load())
+      c->Abandon();
+    else
+      c->Run();
   }
   PyEval_RestoreThread(ts);
   PyGILState_Release(outer);
@@ -509,8 +520,9 @@ void NativeServer::Loop(grpc::ServerCompletionQueue* cq) {
 
 void NativeServer::Stop(double grace_s) {
   if (!running_.exchange(false)) return;
-  auto deadline = std::chrono::system_clock::now() +
-                  std::chrono::microseconds(static_cast<int64_t>((grace_s > 0 ? grace_s : 0) * 1e6));
+  auto grace = std::chrono::microseconds(static_cast<int64_t>((grace_s > 0 ? grace_s : 0) * 1e6));
+  auto deadline = std::chrono::system_clock::now() + grace;
+  stop_deadline_ = (std::chrono::steady_clock::now() + grace).time_since_epoch().count();
   server_->Shutdown(deadline);  // cancels what is still running after the grace period
   {
     // offload threads finish the calls they hold (their responses meet a shut-down server);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -98,6 +99,8 @@ class NativeServer {
   std::condition_variable job_cv_;
   std::deque<Call*> jobs_;
   bool jobs_done_ = false;
+  // steady_clock ticks: the end of a stop's grace period (queued calls after it are not run)
+  std::atomic<int64_t> stop_deadline_{INT64_MAX};
   struct Speed {
     int64_t calls = 0;
     double ewma_us = 0;

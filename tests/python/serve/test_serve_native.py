@@ -677,3 +677,34 @@ def test_offload_mode_runs_slow_stream_messages_on_workers(serve_factory, repo):
     assert "batch-size 9" in str(results[2][2])
     np.testing.assert_allclose(results[3][1].as_numpy("y"), np.full((2, 64), 2, np.float32) @ w + b,
                                rtol=1e-4, atol=1e-4)
+
+
+@needs_native
+def test_stop_does_not_run_queued_offloaded_calls(serve_factory, repo):
+    """A stop with more slow calls than offload threads: the call running finishes (or is
+    cancelled), the calls still queued after the grace period are ended without running their
+    model, so stop waits for one model call, not for the whole queue (before: 1 + 3 calls of 1 s
+    one after another on the one worker)."""
+    from pyasc import _serve_native
+
+    s = serve_factory(repo[0], allow_http=False, allow_metrics=False, grpc_workers=1, grpc_offload_threads=1)
+    url = f"127.0.0.1:{s.ports['grpc']}"
+    slow = _infer_request(np.array([-1.0], np.float32), model="keep", name="IN").SerializeToString()
+    res = []
+    ts = [threading.Thread(target=lambda: res.append(_serve_native.bench_unary(url, INFER, slow, 1, 1, 0)))
+          for _ in range(4)]
+    for t in ts:
+        t.start()
+    time.sleep(0.4)  # one call runs on the worker, three wait in its queue
+    t0 = time.monotonic()
+    s.grpc.stop(0.1)
+    took = time.monotonic() - t0
+    for t in ts:
+        t.join(20)
+    assert len(res) == 4
+    assert took < 2.5, took
+    # the running call may finish; the queued ones are cancelled (the client sees gRPC's status)
+    errors = [r[3] for r in res if r[2]]
+    assert len(errors) >= 3, res
+    # "code: message": CANCELLED (1) or UNAVAILABLE (14, gRPC's "Cancelling all calls" of the stop)
+    assert all(e.split(":")[0] in ("1", "14") for e in errors), errors
