@@ -503,6 +503,11 @@ def bench_overhead(a, out):
         (_, (m1, _)), (_, (m2, _)) = http_res.items()
         print(f"HTTP run-to-completion vs pool hand-off: {m2 / m1:.2f}x lower median latency")
         out["http_inline_ratio"] = m2 / m1
+        k1, k2 = list(http_ts)
+        ratios = [float(np.median(a_) / np.median(b_)) for a_, b_ in zip(http_ts[k1], http_ts[k2])]
+        print(f"DEFAULTS HTTP: on the event loop / via a pool thread median latency, per round: median "
+              f"{np.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f}); below 1: the loop was faster")
+        out["http_loop_over_pool_per_round"] = ratios
     if "native" in srv:
         nat = out["native front end, lean C++ client"]["median_us"]
         flo = out["native empty handler, lean C++ client"]["median_us"]
@@ -516,6 +521,15 @@ def bench_overhead(a, out):
             print(f"run-to-completion ({' '.join(RTC)}): {r_:.1f} us - in-process {pmed:.1f} us = {r_ - pmed:.1f} us "
                   f"-> {'MET' if r_ - pmed <= 100 else 'NOT met'}")
             out["goal_overhead_us_run_to_completion"] = r_ - pmed
+            # the defaults' question, per interleaved round (robust to load drifting between
+            # rounds): below 1 means run-to-completion answered faster in that round
+            ratios = [float(np.median(r) / np.median(d)) for r, d in
+                      zip(samples[rk], samples["native front end, lean C++ client"])]
+            cr = cpu["native run-to-completion"][0] / cpu["native"][0]
+            print(f"DEFAULTS gRPC: run-to-completion / default median latency, per round: median {np.median(ratios):.2f} "
+                  f"(rounds {min(ratios):.2f}-{max(ratios):.2f}); server CPU per request {cr:.2f}x")
+            out["rtc_over_default_latency_per_round"] = ratios
+            out["rtc_over_default_cpu"] = cr
         sk = f"native spin {a.spin_us} front end, lean C++ client"
         if sk in out:
             sp_ = out[sk]["median_us"]
