@@ -9,8 +9,9 @@ bfloat16 vs our float32, and the Ascend C img2col + Mmad path (batch 1 only: slo
 ``blocked_ms``: the same convolution with NC1HWC0 input and output (the model executor's layout
 between convolutions: no NCHW reorders); ``blocked_peak_frac`` in the SUM row: its fraction of the
 peak over the shapes whose channels divide by C0. ``winograd``: the shape ran the Winograd
-F(2x2, 3x3) path (3x3 / stride 1 on AVX2), ``depthwise``: the NCHW depthwise 3x3 path; ``direct_ms``:
-oneDNN's kernel on the same call (ASC_CONV_WINOGRAD=0 / ASC_CONV_DEPTHWISE=0) in the same rounds.
+F(2x2, 3x3) path (3x3 / stride 1 on AVX2), ``depthwise``: the NCHW depthwise 3x3 path, ``direct``: the
+direct NCHW stride-2 path (src/nn/conv_direct.cc); ``direct_ms``: oneDNN's kernel on the same call
+(ASC_CONV_WINOGRAD=0 / ASC_CONV_DEPTHWISE=0 / ASC_CONV_DIRECT=0) in the same rounds.
 ``--ab NAME=VALUE`` times ours again with that environment in the same rounds (``ab_over_pyasc``).
 ``--only NAME`` / ``--batch N`` run a subset. PyTorch (``torch_over_pyasc``): torch.nn.functional.conv2d
 on 2 threads in the same rounds when torch is importable (``--no-torch`` leaves it out). GFLOP/s and peak fractions count the direct
@@ -180,7 +181,7 @@ def _with_env(env, fn):
 
 def _direct(fn):
     """fn() with our own kernels off (Winograd, depthwise): oneDNN's kernel on the same call."""
-    return _with_env({"ASC_CONV_WINOGRAD": "0", "ASC_CONV_DEPTHWISE": "0"}, fn)
+    return _with_env({"ASC_CONV_WINOGRAD": "0", "ASC_CONV_DEPTHWISE": "0", "ASC_CONV_DIRECT": "0"}, fn)
 
 
 def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None, torch=True):
@@ -216,10 +217,11 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None, t
             nblk = len(fns)
             # Winograd F(2x2, 3x3) shapes (3x3 / stride 1, AVX2): the oneDNN direct kernel
             # it replaces, timed in the same rounds (ASC_CONV_WINOGRAD=0)
-            wino0, dw0 = _C.nn.winograd_stats()[0], _C.nn.depthwise_calls()
+            wino0, dw0, dr0 = _C.nn.winograd_stats()[0], _C.nn.depthwise_calls(), _C.nn.direct_calls()
             fns[0]()
             dw = _C.nn.depthwise_calls() > dw0
-            wino = _C.nn.winograd_stats()[0] > wino0 or dw  # an own kernel: oneDNN's beside it
+            dr = _C.nn.direct_calls() > dr0
+            wino = _C.nn.winograd_stats()[0] > wino0 or dw or dr  # an own kernel: oneDNN's beside it
             if wino:
                 fns.append(lambda: _direct(lambda: ops.conv2d(xa, wa, ba, s, p, 1, g)))
             iab = None
@@ -255,7 +257,7 @@ def run(repeat=5, batches=(1, 8), bf16=True, ascendc=True, only=None, ab=None, t
                 r["ab_over_pyasc"] = ts[iab] / t
                 r["ab_over_pyasc_cpu"] = cs[iab] / cs[0]
             if wino:
-                r["depthwise" if dw else "winograd"] = True
+                r["depthwise" if dw else "direct" if dr else "winograd"] = True
                 r["direct_ms"] = tdir
                 r["direct_over_winograd"] = tdir / t
             r["pyasc_cpu_ms"] = cs[0]

@@ -1159,7 +1159,7 @@ Tensor conv(const Tensor& x_in, const Tensor& w_in, const Tensor* bias, const Te
     return dst;
   }
   if (G.nsp == 2 && direct::eligible(x, w, a)) {
-    // stride-2 float32 on NCHW (AVX2): no reorders (src/nn/conv_direct.cc).
+    // stride-2 float32 on NCHW (AVX2), opt-in ASC_CONV_DIRECT=1: no reorders (src/nn/conv_direct.cc).
     guarded(a.op, [&] { direct::run(x, w, bp, rp, a, dst); });
     return dst;
   }

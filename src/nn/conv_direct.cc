@@ -118,6 +118,9 @@ struct Geo {
   int slot[kMaxK * kMaxK] = {};  // phase (pr * s + pc) -> its slot in the buffer, -1 unused
   Activation act = Activation::kNone;
   float alpha = 0.f;
+  // block order inside a chunk: 6-channel blocks outer (their packed weights stay
+  // in L1, the phases stream from L2) or 16-position blocks outer (the reverse)
+  bool ob_outer = false;
 };
 
 struct Piece {
@@ -182,9 +185,23 @@ ASC_AVX2 void build_phases(const Geo& g, const float* x, int64_t oh0, int64_t oh
   }
 }
 
-// acc[6][2] += sum over nc channels and KK taps of wp (packed) x the 16 positions at xq.
+// tile[6][16] = init + sum over nc channels and KK taps of wp (packed) x the 16
+// positions at xq; init is `part` (6 x 16 partial sums) or else the 6 values of
+// `bias6`. The accumulators are locals of this one function (indexed by constants
+// only), so they stay in registers.
 ASC_AVX2 inline void micro(const float* xq, const int64_t* koff, int64_t KK, int64_t cs, int64_t nc,
-                           const float* wp, __m256 acc[kOcb][2]) {
+                           const float* wp, const float* part, const float* bias6, float* tile) {
+  __m256 acc[kOcb][2];
+  if (part) {
+#pragma GCC unroll 6
+    for (int r = 0; r < kOcb; ++r) {
+      acc[r][0] = _mm256_load_ps(part + r * kQb);
+      acc[r][1] = _mm256_load_ps(part + r * kQb + 8);
+    }
+  } else {
+#pragma GCC unroll 6
+    for (int r = 0; r < kOcb; ++r) acc[r][0] = acc[r][1] = _mm256_set1_ps(bias6[r]);
+  }
   for (int64_t c = 0; c < nc; ++c) {
     const float* xc = xq + c * cs;
     for (int64_t kk = 0; kk < KK; ++kk, wp += kOcb) {
@@ -197,6 +214,11 @@ ASC_AVX2 inline void micro(const float* xq, const int64_t* koff, int64_t KK, int
         acc[r][1] = _mm256_fmadd_ps(b, x1, acc[r][1]);
       }
     }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kOcb; ++r) {
+    _mm256_store_ps(tile + r * kQb, acc[r][0]);
+    _mm256_store_ps(tile + r * kQb + 8, acc[r][1]);
   }
 }
 
@@ -255,47 +277,39 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
   const float* rn = res ? res + pc.n * g.oc * oplane : nullptr;
   const __m256 alpha = _mm256_set1_ps(g.alpha);
   Run runs[2][8];
-  int nruns[2];
+  int nruns[2] = {0, 0};
+  alignas(32) float tile[kOcb * kQb];
   for (int64_t c0 = 0; c0 < g.c; c0 += g.cb) {
     const int64_t nc = std::min(g.cb, g.c - c0);
     const bool first = c0 == 0, last = c0 + nc == g.c;
-    for (int64_t qb = 0; qb < qblocks; ++qb) {
+    int64_t runs_qb = -1;
+    for (int64_t it = 0; it < qblocks * ocbs; ++it) {
+      const int64_t qb = g.ob_outer ? it % qblocks : it / ocbs, ob = g.ob_outer ? it / qblocks : it % ocbs;
       const int64_t q0 = qb * kQb;
       const float* xq = ph + c0 * cs + q0;
-      if (last) {
+      if (last && qb != runs_qb) {
         nruns[0] = runs_of(g, pc.oh0, qn, q0, runs[0]);
         nruns[1] = runs_of(g, pc.oh0, qn, q0 + 8, runs[1]);
+        runs_qb = qb;
       }
-      for (int64_t ob = 0; ob < ocbs; ++ob) {
-        __m256 acc[kOcb][2];
+      {
         float* pp = chunked ? part + (ob * qblocks + qb) * kOcb * kQb : nullptr;
-        if (first) {
-          for (int r = 0; r < kOcb; ++r) {
-            const int64_t oc = ob * kOcb + r;
-            acc[r][0] = acc[r][1] = bias && oc < g.oc ? _mm256_set1_ps(bias[oc]) : _mm256_setzero_ps();
-          }
-        } else {
-          for (int r = 0; r < kOcb; ++r) {
-            acc[r][0] = _mm256_load_ps(pp + r * kQb);
-            acc[r][1] = _mm256_load_ps(pp + r * kQb + 8);
-          }
+        float b6[kOcb] = {};
+        if (first && bias) {
+          for (int r = 0; r < kOcb; ++r) b6[r] = ob * kOcb + r < g.oc ? bias[ob * kOcb + r] : 0.f;
         }
-        micro(xq, koff, KK, cs, nc, wp + (ob * g.c + c0) * KK * kOcb, acc);
-        if (!last) {
-          for (int r = 0; r < kOcb; ++r) {
-            _mm256_store_ps(pp + r * kQb, acc[r][0]);
-            _mm256_store_ps(pp + r * kQb + 8, acc[r][1]);
-          }
-          continue;
-        }
+        // non-last chunks accumulate in place in the partial sums
+        micro(xq, koff, KK, cs, nc, wp + (ob * g.c + c0) * KK * kOcb, first ? nullptr : pp, b6, last ? tile : pp);
+        if (!last) continue;
         const int rmax = int(std::min<int64_t>(kOcb, g.oc - ob * kOcb));
         for (int r = 0; r < rmax; ++r) {
           float* o = on + (ob * kOcb + r) * oplane;
           const float* rr = rn ? rn + (ob * kOcb + r) * oplane : nullptr;
           for (int v = 0; v < 2; ++v) {
+            __m256 val0 = _mm256_load_ps(tile + r * kQb + v * 8);
             for (int i = 0; i < nruns[v]; ++i) {
               const Run& ru = runs[v][i];
-              __m256 val = acc[r][v];
+              __m256 val = val0;
               if (ru.full) {
                 if (rr) val = _mm256_add_ps(val, _mm256_loadu_ps(rr + ru.off));
                 _mm256_storeu_ps(o + ru.off, act8(val, g.act, alpha));
@@ -315,6 +329,15 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
 
 std::atomic<int64_t> g_calls{0};
 
+// A positive integer environment variable (tuning knobs), else `fallback`.
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  return end != s && *end == '\0' && v > 0 && v < (1LL << 30) ? int64_t(v) : fallback;
+}
+
 }  // namespace
 
 bool eligible(const Tensor& x, const Tensor& w, const ConvAttrs& a) {
@@ -329,8 +352,11 @@ bool eligible(const Tensor& x, const Tensor& w, const ConvAttrs& a) {
     default: return false;
   }
   if (!cpu_ok()) return false;
+  // Opt-in (ASC_CONV_DIRECT=1) until it measures faster than oneDNN: at load ~20
+  // it took 1.2-1.4x the CPU time of oneDNN's kernel with its reorders (stem and
+  // 3x3/2, N=1 and 8; see docs/nn.md).
   const char* e = std::getenv("ASC_CONV_DIRECT");
-  return !(e && std::strcmp(e, "0") == 0);
+  return e && std::strcmp(e, "1") == 0;
 }
 
 void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, const ConvAttrs& a, const Tensor& out) {
@@ -360,9 +386,16 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
     }
   }
   const int64_t KK = g.kh * g.kw, ocbs = (g.oc + kOcb - 1) / kOcb;
-  // Channels per chunk: the chunk's packed weights within ~96 KiB (L2 with the
-  // piece's phases), at least 8 channels (each chunk reloads the accumulators).
-  g.cb = std::min(g.c, std::max<int64_t>(8, (96 << 10) / (ocbs * kOcb * KK * 4)));
+  // Channels per chunk: what one 16-position block reads of a chunk's phases (the
+  // rows its windows touch, about two cache lines each) within ~12 KiB, so that it
+  // stays in L1 while the chunk's packed weights stream from L2 (~96 KiB at most);
+  // at least 4 channels (each chunk reloads the accumulators).
+  // ASC_CONV_DIRECT_L1 / ASC_CONV_DIRECT_L2 (bytes): tuning knobs for A/B runs.
+  const int64_t per_c = g.nphase * (kQb / g.wh + 2 + g.ext) * std::min<int64_t>(g.wh * 4, 128);
+  const int64_t cb1 = env_int("ASC_CONV_DIRECT_L1", 12 << 10) / per_c;
+  const int64_t cb2 = env_int("ASC_CONV_DIRECT_L2", 96 << 10) / (ocbs * kOcb * KK * 4);
+  g.cb = std::min(g.c, std::max<int64_t>(4, std::min(cb1, cb2)));
+  g.ob_outer = env_int("ASC_CONV_DIRECT_ORDER", 0) == 1;
   g_calls.fetch_add(1, std::memory_order_relaxed);
   const auto wt = weights_of(w, g.oc, g.c, KK);
   const float* WP = wt->p.data();

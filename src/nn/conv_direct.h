@@ -1,8 +1,9 @@
 // Direct NCHW convolution for float32 on AVX2 + FMA CPUs (src/nn/conv_direct.cc),
-// used by conv() in src/nn/conv.cc for the shapes where it measured faster than
-// oneDNN: strided convolutions (ResNet's 3x3 / 2 and its 7x7 / 2 stem).
+// used by conv() in src/nn/conv.cc for stride-2 convolutions (ResNet's 3x3 / 2 and
+// its 7x7 / 2 stem) when ASC_CONV_DIRECT=1: opt-in, because it has not yet measured
+// faster than oneDNN (1.2-1.4x oneDNN's CPU time at load ~20; docs/nn.md).
 //
-// Why: oneDNN 2.6's AVX2 direct kernel works on the channel-blocked nChw8c layout,
+// Why try: oneDNN 2.6's AVX2 direct kernel works on the channel-blocked nChw8c layout,
 // so an NCHW call pays a reorder of the input in and of the output out around the
 // kernel (the stem's output conversion was ~20% of its time). This path reads NCHW
 // and writes NCHW: the input's padded stride phases (s x s planes per channel, so
@@ -23,7 +24,7 @@ namespace asc::nn::direct {
 /// 2 (stride-1 3x3 has Winograd, stride-1 1x1 oneDNN's GEMM), a kernel of at most
 /// 11 x 11; NCHW in and out (no NHWC, no NC1HWC0 operand); activation none, relu,
 /// relu6 or leaky_relu; an AVX2 + FMA CPU; and the environment variable
-/// ASC_CONV_DIRECT not "0".
+/// ASC_CONV_DIRECT set to "1" (read per call; off by default).
 bool eligible(const Tensor& x, const Tensor& w, const ConvAttrs& a);
 
 /// out = act(conv(x, w) + bias + residual) for an eligible call (x, w, b, r

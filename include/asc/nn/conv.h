@@ -24,6 +24,8 @@
 //    ASC_CONV_WINOGRAD=0 keeps them on oneDNN.
 //    float32 depthwise 3x3 (stride 1 or 2) convolutions on NCHW take the stencil
 //    path of src/nn/conv_depthwise.h (no reorders; ASC_CONV_DEPTHWISE=0: oneDNN).
+//    With ASC_CONV_DIRECT=1 (opt-in, not yet faster than oneDNN), float32 stride-2
+//    NCHW convolutions take the direct kernel of src/nn/conv_direct.h.
 //  * kAscendC: the Ascend C model path: img2col of each group into a row-major
 //    matrix + the cube engine behind Mmad (asc::kernel::cube::gemm, float32 NZ
 //    accumulation), forward convolution only, float32/float16/bfloat16.
