@@ -349,6 +349,11 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     # axis1/axis2 are C ints of the same argument parse ("|iiiO&O&"), read before any shape check
     axis1 = _c_int_arg("trace", "axis1", axis1)
     axis2 = _c_int_arg("trace", "axis2", axis2)
+    # then dtype and out (its O& converters), still before the diagonal's shape and axis checks
+    from ._signatures import check_dtype, check_out  # noqa: PLC0415
+
+    check_dtype("trace", dtype)
+    check_out("trace", out)
     if a.ndim < 2:
         raise _shape_error("trace", f"diag requires an array of at least two dimensions, got shape "
                                     f"{_shape_str(a.shape)}")

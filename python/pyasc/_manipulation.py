@@ -20,7 +20,7 @@ import numpy as _np
 from . import _C
 from . import _namespace as _ns
 from . import _signatures as _sig
-from ._helpers import _BF16, _IE, _TE, _check_sequence
+from ._helpers import _BF16, _IE, _TE, _VE, _check_sequence
 from ._helpers import _VE as _VE_tile
 from ._helpers import _axes as _axes_tuple
 from ._helpers import _norm_axis
@@ -152,6 +152,20 @@ def _sections(v):
     return _operator.index(v)
 
 
+def _int_sections(v):
+    """array_split's int(sections), its errors as pyasc's (NumPy's classes)."""
+    try:
+        return int(_sections(v))
+    except TypeError as e:
+        raise _TE(f"[array_split] {e} (indices_or_sections {v!r})") from None
+    except OverflowError as e:
+        from .errors import AscendOverflowError, ErrorCode  # noqa: PLC0415
+
+        raise AscendOverflowError(ErrorCode.OVERFLOW, f"[array_split] {e}") from None
+    except ValueError as e:
+        raise _VE(f"[array_split] {e}") from None
+
+
 def array_split(ary, indices_or_sections, axis=0):
     """Views of ``ary`` split along ``axis``: N nearly equal sections, or at the given indices."""
     if not hasattr(ary, "shape"):
@@ -160,6 +174,13 @@ def array_split(ary, indices_or_sections, axis=0):
             len(ary)
         except TypeError:
             raise _TE(f"[array_split] ary must be an array or a sequence, not {type(ary).__name__}") from None
+        try:
+            len(indices_or_sections)
+        except TypeError:
+            # NumPy takes int(sections) before it converts a non-array ary (swapaxes): a bad number of
+            # sections is int()'s error even for a ragged list
+            if _int_sections(indices_or_sections) <= 0:
+                raise _VE("[array_split] number sections must be larger than 0.") from None
     x = _arr(ary)
     axis = _axis(axis, x.ndim)
     n = x.shape[axis]
@@ -174,7 +195,7 @@ def array_split(ary, indices_or_sections, axis=0):
     try:
         bounds = [0] + [_operator.index(i) for i in indices_or_sections] + [n]
     except TypeError:
-        sections = int(_sections(indices_or_sections))
+        sections = _int_sections(indices_or_sections)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.") from None
         each, extra = divmod(n, sections)
@@ -316,6 +337,30 @@ def _tile_loose_reps(x, reps):
               f"holds {kind} extents)")
 
 
+def _tile_sequence_reps(x, reps):
+    """A list/tuple repetition as NumPy's tile meets it (always raises): ``[2] == 1`` is False, so
+    for a non-empty A each rep != 1 goes to ``c.reshape(-1, n).repeat(rep, 0)`` in order -- a list
+    repeats row by row (broadcast to the rows, ragged or negative: repeat's errors) -- and the output
+    shape (extent * list: a list) is the final reshape's TypeError. The repeats are checked on an
+    empty stand-in of the same row count (no data: only the count matters to repeat)."""
+    if x.size:
+        nd = _builtins.max(x.ndim, len(reps))
+        shape = (1,) * (nd - x.ndim) + tuple(x.shape)
+        n = csize = x.size
+        for dim_in, r in zip(shape, (1,) * (nd - len(reps)) + tuple(reps)):
+            if isinstance(r, (list, tuple)) or r != 1:
+                try:
+                    csize = _np.empty((csize // n, 0), bool).repeat(r, 0).shape[0] * n
+                except ValueError as e:
+                    raise _VE(f"[tile] {e} (reps {reps!r} of an array of shape {tuple(x.shape)})") from None
+                except TypeError as e:
+                    raise _TE(f"[tile] {e} (reps {reps!r})") from None
+            n //= dim_in
+    kind = next(type(r).__name__ for r in reps if isinstance(r, (list, tuple)))
+    raise _TE(f"[tile] '{kind}' object cannot be interpreted as an integer (reps {reps!r}: NumPy's output shape "
+              f"holds {kind} extents)")
+
+
 def tile(A, reps):  # noqa: N803 - NumPy's name
     """``A`` repeated ``reps`` times per axis: a broadcast view copied once on all cores."""
     x = _arr(A)
@@ -374,6 +419,8 @@ def tile(A, reps):  # noqa: N803 - NumPy's name
                 if r.ndim > 1 and _builtins.bool(r.reshape(()) != 1):
                     raise _VE_tile("[tile] object too deep for desired array (a repetition given as an array of "
                                    "arrays)")
+    if _builtins.any(isinstance(r, (list, tuple)) for r in reps):
+        _tile_sequence_reps(x, reps)
     if _builtins.any(isinstance(r, _LOOSE_REPS) for r in reps):
         reps = _tile_loose_reps(x, reps)
     reps = tuple(_operator.index(r) for r in reps)
@@ -806,6 +853,10 @@ def roll(a, shift, axis=None):
         return _C.reshape(_C.take(x, idx, None, mode="wrap"), x.shape)
     # (NumPy's normalize_axis_tuple tries operator.index first: a 0-d integer array is one axis)
     seq = hasattr(axis, "__iter__") and not (getattr(axis, "ndim", None) == 0)
+    if seq and isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.size and _np.dtype(axis.dtype).kind not in "iu":
+        # NumPy iterates an array axis as NumPy scalars: a bool/float one is no index (TypeError at
+        # the first entry; a pyasc 0-d bool would pass __index__, and a huge view was a 2**44 loop)
+        raise _TE(f"[roll] 'numpy.{_np.dtype(axis.dtype).name}' object cannot be interpreted as an integer (axis)")
     # (normalize_axis_index reads each as a C int: 2**40 is its OverflowError, not an AxisError)
     axes = tuple(_norm_axis(v, x.ndim, "roll") for v in axis) if seq else (_norm_axis(axis, x.ndim, "roll"),)
     check_shift()
@@ -1039,6 +1090,8 @@ def _nan_reduce(fast, full, fill, a, axis, dtype, out, keepdims, initial, where)
         except Exception:
             if _sig._zero_d_axis(a, axis):  # NumPy's reduction takes axis 0/-1 of a 0-d array as None
                 return fast(a, axis=None, dtype=dtype, out=out, keepdims=keepdims)
+            # NumPy's class when it differs (an axis tuple entry out of range before a str one)
+            _sig.numpy_order_checks(fast.__name__, a, axis, dtype, out)
             raise
     return full(_nan_replaced(a, fill), axis, dtype, out, keepdims, initial, where)
 
@@ -1073,7 +1126,11 @@ def nanmax(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
         where = _sig._NV
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmax", a, axis, out, keepdims, initial, where)
-    r = _C.nanmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    try:
+        r = _C.nanmax(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    except Exception:
+        _sig.numpy_order_checks("nanmax", a, axis, None, out)  # (NumPy's fmax.reduce order of checks)
+        raise
     if _any_nan(r):
         _warn("All-NaN slice encountered")
     return r
@@ -1088,7 +1145,11 @@ def nanmin(a, axis=None, out=None, keepdims=_sig._NV, initial=_sig._NV, where=_s
         where = _sig._NV
     if initial is not _sig._NV or where is not _sig._NV:
         return _sig.nan_extremum("nanmin", a, axis, out, keepdims, initial, where)
-    r = _C.nanmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    try:
+        r = _C.nanmin(a, axis=_zero_d_none(a, axis), out=out, keepdims=keepdims)
+    except Exception:
+        _sig.numpy_order_checks("nanmin", a, axis, None, out)  # (NumPy's fmin.reduce order of checks)
+        raise
     if _any_nan(r):
         _warn("All-NaN slice encountered")
     return r
@@ -1145,6 +1206,16 @@ def _bf16_numpy_route(x, dtype):
     return k not in "fcV"
 
 
+def _real_to_complex(x, dtype):
+    """Whether ``dtype`` is a complex dtype= for real (float) data."""
+    if dtype is None or _np.dtype(x.dtype).kind == "c":
+        return False
+    try:
+        return _np.dtype(dtype).kind == "c"
+    except TypeError:
+        return False
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig._NV):
     """Mean ignoring NaN; all-NaN (or empty) slices give NaN and a RuntimeWarning. ``where``
     (a boolean mask) as NumPy: the mean of the selected non-NaN elements."""
@@ -1169,13 +1240,16 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_sig._NV, *, where=_sig
             w = _C.logical_and(w, _C.logical_not(_C.isnan(x)))
         with _np.errstate(all="ignore"):
             return _sig.mean(x, axis, dtype, out, keepdims, where=w)
-    if _sig._narrowing_half_dtype(x, dtype):
+    if _sig._narrowing_half_dtype(x, dtype) or _real_to_complex(x, dtype):
         # NumPy's tot = np.sum(arr, dtype=float16) casts each element to float16 first (1e30 is inf
-        # there, inf + -inf NaN); the C++ kernel casts its wider sum
+        # there, inf + -inf NaN); the C++ kernel casts its wider sum. A complex dtype= of real data:
+        # NumPy divides the complex sum by the count as a complex division ((inf+0j)/1 is inf+nanj),
+        # the kernel divides the parts by a real count
         nan = _C.isnan(x)
         tot = _sig.sum(_C.where(nan, _C.full((), 0, x.dtype), x), axis, dtype, None, keepdims)
         cnt = _C.sum(_C.logical_not(nan), axis=axis, dtype=_np.int64, keepdims=keepdims)
-        r = _sig._to_out_or(_C.astype(_C.true_divide(tot, cnt), _np.float16), out)
+        with _np.errstate(all="ignore"):
+            r = _sig._to_out_or(_C.astype(_C.true_divide(tot, cnt), tot.dtype), out)
     else:
         r = _C.nanmean(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     inexact = _is_float(x) or _np.dtype(x.dtype).kind == "c"  # complex: NaN in either part

@@ -133,9 +133,11 @@ def isdtype(dtype, kind):
             if isinstance(k, (_C.ndarray, _np.ndarray)) and k.size != 1:
                 # NumPy compares each kind with the names first (kind == "bool"): an empty array or
                 # one of several elements makes that `if` its ambiguous-truth ValueError
-                raise AscendValueError(ErrorCode.INVALID_PARAM, "[isdtype] The truth value of an array with more than "
-                                                                "one element is ambiguous (kind given as an array of "
-                                                                f"shape {tuple(k.shape)})")
+                # (bfloat16, pyasc's extension, is NumPy's TypeError for the dtype first: both classes)
+                cls = AscendUnsupportedDtypeError if d == _BF16 else AscendValueError
+                raise cls(ErrorCode.INVALID_PARAM, "[isdtype] The truth value of an array with more than "
+                                                   "one element is ambiguous (kind given as an array of "
+                                                   f"shape {tuple(k.shape)})")
             kd = _isdtype_arg(k)
             if kd is None:
                 raise AscendTypeError(ErrorCode.INVALID_DTYPE, "[isdtype] kind argument must be comprised of NumPy "
@@ -308,6 +310,10 @@ def tril(m, k=0):
     if x.ndim < 1:
         raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, "[tril] needs an array of at least one "
                                       "dimension, got a 0-d array (NumPy: TypeError)")
+    try:  # NumPy's tri(..., k=k) computes -k before it allocates anything (a huge 1-d m too)
+        -k  # noqa: B018 - the check itself
+    except TypeError as e:
+        raise _errors.AscendTypeError(_errors.ErrorCode.INVALID_DTYPE, f"[tril] k: {e}") from None
     x2 = x if x.ndim >= 2 else _C.broadcast_to(x, (x.shape[0], x.shape[0]))
     return _C.where(_tri_mask(x2, k, True), x2, _C.full((), 0, x.dtype))
 
@@ -497,10 +503,15 @@ def _clip_bounds(shape, bounds):
         shapes = [shape] + [() if v is None else _np.shape(v.numpy() if isinstance(v, _C.ndarray) else v)
                             for v in bounds]
         try:
-            _np.broadcast_shapes(*shapes)
+            out_shape = _np.broadcast_shapes(*shapes)
         except ValueError:
             raise AscendValueError(ErrorCode.INVALID_SHAPE, "[clip] operands could not be broadcast together with "
                                                             f"shapes {' '.join(str(s) for s in shapes)}") from None
+        # NumPy allocates the object result before its loop compares anything: a huge one is that
+        # allocation's ValueError/MemoryError (10^5 run seed 100: a 2**63-1 int8 view)
+        from ._helpers import _alloc_check  # noqa: PLC0415
+
+        _alloc_check("clip", out_shape, _np.dtype(object))
         raise AscendTypeError(ErrorCode.INVALID_DTYPE, f"[clip] a bound of type {type(objects[0]).__name__} "
                                                        f"({objects[0]!r}) is no number: NumPy's object loop "
                                                        "cannot compare it")

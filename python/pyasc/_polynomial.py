@@ -23,6 +23,7 @@ from __future__ import annotations
 import cmath as _cmath
 import math as _math
 import operator as _operator
+import sys as _sys
 import warnings as _warnings
 
 import ml_dtypes as _ml_dtypes
@@ -222,6 +223,10 @@ def polydiv(u, v):
     for k in range(m - n + 1):
         d = _C.multiply(scale, r[k])
         if d.ndim:  # N-d coefficients: NumPy's q[k] = d fails (a 1-d result it would not reach)
+            if q.dtype == _np.dtype(_ml_dtypes.bfloat16):
+                # ml_dtypes' bfloat16 setitem reads a number: its TypeError, not NumPy's ValueError
+                raise _TE(f"[polydiv] expected number, got an array (coefficients of shapes {tuple(uu.shape)} and "
+                          f"{tuple(vv.shape)}: a bfloat16 quotient element cannot hold a sequence)")
             if q.dtype.kind == "c":
                 raise _TE(f"[polydiv] only 0-dimensional arrays can be converted to Python scalars (coefficients "
                           f"of shapes {tuple(uu.shape)} and {tuple(vv.shape)})")
@@ -260,13 +265,36 @@ def polyder(p, m=1):
     if isinstance(p, poly1d):
         return poly1d(polyder(p.coeffs, m))
     p = _arr(p)
-    if p.ndim != 1:
-        raise _VE(f"[polyder] needs a 1-d coefficient array, got shape {tuple(p.shape)}")
+    if p.ndim == 0:  # NumPy's n = len(p) - 1
+        raise _TE("[polyder] len() of unsized object (a 0-d coefficient array)")
+    if p.ndim >= 2:
+        return _polyder_nd(p, m)
     for i in range(m):
         if i and p.shape[0] == 0:
             break  # (empty stays empty, dtype fixed by the first step: m = 2**70 must not loop)
         n = p.shape[0] - 1
         p = _C.multiply(p[:-1], _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 0, _np.int64))
+    return p
+
+
+def _polyder_nd(p, m):
+    """polyder of N-d coefficients as NumPy's recursion computes it: y = p[:-1] * arange(n, 0, -1)
+    (the powers broadcast along the last axis: a mismatch is its broadcast ValueError), computed
+    before ``if m == 0`` -- so m + 1 products, the last one discarded. An empty fixed point recurses
+    until Python's recursion limit (RecursionError) for a large m."""
+    for i in range(m + 1):
+        n = p.shape[0] - 1
+        y = _C.multiply(p[:-1], _C.array(_np.arange(n, 0, -1)) if n > 0 else _C.full((0,), 0, _np.int64))
+        if i == m:
+            break
+        if p.shape[0] == 0 and tuple(y.shape) == tuple(p.shape) and y.dtype == p.dtype:
+            if m >= _sys.getrecursionlimit():  # (NumPy: one Python frame per order)
+                from .errors import AscendRuntimeError  # noqa: PLC0415
+
+                raise AscendRuntimeError(_Code.INTERNAL, f"[polyder] maximum recursion depth exceeded (order "
+                                                               f"{m} of empty coefficients of shape {tuple(p.shape)})")
+            return y
+        p = y
     return p
 
 

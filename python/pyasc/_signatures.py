@@ -238,6 +238,13 @@ def _zero_d_axis(a, axis):
         return False
 
 
+def _has_bool_axis(axis):
+    """Whether the axis is a bool or a tuple holding one."""
+    if isinstance(axis, tuple):
+        return _builtins.any(isinstance(v, (bool, _np.bool_)) for v in axis)
+    return isinstance(axis, (bool, _np.bool_))
+
+
 def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
     """sum/prod/max/min/any/all with NumPy's ``initial`` and ``where``."""
     if not isinstance(a, _C.ndarray) and isinstance(where, (_C.ndarray, _np.ndarray)) and \
@@ -247,6 +254,11 @@ def _masked_reduce(op, a, axis, dtype, out, keepdims, initial, where):
         raise _type_error(op, f"Cannot cast array data from dtype('{where.dtype}') to dtype('bool') according "
                               "to the rule 'safe' (where=)")
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    if _has_bool_axis(axis):
+        # ufunc.reduce reads a bool axis before initial: its TypeError (not an axis 1); in a tuple an
+        # entry out of range before the bool is its AxisError (the where= cast comes before the
+        # tuple's bounds: only axes holding a bool are checked here)
+        check_axis(axis, x.ndim, ufunc=True)
     if where is True:  # NumPy: where=True is no mask (max needs no initial then)
         where = _NV
     if _zero_d_axis(x, axis):
@@ -518,11 +530,14 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
     if o == "F" and x.ndim >= 1 and x.T.is_contiguous() is False:
         if copy is False:
             raise _value_error("asarray", "a copy is needed to make a Fortran-ordered array (copy=False)")
-        if x.ndim >= 2:
-            x = as_fortran(x)
-    elif o == "C" and copy is False and x.ndim >= 1 and not x.is_contiguous():
-        raise _value_error("asarray", "Unable to avoid copy while creating an array as requested (order='C' needs a "
-                                      "copy of this view; copy=False)")
+        # (a 1-d view that is not contiguous -- a broadcast, a step -- is copied too, as NumPy
+        # does: a huge broadcast view is then its MemoryError, not a view)
+        x = as_fortran(x) if x.ndim >= 2 else _C.ndarray.copy(x)
+    elif o == "C" and x.ndim >= 1 and not x.is_contiguous():
+        if copy is False:
+            raise _value_error("asarray", "Unable to avoid copy while creating an array as requested (order='C' "
+                                          "needs a copy of this view; copy=False)")
+        x = _C.ndarray.copy(x)  # NumPy's C-contiguous copy of a view that is not
     return x
 
 
@@ -571,7 +586,31 @@ def empty(shape, dtype=None, order="C", *, device=None, like=None):
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """An array filled with ``fill_value`` (``numpy.full``); ``order`` 'C' or 'F'."""
+    if fill_value is None:
+        fill_value = _none_fill("full", dtype, lambda: intp_tuple("full", shape))
     return _new("full", shape, fill_value, dtype, order, device, like)
+
+
+def _none_fill(op, dtype, shape_of):
+    """A None fill as NumPy's copyto casts it (unsafe, from an object) into each element: NaN for a
+    float, False for bool; int()'s (ml_dtypes' "expected number") TypeError for an integer (a
+    bfloat16) dtype unless there is no element. Without a dtype NumPy makes an object array,
+    which pyasc has none of: asarray's error. (None itself would mean "no fill" to _new/_like.)"""
+    if dtype is None:
+        _C.asarray(None)  # (raises: pyasc has no object dtype)
+    if isinstance(dtype, (_C.ndarray, _np.ndarray)):
+        return 0  # (the dtype check's own error follows)
+    try:
+        dt = _np.dtype(dtype)
+    except TypeError:
+        return 0  # (the dtype check's own error follows)
+    try:
+        return _np.array([None], dtype=object).astype(dt)[0].item()
+    except TypeError as e:
+        shape = shape_of()
+        if _builtins.all(isinstance(d, int) for d in shape) and 0 in shape:
+            return 0  # nothing to fill: NumPy converts nothing
+        raise _type_error(op, f"{e} (fill_value None into {dt})") from None
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
@@ -618,6 +657,12 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """An array filled with ``fill_value`` with the shape and dtype of ``a`` (or the given ones)."""
+    if fill_value is None:
+        dt = dtype if dtype is not None else getattr(a, "dtype", None)
+        if dt is None:
+            dt = _np.asarray(a).dtype
+        fill_value = _none_fill("full_like", dt, lambda: tuple(_np.shape(a) if shape is None else intp_tuple(
+            "full_like", shape)))
     return _like("full_like", a, fill_value, dtype, order, subok, shape, device)
 
 
@@ -631,13 +676,25 @@ def _reshape_f(x, shape, copy):
     return _C.reshape(x.T, shape[::-1], copy=copy).T
 
 
-def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+def _empty_shape_seq(shape):
+    """NumPy's PyArray_IntpConverter iterates an array given as a shape: one whose first extent is
+    0 (any dtype, any rank) is an empty sequence, the shape ()."""
+    if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim >= 1 and shape.shape[0] == 0:
+        return ()
+    return shape
+
+
+def reshape(a, /, shape=_NV, order="C", *, newshape=None, copy=None):
     """``a`` with a new shape (``numpy.reshape``): ``order`` 'C', 'F' (column-major index order)
-    or 'A'; ``copy`` True (always), None (a view when possible), False (a view or ValueError)."""
-    if shape is None:
+    or 'A'; ``copy`` True (always), None (a view when possible), False (a view or ValueError).
+    ``shape=None`` keeps the shape (NumPy's ``a.reshape(None)``)."""
+    if shape is _NV:
         if newshape is None:
             raise _type_error("reshape", "reshape() missing 1 required positional argument: 'shape'")
         shape = newshape
+    if shape is None:  # NumPy's IntpConverter reads None as "no new shape": the array's own
+        shape = tuple(_np.shape(a)) if not isinstance(a, _C.ndarray) else tuple(a.shape)
+    shape = _empty_shape_seq(shape)
     if copy is not None and not isinstance(copy, (bool, _np.bool_)):
         copy = copy_flag("reshape", copy)
     if isinstance(shape, (_C.ndarray, _np.ndarray)) and shape.ndim == 1 and _np.dtype(shape.dtype).kind in "iu" \
@@ -660,143 +717,6 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if o == "A":
         o = "F" if x.ndim >= 2 and not x.is_contiguous() and x.T.is_contiguous() else "C"
     return _reshape_f(x, shape, copy) if o == "F" else _C.reshape(x, shape, copy=copy)
-
-
-# --------------------------------------------------------------------------- ndarray methods
-
-_c_reshape = _C.ndarray.reshape
-_c_ravel = _C.ndarray.ravel
-_c_conj = _C.ndarray.conj
-
-
-def _method_reshape(self, *shape, order="C", copy=None):
-    """The array with a new shape (``ndarray.reshape(*shape, order='C', copy=None)``)."""
-    if not shape:
-        raise _type_error("reshape", "reshape() takes exactly 1 argument (0 given)")
-    if len(shape) == 1 and isinstance(shape[0], (_C.ndarray, _np.ndarray)) and shape[0].ndim == 1 and \
-            _np.dtype(shape[0].dtype).kind in "iu":
-        # NumPy's PyArray_IntpConverter takes a 1-d integer array as the shape sequence (a bool one
-        # is its TypeError)
-        shape = (tuple(int(v) for v in (shape[0].numpy() if isinstance(shape[0], _C.ndarray) else shape[0]).tolist()),)
-    if order.__class__ is str and order == "C" and copy is None:
-        return _c_reshape(self, *shape)
-    return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
-
-
-def _keep_order_perm(shape, strides):
-    """The axes, outermost first, in which NumPy's iterator reads an array in 'K' order: its
-    stable insertion sort by |stride| from the innermost axis out, where a zero stride (a
-    broadcast or a length-1 axis, whose stride the iterator zeroes) compares as ambiguous and
-    leaves the order as it is."""
-    st = [0 if n == 1 else abs(s) for n, s in zip(shape, strides)]
-    perm = list(range(len(shape)))[::-1]  # innermost first, as the iterator keeps them
-    for i0 in range(1, len(perm)):
-        j0, pos = perm[i0], i0
-        for i1 in range(i0 - 1, -1, -1):
-            s0, s1 = st[j0], st[perm[i1]]
-            if s0 == 0 or s1 == 0:
-                continue  # ambiguous: look further out
-            if s1 <= s0:
-                break
-            pos = i1
-        if pos != i0:
-            perm.insert(pos, perm.pop(i0))
-    return perm[::-1]
-
-
-def ravel_order(self, order):
-    """``self`` flattened in NumPy's ``order``: 'C' row-major, 'F' column-major, 'A' 'F' when the
-    array is Fortran- but not C-contiguous, 'K' the order of the elements in memory (see
-    ``_keep_order_perm``; a negative stride still reads its axis forward, as NumPy's)."""
-    o = "C" if isinstance(order, str) and order == "C" else check_order("ravel", order, none_ok=True) or "C"
-    if o in ("A", "K") and self.ndim >= 2 and not self.is_contiguous():
-        if o == "A":
-            o = "F" if self.T.is_contiguous() else "C"
-        else:
-            perm = _keep_order_perm(self.shape, self.strides)
-            if perm != list(range(self.ndim)):
-                return _c_ravel(self.transpose(perm))
-            o = "C"
-    return _c_ravel(self.T) if o == "F" else _c_ravel(self)
-
-
-def _method_ravel(self, order="C"):
-    """The array flattened (``ndarray.ravel(order='C')``; see ``ravel_order``)."""
-    return ravel_order(self, order)
-
-
-_ravel_order_views = ravel_order
-
-
-def ravel_order(self, order):  # noqa: F811 - the contiguity rule wraps the order logic above
-    """``ravel_order``'s result, copied unless contiguous: NumPy's ravel is a view only of an
-    array contiguous in the order read (x[::2].ravel() and a broadcast view are copies), where a
-    strided view of pyasc's would alias the input (a write through it changed x)."""
-    if self.size > 1 << 32 and not self.is_contiguous():
-        if not (isinstance(order, str) and order == "C"):
-            check_order("ravel", order, none_ok=True)  # (NumPy reads the order before it copies)
-        from ._helpers import _alloc_check  # noqa: PLC0415 - a huge broadcast view: NumPy's copy fails
-
-        _alloc_check("ravel", tuple(self.shape), self.dtype)
-    r = _ravel_order_views(self, order)
-    return r if r.size <= 1 or r.is_contiguous() else _C.ndarray.copy(r)
-
-
-def _method_conj(self, *args, **kwargs):
-    """The complex conjugate, elementwise (``ndarray.conj(out=None)``; NumPy takes ``out`` only
-    positionally)."""
-    if kwargs:
-        raise _type_error("conj", "ndarray.conj() takes no keyword arguments")
-    if len(args) > 1:
-        raise _type_error("conj", f"ndarray.conj() takes at most 1 argument ({len(args)} given)")
-    out = args[0] if args else None
-    if out is not None and not isinstance(out, _C.ndarray):
-        raise _type_error("conj", f"output must be an array (got {type(out).__name__})")
-    return _c_conj(self, out)
-
-
-_c_copy_method = _C.ndarray.copy
-
-
-def _method_copy(self, order="C"):
-    """A copy (``ndarray.copy(order='C')``): 'C' (or None) row-major, 'F' column-major, 'A'/'K' the
-    memory order of a Fortran-ordered array."""
-    if order.__class__ is str and order == "C":
-        return _c_copy_method(self)
-    o = check_order("copy", order) or "C"
-    if o in ("A", "K"):
-        o = "F" if self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous else "C"
-    if o == "F" and self.ndim >= 2:
-        return _C.transpose(_c_copy_method(_C.transpose(self)))
-    return _c_copy_method(self)
-
-
-_c_swapaxes = _C.ndarray.swapaxes
-
-
-def _method_swapaxes(self, axis1, axis2):
-    """A view with two axes interchanged (``ndarray.swapaxes``): NumPy parses both axes as C ints
-    ("ii") before their bounds -- beyond one its OverflowError, not an AxisError."""
-    for a in (axis1, axis2):  # (in order: a None first is its TypeError even if the other overflows)
-        try:
-            i = _operator.index(a)
-        except TypeError as e:  # (its own text, as NumPy's: "'numpy.float64' object cannot be ...")
-            raise _type_error("swapaxes", str(e)) from None
-        if not -(1 << 63) <= i < (1 << 63):
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] Python int too large to convert to C long ({i})")
-        if i >= 1 << 31:
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is greater than maximum ({i})")
-        if i < -(1 << 31):
-            raise AscendOverflowError(ErrorCode.OVERFLOW, f"[swapaxes] signed integer is less than minimum ({i})")
-    return _c_swapaxes(self, axis1, axis2)
-
-
-_C.ndarray.swapaxes = _method_swapaxes
-_C.ndarray.reshape = _method_reshape
-_C.ndarray.ravel = _method_ravel
-_C.ndarray.conj = _method_conj
-_C.ndarray.conjugate = _method_conj
-_C.ndarray.copy = _method_copy
 
 
 # --------------------------------------------------------------------------- shared argument checks
@@ -834,6 +754,8 @@ def nan_extremum(op, a, axis, out, keepdims, initial, where):
     """nanmax/nanmin with NumPy's ``initial``/``where``: the extremum over the elements that are
     selected and not NaN (``initial`` where none is)."""
     x = a if isinstance(a, _C.ndarray) else _C.asarray(a)
+    if _has_bool_axis(axis):  # (fmax.reduce: a bool axis before where/initial)
+        check_axis(axis, x.ndim, ufunc=True)
     w = _C.logical_not(_C.isnan(x)) if x.dtype.kind in "fcV" else None
     if where is not _NV:
         m = _where_mask(op, where, x.shape)
@@ -928,142 +850,6 @@ def check_dtype(op, dtype):
 def check_out(op, out, msg="return arrays must be of ArrayType"):
     if out is not None and not isinstance(out, (_C.ndarray, _np.ndarray)):
         raise _type_error(op, f"{msg} (out= got {type(out).__name__})")
-
-
-_UFUNC_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
-
-
-def _install_reduction_methods():
-    for op in ("max", "min"):  # NumPy: (axis, out, keepdims, initial, where)
-        cm = getattr(_C.ndarray, op)
-
-        def xmethod(self, axis=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
-            if axis is None and out is None and keepdims is False and not kw:
-                return _cm(self)
-            check_out(_op, out)
-            keepdims = keepdims_flag(_op, keepdims)
-            check_axis(axis, self.ndim, ufunc=True)
-            return globals()[_op](self, axis, out, keepdims, **kw)
-
-        xmethod.__name__ = xmethod.__qualname__ = op
-        xmethod.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, xmethod)
-    for op in ("any", "all"):  # NumPy (_methods._any): (axis, dtype, out, keepdims, *, where)
-        cm = getattr(_C.ndarray, op)
-
-        def bmethod(self, axis=None, dtype=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
-            if axis is None and dtype is None and out is None and keepdims is False and not kw:
-                return _cm(self)
-            check_dtype(_op, dtype)
-            check_out(_op, out)
-            keepdims = keepdims_flag(_op, keepdims)
-            check_axis(axis, self.ndim, ufunc=True)
-            if dtype is not None and _np.dtype(dtype) != _np.bool_:
-                # logical_or/logical_and have only loops with a bool output (and object's): a numeric
-                # dtype= is NumPy's TypeError for every input dtype
-                raise _type_error(_op, f"No loop matching the specified signature and casting was found for ufunc "
-                                       f"logical_{'or' if _op == 'any' else 'and'} (dtype={_np.dtype(dtype)}; "
-                                       "only bool is supported)")
-            return globals()[_op](self, axis, out, keepdims, **kw)
-
-        bmethod.__name__ = bmethod.__qualname__ = op
-        bmethod.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, bmethod)
-    for op in ("sum", "prod", "mean"):
-        cm = getattr(_C.ndarray, op)
-
-        def method(self, axis=None, dtype=None, out=None, keepdims=False, *, _op=op, _cm=cm, **kw):
-            if axis is None and dtype is None and out is None and keepdims is False and not kw:
-                return _cm(self)
-            if _op == "mean":  # _methods._mean: normalize_axis_index per element (an array: TypeError)
-                if "where" in kw and kw["where"] is not True:
-                    check_axis(axis, self.ndim, ufunc=True)
-                else:
-                    check_count_axis(axis, self.ndim, _op, dtype)
-                check_dtype(_op, dtype)
-            else:
-                check_dtype(_op, dtype)
-                check_out(_op, out)
-                keepdims = keepdims_flag(_op, keepdims)
-                check_axis(axis, self.ndim, ufunc=True)
-            return globals()[_op](self, axis, dtype, out, keepdims, **kw)
-
-        method.__name__ = method.__qualname__ = op
-        method.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, method)
-    for op in ("var", "std"):
-        cm = getattr(_C.ndarray, op)
-
-        def vmethod(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, _op=op, _cm=cm, **kw):
-            check_count_axis(axis, self.ndim, _op, dtype)
-            check_dtype(_op, dtype)
-            # (NumPy's method is _methods._var: no correction=, mean=None is no mean; the function's
-            # path then takes the kernel for a plain call, NumPy's steps for where/mean/odd ddofs)
-            extra = set(kw) - {"where", "mean"}
-            if extra:
-                raise _type_error(_op, f"unexpected keyword argument {sorted(extra)[0]!r}")
-            mean = kw.get("mean", _NV)
-            return _var_std(_op, self, axis, dtype, out, ddof, keepdims, kw.get("where", _NV),
-                            _NV if mean is None else mean, _NV)
-
-        vmethod.__name__ = vmethod.__qualname__ = op
-        vmethod.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, vmethod)
-    for op in ("argmax", "argmin"):
-        cm = getattr(_C.ndarray, op)
-
-        def amethod(self, axis=None, out=None, *, keepdims=False, _op=op, _cm=cm):
-            # NumPy's order: the axis converted (a bool, a non-integer: TypeError; beyond a C long
-            # OverflowError, beyond a C int ValueError), then out, then the axis bounds
-            if axis is not None:
-                if isinstance(axis, (bool, _np.bool_)):
-                    raise _type_error(_op, f"an integer is required for the axis (got {axis!r})")
-                try:
-                    ax = _operator.index(axis)
-                except TypeError as e:
-                    raise _type_error(_op, f"{e} (axis)") from None
-                if not -(1 << 63) <= ax < (1 << 63):
-                    raise AscendOverflowError(ErrorCode.OVERFLOW, f"[{_op}] axis: Python int too large to convert "
-                                                                  "to C long")
-                if not -(1 << 31) <= ax < (1 << 31):
-                    raise _value_error(_op, f"axis: integer won't fit into a C int ({ax})")
-            check_out(_op, out, "output must be an array")
-            if axis is not None:
-                _np.lib.array_utils.normalize_axis_index(ax, _builtins.max(self.ndim, 1))
-            if type(keepdims) is not _builtins.bool:  # NumPy: PyArray_BoolConverter (truth value)
-                try:
-                    keepdims = _builtins.bool(keepdims)
-                except ValueError as e:
-                    raise _value_error(_op, f"keepdims: {e}") from None
-            from .numeric import _arg_out_cast  # noqa: PLC0415 - (numeric imports this module)
-            _arg_out_cast(_cm, _op, self, axis, out, keepdims)
-            return _cm(self, axis, None, out, keepdims)
-
-        amethod.__name__ = amethod.__qualname__ = op
-        amethod.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, amethod)
-
-
-_install_reduction_methods()
-
-
-def _install_cumulative_methods():
-    """ndarray.cumsum/cumprod (and the functions, which call them) parse ``axis`` with
-    PyArray_AxisConverter before ``dtype``: an axis beyond a C int is that ValueError even when
-    the positional dtype is no dtype (0, 5); the C++ method read the dtype first."""
-    for op in ("cumsum", "cumprod"):
-        cm = getattr(_C.ndarray, op)
-
-        def cmethod(self, axis=None, dtype=None, out=None, _op=op, _cm=cm):
-            axis_converter(_op, axis)
-            return _cm(self, axis, dtype, out)
-
-        cmethod.__name__ = cmethod.__qualname__ = op
-        cmethod.__doc__ = cm.__doc__
-        setattr(_C.ndarray, op, cmethod)
-
-
-_install_cumulative_methods()
 
 
 # --------------------------------------------------------------------------- partition, einsum
@@ -1222,90 +1008,6 @@ def check_squeeze_axis(axis, ndim):
         raise _type_error("squeeze", f"an integer is required for the axis (got {axis!r})")
 
 
-_c_squeeze_method = _C.ndarray.squeeze
-
-
-def _method_squeeze(self, axis=None):
-    """The array without its length-1 axes (``ndarray.squeeze(axis=None)``)."""
-    if self.ndim == 0 and hasattr(axis, "__index__") and not isinstance(axis, (bool, _np.bool_, _C.ndarray)):
-        # NumPy reads a 0-d array's single axis 0/-1 as that of one element (a tuple is checked as is)
-        _np.lib.array_utils.normalize_axis_index(_operator.index(axis), 1)
-        return _c_squeeze_method(self, None)
-    if axis is None or type(axis) is int:  # noqa: E721 - the common call goes straight to the binding
-        return _c_squeeze_method(self, axis)
-    check_squeeze_axis(axis, self.ndim)
-    return _c_squeeze_method(self, axis)
-
-
-_C.ndarray.squeeze = _method_squeeze
-
-_c_astype_method = _C.ndarray.astype
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-
-
-def _method_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    """``ndarray.astype(dtype, order='K', casting='unsafe', subok=True, copy=True)``: NumPy's
-    parameters in NumPy's order (the second positional one is ``order``), checked as its
-    converters do (dtype, order, casting, subok as an integer, copy by truth value, None: only
-    if needed); ``casting`` other than 'unsafe' refuses a cast NumPy's can_cast refuses."""
-    if order.__class__ is str and order == "K" and casting == "unsafe" and subok is True and type(copy) is bool:  # noqa: E721
-        return _c_astype_method(self, dtype, copy)
-    check_dtype("astype", dtype)
-    o = check_order("astype", order) or "K"
-    if not isinstance(casting, str):
-        raise _type_error("astype", f"casting must be str, not {type(casting).__name__}")
-    if casting not in _CASTINGS:
-        if casting == "same_value":
-            raise AscendNotImplementedError(ErrorCode.FEATURE_UNSUPPORTED,
-                                            "[astype] casting='same_value' is not supported by pyasc")
-        raise _value_error("astype", f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
-                                     f"(got {casting!r})")
-    try:
-        _operator.index(subok)
-    except TypeError:
-        raise _type_error("astype", f"'{type(subok).__name__}' object cannot be interpreted as an integer "
-                                    "(subok)") from None
-    if isinstance(copy, _np._CopyMode):
-        raise _value_error("astype", "_CopyMode enum is not allowed for astype function. Use true/false instead.")
-    if copy is None:
-        need = False
-    else:
-        try:
-            need = bool(copy)
-        except ValueError as e:
-            raise _value_error("astype", f"copy: {e}") from None
-    dt = _np.dtype(dtype) if dtype is not None else _np.dtype(_np.float64)
-    if casting != "unsafe" and not _np.can_cast(_np.dtype(self.dtype), dt, casting=casting):
-        raise _type_error("astype", f"Cannot cast array data from dtype('{self.dtype}') to dtype('{dt}') according "
-                                    f"to the rule '{casting}'")
-    r = _c_astype_method(self, dt, need)
-    keep_f = o in ("K", "A") and self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous
-    if (o == "F" or keep_f) and r.ndim >= 2 and not r.flags.f_contiguous:
-        r = as_fortran(r)
-    elif o == "C" and not r.flags.c_contiguous:
-        r = r.copy()
-    return r
-
-
-_C.ndarray.astype = _method_astype
-
-_c_flatten_method = _C.ndarray.flatten
-
-
-def _method_flatten(self, order="C"):
-    """``ndarray.flatten(order='C')``: a 1-d copy, in C, Fortran ('F'; 'A'/'K' for a Fortran-ordered
-    array) or NumPy's checked order."""
-    if order.__class__ is str and order == "C":
-        return _c_flatten_method(self)
-    o = check_order("flatten", order) or "C"
-    if o == "F" or (o in ("A", "K") and self.ndim >= 2 and self.flags.f_contiguous and not self.flags.c_contiguous):
-        return _c_flatten_method(_C.transpose(self))
-    return _c_flatten_method(self)
-
-
-_C.ndarray.flatten = _method_flatten
-
-
 # --------------------------------------------------------------------------- shapes and axes lists
 
 def intp_tuple(op, obj, what="shape"):
@@ -1433,20 +1135,6 @@ def _with_axes_checks(op, cfn):
 permute_dims = _with_axes_checks("permute_dims", _C.transpose)
 transpose = _with_axes_checks("transpose", _C.transpose)
 __all__ += ["broadcast_to", "permute_dims", "transpose"]
-_c_method_transpose = _C.ndarray.transpose
-
-
-def _method_transpose(self, *axes):
-    """``ndarray.transpose(*axes)``: one array argument is NumPy's PyArray_IntpConverter sequence
-    of axes (as the function reads it), anything else the binding's."""
-    if len(axes) == 1 and isinstance(axes[0], (_C.ndarray, _np.ndarray)) and axes[0].ndim > 0:
-        return transpose(self, axes[0])
-    return _c_method_transpose(self, *axes)
-
-
-_method_transpose.__doc__ = (_c_method_transpose.__doc__ or "") + "\n" + (_method_transpose.__doc__ or "")
-_C.ndarray.transpose = _method_transpose
-
 
 _c_var, _c_std = _C.var, _C.std
 
@@ -1560,3 +1248,34 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
 
 
 __all__ += ["var", "std"]
+
+
+# The ndarray methods (installed on import) live in _signatures_methods; their names stay reachable
+# here (pyasc._signatures.ravel_order, ._method_squeeze, ...) as before the split.
+from ._signatures_methods import (  # noqa: E402,F401
+    _CASTINGS,
+    _UFUNC_REDUCTIONS,
+    _c_astype_method,
+    _c_conj,
+    _c_copy_method,
+    _c_flatten_method,
+    _c_method_transpose,
+    _c_ravel,
+    _c_reshape,
+    _c_squeeze_method,
+    _c_swapaxes,
+    _install_cumulative_methods,
+    _install_reduction_methods,
+    _keep_order_perm,
+    _method_astype,
+    _method_conj,
+    _method_copy,
+    _method_flatten,
+    _method_ravel,
+    _method_reshape,
+    _method_squeeze,
+    _method_swapaxes,
+    _method_transpose,
+    _ravel_order_views,
+    ravel_order,
+)

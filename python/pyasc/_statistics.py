@@ -398,6 +398,8 @@ def ptp(a, axis=None, out=None, keepdims=False):
     x = _arr(a)
     if _sig._zero_d_axis(x, axis):  # (maximum.reduce reads axis 0/-1 of a 0-d array as None)
         axis = None
+    elif isinstance(axis, tuple):  # maximum.reduce reads the entries in order: index, then range
+        _sig.check_axis(axis, x.ndim, ufunc=True)
     return _to_out(_C.subtract(_C.max(x, axis, None, None, keepdims), _C.min(x, axis, None, None, keepdims)), out)
 
 

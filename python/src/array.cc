@@ -609,6 +609,13 @@ PyObject* fast_richcompare(PyObject* self, PyObject* other, int cmp) noexcept {
     // in the broadcast shape (an incompatible shape is its ValueError)
     auto unequal = [&](const asc::Shape& other_shape) {
       const Tensor& t = py::handle(self).cast<const Tensor&>();
+      // ml_dtypes' bfloat16 has no equal/not_equal loop with a str or bytes array (NumPy refuses the
+      // comparison; None and dtype objects are still all-unequal there)
+      if (t.dtype() == DType::kBFloat16 && other != Py_None && !py::isinstance<py::dtype>(py::handle(other)))
+        throw Error(Status::TypeError(g_fast_compare[cmp]->name,
+                                      "ufunc '" + g_fast_compare[cmp]->name + "' not supported for the input "
+                                      "types (bfloat16 and a str/bytes operand), and the inputs could not be safely "
+                                      "coerced to any supported types according to the casting rule ''safe''"));
       Tensor r = Tensor::empty(asc::broadcast_shapes(t.shape(), other_shape, g_fast_compare[cmp]->name.c_str()),
                                DType::kBool);
       ops::fill(r, ops::Scalar::from_bool(cmp == Py_NE));

@@ -924,3 +924,126 @@ def test_cumsum_axis_before_dtype(mode, name, form, args):
             ar = tuple(xp.asarray(v) if isinstance(v, np.ndarray) else v for v in args)
             return getattr(x, name)(*ar) if form == "method" else getattr(xp, name)(x, *ar)
         _same(lambda: call(np), lambda: call(asc))
+
+
+# ------------------------------------------------------------------ 10^5 run (seeds 100/101) and the last run's open cases
+# array_split of a non-array: NumPy takes len(ary), then int(sections) before it converts ary, so a bad
+# number of sections is int()'s error even for a ragged list (pyasc: asarray's ragged ValueError).
+@pytest.mark.parametrize("ary", [[[1], [2, 3]], [[1, 2], [3, 4]], [1, 2, 3], 5], ids=repr)
+@pytest.mark.parametrize("sections", [None, "a", "2", 0, -1, 2, 2.5, [1], np.float64(2), 1j], ids=repr)
+def test_array_split_sections_before_ary_conversion(mode, ary, sections):
+    def flat(parts):  # the number of parts, their sizes and their values, as one array
+        parts = [np.asarray(p) for p in parts]
+        return np.concatenate([[len(parts)], [p.size for p in parts]] + [p.ravel().astype(float) for p in parts])
+
+    _same(lambda: flat(np.array_split(ary, sections)), lambda: flat(asc.array_split(ary, sections)))
+
+
+# amax/sum/... with initial= or where=: ufunc.reduce reads the axis before them -- a bool axis is its
+# TypeError (pyasc: AxisError "axis 1"), a tuple entry out of range its AxisError before a later bool.
+@pytest.mark.parametrize("axis", [True, False, (True,), (0, True), (1, 0), (5, "a"), -1, (0,)], ids=repr)
+@pytest.mark.parametrize("kw", [{"initial": 2.0}, {"where": np.array(True)}, {"initial": 2.0, "where": True}],
+                         ids=repr)
+@pytest.mark.parametrize("name", ["amax", "amin", "sum", "prod", "nanmax", "nanmin", "all"])
+def test_reduction_axis_before_initial_and_where(mode, name, kw, axis):
+    if name == "all" and "initial" in kw:
+        kw = {"where": np.array(True)}
+    for a in (np.uint64(3), np.ones((2, 3)), np.array([np.nan, 1.0])):
+        _same(lambda: getattr(np, name)(a, axis=axis, **kw), lambda: getattr(asc, name)(asc.asarray(a), axis=axis, **kw))
+
+
+# full/full_like with fill_value=None: NumPy's copyto casts None into every element (NaN for a float, nan+0j,
+# False for bool; int()'s TypeError for an integer dtype, ml_dtypes' for bfloat16, unless there is no
+# element). pyasc read None as "no fill" and returned uninitialised memory (10^5 run seed 101: full((1, 1),
+# None, dtype=float16) gave 0).
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int8, np.uint64, bool,
+                                   "bfloat16"], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (0,), (), 3, (2, 0)], ids=repr)
+def test_full_with_none_fill(mode, shape, dtype):
+    import ml_dtypes  # noqa: PLC0415
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    _same(lambda: np.full(shape, None, dtype=dt), lambda: asc.full(shape, None, dtype=dt))
+    _same(lambda: np.full_like(np.ones(shape, dt), None), lambda: asc.full_like(asc.ones(shape, dt), None))
+    _same(lambda: np.full_like(np.ones(shape), None, dtype=dt), lambda: asc.full_like(asc.ones(shape), None, dtype=dt))
+
+
+def test_full_with_none_fill_and_no_dtype_is_refused():
+    # NumPy makes an object array; pyasc has no object dtype: a clear error, never uninitialised memory
+    for call in (lambda: asc.full((2,), None), lambda: asc.full((), None)):
+        with pytest.raises(asc.AscendError, match="object"):
+            call()
+
+
+# isdtype(bfloat16, <array kind of several elements>): NumPy refuses the dtype first (TypeError: bfloat16
+# is not one of its dtypes); pyasc, which accepts bfloat16, raised only the kind's ValueError.
+def test_isdtype_bfloat16_with_array_kind():
+    import ml_dtypes  # noqa: PLC0415
+
+    for kind in (np.ones(3, bool), np.ones(0, bool), np.broadcast_to(np.ones(1, bool), (2 ** 44,))):
+        for d in (ml_dtypes.bfloat16, np.dtype(ml_dtypes.bfloat16)):
+            with pytest.raises(TypeError):
+                asc.isdtype(d, kind)
+        if kind.size < 2 ** 40:  # (NumPy's `kind == "bool"` of the huge view is its MemoryError)
+            _same(lambda: np.asarray(np.isdtype(np.float32, kind)), lambda: np.asarray(asc.isdtype(np.float32, kind)))
+
+
+# asarray(view, order='C'/'F') copies a view that is not contiguous in that order (a 1-d one too): a huge
+# broadcast view is NumPy's MemoryError there (pyasc returned the view: last run's open case).
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_asarray_order_copies_a_noncontiguous_view(mode, order):
+    huge = np.broadcast_to(np.ones(1, bool), (2 ** 62,))
+    _same(lambda: np.asarray(huge, order=order), lambda: asc.asarray(asc.broadcast_to(asc.ones(1, bool), (2 ** 62,)),
+                                                                     order=order))
+    for v in (np.arange(6.0)[::2], np.arange(6.0).reshape(2, 3)[:, ::2], np.arange(6.0).reshape(2, 3).T,
+              np.broadcast_to(np.arange(3.0), (2, 3)), np.arange(3.0)):
+        x = asc.asarray(v)
+        r = asc.asarray(x, order=order)
+        np.testing.assert_array_equal(np.asarray(r), v)
+        assert (r.is_contiguous() if order == "C" else r.T.is_contiguous()) or v.ndim < 1
+        x2 = asc.asarray(v.copy())
+        if order == "C":  # a contiguous array is not copied
+            r2 = asc.asarray(x2, order="C")
+            r2[(0,) * v.ndim] = 42.0
+            assert float(np.asarray(x2)[(0,) * v.ndim]) == 42.0
+
+
+# a bfloat16 array ==/!= a str or bytes operand: ml_dtypes' bfloat16 has no equal/not_equal loop with a
+# string array, so NumPy raises TypeError where it answers all-unequal for float32 (pyasc answered both).
+@pytest.mark.parametrize("other", [(1, "a"), "a", ["a", "b"], np.array(["x", "y"]), b"ab", None, np.dtype("f4")],
+                         ids=repr)
+@pytest.mark.parametrize("dt", ["bfloat16", np.float32, np.int8])
+@pytest.mark.parametrize("shape", [(), (2,), (3,)])
+def test_eq_ne_with_strings(mode, shape, dt, other):
+    import operator  # noqa: PLC0415
+
+    import ml_dtypes  # noqa: PLC0415
+
+    a = np.ones(shape, ml_dtypes.bfloat16 if dt == "bfloat16" else dt)
+    for op in (operator.eq, operator.ne):
+        _same(lambda: op(a, other), lambda: op(asc.asarray(a), other))
+
+
+# eigh/eigvalsh check UPLO, then the stacked square shape, before the double-precision cast: a huge 1-d
+# float32 view is NumPy's LinAlgError (seed 100: pyasc's MemoryError of the float64 copy).
+@pytest.mark.parametrize("uplo", ["L", "U", "x"])
+@pytest.mark.parametrize("fn", ["eigh", "eigvalsh"])
+def test_eigh_shape_before_cast(mode, fn, uplo):
+    huge = (2 ** 44,)
+    _same(lambda: np.asarray(getattr(np.linalg, fn)(np.broadcast_to(np.ones(1, np.float32), huge), UPLO=uplo)),
+          lambda: getattr(asc.linalg, fn)(asc.broadcast_to(asc.ones(1, np.float32), huge), UPLO=uplo))
+    for a in (np.ones(3, np.float32), np.ones((2, 3)), np.ones((0, 2, 2), np.float32)):
+        _same(lambda: np.asarray(getattr(np.linalg, fn)(a, UPLO=uplo)[0 if fn == "eigh" else ...]),
+              lambda: np.asarray(getattr(asc.linalg, fn)(asc.asarray(a), UPLO=uplo)[0 if fn == "eigh" else ...]))
+
+
+# clip with a non-number bound (a dtype object, an object()): NumPy's object loop, whose result it
+# allocates first -- a huge view is that allocation's ValueError ("array is too big") or MemoryError
+# before the loop's TypeError (seed 100: a 2**63-1 int8 view was pyasc's TypeError).
+@pytest.mark.parametrize("n", [2 ** 63 - 1, 2 ** 62, 2 ** 40, 3], ids=str)
+@pytest.mark.parametrize("bounds", [(np.array(1, np.int32), np.dtype("float32")), (np.dtype("f4"), None)], ids=repr)
+def test_clip_object_bound_allocates_first(mode, n, bounds):
+    lo, hi = bounds
+    _same(lambda: np.broadcast_to(np.ones(1, np.int8), (n,)).clip(lo, hi),
+          lambda: asc.broadcast_to(asc.ones(1, np.int8), (n,)).clip(asc.asarray(lo) if isinstance(lo, np.ndarray) else lo,
+                                                                    hi))

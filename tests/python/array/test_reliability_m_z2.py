@@ -671,3 +671,128 @@ def test_var_dtype_and_bool_mean_before_ddof(mode, fn, dtype, ddof):
 def test_trim_zeros_axis_sequence(mode, axis):
     for a in (np.array(5, np.int32), np.array([0, 1, 0]), np.array([[0, 1], [0, 0]]), np.array([0, 0, 2, 0])[::2]):
         _compare(lambda: np.trim_zeros(a, axis=axis), lambda: asc.trim_zeros(asc.asarray(a), axis=axis))
+
+
+# ------------------------------------------------------------------ 10^5 run (seeds 100/101) and the last run's open cases
+# nansum/nanprod/nanmax/nanmin/ptp with an axis tuple: NumPy's reduction reads the entries in order
+# (an entry out of range is AxisError before a later str's TypeError; seed 101: nanprod(axis=(1, 'a'))
+# was pyasc's TypeError).
+@pytest.mark.parametrize("axis", [(1, "a"), (0, "a"), ("a", 1), (0, 0), (0,), (5,), (-1,), (0, 1), (1.5,), 0, "a"],
+                         ids=repr)
+@pytest.mark.parametrize("name", ["nanprod", "nansum", "nanmax", "nanmin", "ptp"])
+def test_nan_reductions_axis_tuple_in_order(mode, name, axis):
+    for a in (np.arange(5, dtype=np.uint16), np.arange(6.0).reshape(2, 3), np.float32(2), np.array([1.0, np.nan])):
+        _compare(lambda: getattr(np, name)(a, axis=axis), lambda: getattr(asc, name)(asc.asarray(a), axis=axis))
+    if name in ("nanprod", "nansum"):
+        a = np.arange(5, dtype=np.uint16)
+        _compare(lambda: getattr(np, name)(a, axis=axis, dtype=np.complex64),
+                 lambda: getattr(asc, name)(asc.asarray(a), axis=axis, dtype=np.complex64))
+
+
+# nanmean of real data with a complex dtype=: NumPy divides the complex sum by the count as a complex
+# division ((inf+0j)/1 is inf+nanj); pyasc's kernel divided the parts (seed 101: 0-d inf gave inf+0j).
+@pytest.mark.parametrize("vals", [[np.inf], [np.inf, 1.0], [np.nan, 1.0], [np.nan], [-np.inf, 2.0], [1.0, 2.0], []],
+                         ids=repr)
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64, np.float32, None], ids=str)
+def test_nanmean_complex_dtype_of_real_data(mode, vals, dtype):
+    import warnings  # noqa: PLC0415
+
+    for src in (np.float64, np.float32, np.float16):
+        a = np.array(vals, src)
+        cases = [(a, None), (a, 0)] + ([(a[0], None)] if a.size else [])
+        for x, axis in cases:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                _compare(lambda: np.nanmean(x, axis=axis, dtype=dtype),
+                         lambda: asc.nanmean(asc.asarray(x), axis=axis, dtype=dtype))
+
+
+# polydiv of N-d coefficients: NumPy's q[k] = d fails -- ValueError for float64 ("setting an array
+# element with a sequence"), TypeError for complex, and for bfloat16 ml_dtypes' "expected number"
+# TypeError (pyasc: the float ValueError; last run's open cases).
+@pytest.mark.parametrize("shape", [(4, 2, 5), (1, 0), (3,), (2, 2)])
+@pytest.mark.parametrize("dt", ["bfloat16", np.float64, np.complex64, np.float32], ids=str)
+def test_polydiv_nd_coefficients(mode, shape, dt):
+    import ml_dtypes  # noqa: PLC0415
+
+    d = ml_dtypes.bfloat16 if dt == "bfloat16" else dt
+    u, v = np.ones(shape, d), np.ones(shape, d) * 2
+    _compare(lambda: np.stack(np.polydiv(u, v)) if u.ndim == 1 else np.polydiv(u, v),
+             lambda: np.stack([np.asarray(p) for p in asc.polydiv(asc.asarray(u), asc.asarray(v))])
+             if u.ndim == 1 else asc.polydiv(asc.asarray(u), asc.asarray(v)))
+
+
+# reshape with an array as the shape: NumPy iterates it, so one whose first extent is 0 (any dtype) is
+# the shape () (an empty bool array: pyasc's "only integer scalar arrays" TypeError; last run); None
+# is "no new shape" (the array's own).
+_RESHAPE_SHAPES = [np.ones((0, 2, 4), bool), np.ones(0, bool), np.ones(0, np.int64), np.array([1]), np.array([True]),
+                   np.array(True), None, [], (), np.ones((0,)), np.array([1.0]), np.array(1), (None, 3), -1]
+
+
+@pytest.mark.parametrize("shape", _RESHAPE_SHAPES, ids=repr)
+def test_reshape_array_and_none_shapes(mode, shape):
+    for a in (np.ones((0, 2, 4), bool), np.ones(1, np.uint8), np.ones(3), np.ones(()), np.ones((2, 3))[:, ::2]):
+        _compare(lambda: a.reshape(shape), lambda: asc.asarray(a).reshape(shape))
+        _compare(lambda: np.reshape(a, shape), lambda: asc.reshape(asc.asarray(a), shape))
+        _compare(lambda: np.reshape(a, shape, order="F"), lambda: asc.reshape(asc.asarray(a), shape, order="F"))
+    _compare(lambda: np.reshape(np.ones(2)), lambda: asc.reshape(asc.ones(2)))  # (no shape: TypeError)
+
+
+# tile with list entries in reps: `[2] == 1` is False, so NumPy repeats by each list (broadcast to the
+# rows: repeat's ValueError for a length mismatch, negative or ragged entries) and the output shape
+# holding a list is the reshape's TypeError (seed 101: tile(0-d, [[1], [2, 3]]) was pyasc's TypeError).
+@pytest.mark.parametrize("reps", [[[1], [2, 3]], [[2], [2]], [[1, 2]], ([2],), [[2, 2], 1], [2, [-1]], [[1.5]],
+                                  [[[1]]], [[2, 2]], [[]], [1, [1]]], ids=repr)
+def test_tile_list_repetitions(mode, reps):
+    for a in (np.float64(3.0), np.ones(2), np.ones((2, 3)), np.ones(0)):
+        _compare(lambda: np.tile(a, reps), lambda: asc.tile(asc.asarray(a), reps))
+
+
+# tril(m, k=None) of a huge 1-d view: NumPy's tri computes -k first (TypeError), before anything is
+# allocated (seed 100: pyasc's "array is too big" ValueError of the broadcast square).
+@pytest.mark.parametrize("k", [None, "a", 1.5, 0, -1], ids=repr)
+def test_tril_k_before_allocation(mode, k):
+    for a in (np.ones(3), np.ones((3, 3))):
+        _compare(lambda: np.tril(a, k=k), lambda: asc.tril(asc.asarray(a), k=k))
+    if k in (None, "a"):
+        with pytest.raises(TypeError):
+            np.tril(np.broadcast_to(np.ones(1, bool), (2 ** 63 - 1,)), k=k)
+        with pytest.raises(TypeError):
+            asc.tril(asc.broadcast_to(asc.ones(1, bool), (2 ** 63 - 1,)), k=k)
+
+
+# trace: NumPy's argument parse ("|iiiO&O&") converts dtype and out before the diagonal's axis checks
+# (seed 101: trace(axis2=5, dtype='abc') was pyasc's AxisError-like ValueError).
+@pytest.mark.parametrize("kw", [{"axis2": 5, "dtype": "abc"}, {"axis2": 5, "out": 3}, {"dtype": np.float32},
+                                {"axis1": 0, "axis2": 0, "dtype": "f8"}, {"dtype": "abc"}], ids=repr)
+def test_trace_dtype_before_axes(mode, kw):
+    for a in (np.ones((2, 2), np.int64), np.ones(2)):
+        _compare(lambda: np.trace(a, **kw), lambda: asc.trace(asc.asarray(a), **kw))
+        _compare(lambda: a.trace(**kw), lambda: asc.asarray(a).trace(**kw))
+
+
+# polyder of N-d coefficients: NumPy computes y = p[:-1] * arange(n, 0, -1) (the powers broadcast along
+# the last axis: a mismatch is its ValueError) before `if m == 0`, so m + 1 products, and an empty fixed
+# point recurses to its RecursionError for a large m. pyasc refused every N-d array (seed 100: 30 clear
+# errors where NumPy returns).
+@pytest.mark.parametrize("shape", [(1, 1), (0, 0, 0), (3, 2), (3, 3), (4, 3), (3, 1), (2, 3, 3), (1, 0), (5, 5, 1),
+                                   (0, 1), (2, 1, 1), ()], ids=str)
+@pytest.mark.parametrize("m", [0, 1, 2, 3, 2000, 2 ** 70], ids=str)
+def test_polyder_nd_coefficients(mode, shape, m):
+    for dt in (np.int8, np.float32, bool, np.complex64):
+        a = (np.arange(int(np.prod(shape))) % 5 + 1).astype(dt).reshape(shape)
+        _compare(lambda: np.polyder(a, m), lambda: asc.polyder(asc.asarray(a), m))
+
+
+# roll with an array axis of bool/float entries: NumPy iterates it as NumPy scalars, which are no index
+# (TypeError at the first entry). A pyasc 0-d bool passed __index__, so a huge bool view as the axis was
+# a 2**44-step loop (seed 100: a hang, the run's one crash-class finding).
+@pytest.mark.parametrize("axis", [np.array([True]), np.array([0.0]), np.array([1]), np.array([], bool),
+                                  np.array([0, 1]), np.ones(2, bool), "huge"], ids=repr)
+def test_roll_array_axis_entries(mode, axis):
+    a = np.arange(10.0).reshape(2, 5)
+    if isinstance(axis, str):
+        _compare(lambda: np.roll(a, 1, axis=np.broadcast_to(np.ones(1, bool), (2 ** 44,))),
+                 lambda: asc.roll(asc.asarray(a), 1, axis=asc.broadcast_to(asc.ones(1, bool), (2 ** 44,))))
+    else:
+        _compare(lambda: np.roll(a, 1, axis=axis), lambda: asc.roll(asc.asarray(a), 1, axis=asc.asarray(axis)))
