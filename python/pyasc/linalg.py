@@ -191,16 +191,22 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         raise _ValueError(_Code.INVALID_PARAM, f"[svd] compute_uv/full_matrices: {e}") from None
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
-    _svd_finite(a, "svd")
+    _svd_finite(a, "svd", compute_uv)
     (a,), single = _up(a)
     r = _down(tuple(_L.svd(a, full_matrices, compute_uv)), single)
     return SVDResult(*r) if compute_uv else r[0]
 
 
-def _svd_finite(a, name):
-    """The one-sided Jacobi SVD does not converge on inf/NaN (it looped forever on a 3x3 matrix
-    holding -inf): refused up front with NumPy's LinAlgError ("SVD did not converge", what
-    LAPACK's gesdd reports for such input when it returns at all)."""
+def _svd_finite(a, name, compute_uv=True):
+    """The one guard left in front of gesdd: a matrix holding +-inf when U and Vh are wanted.
+    There LAPACK's divide and conquer (dbdsdc on the NaNs the inf scaling makes) can loop
+    forever -- NumPy's bundled OpenBLAS 0.3.31 and the system OpenBLAS 0.3.21 hang on the same 3x3
+    matrices, and otherwise return NaN factors or "did not converge" -- so pyasc answers NumPy's
+    LinAlgError ("SVD did not converge") up front. Everything else goes to LAPACK as NumPy's call:
+    a NaN is gesdd's info=-4, NumPy's "did not converge"; inf without U/Vh gives NaN singular values
+    (compared with NumPy over 320 matrices, float32/64, complex64/128, tests/python/linalg)."""
+    if not compute_uv:
+        return
     x = a if isinstance(a, _C.ndarray) else None
     if x is None:
         try:
@@ -209,8 +215,11 @@ def _svd_finite(a, name):
             return
     # (float16/bfloat16 are NumPy's "unsupported in linalg" TypeError first: the binding's check)
     dt = _np.dtype(x.dtype)
-    if x.ndim >= 2 and x.size and dt.kind in "fc" and dt.itemsize >= 4 and not bool(_C.all(_C.isfinite(x))):
-        raise LinAlgError(_Code.LINALG_ERROR, f"[{name}] SVD did not converge (the matrix holds inf or NaN)")
+    # (a matrix with inf and NaN is gesdd's NaN error anyway: the same LinAlgError, so any inf
+    # in the stack is refused -- LAPACK never starts on an inf matrix of the stack)
+    if x.ndim >= 2 and x.size and dt.kind in "fc" and dt.itemsize >= 4 and bool(_C.any(_C.isinf(x))):
+        raise LinAlgError(_Code.LINALG_ERROR, f"[{name}] SVD did not converge (the matrix holds inf: LAPACK's "
+                                              "divide and conquer may not return on it, NumPy's included)")
 
 
 def _svd_hermitian(a, compute_uv):
@@ -230,20 +239,31 @@ def _svd_hermitian(a, compute_uv):
 
 def svdvals(x, /):
     """Singular values of each matrix, descending."""
-    _svd_finite(x, "svdvals")
+    _svd_finite(x, "svdvals", False)
     (x,), single = _up(x)
     return _down(_L.svd(x, False, False)[0], single)
+
+
+def _eigh_square_first(a, uplo, op):
+    """NumPy's eigh/eigvalsh check UPLO, then the stacked square shape, before the double-precision
+    cast (a huge 1-d float32 view is its LinAlgError, not pyasc's MemoryError of the cast)."""
+    if isinstance(uplo, str):
+        if uplo.upper() not in ("L", "U"):  # (before the cast: eager mode would allocate it first)
+            raise _ValueError(_Code.INVALID_PARAM, f"[{op}] UPLO argument must be 'L' or 'U'")
+        _square_first(a, op)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
     """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices,
     reading the lower (``UPLO='L'``) or upper triangle."""
+    _eigh_square_first(a, UPLO, "eigh")
     (a,), single = _up(a)
     return EighResult(*_down(tuple(_L.eigh(a, str(UPLO).upper(), True)), single))
 
 
 def eigvalsh(a, UPLO="L"):  # noqa: N803
     """Eigenvalues (ascending) of symmetric matrices."""
+    _eigh_square_first(a, UPLO, "eigvalsh")
     (a,), single = _up(a)
     return _down(_L.eigh(a, str(UPLO).upper(), False)[0], single)
 

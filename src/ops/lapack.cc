@@ -62,17 +62,9 @@ void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, f
              int* info);
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
              int* info);
-void sgelqf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
-             int* info);
-void dgelqf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
-             int* info);
 void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
              const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
-             const int* lwork, int* info);
-void sorglq_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
-             const int* lwork, int* info);
-void dorglq_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
              const int* lwork, int* info);
 void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
              const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info,
@@ -97,10 +89,7 @@ void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* 
                  C* b, const int* ldb, int* info, size_t);                                                         \
   void P##potrf_(const char* uplo, const int* n, C* a, const int* lda, int* info, size_t);                         \
   void P##geqrf_(const int* m, const int* n, C* a, const int* lda, C* tau, C* work, const int* lwork, int* info);   \
-  void P##gelqf_(const int* m, const int* n, C* a, const int* lda, C* tau, C* work, const int* lwork, int* info);   \
   void P##ungqr_(const int* m, const int* n, const int* k, C* a, const int* lda, const C* tau, C* work,             \
-                 const int* lwork, int* info);                                                                     \
-  void P##unglq_(const int* m, const int* n, const int* k, C* a, const int* lda, const C* tau, C* work,             \
                  const int* lwork, int* info);                                                                     \
   void P##gesdd_(const char* jobz, const int* m, const int* n, C* a, const int* lda, R* s, C* u, const int* ldu,    \
                  C* vt, const int* ldvt, C* work, const int* lwork, R* rwork, int* iwork, int* info, size_t);       \
@@ -163,9 +152,7 @@ struct Lapack<float> : RealExtras<float, sgesdd_, ssyevd_, sgelsd_> {
   static constexpr auto getrs = sgetrs_;
   static constexpr auto potrf = spotrf_;
   static constexpr auto geqrf = sgeqrf_;
-  static constexpr auto gelqf = sgelqf_;
   static constexpr auto orgqr = sorgqr_;
-  static constexpr auto orglq = sorglq_;
   static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const float* a, int lda, float* b,
                    int ldb) {
     cblas_strsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0f, a, lda, b, ldb);
@@ -178,9 +165,7 @@ struct Lapack<double> : RealExtras<double, dgesdd_, dsyevd_, dgelsd_> {
   static constexpr auto getrs = dgetrs_;
   static constexpr auto potrf = dpotrf_;
   static constexpr auto geqrf = dgeqrf_;
-  static constexpr auto gelqf = dgelqf_;
   static constexpr auto orgqr = dorgqr_;
-  static constexpr auto orglq = dorglq_;
   static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const double* a, int lda,
                    double* b, int ldb) {
     cblas_dtrsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0, a, lda, b, ldb);
@@ -189,8 +174,8 @@ struct Lapack<double> : RealExtras<double, dgesdd_, dsyevd_, dgelsd_> {
 
 /// Complex: the c/z routines under the names of the real ones (ungqr for
 /// orgqr, heevd for syevd), trsm with alpha passed by pointer.
-template <typename R, auto Gesv, auto Getrf, auto Getrs, auto Potrf, auto Geqrf, auto Gelqf, auto Ungqr, auto Unglq,
-          auto Gesdd, auto Heevd, auto Gelsd, auto Trsm>
+template <typename R, auto Gesv, auto Getrf, auto Getrs, auto Potrf, auto Geqrf, auto Ungqr, auto Gesdd,
+          auto Heevd, auto Gelsd, auto Trsm>
 struct LapackComplex {
   using C = std::complex<R>;
   static constexpr auto gesv = Gesv;
@@ -198,9 +183,7 @@ struct LapackComplex {
   static constexpr auto getrs = Getrs;
   static constexpr auto potrf = Potrf;
   static constexpr auto geqrf = Geqrf;
-  static constexpr auto gelqf = Gelqf;
   static constexpr auto orgqr = Ungqr;
-  static constexpr auto orglq = Unglq;
   static void gesdd(const char* jobz, const int* m, const int* n, C* a, const int* lda, R* s, C* u, const int* ldu,
                     C* vt, const int* ldvt, C* work, const int* lwork, R* rwork, int* iwork, int* info) {
     Gesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, 1);
@@ -221,11 +204,11 @@ struct LapackComplex {
 };
 template <>
 struct Lapack<std::complex<float>>
-    : LapackComplex<float, cgesv_, cgetrf_, cgetrs_, cpotrf_, cgeqrf_, cgelqf_, cungqr_, cunglq_, cgesdd_, cheevd_,
+    : LapackComplex<float, cgesv_, cgetrf_, cgetrs_, cpotrf_, cgeqrf_, cungqr_, cgesdd_, cheevd_,
                     cgelsd_, cblas_ctrsm> {};
 template <>
 struct Lapack<std::complex<double>>
-    : LapackComplex<double, zgesv_, zgetrf_, zgetrs_, zpotrf_, zgeqrf_, zgelqf_, zungqr_, zunglq_, zgesdd_, zheevd_,
+    : LapackComplex<double, zgesv_, zgetrf_, zgetrs_, zpotrf_, zgeqrf_, zungqr_, zgesdd_, zheevd_,
                     zgelsd_, cblas_ztrsm> {};
 
 /// Calls fn(T{}) with T = float, double, std::complex<float> or
