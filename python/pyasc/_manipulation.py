@@ -981,6 +981,8 @@ def put(a, ind, v, mode="raise"):
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where the 1-d ``condition`` is true."""
     if axis is not None:  # NumPy's ndarray.compress converts the axis (TypeError) before the condition
+        if isinstance(axis, (bool, _np.bool_)):  # (PyArray_AxisConverter refuses a bool)
+            raise _TE("[compress] an integer is required for the axis (got a bool)")
         try:
             ax = _operator.index(axis)
         except TypeError as e:

@@ -1047,3 +1047,12 @@ def test_clip_object_bound_allocates_first(mode, n, bounds):
     _same(lambda: np.broadcast_to(np.ones(1, np.int8), (n,)).clip(lo, hi),
           lambda: asc.broadcast_to(asc.ones(1, np.int8), (n,)).clip(asc.asarray(lo) if isinstance(lo, np.ndarray) else lo,
                                                                     hi))
+
+
+# compress(axis=True): NumPy's PyArray_AxisConverter refuses a bool ("an integer is required for the
+# axis": TypeError); pyasc took it as axis 1 (10^5 run seed 101: its AxisError-like ValueError).
+@pytest.mark.parametrize("axis", [True, False, np.True_, 0, 1, None], ids=repr)
+def test_compress_bool_axis(mode, axis):
+    for a in (np.ones(0, bool), np.ones((2, 3)), np.float64(2)):
+        c = np.array([1, 0], np.uint8)[:0] if a.size == 0 else np.array([1, 0])
+        _same(lambda: np.compress(c, a, axis=axis), lambda: asc.compress(asc.asarray(c), asc.asarray(a), axis=axis))
