@@ -876,22 +876,10 @@ Tensor conv_onednn(const Tensor& x, const Tensor& w, const Tensor* b, const Tens
       for (const Job& j : jobs) run(j);
       return;
     }
-    std::mutex mu;
-    std::exception_ptr err;
-    runtime::KernelInvocation inv;
-    inv.name = a.op;
-    inv.block_dim = static_cast<uint32_t>(jobs.size());
-    inv.body = [&](const runtime::BlockContext& ctx) {
-      try {
-        ScopedThreads one(1);  // the piece's plan was made for one thread
-        run(jobs[ctx.block_idx]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!err) err = std::current_exception();
-      }
-    };
-    runtime::cpu_device().run_kernel(inv).ThrowIfError();
-    if (err) std::rethrow_exception(err);
+    detail::run_blocks(a.op, static_cast<int64_t>(jobs.size()), [&](int64_t i) {
+      ScopedThreads one(1);  // the piece's plan was made for one thread
+      run(jobs[i]);
+    });
   });
   return out;
 }

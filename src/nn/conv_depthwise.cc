@@ -243,22 +243,7 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
     run_planes(0, g.planes);
     return;
   }
-  std::mutex mu;
-  std::exception_ptr err;
-  runtime::KernelInvocation inv;
-  inv.name = a.op;
-  inv.block_dim = static_cast<uint32_t>(pieces);
-  inv.body = [&](const runtime::BlockContext& ctx) {
-    try {
-      const int64_t i = ctx.block_idx;
-      run_planes(g.planes * i / pieces, g.planes * (i + 1) / pieces);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!err) err = std::current_exception();
-    }
-  };
-  runtime::cpu_device().run_kernel(inv).ThrowIfError();
-  if (err) std::rethrow_exception(err);
+  detail::run_blocks(a.op, pieces, [&](int64_t i) { run_planes(g.planes * i / pieces, g.planes * (i + 1) / pieces); });
 }
 
 int64_t calls() { return g_calls.load(std::memory_order_relaxed); }

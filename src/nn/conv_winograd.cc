@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "asc/runtime/device.h"
+#include "nn/nn_util.h"
 #include "nn/onednn.h"
 
 #define ASC_AVX2 __attribute__((target("avx2,fma")))
@@ -547,21 +548,8 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
     for (const Piece& p : pieces) run_piece(g, p, X, U, B, R, O);
     return;
   }
-  std::mutex mu;
-  std::exception_ptr err;
-  runtime::KernelInvocation inv;
-  inv.name = a.op;
-  inv.block_dim = static_cast<uint32_t>(pieces.size());
-  inv.body = [&](const runtime::BlockContext& ctx) {
-    try {
-      run_piece(g, pieces[ctx.block_idx], X, U, B, R, O);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!err) err = std::current_exception();
-    }
-  };
-  runtime::cpu_device().run_kernel(inv).ThrowIfError();
-  if (err) std::rethrow_exception(err);
+  detail::run_blocks(a.op, static_cast<int64_t>(pieces.size()),
+                     [&](int64_t i) { run_piece(g, pieces[i], X, U, B, R, O); });
 }
 
 int64_t calls() { return g_calls.load(std::memory_order_relaxed); }

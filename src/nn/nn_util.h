@@ -1,10 +1,13 @@
 // Small helpers shared by the hand-written NN kernels (pool.cc, norm.cc, conv*.cc):
 // floating-dtype dispatch, reading/writing 1-D parameter tensors of any
-// floating dtype and strides, and per-thread scratch buffers.
+// floating dtype and strides, per-thread scratch buffers, and running pieces of
+// work as one launch on the device's core workers.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "asc/core/half.h"
 #include "asc/core/status.h"
 #include "asc/core/tensor.h"
+#include "asc/runtime/device.h"
 
 namespace asc::nn::detail {
 
@@ -91,6 +95,30 @@ void* thread_buffer(size_t bytes) {
     buf.n = bytes;
   }
   return buf.p;
+}
+
+/// Runs fn(i) for every i in [0, n) as one launch of n blocks on the CPU device's core
+/// workers (the calling thread takes blocks too) and returns when all have finished.
+/// A block's exception is caught inside the block -- it must not unwind through a
+/// worker -- and the first one is rethrown here; a launch failure throws Error.
+/// Thread-safety: fn is called concurrently from several threads.
+template <class Fn>
+void run_blocks(const std::string& name, int64_t n, Fn&& fn) {
+  std::mutex mu;
+  std::exception_ptr err;
+  runtime::KernelInvocation inv;
+  inv.name = name;
+  inv.block_dim = static_cast<uint32_t>(n);
+  inv.body = [&](const runtime::BlockContext& ctx) {
+    try {
+      fn(static_cast<int64_t>(ctx.block_idx));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!err) err = std::current_exception();
+    }
+  };
+  runtime::cpu_device().run_kernel(inv).ThrowIfError();
+  if (err) std::rethrow_exception(err);
 }
 
 }  // namespace asc::nn::detail
