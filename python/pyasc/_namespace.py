@@ -647,6 +647,9 @@ def _round_into(a, decimals, out):
     from . import numeric as _numeric  # noqa: PLC0415 - (the ufuncs with NumPy's out= rules import this module)
     from ._ufunc import _te  # noqa: PLC0415
 
+    if out.size != a.size:  # PyArray_Round's first check: sizes, not shapes (() into (1,) is fine)
+        raise _errors.AscendValueError(_errors.ErrorCode.INVALID_SHAPE, "[round] invalid output shape "
+                                       f"(out {tuple(out.shape)} for an array of shape {tuple(a.shape)})")
     k = a.dtype.kind
     if k == "c":
         if _np.dtype(out.dtype).kind != "c":

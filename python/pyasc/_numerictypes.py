@@ -72,6 +72,8 @@ ScalarType = tuple(t for t in _np.ScalarType if not issubclass(t, _np.generic) o
 def _is_bf16(x):
     if x is _ml_dtypes.bfloat16:
         return True
+    if isinstance(x, (_C.ndarray, _np.ndarray)):  # an array is no dtype (np.dtype reads a pyasc
+        return False                               # array's .dtype attribute: bfloat16 passed as one)
     try:
         return _np.dtype(x) == _BF16
     except TypeError:
@@ -97,7 +99,7 @@ def issubdtype(arg1, arg2):
             return True
         return _is_bf16(arg2)
     if isinstance(arg1, _C.ndarray):
-        raise _TE(f"[issubdtype] arg1 must be a dtype or scalar type, not {type(arg1).__name__}")
+        raise _TE("[issubdtype] Cannot construct a dtype from an array (arg1)")  # NumPy's np.dtype(arg1)
     if isinstance(arg2, _C.ndarray):  # np.dtype(array) is NumPy's TypeError
         raise _TE("[issubdtype] Cannot construct a dtype from an array (arg2)")
     return bool(_np.issubdtype(arg1, arg2))

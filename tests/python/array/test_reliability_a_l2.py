@@ -248,6 +248,21 @@ def test_issubdtype_bfloat16_reads_arg2_as_a_dtype(arg2):
     _same(lambda: np.issubdtype(bf16, arg2), lambda: asc.issubdtype(bf16, arg2))
 
 
+@pytest.mark.parametrize("dt", ["bfloat16", "float32", "int8"])
+@pytest.mark.parametrize("arg2", [np.floating, np.generic, "same"], ids=repr)
+def test_issubdtype_of_an_array_is_numpys_type_error(mode, dt, arg2):
+    # 10^5 run (seed 100/101): issubdtype(<bfloat16 array>, ...) answered True -- np.dtype() reads
+    # a pyasc array's .dtype attribute -- where NumPy's np.dtype(ndarray) raises TypeError
+    import ml_dtypes
+
+    x = np.zeros(3, ml_dtypes.bfloat16 if dt == "bfloat16" else dt)
+    a2 = x if arg2 == "same" else arg2
+    with pytest.raises(TypeError, match="Cannot construct a dtype from an array"):
+        np.issubdtype(x, a2)
+    with pytest.raises(asc.AscendTypeError, match="Cannot construct a dtype from an array"):
+        asc.issubdtype(asc.asarray(x), asc.asarray(x) if arg2 == "same" else arg2)
+
+
 # ------------------------------------------------------------------ ndarray.argpartition: the axis before kth
 @pytest.mark.parametrize("axis", [np.dtype("bool"), "a", 1.5, None, -1, 0, np.int64(1), [0]], ids=repr)
 @pytest.mark.parametrize("shape", [(0, 2, 2), (2, 2, 2)], ids=str)

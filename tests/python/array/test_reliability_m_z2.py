@@ -796,3 +796,19 @@ def test_roll_array_axis_entries(mode, axis):
                  lambda: asc.roll(asc.asarray(a), 1, axis=asc.broadcast_to(asc.ones(1, bool), (2 ** 44,))))
     else:
         _compare(lambda: np.roll(a, 1, axis=axis), lambda: asc.roll(asc.asarray(a), 1, axis=asc.asarray(axis)))
+
+
+@pytest.mark.parametrize("dt", ["float64", "int16", "complex128"])
+@pytest.mark.parametrize("shapes", [((), (1,)), ((), (3, 0)), ((3,), (2, 3)), ((1,), (3,)), ((3,), (1,)),
+                                    ((3,), (3,)), ((2, 3), (3, 2)), ((), ())], ids=str)
+def test_round_out_size_checked_first(mode, dt, shapes):
+    # 10^5 run (seeds 100/101): x.round(1, out) of a 0-d array into a (3, 0) out was accepted;
+    # NumPy's PyArray_Round first compares the sizes ("invalid output shape"), then its ufuncs
+    # broadcast (equal sizes, different shapes: their own error)
+    xs, os_ = shapes
+    x = np.full(xs, 2.55, dt)
+    o = np.zeros(os_, dt)
+    ao = asc.asarray(o.copy())
+    _compare(lambda: x.round(1, o), lambda: asc.asarray(x).round(1, ao))
+    _compare(lambda: np.round(x, 1, out=o), lambda: asc.round(asc.asarray(x), 1, out=ao))
+
