@@ -353,6 +353,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         _warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
                        "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
     shape = _bshape("cross", tuple(a.shape[:-1]), tuple(b.shape[:-1]))
+    if na == 3 or nb == 3:  # NumPy checks axisc against the result's rank before computing
+        try:
+            axisc = _ns._axis(axisc, len(shape) + 1)
+        except _np.exceptions.AxisError:
+            raise _np.exceptions.AxisError(_operator.index(axisc), len(shape) + 1, msg_prefix="axisc") from None
     dt = _ns.result_type(a, b)
     a, b = _C.astype(a, dt), _C.astype(b, dt)
     mul, sub = _C.multiply, _C.subtract

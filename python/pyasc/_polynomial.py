@@ -53,9 +53,9 @@ def polyval(p, x):
     if isinstance(p, poly1d):
         p = p.coeffs
     pp = _arr(p)
+    xx = _arr(x)  # NumPy converts x (asanyarray) before it iterates over p
     if pp.ndim == 0:  # NumPy iterates over the coefficients
         raise _TE("[polyval] iteration over a 0-d array: p must be a sequence of coefficients")
-    xx = _arr(x)
     y = _C.full(tuple(xx.shape), 0, xx.dtype)
     for i in range(pp.shape[0] if pp.ndim else 1):
         y = _C.add(_C.multiply(y, xx), pp[i] if pp.ndim else pp)

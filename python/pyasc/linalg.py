@@ -545,7 +545,20 @@ def multi_dot(arrays, *, out=None):
 def cross(x1, x2, /, *, axis=-1):
     """Cross products of 3-element vectors along ``axis`` (broadcasting the rest)."""
     a, b = _arr(x1), _arr(x2)
-    if a.ndim == 0 or b.ndim == 0 or a.shape[axis] != 3 or b.shape[axis] != 3:
+
+    def dim(arr):  # NumPy reads x.shape[axis]: tuple indexing's TypeError / IndexError, x1 before x2
+        try:
+            return tuple(arr.shape)[axis]
+        except IndexError as e:
+            from .errors import AscendIndexError  # noqa: PLC0415
+
+            raise AscendIndexError(_Code.INVALID_PARAM, f"[cross] {e} (axis {axis!r}, shape "
+                                                        f"{_shape_str(arr.shape)})") from None
+        except TypeError as e:
+            raise _TypeError(_Code.INVALID_PARAM, f"[cross] axis: {e}") from None
+
+    if dim(a) != 3 or dim(b) != 3:
+        dim(b)  # NumPy's message reads x2.shape[axis] too: its IndexError/TypeError comes first
         raise _ValueError(_Code.INVALID_SHAPE, f"[cross] both input arrays must be (arrays of) 3-dimensional "
                                                f"vectors along axis {axis}, got shapes {_shape_str(a.shape)} and "
                                                f"{_shape_str(b.shape)}")

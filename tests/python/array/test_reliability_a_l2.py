@@ -263,6 +263,28 @@ def test_issubdtype_of_an_array_is_numpys_type_error(mode, dt, arg2):
         asc.issubdtype(asc.asarray(x), asc.asarray(x) if arg2 == "same" else arg2)
 
 
+@pytest.mark.parametrize("axis", [np.zeros((3, 0), np.int32), np.array([-2**63 + 1, 2**63 - 1]), np.array([0]),
+                                  np.array(-1), 5, -1], ids=repr)
+@pytest.mark.parametrize("shapes", [((1, 1), ()), ((2, 3), (2, 3)), ((), (3,)), ((3, 1), (3, 1))], ids=str)
+def test_linalg_cross_reads_shape_at_axis_as_numpy(mode, axis, shapes):
+    # 10^5 run (seeds 100/101): NumPy's linalg.cross reads x1.shape[axis] then x2.shape[axis]
+    # (tuple indexing: an array axis is TypeError, a 0-d input IndexError); pyasc checked the
+    # ranks first and said ValueError
+    x1, x2 = np.ones(shapes[0], np.float32), np.ones(shapes[1], np.float32)
+    ax = asc.asarray(axis) if isinstance(axis, np.ndarray) else axis
+    _same(lambda: np.linalg.cross(x1, x2, axis=axis), lambda: asc.linalg.cross(asc.asarray(x1), asc.asarray(x2), axis=ax))
+
+
+@pytest.mark.parametrize("axisc", [5, -5, 2, 0, -1])
+@pytest.mark.parametrize("dt", ["bool", "int8", "float32"])
+def test_cross_axisc_checked_before_computing(mode, axisc, dt):
+    # NumPy normalises axisc against the result's rank before any arithmetic: a bool cross with an
+    # out-of-range axisc is its AxisError, not the bool subtract TypeError
+    a = (np.arange(36) % 3 == 0).reshape(3, 4, 3).astype(dt)
+    b = (np.arange(36) % 2 == 0).reshape(3, 4, 3).astype(dt)
+    _same(lambda: np.cross(a, b, axisc=axisc), lambda: asc.cross(asc.asarray(a), asc.asarray(b), axisc=axisc))
+
+
 # ------------------------------------------------------------------ ndarray.argpartition: the axis before kth
 @pytest.mark.parametrize("axis", [np.dtype("bool"), "a", 1.5, None, -1, 0, np.int64(1), [0]], ids=repr)
 @pytest.mark.parametrize("shape", [(0, 2, 2), (2, 2, 2)], ids=str)

@@ -812,3 +812,11 @@ def test_round_out_size_checked_first(mode, dt, shapes):
     _compare(lambda: x.round(1, o), lambda: asc.asarray(x).round(1, ao))
     _compare(lambda: np.round(x, 1, out=o), lambda: asc.round(asc.asarray(x), 1, out=ao))
 
+
+@pytest.mark.parametrize("p", [np.array(3, np.uint32), np.array(2.5, np.float32), np.array([1.0, 2.0])], ids=repr)
+@pytest.mark.parametrize("x", [[[1], [2, 3]], [1.0, 2.0], 3], ids=repr)
+def test_polyval_converts_x_before_iterating_p(mode, p, x):
+    # 10^5 run: NumPy's polyval converts x (a ragged list: its ValueError) before it iterates over
+    # p (a 0-d p: TypeError); pyasc checked p's rank first
+    _compare(lambda: np.polyval(p, x), lambda: asc.polyval(asc.asarray(p), x))
+
