@@ -313,6 +313,10 @@ def call(name, nin, args, kwargs, impl=None, core=False, extra=(), core_dims=0):
         else:
             _check_core_ndims(name, npu, vals)
 
+    if not core and loop is not None:
+        # NumPy converts the Python scalars to the loop's dtypes (NEP 50: their OverflowError)
+        # while it resolves the loop, before its iterator broadcasts the operands with out
+        vals = [_weak_as(name, v, loop[i]) if _is_weak(v) else v for i, v in enumerate(vals)]
     where = kwargs.get("where", True)
     mask = None if where is None or (isinstance(where, (bool, _np.bool_)) and where) else _mask(name, where)
     if not core:  # NumPy broadcasts every operand before it casts any (a huge view must not be cast first)

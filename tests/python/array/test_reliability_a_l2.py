@@ -285,6 +285,19 @@ def test_cross_axisc_checked_before_computing(mode, axisc, dt):
     _same(lambda: np.cross(a, b, axisc=axisc), lambda: asc.cross(asc.asarray(a), asc.asarray(b), axisc=axisc))
 
 
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("scalar", [-1, 2**40, 3], ids=repr)
+@pytest.mark.parametrize("out_shape", [(1, 5, 3), (2, 0), (2, 4)], ids=str)
+def test_gcd_python_int_converted_before_out_broadcast(mode, name, scalar, out_shape):
+    # 10^5 run (seed 100/101): gcd(-1, <uint32 (2, 0)>, out=<(1, 5, 3)>) -- NumPy converts the
+    # Python int to the loop's uint32 (OverflowError) before its iterator broadcasts with out;
+    # pyasc's Python-composed ufuncs broadcast first (ValueError)
+    x = np.arange(8, dtype=np.uint32).reshape(2, 4)[:, : 0 if out_shape == (2, 0) else 4]
+    o = np.zeros(out_shape, np.uint32)
+    ao = asc.asarray(o.copy())
+    _same(lambda: getattr(np, name)(scalar, x, out=o), lambda: getattr(asc, name)(scalar, asc.asarray(x), out=ao))
+
+
 # ------------------------------------------------------------------ ndarray.argpartition: the axis before kth
 @pytest.mark.parametrize("axis", [np.dtype("bool"), "a", 1.5, None, -1, 0, np.int64(1), [0]], ids=repr)
 @pytest.mark.parametrize("shape", [(0, 2, 2), (2, 2, 2)], ids=str)
