@@ -217,16 +217,10 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
   g.act = a.act;
   g.alpha = static_cast<float>(a.alpha);
   g_calls.fetch_add(1, std::memory_order_relaxed);
-  const float* X = reinterpret_cast<const float*>(x.storage()->read_data() + x.offset());
   const float* Wt = reinterpret_cast<const float*>(w.storage()->read_data() + w.offset());
-  const float* B = b ? reinterpret_cast<const float*>(b->storage()->read_data() + b->offset()) : nullptr;
-  // In place (out is r's buffer): each output is read (residual) and written once,
-  // by the same piece, in the same store.
-  float* O = reinterpret_cast<float*>(out.data());
-  const float* R = r ? (r->storage() == out.storage() && r->offset() == out.offset()
-                            ? O
-                            : reinterpret_cast<const float*>(r->storage()->read_data() + r->offset()))
-                     : nullptr;
+  const detail::F32Io io = detail::f32_io(x, b, r, out);  // (an in-place residual reads through out)
+  const float *X = io.x, *B = io.b, *R = io.r;
+  float* O = io.out;
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   auto run_planes = [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {

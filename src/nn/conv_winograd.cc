@@ -524,15 +524,9 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
   g_calls.fetch_add(1, std::memory_order_relaxed);
   const auto wt = weights_of(w, g.k, g.c);
   const float* U = wt->u.p;
-  const float* X = reinterpret_cast<const float*>(x.storage()->read_data() + x.offset());
-  const float* B = b ? reinterpret_cast<const float*>(b->storage()->read_data() + b->offset()) : nullptr;
-  // In place (out is r's buffer): each output is read (residual) and written once,
-  // by the same piece, at the same step.
-  float* O = reinterpret_cast<float*>(out.data());
-  const float* R = r ? (r->storage() == out.storage() && r->offset() == out.offset()
-                            ? O
-                            : reinterpret_cast<const float*>(r->storage()->read_data() + r->offset()))
-                     : nullptr;
+  const detail::F32Io io = detail::f32_io(x, b, r, out);  // (an in-place residual reads through out)
+  const float *X = io.x, *B = io.b, *R = io.r;
+  float* O = io.out;
   // Pieces: bands of at most ~256 tiles (one block; the NCHW input band and the
   // output band stay in L2/L3), and at least 2 per core when the batch is small.
   const bool nested = runtime::current_block() != nullptr;

@@ -97,6 +97,23 @@ void* thread_buffer(size_t bytes) {
   return buf.p;
 }
 
+/// The float32 buffers of a conv-like kernel call: input, optional bias and residual, output.
+/// A residual that is the output's own buffer (in place) is read through the output pointer:
+/// each output element is read (residual) and written once, by the same piece, at the same
+/// step, so the kernel may overwrite it. Callers have checked dtypes and contiguity.
+struct F32Io {
+  const float* x;
+  const float* b;  // nullptr without bias
+  const float* r;  // nullptr without residual
+  float* out;
+};
+inline F32Io f32_io(const Tensor& x, const Tensor* b, const Tensor* r, const Tensor& out) {
+  auto in = [](const Tensor& t) { return reinterpret_cast<const float*>(t.storage()->read_data() + t.offset()); };
+  F32Io io{in(x), b ? in(*b) : nullptr, nullptr, reinterpret_cast<float*>(out.data())};
+  if (r) io.r = r->storage() == out.storage() && r->offset() == out.offset() ? io.out : in(*r);
+  return io;
+}
+
 /// Runs fn(i) for every i in [0, n) as one launch of n blocks on the CPU device's core
 /// workers (the calling thread takes blocks too) and returns when all have finished.
 /// A block's exception is caught inside the block -- it must not unwind through a
