@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "asc/runtime/device.h"
+#include "nn/conv_avx2.h"
 #include "nn/onednn.h"
 
-#define ASC_AVX2 __attribute__((target("avx2,fma")))
 
 namespace asc::nn::depthwise {
 namespace {
@@ -52,17 +52,6 @@ struct Geo {
 // Per-thread scratch for the padded rows of one plane.
 float* scratch(size_t floats) { return static_cast<float*>(detail::thread_buffer<struct PaddedRowsTag>(floats * sizeof(float))); }
 
-ASC_AVX2 inline __m256 act8(__m256 v, Activation a, __m256 alpha) {
-  const __m256 zero = _mm256_setzero_ps();
-  switch (a) {
-    // max(0, v) returns its second operand for a NaN: NaN stays NaN, as the reference
-    case Activation::kRelu: return _mm256_max_ps(zero, v);
-    case Activation::kRelu6: return _mm256_min_ps(_mm256_set1_ps(6.f), _mm256_max_ps(zero, v));
-    case Activation::kLeakyRelu:
-      return _mm256_blendv_ps(_mm256_mul_ps(v, alpha), v, _mm256_cmp_ps(v, zero, _CMP_GT_OQ));
-    default: return v;
-  }
-}
 
 // Lane mask of the first `n` (0..8) lanes.
 ASC_AVX2 inline __m256i lanes(int64_t n) {
@@ -101,11 +90,11 @@ ASC_AVX2 inline void store(const Epi& e, __m256 acc, const float* R, float* O, i
   const int64_t n = std::min<int64_t>(8, ow - 8 * j);
   if (n == 8) {
     if (R) acc = _mm256_add_ps(acc, _mm256_loadu_ps(R + 8 * j));
-    _mm256_storeu_ps(O + 8 * j, act8(acc, e.act, e.alpha));
+    _mm256_storeu_ps(O + 8 * j, detail::act8(acc, e.act, e.alpha));
   } else {
     const __m256i m = lanes(n);
     if (R) acc = _mm256_add_ps(acc, _mm256_maskload_ps(R + 8 * j, m));
-    _mm256_maskstore_ps(O + 8 * j, m, act8(acc, e.act, e.alpha));
+    _mm256_maskstore_ps(O + 8 * j, m, detail::act8(acc, e.act, e.alpha));
   }
 }
 

@@ -36,9 +36,9 @@
 
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
+#include "nn/conv_avx2.h"
 #include "nn/onednn.h"
 
-#define ASC_AVX2 __attribute__((target("avx2,fma")))
 
 namespace asc::nn::direct {
 namespace {
@@ -128,17 +128,6 @@ struct Piece {
 };
 
 // ---- AVX2 kernels ------------------------------------------------------------------
-ASC_AVX2 inline __m256 act8(__m256 v, Activation a, __m256 alpha) {
-  const __m256 zero = _mm256_setzero_ps();
-  switch (a) {
-    // max(0, v) returns its second operand for a NaN: NaN stays NaN, as in act_ref
-    case Activation::kRelu: return _mm256_max_ps(zero, v);
-    case Activation::kRelu6: return _mm256_min_ps(_mm256_set1_ps(6.f), _mm256_max_ps(zero, v));
-    case Activation::kLeakyRelu:
-      return _mm256_blendv_ps(_mm256_mul_ps(v, alpha), v, _mm256_cmp_ps(v, zero, _CMP_GT_OQ));
-    default: return v;
-  }
-}
 
 // Phase rows of image x (C x H x W) for output rows [oh0, oh1): buffer layout
 // [c][slot][rows][Wh], rows = oh1 - oh0 + ext; zeros where the window is padding.
@@ -312,12 +301,12 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
               __m256 val = val0;
               if (ru.full) {
                 if (rr) val = _mm256_add_ps(val, _mm256_loadu_ps(rr + ru.off));
-                _mm256_storeu_ps(o + ru.off, act8(val, g.act, alpha));
+                _mm256_storeu_ps(o + ru.off, detail::act8(val, g.act, alpha));
               } else {
                 // masked lanes are not accessed (no fault), so the base may precede the row
                 const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(ru.mask));
                 if (rr) val = _mm256_add_ps(val, _mm256_maskload_ps(rr + ru.off, m));
-                _mm256_maskstore_ps(o + ru.off, m, act8(val, g.act, alpha));
+                _mm256_maskstore_ps(o + ru.off, m, detail::act8(val, g.act, alpha));
               }
             }
           }

@@ -37,9 +37,9 @@
 
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
+#include "nn/conv_avx2.h"
 #include "nn/onednn.h"
 
-#define ASC_AVX2 __attribute__((target("avx2,fma")))
 
 namespace asc::nn::winograd {
 namespace {
@@ -192,17 +192,6 @@ Scratch& scratch() {
 }
 
 // ---- AVX2 kernels ---------------------------------------------------------------
-ASC_AVX2 inline __m256 act8(__m256 v, Activation a, __m256 alpha) {
-  const __m256 zero = _mm256_setzero_ps();
-  switch (a) {
-    // max(0, v) returns its second operand for a NaN: NaN stays NaN, as in act_ref
-    case Activation::kRelu: return _mm256_max_ps(zero, v);
-    case Activation::kRelu6: return _mm256_min_ps(_mm256_set1_ps(6.f), _mm256_max_ps(zero, v));
-    case Activation::kLeakyRelu:
-      return _mm256_blendv_ps(_mm256_mul_ps(v, alpha), v, _mm256_cmp_ps(v, zero, _CMP_GT_OQ));
-    default: return v;
-  }
-}
 
 inline float act1(float v, Activation a, float alpha) {
   switch (a) {
@@ -357,7 +346,7 @@ ASC_AVX2 inline void sink_store(const Geo& g, const Sink& s, int64_t kb, int64_t
   if (s.out) {
     const int64_t at = ((kb * g.oh + oy) * g.ow + ox) * kC0;
     if (s.res) v = _mm256_add_ps(v, _mm256_loadu_ps(s.res + at));
-    _mm256_storeu_ps(s.out + at, act8(v, g.act, s.alpha));
+    _mm256_storeu_ps(s.out + at, detail::act8(v, g.act, s.alpha));
   } else {
     _mm256_store_ps(s.band + ((kb * s.orows + oy - s.oy0) * g.ow + ox) * kC0, v);
   }
@@ -454,7 +443,7 @@ ASC_AVX2 void run_piece(const Geo& g, const Piece& pc, const float* x, const flo
         for (int l = 0; l < 8; ++l) {
           __m256 v = r[l];
           if (rr) v = _mm256_add_ps(v, _mm256_loadu_ps(rr + l * oplane + ox));
-          _mm256_storeu_ps(d + l * oplane + ox, act8(v, g.act, alpha));
+          _mm256_storeu_ps(d + l * oplane + ox, detail::act8(v, g.act, alpha));
         }
       }
       for (; ox < g.ow; ++ox) {
