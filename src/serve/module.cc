@@ -12,7 +12,9 @@ using pyasc_serve::NativeServer;
 namespace {
 
 // Keeps the Python callables alive as long as the server, and stops it without the GIL (its
-// threads take the GIL to finish their calls).
+// threads take the GIL to finish their calls). A server whose stop abandoned threads inside
+// model calls is never freed, nor are the callables those threads may still call: the leak
+// of one server object is the price of a stop that does not wait for a call that never ends.
 struct Server {
   py::object infer, dispatch;
   std::unique_ptr<NativeServer> impl;
@@ -20,6 +22,11 @@ struct Server {
     if (impl && impl->running()) {
       py::gil_scoped_release nogil;
       impl->Stop(0.0);
+    }
+    if (impl && impl->abandoned() > 0) {
+      (void)impl.release();
+      (void)infer.release();
+      (void)dispatch.release();
     }
   }
 };
@@ -47,9 +54,12 @@ PYBIND11_MODULE(_serve_native, m) {
            py::arg("offload_threads") = 0, py::arg("inline_us") = 200)
       .def("start", [](Server& s) { return s.impl->Start(); }, py::call_guard<py::gil_scoped_release>(),
            "Binds and starts; returns the bound port (0: the address could not be bound).")
-      .def("stop", [](Server& s, double grace) { s.impl->Stop(grace); }, py::arg("grace") = 2.0,
-           py::call_guard<py::gil_scoped_release>(), "Stops (idempotent); calls still running after `grace` "
-                                                      "seconds are cancelled.")
+      .def("stop", [](Server& s, double grace, double abandon) { return s.impl->Stop(grace, abandon); },
+           py::arg("grace") = 2.0, py::arg("abandon") = 1.0, py::call_guard<py::gil_scoped_release>(),
+           "Stops (idempotent); calls still running after `grace` seconds are cancelled, and threads still "
+           "inside a model call `abandon` seconds later are left running, detached. Returns how many "
+           "threads were abandoned (0: all joined).")
+      .def_property_readonly("abandoned", [](Server& s) { return s.impl->abandoned(); })
       .def_property_readonly("running", [](Server& s) { return s.impl->running(); });
   m.def(
       "bench_unary",

@@ -426,6 +426,15 @@ void NativeServer::Work() {
   }
   PyEval_RestoreThread(ts);
   PyGILState_Release(outer);
+  Exited();
+}
+
+void NativeServer::Exited() {
+  {
+    std::lock_guard<std::mutex> l(exit_mu_);
+    ++exited_;
+  }
+  exit_cv_.notify_all();
 }
 
 bool NativeServer::Quick(const std::string& model) {
@@ -516,14 +525,32 @@ void NativeServer::Loop(grpc::ServerCompletionQueue* cq) {
   }
   PyEval_RestoreThread(ts);
   PyGILState_Release(outer);
+  Exited();
 }
 
-void NativeServer::Stop(double grace_s) {
-  if (!running_.exchange(false)) return;
+int NativeServer::Stop(double grace_s, double abandon_s) {
+  if (!running_.exchange(false)) return 0;
+  using clock = std::chrono::steady_clock;
   auto grace = std::chrono::microseconds(static_cast<int64_t>((grace_s > 0 ? grace_s : 0) * 1e6));
+  auto margin = std::chrono::microseconds(static_cast<int64_t>((abandon_s > 0 ? abandon_s : 0) * 1e6));
   auto deadline = std::chrono::system_clock::now() + grace;
-  stop_deadline_ = (std::chrono::steady_clock::now() + grace).time_since_epoch().count();
-  server_->Shutdown(deadline);  // cancels what is still running after the grace period
+  stop_deadline_ = (clock::now() + grace).time_since_epoch().count();
+  // The last moment to wait for a thread: a thread still inside a call then is in a model call
+  // that did not return after its cancellation (a model blocked forever) and is abandoned.
+  const auto give_up = clock::now() + grace + margin;
+  // grpc::Server::Shutdown cancels what still runs at the deadline, then waits for the
+  // application to finish every call: a model call that never returns would hold it (and
+  // this stop) forever. It runs on a thread of its own that is waited for until give_up.
+  auto shut_done = std::make_shared<std::atomic<bool>>(false);
+  grpc::Server* srv = server_.get();
+  std::thread shutter([srv, deadline, shut_done, this] {
+    srv->Shutdown(deadline);
+    shut_done->store(true);
+    {
+      std::lock_guard<std::mutex> l(exit_mu_);
+    }
+    exit_cv_.notify_all();
+  });
   {
     // offload threads finish the calls they hold (their responses meet a shut-down server);
     // the queue threads still run meanwhile, to take those last completions
@@ -531,17 +558,53 @@ void NativeServer::Stop(double grace_s) {
     jobs_done_ = true;
   }
   job_cv_.notify_all();
-  for (auto& t : workers_) t.join();
-  workers_.clear();
+  const int n_workers = static_cast<int>(workers_.size());
+  const int n_all = n_workers + static_cast<int>(threads_.size());
+  {
+    // workers first: their calls' last completions need the queue threads
+    std::unique_lock<std::mutex> l(exit_mu_);
+    exit_cv_.wait_until(l, give_up, [&] { return exited_ >= n_workers && shut_done->load(); });
+  }
   {
     std::unique_lock<std::shared_mutex> lock(issue_mu_);
     closed_ = true;
     for (auto& cq : cqs_) cq->Shutdown();
   }
-  for (auto& t : threads_) t.join();
+  bool all = false;
+  {
+    // a queue thread drains its queue in microseconds once it is shut down: the wait after
+    // give_up is for threads that are between events, not in model calls
+    std::unique_lock<std::mutex> l(exit_mu_);
+    all = exit_cv_.wait_until(l, std::max(give_up, clock::now() + std::chrono::milliseconds(200)),
+                              [&] { return exited_ >= n_all && shut_done->load(); });
+  }
+  if (all) {
+    shutter.join();
+    for (auto& t : workers_) t.join();
+    for (auto& t : threads_) t.join();
+    workers_.clear();
+    threads_.clear();
+    server_.reset();
+    cqs_.clear();
+    return 0;
+  }
+  // Abandoned: the threads still in calls (and the shutdown thread waiting for them) run on,
+  // detached; the server, its queues and this object stay allocated for them (the owner
+  // keeps this object: abandoned() > 0), so a call that returns later finds them intact.
+  {
+    std::lock_guard<std::mutex> l(exit_mu_);
+    abandoned_ = n_all - exited_;
+  }
+  if (abandoned_ < 1) abandoned_ = 1;  // the shutdown thread alone
+  shutter.detach();
+  for (auto& t : workers_) t.detach();
+  for (auto& t : threads_) t.detach();
+  workers_.clear();
   threads_.clear();
-  server_.reset();
+  (void)server_.release();
+  for (auto& cq : cqs_) (void)cq.release();
   cqs_.clear();
+  return abandoned_;
 }
 
 }  // namespace pyasc_serve

@@ -69,13 +69,21 @@ class NativeServer {
   NativeServer& operator=(const NativeServer&) = delete;
 
   int Start();                 // binds and starts the threads; returns the bound port (call without the GIL)
-  void Stop(double grace_s);   // idempotent (call without the GIL)
+  // Idempotent (call without the GIL). Calls still running after `grace_s` are cancelled (the
+  // client gets gRPC's status); a thread still inside a model call `abandon_s` after that is
+  // left running, detached, and the server's state is kept for it (see abandoned()): a model
+  // call that never returns cannot hold a stop. Returns the number of threads abandoned.
+  int Stop(double grace_s, double abandon_s = 1.0);
   bool running() const { return running_.load(); }
+  // Threads left inside calls by a stop: this object (and the grpc::Server, queues and
+  // Python callables they use) must then never be freed.
+  int abandoned() const { return abandoned_; }
 
  private:
   friend class Call;
   void Loop(grpc::ServerCompletionQueue* cq);
   void Work();                                    // an offload thread
+  void Exited();                                  // a queue or offload thread is leaving
   void Offload(Call* c);
   bool Quick(const std::string& model);           // run inline? (offload mode)
   void Record(const std::string& model, double us);
@@ -93,6 +101,11 @@ class NativeServer {
   std::shared_mutex issue_mu_;
   bool closed_ = false;
   std::atomic<bool> running_{false};
+  // threads (queue + offload) that have left their loops, for Stop's bounded wait
+  std::mutex exit_mu_;
+  std::condition_variable exit_cv_;
+  int exited_ = 0;
+  int abandoned_ = 0;
   // offload mode
   std::vector<std::thread> workers_;
   std::mutex job_mu_;

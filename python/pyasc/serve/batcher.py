@@ -125,7 +125,7 @@ class DirectScheduler:
         """Whether a request would start at once (a hint: another thread may take the slot)."""
         return self._slots._free > 0
 
-    def close(self):
+    def close(self, timeout=None):
         self._closed = True
 
 
@@ -216,10 +216,13 @@ class DynamicBatcher:
             for it in batch:
                 it.done.set()
 
-    def close(self):
-        """Stops accepting requests; queued ones still run; workers exit when the queue is empty."""
+    def close(self, timeout=30.0):
+        """Stops accepting requests; queued ones still run; workers exit when the queue is empty.
+        Waits at most ``timeout`` seconds for them (daemon threads: one stuck in a model call
+        that never returns is left to it)."""
         with self._cv:
             self._closed = True
             self._cv.notify_all()
+        end = time.monotonic() + timeout
         for t in self._threads:
-            t.join(timeout=30)
+            t.join(timeout=max(0.0, end - time.monotonic()))

@@ -86,6 +86,9 @@ def build_parser():
                    help="HTTP: run a request on the event loop (no hand-off to a worker thread) when its model "
                         "has a free instance, no dynamic batcher and a mean execution below this many "
                         "microseconds (default 0 = always hand off; see docs/serve.md)")
+    p.add_argument("--exit-timeout-secs", type=float, default=30.0,
+                   help="on exit, how long calls in flight may run before they are cancelled and the threads "
+                        "still in a model call are abandoned (Triton's flag; default 30)")
     p.add_argument("--grpc-frontend", choices=("native", "python"), default="native",
                    help="native: gRPC C++ front end (default; falls back to python, with a log line, when not "
                         "built); python: the grpcio front end")
@@ -110,7 +113,7 @@ def main(argv=None):
                         grpc_frontend=args.grpc_frontend, ab_routing_file=args.ab_routing_file,
                         grpc_spin_us=args.grpc_spin_us, http_inline_us=args.http_inline_us,
                         grpc_queues=args.grpc_queues, grpc_offload_threads=args.grpc_offload_threads,
-                        grpc_inline_us=args.grpc_inline_us)
+                        grpc_inline_us=args.grpc_inline_us, exit_timeout_secs=args.exit_timeout_secs)
     except ServeError as e:
         print(f"pyasc-serve: {e.message}", file=sys.stderr)
         return 1

@@ -322,9 +322,10 @@ class InferenceCore:
             mv.leave()
             stats.request_done(ok, time.perf_counter_ns() - t_start, queue_ns, in_ns, exec_ns, out_ns, size, -1)
 
-    def close(self):
+    def close(self, timeout=60.0):
+        """Not live; retires every model, waiting at most ``timeout`` s for calls in flight."""
         self.live = False
-        self.repository.close()
+        self.repository.close(timeout)
         self.sessions.close()
 
 

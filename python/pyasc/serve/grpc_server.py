@@ -9,13 +9,14 @@ Errors abort with Triton's status codes (see :mod:`.errors`).
 
 from __future__ import annotations
 
-from concurrent import futures
+import logging
 
 import grpc
 import numpy as np
 from google.protobuf import json_format
 
 from . import _dtypes, _proto
+from ._threads import DaemonThreadPool
 from .config import validate_name
 from .core import InferRequest
 from .errors import InvalidArgumentError, RequestTooLargeError, ServeError
@@ -129,6 +130,7 @@ class GRPCFrontend:
         self.max_request_bytes = int(max_request_bytes)
         self.workers = int(workers)
         self._server = None
+        self._pool = None
         self.bound_port = None
 
     def _abort(self, context, e):
@@ -247,8 +249,10 @@ class GRPCFrontend:
         opts = [("grpc.max_send_message_length", self.max_request_bytes),
                 ("grpc.max_receive_message_length", self.max_request_bytes),
                 ("grpc.so_reuseport", 0)]
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.workers,
-                                                              thread_name_prefix="pyasc-serve-grpc"), options=opts)
+        # daemon threads with a bounded shutdown (stop): a model call that never returns cannot
+        # hold the stop or the interpreter's exit
+        self._pool = DaemonThreadPool(max_workers=self.workers, thread_name_prefix="pyasc-serve-grpc")
+        self._server = grpc.server(self._pool, options=opts)
         self._server.add_generic_rpc_handlers((self._handlers(),))
         port = self._server.add_insecure_port(f"{self.host}:{self.port}")
         if port == 0:
@@ -257,7 +261,18 @@ class GRPCFrontend:
         self.bound_port = port
         return port
 
-    def stop(self, grace=2.0):
+    def stop(self, grace=2.0, abandon=1.0):
+        """Stops (idempotent): calls still running after ``grace`` s are cancelled; handler
+        threads still inside a model call ``abandon`` s later are abandoned (daemon threads,
+        logged). Returns their number."""
+        n = 0
         if self._server is not None:
-            self._server.stop(grace).wait(grace + 5)
+            self._server.stop(grace).wait(grace + abandon)
+            left = self._pool.shutdown(wait=True, timeout=abandon)
+            n = len(left)
+            if n:
+                logging.getLogger("pyasc.serve").warning(
+                    "pyasc-serve: gRPC stop: %d handler thread(s) still in a model call %.1f s after the %.1f s grace "
+                    "period and the cancellation of their calls; abandoned (daemon threads)", n, abandon, grace)
             self._server = None
+        return n

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 
 from aiohttp import web
@@ -31,6 +32,8 @@ from . import _dtypes
 from .config import config_to_dict, validate_name
 from .core import InferRequest
 from .errors import InvalidArgumentError, RequestTooLargeError, ServeError
+
+log = logging.getLogger("pyasc.serve")
 
 __all__ = ["HTTPFrontend", "decode_infer_request", "encode_infer_response"]
 
@@ -185,7 +188,7 @@ class HTTPFrontend:
     # ---------------------------------------------------------------- handlers
 
     async def _call(self, fn, *args):
-        return await self._loop.run_in_executor(self._executor, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def _app(self):
         app = web.Application(client_max_size=self.max_request_bytes, middlewares=[self._errors])
@@ -339,19 +342,32 @@ class HTTPFrontend:
             raise err[0]
         return dict(self.bound)
 
-    def stop(self):
+    def stop(self, grace=15.0, abandon=1.0):
+        """Stops (idempotent) within about ``grace`` + ``abandon`` s: requests still running after
+        ``grace`` s are cancelled (their connections close; a pool thread in a model call is left
+        to it); a loop blocked in a model call (a request run on the loop) is abandoned, logged."""
         if self._loop is None:
             return
+        loop = self._loop
+        self._loop = None
 
         async def shutdown():
             for r in self._runners:
+                # aiohttp takes its handler timeout at construction; the stop's grace rules
+                if hasattr(r, "_shutdown_timeout"):
+                    r._shutdown_timeout = grace
                 await r.cleanup()
 
-        fut = asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
+        fut = asyncio.run_coroutine_threadsafe(shutdown(), loop)
         try:
-            fut.result(15)
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(15)
-            self._loop.close()
-            self._loop = None
+            fut.result(grace + abandon)
+        except Exception as e:  # noqa: BLE001 - the stop goes on; say why it was not clean
+            log.warning("pyasc-serve: HTTP stop did not finish its shutdown within %.1f s (%s: %s)", grace + abandon,
+                        type(e).__name__, e)
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(abandon)
+        if self._thread.is_alive():
+            log.warning("pyasc-serve: HTTP stop: the event loop thread is still in a call %.1f s after the grace "
+                        "period; abandoned (a daemon thread)", abandon)
+            return
+        loop.close()

@@ -186,11 +186,20 @@ class NativeGRPCFrontend:
         _LIVE.add(self)
         return port
 
-    def stop(self, grace=2.0):
+    def stop(self, grace=2.0, abandon=1.0):
+        """Stops (idempotent): calls still running after ``grace`` s are cancelled with gRPC's
+        status; a thread still inside a model call ``abandon`` s later is left running,
+        detached (logged), and the native server's memory is kept for it. Returns the number
+        of threads abandoned."""
+        n = 0
         if self._server is not None:
-            self._server.stop(grace)
+            n = self._server.stop(grace, abandon)
+            if n:
+                log.warning("pyasc-serve: gRPC stop: %d thread(s) still in a model call %.1f s after the %.1f s grace "
+                            "period and the cancellation of their calls; abandoned (detached)", n, abandon, grace)
             self._server = None
         _LIVE.discard(self)
+        return n
 
 
 @atexit.register

@@ -14,6 +14,7 @@ model directory's real path must lie inside the repository's (symlinks out are r
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import threading
 import time
@@ -22,6 +23,8 @@ from . import config as _config
 from .backends import create_backend
 from .batcher import DirectScheduler, DynamicBatcher
 from .errors import InvalidArgumentError, NotFoundError, ServeError, UnavailableError
+
+log = logging.getLogger("pyasc.serve")
 
 __all__ = ["ModelVersion", "ModelEntry", "ModelRepository"]
 
@@ -72,12 +75,20 @@ class ModelVersion:
                 self._cv.notify_all()
 
     def retire(self, timeout=60.0):
-        """Waits for in-flight requests, then frees the backend."""
+        """Waits up to ``timeout`` seconds for in-flight requests, then frees the backend; True.
+
+        False when requests are still in the model then (a call that never returns): the
+        backend is left to them (freeing it under a running call would be a use-after-free)
+        and the scheduler stops taking requests without waiting for its threads."""
         with self._cv:
             self._retiring = True
-            self._cv.wait_for(lambda: self._inflight == 0, timeout)
+            drained = self._cv.wait_for(lambda: self._inflight == 0, max(0.0, timeout))
+        if not drained:
+            self.scheduler.close(timeout=0.0)
+            return False
         self.scheduler.close()
         self.backend.close()
+        return True
 
 
 def _malloc_trim():
@@ -294,13 +305,17 @@ class ModelRepository:
             self._on_change(name)
         return True
 
-    def _retire(self, versions, wait=False):
+    def _retire(self, versions, wait=False, timeout=60.0):
         if not versions:
             return
 
         def work():
+            end = time.monotonic() + timeout
             for mv in versions:
-                mv.retire()
+                if not mv.retire(end - time.monotonic()):
+                    log.warning("pyasc-serve: model '%s' version %s still had %d call(s) running %.1f s into its "
+                                "retirement; they are abandoned (their threads end with the call) and its backend "
+                                "is not freed", mv.name, mv.version, mv._inflight, timeout)
             gc.collect()
             try:
                 from .. import memory
@@ -417,15 +432,19 @@ class ModelRepository:
             return True
         return any(self._fingerprint(available[v]) != entry.versions[v].fingerprint for v in selected)
 
-    def close(self):
+    def close(self, timeout=60.0):
+        """Retires every model, waiting at most ``timeout`` seconds for calls in flight (calls
+        still running then are abandoned, see :meth:`ModelVersion.retire`)."""
         # Every version of every model in one retirement: one gc pass, one empty_cache, one
         # malloc_trim for the lot. A full gc pass costs time in proportion to the whole
         # process's live objects, not the model's: one per model made Server.stop() take 10 s
         # (4 models) in the test suite's big process, and N passes for N models in any host.
+        end = time.monotonic() + timeout
         with self._lock:
             models, self._models = self._models, {}
-            self._retire([mv for entry in models.values() for mv in entry.versions.values()], wait=True)
-        self.wait_retired()
+            self._retire([mv for entry in models.values() for mv in entry.versions.values()], wait=True,
+                         timeout=timeout)
+        self.wait_retired(max(0.0, end - time.monotonic()))
 
 
 def _parse_override(text, name):

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent import futures
+import time
 
+from ._threads import DaemonThreadPool
 from .core import InferenceCore
 from .grpc_server import GRPCFrontend
 from .http_server import HTTPFrontend
 
 __all__ = ["Server"]
+
+log = logging.getLogger("pyasc.serve")
+
+# after the grace period and the cancellation of the calls still running, how long a thread
+# still inside a model call is waited for before it is abandoned
+_ABANDON_S = 1.0
+
+
+def _left(end):
+    return max(0.0, end - time.monotonic())
 
 
 def _limit_arenas(n):
@@ -59,13 +70,20 @@ class Server:
                  session_idle_secs=300.0, allow_http=True, allow_grpc=True, allow_metrics=True, strict_load=False,
                  malloc_arena_max=2, grpc_frontend="native", ab_routing_file=None, grpc_spin_us=0,
                  http_inline_us=0, grpc_queues=0,
-                 grpc_offload_threads=0, grpc_inline_us=200):
+                 grpc_offload_threads=0, grpc_inline_us=200, exit_timeout_secs=30.0):
         if malloc_arena_max:
             _limit_arenas(int(malloc_arena_max))
         self.core = InferenceCore(model_repository, model_control_mode, load_models,
                                   max_tensor_bytes if max_tensor_bytes is not None else max_request_bytes,
                                   session_quota_bytes, session_idle_secs, strict_load, ab_routing_file)
-        self._pool = futures.ThreadPoolExecutor(max_workers=http_workers, thread_name_prefix="pyasc-serve-http")
+        self.exit_timeout_secs = float(exit_timeout_secs)
+        if not self.exit_timeout_secs >= 0:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError(f"exit timeout must be >= 0 seconds, not {exit_timeout_secs}")
+        # daemon threads with a bounded shutdown: a model call that never returns cannot hold
+        # stop() or the interpreter's exit (ThreadPoolExecutor joins its threads at both)
+        self._pool = DaemonThreadPool(max_workers=http_workers, thread_name_prefix="pyasc-serve-http")
         self.http = HTTPFrontend(self.core, host, http_port, metrics_port if allow_metrics else None,
                                  max_request_bytes, self._pool, http_inline_us) if (allow_http or allow_metrics) else None
         self._http_enabled = allow_http
@@ -116,17 +134,36 @@ class Server:
         while not self._stop.wait(min(30.0, max(0.5, self.core.sessions.idle_secs / 4))):
             self.core.sessions.expire()
 
-    def stop(self):
+    def stop(self, grace=None):
+        """Stops serving and frees the models; returns within about ``grace`` + 1 s + the models'
+        retirement, whatever the calls in flight do.
+
+        ``grace`` (default ``exit_timeout_secs``, Triton's ``--exit-timeout-secs``, 30 s): calls
+        in flight may finish within it; then the ones still running are cancelled (gRPC:
+        CANCELLED / UNAVAILABLE, HTTP: the connection closes) and, one second later, threads
+        still inside a model call (a call that never returns) are abandoned: left running as
+        daemon threads, their model not freed, each case logged on ``pyasc.serve``."""
+        grace = self.exit_timeout_secs if grace is None else max(0.0, float(grace))
+        end = time.monotonic() + grace + _ABANDON_S
         self._stop.set()
         self.core.live = False
-        if self.grpc is not None:
-            self.grpc.stop()
+        # gRPC and HTTP drain at the same time: each has the whole grace period
+        http = None
         if self.http is not None:
-            self.http.stop()
+            http = threading.Thread(target=self.http.stop, args=(grace, _ABANDON_S), name="pyasc-serve-stop-http",
+                                    daemon=True)
+            http.start()
+        if self.grpc is not None:
+            self.grpc.stop(grace)
+        if http is not None:
+            http.join(_left(end) + 5.0)  # http.stop bounds itself; the 5 s: a loaded machine
         for t in self._threads:
-            t.join(10)
-        self._pool.shutdown(wait=True)
-        self.core.close()
+            t.join(_left(end) + 1.0)
+        left = self._pool.shutdown(wait=True, timeout=_left(end))
+        if left:
+            log.warning("pyasc-serve: stop: %d HTTP worker thread(s) still in a model call %.1f s after the grace "
+                        "period; abandoned (daemon threads)", len(left), _ABANDON_S)
+        self.core.close(timeout=_left(end))
 
     def __enter__(self):
         self.start()
