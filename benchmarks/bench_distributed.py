@@ -69,6 +69,7 @@ def _load():
 # ------------------------------------------------------------------ 1. all_reduce (inside mpirun)
 
 MAX_ITERS = int(os.environ.get("BENCH_DIST_MAX_ITERS", "2000"))
+QUICK = os.environ.get("BENCH_DIST_QUICK") == "1"
 
 
 ROUNDS = int(os.environ.get("BENCH_DIST_ROUNDS", "7"))
@@ -210,6 +211,8 @@ def _allreduce_worker(sizes):
     import pyasc.distributed as dist
     from pyasc.distributed import _engine
 
+    from pyasc.distributed import _collectives
+
     dist.init_process_group(backend="mpi", timeout=600)
     comm = MPI.COMM_WORLD
     n = comm.Get_size()
@@ -262,14 +265,24 @@ def _allreduce_worker(sizes):
             setups[mode] = setup_mode(level, blocking, native)
         fns["pyasc_numpy_mem"] = pyasc_on_numpy_mem
         setups["pyasc_numpy_mem"] = _engine.reload_settings
+        # async_op + wait(): run by wait() (the default: the stream is idle at the call), and the
+        # same with the body always on the stream's worker (ASC_DISTRIBUTED_ASYNC_INLINE=0)
+        def inline(on):
+            def setup():
+                _engine.reload_settings()
+                _collectives._STEAL = on
+            return setup
         fns["pyasc_async"] = pyasc_async
-        setups["pyasc_async"] = _engine.reload_settings
+        setups["pyasc_async"] = inline(True)
+        fns["pyasc_async_stream"] = pyasc_async
+        setups["pyasc_async_stream"] = inline(False)
         if gloo is not None:  # torch.distributed gloo's all_reduce on a torch tensor, same turns
             tensor = gloo[0].ones(count, dtype=gloo[0].float32)
             fns["gloo"] = lambda: gloo[1].all_reduce(tensor)
             setups["gloo"] = _engine.reload_settings
         res.update(_time_interleaved(fns, comm.Barrier, nbytes, setups))
         _engine.reload_settings()
+        _collectives._STEAL = _engine._env_flag("ASC_DISTRIBUTED_ASYNC_INLINE", True)
         # the other collectives with a C path (pyasc.distributed._native.coll), blocking, and
         # broadcast async_op + wait, vs mpi4py's call on NumPy buffers of the same size
         res.update(_other_collectives(comm, nbytes, gloo))
@@ -313,29 +326,45 @@ def _overhead_worker():
         _engine.set_mode(_engine.INFO, True)
         _engine.NATIVE_FAST, _engine.FAST = False, None
 
+    from pyasc.distributed import _collectives
+
+    def inline(on):
+        def setup():
+            _engine.reload_settings()
+            _collectives._STEAL = on
+        return setup
+
+    def pyasc_async():  # async_op=True + wait(): run by wait() itself (the stream was idle)
+        dist.all_reduce(arr, async_op=True).wait()
+
     fns = {"mpi4py": mpi_call, "pyasc": pyasc_call, "pyasc_python": pyasc_call,
+           "pyasc_async": pyasc_async, "pyasc_async_stream": pyasc_async,
            "mpi4py_bcast": lambda: comm.Bcast(host, 0), "pyasc_bcast": lambda: dist.broadcast(arr, src=0)}
     setups = {"mpi4py": _engine.reload_settings, "pyasc": _engine.reload_settings, "pyasc_python": python_path,
+              "pyasc_async": inline(True), "pyasc_async_stream": inline(False),
               "mpi4py_bcast": _engine.reload_settings, "pyasc_bcast": _engine.reload_settings}
-    k = 20000
+    k = 20000 if not QUICK else 4000
     times = {name: [] for name in fns}
     for _ in range(max(ROUNDS, 9)):
         for name, fn in fns.items():
             setups[name]()
+            kk = k if "async" not in name else k // 10  # (the stream hop: ~50 us a call)
             t0 = time.perf_counter()
-            for _ in range(k):
+            for _ in range(kk):
                 fn()
-            times[name].append((time.perf_counter() - t0) / k)
+            times[name].append((time.perf_counter() - t0) / kk)
     _engine.reload_settings()
+    _collectives._STEAL = _engine._env_flag("ASC_DISTRIBUTED_ASYNC_INLINE", True)
     out = {name: {"min": min(t), "median": sorted(t)[len(t) // 2]} for name, t in times.items()}
     print("JSON " + json.dumps(out), flush=True)
     dist.destroy_process_group()
 
 
-def bench_overhead():
+def bench_overhead(quick=False):
     env = _env()
     for k in ("OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE"):
         env.pop(k, None)
+    env["BENCH_DIST_QUICK"] = "1" if quick else "0"
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--_overhead-worker"], env=env,
                        capture_output=True, text=True, timeout=600)
     line = [x for x in p.stdout.splitlines() if x.startswith("JSON ")]
@@ -345,9 +374,12 @@ def bench_overhead():
     d = json.loads(line[0][5:])
     m = d["mpi4py"]
     print("\n## all_reduce and broadcast of 4 KiB float32 on a 1-rank world (per-call cost above MPI, "
-          "no peer to wait for)")
+          "no peer to wait for); async_op=True + wait(): run by wait() on the idle stream (inline, the "
+          "default) vs the stream's worker (ASC_DISTRIBUTED_ASYNC_INLINE=0)")
     for name, label, peer in (("mpi4py", "mpi4py Allreduce (NumPy)", m), ("pyasc", "pyasc default (C path)", m),
                               ("pyasc_python", "pyasc Python path", m),
+                              ("pyasc_async", "async_op + wait (inline)", m),
+                              ("pyasc_async_stream", "async_op + wait (stream)", m),
                               ("mpi4py_bcast", "mpi4py Bcast (NumPy)", d["mpi4py_bcast"]),
                               ("pyasc_bcast", "pyasc broadcast (C path)", d["mpi4py_bcast"])):
         r = d[name]
@@ -437,7 +469,9 @@ def bench_allreduce(quick, sizes=None):
           f"{small['allgather_pyasc'] / small['allgather_mpi4py']:.2f}x, reduce_scatter_tensor "
           f"{small['redscat_pyasc'] / small['redscat_mpi4py']:.2f}x; async_op all_reduce + wait "
           f"{small['pyasc_async'] / small['mpi4py']:.2f}x mpi4py Allreduce ({small['pyasc_async'] * 1e6:.1f} us vs "
-          f"blocking {small['pyasc'] * 1e6:.1f} us)")
+          f"blocking {small['pyasc'] * 1e6:.1f} us: {small['pyasc_async'] / small['pyasc']:.2f}x the sync call; "
+          f"always on the stream's worker {small['pyasc_async_stream'] * 1e6:.1f} us, "
+          f"{small['pyasc_async_stream'] / small['pyasc']:.2f}x)")
     print(f"4 KiB latency vs mpi4py Allreduce (goal <= 1.2x): default {small['pyasc'] / small['mpi4py']:.2f}x "
           f"(Python path {small['pyasc_python'] / small['mpi4py']:.2f}x), "
           f"DETAIL {small['pyasc_detail'] / small['mpi4py']:.2f}x, OFF {small['pyasc_off'] / small['mpi4py']:.2f}x, "
@@ -652,7 +686,7 @@ def main(argv=None):
     print(f"# bench_distributed: {os.cpu_count()} CPUs, load average {_load()} at start"
           f"{' (quick)' if args.quick else ''}")
     if args.only in (None, "allreduce"):
-        bench_overhead()
+        bench_overhead(args.quick)
         runs = [bench_allreduce(args.quick, args.sizes) for _ in range(max(1, args.repeat))]
         _spread(runs)
     if args.only in (None, "dp"):

@@ -59,27 +59,6 @@ uint16_t f2h(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
-void half_sum(void* in, void* inout, int* len, MPI_Datatype*) {
-  const uint16_t* a = static_cast<const uint16_t*>(in);
-  uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = f2h(h2f(a[i]) + h2f(b[i]));
-}
-void half_prod(void* in, void* inout, int* len, MPI_Datatype*) {
-  const uint16_t* a = static_cast<const uint16_t*>(in);
-  uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = f2h(h2f(a[i]) * h2f(b[i]));
-}
-
-// The float16 ops, created on first use (MPI is initialised by then: this module loads with
-// MPI; op_of runs with the GIL held, so once).
-MPI_Op g_half_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
-MPI_Op half_op(int which) {
-  if (g_half_ops[which] == MPI_OP_NULL &&
-      MPI_Op_create(which == 0 ? &half_sum : &half_prod, 1, &g_half_ops[which]) != MPI_SUCCESS)
-    g_half_ops[which] = MPI_OP_NULL;
-  return g_half_ops[which];
-}
-
 // ---- bfloat16 ---------------------------------------------------------------------
 //
 // bfloat16 has no PEP 3118 format: Python passes a uint16 view of the buffer and says which
@@ -87,7 +66,7 @@ MPI_Op half_op(int which) {
 // ml_dtypes.bfloat16) compute each step in float32 and round the float32 result to bfloat16
 // once: round to nearest even on the upper 16 bits, NaN kept as a quiet NaN of the same sign
 // (Eigen's float_to_bfloat16_rtne, which ml_dtypes uses). The ops below do that step on every
-// pair MPI combines, so 2 ranks give NumPy's bits.
+// pair MPI combines, so 2 ranks give NumPy's bits (bf16_apply below).
 float bf2f(uint16_t h) {
   const uint32_t x = static_cast<uint32_t>(h) << 16;
   float f;
@@ -103,21 +82,60 @@ uint16_t f2bf(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
-void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
-  const uint16_t* a = static_cast<const uint16_t*>(in);
-  uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = f2bf(bf2f(a[i]) + bf2f(b[i]));
-}
-void bf16_prod(void* in, void* inout, int* len, MPI_Datatype*) {
-  const uint16_t* a = static_cast<const uint16_t*>(in);
-  uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = f2bf(bf2f(a[i]) * bf2f(b[i]));
+// ---- the ops ----------------------------------------------------------------------
+//
+// The elementwise step o = f(a, b) of each 16-bit float op (which: 0 add, 1 multiply, 2 maximum,
+// 3 minimum), a the first operand. NumPy's float16 maximum/minimum: (a >= b || isnan(a)) ? a : b
+// (a NaN in either operand propagates, the first one's bits; a tie of signed zeros gives a).
+// ml_dtypes' bfloat16 ones: (isnan(a) || a > b) ? a : b (a tie of signed zeros gives b).
+bool h_isnan(uint16_t h) { return (h & 0x7FFFu) > 0x7C00u; }
+bool bf_isnan(uint16_t h) { return (h & 0x7FFFu) > 0x7F80u; }
+
+void half_apply(int which, const uint16_t* a, const uint16_t* b, uint16_t* o, Py_ssize_t n) {
+  switch (which) {
+    case 0: for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2h(h2f(a[i]) + h2f(b[i])); break;
+    case 1: for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2h(h2f(a[i]) * h2f(b[i])); break;
+    case 2: for (Py_ssize_t i = 0; i < n; ++i) o[i] = (h_isnan(a[i]) || h2f(a[i]) >= h2f(b[i])) ? a[i] : b[i]; break;
+    default: for (Py_ssize_t i = 0; i < n; ++i) o[i] = (h_isnan(a[i]) || h2f(a[i]) <= h2f(b[i])) ? a[i] : b[i]; break;
+  }
 }
 
-MPI_Op g_bf16_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+void bf16_apply(int which, const uint16_t* a, const uint16_t* b, uint16_t* o, Py_ssize_t n) {
+  switch (which) {
+    case 0: for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2bf(bf2f(a[i]) + bf2f(b[i])); break;
+    case 1: for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2bf(bf2f(a[i]) * bf2f(b[i])); break;
+    case 2: for (Py_ssize_t i = 0; i < n; ++i) o[i] = (bf_isnan(a[i]) || bf2f(a[i]) > bf2f(b[i])) ? a[i] : b[i]; break;
+    default: for (Py_ssize_t i = 0; i < n; ++i) o[i] = (bf_isnan(a[i]) || bf2f(a[i]) < bf2f(b[i])) ? a[i] : b[i]; break;
+  }
+}
+
+// MPI user ops: inout = f(in, inout), the argument order of the Python path's NumPy user ops.
+template <int Which>
+void half_fn(void* in, void* inout, int* len, MPI_Datatype*) {
+  half_apply(Which, static_cast<const uint16_t*>(in), static_cast<const uint16_t*>(inout),
+             static_cast<uint16_t*>(inout), *len);
+}
+
+// The float16 ops, created on first use (MPI is initialised by then: this module loads with
+// MPI; op_of runs with the GIL held, so once).
+MPI_Op g_half_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+MPI_User_function* const kHalfFns[4] = {&half_fn<0>, &half_fn<1>, &half_fn<2>, &half_fn<3>};
+MPI_Op half_op(int which) {
+  if (g_half_ops[which] == MPI_OP_NULL && MPI_Op_create(kHalfFns[which], 1, &g_half_ops[which]) != MPI_SUCCESS)
+    g_half_ops[which] = MPI_OP_NULL;
+  return g_half_ops[which];
+}
+
+template <int Which>
+void bf16_fn(void* in, void* inout, int* len, MPI_Datatype*) {
+  bf16_apply(Which, static_cast<const uint16_t*>(in), static_cast<const uint16_t*>(inout),
+             static_cast<uint16_t*>(inout), *len);
+}
+
+MPI_Op g_bf16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+MPI_User_function* const kBf16Fns[4] = {&bf16_fn<0>, &bf16_fn<1>, &bf16_fn<2>, &bf16_fn<3>};
 MPI_Op bf16_op(int which) {
-  if (g_bf16_ops[which] == MPI_OP_NULL &&
-      MPI_Op_create(which == 0 ? &bf16_sum : &bf16_prod, 1, &g_bf16_ops[which]) != MPI_SUCCESS)
+  if (g_bf16_ops[which] == MPI_OP_NULL && MPI_Op_create(kBf16Fns[which], 1, &g_bf16_ops[which]) != MPI_SUCCESS)
     g_bf16_ops[which] = MPI_OP_NULL;
   return g_bf16_ops[which];
 }

@@ -15,9 +15,11 @@
 // all-reduce first), MPI_Allreduce with the GIL released, AVG's division, and the
 // watchdog stamp: a "blocked in all_reduce until <deadline>" slot that the
 // Python watchdog thread reads with armed(), instead of a Python tuple store
-// and a thread hand-off per call. Anything it does not handle (16-bit floats,
-// complex, bool, float MAX/MIN with NumPy's NaN rule, non-contiguous or
-// read-only arrays) returns NotImplemented and Python's general path runs.
+// and a thread hand-off per call. Anything it does not handle (bfloat16, which
+// Python passes as a uint16 view with a flag; bool; float32/64 MAX/MIN with NumPy's
+// NaN rule; complex PRODUCT; non-contiguous or read-only arrays) returns
+// NotImplemented and Python's general path runs. float16/bfloat16 reduce with this
+// module's MPI ops (float16_ops.h: NumPy's / ml_dtypes' rounding and NaN rule).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 // The C API only (OpenMPI's deprecated C++ bindings do not build with -Werror).
@@ -147,9 +149,17 @@ Type type_of(const char* fmt, Py_ssize_t itemsize) {
 // MPI_OP_NULL: the Python path handles it (float MAX/MIN propagate NaN as NumPy,
 // AVG of integers is an error there, bitwise ops of floats too; complex PRODUCT, where
 // OpenMPI's multiply rounds differently from NumPy's).
+// The 16-bit float op of a ReduceOp code (float16_ops.h: 0 add, 1 multiply, 2 maximum, 3
+// minimum, each NumPy's / ml_dtypes' step), -1 for none (bitwise ops).
+int half_which(int code) {
+  return (code == kSum || code == kAvg) ? 0 : code == kProduct ? 1 : code == kMax ? 2 : code == kMin ? 3 : -1;
+}
+
 MPI_Op op_of(int code, const Type& t) {
-  if (t.ext == kHalf) return (code == kSum || code == kAvg) ? half_op(0) : code == kProduct ? half_op(1) : MPI_OP_NULL;
-  if (t.ext == kBf16) return (code == kSum || code == kAvg) ? bf16_op(0) : code == kProduct ? bf16_op(1) : MPI_OP_NULL;
+  if (t.ext == kHalf || t.ext == kBf16) {
+    const int w = half_which(code);
+    return w < 0 ? MPI_OP_NULL : t.ext == kHalf ? half_op(w) : bf16_op(w);
+  }
   if (t.ext != kPlain) return (code == kSum || code == kAvg) ? MPI_SUM : MPI_OP_NULL;
   const bool is_float = t.is_float;
   switch (code) {
@@ -315,11 +325,11 @@ void combine_t(int op, void* out_v, const void* x_v, const void* y_v, Py_ssize_t
 // complex SUM/AVG as float pairs). False: not one of them.
 bool combine(const Type& t, int op, void* out, const void* x, const void* y, Py_ssize_t n) {
   const MPI_Datatype dt = t.dt;
-  if (t.ext == kHalf) {
-    uint16_t* o = static_cast<uint16_t*>(out);
-    const uint16_t* a = static_cast<const uint16_t*>(x);
-    const uint16_t* b = static_cast<const uint16_t*>(y);
-    for (Py_ssize_t i = 0; i < n; ++i) o[i] = f2h(op == kProduct ? h2f(a[i]) * h2f(b[i]) : h2f(a[i]) + h2f(b[i]));
+  if (t.ext == kHalf || t.ext == kBf16) {
+    const int w = half_which(op);
+    if (w < 0) return false;
+    (t.ext == kHalf ? half_apply : bf16_apply)(w, static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(y),
+                                               static_cast<uint16_t*>(out), n);
   } else if (t.ext == kCx64) {
     combine_t<float>(kSum, out, x, y, 2 * n);
   } else if (t.ext == kCx128) {
@@ -597,7 +607,7 @@ bool get_view(PyObject* obj, Py_buffer* v, bool writable) {
   return false;
 }
 
-// coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait) ->
+// coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait[, bf16]) ->
 //   None / NotImplemented (nothing sent) / (fail kind, MPI error) as allreduce().
 //   kBcast: a the tensor, root the group rank of the source; kReduce: a the tensor, root the
 //   group rank of the destination; kAllGatherT: a the output, b the input; kRedScatT: a the
@@ -605,10 +615,12 @@ bool get_view(PyObject* obj, Py_buffer* v, bool writable) {
 //   kScatter: a the output, b the root's input. Validation errors (shapes) are the Python
 //   path's: NotImplemented.
 PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 12) {
-    PyErr_SetString(PyExc_TypeError, "coll() takes 12 arguments");
+  if (nargs != 12 && nargs != 13) {
+    PyErr_SetString(PyExc_TypeError, "coll() takes 12 or 13 arguments");
     return nullptr;
   }
+  // bf16: the arrays are uint16 views of bfloat16 elements (no PEP 3118 format of their own)
+  const bool bf16 = nargs == 13 && PyObject_IsTrue(args[12]) == 1;
   const long kind = PyLong_AsLong(args[0]);
   const long root = PyLong_AsLong(args[3]);
   const long op_code = PyLong_AsLong(args[4]);
@@ -654,9 +666,13 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     vs.has_b = true;
   }
   Py_buffer& a = vs.a;
-  const int dcode = dtype_code(a.format, a.itemsize);
+  int dcode = dtype_code(a.format, a.itemsize);
   if (dcode < 0) Py_RETURN_NOTIMPLEMENTED;
   if ((two || has_all) && (dtype_code(vs.b.format, vs.b.itemsize) != dcode)) Py_RETURN_NOTIMPLEMENTED;
+  if (bf16) {
+    if (dcode != 3 * 16 + 2) Py_RETURN_NOTIMPLEMENTED;  // (not a uint16 view)
+    dcode = 6 * 16 + 2;  // its own class: a bfloat16 call never agrees with a uint16 one
+  }
   if (has_all && vs.b.len != size * a.len) Py_RETURN_NOTIMPLEMENTED;  // (Python checked the shapes)
   const Py_ssize_t count_a = a.len / a.itemsize;
   // gather/scatter: the all-blocks count every rank computes alike (only the root has the buffer)
@@ -666,7 +682,7 @@ PyObject* coll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Type t;
   MPI_Op op = MPI_OP_NULL;
   if (reducing) {
-    t = type_of(a.format, a.itemsize);
+    t = bf16 ? Type{MPI_UINT16_T, kOther, true, kBf16} : type_of(a.format, a.itemsize);
     op = t.dt == MPI_DATATYPE_NULL ? MPI_OP_NULL : op_of(static_cast<int>(op_code), t);
     if (op == MPI_OP_NULL) Py_RETURN_NOTIMPLEMENTED;
   }
@@ -1326,10 +1342,10 @@ PyMethodDef kMethods[] = {
      "the array type checked here; NotImplemented for anything else."},
     {"fingerprint", &py_fingerprint, METH_VARARGS, "The check fingerprint of an all_reduce."},
     {"coll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&coll)), METH_FASTCALL,
-     "coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait): broadcast (1), "
+     "coll(kind, a, b, root, op_code, comm_handle, size, rank, level, timeout_s, group, wait[, bf16]): broadcast (1), "
      "reduce (2), all_gather_into_tensor (3), reduce_scatter_tensor (4), gather (5: a the input, b the root's "
      "output of all blocks) or scatter (6: a the output, b the root's input) in one call with the check; None, "
-     "NotImplemented (Python path) or (kind, mpi_error)."},
+     "NotImplemented (Python path) or (kind, mpi_error); bf16: a and b are uint16 views of bfloat16 arrays."},
     {"alltoall", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&alltoall)), METH_FASTCALL,
      "alltoall(kind, send, recv, scounts, rcounts, comm_handle, size, rank, level, timeout_s, (group, row)): "
      "all_to_all_single (7) / all_to_all (8) as one MPI_Alltoallv of bytes after the fingerprint and count-matrix "

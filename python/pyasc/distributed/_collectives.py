@@ -19,6 +19,7 @@ off), ranks that pass different shapes, dtypes, ops or roots raise
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 
 import numpy as np
@@ -31,6 +32,7 @@ from ._group import ReduceOp, resolve
 from ._group import _State as _group_State
 
 _BF16 = _engine._BF16
+_F16 = _engine._F16
 
 
 __all__ = [
@@ -129,24 +131,63 @@ class Work:
 class _StreamWork(Work):
     """The Work of an ``async_op`` operation that runs as a task on a stream (see
     :func:`_on_stream`): ``wait()`` synchronises on the event recorded after the task,
-    ``is_completed()`` queries it."""
+    ``is_completed()`` queries it.
 
-    __slots__ = ("_event",)
+    The body runs once, on whichever thread claims it first: the stream's worker (the task),
+    or the caller's ``wait()`` when the call found its stream idle and the group's earlier
+    async collectives finished (``_steal``), and the worker has not started the task yet.
+    Then ``wait()`` runs it inline, as a blocking call would, instead of waking the worker
+    and sleeping until it ran (a thread hand-off each way, and the worker's turn at the GIL:
+    ~19x mpi4py's blocking Allreduce at 4 KiB). The task, when it comes, finds the body run
+    (or running: it then waits for the end, so the stream's later work still reads the
+    results)."""
 
-    def __init__(self, what, pg, outputs):
+    __slots__ = ("_event", "_body", "_claim", "_state", "_waiter", "_steal")
+
+    def __init__(self, what, pg, outputs, body=None, steal=False):
         super().__init__((), None, None, what, pg, outputs)
         self._event = None
+        self._body = body
+        self._claim = threading.Lock()  # taken (without blocking) by whoever runs the body
+        self._state = 0  # 0 queued, 1 running, 2 ran (value / error stored)
+        self._waiter = None  # a threading.Event the task waits on while wait() runs the body
+        self._steal = steal
+
+    def _run(self):
+        self._state = 1
+        try:
+            self.value = self._body()
+        except BaseException as e:  # noqa: BLE001 - raised by wait()
+            self._error = e
+        self._body = None
+        self._state = 2
+        w = self._waiter
+        if w is not None:
+            w.set()
+
+    def _task(self):
+        """The stream task: runs the body, or waits until wait()'s run of it ended."""
+        if self._claim.acquire(False):
+            self._run()
+        elif self._state != 2:
+            # (the GIL orders these: wait() sets _state before reading _waiter, we the reverse)
+            w = self._waiter = threading.Event()
+            if self._state != 2:
+                w.wait()
 
     def wait(self, timeout=None):
         """Waits for the task (``timeout`` in seconds or a timedelta: DistTimeoutError past
         it); returns True or raises the operation's error."""
         if not self._done:
             if timeout is None:
-                self._event.synchronize()  # releases the GIL: the task needs it
+                if self._steal and self._claim.acquire(False):
+                    self._run()  # inline: the stream's earlier work and the group's were done
+                elif self._state != 2:
+                    self._event.synchronize()  # releases the GIL: the task needs it
             else:
                 secs = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
                 end = time.monotonic() + secs
-                while not self._event.query():
+                while self._state != 2 and not self._event.query():
                     if time.monotonic() > end:
                         from ._errors import DistTimeoutError
                         raise DistTimeoutError(f"[{self._what}] not complete after {secs:.3g} s (Work.wait)")
@@ -158,7 +199,7 @@ class _StreamWork(Work):
 
     def is_completed(self):
         """Whether the task has run (does not block)."""
-        if not self._done and self._event.query():
+        if not self._done and (self._state == 2 or self._event.query()):
             self._done = True
         return self._done
 
@@ -184,28 +225,49 @@ def _on_stream(pg, what, outputs, body, ordered=True, keep=()):
     source and tag, in program order; a task that waits for a send's completion before the
     peer's receive could even be posted would deadlock rendezvous-size messages) and their
     task only completes them. Errors of ``body`` (a mismatch, an MPI error, the polled mode's
-    DistTimeoutError, all naming the operation) are raised by ``Work.wait()``."""
+    DistTimeoutError, all naming the operation) are raised by ``Work.wait()``.
+
+    When the stream has nothing pending at the call and the group's previous async
+    collective has run, the Work may run ``body`` in ``wait()`` itself (see
+    :class:`_StreamWork`): every condition the task would wait for holds already, and
+    ``is_completed()``/``wait(timeout)`` still never block on the peers."""
     from .. import stream as _stream
 
     s = _stream.current_stream()
+    steal = _STEAL
     if ordered:
         prev = pg.last_async
         if prev is not None:
-            s.wait_event(prev)
-    work = _StreamWork(what, pg, outputs)
+            last = pg.last_work
+            if steal and last is not None and last._state == 2 and not prev.query():
+                # The previous collective's body has run (inline or by the worker) and only its
+                # task's return is pending (it needs the GIL this thread holds): a short wait,
+                # never on the peers.
+                try:
+                    prev.synchronize()
+                except Exception:  # noqa: BLE001 - another task's stored error: the stream's to raise
+                    steal = False
+            if not prev.query():
+                s.wait_event(prev)  # (a wait queued on s: s is not idle until its worker passed it)
+                steal = False
+    steal = steal and s.query()
+    work = _StreamWork(what, pg, outputs, body, steal)
 
     def task(hold=(outputs, keep)):  # noqa: ARG001 - holds the arrays until the task ran
-        try:
-            work.value = body()
-        except BaseException as e:  # noqa: BLE001 - raised by Work.wait()
-            work._error = e
+        work._task()
 
     s.add_callback(task)
     ev = work._event = s.record_event()
     if ordered:
         pg.last_async = ev
+        pg.last_work = work
         pg.hot = None
     return work
+
+
+#: Whether an async_op Work may run its body in wait() (ASC_DISTRIBUTED_ASYNC_INLINE=0: never;
+#: the stream's worker always runs it, as before).
+_STEAL = _engine._env_flag("ASC_DISTRIBUTED_ASYNC_INLINE", True)
 
 
 def _drain(pg):
@@ -213,8 +275,11 @@ def _drain(pg):
     collective issued now then reaches MPI after them on every rank, as MPI requires."""
     ev = pg.last_async
     if ev is not None:
-        ev.synchronize()
+        last = pg.last_work
+        if last is None or last._state != 2:  # (their bodies run in issue order: the last ran, all did)
+            ev.synchronize()
         pg.last_async = None
+        pg.last_work = None
         pg._update_hot()
 
 
@@ -374,14 +439,15 @@ _np_ndarray = np.ndarray
 
 def _c_reduces(dtype, code):
     """Whether the C path reduces ``dtype`` with op ``code`` (src/distributed/native.cc op_of):
-    integers every op but AVG; float16/32/64 SUM, AVG, PRODUCT (float16 by the module's own MPI
-    ops, NumPy's float16 rounding; MAX/MIN are NumPy's NaN-propagating user ops here); complex
-    SUM and AVG (PRODUCT: OpenMPI's complex multiply rounds otherwise than NumPy's). Not bool nor
-    bfloat16 (no buffer format). A rank on the Python path checks with the C path's fingerprint
-    exactly for these, so that it agrees with a peer whose call went through C. bfloat16 SUM,
-    AVG, PRODUCT: allreduce() on a uint16 view with its bf16 flag (ml_dtypes' rounding)."""
-    if dtype == _BF16:
-        return code in (0, 1, 2)
+    integers every op but AVG; float32/64 SUM, AVG, PRODUCT (MAX/MIN are NumPy's NaN-propagating
+    user ops here); float16 and bfloat16 SUM, AVG, PRODUCT, MAX, MIN by the module's own MPI ops
+    (float16_ops.h: NumPy's float16 and ml_dtypes' bfloat16 rounding and NaN rule; bfloat16, which
+    has no buffer format, as a uint16 view with the bf16 flag); complex SUM and AVG (PRODUCT:
+    OpenMPI's complex multiply rounds otherwise than NumPy's). Not bool. A rank on the Python path
+    checks with the C path's fingerprint exactly for these, so that it agrees with a peer whose
+    call went through C."""
+    if dtype == _BF16 or dtype == _F16:
+        return code in (0, 1, 2, 3, 4)
     k = dtype.kind
     if k in "iu":
         return code != 1
@@ -621,15 +687,20 @@ def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
     the exported, contiguous NumPy arrays ``a`` (and ``b``) through the C path: at once (blocking mode), or
     for ``async_op`` as the stream task (waiting with sleeps; a call small enough for the
     in-message check blocks, so that it sends what a blocking peer sends). Returns
-    NotImplemented (nothing sent) where the C path does not apply (bfloat16, float MAX/MIN,
-    complex PRODUCT, no C module): the Python path then runs, on every rank alike."""
+    NotImplemented (nothing sent) where the C path does not apply (bool reductions, float32/64
+    MAX/MIN, complex PRODUCT, no C module; bfloat16 goes through C as a uint16 view with the bf16
+    flag): the Python path then runs, on every rank alike."""
     native = _engine.NATIVE
     if native is None:
         return NotImplemented
+    bf16 = a.dtype == _BF16
+    # bfloat16 has no buffer format: its bytes as uint16, the type named by the bf16 flag
+    av = a.view(np.uint16) if bf16 else a
+    bv = b.view(np.uint16) if bf16 and b is not None else b
 
     def call(wait):
-        r = native.coll(kind, a, b, root, code, pg.handle, pg._size, pg._rank, _engine.CHECK, float(pg.timeout),
-                        pg, wait)
+        r = native.coll(kind, av, bv, root, code, pg.handle, pg._size, pg._rank, _engine.CHECK, float(pg.timeout),
+                        pg, wait, bf16)
         if r is not None and r is not NotImplemented:
             if r[0] == 4:
                 _State_leak(a, b, keep)
@@ -643,7 +714,8 @@ def _native_coll(pg, what, kind, a, b, root, code, desc, async_op, keep):
         return call(0 if _engine.BLOCKING else 2)
     # whether the C path takes it decides the form on every rank alike (dtype, op): ask before
     # queueing (a call that cannot go through C is the Python path's task)
-    if a.dtype.kind not in "biufc" or (kind in (_K_REDUCE, _K_REDSCAT_T) and not _c_reduces(a.dtype, code)):
+    if (a.dtype.kind not in "biufc" and not bf16) or (kind in (_K_REDUCE, _K_REDSCAT_T)
+                                                        and not _c_reduces(a.dtype, code)):
         return NotImplemented
 
     def task():

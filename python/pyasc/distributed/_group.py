@@ -92,6 +92,8 @@ class ProcessGroup:
         #: the group's next collective waits for it, so that every rank issues its MPI calls
         #: on the communicator in program order (_collectives._drain)
         self.last_async = None
+        #: the _StreamWork of that collective (whether its body ran: _collectives._drain)
+        self.last_work = None
         #: (communicator handle, size, timeout, rank index, rank) while the group takes the
         #: collectives' C paths without further checks (usable, no async collective pending),
         #: else None
@@ -124,6 +126,7 @@ class ProcessGroup:
         ev = self.last_async
         if ev is not None:  # async_op collectives still queued on a stream use the communicator
             self.last_async = None
+            self.last_work = None
             try:
                 ev.synchronize()
             except Exception:  # noqa: BLE001 - their errors belong to their Work handles
