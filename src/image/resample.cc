@@ -298,27 +298,47 @@ Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bo
   if (!aa && (mode == Interp::kBilinear || mode == Interp::kBicubic)) {
     // the vectorised path (resample_simd.cc): each thread takes a block of output rows and
     // filters the source rows it needs once each into a ring of K rows
-    const detail::HTable ht = detail::make_htable(ax, 0, out_w, w, c, -1, nullptr);
     // an explicit thread count is honoured; the default takes a thread per ~2M multiply-adds
     // (~0.3 ms of these vector loops): starting threads for less loses, badly on a busy machine
     const int64_t work = (int64_t(std::min<int64_t>(h, out_h * ay.K)) * ax.K + out_h * ay.K) * out_w * c;
     const int nt = threads > 0 ? int(std::min<int64_t>(threads, out_h)) : thread_count(0, work / 32);
     const int64_t in_img = h * w * c, out_img = out_h * out_w * c, row = out_w * c;
+    if (img.dtype() == DType::kUInt8) {
+      // OpenCV's fixed point (resample_fixed.cc): int16 rows for bilinear, int32 for bicubic
+      const bool cub = mode == Interp::kBicubic;
+      const detail::AxisQ qx = detail::opencv_axis_q(w, out_w, cub, true);
+      const detail::AxisQ qy = detail::opencv_axis_q(h, out_h, cub, false);
+      const detail::HTableQ hq = detail::make_htable_q(qx, w, c);
+      const size_t stride = size_t(row) + 4;  // slack for the 4-lane stores of 3-channel pixels
+      for (int64_t b = 0; b < n; ++b) {
+        const uint8_t* s = img.data_as<uint8_t>() + b * in_img;
+        uint8_t* o = out.data_as<uint8_t>() + b * out_img;
+        auto hp = [&](int64_t r, auto* dst) { detail::hpass_q(s + r * w * c, hq, dst); };
+        blocks(out_h, nt, [&](int64_t y0, int64_t y1) {
+          if (cub) {
+            detail::ring_rows_of<int32_t>(stride, qy.idx.data(), 4, 0, y0, y1, hp,
+                                          [&](int64_t y, const int32_t* const* rows) {
+                                            detail::vpass_q_cubic(rows, &qy.w[size_t(y * 4)], row, o + y * row);
+                                          });
+          } else {
+            detail::ring_rows_of<int16_t>(stride, qy.idx.data(), 2, 0, y0, y1, hp,
+                                          [&](int64_t y, const int16_t* const* rows) {
+                                            detail::vpass_q_linear(rows[0], rows[1], &qy.w[size_t(y * 2)], row,
+                                                                   o + y * row);
+                                          });
+          }
+        });
+      }
+      return out;
+    }
+    const detail::HTable ht = detail::make_htable(ax, 0, out_w, w, c, -1, nullptr);
     for (int64_t b = 0; b < n; ++b) {
       blocks(out_h, nt, [&](int64_t y0, int64_t y1) {
-        if (img.dtype() == DType::kUInt8) {
-          uint8_t* o = out.data_as<uint8_t>() + b * out_img;
-          detail::ring_rows(img.data_as<uint8_t>() + b * in_img, w * c, ht, ay, 0, y0, y1,
-                            [&](int64_t y, const float* const* rows, const float* wy) {
-                              detail::vpass_u8(rows, wy, ay.K, row, o + y * row);
-                            });
-        } else {
-          float* o = out.data_as<float>() + b * out_img;
-          detail::ring_rows(img.data_as<float>() + b * in_img, w * c, ht, ay, 0, y0, y1,
-                            [&](int64_t y, const float* const* rows, const float* wy) {
-                              detail::vpass_f32(rows, wy, ay.K, row, 1.f, 0.f, o + y * row);
-                            });
-        }
+        float* o = out.data_as<float>() + b * out_img;
+        detail::ring_rows(img.data_as<float>() + b * in_img, w * c, ht, ay, 0, y0, y1,
+                          [&](int64_t y, const float* const* rows, const float* wy) {
+                            detail::vpass_f32(rows, wy, ay.K, row, 1.f, 0.f, o + y * row);
+                          });
       });
     }
     return out;

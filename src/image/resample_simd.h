@@ -86,21 +86,48 @@ void vpass_u8(const float* const* rows, const float* w, int K, int64_t n, uint8_
 /// out[j] = (sum_k w[k] * rows[k][j]) * mul + add, j < n
 void vpass_f32(const float* const* rows, const float* w, int K, int64_t n, float mul, float add, float* out);
 
+/// OpenCV's fixed-point taps for uint8 bilinear / bicubic (resample_fixed.cc): cv::resize's
+/// float32 coordinates and coefficients times 2048, rounded to int16. `clamp_linear`: the
+/// horizontal axis's rule (bilinear coordinates clamped to the image; vertically only the row
+/// indices are).
+struct AxisQ {
+  int K = 2;
+  std::vector<int32_t> idx;
+  std::vector<int16_t> w;
+};
+AxisQ opencv_axis_q(int64_t in, int64_t out, bool cubic, bool clamp_linear);
+
+/// The fixed-point horizontal pass of rows of w pixels x C channels: K = 2 writes int16 rows
+/// of (sum >> 4), K = 4 int32 sums (both ow * C elements plus slack for 4-lane stores).
+struct HTableQ {
+  int K = 2, C = 1;
+  int64_t ow = 0, L = 0;
+  std::vector<int32_t> off;  // [x*K + k]: element offset of tap k's pixel (1 channel: + tap 0's again at ow*K + x)
+  std::vector<int16_t> w;    // [x*K + k]
+  std::vector<int32_t> wx;   // int16 weight pairs as int32: 3/4 channels [(j*ow + x)*4 + 0..3], 1 channel [j*ow + x]
+  int64_t nsafe = 0;         // 3/4 channels: pixels [0, nsafe) read 4 bytes per tap inside the row
+  int64_t xa = 0, xb = 0;    // 1 channel: outputs [xa, xb) have consecutive taps and the 4-byte word inside the row
+};
+HTableQ make_htable_q(const AxisQ& ax, int64_t w, int64_t c);
+void hpass_q(const uint8_t* row, const HTableQ& t, void* out);
+/// OpenCV's bilinear vertical pass: out = sat_u8((mulhi(r0, b0) + mulhi(r1, b1) + 2) >> 2)
+void vpass_q_linear(const int16_t* r0, const int16_t* r1, const int16_t* beta, int64_t n, uint8_t* out);
+/// OpenCV's bicubic vertical pass: out = sat_u8(round_even(sum_k float(rows[k]) * beta[k] / 2^22))
+void vpass_q_cubic(const int32_t* const* rows, const int16_t* beta, int64_t n, uint8_t* out);
+
 /// Output rows [y0, y1) of a separable resize: output row y reads source rows
-/// ay.idx[(y0ff + y)*K + k]; each source row is filtered horizontally once into a ring of
-/// K float rows of t.L (consecutive output rows share source rows), then emit(y, rows,
-/// weights) writes output row y.
-template <typename T, typename Emit>
-void ring_rows(const T* src, int64_t row_elems, const HTable& t, const Axis& ay, int64_t y0ff, int64_t y0, int64_t y1,
-               Emit&& emit) {
-  const int K = ay.K;
-  const size_t stride = static_cast<size_t>(t.L) + 4;  // slack for HPixT's 4-lane store
-  std::vector<float> ring(static_cast<size_t>(K) * stride);
+/// iy[(y0ff + y)*K + k]; hpass(src_row, dst) filters a source row horizontally into a ring
+/// slot of `stride` elements of R (consecutive output rows share source rows, so each is
+/// filtered once), then emit(y, rows) writes output row y from its K filtered rows.
+template <typename R, typename HPass, typename Emit>
+void ring_rows_of(size_t stride, const int32_t* iy, int K, int64_t y0ff, int64_t y0, int64_t y1, HPass&& hpass,
+                  Emit&& emit) {
+  std::vector<R> ring(static_cast<size_t>(K) * stride);
   std::vector<int64_t> tag(static_cast<size_t>(K), -1);
-  std::vector<const float*> rows(static_cast<size_t>(K));
+  std::vector<const R*> rows(static_cast<size_t>(K));
   std::vector<char> used(static_cast<size_t>(K));
   for (int64_t y = y0; y < y1; ++y) {
-    const int32_t* ix = &ay.idx[size_t((y0ff + y) * K)];
+    const int32_t* ix = iy + (y0ff + y) * K;
     std::fill(used.begin(), used.end(), 0);
     // slots already holding a wanted row are kept; the others are free for this row
     for (int k = 0; k < K; ++k) {
@@ -114,19 +141,31 @@ void ring_rows(const T* src, int64_t row_elems, const HTable& t, const Axis& ay,
       if (s == K) {
         s = 0;
         while (used[size_t(s)]) ++s;  // K slots for at most K distinct rows: one is free
-        float* dst = ring.data() + size_t(s) * stride;
-        if constexpr (sizeof(T) == 1) {
-          hpass_u8(src + int64_t(ix[k]) * row_elems, t, dst);
-        } else {
-          hpass_f32(src + int64_t(ix[k]) * row_elems, t, dst);
-        }
+        hpass(int64_t(ix[k]), ring.data() + size_t(s) * stride);
         tag[size_t(s)] = ix[k];
         used[size_t(s)] = 1;
       }
       rows[size_t(k)] = ring.data() + size_t(s) * stride;
     }
-    emit(y, rows.data(), &ay.w[size_t((y0ff + y) * K)]);
+    emit(y, rows.data());
   }
+}
+
+/// ring_rows_of over float rows of the float passes above: emit(y, rows, weights).
+template <typename T, typename Emit>
+void ring_rows(const T* src, int64_t row_elems, const HTable& t, const Axis& ay, int64_t y0ff, int64_t y0, int64_t y1,
+               Emit&& emit) {
+  const size_t stride = static_cast<size_t>(t.L) + 4;  // slack for HPixT's 4-lane store
+  ring_rows_of<float>(
+      stride, ay.idx.data(), ay.K, y0ff, y0, y1,
+      [&](int64_t r, float* dst) {
+        if constexpr (sizeof(T) == 1) {
+          hpass_u8(src + r * row_elems, t, dst);
+        } else {
+          hpass_f32(src + r * row_elems, t, dst);
+        }
+      },
+      [&](int64_t y, const float* const* rows) { emit(y, rows, &ay.w[size_t((y0ff + y) * ay.K)]); });
 }
 
 }  // namespace asc::image::detail
