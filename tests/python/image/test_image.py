@@ -155,9 +155,11 @@ def test_fused_preprocess_matches_the_separate_steps():
     np.testing.assert_allclose(bgr[0].astype(np.float32), want, rtol=2e-3, atol=2e-3)
     dec = asc.ImageDecoder(resize=64, crop=56)
     np.testing.assert_array_equal(np.asarray(dec(datas)), got)
-    # separate steps through the public functions agree (rounding to uint8 in resize aside)
+    # separate steps through the public functions agree (rounding to uint8 in resize aside): the
+    # uint8 resize is OpenCV's fixed point, within 1 LSB of the correctly rounded value, which is
+    # itself within 0.5 LSB of the fused pass's unrounded float
     sep = asc.image.normalize(asc.image.center_crop(asc.image.resize(asc.image.decode_image(datas[0]), 64), 56))
-    np.testing.assert_allclose(np.asarray(sep), got[0], atol=0.5 / 255 / 0.224 + 1e-5)
+    np.testing.assert_allclose(np.asarray(sep), got[0], atol=1.5 / 255 / 0.224 + 1e-5)
 
 
 def test_jpeg_dct_scaling_is_close_to_the_full_decode():
