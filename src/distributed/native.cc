@@ -28,11 +28,16 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <type_traits>
 #include <vector>
+
+#include "acl/acl_rt.h"  // aclrtLaunchCallback (libasc): async_gate.h
 
 namespace {
 
@@ -145,6 +150,7 @@ Type type_of(const char* fmt, Py_ssize_t itemsize) {
 }
 
 #include "float16_ops.h"  // float16/bfloat16 conversions and MPI user ops
+#include "async_gate.h"   // Gate: an async_op collective's body run once, by wait() or the stream
 
 // MPI_OP_NULL: the Python path handles it (float MAX/MIN propagate NaN as NumPy,
 // AVG of integers is an error there, bitwise ops of floats too; complex PRODUCT, where
@@ -1367,4 +1373,14 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_native",
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit__native() { return PyModule_Create(&kModule); }
+PyMODINIT_FUNC PyInit__native() {
+  PyObject* m = PyModule_Create(&kModule);
+  if (m == nullptr) return nullptr;
+  PyObject* gate = PyType_FromSpec(&kGateSpec);
+  if (gate == nullptr || PyModule_AddObject(m, "Gate", gate) < 0) {
+    Py_XDECREF(gate);
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}

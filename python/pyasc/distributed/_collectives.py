@@ -128,66 +128,108 @@ class Work:
         return f"Work({self._what}, completed={self._done})"
 
 
+class _PyGate:
+    """The gate of an async_op collective without the C module (``_native.Gate`` otherwise, see
+    src/distributed/async_gate.h): who runs the body, once — ``wait()`` after ``claim()``, or
+    the stream task, which waits for the end of wait()'s run (the stream's later work reads the
+    results). A Python stream callback: it needs the GIL even to return."""
+
+    __slots__ = ("_lock", "_done", "_waiter", "_task")
+
+    def __init__(self, task):
+        self._lock = threading.Lock()  # taken (without blocking) by whoever runs the body
+        self._done = False
+        self._waiter = None  # a threading.Event the task waits on while wait() runs the body
+        self._task = task
+
+    def claim(self):
+        if not self._lock.acquire(False):
+            return False
+        self._task = None
+        return True
+
+    def finish(self):
+        self._done = True
+        w = self._waiter  # (the GIL orders these: finish sets _done before reading _waiter, _run the reverse)
+        if w is not None:
+            w.set()
+
+    def done(self):
+        return self._done
+
+    def launch(self):
+        from .. import stream as _stream
+        _stream.current_stream().add_callback(self._run)
+
+    def _run(self):
+        if self._lock.acquire(False):
+            task, self._task = self._task, None
+            task()
+            self.finish()
+        elif not self._done:
+            w = self._waiter = threading.Event()
+            if not self._done:
+                w.wait()
+
+
 class _StreamWork(Work):
     """The Work of an ``async_op`` operation that runs as a task on a stream (see
     :func:`_on_stream`): ``wait()`` synchronises on the event recorded after the task,
     ``is_completed()`` queries it.
 
-    The body runs once, on whichever thread claims it first: the stream's worker (the task),
-    or the caller's ``wait()`` when the call found its stream idle and the group's earlier
-    async collectives finished (``_steal``), and the worker has not started the task yet.
-    Then ``wait()`` runs it inline, as a blocking call would, instead of waking the worker
-    and sleeping until it ran (a thread hand-off each way, and the worker's turn at the GIL:
-    ~19x mpi4py's blocking Allreduce at 4 KiB). The task, when it comes, finds the body run
-    (or running: it then waits for the end, so the stream's later work still reads the
-    results)."""
+    The body runs once, on whichever thread claims it first through the Work's gate: the
+    stream's worker (the task), or the caller's ``wait()`` (``_steal``) once the stream's work
+    queued before the task has run (``_pre``, an event recorded at the call when the stream was
+    busy: wait() returns after the task, hence after that work, anyway), if the worker has not
+    started the task yet. Then ``wait()`` runs it inline, as a blocking call would, instead of
+    waking the worker and sleeping until it ran (a thread hand-off each way, and the worker's
+    turn at the GIL: ~19x mpi4py's blocking Allreduce at 4 KiB). The task, when the worker
+    reaches it, finds the body claimed and waits for its end (so the stream's later work still
+    reads the results); with the C module (``_native.Gate``) it does so without the GIL."""
 
-    __slots__ = ("_event", "_body", "_claim", "_state", "_waiter", "_steal")
+    __slots__ = ("_event", "_body", "_gate", "_hold", "_steal", "_pre")
 
-    def __init__(self, what, pg, outputs, body=None, steal=False):
+    def __init__(self, what, pg, outputs, body=None, steal=False, hold=(), pre=None):
         super().__init__((), None, None, what, pg, outputs)
         self._event = None
+        self._pre = pre  # an Event after the stream's earlier work (None: the stream was idle)
         self._body = body
-        self._claim = threading.Lock()  # taken (without blocking) by whoever runs the body
-        self._state = 0  # 0 queued, 1 running, 2 ran (value / error stored)
-        self._waiter = None  # a threading.Event the task waits on while wait() runs the body
+        self._gate = None
+        self._hold = hold  # the arrays the body's raw views read, until it ran
         self._steal = steal
 
     def _run(self):
-        self._state = 1
         try:
             self.value = self._body()
         except BaseException as e:  # noqa: BLE001 - raised by wait()
             self._error = e
         self._body = None
-        self._state = 2
-        w = self._waiter
-        if w is not None:
-            w.set()
-
-    def _task(self):
-        """The stream task: runs the body, or waits until wait()'s run of it ended."""
-        if self._claim.acquire(False):
-            self._run()
-        elif self._state != 2:
-            # (the GIL orders these: wait() sets _state before reading _waiter, we the reverse)
-            w = self._waiter = threading.Event()
-            if self._state != 2:
-                w.wait()
+        self._hold = None
 
     def wait(self, timeout=None):
         """Waits for the task (``timeout`` in seconds or a timedelta: DistTimeoutError past
         it); returns True or raises the operation's error."""
         if not self._done:
+            gate = self._gate
             if timeout is None:
-                if self._steal and self._claim.acquire(False):
-                    self._run()  # inline: the stream's earlier work and the group's were done
-                elif self._state != 2:
+                pre = self._pre
+                if self._steal and pre is not None and not gate.done():
+                    # the stream's earlier work (the group's previous collective among it): what
+                    # the task waits for too, and wait() returns after the task's end anyway
+                    self._pre = None
+                    pre.synchronize()
+                if self._steal and gate.claim():
+                    # inline: the stream's earlier work has run
+                    try:
+                        self._run()
+                    finally:
+                        gate.finish()
+                elif not gate.done():
                     self._event.synchronize()  # releases the GIL: the task needs it
             else:
                 secs = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
                 end = time.monotonic() + secs
-                while self._state != 2 and not self._event.query():
+                while not gate.done() and not self._event.query():
                     if time.monotonic() > end:
                         from ._errors import DistTimeoutError
                         raise DistTimeoutError(f"[{self._what}] not complete after {secs:.3g} s (Work.wait)")
@@ -199,7 +241,7 @@ class _StreamWork(Work):
 
     def is_completed(self):
         """Whether the task has run (does not block)."""
-        if not self._done and (self._state == 2 or self._event.query()):
+        if not self._done and (self._gate.done() or self._event.query()):
             self._done = True
         return self._done
 
@@ -227,36 +269,40 @@ def _on_stream(pg, what, outputs, body, ordered=True, keep=()):
     task only completes them. Errors of ``body`` (a mismatch, an MPI error, the polled mode's
     DistTimeoutError, all naming the operation) are raised by ``Work.wait()``.
 
-    When the stream has nothing pending at the call and the group's previous async
-    collective has run, the Work may run ``body`` in ``wait()`` itself (see
-    :class:`_StreamWork`): every condition the task would wait for holds already, and
-    ``is_completed()``/``wait(timeout)`` still never block on the peers."""
+    ``wait()`` may run ``body`` itself (see :class:`_StreamWork`) once the stream's work queued
+    before the task has run (every condition the task waits for), if the worker has not
+    started the task; ``is_completed()``/``wait(timeout)`` never run it (they must not block
+    on the peers)."""
     from .. import stream as _stream
 
     s = _stream.current_stream()
     steal = _STEAL
     if ordered:
         prev = pg.last_async
-        if prev is not None:
-            last = pg.last_work
-            if steal and last is not None and last._state == 2 and not prev.query():
-                # The previous collective's body has run (inline or by the worker) and only its
-                # task's return is pending (it needs the GIL this thread holds): a short wait,
-                # never on the peers.
-                try:
-                    prev.synchronize()
-                except Exception:  # noqa: BLE001 - another task's stored error: the stream's to raise
-                    steal = False
-            if not prev.query():
-                s.wait_event(prev)  # (a wait queued on s: s is not idle until its worker passed it)
-                steal = False
-    steal = steal and s.query()
-    work = _StreamWork(what, pg, outputs, body, steal)
+        if prev is not None and not prev.query():
+            s.wait_event(prev)
+    # the stream's work before the task (the wait above included): wait() lets it finish before
+    # it runs the body itself; None when there is none (never a wait at the call)
+    pre = None if (not steal or s.query()) else s.record_event()
+    work = _StreamWork(what, pg, outputs, body, steal, (outputs, keep), pre)
 
-    def task(hold=(outputs, keep)):  # noqa: ARG001 - holds the arrays until the task ran
-        work._task()
+    def task():
+        work._run()
 
-    s.add_callback(task)
+    native = _engine.NATIVE
+    gate = None
+    if _GATE_C and native is not None and hasattr(native, "Gate"):
+        # a stealable call leaves wait() the first claim for _GRACE_S (the worker claims without
+        # the GIL; see src/distributed/async_gate.h), then the stream's worker runs it
+        gate = native.Gate(task, _GRACE_S if steal else 0.0)
+        try:
+            gate.launch()  # a C callback on this thread's current stream, s (aclrtLaunchCallback)
+        except RuntimeError:
+            gate = None
+    if gate is None:
+        gate = _PyGate(task)
+        gate.launch()
+    work._gate = gate
     ev = work._event = s.record_event()
     if ordered:
         pg.last_async = ev
@@ -268,6 +314,12 @@ def _on_stream(pg, what, outputs, body, ordered=True, keep=()):
 #: Whether an async_op Work may run its body in wait() (ASC_DISTRIBUTED_ASYNC_INLINE=0: never;
 #: the stream's worker always runs it, as before).
 _STEAL = _engine._env_flag("ASC_DISTRIBUTED_ASYNC_INLINE", True)
+#: Whether the stream task is the C module's gate callback (no GIL unless it runs the body);
+#: False: the Python gate (the tests run both)
+_GATE_C = True
+#: How long the stream task of a stealable call leaves wait() the first claim (seconds): a later
+#: start of a collective nobody waits for yet, against the hand-off when wait() comes at once.
+_GRACE_S = 200e-6
 
 
 def _drain(pg):
@@ -276,7 +328,7 @@ def _drain(pg):
     ev = pg.last_async
     if ev is not None:
         last = pg.last_work
-        if last is None or last._state != 2:  # (their bodies run in issue order: the last ran, all did)
+        if last is None or not last._gate.done():  # (their bodies run in issue order: the last ran, all did)
             ev.synchronize()
         pg.last_async = None
         pg.last_work = None
