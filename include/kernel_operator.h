@@ -29,6 +29,7 @@
 #include "asc/kernel/gather_sort.h"
 #include "asc/kernel/local_mem_allocator.h"
 #include "asc/kernel/cube.h"
+#include "asc/kernel/load_data_v2.h"
 #include "asc/kernel/adv_ops.h"
 #include "asc/kernel/adv_activation.h"
 #include "asc/kernel/adv_reduce.h"

@@ -324,7 +324,8 @@ void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, s
 // ---------------------------------------------------------------- Mmad
 
 void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_bytes, DType a_dtype, const void* b,
-          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p) {
+          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p,
+          bool a_nz) {
   const char* op = "Mmad";
   const bool float_pair = (a_dtype == DType::kFloat16 || a_dtype == DType::kBFloat16 || a_dtype == DType::kFloat32) &&
                           c_dtype == DType::kFloat32;
@@ -354,7 +355,14 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   // distance between row blocks is that, not ceil(k/8). B's k fractals are
   // its outer index (Zn): nothing to skip there.
   const int64_t a_ld = (p.kDirectionAlign && a_dtype == DType::kFloat32) ? 2 * ceil_div(p.k, 16) : k1;
-  const uint64_t a_need = uint64_t((m1 - 1) * a_ld + k1) * kFractalBytes;
+  // GEMV (CANN: m = 1 without disableGemv): the cube unit reads A from L0A as
+  // a 1 x k ND vector, k elements one after the other, not as Zz fractals.
+  const bool gemv = p.m == 1 && !p.disableGemv;
+  // NZ A (dav-3510): k column j's row blocks one after the other, m1 apart.
+  const bool nz_a = a_nz && !gemv;
+  const uint64_t a_need = gemv   ? uint64_t{p.k} * dtype_size(a_dtype)
+                          : nz_a ? uint64_t(m1 * k1) * kFractalBytes
+                                 : uint64_t((m1 - 1) * a_ld + k1) * kFractalBytes;
   const uint64_t b_need = uint64_t(k1 * n1) * kFractalBytes;
   const uint64_t c_need = uint64_t(m1 * n1) * 256 * 4;
   // CANN's samples size L0A / L0B tensors by element count (e.g. 70 x 64
@@ -366,7 +374,9 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   if (a_bytes >= uint64_t{p.m} * p.k * esz) a_bytes = std::max(a_bytes, room_in_core(a, a_bytes));
   if (b_bytes >= uint64_t{p.k} * p.n * esz) b_bytes = std::max(b_bytes, room_in_core(b, b_bytes));
   check_bytes(op,
-              a_ld == k1 ? "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"
+              gemv        ? "bytes of fm (GEMV, m = 1: k elements)"
+              : nz_a      ? "bytes of fm (NZ on dav-3510: ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"
+              : a_ld == k1 ? "bytes of fm (ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"
                          : "bytes of fm (ceil(m/16) x 2*ceil(k/16) fractals of 512 bytes: kDirectionAlign)",
               a_need, a_bytes);
   check_bytes(op, "bytes of filter (ceil(k/C0) x ceil(n/16) fractals of 512 bytes)", b_need, b_bytes);
@@ -399,7 +409,19 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   } else {
     elide::write(c, c_need);
   }
-  Operand oa{a, a_dtype, Layout::kFractal, a_ld, 0};
+  if (nz_a) {
+    // The gemm engine reads Zz: reorder the fractals (row block i, k column j:
+    // NZ j * m1 + i -> Zz i * k1 + j) into a scratch.
+    thread_local std::vector<uint8_t> zz;
+    zz.resize(a_need);
+    const auto* an = static_cast<const uint8_t*>(a);
+    for (int64_t i = 0; i < m1; ++i)
+      for (int64_t j = 0; j < k1; ++j)
+        std::memcpy(zz.data() + (i * k1 + j) * kFractalBytes, an + (j * m1 + i) * kFractalBytes, kFractalBytes);
+    a = zz.data();
+  }
+  const int64_t lda = nz_a ? k1 : a_ld;
+  const Operand oa = gemv ? Operand{a, a_dtype, Layout::kRowMajor, p.k, 1} : Operand{a, a_dtype, Layout::kFractal, lda, 0};
   Operand ob{b, b_dtype, Layout::kFractal, n1, 0};
   gemm(p.m, p.n, p.k, oa, ob, c, c_dtype, 16 * m1 * 16, accumulate);
 }
@@ -457,13 +479,17 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
   }
   const uint64_t de = dtype_size(dst_dtype);
   // NZ output: c columns per fractal column, fractal columns dstStride
-  // 32-byte units apart.
-  const uint64_t nz_c = (p.isChannelSplit && de == 4) ? 8 : 16;
+  // 32-byte units apart. int8 destinations merge channels (CANN's "Int8
+  // Channel Merge", always on): two 16-column fractals become one of 16 x 32,
+  // and with an odd number of them the last stays 16 wide.
+  const uint64_t nz_c = de == 1 ? 32 : (p.isChannelSplit && de == 4) ? 8 : 16;
   const uint64_t nz_col = nz ? uint64_t{p.dstStride} * 32 / de : 0;
+  const uint64_t nz_groups = nz ? (p.nSize + nz_c - 1) / nz_c : 0;
+  const uint64_t nz_last = nz && nz_groups ? p.nSize - (nz_groups - 1) * nz_c : 0;  // width of the last group
   if (nz) {
-    if (de == 1) fail(ErrorCode::kFeatureUnsupported, op, "int8 output in NZ (CFG_NZ) is not supported");
-    if (p.nSize % nz_c != 0) {
-      bad_param(op, "the NZ output needs nSize (" + num(p.nSize) + ") to be a multiple of " + num(nz_c));
+    const uint64_t unit = de == 1 ? 16 : nz_c;
+    if (p.nSize % unit != 0) {
+      bad_param(op, "the NZ output needs nSize (" + num(p.nSize) + ") to be a multiple of " + num(unit));
     }
     if (p.nSize > nz_c && nz_col < uint64_t{p.mSize} * nz_c) {
       bad_param(op, "dstStride (" + num(p.dstStride) + " x 32 bytes between NZ fractal columns) leaves no room for " +
@@ -480,17 +506,24 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
   const uint64_t src_need = ((n1 - 1) * p.srcStride * 16 + uint64_t{p.mSize} * 16) * 4;
   check_bytes(op, "bytes of the L0C source", src_need, src_bytes);
   if (check::active()) check::local_operand(check_op ? check_op : op, "src", src, src_need);
-  const uint64_t dst_need = nz ? ((p.nSize / nz_c - 1) * nz_col + uint64_t{p.mSize} * nz_c) * de
+  const uint64_t dst_need = nz ? ((nz_groups - 1) * nz_col + uint64_t{p.mSize} * nz_last) * de
                                : (uint64_t(p.mSize - 1) * p.dstStride + p.nSize) * de;
-  // What reaches GM: ND, mSize rows dstStride apart; NZ, nSize / c fractal
-  // columns of mSize x c elements.
-  const uint32_t bursts = nz ? static_cast<uint32_t>(p.nSize / nz_c) : p.mSize;
+  // What reaches GM: ND, mSize rows dstStride apart; NZ, the fractal columns
+  // of mSize x c elements (the last one mSize x nz_last), dstStride apart.
+  // `bursts` uniform bursts, then for a narrower last NZ group one more.
+  const bool narrow_last = nz && nz_last != nz_c;
+  const uint32_t bursts = nz ? static_cast<uint32_t>(nz_groups - (narrow_last ? 1 : 0)) : p.mSize;
   const uint64_t burst = nz ? uint64_t{p.mSize} * nz_c * de : uint64_t{p.nSize} * de;
   const uint64_t pitch = nz ? nz_col * de : uint64_t{p.dstStride} * de;
+  uint8_t* const last_dst = narrow_last ? static_cast<uint8_t*>(dst) + (nz_groups - 1) * nz_col * de : nullptr;
+  const uint64_t last_burst = uint64_t{p.mSize} * nz_last * de;
   // As on the NPU, SetAtomicAdd/Max/Min applies to Fixpipe's GM writes too.
   const bool atomic_write = dst_is_gm && atomic::maybe_active() && atomic::current().op != atomic::Op::kNone;
   if (dst_is_gm && check_op && check::active()) {
-    check::gm_access(check_op, gm_bound, gm_bound_bytes, dst, bursts, burst, pitch, true, atomic_write);
+    if (bursts) check::gm_access(check_op, gm_bound, gm_bound_bytes, dst, bursts, burst, pitch, true, atomic_write);
+    if (narrow_last) {
+      check::gm_access(check_op, gm_bound, gm_bound_bytes, last_dst, 1, last_burst, last_burst, true, atomic_write);
+    }
   }
   if (!dst_is_gm || dst_bytes != 0) check_bytes(op, "bytes of the destination", dst_need, dst_bytes);
   if (!dst_is_gm && check::active()) check::local_operand(op, "dst", dst, dst_need);
@@ -501,7 +534,11 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
     thread_local std::vector<uint8_t> staged;
     staged.resize(dst_need);
     fixpipe(staged.data(), dst_need, dst_dtype, false, src, src_bytes, src_dtype, p, layout, scales, scales_count);
-    atomic::store(check_op ? check_op : op, dst, staged.data(), bursts, burst, pitch, pitch);
+    if (bursts) atomic::store(check_op ? check_op : op, dst, staged.data(), bursts, burst, pitch, pitch);
+    if (narrow_last) {
+      atomic::store(check_op ? check_op : op, last_dst, staged.data() + (last_dst - static_cast<uint8_t*>(dst)), 1,
+                    last_burst, last_burst, last_burst);
+    }
     return;
   }
   elide::read(src, src_need);
@@ -551,8 +588,9 @@ void fixpipe(void* dst, uint64_t dst_bytes, DType dst_dtype, bool dst_is_gm, con
     if (nz) {
       // Convert the row into a scratch, then place its c-column groups.
       convert_row(nz_row.data(), i);
-      for (uint64_t jb = 0; jb < n / nz_c; ++jb) {
-        std::memcpy(d + (jb * nz_col + i * nz_c) * de, nz_row.data() + jb * nz_c * de, nz_c * de);
+      for (uint64_t jb = 0; jb < nz_groups; ++jb) {
+        const uint64_t w = jb + 1 == nz_groups ? nz_last : nz_c;
+        std::memcpy(d + (jb * nz_col + i * w) * de, nz_row.data() + jb * nz_c * de, w * de);
       }
       continue;
     }

@@ -101,7 +101,9 @@ void transpose16(void* dst, const void* src) {
 uint64_t gather_mask(uint32_t esize, void* dst, uint64_t dst_bytes, const void* src0, const uint8_t* pattern,
                      uint8_t builtin, bool counter_mode, uint32_t mask, const AscendC::GatherMaskParams& p) {
   const uint32_t lanes = 256 / esize, lpb = 32 / esize;
-  const uint32_t repeat = counter_mode ? (mask + lanes - 1) / lanes : p.repeatTimes;
+  // Counter mode: repeatTimes repeats of `mask` lanes each (CANN's
+  // configuration one, the A2/A3/950 products').
+  const uint32_t repeat = counter_mode && mask == 0 ? 0 : p.repeatTimes;
   uint8_t* d = static_cast<uint8_t*>(dst);
   const uint8_t* s = static_cast<const uint8_t*>(src0);
   uint64_t count = 0;
@@ -117,7 +119,7 @@ uint64_t gather_mask(uint32_t esize, void* dst, uint64_t dst_bytes, const void* 
     }
   };
   for (uint32_t r = 0; r < repeat; ++r) {
-    const uint32_t n = counter_mode ? std::min(lanes, mask - r * lanes) : lanes;
+    const uint32_t n = counter_mode ? mask : lanes;
     const uint8_t* bits = pattern ? pattern + uint64_t{r} * p.src1RepeatStride * 32 : nullptr;
     for (uint32_t l = 0; l < n; ++l) {
       const bool on = bits ? ((bits[l / 8] >> (l % 8)) & 1u) != 0 : builtin_on(l);

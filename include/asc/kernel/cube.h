@@ -138,6 +138,10 @@ struct MmadParams {
   bool kDirectionAlign = false;
   bool cmatrixSource = false;
   bool cmatrixInitVal = true;
+  /// m = 1 reads A as a 1 x k ND vector (GEMV) unless this is set (CANN:
+  /// settable on the Ascend 950 only; always GEMV at m = 1 elsewhere).
+  bool disableGemv = false;
+  uint8_t fixShiftVal = 0;  // accepted; no effect on the CPU device
 
   MmadParams() = default;
   MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, bool isBiasIn, int32_t fmOffsetIn, bool enSsparseIn,
@@ -323,8 +327,18 @@ void load_data_2d(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_b
                   const void* gm_bound = nullptr, uint64_t gm_bound_bytes = 0);
 void nd2nz(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t elem_size,
            const AscendC::Nd2NzParams& p, const void* gm_bound = nullptr, uint64_t gm_bound_bytes = 0);
+/// a_nz: A is in L0A as NZ (the Ascend 950's layout: row block i of k column
+/// j at fractal j * ceil(m/16) + i) instead of Zz (i * ceil(k/C0) + j).
 void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_bytes, DType a_dtype, const void* b,
-          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p);
+          uint64_t b_bytes, DType b_dtype, const void* bias, uint64_t bias_bytes, const AscendC::MmadParams& p,
+          bool a_nz = false);
+/// True where the kernel is compiled for dav-3510 (Ascend 950), whose cube
+/// unit reads L0A as NZ (see load_data_v2.h).
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
+inline constexpr bool kL0ANz = true;
+#else
+inline constexpr bool kL0ANz = false;
+#endif
 /// `scales` (may be null) holds per-column uint64 quant parameters (VDEQF16 /
 /// VQF322B8_PRE / VREQ8). dst_bytes = 0: unknown GM size. check_op (null:
 /// none) names the instruction for the kernel checker's GM write check.
@@ -440,7 +454,7 @@ void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const L
     }
     cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
              uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
-             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), bt, bt_bytes, p);
+             uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), bt, bt_bytes, p, cb::kL0ANz);
   }
 }
 /// With a bias row (n elements of dst's type, C2/CO1/UB): used as the initial C
@@ -463,7 +477,7 @@ void Mmad(const LocalTensor<T>& dstLocal, const LocalTensor<U>& fmLocal, const L
     cb::mmad(dstLocal.raw(), uint64_t{dstLocal.GetSize()} * sizeof(T), cb::cube_dtype<T>(), fmLocal.raw(),
              uint64_t{fmLocal.GetSize()} * sizeof(U), cb::cube_dtype<U>(), filterLocal.raw(),
              uint64_t{filterLocal.GetSize()} * sizeof(S), cb::cube_dtype<S>(), biasLocal.raw(),
-             uint64_t{biasLocal.GetSize()} * sizeof(V), p);
+             uint64_t{biasLocal.GetSize()} * sizeof(V), p, cb::kL0ANz);
   }
 }
 
@@ -533,9 +547,11 @@ void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
 // * Fixpipe<T, U, CFG_NZ>(dst, srcCO1, FixpipeParamsV220): writes NZ instead
 //   of ND: element (i, j) (i < mSize, j < nSize) goes to (j / c) * dstStride *
 //   (32 / sizeof(T)) + i * c + j % c with c = 16 columns per fractal column
-//   (c = 8 for float with isChannelSplit); dstStride counts 32-byte units
-//   between fractal columns and must leave room for mSize rows. nSize must be
-//   a multiple of c; int8 destinations are not supported in NZ.
+//   (c = 8 for float with isChannelSplit, c = 32 for int8: CANN's "Int8
+//   Channel Merge", two 16-column fractals merged into one of 16 x 32, the
+//   last one left 16 wide when nSize / 16 is odd); dstStride counts 32-byte
+//   units between fractal columns and must leave room for mSize rows. nSize
+//   must be a multiple of c (of 16 for int8).
 // * DataCopy(dst GlobalTensor / LocalTensor, srcCO1, DataCopyCO12DstParams{
 //   nSize, mSize, dstStride, srcStride, unitFlag, quantPre, reluPre,
 //   channelSplit, nz2ndEn}): the same data path as Fixpipe (ND with nz2ndEn,

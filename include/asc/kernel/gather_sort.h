@@ -27,9 +27,12 @@
 //   bits (repeat r's bits at byte r * src1RepeatStride * 32; U = uint16_t for
 //   2-byte and uint32_t for 4-byte T, as on the hardware). reduceMode false
 //   (normal): repeatTimes repeats of 256 / sizeof(T) lanes, mask unused;
-//   reduceMode true (counter): the first `mask` elements, in
-//   ceil(mask / lanes) repeats (repeatTimes unused). src0 lanes follow
-//   src0BlockStride / src0RepeatStride (32-byte blocks).
+//   reduceMode true (counter): repeatTimes repeats of `mask` elements each
+//   (CANN's "configuration one", that of the A2/A3 and Ascend 950 products;
+//   a repeat may reach past 256 bytes, and its pattern bits are consumed
+//   continuously). Lane l of repeat r is src0 element
+//   r * src0RepeatStride * 32 + (l / (32 / sizeof(T))) * src0BlockStride * 32
+//   bytes in (32-byte blocks).
 // * Sort32(dst, values, indices<uint32_t>, repeatTimes): each repeat sorts 32
 //   (value, index) pairs by value, descending, stable (NaN first), into 32
 //   8-byte records: float: [value, index]; half: [value, 0 (2 bytes), index].
@@ -203,7 +206,7 @@ inline void gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "GatherMask takes 16- or 32-bit elements");
   namespace k = ::asc::kernel;
   const uint32_t lanes = 256 / sizeof(T), lpb = 32 / sizeof(T);
-  const uint32_t repeat = reduceMode ? (mask + lanes - 1) / lanes : p.repeatTimes;
+  const uint32_t repeat = reduceMode && mask == 0 ? 0 : p.repeatTimes;
   if (!pattern && (builtin < 1 || builtin > 7)) {
     k::fail(::asc::ErrorCode::kInvalidParam, "GatherMask",
             "src1Pattern " + std::to_string(builtin) + " is not a built-in pattern (1..7)");
@@ -212,13 +215,13 @@ inline void gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
   if (repeat == 0) return;
   // Source extent: the end of the last lane processed (normal mode: of the
   // last repeat's last block).
-  const uint32_t last_lanes = reduceMode ? mask - (repeat - 1) * lanes : lanes;
+  const uint32_t last_lanes = reduceMode ? mask : lanes;
   const uint32_t lk = (last_lanes - 1) / lpb, lj = (last_lanes - 1) % lpb;
   const uint64_t src_ext =
       (uint64_t(repeat - 1) * p.src0RepeatStride + uint64_t{lk} * p.src0BlockStride) * 32 + (lj + 1) * sizeof(T);
   k::detail::need_bytes("GatherMask", src0, src_ext, "bytes of src0 (repeat extent)");
   if (pattern) {
-    const uint64_t need = uint64_t(repeat - 1) * p.src1RepeatStride * 32 + lanes / 8;
+    const uint64_t need = uint64_t(repeat - 1) * p.src1RepeatStride * 32 + (uint64_t{last_lanes} + 7) / 8;
     if (need > pattern_bytes) k::fail_size("GatherMask", "bytes of src1Pattern", need, pattern_bytes);
     k::elide::read(pattern, need);
   }

@@ -7,6 +7,7 @@
 // documents. Expected values are computed here from the L0C contents.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -108,6 +109,78 @@ TEST(FixpipeRegs, VectorModeWithoutATableIsAnError) {
   });
   EXPECT_EQ(st.code(), asc::ErrorCode::kInvalidParam) << st.message();
   EXPECT_NE(st.message().find("VDEQF16"), std::string::npos) << st.message();
+}
+
+// int8 output in NZ (CANN's "Int8 Channel Merge", always on): two adjacent
+// 16-column L0C fractals become one 16 x 32 fractal column of the destination,
+// dstStride 32-byte units apart; with an odd number of fractals the last 16
+// columns stay a 16-wide column. REQ8 (int32 -> int8, scalar scale, bit 46 =
+// signed) with and without ReLU, as the data_copy_l0c2gm sample's scenarios
+// 3 and 6 use it; expected values from the L0C contents here.
+std::vector<int8_t> run_int8_nz(uint16_t m, uint16_t n, uint32_t dst_stride, const std::vector<int32_t>& l0c,
+                                float scale, bool relu, size_t out_size) {
+  std::vector<int8_t> out(out_size, int8_t(-99));
+  kt::run_or_throw("fixpipe_int8_nz", 1, [&] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(c1, static_cast<uint32_t>(l0c.size() * 4));
+    auto lc = c1.Get<int32_t>();
+    std::memcpy(lc.data(), l0c.data(), l0c.size() * 4);
+    AscendC::DataCopyCO12DstParams p;
+    p.nSize = n;
+    p.mSize = m;
+    p.srcStride = m;
+    p.dstStride = dst_stride;
+    p.quantPre = QuantMode_t::REQ8;
+    p.reluPre = relu ? 1 : 0;
+    AscendC::SetFixpipePreQuantFlag(scale_bits(scale) | (uint64_t{1} << 46));
+    AscendC::GlobalTensor<int8_t> g;
+    g.SetGlobalBuffer(out.data(), out.size());
+    AscendC::DataCopy(g, lc, p);
+  });
+  return out;
+}
+
+int8_t req8(int32_t v, float scale, bool relu) {
+  float f = float(relu && v < 0 ? 0 : v) * scale;
+  f = std::nearbyint(f);
+  return static_cast<int8_t>(std::min(127.0f, std::max(-128.0f, f)));
+}
+
+TEST(FixpipeInt8Nz, ChannelMergeEvenAndOddFractalCounts) {
+  for (uint16_t n : {64, 48, 16}) {
+    for (bool relu : {false, true}) {
+      const uint16_t m = 32;
+      const uint32_t stride = m + 8;  // 32-byte units = int8 elements / 32; some room between columns
+      auto l0c = make_l0c(m, n);
+      for (auto& v : l0c) v *= 5;  // reach past the int8 range after scaling
+      const size_t groups = (n + 31) / 32;
+      const size_t size = (groups - 1) * stride * 32 + size_t(m) * 32 + 64;
+      auto out = run_int8_nz(m, n, stride, l0c, 0.75f, relu, size);
+      std::vector<int8_t> want(size, int8_t(-99));
+      for (uint16_t i = 0; i < m; ++i)
+        for (uint16_t j = 0; j < n; ++j) {
+          const size_t g = j / 32, w = (g + 1 == groups && n % 32) ? 16 : 32;
+          want[g * stride * 32 + i * w + j % 32] = req8(l0c[size_t(j / 16) * m * 16 + i * 16 + j % 16], 0.75f, relu);
+        }
+      for (size_t k = 0; k < size; ++k) ASSERT_EQ(int(out[k]), int(want[k])) << "n=" << n << " relu=" << relu << " @" << k;
+    }
+  }
+}
+
+TEST(FixpipeInt8Nz, NSizeMustBeAMultipleOfSixteen) {
+  auto st = kt::run("fixpipe_int8_nz_err", 1, [] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(c1, 32 * 16 * 4);
+    AscendC::DataCopyCO12DstParams p(24, 16, 16, 16, QuantMode_t::REQ8, 0, false, false);
+    std::vector<int8_t> out(4096);
+    AscendC::GlobalTensor<int8_t> g;
+    g.SetGlobalBuffer(out.data(), out.size());
+    AscendC::DataCopy(g, c1.Get<int32_t>(), p);
+  });
+  EXPECT_EQ(st.code(), asc::ErrorCode::kInvalidParam) << st.message();
+  EXPECT_NE(st.message().find("multiple of 16"), std::string::npos) << st.message();
 }
 
 TEST(BiasTableCopy, L1ToC2CountsSixtyFourByteUnits) {

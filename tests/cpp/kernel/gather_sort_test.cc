@@ -155,7 +155,9 @@ void gather_mask() {
       const uint16_t repeat = 3;
       const uint32_t mask = counter ? lanes + 5 : 0;
       GatherMaskParams p(2, repeat, 20, 1);
-      const size_t ns = ((repeat - 1) * 20 + 7 * 2 + 1) * lpb + 1;
+      // Counter mode (CANN's configuration one): every repeat takes `mask`
+      // lanes, here past the 256 bytes of a normal repeat (block 8).
+      const size_t ns = ((repeat - 1) * 20 + 8 * 2 + 1) * lpb + 1;
       const auto src = vt::random_vec<T>(ns, pat);
       // Tensor pattern: random bits; repeat r's bits at r * 32 bytes.
       std::mt19937 rng(pat);
@@ -173,9 +175,8 @@ void gather_mask() {
         }
       };
       std::vector<T> want_b, want_t;
-      const uint32_t reps = counter ? (mask + lanes - 1) / lanes : repeat;
-      for (uint32_t r = 0; r < reps; ++r) {
-        const uint32_t n = counter ? std::min(lanes, mask - r * lanes) : lanes;
+      for (uint32_t r = 0; r < repeat; ++r) {
+        const uint32_t n = counter ? mask : lanes;
         for (uint32_t l = 0; l < n; ++l) {
           const T x = src[vt::lane_index<T>(r, l, 2, 20)];
           if (builtin(l)) want_b.push_back(x);
@@ -183,7 +184,7 @@ void gather_mask() {
         }
       }
       for (bool elide : vt::elision_modes()) {
-        std::vector<T> z(repeat * lanes + 1, T(0));
+        std::vector<T> z(repeat * (lanes + 5) + 1, T(0));
         Bytes db = vt::to_bytes(z), dt = vt::to_bytes(z), bs = vt::to_bytes(src), bp = bits;
         uint64_t cnt_b = 99, cnt_t = 99;
         ASSERT_TRUE(vt::run_ub({&db, &dt, &bs, &bp},
@@ -242,6 +243,48 @@ TEST(GatherMask, HandCheckedAndErrors) {
                   true);
   EXPECT_EQ(st.code(), asc::ErrorCode::kIndexOutOfRange);
   EXPECT_NE(st.message().find("[GatherMask]"), std::string::npos) << st.message();
+}
+
+// The gather sample's scenario 2 (CANN's GatherMask figure): counter mode,
+// mask 70 > the 64 lanes of a uint32 repeat, 2 repeats 4 blocks apart, the
+// pattern 0x7E7C00A5 read from bit 0 again in each repeat (src1RepeatStride
+// 0). Each repeat keeps the elements of src0[32 r .. 32 r + 70) whose bit is
+// set, packed one after the other (the sample's gen_data.py golden).
+TEST(GatherMask, CounterModeMaskPastOneRepeat) {
+  std::vector<uint32_t> s(256), pat(32, 0x7E7C00A5u), d(256, 0u);
+  for (int i = 0; i < 256; ++i) s[i] = 1000u + uint32_t(i);
+  std::vector<uint32_t> want;
+  for (int r = 0; r < 2; ++r) {
+    for (int l = 0; l < 70; ++l) {
+      if ((pat[l / 32] >> (l % 32)) & 1u) want.push_back(s[r * 32 + l]);
+    }
+  }
+  for (bool elide : vt::elision_modes()) {
+    Bytes bs = vt::to_bytes(s), bp = vt::to_bytes(pat), bd = vt::to_bytes(d);
+    uint64_t cnt = 0;
+    ASSERT_TRUE(vt::run_ub({&bs, &bp, &bd},
+                           [&](std::vector<LocalTensor<uint8_t>>& v) {
+                             GatherMask(v[2].ReinterpretCast<uint32_t>(), v[0].ReinterpretCast<uint32_t>(),
+                                        v[1].ReinterpretCast<uint32_t>(), true, 70u, GatherMaskParams(1, 2, 4, 0), cnt);
+                           },
+                           elide)
+                    .ok());
+    ASSERT_EQ(cnt, want.size());
+    auto got = vt::from_bytes<uint32_t>(bd, 256);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << i;
+    for (size_t i = want.size(); i < 256; ++i) EXPECT_EQ(got[i], 0u) << i;
+  }
+  // mask 0 in counter mode gathers nothing.
+  Bytes bs = vt::to_bytes(s), bp = vt::to_bytes(pat), bd = vt::to_bytes(d);
+  uint64_t cnt = 7;
+  ASSERT_TRUE(vt::run_ub({&bs, &bp, &bd},
+                         [&](std::vector<LocalTensor<uint8_t>>& v) {
+                           GatherMask(v[2].ReinterpretCast<uint32_t>(), v[0].ReinterpretCast<uint32_t>(), uint8_t(7),
+                                      true, 0u, GatherMaskParams(1, 2, 4, 0), cnt);
+                         },
+                         true)
+                  .ok());
+  EXPECT_EQ(cnt, 0u);
 }
 
 template <typename T>

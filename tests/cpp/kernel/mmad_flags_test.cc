@@ -225,4 +225,63 @@ TEST(MmadInitialC, CmatrixSourceReadsTheBiasTableAtAddress0) { run_init(Init::kB
 TEST(MmadInitialC, BiasOperandInC2IsUsedWithoutCmatrixSource) { run_init(Init::kBiasOperandInC2); }
 TEST(MmadInitialC, IsBiasWithoutOperandAccumulates) { run_init(Init::kIsBiasAccumulates); }
 
+// GEMV (CANN: "when M = 1 ... Mmad reads L0A in ND format, not as ZZ/NZ"):
+// A is the 1 x k vector stored contiguously; disableGemv = true (Ascend 950)
+// reads the Zz fractal layout again. C keeps its 16-row fractals (row 0
+// valid). Cases: the mmad_gemv sample's half 1 x 256 x 32, int8 and float
+// with k not a multiple of C0.
+template <typename T, typename C>
+void run_gemv(int64_t n, int64_t k, bool disable) {
+  const int64_t c0 = 32 / static_cast<int64_t>(sizeof(T));
+  const int64_t n1 = ceil_div(n, 16), k1 = ceil_div(k, c0);
+  auto av = [](int64_t kk) { return static_cast<float>((kk * 7) % 11) - 5.0f; };
+  auto bv = [](int64_t kk, int64_t j) { return static_cast<float>((kk * 5 + j * 3) % 9) - 4.0f; };
+  std::vector<C> out(size_t(n1 * 256));
+  kt::run_or_throw("mmad_gemv", 1, [&] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::A2> a2;
+    AscendC::TBuf<TPosition::B2> b2;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(a2, static_cast<uint32_t>(k1 * 512));
+    pipe.InitBuffer(b2, static_cast<uint32_t>(k1 * n1 * 512));
+    pipe.InitBuffer(c1, static_cast<uint32_t>(n1 * 1024));
+    auto la = a2.Get<T>();
+    auto lb = b2.Get<T>();
+    auto lc = c1.Get<C>();
+    // Fill A with a value that would show if the other layout were read.
+    for (uint32_t i = 0; i < la.GetSize(); ++i) la.data()[i] = T(3.0f);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const size_t at = disable ? size_t((kk / c0) * 16 * c0 + kk % c0) : size_t(kk);  // Zz row 0 / ND
+      la.data()[at] = T(av(kk));
+    }
+    for (uint32_t i = 0; i < lb.GetSize(); ++i) lb.data()[i] = T(0.0f);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j) lb.data()[((kk / c0) * n1 + j / 16) * 16 * c0 + (j % 16) * c0 + kk % c0] = T(bv(kk, j));
+    AscendC::MmadParams p;
+    p.m = 1;
+    p.n = static_cast<uint16_t>(n);
+    p.k = static_cast<uint16_t>(k);
+    p.disableGemv = disable;
+    AscendC::Mmad(lc, la, lb, p);
+    std::memcpy(out.data(), lc.data(), out.size() * sizeof(C));
+  });
+  for (int64_t j = 0; j < n; ++j) {
+    double want = 0;
+    for (int64_t kk = 0; kk < k; ++kk) want += double(av(kk)) * double(bv(kk, j));
+    ASSERT_EQ(double(out[size_t((j / 16) * 256 + j % 16)]), want) << sizeof(T) << "-byte n=" << n << " k=" << k
+                                                                   << " disable=" << disable << " at " << j;
+  }
+}
+
+TEST(MmadGemv, MEqualsOneReadsAnNdVector) {
+  run_gemv<half, float>(32, 256, false);  // the mmad_gemv sample
+  run_gemv<int8_t, int32_t>(40, 70, false);
+  run_gemv<float, float>(24, 20, false);
+}
+
+TEST(MmadGemv, DisableGemvReadsZzFractals) {
+  run_gemv<half, float>(32, 256, true);
+  run_gemv<int8_t, int32_t>(40, 70, true);
+}
+
 }  // namespace
