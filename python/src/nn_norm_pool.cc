@@ -29,6 +29,17 @@ struct OptT {
   const Tensor* get() const { return t ? &*t : nullptr; }
 };
 
+/// A blocked pool's out= argument: None, or a pyasc array the result is written into (anything
+/// else would convert to a temporary the caller never sees: refused, as nn.conv's out=).
+std::optional<Tensor> pool_out_from_py(py::handle out, const std::string& op) {
+  if (out.is_none()) return std::nullopt;
+  if (!py::isinstance<Tensor>(out)) {
+    throw asc::Error(asc::Status::TypeError(op, std::string("out must be a pyasc.ndarray, got ") +
+                                                    py::str(py::type::of(out).attr("__name__")).cast<std::string>()));
+  }
+  return out.cast<Tensor>();
+}
+
 py::object pool_result(nn::PoolResult r, bool with_indices) {
   if (with_indices) return py::make_tuple(py::cast(std::move(r.out)), py::cast(std::move(r.indices)));
   return py::cast(std::move(r.out));
@@ -69,23 +80,25 @@ void init_nn_norm_pool(py::module_& m) {
   nnm.def(
       "max_pool_blocked",
       [](py::handle x, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad_l,
-         std::vector<int64_t> pad_r, std::vector<int64_t> dilation, std::string op) {
+         std::vector<int64_t> pad_r, std::vector<int64_t> dilation, std::string op, py::handle out) {
         const Tensor t = tensor_from_py(x);
+        const std::optional<Tensor> o = pool_out_from_py(out, op);
         py::gil_scoped_release nogil;
-        return nn::max_pool_blocked(t, kernel, stride, pad_l, pad_r, dilation, op);
+        return nn::max_pool_blocked(t, kernel, stride, pad_l, pad_r, dilation, op, o ? &*o : nullptr);
       },
       py::arg("x"), py::arg("kernel"), py::arg("stride"), py::arg("pad_l"), py::arg("pad_r"), py::arg("dilation"),
-      py::arg("op"));
+      py::arg("op"), py::arg("out") = py::none());
   nnm.def(
       "avg_pool_blocked",
       [](py::handle x, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad_l,
-         std::vector<int64_t> pad_r, bool count_include_pad, std::string op) {
+         std::vector<int64_t> pad_r, bool count_include_pad, std::string op, py::handle out) {
         const Tensor t = tensor_from_py(x);
+        const std::optional<Tensor> o = pool_out_from_py(out, op);
         py::gil_scoped_release nogil;
-        return nn::avg_pool_blocked(t, kernel, stride, pad_l, pad_r, count_include_pad, op);
+        return nn::avg_pool_blocked(t, kernel, stride, pad_l, pad_r, count_include_pad, op, o ? &*o : nullptr);
       },
       py::arg("x"), py::arg("kernel"), py::arg("stride"), py::arg("pad_l"), py::arg("pad_r"),
-      py::arg("count_include_pad"), py::arg("op"));
+      py::arg("count_include_pad"), py::arg("op"), py::arg("out") = py::none());
   nnm.def(
       "adaptive_pool",
       [](py::handle x, bool is_max, std::vector<int64_t> output_size, bool return_indices, std::string op) {

@@ -446,16 +446,55 @@ void max_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, con
 }
 
 
+// Byte range [lo, hi) a tensor's elements can touch in its storage.
+std::pair<int64_t, int64_t> byte_span(const Tensor& t) {
+  int64_t lo = t.offset(), hi = t.offset();
+  if (t.numel() == 0) return {lo, lo};
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    const int64_t ext = (t.shape()[i] - 1) * t.strides()[i];
+    (ext < 0 ? lo : hi) += ext;
+  }
+  return {lo, hi + int64_t(t.itemsize())};
+}
+
+// The output tensor of a blocked pool: a new one, or the caller's `out` (out=, the model
+// executor's arena slot) after checking it -- all before any element is written: the
+// rows write dense C-order slices, and the input must not change under them.
+Tensor blocked_pool_out(const Tensor& x, const Shape& os, const Tensor* out, const std::string& op) {
+  if (!out) return Tensor::empty(os, x.dtype());
+  if (out->dtype() != x.dtype()) {
+    throw Error(Status::Make(ErrorCode::kInvalidDtype, op, std::string("out dtype ") + dtype_name(out->dtype()) +
+                                                               " does not match the input's " + dtype_name(x.dtype())));
+  }
+  if (out->shape() != os) {
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op, "out must have the output's shape " +
+                                                               Tensor::shape_str(os) + ", got " +
+                                                               Tensor::shape_str(out->shape())));
+  }
+  if (!out->is_contiguous()) {
+    bad_param(op, "out must be C-contiguous, got shape " + Tensor::shape_str(out->shape()) + " with byte strides " +
+                      Tensor::shape_str(out->strides()));
+  }
+  out->check_writeable(op.c_str(), "output array is read-only");
+  if (out->storage() == x.storage() && out->numel() > 0 && x.numel() > 0) {
+    const auto a = byte_span(*out), b = byte_span(x);
+    if (a.first < b.second && b.first < a.second) {
+      bad_param(op, "out shares memory with the input (shape " + Tensor::shape_str(x.shape()) + ")");
+    }
+  }
+  return *out;
+}
+
 }  // namespace
 
 Tensor max_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
-                        const std::vector<int64_t>& dilation, const std::string& op) {
+                        const std::vector<int64_t>& dilation, const std::string& op, const Tensor* out_buf) {
   const BlockedPoolGeometry g = blocked_pool_geometry(x_in, kernel, stride, pad_l, pad_r, &dilation, op);
   const int64_t *in = g.in, *out = g.out, *k = g.k, *s = g.s, *pl = g.pl, *dl = g.dl;
   const int64_t c0 = g.c0;
   const Shape& os = g.out_shape;
-  Tensor y = Tensor::empty(os, x_in.dtype());
+  Tensor y = blocked_pool_out(x_in, os, out_buf, op);
   if (y.numel() == 0 || x_in.numel() == 0) return y;
   const Tensor x = x_in.contiguous();
   const int64_t planes = os[0] * os[1];
@@ -538,12 +577,12 @@ void avg_pool_blocked_row(const T* xp, T* yp, int64_t c0, const int64_t* in, con
 
 Tensor avg_pool_blocked(const Tensor& x_in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r, bool count_include_pad,
-                        const std::string& op) {
+                        const std::string& op, const Tensor* out_buf) {
   const BlockedPoolGeometry g = blocked_pool_geometry(x_in, kernel, stride, pad_l, pad_r, nullptr, op);
   const int64_t *in = g.in, *out = g.out, *k = g.k, *s = g.s, *pl = g.pl, *pr = g.pr;
   const int64_t c0 = g.c0;
   const Shape& os = g.out_shape;
-  Tensor y = Tensor::empty(os, x_in.dtype());
+  Tensor y = blocked_pool_out(x_in, os, out_buf, op);
   if (y.numel() == 0) return y;
   const Tensor x = x_in.contiguous();
   const int64_t planes = os[0] * os[1];

@@ -61,9 +61,14 @@ PoolResult pool(const Tensor& x, const PoolAttrs& attrs);
 /// cores. Errors: kInvalidShape for a wrong rank or an empty output, kInvalidParam
 /// for non-positive kernel/stride/dilation or negative pads, kInvalidDtype for a
 /// non-floating input.
+///
+/// `out` (optional): the caller's buffer the result is written into and returned (the
+/// model executor's arena slot). Checked before anything is written: the output's shape
+/// and the input's dtype, C-contiguous, writeable, sharing no bytes with the input
+/// (kInvalidShape / kInvalidDtype / kInvalidParam naming the op, shapes and dtypes).
 Tensor max_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r,
-                        const std::vector<int64_t>& dilation, const std::string& op);
+                        const std::vector<int64_t>& dilation, const std::string& op, const Tensor* out = nullptr);
 
 /// Average pooling of a channel-blocked (N, C1, *spatial, C0) input into (N, C1, *out, C0)
 /// (ONNX AveragePool in floor mode with explicit, possibly asymmetric pads, no dilation):
@@ -73,10 +78,10 @@ Tensor max_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, con
 /// global average pool, whose (N, C1, 1.., C0) result is NCHW's (N, C, 1..) memory.
 /// Errors: kInvalidShape for a wrong rank or an empty output, kInvalidParam for
 /// non-positive kernel/stride or pads outside [0, kernel), kInvalidDtype for a
-/// non-floating input.
+/// non-floating input. `out`: as max_pool_blocked's.
 Tensor avg_pool_blocked(const Tensor& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                         const std::vector<int64_t>& pad_l, const std::vector<int64_t>& pad_r, bool count_include_pad,
-                        const std::string& op);
+                        const std::string& op, const Tensor* out = nullptr);
 
 PoolResult adaptive_pool(const Tensor& x, PoolKind kind, const std::vector<int64_t>& output_size,
                          bool return_indices, const std::string& op);

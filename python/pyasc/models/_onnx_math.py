@@ -330,3 +330,43 @@ def _gemm(node, inputs):
     if c is not None and beta != 0.0:
         y = y + (c if beta == 1.0 else c * asc.asarray(beta, dtype=c.dtype))
     return y
+
+
+def _gemm_prepare(node, inputs):
+    """Gemm's prepared call (Model.run) for ``A @ B(^T) + C`` (transA 0, alpha 1, beta 0 or 1, one
+    dtype, C broadcasting to the output without growing it): ``asc.ops.linear`` with ``out=`` --
+    the run's arena slot when one comes (an eager product: A is read before it returns). Runs
+    while A has the same shape and dtype and B / C are the same arrays; None otherwise."""
+    if node.attr("transA", 0) or float(node.attr("alpha", 1.0)) != 1.0:
+        return None
+    beta = float(node.attr("beta", 1.0))
+    a, b = inputs[0], inputs[1]
+    c = inputs[2] if len(inputs) > 2 else None
+    if beta not in (0.0, 1.0) or a is None or b is None or a.ndim != 2 or b.ndim != 2:
+        return None
+    bias = c if beta == 1.0 else None
+    w = b if node.attr("transB", 0) else b.T  # linear computes A @ w.T
+    if a.shape[1] != w.shape[1] or a.dtype != b.dtype or (bias is not None and bias.dtype != a.dtype):
+        return None
+    shape = (a.shape[0], w.shape[0])
+    if bias is not None:
+        try:
+            if tuple(np.broadcast_shapes(shape, tuple(bias.shape))) != shape:
+                return None
+        except ValueError:
+            return None
+    ashape, adtype = tuple(a.shape), a.dtype
+    linear = _asc().ops.linear
+
+    def run(ins, out=None):
+        x = ins[0]
+        if ins[1] is not b or (ins[2] if len(ins) > 2 else None) is not c or tuple(x.shape) != ashape or \
+                x.dtype != adtype:
+            return None
+        return linear(x, w, bias, out=out)
+
+    run.accepts_out = True
+    return run
+
+
+_gemm.prepare = _gemm_prepare

@@ -293,17 +293,54 @@ def _pool_geometry(node, x):
     return n, kernel, strides, dil, begins, ends
 
 
+def _max_pool_blocked_args(node, x):
+    n = x.ndim - 3
+    kernel = [int(k) for k in node.attr("kernel_shape")]
+    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
+    begins, ends = _pads(node, list(x.shape[2:-1]), kernel, strides, dil)
+    return kernel, strides, begins, ends, dil
+
+
 @op("MaxPoolNC1HWC0", domain="ai.pyasc")
 def _max_pool_blocked(node, inputs):
     """MaxPool (floor mode, no Indices) of an NC1HWC0 input, written by the assign_layouts pass."""
     from .. import _C
 
     x = inputs[0]
-    n = x.ndim - 3
-    kernel = [int(k) for k in node.attr("kernel_shape")]
-    strides, dil = _ints(node, "strides", n, 1), _ints(node, "dilations", n, 1)
-    begins, ends = _pads(node, list(x.shape[2:-1]), kernel, strides, dil)
-    return _C.nn.max_pool_blocked(x, kernel, strides, begins, ends, dil, "MaxPool")
+    return _C.nn.max_pool_blocked(x, *_max_pool_blocked_args(node, x), "MaxPool")
+
+
+def blocked_pool_accepts_out():
+    """Whether this build's blocked pool kernels take ``out=`` (the arena writes pool outputs
+    into planned slots only then)."""
+    import re
+
+    from .. import _C
+
+    return all(re.search(r"\bout: ", getattr(f, "__doc__", "") or "") is not None
+               for f in (_C.nn.max_pool_blocked, _C.nn.avg_pool_blocked))
+
+
+def _max_pool_blocked_prepare(node, inputs):
+    """The prepared call (Model.run): the kernel's arguments derived once; runs while the input has
+    the same shape and dtype, writing into ``out`` (an arena slot) when one comes."""
+    from .. import _C
+
+    x = inputs[0]
+    args = _max_pool_blocked_args(node, x)
+    shape, dtype, mp = tuple(x.shape), x.dtype, _C.nn.max_pool_blocked
+
+    def run(ins, out=None):
+        xx = ins[0]
+        if tuple(xx.shape) != shape or xx.dtype != dtype:
+            return None
+        return mp(xx, *args, "MaxPool") if out is None else mp(xx, *args, "MaxPool", out)
+
+    run.accepts_out = blocked_pool_accepts_out()
+    return run
+
+
+_max_pool_blocked.prepare = _max_pool_blocked_prepare
 
 
 @op("MaxPool")
@@ -405,17 +442,7 @@ def _avg_pool_blocked(node, inputs):
 
     x = inputs[0]
     n, c1, h, w, c0 = x.shape
-    plain = Node(node.name, node.op_type[:-len("NC1HWC0")], "", node.opset, node.attrs, node.inputs, node.outputs)
-    if plain.op_type == "GlobalAveragePool":
-        kernel, strides, begins, ends, include, ok = [h, w], [1, 1], [0, 0], [0, 0], True, h * w > 0
-    else:
-        kernel = [int(k) for k in node.attr("kernel_shape")]
-        strides, dil = _ints(node, "strides", 2, 1), _ints(node, "dilations", 2, 1)
-        begins, ends = _pads(node, [h, w], kernel, strides, dil)
-        include = bool(node.attr("count_include_pad", 0))
-        ok = (dil == [1, 1] and not node.attr("ceil_mode", 0) and h * w > 0 and
-              all(0 <= p < k for p, k in zip(begins + ends, kernel + kernel)) and
-              all(h_ + b + e >= k for h_, b, e, k in zip((h, w), begins, ends, kernel)))
+    plain, kernel, strides, begins, ends, include, ok = _avg_pool_blocked_args(node, x)
     ob = int(node.attr("out_block", 0))  # assign_layouts: every reader takes NC1HWC0
     if not ok:
         y = from_blocked(x)
@@ -427,6 +454,63 @@ def _avg_pool_blocked(node, inputs):
     if y.shape[2] == 1 and y.shape[3] == 1:
         return y.reshape((n, c1 * c0, 1, 1))
     return from_blocked(y)
+
+
+def _avg_pool_blocked_args(node, x):
+    """(plain node, kernel, strides, begins, ends, count_include_pad, whether the blocked kernel
+    computes it) of a blocked average pool over ``x``."""
+    n, c1, h, w, c0 = x.shape
+    plain = Node(node.name, node.op_type[:-len("NC1HWC0")], "", node.opset, node.attrs, node.inputs, node.outputs)
+    if plain.op_type == "GlobalAveragePool":
+        kernel, strides, begins, ends, include, ok = [h, w], [1, 1], [0, 0], [0, 0], True, h * w > 0
+    else:
+        kernel = [int(k) for k in node.attr("kernel_shape")]
+        strides, dil = _ints(node, "strides", 2, 1), _ints(node, "dilations", 2, 1)
+        begins, ends = _pads(node, [h, w], kernel, strides, dil)
+        include = bool(node.attr("count_include_pad", 0))
+        ok = (dil == [1, 1] and not node.attr("ceil_mode", 0) and h * w > 0 and
+              all(0 <= p < k for p, k in zip(begins + ends, kernel + kernel)) and
+              all(h_ + b + e >= k for h_, b, e, k in zip((h, w), begins, ends, kernel)))
+    return plain, kernel, strides, begins, ends, include, ok
+
+
+def _avg_pool_blocked_prepare(node, inputs):
+    """The prepared call (Model.run) of the blocked kernel's cases whose result needs no reorder
+    (a blocked output, or the head's 1x1 pool whose blocked memory is NCHW's): arguments derived
+    once, ``out`` (an arena slot of the node's output shape) written when one comes. None for the
+    others (the handler runs)."""
+    from .. import _C
+
+    x = inputs[0]
+    n, c1, h, w, c0 = x.shape
+    plain, kernel, strides, begins, ends, include, ok = _avg_pool_blocked_args(node, x)
+    ob = int(node.attr("out_block", 0))
+    if not ok:
+        return None
+    oh, ow = ((h + begins[0] + ends[0] - kernel[0]) // strides[0] + 1,
+              (w + begins[1] + ends[1] - kernel[1]) // strides[1] + 1)
+    if not ob and (oh, ow) != (1, 1):
+        return None
+    shape, dtype, ap, name = tuple(x.shape), x.dtype, _C.nn.avg_pool_blocked, plain.op_type
+    args = (kernel, strides, begins, ends, include, name)
+
+    def run(ins, out=None):
+        xx = ins[0]
+        if tuple(xx.shape) != shape or xx.dtype != dtype:
+            return None
+        if out is None:
+            y = ap(xx, *args)
+            return y if ob else y.reshape((n, c1 * c0, 1, 1))
+        if ob:
+            return ap(xx, *args, out)
+        ap(xx, *args, out.reshape((n, c1, 1, 1, c0)))  # NCHW (N, C, 1, 1) is this memory
+        return out
+
+    run.accepts_out = blocked_pool_accepts_out()
+    return run
+
+
+_avg_pool_blocked.prepare = _avg_pool_blocked_prepare
 
 
 @op("ChannelAffineNC1HWC0", domain="ai.pyasc")
