@@ -2,12 +2,17 @@
 // the small-graph fast path, one tile program per group, failures recorded on
 // the nodes. Runs on the stream's worker (or inline) and touches only its own
 // batch; graph.cc plans and completes batches.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <thread>
 
+#include "asc/runtime/device.h"
 #include "asc/runtime/profiler.h"
 #include "asc/runtime/stream.h"
 #include "graph/internal.h"
+#include "kernel/simd/gelu_loop.h"
+#include "kernel/simd/tables.h"
 
 namespace asc::graph::detail {
 namespace {
@@ -80,10 +85,70 @@ bool run_direct_node(const Node& n, const Shape& domain, Mode mode, uint8_t* out
 
 namespace {
 
+/// The gelu pass's node (passes.cc) alone in its group over large contiguous float32 memory --
+/// a registered CustomGeLU, also under asc.torch.op -- runs as asc.ops.gelu runs its kernel: the
+/// per-range entry over one contiguous range per block, outputs of >= 4 MiB written with
+/// streaming stores straight to the destination. The tile program would cut the range into
+/// 4096-element tiles and, for long outputs, stage each tile in UB and copy it out
+/// non-temporally: one more pass through L1 per element, for a kernel that keeps everything in
+/// registers anyway. Same vectors as the tile program whenever the ranges start at multiples of
+/// 64 elements (they do: blocks are whole 64-element chunks), so the same bits as asc.ops.gelu.
+bool run_direct_gelu(const Node& n, const Shape& domain, Mode mode, uint8_t* out_bytes) {
+  if (mode != Mode::kMap || n.nin != 1 || n.bcast || n.row_value || n.arg || !out_bytes || n.shape != domain ||
+      n.dtype != DType::kFloat32 || n.in[0].dtype != DType::kFloat32)
+    return false;
+  bool tanh_form;
+  if (std::strcmp(n.name, "Gelu") == 0) tanh_form = false;
+  else if (std::strcmp(n.name, "GeluTanh") == 0) tanh_form = true;
+  else return false;
+  const kernel::simd::GeluRangeFn range = kernel::simd::registered_gelu_range();
+  if (!range || n.loop != kernel::simd::native_gelu_loop(tanh_form)) return false;
+  const int64_t total = shape_numel(domain);
+  if (total < kInlineMaxElements) return false;  // small: the existing paths (no launch)
+  const Input& in = n.in[0];
+  if (in.shape != domain || !c_contiguous(in.shape, in.strides, 4)) return false;
+  const Node* p = resolve(in.node);
+  const uint8_t* base;
+  if (p) {
+    if (in.fused || !p->buffer) return false;
+    base = p->buffer->raw_data();
+  } else {
+    base = in.leaf.storage()->raw_data();
+  }
+  if (!base) return false;
+  const uint8_t* x = base + in.offset;
+  // in place or apart; a partial overlap is left to the tile program's staging
+  const int64_t bytes = total * 4;
+  if (x != out_bytes && x < out_bytes + bytes && out_bytes < x + bytes) return false;
+  const bool stream = bytes >= (int64_t(4) << 20);
+  // 64-element units; one block per core at least, else one per 2^18 elements, so that a core
+  // slowed down by another process takes fewer blocks (the tile program's chunked launches)
+  const int64_t units = (total + 63) / 64;
+  const int64_t cores = runtime::current_device().properties().num_cores;
+  const int64_t nb = std::min<int64_t>(units, std::max<int64_t>(cores, total >> 18));
+  auto body = [&](int64_t b) {
+    const int64_t lo = units * b / nb * 64, hi = std::min(total, units * (b + 1) / nb * 64);
+    range(0, tanh_form, x, out_bytes, lo, hi, stream);
+    if (stream) kernel::simd::stream_fence();  // visible before the launch completes
+  };
+  if (cores <= 1 || nb <= 1 || runtime::current_block() != nullptr) {
+    for (int64_t b = 0; b < nb; ++b) body(b);
+    return true;
+  }
+  runtime::KernelInvocation inv;
+  inv.name = tanh_form ? "GeluTanh" : "Gelu";
+  inv.block_dim = static_cast<uint32_t>(nb);
+  inv.body = [&body](const runtime::BlockContext& ctx) { body(static_cast<int64_t>(ctx.block_idx)); };
+  runtime::current_device().run_kernel(inv).ThrowIfError();
+  return true;
+}
+
 bool run_direct(const Group& g) {
   if (g.nodes.size() != 1) return false;
   const Node& n = *g.nodes[0];
-  return n.buffer && run_direct_node(n, g.domain, g.mode, n.buffer->raw_data());
+  if (!n.buffer) return false;
+  return run_direct_node(n, g.domain, g.mode, n.buffer->raw_data()) ||
+         run_direct_gelu(n, g.domain, g.mode, n.buffer->raw_data());
 }
 
 /// Allocates buffers and runs the groups of `b` in order. Throws on failure.
