@@ -334,11 +334,19 @@ def bench_arena(label, data, in_name, shape, repeat):
     t_on, t_off = best_[0] * 1e3, best_[1] * 1e3
     m_on, m_off = sums[0] / repeat * 1e3, sums[1] / repeat * 1e3
     kb = (on.arena_bytes or 0) / 1024
+    # device-pool allocations per steady-state run (the output's own block included)
+    allocs = []
+    for f in (f_on, f_off):
+        a0 = asc.memory_stats()["allocation_count"]
+        for _ in range(3):
+            f()
+        allocs.append((asc.memory_stats()["allocation_count"] - a0) / 3)
     print(f"{label + ' arena on/off':<34} on {t_on:8.2f} ms  off {t_off:8.2f} ms ({t_off / t_on:5.2f}x best, "
           f"{m_off / m_on:5.2f}x mean); arena {kb:.0f} KiB, {len(on._model.arena.slots) if on._model.arena else 0} "
-          f"values; rel. diff {_rel(f_on(), f_off()):.1e}", flush=True)
+          f"values; allocations per run {allocs[0]:g} / {allocs[1]:g}; rel. diff {_rel(f_on(), f_off()):.1e}",
+          flush=True)
     return {"case": f"{label} arena", "on_ms": t_on, "off_ms": t_off, "on_mean_ms": m_on, "off_mean_ms": m_off,
-            "arena_bytes": on.arena_bytes}
+            "arena_bytes": on.arena_bytes, "allocs_on": allocs[0], "allocs_off": allocs[1]}
 
 
 def bench_mix(data, in_name, shape, repeat, samples):
@@ -529,6 +537,8 @@ def main():
                          "(and the head's lazy mean it replaced)")
     ap.add_argument("--arena", action="store_true",
                     help="also the memory arena on vs off at batch 8 (batch 1 is always measured)")
+    ap.add_argument("--arena-only", action="store_true",
+                    help="only ResNet-50's arena on vs off (b1; b8 too with --arena) and its allocations per run")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -543,6 +553,12 @@ def main():
     print(f"bench_models: pyasc {asc.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
           f"{THREADS} threads per runtime", flush=True)
     results = []
+    if a.arena_only:
+        for batch in (1, 8) if a.arena else (1,):
+            results.append(bench_arena(f"resnet50 b{batch}", *_model_bytes("resnet50", batch), max(a.repeat, 10)))
+        print(json.dumps(results))
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
+        return
     if a.memory_only:
         wanted = [m for m in a.models.split(",") if m]
         for name in light_models():
