@@ -12,6 +12,11 @@ namespace asc::runtime {
 constexpr uint32_t kMaxBlockDim = 65535;
 
 std::string symbol_name(const void* fn) {
+  // A launch loop asks for the same kernel again and again: the thread's last
+  // answer skips the shared cache's lock and hash lookup.
+  thread_local const void* last_fn = nullptr;
+  thread_local std::string last_name;
+  if (fn == last_fn && fn) return last_name;
   // dladdr walks symbol tables (microseconds); kernels are launched by the same
   // few addresses over and over, so remember the answers.
   static std::mutex mu;
@@ -19,7 +24,11 @@ std::string symbol_name(const void* fn) {
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(fn);
-    if (it != cache.end()) return it->second;
+    if (it != cache.end()) {
+      last_name = it->second;
+      last_fn = fn;
+      return last_name;
+    }
   }
   std::string name;
   Dl_info info{};
@@ -31,7 +40,9 @@ std::string symbol_name(const void* fn) {
     name = buf;
   }
   std::lock_guard<std::mutex> lock(mu);
-  return cache.emplace(fn, std::move(name)).first->second;
+  last_name = cache.emplace(fn, std::move(name)).first->second;
+  last_fn = fn;
+  return last_name;
 }
 
 uint64_t launch_invocation(KernelInvocation inv, Stream* stream) {

@@ -75,6 +75,23 @@ TEST(Launch, FunctionPointerNameFromSymbol) {
   EXPECT_EQ(symbol_name(reinterpret_cast<const void*>(&named_test_kernel)), "named_test_kernel");
 }
 
+extern "C" void other_named_test_kernel(int* out) { out[0] = -1; }
+
+// symbol_name keeps the thread's last answer: alternating kernels (and an
+// address with no symbol) must still get their own names.
+TEST(Launch, SymbolNameAlternatingKernels) {
+  const void* a = reinterpret_cast<const void*>(&named_test_kernel);
+  const void* b = reinterpret_cast<const void*>(&other_named_test_kernel);
+  static int not_a_function = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(symbol_name(a), "named_test_kernel");
+    EXPECT_EQ(symbol_name(a), "named_test_kernel");
+    EXPECT_EQ(symbol_name(b), "other_named_test_kernel");
+    EXPECT_EQ(symbol_name(&not_a_function).rfind("kernel@", 0), 0u) << symbol_name(&not_a_function);
+    EXPECT_EQ(symbol_name(nullptr).rfind("kernel@", 0), 0u);
+  }
+}
+
 TEST(Launch, AclrtLaunchKernelMacro) {
   std::vector<int> out(3, 0);
   uint32_t rc = ACLRT_LAUNCH_KERNEL(named_test_kernel)(3, nullptr, out.data());
