@@ -573,6 +573,9 @@ def bench_breakdown(a, out):
         def run_batch(self, items):
             return [{"y": y} for _ in items]
 
+        def run_one(self, feeds, names):
+            return {"y": y}
+
     const = native.NativeGRPCFrontend(InferenceCore(repo), port=0, workers=4)
     answer = (0, "", ("linear", "1", "", [("y", "FP32", (1, 64), y)]))
     const._infer = lambda *args: answer
@@ -603,6 +606,71 @@ def bench_breakdown(a, out):
         print(f"  {name:<40} {m:8.1f} us{step}")
         out[f"breakdown {name}"] = m
         prev = m
+    _stage_breakdown(a, out, repo, req, rounds, per)
+
+
+_STAGES = ("parse request (C++)", "wait for the GIL", "inputs -> NumPy views", "Python: checks, routing, stats + model",
+           "response built (outputs copied)", "serialise + GIL release", "issue the write",
+           "write completion reported (after the answer left)")
+
+
+def _stage_breakdown(a, out, repo, req, rounds, per):
+    """Timestamps inside the native server (NativeGRPCFrontend(trace=True)): the 8 stages of each
+    call, their medians beside the lean client's median round trip; the rest is the client and
+    the transport (gRPC's read before the first stage, its write after the last, loopback
+    TCP, the client). Also the Python step split by the core's own timers (model execution vs
+    pyasc-serve's checks / routing / statistics), and the offload hop (a server whose every call
+    goes to a worker thread, --grpc-inline-us 0)."""
+    from pyasc.serve import native
+    from pyasc.serve.core import InferenceCore
+
+    infer = "/inference.GRPCInferenceService/ModelInfer"
+    cfgs = {"queue thread runs the call (default)": {"workers": 4},
+            "offload hop: every call on a worker": {"workers": 1, "offload_threads": 4, "inline_us": 0}}
+    fes = {k: native.NativeGRPCFrontend(InferenceCore(repo), port=0, trace=True, **kw) for k, kw in cfgs.items()}
+    ports = {k: fe.start() for k, fe in fes.items()}
+    lat = {k: [] for k in fes}
+    st = {k: [] for k in fes}
+    def counters(fe):
+        d = fe.core.repository.get_version("linear").stats.snapshot()["inference_stats"]
+        return {n: (d[n]["count"], d[n]["ns"]) for n in ("success", "compute_infer")}
+
+    try:
+        before = {}
+        for k, fe in fes.items():
+            _lean(fe.bound_port, infer, req, 50)
+            fe.take_traces()
+            before[k] = counters(fe)  # the core's timers from here on
+        for _ in range(rounds):
+            for k, fe in fes.items():
+                lat[k].append(_lean(ports[k], infer, req, per)[0])
+                st[k].append(fe.take_traces())
+        core_ns = {}
+        for k, fe in fes.items():
+            now = counters(fe)
+            core_ns[k] = {n: (now[n][1] - before[k][n][1]) / max(1, now[n][0] - before[k][n][0]) for n in now}
+    finally:
+        for fe in fes.values():
+            fe.stop(0.5)
+    la = os.getloadavg()
+    print(f"native front end, stage timestamps inside the server (trace=True, lean client, {rounds} rounds, "
+          f"load {la[0]:.1f}); medians in us")
+    for k in fes:
+        t = np.concatenate(st[k]) / 1e3
+        total = float(np.median(np.concatenate(lat[k])))
+        # read -> write issued: gRPC reports the write's completion only after the bytes left (the
+        # client may have its answer by then), so the last stage is not on the request's path
+        inside = float(np.median(t[:, :7].sum(axis=1)))
+        print(f"  {k}: client round trip {total:.1f}, inside the server (message read -> write issued) "
+              f"{inside:.1f}, client + gRPC transport {total - inside:.1f}  ({len(t)} calls)")
+        for i, name in enumerate(_STAGES):
+            print(f"    {name:<42} {float(np.median(t[:, i])):8.1f}   (mean {float(np.mean(t[:, i])):8.1f})")
+        c = core_ns[k]
+        print(f"    of the Python step (means): model execution {c['compute_infer'] / 1e3:.1f}, "
+              f"InferenceCore.infer {c['success'] / 1e3:.1f}")
+        out[f"stages {k}"] = {"client_us": total, "inside_us": inside,
+                              **{n: float(np.median(t[:, i])) for i, n in enumerate(_STAGES)},
+                              "core_infer_mean_us": c["success"] / 1e3, "model_exec_mean_us": c["compute_infer"] / 1e3}
 
 
 def bench_thread_model(a, out):

@@ -39,19 +39,19 @@ PYBIND11_MODULE(_serve_native, m) {
       .def(py::init([](py::object infer, py::object dispatch, std::string address, int max_message_bytes,
                        int threads, bool empty_infer, int spin_us,
                        std::vector<std::pair<std::string, int>> channel_args, int queues,
-                       int offload_threads, int inline_us) {
+                       int offload_threads, int inline_us, bool trace) {
              auto s = std::make_unique<Server>();
              s->infer = std::move(infer);
              s->dispatch = std::move(dispatch);
              pyasc_serve::NativeOptions o{std::move(address), max_message_bytes, threads, empty_infer, spin_us,
-                                          std::move(channel_args), queues, offload_threads, inline_us};
+                                          std::move(channel_args), queues, offload_threads, inline_us, trace};
              s->impl = std::make_unique<NativeServer>(s->infer.ptr(), s->dispatch.ptr(), std::move(o));
              return s;
            }),
            py::arg("infer"), py::arg("dispatch"), py::arg("address"), py::arg("max_message_bytes"),
            py::arg("threads"), py::arg("empty_infer") = false, py::arg("spin_us") = 0,
            py::arg("channel_args") = std::vector<std::pair<std::string, int>>{}, py::arg("queues") = 0,
-           py::arg("offload_threads") = 0, py::arg("inline_us") = 200)
+           py::arg("offload_threads") = 0, py::arg("inline_us") = 200, py::arg("trace") = false)
       .def("start", [](Server& s) { return s.impl->Start(); }, py::call_guard<py::gil_scoped_release>(),
            "Binds and starts; returns the bound port (0: the address could not be bound).")
       .def("stop", [](Server& s, double grace, double abandon) { return s.impl->Stop(grace, abandon); },
@@ -60,6 +60,10 @@ PYBIND11_MODULE(_serve_native, m) {
            "inside a model call `abandon` seconds later are left running, detached. Returns how many "
            "threads were abandoned (0: all joined).")
       .def_property_readonly("abandoned", [](Server& s) { return s.impl->abandoned(); })
+      .def("take_traces", [](Server& s) { return s.impl->TakeTraces(); },
+           "trace=True: per unary ModelInfer since the last call, the ns between its stages: read -> parsed -> "
+           "GIL held -> inputs converted -> Python returned -> response built -> serialised -> write issued "
+           "-> write completed (8 values)")
       .def_property_readonly("running", [](Server& s) { return s.impl->running(); });
   m.def(
       "bench_unary",

@@ -11,6 +11,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -54,6 +55,9 @@ struct NativeOptions {
   // thread hand-off for quick models (see docs/serve.md). 0: queue threads run every call.
   int offload_threads = 0;
   int inline_us = 200;
+  // Timestamps at the stages of every unary ModelInfer on the fast path (see Call::Trace), kept
+  // for TakeTraces: where a request's time goes inside the server, for the benchmark.
+  bool trace = false;
 };
 
 class Call;
@@ -78,6 +82,9 @@ class NativeServer {
   // Threads left inside calls by a stop: this object (and the grpc::Server, queues and
   // Python callables they use) must then never be freed.
   int abandoned() const { return abandoned_; }
+  // NativeOptions::trace: per call, the 8 stage durations in ns since the last take
+  std::vector<std::array<int64_t, 8>> TakeTraces();
+  void AddTrace(const int64_t* t);
 
  private:
   friend class Call;
@@ -118,6 +125,8 @@ class NativeServer {
     int64_t calls = 0;
     double ewma_us = 0;
   };
+  std::mutex trace_mu_;
+  std::vector<std::array<int64_t, 8>> traces_;
   std::mutex speed_mu_;
   std::unordered_map<std::string, Speed> speed_;
 };

@@ -77,6 +77,10 @@ class Backend:
                 results.append(e)
         return results
 
+    def run_one(self, feeds, names):
+        """One request: its output dict, or the exception it raised (an item of run_batch)."""
+        return self.run_batch([(feeds, names)])[0]
+
     def _run(self, feeds, names):
         raise NotImplementedError
 
@@ -108,11 +112,18 @@ class OnnxBackend(Backend):
         self._sess = InferenceSession(path)
         self.inputs = _specs_from_session(self._sess.get_inputs())
         self.outputs = _specs_from_session(self._sess.get_outputs())
+        self._out_names = [o.name for o in self.outputs]
         self._batchable = config.max_batch_size > 0
 
     def _run(self, feeds, names):
         outs = self._sess.run(names or None, feeds)
-        return dict(zip(names or [o.name for o in self.outputs], outs))
+        return dict(zip(names or self._out_names, outs))
+
+    def run_one(self, feeds, names):
+        try:
+            return self._run(feeds, names)
+        except Exception as e:  # noqa: BLE001 - reported per request, as run_batch does
+            return e
 
     def run_batch(self, items):
         if len(items) == 1 or not self._batchable:
@@ -159,6 +170,7 @@ class OmBackend(OnnxBackend):
         self._sess = loader(path)
         self.inputs = _specs_from_session(self._sess.get_inputs())
         self.outputs = _specs_from_session(self._sess.get_outputs())
+        self._out_names = [o.name for o in self.outputs]
         self._batchable = config.max_batch_size > 0
 
 

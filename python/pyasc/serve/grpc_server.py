@@ -45,11 +45,13 @@ def check_input(name, datatype, shape, max_tensor_bytes):
 
     Shared by this decoder and the native front end's (:mod:`.native`), so both give the same errors."""
     dt = _dtypes.np_dtype(datatype)
-    if any(d < 0 for d in shape):
-        raise InvalidArgumentError(f"input '{name}': shape {list(shape)} has a negative dimension")
     count = 1
-    for d in shape:
+    neg = False
+    for d in shape:  # one loop, no generator frames: this runs for every input of every request
         count *= d
+        neg |= d < 0
+    if neg:
+        raise InvalidArgumentError(f"input '{name}': shape {list(shape)} has a negative dimension")
     if count * (dt.itemsize if datatype != "BYTES" else 1) > max_tensor_bytes:
         raise RequestTooLargeError(f"input '{name}': {count} elements of {datatype} exceed the tensor limit of "
                                    f"{max_tensor_bytes} bytes")

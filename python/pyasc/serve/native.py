@@ -100,12 +100,14 @@ class NativeGRPCFrontend:
     itself only when that model's recent handler time is under ``inline_us``
     (``--grpc-inline-us``, default 200); unknown or slower models go to that many worker
     threads while the queue thread polls on. With ``workers=1`` this is run-to-completion for
-    quick models with a way out for slow ones."""
+    quick models with a way out for slow ones. ``trace=True`` timestamps the stages of every
+    unary ModelInfer in C++ (:meth:`take_traces`)."""
 
     takes_spin = True
 
     def __init__(self, core, host="127.0.0.1", port=8001, max_request_bytes=64 << 20, workers=64,
-                 empty_infer=False, spin_us=0, channel_args=(), queues=0, offload_threads=0, inline_us=200):
+                 empty_infer=False, spin_us=0, channel_args=(), queues=0, offload_threads=0, inline_us=200,
+                 trace=False):
         if _serve_native is None:
             raise RuntimeError(unavailable_reason())
         self.core = core
@@ -121,6 +123,7 @@ class NativeGRPCFrontend:
         self.queues = int(queues)
         self.offload_threads = int(offload_threads)
         self.inline_us = int(inline_us)
+        self.trace = bool(trace)
         if not 0 <= self.offload_threads <= 4096:
             raise InvalidArgumentError(f"grpc offload threads must be 0 to 4096, not {offload_threads}")
         if self.inline_us < 0:
@@ -177,7 +180,7 @@ class NativeGRPCFrontend:
         self._server = _serve_native.NativeServer(self._infer, self._dispatch, f"{self.host}:{self.port}",
                                                   self.max_request_bytes, self.workers, self.empty_infer,
                                                   self.spin_us, self.channel_args, self.queues,
-                                                  self.offload_threads, self.inline_us)
+                                                  self.offload_threads, self.inline_us, self.trace)
         port = self._server.start()
         if port == 0:
             self._server = None
@@ -185,6 +188,15 @@ class NativeGRPCFrontend:
         self.bound_port = port
         _LIVE.add(self)
         return port
+
+    def take_traces(self):
+        """With ``trace=True``: an (N, 8) int64 array, one row per unary ModelInfer served since
+        the last take, of the nanoseconds between its stages in the server: read -> parsed ->
+        GIL held -> inputs converted -> Python returned -> response built -> serialised -> write
+        issued -> write completed (the benchmark's breakdown)."""
+        if self._server is None:
+            return np.zeros((0, 8), np.int64)
+        return np.asarray(self._server.take_traces(), dtype=np.int64).reshape(-1, 8)
 
     def stop(self, grace=2.0, abandon=1.0):
         """Stops (idempotent): calls still running after ``grace`` s are cancelled with gRPC's

@@ -708,3 +708,42 @@ def test_stop_does_not_run_queued_offloaded_calls(serve_factory, repo):
     assert len(errors) >= 3, res
     # "code: message": CANCELLED (1) or UNAVAILABLE (14, gRPC's "Cancelling all calls" of the stop)
     assert all(e.split(":")[0] in ("1", "14") for e in errors), errors
+
+
+@needs_native
+def test_trace_timestamps_every_fast_path_infer(repo):
+    """NativeGRPCFrontend(trace=True) (bench_serve --breakdown): one row of 8 stage durations per
+    unary ModelInfer on the raw fast path, none for other RPCs or the typed-contents path; the
+    stages are non-negative and the answers are unchanged."""
+    from pyasc import _serve_native
+    from pyasc.serve.core import InferenceCore
+
+    fe = native.NativeGRPCFrontend(InferenceCore(repo[0]), port=0, workers=2, trace=True)
+    port = fe.start()
+    try:
+        x = np.random.default_rng(5).standard_normal((1, 64)).astype(np.float32)
+        req = _infer_request(x).SerializeToString()
+        lat, _, errors, first = _serve_native.bench_unary(f"127.0.0.1:{port}", INFER, req, 1, 7, 0)
+        assert errors == 0, first
+        c = grpcclient.InferenceServerClient(f"127.0.0.1:{port}")
+        inp = grpcclient.InferInput("x", [1, 64], "FP32")
+        inp.set_data_from_numpy(x)
+        np.testing.assert_allclose(c.infer("linear", [inp]).as_numpy("y"), x @ repo[1] + repo[2], rtol=1e-4,
+                                   atol=1e-4)
+        assert c.is_server_live()
+        typed = M["ModelInferRequest"](model_name="linear")
+        t = typed.inputs.add(name="x", datatype="FP32", shape=[1, 64])
+        t.contents.fp32_contents.extend(x.ravel().tolist())
+        assert _serve_native.bench_unary(f"127.0.0.1:{port}", INFER, typed.SerializeToString(), 1, 1, 0)[2] == 0
+        c.close()
+        deadline = time.monotonic() + 5
+        rows = fe.take_traces()
+        while len(rows) < 8 and time.monotonic() < deadline:  # the last write's completion may lag
+            time.sleep(0.05)
+            rows = np.concatenate([rows, fe.take_traces()])
+        assert rows.shape == (8, 8), rows.shape  # 7 lean + 1 tritonclient; typed contents not traced
+        assert (rows >= 0).all()
+        assert fe.take_traces().shape == (0, 8)
+    finally:
+        fe.stop(0.5)
+    assert fe.take_traces().shape == (0, 8)
