@@ -193,12 +193,31 @@ def parse_readme(text):
         if line.strip().startswith("|") and "`SCENARIO_NUM`" in line:
             cells = line.split("|")
             if len(cells) > 2:
-                scenarios = re.findall(r"`(\d+)`", cells[2])
+                scenarios = scenario_values(cells[2])
             break
     if not scenarios and "SCENARIO_NUM" in variables:
         scenarios = [variables["SCENARIO_NUM"]]
     return {"steps": steps, "cpu_cmake": cpu, "cpu_added": cpu_added, "scenarios": scenarios or [None],
             "vars": variables}
+
+
+def scenario_values(cell):
+    """The SCENARIO_NUM values of a README option-table cell, in order: lists
+    ("`1`、`2`", "1, 2", "`1` (default), `2`") and ranges ("`1`-`7`", "1-4",
+    "`0`~`5`"), with or without backticks."""
+    text = cell.replace("`", "")
+    values = []
+    for m in re.finditer(r"(\d+)\s*[-~～]\s*(\d+)|(\d+)", text):
+        if m.group(3) is not None:
+            values.append(int(m.group(3)))
+        else:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            values.extend(range(lo, hi + 1) if lo <= hi and hi - lo < 100 else (lo, hi))
+    seen = []
+    for v in values:
+        if str(v) not in seen:
+            seen.append(str(v))
+    return seen
 
 
 def _label(step):

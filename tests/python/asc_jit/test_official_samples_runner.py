@@ -48,6 +48,29 @@ def test_npu_only_readme_runs_in_cpu_mode(runner):
     assert cmake.startswith("cmake -DCMAKE_ASC_RUN_MODE=cpu ..")
 
 
+@pytest.mark.parametrize("cell,want", [
+    (" `1`、`2` ", ["1", "2"]),
+    (" 1、2 ", ["1", "2"]),
+    (" 1, 2 ", ["1", "2"]),
+    (" `1` (default), `2`, `3` ", ["1", "2", "3"]),
+    (" `1`（默认）、`2`、`3`、`4` ", ["1", "2", "3", "4"]),
+    (" `1`-`7` ", ["1", "2", "3", "4", "5", "6", "7"]),
+    (" 1-4 ", ["1", "2", "3", "4"]),
+    (" `0`~`5` ", ["0", "1", "2", "3", "4", "5"]),
+    (" `1` / `2` ", ["1", "2"]),
+    (" 场景编号 ", []),
+])
+def test_scenario_cells_lists_and_ranges(runner, cell, want):
+    # The READMEs write the SCENARIO_NUM cell many ways; a range used to give
+    # only its two ends and a list without backticks nothing.
+    assert runner.scenario_values(cell) == want
+
+
+def test_readme_range_expands(runner):
+    plan = runner.parse_readme(README_NPU_ONLY.replace("`1`、`2`", "`1`-`7`"))
+    assert plan["scenarios"] == [str(i) for i in range(1, 8)]
+
+
 @pytest.mark.parametrize("sample,why", [
     ("examples/01_simd_cpp_api/02_features/00_framework/00_pytorch/pybind", "torch_npu"),
     ("examples/01_simd_cpp_api/02_features/99_acl_based/01_acl_invocation/aclnn_invocation", "operator-package"),
