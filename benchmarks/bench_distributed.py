@@ -257,9 +257,16 @@ def _allreduce_worker(sizes):
         def pyasc_async():  # the stream task of async_op=True, waited for
             dist.all_reduce(arr, async_op=True).wait()
 
-        fns = {"mpi4py": mpi_blocking, "mpi4py_nb": mpi_nonblocking, "mpi4py_pyasc_mem": mpi_on_pyasc_mem}
+        fp = np.zeros(2, np.int64)
+
+        def mpi_fp():  # mpi4py's call after the same 16-byte MPI_Allreduce as pyasc's check
+            comm.Allreduce(MPI.IN_PLACE, fp, MPI.MAX)
+            comm.Allreduce(MPI.IN_PLACE, host, MPI.SUM)
+
+        fns = {"mpi4py": mpi_blocking, "mpi4py_nb": mpi_nonblocking, "mpi4py_pyasc_mem": mpi_on_pyasc_mem,
+               "mpi4py_fp": mpi_fp}
         setups = {"mpi4py": _engine.reload_settings, "mpi4py_nb": _engine.reload_settings,
-                  "mpi4py_pyasc_mem": _engine.reload_settings}
+                  "mpi4py_pyasc_mem": _engine.reload_settings, "mpi4py_fp": _engine.reload_settings}
         for mode, level, blocking, native in MODES:
             fns[mode] = pyasc_call
             setups[mode] = setup_mode(level, blocking, native)
@@ -491,6 +498,12 @@ def bench_allreduce(quick, sizes=None):
           f"memory {big['pyasc_numpy_mem_cpu'] * 1e3:.2f}")
     print("bandwidth vs mpi4py per size (goal >= 0.95 at every size): default " + ", ".join(
         f"{_fmt_size(r['bytes'])} {r['mpi4py'] / r['pyasc']:.2f}" for r in data["rows"]))
+    # Above 16 KiB (2 ranks) the INFO check is a 16-byte fingerprint all-reduce before the data:
+    # the price of that round trip alone is mpi4py's call with the same all-reduce before it
+    print("where the bandwidth goes (vs mpi4py; above 16 KiB the check is one 16-byte all-reduce first): "
+          "default / check OFF / mpi4py with that 16-byte all-reduce first: " + "; ".join(
+              f"{_fmt_size(r['bytes'])} {r['mpi4py'] / r['pyasc']:.2f} / {r['mpi4py'] / r['pyasc_off']:.2f} / "
+              f"{r['mpi4py'] / r['mpi4py_fp']:.2f}" for r in data["rows"]))
     if data.get("gloo") and "gloo" in data["rows"][0]:
         print(f"\ntorch {data['gloo']} torch.distributed gloo (TCP on 127.0.0.1, 1 thread per rank), same run, "
               "interleaved: time per call in us, and pyasc's bandwidth relative to gloo's (> 1: pyasc faster)")

@@ -1,4 +1,4 @@
-// The gate of one async_op collective of pyasc.distributed (native.cc's Gate type and launch()):
+// The gate of one async_op collective of pyasc.distributed (native.cc's Gate type):
 // who runs its body, once, and a stream callback that does not need the GIL unless it runs it.
 //
 // Why: an async_op collective is a task on the caller's current stream (later work there reads
@@ -7,12 +7,14 @@
 // The stream still holds the task; as a Python callback (Stream.add_callback) it needs the
 // GIL even to return, so the next call found the stream busy until the caller let the worker
 // have the GIL (measured ~0.6-0.8 ms a call on a loaded machine, the whole difference). As a C
-// callback (aclrtLaunchCallback, ACL_CALLBACK_BLOCK: the stream's later work waits for it) it
-// takes the GIL only when it claims the body; when wait() claimed it, it waits for the end
-// (spin, then a condition variable) and returns without Python.
+// callback (asc::runtime::Stream::add_callback: the stream's later work waits for it) it takes
+// the GIL only when it claims the body; when wait() claimed it, it waits for the end (a
+// condition variable) and returns without Python. And wait() knows without waiting for the
+// worker whether the stream's earlier work has run (ready(): the stream's sequence numbers,
+// and the previous gate on the stream whose body ran).
 //
 // Included once, by native.cc, inside its anonymous namespace (needs <Python.h>, <atomic>,
-// <chrono>, <condition_variable>, <mutex> and acl/acl_rt.h first).
+// <chrono>, <condition_variable>, <mutex> and asc/runtime/stream.h first).
 #pragma once
 
 // State shared by the Python Gate object and the queued callback, freed by whichever of the two
@@ -28,16 +30,36 @@ struct GateCore {
   // needs no GIL to claim, so without it the worker, woken by the launch, would claim first and
   // then wait for the GIL the caller holds until its wait() - the stream path's cost again.
   std::chrono::microseconds grace{0};
+  // Where the callback sits on its stream (launch(), seal()): its sequence number, the stream's
+  // last one before it and after the event recorded behind it, and the gate launched on the
+  // same stream before it (a reference, until this one is done). ready() reads them.
+  std::shared_ptr<asc::runtime::Stream> stream;
+  uint64_t seq = 0, before = 0, tail = 0;
+  GateCore* prev = nullptr;  // guarded by mu
+  bool prev_ran = false;     // that gate's body had run at launch (then prev stays null)
 
   void finish() {
+    GateCore* p;
     {
       std::lock_guard<std::mutex> lock(mu);
       state.store(3, std::memory_order_release);
+      p = prev;
+      prev = nullptr;
     }
     cv.notify_all();
+    if (p != nullptr) p->release();
   }
   void release() {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  // Whether the stream's work before the callback has run: every earlier item completed, or the
+  // only items between the previous gate's and this one are that gate's event and its body ran
+  // (its own earlier work had run then: its worker or its wait() waited for it). The second
+  // form does not wait for the worker to return from the previous callback.
+  bool ready() {
+    if (stream == nullptr || prev_ran || stream->completed() + 1 >= seq) return true;
+    std::lock_guard<std::mutex> lock(mu);
+    return prev != nullptr && prev->tail == before && prev->state.load(std::memory_order_acquire) == 3;
   }
 };
 
@@ -65,15 +87,10 @@ void gate_callback(void* user) {
     PyGILState_Release(st);
     g->finish();
   } else {
-    // wait() runs it: the stream's later work must start after its end. A short spin first (the
-    // caller is usually inside one short MPI call), then sleep on the condition variable.
-    const auto spin_end = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (g->state.load(std::memory_order_acquire) != 3 && std::chrono::steady_clock::now() < spin_end) {
-    }
-    if (g->state.load(std::memory_order_acquire) != 3) {
-      std::unique_lock<std::mutex> lock(g->mu);
-      g->cv.wait(lock, [g] { return g->state.load(std::memory_order_acquire) == 3; });
-    }
+    // wait() runs it: the stream's later work must start after its end (no spin: the next call
+    // does not wait for this return, see ready(), and a spinning worker takes a peer's core)
+    std::unique_lock<std::mutex> lock(g->mu);
+    g->cv.wait(lock, [g] { return g->state.load(std::memory_order_acquire) == 3; });
   }
   g->release();
 }
@@ -113,11 +130,7 @@ PyObject* gate_claim(PyObject* o, PyObject*) {
   int expect = 0;
   if (!g->state.compare_exchange_strong(expect, 1, std::memory_order_acq_rel)) Py_RETURN_FALSE;
   Py_CLEAR(g->task);  // the callback will not call it (GIL held here)
-  if (g->grace.count() > 0) {
-    { std::lock_guard<std::mutex> lock(g->mu); }  // (a callback between its test and its sleep sees the claim)
-    g->cv.notify_all();  // ends the callback's grace: it now waits for finish()
-  }
-  Py_RETURN_TRUE;
+  Py_RETURN_TRUE;  // (a callback in its grace wakes at finish() or at the grace's end)
 }
 
 // finish(): wait()'s run of the body ended (wakes the stream task waiting for it).
@@ -132,26 +145,80 @@ PyObject* gate_done(PyObject* o, PyObject*) {
   return PyBool_FromLong(reinterpret_cast<GateObject*>(o)->core->state.load(std::memory_order_acquire) == 3);
 }
 
-// launch(): queues the gate's callback on the calling thread's current stream (its later work
-// waits for it). Raises RuntimeError when the runtime refuses (the caller falls back).
-PyObject* gate_launch(PyObject* o, PyObject*) {
+PyObject* g_gate_type = nullptr;  // the Gate type (PyInit__native)
+
+// launch(prev=None): queues the gate's callback on the calling thread's current stream (its later
+// work waits for it); prev: the gate launched on that stream before (ready()'s chain).
+PyObject* gate_launch(PyObject* o, PyObject* args) {
+  PyObject* prev_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:launch", &prev_obj)) return nullptr;
   GateCore* g = reinterpret_cast<GateObject*>(o)->core;
-  g->refs.fetch_add(1, std::memory_order_acq_rel);
-  const aclError err = aclrtLaunchCallback(&gate_callback, g, ACL_CALLBACK_BLOCK, nullptr);
-  if (err != ACL_SUCCESS) {
-    g->refs.fetch_sub(1, std::memory_order_acq_rel);
-    PyErr_Format(PyExc_RuntimeError, "aclrtLaunchCallback failed (%d)", static_cast<int>(err));
+  if (g->stream != nullptr) {
+    PyErr_SetString(PyExc_RuntimeError, "Gate.launch(): launched already");
     return nullptr;
+  }
+  GateCore* p = nullptr;
+  if (prev_obj != Py_None) {
+    if (Py_TYPE(prev_obj) != reinterpret_cast<PyTypeObject*>(g_gate_type)) {
+      PyErr_SetString(PyExc_TypeError, "Gate.launch(prev): prev must be a Gate or None");
+      return nullptr;
+    }
+    p = reinterpret_cast<GateObject*>(prev_obj)->core;
+  }
+  std::shared_ptr<asc::runtime::Stream> s = asc::runtime::current_stream();
+  g->before = s->last_enqueued();
+  if (p != nullptr && (p->stream != s || p->tail != g->before)) p = nullptr;  // other work between
+  if (p != nullptr && p->state.load(std::memory_order_acquire) == 3) {
+    g->prev_ran = true;  // (no reference needed)
+    p = nullptr;
+  }
+  g->refs.fetch_add(1, std::memory_order_acq_rel);  // the callback's
+  if (p != nullptr) p->refs.fetch_add(1, std::memory_order_acq_rel);
+  g->prev = p;  // (not shared yet: no lock)
+  g->stream = s;
+  g->seq = s->add_callback([g] { gate_callback(g); });
+  Py_RETURN_NONE;
+}
+
+// seal(): the event behind the callback is recorded: the stream's last item, which the next
+// gate's ready() compares with what preceded it.
+PyObject* gate_seal(PyObject* o, PyObject*) {
+  GateCore* g = reinterpret_cast<GateObject*>(o)->core;
+  if (g->stream != nullptr) g->tail = g->stream->last_enqueued();
+  Py_RETURN_NONE;
+}
+
+// wait_ready(): returns once the stream's work before the callback has run (ready(); else the
+// GIL released while the stream gets there: what the callback waits for too).
+PyObject* gate_wait_ready(PyObject* o, PyObject*) {
+  GateCore* g = reinterpret_cast<GateObject*>(o)->core;
+  if (!g->ready() && g->seq > 1) {
+    Py_BEGIN_ALLOW_THREADS
+    g->stream->wait_until(g->seq - 1);
+    Py_END_ALLOW_THREADS
   }
   Py_RETURN_NONE;
 }
 
+// position() -> (seq, before, tail, completed): where the callback sits on its stream (tests).
+PyObject* gate_position(PyObject* o, PyObject*) {
+  GateCore* g = reinterpret_cast<GateObject*>(o)->core;
+  const unsigned long long done = g->stream != nullptr ? g->stream->completed() : 0;
+  return Py_BuildValue("(KKKK)", static_cast<unsigned long long>(g->seq), static_cast<unsigned long long>(g->before),
+                       static_cast<unsigned long long>(g->tail), done);
+}
+
 PyMethodDef kGateMethods[] = {
+    {"position", &gate_position, METH_NOARGS, "(seq, before, tail, completed) of the callback on its stream."},
     {"claim", &gate_claim, METH_NOARGS, "Takes the body for wait() (True) unless the stream task took it."},
     {"finish", &gate_finish, METH_NOARGS, "wait()'s run of the body ended."},
     {"done", &gate_done, METH_NOARGS, "Whether the body ran."},
-    {"launch", &gate_launch, METH_NOARGS,
-     "Queues the gate's callback on the current stream (aclrtLaunchCallback, blocking: later work waits)."},
+    {"launch", &gate_launch, METH_VARARGS,
+     "launch(prev=None): queues the gate's callback on the current stream (later work waits for it); prev: "
+     "the gate launched on that stream before."},
+    {"seal", &gate_seal, METH_NOARGS, "The event behind the callback is recorded (the stream's tail)."},
+    {"wait_ready", &gate_wait_ready, METH_NOARGS,
+     "Returns once the stream's work before the callback has run (the GIL released while it waits)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot kGateSlots[] = {

@@ -37,7 +37,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "acl/acl_rt.h"  // aclrtLaunchCallback (libasc): async_gate.h
+#include "asc/runtime/stream.h"  // the caller's stream (libasc): async_gate.h
 
 namespace {
 
@@ -1377,6 +1377,7 @@ PyMODINIT_FUNC PyInit__native() {
   PyObject* m = PyModule_Create(&kModule);
   if (m == nullptr) return nullptr;
   PyObject* gate = PyType_FromSpec(&kGateSpec);
+  g_gate_type = gate;  // (the module keeps the reference)
   if (gate == nullptr || PyModule_AddObject(m, "Gate", gate) < 0) {
     Py_XDECREF(gate);
     Py_DECREF(m);

@@ -134,13 +134,20 @@ class _PyGate:
     the stream task, which waits for the end of wait()'s run (the stream's later work reads the
     results). A Python stream callback: it needs the GIL even to return."""
 
-    __slots__ = ("_lock", "_done", "_waiter", "_task")
+    __slots__ = ("_lock", "_done", "_waiter", "_task", "_pre")
 
     def __init__(self, task):
         self._lock = threading.Lock()  # taken (without blocking) by whoever runs the body
         self._done = False
         self._waiter = None  # a threading.Event the task waits on while wait() runs the body
         self._task = task
+        self._pre = None  # an Event after the stream's earlier work (None: the stream was idle)
+
+    def wait_ready(self):
+        """Returns once the stream's work before the task has run."""
+        pre, self._pre = self._pre, None
+        if pre is not None:
+            pre.synchronize()
 
     def claim(self):
         if not self._lock.acquire(False):
@@ -157,9 +164,14 @@ class _PyGate:
     def done(self):
         return self._done
 
-    def launch(self):
+    def launch(self, prev=None):  # noqa: ARG002 - (the C gate's chain)
         from .. import stream as _stream
-        _stream.current_stream().add_callback(self._run)
+        s = _stream.current_stream()
+        self._pre = None if s.query() else s.record_event()
+        s.add_callback(self._run)
+
+    def seal(self):
+        pass
 
     def _run(self):
         if self._lock.acquire(False):
@@ -179,20 +191,18 @@ class _StreamWork(Work):
 
     The body runs once, on whichever thread claims it first through the Work's gate: the
     stream's worker (the task), or the caller's ``wait()`` (``_steal``) once the stream's work
-    queued before the task has run (``_pre``, an event recorded at the call when the stream was
-    busy: wait() returns after the task, hence after that work, anyway), if the worker has not
-    started the task yet. Then ``wait()`` runs it inline, as a blocking call would, instead of
+    queued before the task has run (the gate's ``wait_ready()``: wait() returns after the task,
+    hence after that work, anyway), if the worker has not started the task yet. Then ``wait()`` runs it inline, as a blocking call would, instead of
     waking the worker and sleeping until it ran (a thread hand-off each way, and the worker's
     turn at the GIL: ~19x mpi4py's blocking Allreduce at 4 KiB). The task, when the worker
     reaches it, finds the body claimed and waits for its end (so the stream's later work still
     reads the results); with the C module (``_native.Gate``) it does so without the GIL."""
 
-    __slots__ = ("_event", "_body", "_gate", "_hold", "_steal", "_pre")
+    __slots__ = ("_event", "_body", "_gate", "_hold", "_steal")
 
-    def __init__(self, what, pg, outputs, body=None, steal=False, hold=(), pre=None):
+    def __init__(self, what, pg, outputs, body=None, steal=False, hold=()):
         super().__init__((), None, None, what, pg, outputs)
         self._event = None
-        self._pre = pre  # an Event after the stream's earlier work (None: the stream was idle)
         self._body = body
         self._gate = None
         self._hold = hold  # the arrays the body's raw views read, until it ran
@@ -212,12 +222,10 @@ class _StreamWork(Work):
         if not self._done:
             gate = self._gate
             if timeout is None:
-                pre = self._pre
-                if self._steal and pre is not None and not gate.done():
+                if self._steal and not gate.done():
                     # the stream's earlier work (the group's previous collective among it): what
                     # the task waits for too, and wait() returns after the task's end anyway
-                    self._pre = None
-                    pre.synchronize()
+                    gate.wait_ready()
                 if self._steal and gate.claim():
                     # inline: the stream's earlier work has run
                     try:
@@ -281,29 +289,27 @@ def _on_stream(pg, what, outputs, body, ordered=True, keep=()):
         prev = pg.last_async
         if prev is not None and not prev.query():
             s.wait_event(prev)
-    # the stream's work before the task (the wait above included): wait() lets it finish before
-    # it runs the body itself; None when there is none (never a wait at the call)
-    pre = None if (not steal or s.query()) else s.record_event()
-    work = _StreamWork(what, pg, outputs, body, steal, (outputs, keep), pre)
+    work = _StreamWork(what, pg, outputs, body, steal, (outputs, keep))
 
     def task():
         work._run()
 
     native = _engine.NATIVE
     gate = None
+    key = s.id
     if _GATE_C and native is not None and hasattr(native, "Gate"):
         # a stealable call leaves wait() the first claim for _GRACE_S (the worker claims without
         # the GIL; see src/distributed/async_gate.h), then the stream's worker runs it
         gate = native.Gate(task, _GRACE_S if steal else 0.0)
-        try:
-            gate.launch()  # a C callback on this thread's current stream, s (aclrtLaunchCallback)
-        except RuntimeError:
-            gate = None
-    if gate is None:
+        tail = _TAILS.get(key)
+        gate.launch(tail if type(tail) is type(gate) else None)  # a C callback on s (this thread's current stream)
+    else:
         gate = _PyGate(task)
         gate.launch()
     work._gate = gate
     ev = work._event = s.record_event()
+    gate.seal()
+    _TAILS[key] = gate
     if ordered:
         pg.last_async = ev
         pg.last_work = work
@@ -317,6 +323,9 @@ _STEAL = _engine._env_flag("ASC_DISTRIBUTED_ASYNC_INLINE", True)
 #: Whether the stream task is the C module's gate callback (no GIL unless it runs the body);
 #: False: the Python gate (the tests run both)
 _GATE_C = True
+#: stream id -> the gate launched last on it (the C gate's ready() chain: one small entry per
+#: stream that ran an async collective)
+_TAILS = {}
 #: How long the stream task of a stealable call leaves wait() the first claim (seconds): a later
 #: start of a collective nobody waits for yet, against the hand-off when wait() comes at once.
 _GRACE_S = 200e-6

@@ -274,8 +274,6 @@ def _async_inline(c_gate):
         for v in a:
             v.numpy()
         ws = [dist.all_reduce(v, async_op=True) for v in a]
-        if ws[1]._pre is None:
-            FAIL.append("a second async collective: no event after the first one's task to wait for")
     for wk in reversed(ws):
         wk.wait()
     for i, v in enumerate(a):
@@ -287,8 +285,6 @@ def _async_inline(c_gate):
     with s:
         s.add_callback(lambda: (time.sleep(0.05), zn.__setitem__(slice(None), R + 1)))
         w = dist.all_reduce(z, async_op=True)
-        if w._pre is None:
-            FAIL.append("async all_reduce on a busy stream: no event after the stream's work to wait for")
     w.wait()  # (inline only after the callback ran: its write is reduced)
     same_bits("async all_reduce after the stream's callback", z.numpy().view(np.uint32),
               np.full(16, N * (N + 1) / 2, np.float32).view(np.uint32))
