@@ -33,7 +33,9 @@ struct GateCore {
   // Where the callback sits on its stream (launch(), seal()): its sequence number, the stream's
   // last one before it and after the event recorded behind it, and the gate launched on the
   // same stream before it (a reference, until this one is done). ready() reads them.
-  std::shared_ptr<asc::runtime::Stream> stream;
+  // (weak: a gate kept as the stream's last one must not keep the stream and its worker alive)
+  std::weak_ptr<asc::runtime::Stream> stream;
+  bool launched = false;
   uint64_t seq = 0, before = 0, tail = 0;
   GateCore* prev = nullptr;  // guarded by mu
   bool prev_ran = false;     // that gate's body had run at launch (then prev stays null)
@@ -57,7 +59,9 @@ struct GateCore {
   // (its own earlier work had run then: its worker or its wait() waited for it). The second
   // form does not wait for the worker to return from the previous callback.
   bool ready() {
-    if (stream == nullptr || prev_ran || stream->completed() + 1 >= seq) return true;
+    if (!launched || prev_ran) return true;
+    std::shared_ptr<asc::runtime::Stream> s = stream.lock();
+    if (s == nullptr || s->completed() + 1 >= seq) return true;  // (a dropped stream drained its queue)
     std::lock_guard<std::mutex> lock(mu);
     return prev != nullptr && prev->tail == before && prev->state.load(std::memory_order_acquire) == 3;
   }
@@ -76,7 +80,18 @@ void gate_callback(void* user) {
   }
   int expect = 0;
   if (g->state.compare_exchange_strong(expect, 2, std::memory_order_acq_rel)) {
-    // the body runs here, as the Python stream task did
+    // the body runs here, as the Python stream task did (not once the interpreter is going:
+    // the task and its arrays are then left alone, as pyasc's Python callbacks are)
+#if PY_VERSION_HEX >= 0x030D0000
+    const bool alive = Py_IsInitialized() && !Py_IsFinalizing();
+#else
+    const bool alive = Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+    if (!alive) {
+      g->finish();
+      g->release();
+      return;
+    }
     PyGILState_STATE st = PyGILState_Ensure();
     PyObject* task = g->task;
     g->task = nullptr;
@@ -153,7 +168,7 @@ PyObject* gate_launch(PyObject* o, PyObject* args) {
   PyObject* prev_obj = Py_None;
   if (!PyArg_ParseTuple(args, "|O:launch", &prev_obj)) return nullptr;
   GateCore* g = reinterpret_cast<GateObject*>(o)->core;
-  if (g->stream != nullptr) {
+  if (g->launched) {
     PyErr_SetString(PyExc_RuntimeError, "Gate.launch(): launched already");
     return nullptr;
   }
@@ -167,7 +182,7 @@ PyObject* gate_launch(PyObject* o, PyObject* args) {
   }
   std::shared_ptr<asc::runtime::Stream> s = asc::runtime::current_stream();
   g->before = s->last_enqueued();
-  if (p != nullptr && (p->stream != s || p->tail != g->before)) p = nullptr;  // other work between
+  if (p != nullptr && (p->stream.lock() != s || p->tail != g->before)) p = nullptr;  // other work between
   if (p != nullptr && p->state.load(std::memory_order_acquire) == 3) {
     g->prev_ran = true;  // (no reference needed)
     p = nullptr;
@@ -176,6 +191,7 @@ PyObject* gate_launch(PyObject* o, PyObject* args) {
   if (p != nullptr) p->refs.fetch_add(1, std::memory_order_acq_rel);
   g->prev = p;  // (not shared yet: no lock)
   g->stream = s;
+  g->launched = true;
   g->seq = s->add_callback([g] { gate_callback(g); });
   Py_RETURN_NONE;
 }
@@ -184,7 +200,7 @@ PyObject* gate_launch(PyObject* o, PyObject* args) {
 // gate's ready() compares with what preceded it.
 PyObject* gate_seal(PyObject* o, PyObject*) {
   GateCore* g = reinterpret_cast<GateObject*>(o)->core;
-  if (g->stream != nullptr) g->tail = g->stream->last_enqueued();
+  if (std::shared_ptr<asc::runtime::Stream> s = g->stream.lock()) g->tail = s->last_enqueued();
   Py_RETURN_NONE;
 }
 
@@ -193,8 +209,10 @@ PyObject* gate_seal(PyObject* o, PyObject*) {
 PyObject* gate_wait_ready(PyObject* o, PyObject*) {
   GateCore* g = reinterpret_cast<GateObject*>(o)->core;
   if (!g->ready() && g->seq > 1) {
+    std::shared_ptr<asc::runtime::Stream> s = g->stream.lock();
     Py_BEGIN_ALLOW_THREADS
-    g->stream->wait_until(g->seq - 1);
+    if (s != nullptr) s->wait_until(g->seq - 1);
+    s.reset();  // (without the GIL: a last reference drains the stream, whose callbacks may need it)
     Py_END_ALLOW_THREADS
   }
   Py_RETURN_NONE;
@@ -203,7 +221,8 @@ PyObject* gate_wait_ready(PyObject* o, PyObject*) {
 // position() -> (seq, before, tail, completed): where the callback sits on its stream (tests).
 PyObject* gate_position(PyObject* o, PyObject*) {
   GateCore* g = reinterpret_cast<GateObject*>(o)->core;
-  const unsigned long long done = g->stream != nullptr ? g->stream->completed() : 0;
+  std::shared_ptr<asc::runtime::Stream> s = g->stream.lock();
+  const unsigned long long done = s != nullptr ? s->completed() : 0;
   return Py_BuildValue("(KKKK)", static_cast<unsigned long long>(g->seq), static_cast<unsigned long long>(g->before),
                        static_cast<unsigned long long>(g->tail), done);
 }
