@@ -110,6 +110,41 @@ def test_direct_resnet_like(shape):
     np.testing.assert_allclose(got, ref_conv(x, w, b, 2, (p,) * 4), rtol=t, atol=t)
 
 
+@pytest.mark.parametrize("oc", [1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 40, 47, 48, 64])
+def test_direct_channel_blocks(oc):
+    """Output channels around the micro-kernels' blocks (24 x 4 positions; the last block 16 x 6 or
+    8 x 12) and the 8-channel transposes; positions around 4 / 6 / 12 / 8 (5x5, 7x9 and 3x13 outputs)."""
+    for c, h, w_ in [(3, 9, 10), (5, 13, 17), (2, 5, 26)]:
+        x = RNG.standard_normal((1, c, h, w_)).astype(np.float32)
+        w = RNG.standard_normal((oc, c, 3, 3)).astype(np.float32)
+        b = RNG.standard_normal(oc).astype(np.float32)
+        before = calls()
+        got = np.asarray(run(x, w, b, 2, (1, 1, 1, 1)))
+        assert calls() == before + 1
+        t = tol(c, 3)
+        np.testing.assert_allclose(got, ref_conv(x, w, b, 2, (1, 1, 1, 1)), rtol=t, atol=t, err_msg=f"c={c}")
+
+
+@pytest.mark.parametrize("c", [17, 18, 19, 36, 37])
+def test_direct_channel_chunks(c):
+    """Input channels around the chunk size (16 KiB of packed weights: 18 channels at 3x3; 1 at 7x7 with
+    ASC_CONV_DIRECT_L1=1, every channel its own chunk): the tile accumulates across chunks."""
+    x = RNG.standard_normal((1, c, 15, 15)).astype(np.float32)
+    w = RNG.standard_normal((30, c, 3, 3)).astype(np.float32)
+    b = RNG.standard_normal(30).astype(np.float32)
+    res = RNG.standard_normal((1, 30, 8, 8)).astype(np.float32)
+    want = ref_conv(x, w, b, 2, (1, 1, 1, 1), residual=res, act="relu")
+    t = tol(c, 3)
+    got = np.asarray(ops.conv2d(x, w, b, stride=2, padding=1, activation="relu", residual=asc.array(res)))
+    np.testing.assert_allclose(got, want, rtol=t, atol=t)
+    os.environ["ASC_CONV_DIRECT_L1"] = "1"
+    try:
+        got = np.asarray(ops.conv2d(x, w, b, stride=2, padding=1, activation="relu", residual=asc.array(res)))
+    finally:
+        del os.environ["ASC_CONV_DIRECT_L1"]
+    np.testing.assert_allclose(got, want, rtol=t, atol=t)
+
+
 @pytest.mark.parametrize("act", [None, "relu", "relu6", "leaky_relu"])
 def test_direct_epilogue(act):
     x = (RNG.standard_normal((2, 24, 21, 19)) * 4).astype(np.float32)
