@@ -44,6 +44,7 @@ uint64_t room_in_core(const void* p, uint64_t have) {
   const auto& a = *b->arenas;
   if (d >= a.l0a && d < a.l0a + a.l0a_size) return uint64_t(a.l0a + a.l0a_size - d);
   if (d >= a.l0b && d < a.l0b + a.l0b_size) return uint64_t(a.l0b + a.l0b_size - d);
+  if (d >= a.l0c && d < a.l0c + a.l0c_size) return uint64_t(a.l0c + a.l0c_size - d);
   return have;
 }
 
@@ -373,6 +374,11 @@ void mmad(void* c, uint64_t c_bytes, DType c_dtype, const void* a, uint64_t a_by
   const uint64_t esz = dtype_size(a_dtype);
   if (a_bytes >= uint64_t{p.m} * p.k * esz) a_bytes = std::max(a_bytes, room_in_core(a, a_bytes));
   if (b_bytes >= uint64_t{p.k} * p.n * esz) b_bytes = std::max(b_bytes, room_in_core(b, b_bytes));
+  // Likewise C: int8 samples pass n aligned to 32 (the transposing int8 loads
+  // leave a 32-column padding) with C sized for n aligned to 16 (the mmad
+  // sample's scenario 1: 30 x 64 into a 32 x 48 tensor); the cube unit writes
+  // that last fractal column into the rest of L0C. One column at most.
+  if (n1 > 1 && c_bytes >= uint64_t(m1 * (n1 - 1)) * 1024) c_bytes = std::max(c_bytes, room_in_core(c, c_bytes));
   check_bytes(op,
               gemv        ? "bytes of fm (GEMV, m = 1: k elements)"
               : nz_a      ? "bytes of fm (NZ on dav-3510: ceil(m/16) x ceil(k/C0) fractals of 512 bytes)"

@@ -163,6 +163,34 @@ TEST(MmadOperands, ElementSizedTensorsMayReachIntoTheCoreMemory) {
   EXPECT_NE(st.message().find("filter"), std::string::npos) << st.message();
 }
 
+// The mmad sample's scenario 1: int8, n = 40 passed as 64 (the transposing
+// int8 loads pad n to 32) into a C tensor sized for 48 columns: the last
+// fractal column is written into the rest of the core's L0C, as on the NPU.
+// Two columns short is still an error.
+TEST(MmadOperands, CMayReachOneFractalColumnIntoTheCoreL0C) {
+  auto run = [](uint32_t c_cols) {
+    return kt::run("mmad_c_tight", 1, [c_cols] {
+      AscendC::TPipe pipe;
+      AscendC::TBuf<TPosition::A2> a2;
+      AscendC::TBuf<TPosition::B2> b2;
+      AscendC::TBuf<TPosition::CO1> c1;
+      pipe.InitBuffer(a2, 32 * 96);
+      pipe.InitBuffer(b2, 96 * 64);
+      pipe.InitBuffer(c1, 32 * c_cols * 4);
+      AscendC::MmadParams p;
+      p.m = 30;
+      p.n = 64;
+      p.k = 70;
+      AscendC::Mmad(c1.Get<int32_t>(), a2.Get<int8_t>(), b2.Get<int8_t>(), p);
+    });
+  };
+  auto st = run(48);
+  EXPECT_TRUE(st.ok()) << st.message();
+  st = run(32);
+  EXPECT_EQ(st.code(), asc::ErrorCode::kIndexOutOfRange) << st.message();
+  EXPECT_NE(st.message().find("dst"), std::string::npos) << st.message();
+}
+
 enum class Init { kZeroDespiteSource, kBiasTableAt0, kBiasOperandInC2, kIsBiasAccumulates };
 
 void run_init(Init mode) {
