@@ -7,6 +7,8 @@
     python benchmarks/bench_models.py --profile 1     # ResNet-50 b1 node by node vs onnxruntime's profiler
     python benchmarks/bench_models.py --light squeezenet,inception_v1   # light models, blocked joins on/off
     python benchmarks/bench_models.py --head-pool     # the blocked pool kernels alone vs onnxruntime
+    python benchmarks/bench_models.py --arena-only --repeat 10   # ResNet-50 arena on/off + allocations per run
+    python benchmarks/bench_models.py --memory-only --models shufflenet,bvlc_alexnet,vgg19,squeezenet
 
 Peers come from scripts/bench_setup.sh (build/bench/site: onnxruntime, openvino). Each runtime
 uses 2 threads (pyasc: its device cores, ASC_NUM_CORES; onnxruntime: intra_op_num_threads=2,
