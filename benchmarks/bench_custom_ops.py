@@ -399,19 +399,67 @@ def bench_torch(n, repeat):
     xa, ga = asc.asarray(xd), asc.asarray(gd)
     ours_bw = lambda: asc.eval(asc.ops.gelu_backward(ga, xa))  # noqa: E731
     torch_bw = lambda: torch.ops.aten.gelu_backward(gd, xd)  # noqa: E731
-    fns = (run(views), run(staged), run(saving), run(composite), run(torch.nn.functional.gelu), ours_bw, torch_bw)
+    # the forward alone, recorded for autograd (the output dropped, so no backward runs): the
+    # registered op through asc.torch.op vs torch's gelu; and the bare kernels on the same memory
+    ours_fw = lambda: views(x)  # noqa: E731
+    torch_fw = lambda: torch.nn.functional.gelu(x)  # noqa: E731
+    ours_k = lambda: asc.eval(asc.ops.gelu(xa))  # noqa: E731
+
+    def torch_k():
+        with torch.no_grad():
+            torch.nn.functional.gelu(xd)
+
+    fns = (run(views), run(staged), run(saving), run(composite), run(torch.nn.functional.gelu), ours_bw, torch_bw,
+           ours_fw, torch_fw, ours_k, torch_k)
     load0 = os.getloadavg()[0]
     wall, cpu = _interleaved_wall_cpu(fns, repeat)
     print(f"PyTorch interop, 2^{int(math.log2(n))} float32, forward+backward in torch.autograd "
           f"(torch {torch.__version__}, {torch.get_num_threads()} torch threads; load {load0:.1f} -> "
           f"{os.getloadavg()[0]:.1f}; best of {repeat} interleaved rounds):")
-    for label, (v, st, sp, cp, t, ob, tb) in (("wall", wall), ("process CPU", cpu)):
+    for label, (v, st, sp, cp, t, ob, tb, of, tf, ok, tk) in (("wall", wall), ("process CPU", cpu)):
         print(f"  [{label}] torch.nn.functional.gelu {t:.2f} ms; asc.torch.op('CustomGeLU') (gradient: "
               f"asc.ops.gelu_backward) zero-copy views {v:.2f} ms -> torch/pyasc {t / v:.2f}; stage=True {st:.2f} ms "
               f"-> torch/pyasc {t / st:.2f}; CustomGeLUPhi (forward keeps Phi(x), one more buffer) {sp:.2f} ms -> "
               f"torch/pyasc {t / sp:.2f}; composite-chain gradient {cp:.2f} ms -> torch/pyasc {t / cp:.2f} "
-              f"(goal >= 1.0); backward alone: aten::gelu_backward {tb:.2f} ms, asc.ops.gelu_backward {ob:.2f} ms "
-              f"-> {tb / ob:.2f}")
+              f"(goal >= 1.0)")
+        print(f"  [{label}] rows: forward in autograd (no backward): F.gelu {tf:.2f} ms, asc.torch.op {of:.2f} ms -> "
+              f"torch/pyasc {tf / of:.2f}; forward kernels (no autograd): F.gelu {tk:.2f} ms, asc.ops.gelu {ok:.2f} ms "
+              f"-> {tk / ok:.2f}; backward kernels: aten::gelu_backward {tb:.2f} ms, asc.ops.gelu_backward {ob:.2f} ms "
+              f"-> {tb / ob:.2f}; the rest of a step (autograd, DLPack, window; fwd+bwd - both kernels): torch "
+              f"{t - tk - tb:.2f} ms, pyasc {v - ok - ob:.2f} ms")
+    _torch_fixed_cost(torch, views, max(repeat, 5))
+
+
+def _torch_fixed_cost(torch, views, repeat):
+    """The per-call fixed cost of the interop (wrapping, DLPack both ways, the private window, the
+    autograd.Function) where the kernels cost nothing: forward+backward on 16 elements, vs torch."""
+    x = torch.randn(16, requires_grad=True)
+    gy = torch.randn(16)
+
+    def step(f):
+        def run():
+            x.grad = None
+            f(x).backward(gy)
+        return run
+
+    fns = (step(torch.nn.functional.gelu), step(views))
+    number = 200
+    for f in fns:
+        f()
+    # single calls, best and median wall (16 elements: no thread of either library helps; an average
+    # over a loop on a loaded machine measures the scheduler, and torch's calling thread may spin)
+    ts = [[], []]
+    for _ in range(repeat):
+        for k, f in enumerate(fns):
+            for _ in range(number):
+                t0 = time.perf_counter()
+                f()
+                ts[k].append((time.perf_counter() - t0) * 1e6)
+    best = [min(t) for t in ts]
+    med = [sorted(t)[len(t) // 2] for t in ts]
+    print(f"  fixed cost per forward+backward step, 16 float32 (single calls, best / median wall of {repeat} x "
+          f"{number}): torch {best[0]:.1f} / {med[0]:.1f} us, asc.torch.op('CustomGeLU') {best[1]:.1f} / "
+          f"{med[1]:.1f} us -> +{best[1] - best[0]:.1f} / +{med[1] - med[0]:.1f} us per step")
 
 
 def main():
