@@ -1,3 +1,5 @@
+// The Ascend 950's (dav-3510) forms of the cube path.
+//
 // LoadData with LoadData2DParamsV2 (L1 -> L0A / L0B, the Ascend 950's 2D
 // load, CANN's "LoadData（2D矩阵搬运V2）"), in 512-byte fractals (b8: 16 x 32,
 // b16: 16 x 16, b32: 16 x 8 elements; rows of C0 = 32 bytes).
@@ -24,6 +26,13 @@
 // 16); into L0B always B = X in L0B's Zn order (the NZ of X^T), as CANN
 // documents ("the L1 -> L0B path transposes, enTranspose has no effect").
 // repeatTime > 1 is not supported.
+//
+// Fixpipe(dst, src, FixpipeParamsArch3510<format>) (GM or UB/L1 dst,
+// optionally with the per-column table): the same data path as
+// FixpipeParamsV220 (asc/kernel/cube.h); ROW_MAJOR takes ndNum / srcNdStride /
+// dstNdStride from `params` (Nz2NdParams), NZ has none; COLUMN_MAJOR (NZ2DN),
+// dual destinations (dualDstCtl) and the scalar / vector ReLU modes are not
+// supported (kFeatureUnsupported); preReluMode NORMAL_RELU is reluEn.
 //
 // On the Ascend 950 (__NPU_ARCH__ 3510) the cube unit reads A from L0A in
 // this NZ layout (row block i of k column j at fractal j * ceil(m/16) + i), so
@@ -59,6 +68,62 @@ struct LoadData2DParamsV2 {
         ifTranspose(ifTransposeIn),
         sid(sidIn) {}
 };
+
+enum class ReluMode : uint8_t { NO_RELU = 0, NORMAL_RELU, SCALAR_RELU, VECTOR_RELU };
+enum class ClipReluMode : uint8_t { NOCLIP_RELU = 0, SCALAR_CLIP_RELU };
+inline constexpr FixpipeConfig CFG_COLUMN_MAJOR = {CO2Layout::COLUMN_MAJOR};
+
+struct Nz2NdParams {
+  uint16_t ndNum = 1;
+  uint16_t srcNdStride = 0;
+  uint32_t dstNdStride = 0;
+};
+struct Nz2DnParams {
+  uint16_t dnNum = 1;
+  uint16_t srcNzMatrixStride = 0;
+  uint32_t dstDnMatrixStride = 0;
+  uint16_t srcNzC0Stride = 0;
+};
+template <CO2Layout format>
+struct TransformParams {};
+template <>
+struct TransformParams<CO2Layout::NZ> {
+  using PARAMS = uint8_t;
+};
+template <>
+struct TransformParams<CO2Layout::ROW_MAJOR> {
+  using PARAMS = Nz2NdParams;
+};
+template <>
+struct TransformParams<CO2Layout::COLUMN_MAJOR> {
+  using PARAMS = Nz2DnParams;
+};
+
+template <CO2Layout format = CO2Layout::ROW_MAJOR>
+struct FixpipeParamsArch3510 {
+  FixpipeParamsArch3510() = default;
+  FixpipeParamsArch3510(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn)
+      : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+  ReluMode preReluMode = ReluMode::NO_RELU;
+  ClipReluMode preClipReluMode = ClipReluMode::NOCLIP_RELU;
+  uint64_t reluScalar = 0;
+  uint64_t vectorRelu = 0;
+  uint16_t nSize = 0;
+  uint16_t mSize = 0;
+  uint16_t srcStride = 0;
+  uint32_t dstStride = 0;
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
+  uint64_t deqScalar = 0;
+  bool reluEn = false;
+  uint8_t unitFlag = 0;
+  uint8_t dualDstCtl = 0;
+  bool subBlockId = false;
+  typename TransformParams<format>::PARAMS params{};
+  bool isChannelSplit = false;
+  uint8_t fixShiftVal = 0;
+};
+template <CO2Layout format = CO2Layout::ROW_MAJOR>
+using FixpipeParamsC310 = FixpipeParamsArch3510<format>;
 
 struct LoadDataRepeatParamWithStride {
   LoadDataRepeatParamWithStride() = default;
@@ -111,6 +176,55 @@ void LoadDataWithStride(const LocalTensor<T>& dst, const LocalTensor<T>& src, co
   cb::load_data_3d_stride(dst.raw(), uint64_t{dst.GetSize()} * sizeof(T), src.raw(),
                           uint64_t{src.GetSize()} * sizeof(T), sizeof(T), cb::img2col_params(loadDataParams), &pad,
                           dst.position() == TPosition::B2);
+}
+
+namespace detail {
+template <CO2Layout format>
+FixpipeParamsV220 fixpipe_v220(const FixpipeParamsArch3510<format>& p) {
+  namespace k = ::asc::kernel;
+  if (p.preReluMode == ReluMode::SCALAR_RELU || p.preReluMode == ReluMode::VECTOR_RELU ||
+      p.preClipReluMode != ClipReluMode::NOCLIP_RELU) {
+    k::fail(::asc::ErrorCode::kFeatureUnsupported, "Fixpipe",
+            "FixpipeParamsArch3510: the scalar / vector / clip ReLU modes are not supported on the CPU device");
+  }
+  if (p.dualDstCtl != 0) {
+    k::fail(::asc::ErrorCode::kFeatureUnsupported, "Fixpipe",
+            "FixpipeParamsArch3510: dualDstCtl (L0C -> two UBs) is not supported on the CPU device");
+  }
+  FixpipeParamsV220 q(p.nSize, p.mSize, p.srcStride, p.dstStride,
+                      p.reluEn || p.preReluMode == ReluMode::NORMAL_RELU, p.quantPre, p.deqScalar);
+  q.unitFlag = p.unitFlag;
+  q.isChannelSplit = p.isChannelSplit;
+  if constexpr (format == CO2Layout::ROW_MAJOR) {
+    if (p.params.ndNum == 0) q.mSize = 0;  // CANN: a NOP
+    q.ndNum = p.params.ndNum == 0 ? 1 : p.params.ndNum;
+    q.srcNdStride = p.params.srcNdStride;
+    q.dstNdStride = static_cast<uint16_t>(p.params.dstNdStride);
+  }
+  return q;
+}
+}  // namespace detail
+
+/// L0C -> GM / UB / L1 with the Ascend 950's parameters (see above).
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
+             const FixpipeParamsArch3510<config.format>& intriParams) {
+  Fixpipe<T, U, config>(dstGlobal, srcLocal, detail::fixpipe_v220(intriParams));
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const GlobalTensor<T>& dstGlobal, const LocalTensor<U>& srcLocal,
+             const LocalTensor<uint64_t>& cbufWorkspace, const FixpipeParamsArch3510<config.format>& intriParams) {
+  Fixpipe<T, U, config>(dstGlobal, srcLocal, cbufWorkspace, detail::fixpipe_v220(intriParams));
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
+             const FixpipeParamsArch3510<config.format>& intriParams) {
+  Fixpipe<T, U, config>(dstLocal, srcLocal, detail::fixpipe_v220(intriParams));
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+void Fixpipe(const LocalTensor<T>& dstLocal, const LocalTensor<U>& srcLocal,
+             const LocalTensor<uint64_t>& cbufWorkspace, const FixpipeParamsArch3510<config.format>& intriParams) {
+  Fixpipe<T, U, config>(dstLocal, srcLocal, cbufWorkspace, detail::fixpipe_v220(intriParams));
 }
 
 }  // namespace AscendC

@@ -255,4 +255,50 @@ TEST(LoadDataWithStride, Errors) {
   EXPECT_NE(st.message().find("dstStride 1"), std::string::npos) << st.message();
 }
 
+// FixpipeParamsArch3510 goes through the FixpipeParamsV220 data path: the
+// same bytes for ND (with Nz2NdParams) and NZ, ReLU from preReluMode; the
+// modes the CPU device does not model are refused.
+TEST(FixpipeArch3510, SameAsV220) {
+  const uint16_t m = 32, n = 48;
+  std::vector<float> l0c(size_t(3) * m * 16);
+  for (size_t i = 0; i < l0c.size(); ++i) l0c[i] = float(int(i % 23) - 11);
+  std::vector<float> a(m * n, -7.0f), b(m * n, -7.0f), c(4096, -7.0f), d(4096, -7.0f);
+  kt::run_or_throw("fixpipe3510", 1, [&] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(c1, uint32_t(l0c.size() * 4));
+    auto lc = c1.Get<float>();
+    std::memcpy(lc.data(), l0c.data(), l0c.size() * 4);
+    AscendC::GlobalTensor<float> ga, gb, gc, gd;
+    ga.SetGlobalBuffer(a.data(), a.size());
+    gb.SetGlobalBuffer(b.data(), b.size());
+    gc.SetGlobalBuffer(c.data(), c.size());
+    gd.SetGlobalBuffer(d.data(), d.size());
+    AscendC::FixpipeParamsArch3510<AscendC::CO2Layout::ROW_MAJOR> p(n, m, m, n);
+    p.preReluMode = AscendC::ReluMode::NORMAL_RELU;
+    AscendC::Fixpipe(ga, lc, p);
+    AscendC::Fixpipe(gb, lc, AscendC::FixpipeParamsV220(n, m, m, n, true));
+    AscendC::FixpipeParamsArch3510<AscendC::CO2Layout::NZ> q(n, m, m, 2 * m);
+    AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(gc, lc, q);
+    AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(gd, lc, AscendC::FixpipeParamsV220(n, m, m, 2 * m, false));
+  });
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i], b[i]) << i;
+    ASSERT_GE(a[i], 0.0f) << i;  // ReLU
+  }
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], d[i]) << i;
+  auto st = kt::run("fixpipe3510_err", 1, [] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(c1, 16 * 16 * 4);
+    std::vector<float> out(256);
+    AscendC::GlobalTensor<float> g;
+    g.SetGlobalBuffer(out.data(), out.size());
+    AscendC::FixpipeParamsArch3510<AscendC::CO2Layout::ROW_MAJOR> p(16, 16, 16, 16);
+    p.preReluMode = AscendC::ReluMode::VECTOR_RELU;
+    AscendC::Fixpipe(g, c1.Get<float>(), p);
+  });
+  EXPECT_EQ(st.code(), asc::ErrorCode::kFeatureUnsupported) << st.message();
+}
+
 }  // namespace
