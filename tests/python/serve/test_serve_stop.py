@@ -36,6 +36,9 @@ class TritonPythonModel:
         self.dir = args["model_repository"]
 
     def execute(self, requests):
+        x = pb_utils.get_input_tensor_by_name(requests[0], "IN").as_numpy()
+        if x.size and x[0] == 7:  # a quick call (warms a model up for the inline HTTP path)
+            return [pb_utils.InferenceResponse([pb_utils.Tensor("OUT", x)])]
         open(os.path.join(self.dir, "STARTED"), "w").close()
         while not os.path.exists(os.path.join(self.dir, "RELEASE")):
             time.sleep(0.01)
@@ -246,3 +249,47 @@ def test_daemon_pool_shutdown_is_bounded_and_cancels_queued_work():
     assert running.result(5) is True
     left[0].join(5)
     assert not left[0].is_alive()
+
+
+def test_stop_returns_with_a_call_blocking_the_http_event_loop(block_repo, caplog):
+    """--http-inline-us: a quick model runs on the HTTP event loop; when such a call then never
+    returns, the loop itself is stuck: stop() still returns within its bound (the loop thread is
+    abandoned, logged), and once the model returns the client gets an answer or an error."""
+    from pyasc.serve import Server
+
+    mdir = os.path.join(block_repo, "block")
+    s = Server(block_repo, http_port=0, grpc_port=0, metrics_port=0, allow_grpc=False, allow_metrics=False,
+               http_workers=2, http_inline_us=10**6, exit_timeout_secs=GRACE)
+    s.start()
+    c = httpclient.InferenceServerClient(f"127.0.0.1:{s.ports['http']}", network_timeout=30)
+    quick = httpclient.InferInput("IN", [1], "FP32")
+    quick.set_data_from_numpy(np.array([7], np.float32))
+    for _ in range(20):  # the model's recent execution is quick: its calls now run on the loop
+        assert c.infer("block", [quick]).as_numpy("OUT").tolist() == [7]
+    assert s.core.runs_quickly("block", "", 10**9)
+    outcome = []
+
+    def call():
+        h = httpclient.InferenceServerClient(f"127.0.0.1:{s.ports['http']}", network_timeout=30)
+        inp = httpclient.InferInput("IN", [1], "FP32")
+        inp.set_data_from_numpy(np.array([1], np.float32))
+        try:
+            outcome.append(h.infer("block", [inp]).as_numpy("OUT").tolist())
+        except Exception as e:  # noqa: BLE001 - the connection may close under the call
+            outcome.append(type(e).__name__)
+
+    t = threading.Thread(target=call, daemon=True)
+    try:
+        t.start()
+        _wait_for(os.path.join(mdir, "STARTED"))
+        caplog.set_level(logging.WARNING, logger="pyasc.serve")
+        t0 = time.monotonic()
+        s.stop()
+        took = time.monotonic() - t0
+        assert took < BOUND + 5, f"stop() took {took:.2f} s with the event loop in a call that never returns"
+        assert "the event loop thread is still in a call" in caplog.text, caplog.text
+    finally:
+        open(os.path.join(mdir, "RELEASE"), "w").close()
+    t.join(20)
+    assert not t.is_alive() and len(outcome) == 1, outcome
+    c.close()
