@@ -169,9 +169,12 @@ def resize(img, size, interpolation="bilinear", antialias=False, num_threads=0):
     ``antialias=True`` (bilinear/bicubic; ignored for nearest and area, as torchvision does) uses
     Pillow's / torchvision's antialiased filters instead: the triangle or the cubic (a = -0.5)
     kernel stretched by the downscale ratio, taps outside the image dropped and the weights
-    renormalised. uint8 results are rounded half up and lie within 1 LSB of the float64 formula
-    (the reference libraries' fixed-point weights differ from it by as much; results are not
-    bit-equal to OpenCV's). float32 results are within 1e-5 relative of it. Separable: a
+    renormalised. uint8 bilinear and bicubic use OpenCV's 16-bit fixed point (11-bit weights,
+    integer horizontal sums, OpenCV's vertical rounding): bilinear is bit-equal to
+    ``cv2.resize(INTER_LINEAR)``; bicubic follows OpenCV's own INTER_CUBIC arithmetic (bit-equal
+    with cv2 for 2 and 5 channels; for 1/3/4 the cv2 wheels run Intel IPP: within 1 LSB); both
+    lie within 1 LSB of the rounded float64 formula. The other uint8 modes are rounded half up from float32 sums (within 1 LSB of the
+    float64 formula); float32 results are within 1e-5 relative of it. Separable: a
     horizontal then a vertical pass over precomputed weights, output rows split over
     ``num_threads`` threads (0: all cores); bilinear and bicubic run vectorised (Highway dynamic
     dispatch, each source row filtered horizontally once per thread)."""

@@ -69,6 +69,9 @@ struct HTable {
   // touch the row's last pixel (scalar there)
   int C = 0;
   int64_t ow = 0, nsafe = 0;
+  // one-channel interleaved rows: outputs [fa, fb) have K consecutive taps inside the row (the
+  // float path loads them as one 8- or 16-byte run instead of K gathers)
+  int64_t fa = 0, fb = 0;
   std::vector<int32_t> pix_off;
   std::vector<float> pix_w;
 };
