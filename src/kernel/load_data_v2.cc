@@ -9,12 +9,25 @@
 #include "asc/kernel/checker.h"
 #include "asc/kernel/elide.h"
 #include "asc/runtime/block_serial.h"
+#include "asc/runtime/device.h"
 
 namespace asc::kernel::cube {
 
 namespace {
 constexpr uint64_t kFractal = 512;
 std::string num(int64_t v) { return std::to_string(v); }
+// A destination in L0A / L0B may be written past its tensor up to the end of
+// the core's buffer, as on the NPU (the load_data_2dv2_l12l0 sample's int8
+// loop writes mStep 2 row blocks into a column of 3, the last one spilling).
+uint64_t l0_room(const void* p, uint64_t have) {
+  const auto* b = ::asc::runtime::current_block();
+  if (!b || !b->arenas) return have;
+  const auto* d = static_cast<const uint8_t*>(p);
+  const auto& a = *b->arenas;
+  if (d >= a.l0a && d < a.l0a + a.l0a_size) return std::max<uint64_t>(have, uint64_t(a.l0a + a.l0a_size - d));
+  if (d >= a.l0b && d < a.l0b + a.l0b_size) return std::max<uint64_t>(have, uint64_t(a.l0b + a.l0b_size - d));
+  return have;
+}
 }  // namespace
 
 void load_data_2d_v2(void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, size_t es,
@@ -49,6 +62,7 @@ void load_data_2d_v2(void* dst, uint64_t dst_bytes, const void* src, uint64_t sr
     fail_size(op, "bytes of the source (LoadData2DParamsV2: fractals up to (kStartPosition + kStep - 1) * "
                   "srcStride + mStartPosition + mStep of 512 bytes)", src_need, src_bytes);
   }
+  if (dst_need > dst_bytes) dst_bytes = l0_room(dst, dst_bytes);
   if (dst_need > dst_bytes) {
     fail_size(op, "bytes of the destination (LoadData2DParamsV2: fractals up to (columns - 1) * dstStride + rows "
                   "of 512 bytes)", dst_need, dst_bytes);
@@ -114,17 +128,17 @@ void load_data_3d_stride(void* dst, uint64_t dst_bytes, const void* src, uint64_
   x.resize(R * C * es);
   load_data_3d(x.data(), x.size(), src, src_bytes, es, q, pad_value, false);
   const bool tr = dst_b2 || p.transpose;  // NZ of X^T (L0B: Zn of X)
-  if (tr && C % 16 != 0) {
-    fail(ErrorCode::kInvalidParam, op, "the transposed output needs kExtension (" + num(int64_t(C)) +
-                                           ") to be a multiple of 16");
-  }
-  const uint64_t rows = tr ? C : R, cols = tr ? R : C;  // of the written matrix
-  const uint64_t rb = rows / 16, cb = (cols + c0 - 1) / c0;
+  // Rows of the written matrix are padded to 16 (32-bit kExtension 72 -> 80
+  // in the transposed forms, as the 2201 img2col does); the padding is not
+  // written.
+  const uint64_t rows = tr ? C : R, cols = tr ? R : C;
+  const uint64_t rb = (rows + 15) / 16, cb = (cols + c0 - 1) / c0;
   if (cb > 1 && ds < rb) {
     fail(ErrorCode::kInvalidParam, op, "SetLoadDataRepeatWithStride: dstStride " + num(int64_t(ds)) +
                                            " is less than the " + num(int64_t(rb)) + " fractals of a column block");
   }
   const uint64_t need = ((cb - 1) * ds + rb) * kFractal;
+  if (need > dst_bytes) dst_bytes = l0_room(dst, dst_bytes);
   if (need > dst_bytes) {
     fail_size(op, "bytes of the destination ((columns / C0 - 1) * dstStride + rows / 16 fractals of 512 bytes)", need,
               dst_bytes);
