@@ -581,3 +581,50 @@ def test_forward_keeping_phi_for_the_backward_matches_torch(dtype):
     xn = x.detach()
     phi_part = x.grad - gy * xn * torch.exp(-0.5 * xn * xn) / math.sqrt(2 * math.pi)
     torch.testing.assert_close(phi_part, gy * 0.5 * (1 + torch.erf(x0 / math.sqrt(2.0))), **tol)
+
+
+def test_results_cross_as_views_read_only_and_reversed_ones_as_copies():
+    """asc.torch.op's results go from pyasc's DLPack exporter straight to torch's importer: a plain
+    result is a view of the pyasc array (same memory), a read-only result (a broadcast view) and a
+    reversed one come back as writable copies with the right values; inputs cross the other way
+    without a copy (torch's C exporter), and a float16/bfloat16/int64 input keeps its dtype."""
+    kept = {}
+
+    @asc.register_op("KeepOut", replace=True)
+    def keep_out(ctx, x):
+        y = x * 2.0
+        kept["y"] = y
+        return y
+
+    @asc.register_op("Bcast", replace=True)
+    def bcast(ctx, x):
+        return asc.broadcast_to(x, (3,) + tuple(x.shape))
+
+    @asc.register_op("Rev", replace=True)
+    def rev(ctx, x):
+        return asc.eval(x * 1.0)[::-1]
+
+    x = torch.arange(6, dtype=torch.float32)
+    y = asc.ops.KeepOut(x)
+    assert y.data_ptr() == torch.from_dlpack(kept["y"]).data_ptr()
+    torch.testing.assert_close(y, x * 2.0)
+    b = asc.ops.Bcast(x)
+    assert b.shape == (3, 6)
+    b[0, 0] = 100.0  # a copy: writing it cannot reach x or other rows
+    assert float(x[0]) == 0.0 and float(b[1, 0]) == 0.0
+    torch.testing.assert_close(b[1:], x.expand(2, 6))
+    r = asc.ops.Rev(x)
+    torch.testing.assert_close(r, torch.flip(x, (0,)))
+    assert all(s > 0 for s in r.stride())
+    for dt in (torch.float16, torch.bfloat16, torch.int64):
+        t = torch.arange(8).to(dt)
+        out = asc.torch.op(lambda v: v * 2)(t)
+        assert out.dtype == dt
+        torch.testing.assert_close(out, t * 2)
+    # an incoming gradient that itself requires grad is read through a detached view (it raised
+    # torch's "Can't export tensors that require gradient" before)
+    w = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    out = asc.torch.op(lambda v: v * 3.0)(w)
+    (gw,) = torch.autograd.grad(out, w, g, create_graph=False)
+    torch.testing.assert_close(gw, g.detach() * 3.0)
