@@ -320,18 +320,24 @@ Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bo
         const uint8_t* s = img.data_as<uint8_t>() + b * in_img;
         uint8_t* o = out.data_as<uint8_t>() + b * out_img;
         auto hp = [&](int64_t r, auto* dst) { detail::hpass_q(s + r * w * c, hq, dst); };
+        auto pf = [&](int64_t r) {
+          const uint8_t* p = s + r * w * c;
+          for (int64_t i = 0; i < w * c; i += 64) __builtin_prefetch(p + i);
+        };
         blocks(out_h, nt, [&](int64_t y0, int64_t y1) {
           if (cub) {
             detail::ring_rows_of<int32_t>(stride, qy.idx.data(), 4, 0, y0, y1, hp,
                                           [&](int64_t y, const int32_t* const* rows) {
                                             detail::vpass_q_cubic(rows, &qy.w[size_t(y * 4)], row, o + y * row);
-                                          });
+                                          },
+                                          pf);
           } else {
             detail::ring_rows_of<int16_t>(stride, qy.idx.data(), 2, 0, y0, y1, hp,
                                           [&](int64_t y, const int16_t* const* rows) {
                                             detail::vpass_q_linear(rows[0], rows[1], &qy.w[size_t(y * 2)], row,
                                                                    o + y * row);
-                                          });
+                                          },
+                                          pf);
           }
         });
       }

@@ -122,15 +122,23 @@ void vpass_q_cubic(const int32_t* const* rows, const int16_t* beta, int64_t n, u
 /// iy[(y0ff + y)*K + k]; hpass(src_row, dst) filters a source row horizontally into a ring
 /// slot of `stride` elements of R (consecutive output rows share source rows, so each is
 /// filtered once), then emit(y, rows) writes output row y from its K filtered rows.
-template <typename R, typename HPass, typename Emit>
+template <typename R, typename HPass, typename Emit, typename Prefetch = void (*)(int64_t)>
 void ring_rows_of(size_t stride, const int32_t* iy, int K, int64_t y0ff, int64_t y0, int64_t y1, HPass&& hpass,
-                  Emit&& emit) {
+                  Emit&& emit, Prefetch&& prefetch = [](int64_t) {}) {
   std::vector<R> ring(static_cast<size_t>(K) * stride);
   std::vector<int64_t> tag(static_cast<size_t>(K), -1);
   std::vector<const R*> rows(static_cast<size_t>(K));
   std::vector<char> used(static_cast<size_t>(K));
   for (int64_t y = y0; y < y1; ++y) {
     const int32_t* ix = iy + (y0ff + y) * K;
+    if (y + 1 < y1) {
+      // the next output row's new source rows lie several rows below when downscaling, where
+      // the hardware prefetchers do not look: ask for them while this row is filtered
+      const int32_t* nx = ix + K;
+      for (int k = 0; k < K; ++k) {
+        if (nx[k] > ix[K - 1]) prefetch(int64_t(nx[k]));
+      }
+    }
     std::fill(used.begin(), used.end(), 0);
     // slots already holding a wanted row are kept; the others are free for this row
     for (int k = 0; k < K; ++k) {
