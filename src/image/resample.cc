@@ -301,13 +301,13 @@ Tensor resample(const Tensor& img, int64_t out_h, int64_t out_w, Interp mode, bo
     // the vectorised path (resample_simd.cc): each thread takes a block of output rows and
     // filters the source rows it needs once each into a ring of K rows
     // an explicit thread count is honoured; the default takes a thread per ~2M multiply-adds
-    // or ~1 MB of source rows read (each ~0.1 ms on one core: a 1080p -> 224 downscale reads
-    // 2.6 MB of rows for 0.9M multiply-adds and is bound by fetching them); starting threads
-    // for less loses, badly on a busy machine
+    // or ~4 MB of source rows read (a downscale is bound by fetching its rows, not by the
+    // arithmetic); starting threads for less loses, badly on a busy machine: at load 3.5-15 the
+    // 1080p -> 224 downscale (2.6 MB of rows, ~0.2 ms) ran 1.25-1.4x slower on 2 threads than on 1
     const int64_t rows_read = std::min<int64_t>(h, out_h * ay.K);
     const int64_t work = (rows_read * ax.K + out_h * ay.K) * out_w * c;
     const int64_t bytes = rows_read * w * c * int64_t(img.dtype() == DType::kUInt8 ? 1 : 4);
-    const int nt = threads > 0 ? int(std::min<int64_t>(threads, out_h)) : thread_count(0, work / 32 + bytes / 16);
+    const int nt = threads > 0 ? int(std::min<int64_t>(threads, out_h)) : thread_count(0, work / 32 + bytes / 64);
     const int64_t in_img = h * w * c, out_img = out_h * out_w * c, row = out_w * c;
     if (img.dtype() == DType::kUInt8) {
       // OpenCV's fixed point (resample_fixed.cc): int16 rows for bilinear, int32 for bicubic
