@@ -377,6 +377,9 @@ def _raw(v):
     it must keep the pyasc array alive."""
     if v.size == 0:
         return np.empty(v.shape, v.dtype)
+    if v.flags.c_contiguous:  # the common case, ~3x cheaper than byte_bounds (3 vs 10 us a call)
+        mem = (ctypes.c_char * v.nbytes).from_address(v.__array_interface__["data"][0])
+        return np.frombuffer(mem, v.dtype).reshape(v.shape)
     from numpy.lib.array_utils import byte_bounds
     lo, hi = byte_bounds(v)
     mem = (ctypes.c_char * (hi - lo)).from_address(lo)
