@@ -767,9 +767,10 @@ Shape along_shape(const Tensor& x, const Tensor& idx, int64_t axis, const char* 
     } else if (a == b || b == 1 || a == 1) {
       s[static_cast<size_t>(d)] = a == 1 ? b : a;
     } else {
-      throw Error(Status::Make(ErrorCode::kInvalidShape, op,
-                               "shape mismatch: indexing arrays could not be broadcast together with shapes " +
-                                   Tensor::shape_str(x.shape()) + " " + Tensor::shape_str(idx.shape())));
+      // NumPy indexes arr with the indices and an arange per other axis: the fancy index's
+      // broadcast fails, an IndexError (before the indices are converted to intp)
+      throw Error(Status::IndexError(op, "shape mismatch: indexing arrays could not be broadcast together with shapes " +
+                                             Tensor::shape_str(x.shape()) + " " + Tensor::shape_str(idx.shape())));
     }
   }
   return s;

@@ -8,10 +8,13 @@
 #include <memory>
 #include <unordered_map>
 
+#include <sys/sysinfo.h>
+
 #include "asc/graph/graph.h"
 #include "asc/ops/iterator.h"
 #include "asc/ops/reuse_buffer.h"
 #include "asc/runtime/device.h"
+#include "asc/runtime/memory_pool.h"
 #include "asc/runtime/profiler.h"
 #include "ops/loops.h"
 
@@ -405,6 +408,51 @@ bool snapshot_volatile(unsigned vol, const Tensor* ins, int n) {
   return false;
 }
 
+namespace {
+// The largest single allocation the host grants: the pool's limit when one is
+// set, else RAM + swap (Linux's heuristic overcommit refuses one malloc beyond
+// that, so NumPy's own allocation of such a result fails at once).
+uint64_t host_commit_limit() {
+  const size_t lim = runtime::device_pool().limit();
+  if (lim) return lim;
+  static const uint64_t ram_swap = [] {
+    struct sysinfo si {};
+    if (sysinfo(&si) != 0) return uint64_t(1) << 60;
+    return (static_cast<uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+  }();
+  return ram_swap;
+}
+
+/// NumPy's ufunc allocates its output (the iterator's temporary) before any
+/// input is cast -- inputs are cast in buffered chunks, never whole -- so a
+/// result too big for the address space is its ValueError, one the host cannot
+/// hold its MemoryError, raised at the call: never the error of casting a huge
+/// broadcast input first (not_equal(uint32 (1,1,1), <2**63-1-element int8 view>)
+/// cast the view to int64 before broadcasting).
+void check_result_alloc(const Shape& shape, DType dt, const char* op) {
+  const uint64_t itemsize = dtype_size(dt);
+  // npyiter_new_temp_array lays the C-order strides out with wrapping int
+  // arithmetic and takes a stride equal to NPY_MAX_INTP as "unset": a bool
+  // result of shape (1, 1, 2**63 - 1) is that ValueError, before its size check.
+  uint64_t stride = itemsize;
+  int gap = -1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (stride == static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) gap = static_cast<int>(i);
+    stride *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 0));
+  }
+  if (gap >= 0)
+    throw Error(Status::Make(ErrorCode::kInvalidShape, op,
+                             "automatically allocated output array specified with an inconsistent axis mapping; "
+                             "the axis mapping is missing an entry for dimension " + std::to_string(gap) +
+                                 ". (NumPy's error for a result of shape " + Tensor::shape_str(shape) + ")"));
+  const uint64_t nbytes = static_cast<uint64_t>(checked_nbytes(shape, itemsize, op));
+  if (nbytes > (uint64_t(1) << 32) && nbytes > host_commit_limit())
+    throw Error(Status::OutOfMemory(op, "Unable to allocate " + std::to_string(nbytes) +
+                                            " bytes for an array with shape " + Tensor::shape_str(shape) +
+                                            " and data type " + dtype_name(dt)));
+}
+}  // namespace
+
 Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs, const Tensor* out) {
   DType in_dtypes[3];
   for (int i = 0; i < op.arity; ++i) in_dtypes[i] = inputs[i].dtype();
@@ -457,6 +505,7 @@ Tensor run_elementwise(const OpDef& op, const Tensor* inputs, const Attrs& attrs
     shape_ptr = &bshape;
   }
   const Shape& shape = *shape_ptr;
+  if (!out) check_result_alloc(shape, lt.out, op.name.c_str());
   const unsigned vol = volatile_operands(inputs, op.arity);
   if (!out && graph::lazy_enabled() && !reuse_buffer_active() && !(op.value_errors && !is_inexact(lt.out)) &&
       shape_numel(shape, op.name.c_str()) > 0 && snapshot_volatile(vol, inputs, op.arity)) {
