@@ -126,12 +126,19 @@ def _f_layout(x):
     return _C.transpose(_c_copy(_C.transpose(x)))
 
 
-def _with_order(x, order, name):
+def _with_order(x, order, name, copy=None):
+    """``x`` in ``order``; with ``copy=False`` a needed copy is NumPy's "Unable to avoid copy"
+    ValueError, raised before any copy is made (a huge broadcast view: not its MemoryError)."""
     if order is not None and not isinstance(order, str):  # NumPy: TypeError for a non-str order
         # (checked first: an array's `in` test compares elementwise, an ambiguous truth value)
         raise _TE(f"[{name}] order must be str, not {type(order).__name__}")
     if order is None or order in ("K", "A", "k", "a"):
         return x
+    if order in ("C", "c", "F", "f") and copy is False and \
+            not (x.flags.c_contiguous if order in ("C", "c") else x.flags.f_contiguous):
+        raise _VE(f"[{name}] Unable to avoid copy while creating an array as requested: a copy is needed to give "
+                  f"order {order!r} (an array of shape {tuple(x.shape)} and strides {tuple(x.strides)}) but "
+                  "copy=False")
     if order in ("C", "c"):
         return x if x.flags.c_contiguous else _c_copy(x)
     if order in ("F", "f"):
@@ -157,9 +164,10 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     x = _convert(a, dtype, "asanyarray") if copy is not False else (
         a if isinstance(a, _C.ndarray) and (dtype is None or _np.dtype(dtype) == _np.dtype(a.dtype))
         else _C.asarray(a, dtype, False))
-    y = _with_order(x, order, "asanyarray")
+    y = _with_order(x, order, "asanyarray", copy)
     if y is not x and copy is False:
-        raise _VE(f"[asanyarray] a copy is needed to give order {order!r} but copy=False")
+        raise _VE(f"[asanyarray] Unable to avoid copy while creating an array as requested: a copy is needed to "
+                  f"give order {order!r} but copy=False")
     if copy is True and y is x:
         y = _f_layout(_c_copy(x)) if x.flags.f_contiguous and not x.flags.c_contiguous else _c_copy(x)
     return y

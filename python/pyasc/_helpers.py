@@ -242,7 +242,13 @@ def _to_out(res, out):
 
 
 def _np_dtype(fn, dt, *args, **kw):
-    """NumPy's result dtype of ``fn`` for a 1-element dummy of ``dt`` (no data involved)."""
+    """NumPy's result dtype of ``fn`` for a 1-element dummy of ``dt`` (no data involved); NumPy's
+    refusal (quantile of bool data: the bool subtract) is its class as a pyasc error."""
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
-        return _np.asarray(fn(_np.ones(1, dt), *args, **kw)).dtype
+        try:
+            return _np.asarray(fn(_np.ones(1, dt), *args, **kw)).dtype
+        except (TypeError, ValueError) as e:
+            if isinstance(e, _errors.AscendError) or type(e) not in (TypeError, ValueError):
+                raise
+            raise (_TE if isinstance(e, TypeError) else _VE)(f"[{getattr(fn, '__name__', fn)}] {e}") from None

@@ -464,12 +464,11 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
     (``numpy.einsum_path``: ``(path, string)``). Only the operands' shapes matter: NumPy's optimizer
     runs on data-free stand-ins of the same shapes (pyasc's own ``einsum`` chooses its pairs greedily
     in C++ whatever the path). ``einsum_call=True`` (NumPy-internal) is not supported."""
-    if not operands:
-        raise _ValueError(_Code.INVALID_PARAM, "[einsum_path] No input operands")
     # NumPy's own Python parser reads the subscripts (its errors and letters: a sublist entry that
     # is no integer is its TypeError, one beyond its 52 symbols an IndexError), on data-free
-    # stand-ins of the operands
-    if isinstance(operands[0], str):
+    # stand-ins of the operands -- after its check of the path (no operands with a bad path: the
+    # path's TypeError, else its "No input operands" ValueError)
+    if operands and isinstance(operands[0], str):
         args = [operands[0]] + [_shape_dummy(x) for x in operands[1:]]
     else:
         n = len(operands) // 2 * 2

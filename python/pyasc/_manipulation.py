@@ -1355,6 +1355,19 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     dd = ddof.numpy() if isinstance(ddof, _C.ndarray) else ddof
     xdt = _np.dtype(x.dtype)
     shape = tuple(x.shape)
+    rdt = None
+    if xdt == _BF16:
+        # bfloat16 is no np.inexact: NumPy's nanvar is np.var, whose deviations arr - mean take the
+        # promoted dtype (a float64 mean= gives a float64 variance, a complex one its real dtype).
+        # pyasc ignores the NaNs as for float data and computes in that dtype's real type (float32
+        # at least, then rounded to it): without NaNs and with a real mean, NumPy's np.var answer;
+        # a complex mean's imaginary part is dropped as NumPy's nanvar of float data drops it
+        pdt = _bf16_var_dtype(mean)
+        rdt = None if pdt is None else _np.empty(0, pdt).real.dtype
+        wdt = rdt if rdt is not None and rdt.kind == "f" and rdt.itemsize >= 4 else _np.dtype(_np.float32)
+        if dtype is not None:
+            rdt = None
+        x, xdt = _C.astype(x, wdt), wdt
     w = None if where is _sig._NV else _sig._where_mask(op, where, shape)
     mask = {} if w is None else {"where": w}
     if isinstance(axis, (_C.ndarray, _np.ndarray)) and axis.ndim > 0:  # (np.sum reads it: not a sequence)
@@ -1398,7 +1411,21 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
         var = _C.where(bad, _C.full((), _np.nan, var.dtype), var)
     if is_std:
         var = _C.astype(_C.sqrt(var), var.dtype)
+    if rdt is not None:
+        var = _C.astype(var, rdt)
     return _to_out(var, out)
+
+
+def _bf16_var_dtype(mean):
+    """The dtype of NumPy's np.var of bfloat16 data with ``mean=`` (NEP 50: a Python scalar is
+    weak, an array or NumPy scalar is not)."""
+    if mean is _sig._NV:
+        return _BF16
+    m = _np.empty(0, _np.dtype(mean.dtype)) if isinstance(mean, _C.ndarray) else mean
+    try:
+        return _np.result_type(_np.empty(0, _BF16), m)
+    except Exception:  # noqa: BLE001 - (no promotion: the subtraction below raises NumPy's error)
+        return None
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_sig._NV, *, where=_sig._NV, mean=_sig._NV,

@@ -128,9 +128,26 @@ _COMBINE = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"
 
 
 def _axes(op, axis, ndim):
+    """The axes of a ufunc reduction: NumPy's normalize_axis_tuple (AxisError out of range, its
+    TypeError for a non-integer) with the ufunc's "duplicate value in 'axis'" ValueError for a
+    repeated axis -- each an AscendError (normalize_axis_tuple's own are the plain builtins)."""
     if axis is None:
         return tuple(range(ndim))
-    return _np.lib.array_utils.normalize_axis_tuple(axis, ndim)
+    try:
+        return _np.lib.array_utils.normalize_axis_tuple(axis, ndim)
+    except _np.exceptions.AxisError:
+        raise
+    except ValueError:
+        raise _value_error(op, f"duplicate value in 'axis' (axis {_axis_str(axis)})") from None
+    except TypeError as e:
+        raise _type_error(op, f"{e} (axis {_axis_str(axis)})") from None
+
+
+def _axis_str(axis):
+    # (an array of axes by its shape: the repr of a huge broadcast view is no message)
+    if hasattr(axis, "shape") and hasattr(axis, "dtype"):
+        return f"given as an array of shape {tuple(axis.shape)} and dtype {axis.dtype}"
+    return repr(axis)[:200]
 
 
 def _where_mask(op, where, shape):
@@ -492,13 +509,10 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
         x = asarray(object, dtype, copy=copy)
     else:
         x = _C.array(object, dtype, True)
-    if copy is False and x.ndim >= 2 and ((o == "C" and not x.is_contiguous()) or
-                                          (o == "F" and not x.T.is_contiguous())):
+    # (NumPy's flags: an empty array is contiguous in both orders, a 1-d strided view in neither)
+    if copy is False and ((o == "C" and not x.flags.c_contiguous) or (o == "F" and not x.flags.f_contiguous)):
         raise _value_error("array", f"Unable to avoid copy while creating an array as requested (order={order!r} "
                                     "needs a copy of this view; copy=False)")
-    if copy is False and o == "C" and x.ndim == 1 and not x.is_contiguous():
-        raise _value_error("array", "Unable to avoid copy while creating an array as requested (order='C' needs a "
-                                    "copy of this view; copy=False)")
     if x.ndim < n:
         x = _C.reshape(x, (1,) * (n - x.ndim) + x.shape)
     if o == "F":
@@ -527,13 +541,14 @@ def asarray(a=_NV, dtype=None, order=None, *, device=None, copy=None, like=None,
     o = check_order("asarray", order)
     check_like("asarray", like)
     x = _C.asarray(a, dtype, copy, device=device)
-    if o == "F" and x.ndim >= 1 and x.T.is_contiguous() is False:
+    if o == "F" and x.ndim >= 1 and not x.flags.f_contiguous:  # (NumPy's flags: an empty array is contiguous)
         if copy is False:
-            raise _value_error("asarray", "a copy is needed to make a Fortran-ordered array (copy=False)")
+            raise _value_error("asarray", "Unable to avoid copy while creating an array as requested (order='F' "
+                                          "needs a copy of this view; copy=False)")
         # (a 1-d view that is not contiguous -- a broadcast, a step -- is copied too, as NumPy
         # does: a huge broadcast view is then its MemoryError, not a view)
         x = as_fortran(x) if x.ndim >= 2 else _C.ndarray.copy(x)
-    elif o == "C" and x.ndim >= 1 and not x.is_contiguous():
+    elif o == "C" and x.ndim >= 1 and not x.flags.c_contiguous:
         if copy is False:
             raise _value_error("asarray", "Unable to avoid copy while creating an array as requested (order='C' "
                                           "needs a copy of this view; copy=False)")
@@ -977,8 +992,9 @@ __all__ += ["partition", "argpartition", "einsum"]
 
 def einsum(*operands, **kwargs):
     """``numpy.einsum`` (pyasc's, :func:`pyasc._linalg_products.einsum`); fewer than two
-    arguments is NumPy's ValueError."""
-    if len(operands) < 2:
+    arguments is NumPy's ValueError (c_einsum's: with an ``optimize=`` other than False, NumPy's
+    einsum_path checks the path, then parses, first -- einsum(x, optimize=<array>) is its TypeError)."""
+    if len(operands) < 2 and kwargs.get("optimize", False) is False:
         raise _value_error("einsum", "must provide at least an operand and a subscripts list to einsum")
     from . import _linalg_products  # noqa: PLC0415
     return _linalg_products.einsum(*operands, **kwargs)

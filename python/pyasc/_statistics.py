@@ -151,6 +151,7 @@ def _quantile_impl(name, a, q, axis, out, overwrite_input, method, keepdims, ign
         from . import numeric as _numeric  # noqa: PLC0415 - (imports this module)
         return _numeric.nanmean(x, axis, out=out, keepdims=keepdims)
     axs = _axes(axis, x.ndim, name)
+    keepdims = _ureduce_keepdims(name, keepdims)
     if qn.ndim > 2:
         raise _VE(f"[{name}] q must be a scalar or 1d (got {qn.ndim} dimensions)")
     if x.size > 1 << 32:
@@ -272,10 +273,22 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     return _quantile_impl("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, True, 100, weights)
 
 
+def _ureduce_keepdims(name, keepdims):
+    """keepdims as NumPy's _ureduce (median, quantile, percentile and their nan- forms) reads it:
+    its truth value, right after the axis and before the kernel (an array of several elements:
+    the truth-value ValueError, before bool data's subtract TypeError or overwrite_input's test)."""
+    try:
+        return bool(keepdims)
+    except (TypeError, ValueError) as e:
+        cls = _errors.AscendTypeError if isinstance(e, TypeError) else _errors.AscendValueError
+        raise cls(_errors.ErrorCode.INVALID_PARAM, f"[{name}] keepdims: {e}") from None
+
+
 def _median_impl(name, a, axis, out, keepdims, ignore_nan, overwrite_input=False):
     """NumPy's median: the mean of the middle one or two elements of each sorted slice."""
     x = _arr(a)
     axs = _axes(axis, x.ndim, name)
+    keepdims = _ureduce_keepdims(name, keepdims)
     if overwrite_input is not False:
         # NumPy's _median tests `if overwrite_input:` once the axis is normalized (pyasc never
         # overwrites its input): an array of several elements is the truth-value ValueError

@@ -179,10 +179,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     only ``S`` without ``compute_uv``. ``hermitian``: ``a`` is taken as
     Hermitian (its lower triangle) and decomposed through ``eigh`` as NumPy
     does (S = |eigenvalues| descending, the signs moved into Vh)."""
-    if not hermitian and isinstance(a, (_C.ndarray, _np.ndarray)) and a.ndim >= 2 and _np.dtype(a.dtype) in (
-            _np.dtype(_np.float16), _np.dtype(_ml_dtypes.bfloat16)):
+    if not hermitian and isinstance(a, (_C.ndarray, _np.ndarray)) and a.ndim >= 2 and \
+            _np.dtype(a.dtype) == _np.dtype(_np.float16):
         # NumPy's svd checks the array (_assert_stacked_2d, then _commonType's unsupported-type
-        # TypeError) before `if compute_uv:` reads its truth value
+        # TypeError) before `if compute_uv:` reads its truth value. bfloat16 is no np.inexact:
+        # _commonType takes it as an integer type (float64), as the binding does
         raise _TypeError(_Code.INVALID_DTYPE, f"[svd] array type {_np.dtype(a.dtype)} is unsupported in linalg")
     try:  # NumPy's truth-value rules (an array: ValueError); full_matrices only with U, Vh
         compute_uv = bool(compute_uv)
@@ -213,11 +214,12 @@ def _svd_finite(a, name, compute_uv=True):
             x = _arr(a)
         except Exception:  # noqa: BLE001 - the binding's own argument error follows
             return
-    # (float16/bfloat16 are NumPy's "unsupported in linalg" TypeError first: the binding's check)
+    # (float16 is NumPy's "unsupported in linalg" TypeError first: the binding's check)
     dt = _np.dtype(x.dtype)
     # (a matrix with inf and NaN is gesdd's NaN error anyway: the same LinAlgError, so any inf
     # in the stack is refused -- LAPACK never starts on an inf matrix of the stack)
-    if x.ndim >= 2 and x.size and dt.kind in "fc" and dt.itemsize >= 4 and bool(_C.any(_C.isinf(x))):
+    if x.ndim >= 2 and x.size and ((dt.kind in "fc" and dt.itemsize >= 4) or dt == _BF16) and \
+            bool(_C.any(_C.isinf(x))):  # (bfloat16 computes in float64: its inf is LAPACK's too)
         raise LinAlgError(_Code.LINALG_ERROR, f"[{name}] SVD did not converge (the matrix holds inf: LAPACK's "
                                               "divide and conquer may not return on it, NumPy's included)")
 

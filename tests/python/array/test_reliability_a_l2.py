@@ -1106,3 +1106,62 @@ def test_compress_bool_axis(mode, axis):
     for a in (np.ones(0, bool), np.ones((2, 3)), np.float64(2)):
         c = np.array([1, 0], np.uint8)[:0] if a.size == 0 else np.array([1, 0])
         _same(lambda: np.compress(c, a, axis=axis), lambda: asc.compress(asc.asarray(c), asc.asarray(a), axis=axis))
+
+
+# ------------------------------------------------------------------ einsum with optimize=: the path first
+# NumPy's einsum hands an optimize= other than False to einsum_path, which checks the path before it
+# parses the operands (10^5 run seed 110: einsum(<x>, optimize=<complex array>) is its TypeError "Did
+# not understand the path"; pyasc raised c_einsum's "at least an operand and a subscripts list"
+# ValueError first).
+_EINSUM_CALLS = [((np.ones(4),), {"optimize": np.array([1 + 2j, 3, 4, 5], np.complex64)}),
+                 ((np.ones(4),), {"optimize": np.zeros(0, np.complex64)}), ((), {"optimize": np.zeros(0)}),
+                 ((), {"optimize": "greedy"}), ((), {}), ((np.ones(4),), {"optimize": True}), ((np.ones(4),), {}),
+                 (("i",), {"optimize": True}), (("i", np.ones(3)), {"optimize": np.array([1])}),
+                 ((np.ones(4),), {"optimize": np.False_}), ((np.ones(4), [0]), {"optimize": "optimal"}),
+                 ((np.ones(4),), {"optimize": ("einsum_path",)}), (("ij->i", np.ones((2, 3))), {"optimize": "greedy"}),
+                 (("ij->i", np.ones((2, 3))), {"optimize": ["einsum_path", (0,)]}),
+                 (("ij,jk", np.ones((2, 3)), np.ones((3, 2))), {"optimize": ("greedy", 10)})]
+
+
+@pytest.mark.parametrize("i", range(len(_EINSUM_CALLS)))
+def test_einsum_checks_the_path_first(mode, i):
+    args, kw = _EINSUM_CALLS[i]
+
+    def conv(xp, v):
+        return xp.asarray(v) if isinstance(v, np.ndarray) else v
+
+    _same(lambda: np.einsum(*args, **kw),
+          lambda: asc.einsum(*[conv(asc, v) for v in args], **{k: conv(asc, v) for k, v in kw.items()}))
+
+
+# ------------------------------------------------------------------ copy=False with an order: no copy made
+# asanyarray(<huge view>, copy=False, order='C'/'F') copied the view before its "Unable to avoid
+# copy" check (10^5 run seed 111: the copy's MemoryError, NumPy's ValueError); asarray/array read
+# pyasc's own contiguity, where NumPy's flags call an empty array contiguous in both orders and a
+# 1-d strided view in neither (array(<step view>, copy=False, order='F') was accepted).
+def _order_views(xp):
+    b = xp.asarray(np.arange(24.0).reshape(4, 6))
+    return {"bcast1d": xp.broadcast_to(xp.asarray(np.ones(1)), (5,)), "step1d": xp.asarray(np.arange(10.0))[::2],
+            "rev1d": xp.asarray(np.arange(5.0))[::-1], "c2d": b, "f2d": b.T, "step2d": b[:, ::2], "row": b[:1],
+            "col": b[:, :1], "bcast2d": xp.broadcast_to(xp.asarray(np.ones(1)), (3, 4)),
+            "0d": xp.asarray(np.array(2.0)), "empty": xp.asarray(np.zeros((0, 3)))[:, ::2],
+            "one": xp.asarray(np.ones((1, 1))), "huge": xp.broadcast_to(xp.asarray(np.ones(1, bool)), (2 ** 63 - 1,)),
+            "huge2d": xp.broadcast_to(xp.asarray(np.ones(1, np.int8)), (2 ** 31, 2 ** 31))}
+
+
+@pytest.mark.parametrize("fn", ["asarray", "asanyarray", "array"])
+@pytest.mark.parametrize("view", list(_order_views(np)), ids=str)
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", None], ids=str)
+def test_copy_false_with_an_order_makes_no_copy(mode, fn, view, order):
+    kw = {} if order is None else {"order": order}
+    for copy in ((False,) if view.startswith("huge") else (False, None)):
+        r_np = _outcome(lambda: getattr(np, fn)(_order_views(np)[view], copy=copy, **kw).shape)
+        r_asc = _outcome(lambda: getattr(asc, fn)(_order_views(asc)[view], copy=copy, **kw).shape)
+        if isinstance(r_np, Exception):
+            assert isinstance(r_asc, ValueError) and isinstance(r_asc, asc.AscendError), (r_np, r_asc)
+            assert "Unable to avoid copy" in str(r_asc), str(r_asc)
+        else:
+            assert not isinstance(r_asc, Exception), (r_np, r_asc)
+            if not view.startswith("huge"):
+                _same(lambda: getattr(np, fn)(_order_views(np)[view], copy=copy, **kw),
+                      lambda: getattr(asc, fn)(_order_views(asc)[view], copy=copy, **kw))

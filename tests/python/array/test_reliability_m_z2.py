@@ -7,6 +7,7 @@ import pytest
 
 import pyasc as asc
 
+from test_reliability_a_l import _outcome, _same  # noqa: E402
 from test_reliability_m_z import _compare, mode  # noqa: F401 - (mode: the lazy/eager fixture)
 
 
@@ -820,3 +821,162 @@ def test_polyval_converts_x_before_iterating_p(mode, p, x):
     # p (a 0-d p: TypeError); pyasc checked p's rank first
     _compare(lambda: np.polyval(p, x), lambda: asc.polyval(asc.asarray(p), x))
 
+
+
+# ------------------------------------------------------------------ binary ufuncs allocate their result first
+# NumPy's ufunc allocates its output (the iterator's temporary) before any input is cast -- inputs
+# are cast in buffered chunks -- so a huge broadcast result is the allocation's error: ValueError
+# when size * itemsize overflows intp ("array is too big"; the iterator's "inconsistent axis
+# mapping" when a C-order stride is exactly 2**63 - 1), MemoryError when the host cannot hold it.
+# pyasc cast the huge operand to the loop dtype first (10^5 run, seeds 100/101: not_equal(<uint32
+# (1, 1, 1)>, <2**63-1-element int8 view>) was the cast's MemoryError, NumPy's the ValueError).
+_HUGE_SHAPES = [(2 ** 63 - 1,), (1, 2 ** 63 - 1), (2 ** 63 - 1, 1), (2 ** 62,), (2 ** 62, 1), (2, 2 ** 62),
+                (2 ** 61, 3), (2 ** 32, 2 ** 31), (2 ** 40,)]
+
+
+@pytest.mark.parametrize("hshape", _HUGE_SHAPES, ids=str)
+@pytest.mark.parametrize("small", [((1, 1, 1), "uint32", "rev"), ((1, 1, 1), "float16", "c"), ((1, 1), "int8", "c"),
+                                   ((1,), "uint32", "c"), ((), "uint32", "c"), ((3, 1, 1), "bool", "c"),
+                                   ((1, 1), "complex64", "T")], ids=str)
+@pytest.mark.parametrize("fn", ["not_equal", "add", "arctan2"])
+def test_binary_ufunc_allocates_its_result_before_casting(mode, fn, small, hshape):
+    shape, dt, view = small
+    a = np.ones(shape, dt)
+    if view == "rev" and a.ndim:
+        a = a[..., ::-1]
+    elif view == "T":
+        a = a.T
+    for hdt in (np.int8, np.bool_, np.float32):
+        try:
+            h = np.broadcast_to(np.ones(1, hdt), hshape)
+        except ValueError:  # (the view itself is too big for this dtype)
+            continue
+        ha = asc.broadcast_to(asc.asarray(np.ones(1, hdt)), hshape)
+        if fn == "arctan2" and (a.dtype.kind == "c"):
+            continue  # (no complex loop: both raise the TypeError first, covered by the ufunc tests)
+        _same(lambda: getattr(np, fn)(a, h), lambda: getattr(asc, fn)(asc.asarray(a), ha))
+        _same(lambda: getattr(np, fn)(h, a), lambda: getattr(asc, fn)(ha, asc.asarray(a)))
+
+
+@pytest.mark.parametrize("fn", ["not_equal", "less", "add", "multiply"])
+def test_binary_ufunc_of_a_broadcast_view_still_computes(mode, fn):
+    # (the allocation check passes results that fit: the values are NumPy's)
+    a = (np.arange(6) % 4).astype(np.uint32).reshape(1, 2, 3)[..., ::-1]
+    h = np.broadcast_to(np.arange(3, dtype=np.int8), (4, 1, 3))
+    _same(lambda: getattr(np, fn)(a, h),
+          lambda: getattr(asc, fn)(asc.asarray(a), asc.broadcast_to(asc.asarray(np.arange(3, dtype=np.int8)), (4, 1, 3))))
+
+
+# ------------------------------------------------------------------ a repeated reduction axis with initial=
+# NumPy's ufunc.reduce: "duplicate value in 'axis'" (ValueError); pyasc's initial=/where= path read
+# the axes with numpy's normalize_axis_tuple, whose plain ValueError/TypeError were no AscendError.
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "amax", "amin"])
+@pytest.mark.parametrize("axis", [(0, 0), (0, -2), (1, 1, 0), (0, "a"), (0, 1.5), (0, 5), (-3,), (0, 1)], ids=str)
+@pytest.mark.parametrize("kw", [{"initial": 0}, {"initial": 1, "keepdims": True}, {"where": True, "initial": 2},
+                                {}], ids=str)
+def test_reduction_repeated_axis_with_initial(mode, fn, axis, kw):
+    a = np.arange(6.0).reshape(2, 3)
+    _same(lambda: getattr(np, fn)(a, axis=axis, **kw), lambda: getattr(asc, fn)(asc.asarray(a), axis=axis, **kw))
+    _same(lambda: getattr(a, fn.lstrip("a") if fn in ("amax", "amin") else fn)(axis=axis, **kw),
+          lambda: getattr(asc.asarray(a), fn.lstrip("a") if fn in ("amax", "amin") else fn)(axis=axis, **kw))
+
+
+# ------------------------------------------------------------------ nanvar/nanstd of bfloat16 with mean=
+# bfloat16 is no np.inexact: NumPy's nanvar of it is np.var, whose deviations arr - mean take the
+# promoted dtype (10^5 run seed 111: nanvar(<bf16 (1, 2, 0)>, axis=1, mean=<float64>) is float64,
+# pyasc's was bfloat16). pyasc ignores bfloat16 NaNs (test_nanreduce) and computes in that dtype,
+# so without NaNs its answer is np.var's.
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd"])
+@pytest.mark.parametrize("mdt", ["float64", "float32", "float16", "bfloat16", "int32", "py"])
+@pytest.mark.parametrize("shape,axis", [((1, 2, 0), 1), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), 2)], ids=str)
+def test_bf16_nanvar_with_mean_takes_the_promoted_dtype(mode, fn, mdt, shape, axis):
+    bf = np.dtype(asc.bfloat16)
+    a = ((np.arange(int(np.prod(shape))) * 7 % 11) - 5).astype(bf).reshape(shape)
+    mshape = tuple(1 if i == axis else s for i, s in enumerate(shape))
+    m = 1.5 if mdt == "py" else np.full(mshape, 0.75).astype(bf if mdt == "bfloat16" else mdt)
+    am = m if mdt == "py" else asc.asarray(m)
+    for ddof in (0, 1):
+        _same_close(lambda: getattr(np, fn)(a, axis=axis, mean=m, ddof=ddof, keepdims=True),
+                    lambda: getattr(asc, fn)(asc.asarray(a), axis=axis, mean=am, ddof=ddof, keepdims=True))
+
+
+def _same_close(fn_np, fn_asc):
+    e, g = _outcome(fn_np), _outcome(fn_asc)
+    assert not isinstance(e, Exception) and not isinstance(g, Exception), (e, g)
+    assert g.dtype == e.dtype and g.shape == e.shape, (g.dtype, g.shape, e.dtype, e.shape)
+    # (the sums' order differs: a few roundings of the result dtype)
+    tol = 8 * float(np.finfo(np.float32 if e.dtype.itemsize < 4 else e.dtype).eps) if e.dtype.itemsize >= 4 else 2 ** -6
+    np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64), rtol=tol, equal_nan=True)
+
+
+def test_bf16_nanvar_with_mean_ignores_nan():
+    bf = np.dtype(asc.bfloat16)
+    a = np.array([[1.0, np.nan, 3.0, 4.0], [np.nan, np.nan, 2.0, 2.0]]).astype(bf)
+    m = np.array([[2.0], [1.0]])
+    r = asc.nanvar(asc.asarray(a), axis=1, mean=asc.asarray(m), keepdims=True).numpy()
+    assert r.dtype == np.float64
+    np.testing.assert_allclose(r, np.nanvar(a.astype(np.float64), axis=1, mean=m, keepdims=True))
+
+
+# ------------------------------------------------------------------ quantile family: keepdims before the kernel
+# NumPy's _ureduce takes keepdims' truth value right after the axis, before the kernel: an array of
+# several elements is its ValueError there, before bool data's subtract TypeError (10^5 run seed
+# 111: nanquantile(<bool>, 0.5, keepdims=<huge bool view>) was pyasc's TypeError).
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile", "percentile", "nanpercentile", "median", "nanmedian"])
+@pytest.mark.parametrize("kd", ["several", "huge", "one", "empty", 2, None], ids=str)
+@pytest.mark.parametrize("dt", ["bool", "float32"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_quantile_keepdims_read_before_the_kernel(mode, fn, kd, dt, axis):
+    for shape in ((5,), (0,), (2, 3)):
+        a = (np.arange(int(np.prod(shape))) % 3).astype(dt).reshape(shape)
+
+        def k(xp):
+            if kd == "huge":
+                return xp.broadcast_to(xp.asarray(np.ones(1, bool)), (2 ** 44,))
+            arr = {"several": np.ones(3, bool), "one": np.ones(1, bool), "empty": np.zeros(0)}.get(kd) \
+                if isinstance(kd, str) else None
+            return xp.asarray(arr) if arr is not None else kd
+
+        q = () if "median" in fn else (50 if "perc" in fn else 0.5,)
+        _same_or_close(lambda: getattr(np, fn)(a, *q, axis=axis, keepdims=k(np)),
+                       lambda: getattr(asc, fn)(asc.asarray(a), *q, axis=axis, keepdims=k(asc)))
+
+
+def _same_or_close(fn_np, fn_asc):
+    e, g = _outcome(fn_np), _outcome(fn_asc)
+    if isinstance(e, Exception):
+        _same(lambda: _reraise(e), lambda: _reraise(g))
+        return
+    assert not isinstance(g, Exception), f"NumPy returned {e!r}, pyasc raised {type(g).__name__}: {g}"
+    assert g.dtype == e.dtype and g.shape == e.shape, (g.dtype, g.shape, e.dtype, e.shape)
+    np.testing.assert_allclose(g, e, rtol=1e-6, equal_nan=True)
+
+
+def _reraise(v):
+    if isinstance(v, Exception):
+        raise v
+    return v
+
+
+# ------------------------------------------------------------------ take/put_along_axis: the fancy index's IndexError
+# NumPy indexes arr with the indices and an arange per other axis: indices that do not broadcast
+# there are the fancy index's IndexError ("shape mismatch"), before they are converted to intp (a
+# huge view that does broadcast is that conversion's "array is too big"). pyasc raised ValueError
+# (10^5 run seed 111: take_along_axis(<(0, 0)>, <(3, 2**61) int8 view>)).
+@pytest.mark.parametrize("fn", ["take_along_axis", "put_along_axis"])
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 2), 1), ((0, 0), (2, 3), 1), ((2, 3), (2, 5), 0), ((2, 3), (3, 3), 0),
+                                    ((2, 3), (1, 4), 1), ((0, 0), (3, 2 ** 61), 1), ((0, 0), (1, 2 ** 61), 1),
+                                    ((2, 0), (2 ** 61, 0), 1), ((2, 3), (2, 3, 1), 1)], ids=str)
+def test_along_axis_shape_mismatch_is_index_error(mode, fn, shapes):
+    ash, ish, axis = shapes
+    a = np.arange(int(np.prod(ash)), dtype=float).reshape(ash)
+
+    def run(xp):
+        idx = xp.broadcast_to(xp.asarray(np.zeros(1, np.int8)), ish)
+        x = xp.asarray(a.copy())
+        if fn == "take_along_axis":
+            return xp.take_along_axis(x, idx, axis=axis)
+        xp.put_along_axis(x, idx, 5.0, axis=axis)
+        return x
+
+    _same(lambda: run(np), lambda: run(asc))

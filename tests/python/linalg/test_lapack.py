@@ -133,7 +133,9 @@ def test_qr_bad_mode(check):
     check(lambda xp: xp.linalg.qr(xp.ones((2, 2)), mode="bogus"))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8], ids=dtype_id)
+# (bfloat16 is no np.inexact: NumPy's _commonType computes it in float64, as an integer type; pyasc's
+# svd refused it -- 10^5 fuzz run seed 110: pinv(<bfloat16>, rcond=...) was that TypeError)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, ml_dtypes.bfloat16], ids=dtype_id)
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 4, 3), (0, 3), (3, 0)], ids=str)
 @pytest.mark.parametrize("full", [True, False])
 def test_svd(check, dtype, shape, full):
@@ -191,7 +193,7 @@ def test_lstsq_rank_deficient_and_errors(check):
     check(lambda xp: xp.linalg.lstsq(xp.ones((2, 3, 2)), xp.ones(3)))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64], ids=dtype_id)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, ml_dtypes.bfloat16], ids=dtype_id)
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 4, 4), (0, 3)], ids=str)
 def test_pinv_matrix_rank(check, dtype, shape):
     a = as_dtype(randn(shape, np.float64, 12) * 4, dtype)
@@ -314,3 +316,26 @@ def test_special_values(check, dtype):
     # inv of a NaN matrix: which entries stay finite depends on the LAPACK build's pivoting; both have NaNs.
     assert np.isnan(np.asarray(pyasc.linalg.inv(pyasc.asarray(nan)))).any()
     check(lambda xp: tuple(xp.linalg.slogdet(xp.asarray(zero))))
+
+
+@pytest.mark.parametrize("fill", ["finite", "nan", "inf"])
+@pytest.mark.parametrize("rcond", [None, "bad"])
+def test_bfloat16_svd_pinv_errors_as_numpy(check, fill, rcond):
+    # bfloat16 goes to LAPACK in float64 as NumPy's call: a NaN is its "SVD did not converge", an
+    # inf with U/Vh pyasc's up-front LinAlgError (the divide-and-conquer guard, as for float64);
+    # a wrong-shaped rcond is NumPy's broadcast ValueError after the decomposition
+    a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    if fill != "finite":
+        a[0, 1] = np.nan if fill == "nan" else np.inf
+    a = a.astype(ml_dtypes.bfloat16)
+    kw = {} if rcond is None else {"rcond": np.full((3, 2), 0.5, np.float16)}
+    if fill == "inf":
+        with pytest.raises(np.linalg.LinAlgError):
+            pyasc.linalg.svd(pyasc.asarray(a))
+        with pytest.raises(np.linalg.LinAlgError):
+            pyasc.linalg.pinv(pyasc.asarray(a), **{k: pyasc.asarray(v) for k, v in kw.items()})
+        check(lambda xp: xp.linalg.svd(xp.asarray(a), compute_uv=False))
+        return
+    check(lambda xp: xp.linalg.svd(xp.asarray(a), compute_uv=False))
+    check(lambda xp: xp.linalg.pinv(xp.asarray(a), **{k: xp.asarray(v) for k, v in kw.items()}),
+          rtol=1e-9, atol=1e-12)
