@@ -90,6 +90,11 @@ typedef struct aclmdlBatch {
   uint64_t batch[ACL_MAX_BATCH_NUM]; /* the gears, in the order pyasc-atc was given them */
 } aclmdlBatch;
 
+typedef struct aclmdlHW {
+  size_t hwCount;                    /* number of image sizes (0: not a dynamic-image-size model) */
+  uint64_t hw[ACL_MAX_HW_NUM][2];    /* {height, width}, in the order pyasc-atc was given them */
+} aclmdlHW;
+
 /* ---------------------------------------------------------------- data buffers */
 
 /* A buffer descriptor over caller-owned memory (never freed by ACL). data may be NULL only with
@@ -192,6 +197,37 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDa
  * the gears, or `index` not the dynamic input: ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
                                                        uint64_t batchSize);
+
+/* ---------------------------------------------------------------- dynamic image size / dims
+ *
+ * A model converted with pyasc-atc --dynamic_image_size or --dynamic_dims (with -1 in
+ * --input_shape) has one more input, ACL_DYNAMIC_TENSOR_NAME, last (aclmdlGetInputIndexByName):
+ * the Set calls write the chosen gear into that input's buffer in the dataset (allocate
+ * aclmdlGetInputSizeByIndex bytes for it), and aclmdlExecute runs every input at that gear's dims
+ * (input buffers hold at least the gear's bytes; sizes are those of the largest gear; dims report
+ * -1 where the gears differ; aclmdlGetCurOutputDims gives the outputs' dims of the last run).
+ * A dataset whose dynamic input holds no gear of the model: ACL_ERROR_MODEL_INPUT_NOT_MATCH. */
+
+/* Writes (height, width) into the ACL_DYNAMIC_TENSOR_NAME buffer at `index` of `dataset`.
+ * A model without dynamic image size: ACL_ERROR_MODEL_NOT_DYNAMIC; a size that is not one of the
+ * gears, or `index` not the dynamic input: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                    uint64_t height, uint64_t width);
+/* Selects the gear whose dims (every data input's dims concatenated, as aclmdlGetInputDynamicDims
+ * reports them; dims->name is unused) equal `dims`. Errors as aclmdlSetDynamicHWSize. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       const aclmdlIODims *dims);
+/* The image sizes of a dynamic-image-size model (hwCount 0 for other models). index is reserved:
+ * -1 (the dynamic input's index is accepted too; anything else: ACL_ERROR_INVALID_PARAM). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc, size_t index, aclmdlHW *dynamicHW);
+/* The number of gears of a dynamic-dims model (0 for other models); index as aclmdlGetDynamicHW. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc *modelDesc, size_t index,
+                                                            size_t *gearCount);
+/* Fills dims[0..gearCount): per gear, every data input's dims concatenated (dimCount: their ranks'
+ * sum; name reserved, empty). gearCount must be aclmdlGetInputDynamicGearCount's value
+ * (ACL_ERROR_INVALID_PARAM); a model without dynamic dims: ACL_ERROR_MODEL_NOT_DYNAMIC. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims,
+                                                       size_t gearCount);
 
 /* ---------------------------------------------------------------- dynamic AIPP
  *

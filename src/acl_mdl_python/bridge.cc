@@ -222,6 +222,26 @@ bool parse_tensors(PyObject* list, std::vector<mdl::TensorInfo>* out) {
   return true;
 }
 
+// (kind, gears, gear_dims) of a dynamic-image-size / dynamic-dims model (_acl_mdl.load), kind 0 otherwise.
+bool parse_rows(PyObject* list, std::vector<std::vector<int64_t>>* out) {
+  if (!PyList_Check(list)) return false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); ++i) {
+    std::vector<int64_t> row;
+    if (!parse_dims(PyList_GET_ITEM(list, i), &row)) return false;
+    out->push_back(std::move(row));
+  }
+  return true;
+}
+
+bool parse_dynamic(PyObject* t, mdl::ModelInfo* info) {
+  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3) return false;
+  const long kind = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+  if (PyErr_Occurred() || kind < mdl::kDynNone || kind > mdl::kDynDims) return false;
+  info->dyn_kind = static_cast<int>(kind);
+  return parse_rows(PyTuple_GET_ITEM(t, 1), &info->gears) && parse_rows(PyTuple_GET_ITEM(t, 2), &info->gear_dims) &&
+         info->gears.size() == info->gear_dims.size() && (kind == mdl::kDynNone) == info->gears.empty();
+}
+
 PyObject* source_args(const char* path, const void* data, size_t size) {
   if (path) return Py_BuildValue("(sO)", path, Py_None);
   return Py_BuildValue("(Oy#)", Py_None, static_cast<const char*>(data), static_cast<Py_ssize_t>(size));
@@ -235,11 +255,11 @@ int load(const char* path, const void* data, size_t size, uint32_t id, mdl::Mode
   Py_XDECREF(src);
   PyObject* v = nullptr;
   if (int c = call("load", args, &v, err)) return c;
-  bool ok = PyTuple_Check(v) && PyTuple_GET_SIZE(v) == 5 && parse_tensors(PyTuple_GET_ITEM(v, 0), &info->inputs) &&
+  bool ok = PyTuple_Check(v) && PyTuple_GET_SIZE(v) == 6 && parse_tensors(PyTuple_GET_ITEM(v, 0), &info->inputs) &&
             parse_tensors(PyTuple_GET_ITEM(v, 1), &info->outputs);
   std::vector<int64_t> gears;
   ok = ok && parse_dims(PyTuple_GET_ITEM(v, 2), &gears) && as_size(PyTuple_GET_ITEM(v, 3), &info->work_size) &&
-       as_size(PyTuple_GET_ITEM(v, 4), &info->weight_size);
+       as_size(PyTuple_GET_ITEM(v, 4), &info->weight_size) && parse_dynamic(PyTuple_GET_ITEM(v, 5), info);
   for (int64_t g : gears) info->batch_gears.push_back(static_cast<uint64_t>(g));
   Py_DECREF(v);
   if (!ok) {

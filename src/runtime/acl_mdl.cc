@@ -39,6 +39,7 @@
 #include "asc/runtime/launch.h"
 #include "acl_errors.h"
 #include "asc/runtime/stream.h"
+#include "runtime/acl_mdl_dynamic.h"
 #include "runtime/acl_mdl_internal.h"
 
 struct aclDataBuffer {
@@ -343,10 +344,15 @@ aclError prepare(const char* api, uint32_t model_id, const aclmdlDataset* input,
                       ", not one of the model's gears: call aclmdlSetDynamicBatchSize on the input dataset");
     req->batch = static_cast<uint64_t>(batch);
   }
+  std::vector<std::vector<int64_t>> gear_in;  // dynamic HW / dims: each data input's dims at the gear
+  if (info.dyn_kind != mdl::kDynNone) {
+    n_data -= 1;  // the last input is ACL_DYNAMIC_TENSOR_NAME (acl_mdl_dynamic.cc)
+    if (aclError e = mdl::select_gear(api, info, in.back().data, in.back().size, &gear_in)) return e;
+  }
   for (size_t i = 0; i < n_data; ++i) {
     const mdl::TensorInfo& t = info.inputs[i];
-    const size_t need = needed_bytes(t, req->batch);
-    const bool exact = info.batch_gears.empty();
+    const size_t need = gear_in.empty() ? needed_bytes(t, req->batch) : mdl::gear_bytes(t, gear_in[i]);
+    const bool exact = info.batch_gears.empty() && gear_in.empty();
     if (!in[i].data && need)
       return fail(api, ACL_ERROR_INVALID_PARAM, "input " + std::to_string(i) + " ('" + t.name + "'): data is null");
     if (t.size && (exact ? in[i].size != need : in[i].size < need))
@@ -356,6 +362,7 @@ aclError prepare(const char* api, uint32_t model_id, const aclmdlDataset* input,
                       (req->batch ? " (batch " + std::to_string(req->batch) + ")" : std::string()));
     req->inputs.push_back({in[i].data, t.size ? need : in[i].size});
   }
+  if (!gear_in.empty()) req->inputs.push_back({in.back().data, in.back().size});  // the executor reads the gear
   for (size_t i = 0; i < out.size(); ++i) {
     const mdl::TensorInfo& t = info.outputs[i];
     const size_t need = needed_bytes(t, req->batch);
@@ -948,26 +955,51 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
     if (!ok)
       return fail(kApi, ACL_ERROR_INVALID_PARAM,
                   "batch size " + std::to_string(batchSize) + " is not one of the model's gears [" + gears + "]");
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (!dataset || !g_datasets.count(dataset))
-      return fail(kApi, ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
-    if (index >= dataset->buffers.size())
-      return fail(kApi, ACL_ERROR_INVALID_PARAM,
-                  "the dataset has " + std::to_string(dataset->buffers.size()) + " buffers; add the " +
-                      ACL_DYNAMIC_TENSOR_NAME " input's buffer (aclmdlGetInputSizeByIndex bytes) first");
-    aclDataBuffer* b = dataset->buffers[index];
-    if (!g_buffers.count(b)) return fail(kApi, ACL_ERROR_INVALID_PARAM, "the dynamic input's buffer was destroyed");
     const int64_t v = static_cast<int64_t>(batchSize);
-    if (!b->data || b->size < sizeof v)
-      return fail(kApi, ACL_ERROR_INVALID_PARAM,
-                  "the dynamic input's buffer holds " + std::to_string(b->size) + " bytes; it needs " +
-                      std::to_string(sizeof v));
-    std::memcpy(b->data, &v, sizeof v);
-    return ACL_SUCCESS;
+    return mdl::write_dataset_input(kApi, dataset, index, &v, sizeof v);
   });
 }
 
 }  // extern "C"
+
+// ------------------------------------------------------------------ for acl_mdl_dynamic.cc
+
+namespace asc::runtime::mdl {
+
+aclError loaded_model_info(const char* api, uint32_t model_id, std::shared_ptr<const ModelInfo>* out) {
+  if (aclError e = check_lifecycle(api)) return e;
+  aclError err = ACL_SUCCESS;
+  auto m = find_model(api, model_id, &err);
+  if (!m) return err;
+  *out = std::shared_ptr<const ModelInfo>(m, &m->info);  // keeps the model alive, as the caller reads it
+  return ACL_SUCCESS;
+}
+
+aclError desc_model_info(const char* api, const aclmdlDesc* desc, const ModelInfo** out) {
+  aclError err = ACL_SUCCESS;
+  if (!checked_desc(api, desc, &err)) return err;
+  *out = &desc->info;
+  return ACL_SUCCESS;
+}
+
+aclError write_dataset_input(const char* api, aclmdlDataset* dataset, size_t index, const void* v, size_t n) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!dataset || !g_datasets.count(dataset))
+    return fail(api, ACL_ERROR_INVALID_PARAM, "dataset is null, unknown or destroyed");
+  if (index >= dataset->buffers.size())
+    return fail(api, ACL_ERROR_INVALID_PARAM,
+                "the dataset has " + std::to_string(dataset->buffers.size()) + " buffers; add the " +
+                    ACL_DYNAMIC_TENSOR_NAME " input's buffer (aclmdlGetInputSizeByIndex bytes) first");
+  aclDataBuffer* b = dataset->buffers[index];
+  if (!g_buffers.count(b)) return fail(api, ACL_ERROR_INVALID_PARAM, "the dynamic input's buffer was destroyed");
+  if (!b->data || b->size < n)
+    return fail(api, ACL_ERROR_INVALID_PARAM,
+                "the dynamic input's buffer holds " + std::to_string(b->size) + " bytes; it needs " + std::to_string(n));
+  std::memcpy(b->data, v, n);
+  return ACL_SUCCESS;
+}
+
+}  // namespace asc::runtime::mdl
 
 // ------------------------------------------------------------------ dynamic AIPP
 //

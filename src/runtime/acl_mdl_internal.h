@@ -16,7 +16,9 @@ void acl_lifecycle(bool* finalized, uint64_t* finalize_count) noexcept;
 
 namespace mdl {
 
-constexpr int kBridgeAbi = 1;
+constexpr int kBridgeAbi = 2;
+
+enum DynKind { kDynNone = 0, kDynHW = 1, kDynDims = 2 };
 
 struct TensorInfo {
   std::string name;
@@ -35,6 +37,12 @@ struct ModelInfo {
   std::vector<TensorInfo> inputs;    // for dynamic batch, the last is ACL_DYNAMIC_TENSOR_NAME
   std::vector<TensorInfo> outputs;
   std::vector<uint64_t> batch_gears; // empty: not a dynamic-batch model
+  // Dynamic image size (pyasc-atc --dynamic_image_size) or dims (--dynamic_dims): the last input is
+  // ACL_DYNAMIC_TENSOR_NAME, holding the chosen gear's values as int64 (HW: h, w; dims: one value
+  // per -1 of --input_shape), written by aclmdlSetDynamicHWSize / aclmdlSetInputDynamicDims.
+  int dyn_kind = kDynNone;
+  std::vector<std::vector<int64_t>> gears;      // in the order pyasc-atc was given them
+  std::vector<std::vector<int64_t>> gear_dims;  // per gear: every data input's dims, concatenated
   size_t work_size = 0;
   size_t weight_size = 0;
 };

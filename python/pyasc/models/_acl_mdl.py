@@ -48,11 +48,36 @@ class _Fail(Exception):
         self.code = code
 
 
-class _Model:
-    __slots__ = ("session", "inputs", "outputs", "gears")
+# ModelInfo::dyn_kind (src/runtime/acl_mdl_internal.h): the .om's dynamic kind -> code
+DYN_KIND = {"image": 1, "dims": 2}
 
-    def __init__(self, session, inputs, outputs, gears):
-        self.session, self.inputs, self.outputs, self.gears = session, inputs, outputs, gears
+
+class _Model:
+    __slots__ = ("session", "inputs", "outputs", "gears", "dyn")
+
+    def __init__(self, session, inputs, outputs, gears, dyn=None):
+        self.session, self.inputs, self.outputs, self.gears, self.dyn = session, inputs, outputs, gears, dyn
+
+
+class _Dynamic:
+    """A dynamic-image-size / dynamic-dims model's gears (pyasc-atc --dynamic_image_size/--dynamic_dims):
+    ``gears`` as ATC was given them, ``axes`` the (input, axis) of each -1 of --input_shape in order."""
+    __slots__ = ("kind", "gears", "axes")
+
+    def __init__(self, record):
+        self.kind = record["kind"]
+        self.gears = [[int(v) for v in g] for g in record["gears"]]
+        self.axes = [(str(n), int(a)) for n, a in record["dims"]]
+
+    def values(self, gear):
+        """{(input, axis): size} of a gear: an image size (h, w) applies to every dynamic input's H, W."""
+        if self.kind == "image":
+            return {(n, a): gear[0] if a == 2 else gear[1] for n, a in self.axes}
+        return dict(zip(self.axes, gear))
+
+    def dims_at(self, t, gear):
+        vals = self.values(gear)
+        return [vals.get((t.name, k), d) for k, d in enumerate(t.dims)]
 
 
 class _Tensor:
@@ -192,20 +217,72 @@ def _describe(sess):
 
     inputs = [tensor(vi, True) for vi in sess._model.inputs]
     outputs = [tensor(vi, False) for vi in sess._model.outputs]
-    if gears:
+    dyn = _Dynamic(dynamic) if dynamic and dynamic.get("kind") in DYN_KIND else None
+    if dyn is not None:  # each input's size: its largest gear's
+        for t in inputs:
+            sizes = [_nbytes(dyn.dims_at(t, g), t.dtype) for g in dyn.gears]
+            t.size = max(sizes) if all(n is not None for n in sizes) else 0
+    if gears or dyn is not None:
+        width = len(dyn.gears[0]) if dyn is not None else 1
         d = _Tensor()
-        d.name, d.dims, d.dtype, d.acl_dtype = DYNAMIC_TENSOR_NAME, [1], "int64", ACL_DTYPE["int64"]
-        d.format, d.size, d.batch_axis, d.sample_bytes, d.aipp = ACL_FORMAT["ND"], 8, None, 0, []
+        d.name, d.dims, d.dtype, d.acl_dtype = DYNAMIC_TENSOR_NAME, [width], "int64", ACL_DTYPE["int64"]
+        d.format, d.size, d.batch_axis, d.sample_bytes, d.aipp = ACL_FORMAT["ND"], 8 * width, None, 0, []
         inputs.append(d)
-    return inputs, outputs, gears
+    return inputs, outputs, gears, dyn
 
 
-def _sizes(sess, inputs, outputs, gears):
+def _nbytes(dims, dtype):
+    """Bytes of a tensor, None while a dim is unknown."""
+    if any(d < 0 for d in dims):
+        return None
+    return int(np.prod(dims, dtype=np.int64)) * _np_dtype(dtype).itemsize
+
+
+def _dyn_record(inputs, dyn):
+    """(kind, gears, per gear every data input's dims concatenated) for ModelInfo (bridge.cc parse_dynamic)."""
+    if dyn is None:
+        return (0, [], [])
+    data = [t for t in inputs if t.name != DYNAMIC_TENSOR_NAME]
+    return (DYN_KIND[dyn.kind], dyn.gears, [sum((dyn.dims_at(t, g) for t in data), []) for g in dyn.gears])
+
+
+def _sizes_dynamic(sess, inputs, outputs, dyn, weight):
+    """(work, weight) of a dynamic-image-size / dims model: the model runs once per gear on zeros; an
+    output's size is its largest gear's, its dims -1 where the gears differ."""
+    names = [v.name for v in sess._model.outputs]
+    data = [t for t in inputs if t.name != DYNAMIC_TENSOR_NAME]
+    from ._memplan import plan
+
+    seen, work = [[] for _ in outputs], 0
+    for g in dyn.gears:
+        feed = {}
+        for t in data:
+            dims = dyn.dims_at(t, g)
+            if any(d < 0 for d in dims):
+                return 0, weight  # a dim the gears do not fix: no plan ahead of the first run
+            feed[t.name] = np.zeros(dims, _np_dtype(t.dtype))
+        sizes = {}
+        for k, o in enumerate(sess._model.run(sess._feeds(feed), names, sizes)):
+            seen[k].append([int(d) for d in o.shape])
+        # the work memory: the largest gear's static plan (the session's own plan stays the first run's)
+        m = sess._model
+        work = max(work, plan(sizes, m.last_use, len(m.nodes), set(names)).peak_bytes)
+    for t, shapes in zip(outputs, seen):
+        if len({len(sh) for sh in shapes}) != 1:
+            continue
+        t.dims = [c[0] if len(set(c)) == 1 else -1 for c in zip(*shapes)]
+        t.size = max(_nbytes(sh, t.dtype) for sh in shapes)
+    return int(work), weight
+
+
+def _sizes(sess, inputs, outputs, gears, dyn=None):
     """(work, weight) bytes. Runs the model once on zeros (the largest gear) when the inputs' dims
     are known: the static memory plan comes from that run, and outputs whose dims the graph leaves
     symbolic take the run's dims (a dim equal to the largest gear where the graph has a symbol is
     the batch axis)."""
     weight = int(sum(np.asarray(v).nbytes for v in sess._model.constants.values()))
+    if dyn is not None:
+        return _sizes_dynamic(sess, inputs, outputs, dyn, weight)
     top = max(gears) if gears else 0
     feed = _zeros(inputs, top)
     if feed is None:
@@ -249,13 +326,15 @@ def _zeros(inputs, batch):
 @_guarded(ACL_ERROR_PARSE_MODEL)
 def load(path, data, model_id):
     """Loads a model for id ``model_id``; returns (inputs, outputs, gears, work, weight) with each
-    tensor as (name, dims, aclDataType, aclFormat, bytes, batch axis or -1, bytes per batch entry)."""
+    tensor as (name, dims, aclDataType, aclFormat, bytes, batch axis or -1, bytes per batch entry), and
+    the dynamic image size / dims record (_dyn_record)."""
     sess = _open_session(path, data)
-    inputs, outputs, gears = _describe(sess)
-    work, weight = _sizes(sess, inputs, outputs, gears)
+    inputs, outputs, gears, dyn = _describe(sess)
+    work, weight = _sizes(sess, inputs, outputs, gears, dyn)
     with _lock:
-        _models[int(model_id)] = _Model(sess, inputs, outputs, gears)
-    return ([t.as_tuple() for t in inputs], [t.as_tuple() for t in outputs], gears, work, weight)
+        _models[int(model_id)] = _Model(sess, inputs, outputs, gears, dyn)
+    return ([t.as_tuple() for t in inputs], [t.as_tuple() for t in outputs], gears, work, weight,
+            _dyn_record(inputs, dyn))
 
 
 @_guarded(ACL_ERROR_PARSE_MODEL)
@@ -263,8 +342,7 @@ def query_size(path, data):
     """(work bytes, weight bytes) of a model file / image: its static memory plan's peak for the largest
     gear and its constants."""
     sess = _open_session(path, data)
-    inputs, outputs, gears = _describe(sess)
-    return _sizes(sess, inputs, outputs, gears)
+    return _sizes(sess, *_describe(sess))
 
 
 @_guarded(ACL_ERROR_INTERNAL_ERROR)
@@ -285,9 +363,11 @@ def execute(model_id, inputs, outputs, batch):
         raise _Fail(ACL_ERROR_INVALID_MODEL_ID, f"model id {model_id} is not loaded")
     feed = {}
     data_inputs = [t for t in m.inputs if t.name != DYNAMIC_TENSOR_NAME]
+    # dynamic image size / dims: the last view is the dynamic input (the gear, checked by aclmdlExecute)
+    gear = np.frombuffer(inputs[-1], np.int64, count=len(m.dyn.gears[0])).tolist() if m.dyn is not None else None
     for i, (t, mv) in enumerate(zip(data_inputs, inputs)):
         dt = _np_dtype(t.dtype)
-        dims = list(t.dims)
+        dims = list(t.dims) if gear is None else m.dyn.dims_at(t, gear)
         if t.batch_axis is not None and batch:
             dims[t.batch_axis] = int(batch)
         unknown = [k for k, d in enumerate(dims) if d < 0]
