@@ -962,9 +962,7 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
 
 }  // extern "C"
 
-// ------------------------------------------------------------------ for acl_mdl_dynamic.cc
-
-namespace asc::runtime::mdl {
+namespace asc::runtime::mdl {  // ------------------------------------ for acl_mdl_dynamic.cc
 
 aclError loaded_model_info(const char* api, uint32_t model_id, std::shared_ptr<const ModelInfo>* out) {
   if (aclError e = check_lifecycle(api)) return e;
@@ -977,9 +975,7 @@ aclError loaded_model_info(const char* api, uint32_t model_id, std::shared_ptr<c
 
 aclError desc_model_info(const char* api, const aclmdlDesc* desc, const ModelInfo** out) {
   aclError err = ACL_SUCCESS;
-  if (!checked_desc(api, desc, &err)) return err;
-  *out = &desc->info;
-  return ACL_SUCCESS;
+  return checked_desc(api, desc, &err) ? (*out = &desc->info, ACL_SUCCESS) : err;
 }
 
 aclError write_dataset_input(const char* api, aclmdlDataset* dataset, size_t index, const void* v, size_t n) {

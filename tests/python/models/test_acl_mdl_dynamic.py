@@ -129,6 +129,11 @@ def acl():
         "aclCreateDataBuffer": (vp, [vp, sz]),
         "aclDestroyDataBuffer": (ctypes.c_int, [vp]),
         "aclmdlExecute": (ctypes.c_int, [u32, vp, vp]),
+        "aclmdlExecuteAsync": (ctypes.c_int, [u32, vp, vp, vp]),
+        "aclmdlQuerySize": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(sz), ctypes.POINTER(sz)]),
+        "aclrtCreateStream": (ctypes.c_int, [ctypes.POINTER(vp)]),
+        "aclrtSynchronizeStream": (ctypes.c_int, [vp]),
+        "aclrtDestroyStream": (ctypes.c_int, [vp]),
         "aclGetRecentErrMsg": (ctypes.c_char_p, []),
     }
     for name, (res, args) in sig.items():
@@ -362,4 +367,33 @@ def test_static_model_is_not_dynamic(acl, models):
             _err(acl, ACL_ERROR_MODEL_NOT_DYNAMIC,
                  lambda: acl.aclmdlSetInputDynamicDims(m.id, sets.inp, 0, ctypes.byref(_iodims([1, 3, 8, 8]))))
         finally:
+            sets.close()
+
+
+def test_dynamic_dims_async_and_query_size(acl, models):
+    work, weight = ctypes.c_size_t(), ctypes.c_size_t()
+    assert acl.aclmdlQuerySize(models["dims"].encode(), ctypes.byref(work), ctypes.byref(weight)) == 0
+    assert weight.value == (6 * 5 + 5 + 1) * 4  # W, c, the int32 three
+    assert work.value >= 4 * 5 * 4  # at least the largest gear's float output
+    rng = np.random.default_rng(23)
+    with _Loaded(acl, models["dims"]) as m:
+        a = rng.standard_normal((4, 6)).astype(np.float32)
+        b = rng.integers(-50, 50, (1, 7)).astype(np.int32)
+        dyn = np.zeros(2, np.int64)
+        y, z = np.full((4, 5), np.nan, np.float32), np.zeros((1, 7), np.int32)
+        sets = _Sets(acl, [a, b, dyn], [y, z])
+        stream = ctypes.c_void_p()
+        assert acl.aclrtCreateStream(ctypes.byref(stream)) == 0
+        try:
+            assert acl.aclmdlSetInputDynamicDims(m.id, sets.inp, 2, ctypes.byref(_iodims([4, 6, 1, 7]))) == 0
+            assert acl.aclmdlExecuteAsync(m.id, sets.inp, sets.out, stream) == 0, acl.aclGetRecentErrMsg()
+            assert acl.aclrtSynchronizeStream(stream) == 0, acl.aclGetRecentErrMsg()
+            ref_y, ref_z = _reference(models["dims_proto"], {"a": a, "b": b})
+            np.testing.assert_allclose(y, ref_y, rtol=1e-5, atol=1e-5)
+            np.testing.assert_array_equal(z, ref_z)
+            # the gear is checked at the call, before anything is queued
+            dyn[:] = [3, 3]
+            _err(acl, ACL_ERROR_MODEL_INPUT_NOT_MATCH, lambda: acl.aclmdlExecuteAsync(m.id, sets.inp, sets.out, stream))
+        finally:
+            assert acl.aclrtDestroyStream(stream) == 0
             sets.close()
