@@ -36,6 +36,7 @@
 
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
+#include "nn/packed_cache.h"
 #include "nn/conv_avx2.h"
 #include "nn/onednn.h"
 
@@ -81,17 +82,9 @@ struct Weights {
   std::unique_ptr<float, decltype(&std::free)> p{nullptr, &std::free};
 };
 
-struct WEntry {
-  std::weak_ptr<Storage> st;
-  uint64_t version = 0, epoch = 0;
-  std::shared_ptr<const Weights> w;
-};
-struct WCache {
-  std::mutex mu;
-  std::unordered_map<std::string, WEntry> map;
-};
-WCache& wcache() {
-  static WCache* c = new WCache();  // leaked: used until exit
+// Packed once per weight version (detail::PackedCache: the rules of reordered_const).
+detail::PackedCache<Weights>& wcache() {
+  static auto* c = new detail::PackedCache<Weights>();  // leaked: used until exit
   return *c;
 }
 
@@ -116,26 +109,7 @@ std::shared_ptr<const Weights> weights_of(const Tensor& w, int64_t OC, int64_t C
     }
     return std::shared_ptr<const Weights>(p);
   };
-  if (!reorder_cacheable(w)) return make();
-  auto& wc = wcache();
-  const std::string key = std::to_string(w.storage()->uid()) + ":" + std::to_string(w.offset()) + ":" +
-                          std::to_string(OC) + ":" + std::to_string(C) + ":" + std::to_string(KK);
-  w.storage()->read_data();  // syncs pending writes; version() read after it
-  const uint64_t ver = w.storage()->version(), epoch = reorder_cache_epoch();
-  {
-    std::lock_guard<std::mutex> lock(wc.mu);
-    auto it = wc.map.find(key);
-    if (it != wc.map.end() && it->second.version == ver && it->second.epoch == epoch &&
-        it->second.st.lock() == w.storage()) {
-      return it->second.w;
-    }
-  }
-  auto p = make();
-  std::lock_guard<std::mutex> lock(wc.mu);
-  for (auto it = wc.map.begin(); it != wc.map.end();) it = it->second.st.expired() ? wc.map.erase(it) : std::next(it);
-  if (wc.map.size() >= 256) wc.map.clear();
-  wc.map[key] = WEntry{w.storage(), ver, epoch, p};
-  return p;
+  return wcache().get(w, std::to_string(OC) + ":" + std::to_string(C) + ":" + std::to_string(KK), make);
 }
 
 // ---- geometry --------------------------------------------------------------------

@@ -37,6 +37,7 @@
 
 #include "asc/runtime/device.h"
 #include "nn/nn_util.h"
+#include "nn/packed_cache.h"
 #include "nn/conv_avx2.h"
 #include "nn/onednn.h"
 
@@ -104,58 +105,22 @@ void transform_weights(const float* w, int64_t K, int64_t C, int64_t KP, float* 
   }
 }
 
-// Cached per (weight storage, offset, shape) while the storage's version and the
-// oneDNN weight cache's epoch are unchanged (the rules of reordered_const).
-struct WEntry {
-  std::weak_ptr<Storage> st;
-  uint64_t version = 0, epoch = 0;
-  std::shared_ptr<const Weights> w;
-};
-struct WCache {
-  std::mutex mu;
-  std::unordered_map<std::string, WEntry> map;
-  std::atomic<int64_t> hits{0}, misses{0};
-};
-WCache& wcache() {
-  static WCache* c = new WCache();  // leaked: used until exit
+// Transformed once per weight version (detail::PackedCache: the rules of reordered_const).
+detail::PackedCache<Weights>& wcache() {
+  static auto* c = new detail::PackedCache<Weights>();  // leaked: used until exit
   return *c;
 }
 
 std::shared_ptr<const Weights> weights_of(const Tensor& w, int64_t K, int64_t C) {
   const int64_t KP = (K + kPanel - 1) / kPanel * kPanel;
-  auto make = [&] {
+  return wcache().get(w, std::to_string(K) + ":" + std::to_string(C), [&] {
     auto p = std::make_shared<Weights>();
     p->c = C;
     p->kp = KP;
     transform_weights(reinterpret_cast<const float*>(w.storage()->read_data() + w.offset()), K, C, KP,
                       p->u.get(size_t(16 * KP * C)));
     return std::shared_ptr<const Weights>(p);
-  };
-  auto& wc = wcache();
-  if (!reorder_cacheable(w)) {
-    wc.misses.fetch_add(1, std::memory_order_relaxed);
-    return make();
-  }
-  std::string key = std::to_string(w.storage()->uid()) + ":" + std::to_string(w.offset()) + ":" + std::to_string(K) +
-                    ":" + std::to_string(C);
-  w.storage()->read_data();  // syncs pending writes; version() read after it
-  const uint64_t ver = w.storage()->version(), epoch = reorder_cache_epoch();
-  {
-    std::lock_guard<std::mutex> lock(wc.mu);
-    auto it = wc.map.find(key);
-    if (it != wc.map.end() && it->second.version == ver && it->second.epoch == epoch &&
-        it->second.st.lock() == w.storage()) {
-      wc.hits.fetch_add(1, std::memory_order_relaxed);
-      return it->second.w;
-    }
-  }
-  wc.misses.fetch_add(1, std::memory_order_relaxed);
-  auto p = make();
-  std::lock_guard<std::mutex> lock(wc.mu);
-  for (auto it = wc.map.begin(); it != wc.map.end();) it = it->second.st.expired() ? wc.map.erase(it) : std::next(it);
-  if (wc.map.size() >= 256) wc.map.clear();
-  wc.map[key] = WEntry{w.storage(), ver, epoch, p};
-  return p;
+  });
 }
 
 // ---- the call's geometry and pieces ---------------------------------------------
@@ -537,9 +502,6 @@ void run(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* r, con
 
 int64_t calls() { return g_calls.load(std::memory_order_relaxed); }
 
-std::pair<int64_t, int64_t> weight_cache_stats() {
-  auto& wc = wcache();
-  return {wc.hits.load(std::memory_order_relaxed), wc.misses.load(std::memory_order_relaxed)};
-}
+std::pair<int64_t, int64_t> weight_cache_stats() { return wcache().stats(); }
 
 }  // namespace asc::nn::winograd
