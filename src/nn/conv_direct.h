@@ -1,15 +1,15 @@
 // Direct NCHW convolution for float32 on AVX2 + FMA CPUs (src/nn/conv_direct.cc),
 // used by conv() in src/nn/conv.cc for stride-2 convolutions (ResNet's 3x3 / 2 and
 // its 7x7 / 2 stem) when ASC_CONV_DIRECT=1: opt-in, because it has not yet measured
-// faster than oneDNN (1.2-1.4x oneDNN's CPU time at load ~20; docs/nn.md).
+// faster than oneDNN (parity single-threaded; docs/nn.md).
 //
 // Why try: oneDNN 2.6's AVX2 direct kernel works on the channel-blocked nChw8c layout,
 // so an NCHW call pays a reorder of the input in and of the output out around the
 // kernel (the stem's output conversion was ~20% of its time). This path reads NCHW
-// and writes NCHW: the input's padded stride phases (s x s planes per channel, so
-// that every output row's window is a contiguous run) are built per piece in
-// cache, and a 6 output channels x 16 positions register-blocked FMA kernel writes
-// the output rows with the epilogue (bias, residual, activation) fused.
+// and writes NCHW: packed weight rows of 24/16/8 output channels times one broadcast
+// input scalar per output position of a padded input band (12-accumulator FMA
+// micro-kernels), written to the output rows through 8x8 transposes with the epilogue
+// (bias, residual, activation) fused. Measured at parity with oneDNN, hence still opt-in.
 #pragma once
 
 #include <cstdint>
