@@ -1356,7 +1356,8 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     xdt = _np.dtype(x.dtype)
     shape = tuple(x.shape)
     rdt = None
-    if xdt == _BF16:
+    was_bf16 = xdt == _BF16  # (xdt becomes the working dtype below; NumPy's np.var route is bfloat16's)
+    if was_bf16:
         # bfloat16 is no np.inexact: NumPy's nanvar is np.var, whose deviations arr - mean take the
         # promoted dtype (a float64 mean= gives a float64 variance, a complex one its real dtype).
         # pyasc ignores the NaNs as for float data and computes in that dtype's real type (float32
@@ -1397,7 +1398,7 @@ def _nanvar_masked(op, a, axis, dtype, out, ddof, keepdims, correction, where, m
     cnt = _C.reshape(cnt, tuple(var.shape))
     with _np.errstate(all="ignore"):
         dof = _C.subtract(cnt, _C.asarray(_np.asarray(dd)))
-    if (var.ndim or xdt == _BF16) and \
+    if (var.ndim or was_bf16) and \
             _np.broadcast_shapes(tuple(var.shape), tuple(dof.shape)) != tuple(var.shape):
         # NumPy divides an array variance in place (true_divide(var, dof, out=var)): an array ddof
         # may not widen it (a scalar variance may: it is not divided in place; bfloat16 data go

@@ -446,7 +446,11 @@ void check_result_alloc(const Shape& shape, DType dt, const char* op) {
                              "the axis mapping is missing an entry for dimension " + std::to_string(gap) +
                                  ". (NumPy's error for a result of shape " + Tensor::shape_str(shape) + ")"));
   const uint64_t nbytes = static_cast<uint64_t>(checked_nbytes(shape, itemsize, op));
-  if (nbytes > (uint64_t(1) << 32) && nbytes > host_commit_limit())
+  // Only where the result is allocated now: a lazily recorded result allocates
+  // nothing until it is evaluated (the pool's MemoryError then), and tracing a
+  // body over zero-memory placeholders of any size (custom ops' abstract
+  // infer) must stay free.
+  if (nbytes > (uint64_t(1) << 32) && !graph::lazy_enabled() && nbytes > host_commit_limit())
     throw Error(Status::OutOfMemory(op, "Unable to allocate " + std::to_string(nbytes) +
                                             " bytes for an array with shape " + Tensor::shape_str(shape) +
                                             " and data type " + dtype_name(dt)));

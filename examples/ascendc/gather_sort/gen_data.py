@@ -70,8 +70,9 @@ def main():
         even = gather_mask(xb, lambda i: i % 64 % 2 == 0)
         g["even"].append(even)
         bits = pattern_bits[b]
-        # Counter mode: repeat r (64 lanes) reads pattern bits from byte 32 * r.
-        picked = gather_mask(xb, lambda i: bits[(i // 64) * 256 + i % 64] == 1, PICK_COUNT)
+        # Counter mode, CANN's configuration one (A2/A3/950): repeatTimes (1) repeats of PICK_COUNT
+        # elements each, the pattern's bits consumed continuously: element i reads bit i.
+        picked = gather_mask(xb, lambda i: bits[i] == 1, PICK_COUNT)
         g["picked"].append(np.concatenate([picked, np.zeros(LENGTH - picked.size, np.float32)]))
         counts = np.zeros(8, np.uint32)
         counts[0], counts[1] = even.size, picked.size
